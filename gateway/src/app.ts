@@ -1,0 +1,135 @@
+import { createHash } from "node:crypto";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
+import { HttpError, sendError, validationError } from "./http/errors.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+import type { Route } from "./http/route.ts";
+import { openApiDocument } from "./http/openapi.ts";
+import type { Services } from "./services.ts";
+import { allRoutes } from "./routes/v1/index.ts";
+
+export interface GatewayOptions {
+  services: Services;
+  log: Logger;
+  rateLimit: { ratePerS: number; burst: number };
+  requestTimeoutMs: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Credential {
+  kind: "api_key" | "bearer";
+  secret: string;
+}
+
+function credentialOf(req: Request): Credential | undefined {
+  const apiKey = req.header("x-api-key");
+  if (apiKey) return { kind: "api_key", secret: apiKey };
+  const auth = req.header("authorization");
+  const m = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  return m ? { kind: "bearer", secret: m[1] } : undefined;
+}
+
+/** The express app serving the `/v1` contract over the services. */
+export function createGatewayApp(options: GatewayOptions): express.Express {
+  const { services, log } = options;
+  const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
+  const routes = allRoutes();
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.set("query parser", "simple");
+
+  app.use((req, res, next) => {
+    const correlationId = correlationIdFrom(req.header(CORRELATION_HEADER));
+    res.setHeader("X-Correlation-Id", correlationId);
+    runWithContext({ correlationId, deadline: Date.now() + options.requestTimeoutMs }, () => next());
+  });
+
+  app.use((req, res, next) => {
+    const credential = credentialOf(req);
+    const key = credential
+      ? "c:" + createHash("sha256").update(credential.secret).digest("base64url")
+      : "ip:" + (req.socket.remoteAddress ?? "unknown");
+    const wait = limiter.take(key);
+    if (wait > 0) {
+      return sendError(res, new HttpError(429, "Too many requests", "rate_limited", { retry_after_s: wait }, { "Retry-After": String(wait) }), log);
+    }
+    next();
+  });
+
+  app.use(express.json({ limit: "1mb" }));
+
+  app.get("/v1/openapi.json", (_req, res) => {
+    res.json(openApiDocument(routes));
+  });
+
+  for (const r of routes) app[r.method](r.path, handler(r, services, log));
+
+  app.use((req, res) => {
+    sendError(res, new HttpError(404, `No route ${req.method} ${req.path}`, "not_found"), log);
+  });
+
+  // Body parser failures (malformed JSON) and anything a handler let through.
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number };
+    if (e?.type === "entity.parse.failed") {
+      return sendError(res, new HttpError(400, "Malformed JSON body", "bad_request"), log);
+    }
+    if (e?.type === "entity.too.large") {
+      return sendError(res, new HttpError(413, "Body too large", "bad_request"), log);
+    }
+    sendError(res, err, log);
+  });
+  return app;
+}
+
+function handler(r: Route, services: Services, log: Logger) {
+  return async (req: Request, res: Response) => {
+    try {
+      const caller = await authenticate(r, req, services);
+      const params = req.params as Record<string, string>;
+      for (const name of r.uuidParams ?? []) {
+        if (!UUID.test(params[name] ?? "")) {
+          throw new HttpError(422, [{ field: `path.${name}`, message: "must be a UUID" }], "invalid_request", { [name]: params[name] });
+        }
+      }
+      let body: unknown = undefined;
+      if (r.body) {
+        const parsed = r.body.safeParse(req.body ?? {});
+        if (!parsed.success) throw validationError(parsed.error.issues, "body");
+        body = parsed.data;
+      }
+      let query: unknown = undefined;
+      if (r.query) {
+        const parsed = r.query.safeParse(req.query ?? {});
+        if (!parsed.success) throw validationError(parsed.error.issues, "query");
+        query = parsed.data;
+      }
+      const reply = await r.handle({ caller, body, query, params, services, req, res });
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+      if (reply.json === undefined) res.status(reply.status).end();
+      else res.status(reply.status).json(reply.json);
+    } catch (err) {
+      sendError(res, err, log);
+    }
+  };
+}
+
+async function authenticate(r: Route, req: Request, services: Services): Promise<Caller | undefined> {
+  if (r.auth === "none") return undefined;
+  const credential = credentialOf(req);
+  if (!credential) throw new HttpError(401, "Missing or invalid credentials", "not_signed_in");
+  const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
+  const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
+  const { caller } = await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
+  if (!caller || !(r.auth as string[]).includes(caller.kind)) {
+    throw new HttpError(403, `This route does not accept a ${caller?.kind ?? "this"} credential`, "not_allowed", {
+      accepted: r.auth,
+    });
+  }
+  if (caller.kind === "session" && !caller.isActive && !r.allowInactive) {
+    throw new HttpError(403, "This agent is inactive", "agent_inactive");
+  }
+  return caller;
+}

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { baseConfigShape, parseConfig } from "@transferops/kit";
+import type { ServiceUrls } from "./services.ts";
+
+export const gatewayConfigShape = {
+  ...baseConfigShape,
+  /** HTTP port of the /v1 API. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  FLEET_URL: z.string().url().default("http://127.0.0.1:50051"),
+  DISPATCH_URL: z.string().url().default("http://127.0.0.1:50052"),
+  EVIDENCE_URL: z.string().url().default("http://127.0.0.1:50053"),
+  INTAKE_URL: z.string().url().default("http://127.0.0.1:50054"),
+  ANALYTICS_URL: z.string().url().default("http://127.0.0.1:50055"),
+  MESSAGING_URL: z.string().url().default("http://127.0.0.1:50056"),
+  /** Sustained requests a second allowed per credential (or per client address without one). */
+  RATE_LIMIT_RPS: z.coerce.number().positive().default(20),
+  /** Burst allowed per credential above the sustained rate. */
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
+  /** Deadline of a request across every service it calls. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+};
+
+export type GatewayConfig = z.infer<z.ZodObject<typeof gatewayConfigShape>>;
+
+export const loadGatewayConfig = (env = process.env): GatewayConfig => parseConfig(gatewayConfigShape, env);
+
+export const serviceUrlsOf = (c: GatewayConfig): ServiceUrls => ({
+  fleet: c.FLEET_URL,
+  dispatch: c.DISPATCH_URL,
+  evidence: c.EVIDENCE_URL,
+  intake: c.INTAKE_URL,
+  analytics: c.ANALYTICS_URL,
+  messaging: c.MESSAGING_URL,
+});

@@ -1,0 +1,62 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { Caller } from "@transferops/kit";
+import type { Services } from "../services.ts";
+
+/** Who may call a route, as fleet authenticated the credential. */
+export type CallerKind = "api_key" | "session" | "device" | "messaging_key";
+
+export interface RouteContext<B, Q> {
+  caller: Caller | undefined;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  services: Services;
+  req: Request;
+  res: Response;
+}
+
+export interface Reply {
+  status: number;
+  json?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route<B = unknown, Q = unknown> {
+  operationId: string;
+  method: "get" | "post" | "patch" | "put" | "delete";
+  /** Express path, e.g. `/v1/agents/:agent_id`. */
+  path: string;
+  tag: string;
+  summary: string;
+  /** `none` for routes with their own credential (login, bootstrap) or none at all. */
+  auth: "none" | CallerKind[];
+  /** Inactive agents are refused (403) on board routes unless the route names itself open to them. */
+  allowInactive?: boolean;
+  /** Path parameters typed UUID: a malformed one is 422. */
+  uuidParams?: string[];
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  /** Documented responses: status → description. */
+  responses: Record<number, string>;
+  /** Extra request headers to document, e.g. X-Bootstrap-Token. */
+  headers?: { name: string; description: string; required: boolean }[];
+  handle(ctx: RouteContext<B, Q>): Promise<Reply>;
+}
+
+/** Declares a route with its types inferred from its schemas. */
+export function route<B = undefined, Q = undefined>(r: Route<B, Q>): Route<unknown, unknown> {
+  return r as unknown as Route<unknown, unknown>;
+}
+
+export const ok = (json: unknown): Reply => ({ status: 200, json });
+export const created = (json: unknown): Reply => ({ status: 201, json });
+export const noContent = (): Reply => ({ status: 204 });
+
+/** Common field schemas. */
+export const text = (max: number) => z.string().min(1).max(max);
+export const uuid = () => z.string().uuid();
+/** Query booleans arrive as strings. */
+export const queryBool = () =>
+  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

@@ -1,0 +1,177 @@
+import { z } from "zod";
+import { AgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import { LoginResponseSchema, IssueTemporaryPasswordResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { toContractJson } from "../../http/json.ts";
+import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+
+const agentJson = (a: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(AgentSchema, a!);
+
+const role = z.enum(["agent", "supervisor", "admin"]);
+const newAgentBody = z.object({
+  login: text(100),
+  full_name: text(200),
+  password: text(100),
+  role: role.optional(),
+});
+
+export const agentRoutes: Route[] = [
+  route({
+    operationId: "login",
+    method: "post",
+    path: "/v1/agents/login",
+    tag: "Agents",
+    summary: "Sign in; the token lasts 5 hours and is not extended by use",
+    auth: "none",
+    body: z.object({ login: text(100), password: text(100) }),
+    responses: { 200: "token, agent_id, role, expires_at, must_change_password", 401: "Wrong login or password" },
+    async handle({ body, services }) {
+      const res = await services.fleet.login(body);
+      return ok(toContractJson(LoginResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "logout",
+    method: "post",
+    path: "/v1/agents/logout",
+    tag: "Agents",
+    summary: "Revoke the current session",
+    auth: ["session"],
+    allowInactive: true,
+    responses: { 204: "Revoked", 401: "Not signed in" },
+    async handle({ caller, services }) {
+      await services.fleet.logout({ caller });
+      return noContent();
+    },
+  }),
+  route({
+    operationId: "getOwnProfile",
+    method: "get",
+    path: "/v1/agents/me",
+    tag: "Agents",
+    summary: "The signed-in agent's profile",
+    auth: ["session"],
+    allowInactive: true,
+    responses: { 200: "Agent profile", 401: "Not signed in", 404: "Agent gone" },
+    async handle({ caller, services }) {
+      const res = await services.fleet.getOwnProfile({ caller });
+      return ok(agentJson(res.agent));
+    },
+  }),
+  route({
+    operationId: "changeOwnPassword",
+    method: "patch",
+    path: "/v1/agents/me/password",
+    tag: "Agents",
+    summary: "Change own password; revokes every session and clears must_change_password",
+    auth: ["session"],
+    allowInactive: true,
+    body: z.object({ current_password: text(100), new_password: text(100) }),
+    responses: { 204: "Changed", 401: "Not signed in or wrong current password", 404: "Agent gone" },
+    async handle({ caller, body, services }) {
+      await services.fleet.changeOwnPassword({ caller, currentPassword: body.current_password, newPassword: body.new_password });
+      return noContent();
+    },
+  }),
+  route({
+    operationId: "bootstrapAdmin",
+    method: "post",
+    path: "/v1/agents/bootstrap",
+    tag: "Agents",
+    summary: "Create the first admin (header X-Bootstrap-Token; only while no admin exists)",
+    auth: "none",
+    headers: [{ name: "X-Bootstrap-Token", description: "The server's BOOTSTRAP_TOKEN", required: true }],
+    body: newAgentBody,
+    responses: { 201: "Agent profile (always admin)", 403: "Token absent, wrong or unset", 409: "An admin exists or login taken" },
+    async handle({ body, req, services }) {
+      const res = await services.fleet.bootstrapAdmin({
+        bootstrapToken: req.header("x-bootstrap-token") ?? "",
+        login: body.login,
+        fullName: body.full_name,
+        password: body.password,
+      });
+      return created(agentJson(res.agent));
+    },
+  }),
+  route({
+    operationId: "createAgent",
+    method: "post",
+    path: "/v1/agents/admin",
+    tag: "Agents",
+    summary: "Create an agent (admin)",
+    auth: ["session"],
+    body: newAgentBody,
+    responses: { 201: "Agent profile", 401: "Not signed in", 403: "Admin required", 409: "Login exists", 422: "Invalid body" },
+    async handle({ caller, body, services }) {
+      const res = await services.fleet.createAgent({
+        caller,
+        login: body.login,
+        fullName: body.full_name,
+        password: body.password,
+        role: body.role ?? "agent",
+      });
+      return created(agentJson(res.agent));
+    },
+  }),
+  route({
+    operationId: "listAgents",
+    method: "get",
+    path: "/v1/agents/admin",
+    tag: "Agents",
+    summary: "List every agent (admin)",
+    auth: ["session"],
+    responses: { 200: "Array of agent profiles", 401: "Not signed in", 403: "Admin required" },
+    async handle({ caller, services }) {
+      const res = await services.fleet.listAgents({ caller });
+      return ok(res.agents.map((a) => agentJson(a)));
+    },
+  }),
+  route({
+    operationId: "updateAgent",
+    method: "patch",
+    path: "/v1/agents/admin/:agent_id",
+    tag: "Agents",
+    summary: "Change an agent's name, activity or role (admin)",
+    auth: ["session"],
+    uuidParams: ["agent_id"],
+    body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
+    responses: { 200: "Agent profile", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent", 422: "Invalid body" },
+    async handle({ caller, body, params, services }) {
+      const res = await services.fleet.updateAgent({
+        caller,
+        agentId: params.agent_id,
+        fullName: body.full_name,
+        isActive: body.is_active,
+        role: body.role,
+      });
+      return ok(agentJson(res.agent));
+    },
+  }),
+  route({
+    operationId: "deactivateAgent",
+    method: "post",
+    path: "/v1/agents/admin/:agent_id/deactivate",
+    tag: "Agents",
+    summary: "Deactivate an agent and revoke its sessions; the account is kept (admin, idempotent)",
+    auth: ["session"],
+    uuidParams: ["agent_id"],
+    responses: { 204: "Deactivated", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+    async handle({ caller, params, services }) {
+      await services.fleet.deactivateAgent({ caller, agentId: params.agent_id });
+      return noContent();
+    },
+  }),
+  route({
+    operationId: "issueTemporaryPassword",
+    method: "post",
+    path: "/v1/agents/admin/:agent_id/temporary-password",
+    tag: "Agents",
+    summary: "Issue a temporary password, returned once; forces a change and revokes sessions (admin)",
+    auth: ["session"],
+    uuidParams: ["agent_id"],
+    responses: { 200: "agent_id, login, temporary_password", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+    async handle({ caller, params, services }) {
+      const res = await services.fleet.issueTemporaryPassword({ caller, agentId: params.agent_id });
+      return ok(toContractJson(IssueTemporaryPasswordResponseSchema, res));
+    },
+  }),
+];

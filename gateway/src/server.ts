@@ -1,0 +1,37 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "@transferops/kit";
+import { createGatewayApp } from "./app.ts";
+import type { GatewayConfig } from "./config.ts";
+import { serviceUrlsOf } from "./config.ts";
+import { connectServices } from "./services.ts";
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, log: Logger, host = "127.0.0.1"): Promise<RunningGateway> {
+  const app = createGatewayApp({
+    services: connectServices(serviceUrlsOf(config)),
+    log,
+    rateLimit: { ratePerS: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.PORT, host, () => resolve(s));
+  });
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port }, "gateway listening");
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

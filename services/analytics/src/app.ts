@@ -1,0 +1,35 @@
+import { openDatabase, served, startConsumer, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import { AnalyticsService } from "@transferops/kit/gen/transferops/analytics/v1/analytics_service_pb";
+import type { AnalyticsConfig } from "./config.ts";
+import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
+import { analyticsHandlers } from "./rpc/analytics.ts";
+import { migrations } from "./store/migrations/index.ts";
+
+export interface AnalyticsOptions {
+  config: AnalyticsConfig;
+  port: number;
+  bus: EventBus;
+  log: Logger;
+}
+
+/** Wires analytics: its database, its event consumers, its gRPC server. */
+export async function startAnalytics(options: AnalyticsOptions) {
+  const { config, log, bus } = options;
+  const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
+  const consumer = await startConsumer({ bus, db, group: "analytics.fleet", topics: fleetTopics, handlers: fleetHandlers, log });
+  const server = await startGrpcServer({
+    name: "analytics",
+    port: options.port,
+    log,
+    services: [served(AnalyticsService, analyticsHandlers(db))],
+  });
+  return {
+    url: server.url,
+    port: server.port,
+    async stop() {
+      await server.close();
+      await consumer.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { Migration0001Agents } from "./Migration0001Agents.ts";
+
+export const migrations = [Migration0001Agents];

@@ -1,0 +1,139 @@
+// Create operation, decided in one place: every gate in its order of precedence
+// (reasons.ts lists the codes in the same order), so that a request breaking two
+// rules always gets the same answer.
+//
+//   1. circuit breaker (423)          request-rules / reasons
+//   2. amount, origin, merchant code  request-rules (422 invalid)
+//   3. operator against destination   operators (422)
+//   4. access grant, named SIM first  grant (403)
+//   5. SIM selection and balance      selection (422, 423 for a frozen handset)
+//
+// The named SIM is checked against the grant before selection, so an agent naming
+// a SIM outside its grant hears 403 whether or not that SIM exists or is usable:
+// the answer reveals nothing about SIMs it may not use.
+//
+// Idempotency (409 on a known request_id) comes before all of this and needs the
+// store; it is the caller's.
+
+import { fail, ok, type Result } from "./errors.ts";
+import { checkGrant, checkGrantCoversOperator, filterCandidatesByGrant, type AccessGrant } from "./grant.ts";
+import { initialStatus, type OperationStatus } from "./operation-state.ts";
+import { checkOperator, deriveOperator, normaliseMsisdn } from "./operators.ts";
+import { checkCircuitBreaker } from "./reasons.ts";
+import { checkAmount, checkMerchantCode, resolveOrigin, type CallerKind } from "./request-rules.ts";
+import { selectSim, type SimCandidate } from "./selection.ts";
+import type { Operator, OpType, Origin, Role } from "./vocabulary.ts";
+
+export interface OwningAgent {
+  readonly role: Role;
+  readonly grant: AccessGrant | null;
+}
+
+export interface OperationRequest {
+  readonly caller: CallerKind;
+  /** The agent owning the operation: from the session, or named by the API key's `agent_id`. */
+  readonly agent: OwningAgent;
+  readonly operator: Operator;
+  readonly op_type: OpType;
+  readonly amount: number;
+  readonly msisdn: string;
+  readonly merchant_code?: string | null;
+  readonly origin?: string | null;
+  readonly sim_id?: string | null;
+}
+
+export interface AdmissionFacts {
+  readonly circuit_breaker_active: boolean;
+  /** Every SIM of the declared operator, plus the named SIM whatever its operator. */
+  readonly candidates: readonly SimCandidate[];
+  readonly now: Date;
+  readonly staleness_ms?: number;
+}
+
+export interface Admission {
+  readonly sim: SimCandidate;
+  readonly origin: Origin;
+  /** Destination in 9-digit local form (as given when it is not a number, for account queries). */
+  readonly msisdn_dest: string;
+  readonly status: OperationStatus;
+}
+
+export function admitOperation(request: OperationRequest, facts: AdmissionFacts): Result<Admission> {
+  const gate = checkCircuitBreaker(facts.circuit_breaker_active) ?? checkAmount(request.amount);
+  if (gate !== null) return fail(gate);
+  const origin = resolveOrigin(request.caller, request.origin);
+  if (!origin.ok) return origin;
+  const refused =
+    checkMerchantCode(request.operator, request.op_type, request.merchant_code) ??
+    checkOperator(request.operator, request.msisdn, request.op_type);
+  if (refused !== null) return fail(refused);
+  const sim = selectGrantedSim(request, facts);
+  if (!sim.ok) return sim;
+  return ok({
+    sim: sim.value,
+    origin: origin.value,
+    msisdn_dest: normaliseMsisdn(request.msisdn) ?? request.msisdn,
+    status: initialStatus(origin.value),
+  });
+}
+
+export interface MatchingRequest {
+  readonly agent: OwningAgent;
+  readonly beneficiary_msisdn: string;
+  readonly amount: number;
+  readonly sim_id?: string | null;
+}
+
+/**
+ * POST /operations/matching: board only, a deposit the agent dials by hand. The
+ * operator comes from the number; access, selection and balance rules are a
+ * deposit's. The circuit breaker does not apply: the route lists no 423, and the
+ * breaker stops machine dialling, while here a person dials and the record only
+ * lets the SMS prove it.
+ */
+export function admitMatchingOperation(request: MatchingRequest, facts: AdmissionFacts): Result<Admission> {
+  const invalidAmount = checkAmount(request.amount);
+  if (invalidAmount !== null) return fail(invalidAmount);
+  const destination = deriveOperator(request.beneficiary_msisdn);
+  if (!destination.ok) return destination;
+  const sim = selectGrantedSim(
+    {
+      agent: request.agent,
+      operator: destination.value.operator,
+      op_type: "deposit",
+      amount: request.amount,
+      sim_id: request.sim_id ?? null,
+    },
+    facts,
+  );
+  if (!sim.ok) return sim;
+  return ok({
+    sim: sim.value,
+    origin: "matching",
+    msisdn_dest: destination.value.msisdn,
+    status: initialStatus("matching"),
+  });
+}
+
+type SelectionInput = Pick<OperationRequest, "agent" | "operator" | "op_type" | "amount" | "sim_id">;
+
+/** Grant gates, then selection among the granted SIMs only. */
+export function selectGrantedSim(request: SelectionInput, facts: AdmissionFacts): Result<SimCandidate> {
+  const { role, grant } = request.agent;
+  const simId = request.sim_id ?? null;
+  const forbidden = checkGrant(grant, role, simId, request.op_type, request.amount);
+  if (forbidden !== null) return fail(forbidden);
+  const granted = filterCandidatesByGrant(facts.candidates, grant, role);
+  if (simId === null) {
+    const noneOfOperator = checkGrantCoversOperator(granted, role, request.operator);
+    if (noneOfOperator !== null) return fail(noneOfOperator);
+  }
+  return selectSim(granted, {
+    operator: request.operator,
+    op_type: request.op_type,
+    amount: request.amount,
+    sim_id: simId,
+    now: facts.now,
+    ...(facts.staleness_ms === undefined ? {} : { staleness_ms: facts.staleness_ms }),
+  });
+}

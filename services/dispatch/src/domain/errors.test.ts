@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { DomainError, fail, ok, unwrap } from "./errors.ts";
+import { checkCircuitBreaker, CREATE_OPERATION_PRECEDENCE, REASON_CODES, REASONS, refusal } from "./reasons.ts";
+
+describe("DomainError", () => {
+  it("carries code, status, the detail text as message, and context", () => {
+    const error = new DomainError("sim_frozen", "refused", "SIM s1 is frozen", { sim_id: "s1" });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe("DomainError");
+    expect([error.code, error.status, error.message, error.detail]).toEqual([
+      "sim_frozen",
+      "refused",
+      "SIM s1 is frozen",
+      "SIM s1 is frozen",
+    ]);
+    expect(error.context).toEqual({ sim_id: "s1" });
+  });
+
+  it("defaults the context to an empty object", () => {
+    expect(new DomainError("x", "internal", "m").context).toEqual({});
+  });
+});
+
+describe("Result", () => {
+  it("unwraps a success to its value", () => {
+    expect(unwrap(ok(42))).toBe(42);
+  });
+
+  it("throws the very refusal a failure carries when unwrapped", () => {
+    const error = refusal("no_grant", "nope");
+    expect(() => unwrap(fail(error))).toThrow(error);
+  });
+});
+
+describe("reasons", () => {
+  it.each([
+    ["circuit_breaker", "locked"],
+    ["invalid_request", "invalid"],
+    ["origin_matching_refused", "invalid"],
+    ["merchant_code_required", "invalid"],
+    ["invalid_msisdn", "invalid"],
+    ["operator_undetermined", "refused"],
+    ["operator_mismatch", "refused"],
+    ["no_grant", "forbidden"],
+    ["not_in_grant_type", "forbidden"],
+    ["over_max_amount", "forbidden"],
+    ["not_in_grant_sim", "forbidden"],
+    ["sim_not_found", "refused"],
+    ["sim_operator_mismatch", "refused"],
+    ["sim_frozen", "refused"],
+    ["sim_retired", "refused"],
+    ["sim_not_assigned", "refused"],
+    ["device_frozen", "locked"],
+    ["no_active_sim", "refused"],
+    ["no_assigned_sim", "refused"],
+    ["no_measured_balance", "refused"],
+    ["sim_unmeasured", "refused"],
+    ["stale_balance", "refused"],
+    ["insufficient_balance", "refused"],
+    ["operation_not_cancellable", "conflict"],
+    ["operation_not_editable", "conflict"],
+    ["operation_not_settleable", "conflict"],
+    ["operation_not_arbitrable", "refused"],
+    ["operation_not_attachable", "conflict"],
+    ["operation_not_running", "conflict"],
+    ["outcome_conflict", "conflict"],
+    ["invalid_transition", "conflict"],
+    ["device_busy", "conflict"],
+    ["ussd_steps_unavailable", "internal"],
+  ] as const)("maps %s to status %s", (code, status) => {
+    expect(REASONS[code].status).toBe(status);
+    expect(refusal(code, "detail").status).toBe(status);
+  });
+
+  it("is a closed set of stable snake_case codes", () => {
+    expect(REASON_CODES).toHaveLength(33);
+    for (const code of REASON_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
+  });
+
+  it("lists the create-operation gates from the circuit breaker to the balance", () => {
+    expect(CREATE_OPERATION_PRECEDENCE[0]).toBe("circuit_breaker");
+    expect(CREATE_OPERATION_PRECEDENCE.at(-1)).toBe("insufficient_balance");
+    expect(CREATE_OPERATION_PRECEDENCE).not.toContain("operation_not_cancellable");
+  });
+});
+
+describe("circuit breaker", () => {
+  it("refuses with 423 and the exact detail circuit_breaker while active", () => {
+    const error = checkCircuitBreaker(true);
+    expect(error).toMatchObject({ code: "circuit_breaker", status: "locked", message: "circuit_breaker" });
+  });
+
+  it("lets the request through while inactive", () => {
+    expect(checkCircuitBreaker(false)).toBeNull();
+  });
+});

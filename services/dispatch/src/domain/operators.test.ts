@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { checkOperator, deriveOperator, normaliseMsisdn, operatorOf } from "./operators.ts";
+import type { Operator, OpType } from "./vocabulary.ts";
+
+describe("normaliseMsisdn", () => {
+  it.each([
+    ["690000001", "690000001", "keeps a 9-digit local number"],
+    ["+237690000001", "690000001", "drops +237"],
+    ["00237690000001", "690000001", "drops 00237"],
+    ["237690000001", "690000001", "drops 237 when 9 digits follow"],
+    ["+237 6 90 00 00 01", "690000001", "drops spaces"],
+    ["237000001", "237000001", "never cuts 237 off a 9-digit number"],
+    ["69000000", null, "refuses 8 digits"],
+    ["6900000012", null, "refuses 10 digits"],
+    ["69000000a", null, "refuses a letter"],
+    ["690-000-001", null, "does not rewrite dashes"],
+    ["", null, "refuses empty text"],
+  ])("%s -> %s (%s)", (raw, expected) => {
+    expect(normaliseMsisdn(raw)).toBe(expected);
+  });
+});
+
+describe("operatorOf", () => {
+  it.each([
+    ["670000000", "operator_a"],
+    ["679999999", "operator_a"],
+    ["650000000", "operator_a"],
+    ["654000000", "operator_a"],
+    ["680000000", "operator_a"],
+    ["682000000", "operator_a"],
+    ["683000000", "operator_a"],
+    ["690000000", "operator_b"],
+    ["699999999", "operator_b"],
+    ["640000000", "operator_b"],
+    ["649000000", "operator_b"],
+    ["655000000", "operator_b"],
+    ["659000000", "operator_b"],
+    ["681000000", "operator_b"],
+    ["684000000", "operator_b"],
+    ["689000000", "operator_b"],
+    ["+237670000000", "operator_a"],
+    ["660000000", null],
+    ["669000000", null],
+    ["620000000", null],
+    ["222000000", null],
+    ["700000000", null],
+    ["12345", null],
+  ] as const)("%s belongs to %s", (msisdn, operator) => {
+    expect(operatorOf(msisdn)).toBe(operator);
+  });
+});
+
+describe("checkOperator", () => {
+  it.each<[string, Operator, string, OpType, string | null, string | null]>([
+    ["accepts a matching prefix", "operator_b", "690000001", "deposit", null, null],
+    ["accepts an international spelling", "operator_a", "+237 670 000 001", "withdrawal", null, null],
+    [
+      "refuses a prefix of the other operator",
+      "operator_a",
+      "690000001",
+      "deposit",
+      "operator_mismatch",
+      "Operator mismatch: 690000001 is operator_b, but the operation declares operator_a",
+    ],
+    [
+      "names the number in local form when refusing",
+      "operator_b",
+      "+237670000001",
+      "float_deposit",
+      "operator_mismatch",
+      "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b",
+    ],
+    [
+      "refuses a 66x prefix as undetermined",
+      "operator_a",
+      "660000001",
+      "deposit",
+      "operator_undetermined",
+      "Cannot determine the operator for 660000001",
+    ],
+    [
+      "refuses a number that is not 9 digits",
+      "operator_a",
+      "6700001",
+      "deposit",
+      "invalid_msisdn",
+      "Destination 6700001 is not a 9-digit local number",
+    ],
+    ["skips the check for a balance check", "operator_a", "660000001", "balance", null, null],
+    ["skips the check for a mini statement", "operator_b", "670000001", "mini_statement", null, null],
+  ])("%s", (_rule, declared, msisdn, opType, code, detail) => {
+    const error = checkOperator(declared, msisdn, opType);
+    if (code === null) {
+      expect(error).toBeNull();
+    } else {
+      expect(error).toMatchObject({ code, message: detail });
+    }
+  });
+
+  it("puts the number and both operators in the context of a mismatch", () => {
+    expect(checkOperator("operator_a", "690000001", "deposit")?.context).toEqual({
+      msisdn: "690000001",
+      operator: "operator_b",
+      declared_operator: "operator_a",
+    });
+  });
+});
+
+describe("deriveOperator", () => {
+  it("derives the operator and the local number of a matching operation's beneficiary", () => {
+    expect(deriveOperator("237 655 000 001")).toEqual({
+      ok: true,
+      value: { msisdn: "655000001", operator: "operator_b" },
+    });
+  });
+
+  it("refuses an undetermined prefix", () => {
+    const result = deriveOperator("661000000");
+    expect(result.ok ? null : result.error.message).toBe("Cannot determine the operator for 661000000");
+  });
+});

@@ -1,0 +1,76 @@
+// The closed set of dispatch refusal reasons. Every DomainError raised in this
+// folder uses one of these codes, and its status comes from this table only, so
+// the code-to-status mapping cannot drift between modules.
+//
+// The order of the table is the order of precedence in which the create-operation
+// gates run (house style: a request breaking two rules always gets the same
+// answer). `CREATE_OPERATION_PRECEDENCE` spells that order out for the caller.
+
+import { DomainError, type DomainStatus } from "./errors.ts";
+
+interface ReasonSpec {
+  readonly status: DomainStatus;
+  /** When the reason is given; for docs and for the error table in the OpenAPI document. */
+  readonly when: string;
+}
+
+export const REASONS = {
+  // --- create operation, in precedence order -------------------------------
+  circuit_breaker: { status: "locked", when: "The circuit breaker is active; nothing is queued" },
+  invalid_request: { status: "invalid", when: "A request value is malformed (amount, date, day count)" },
+  origin_matching_refused: { status: "invalid", when: "origin `matching` on the create route" },
+  merchant_code_required: { status: "invalid", when: "operator_b withdrawal, float_deposit or mini_statement without merchant_code" },
+  invalid_msisdn: { status: "invalid", when: "Destination is not a 9-digit local number" },
+  operator_undetermined: { status: "refused", when: "Destination prefix belongs to no operator" },
+  operator_mismatch: { status: "refused", when: "Destination prefix contradicts the declared operator" },
+  no_grant: { status: "forbidden", when: "Agent has no access grant, or a grant with no SIM" },
+  not_in_grant_type: { status: "forbidden", when: "Operation type not in allowed_op_types" },
+  over_max_amount: { status: "forbidden", when: "Amount above the grant's max_amount" },
+  not_in_grant_sim: { status: "forbidden", when: "SIM not in allowed_sim_ids, or no granted SIM of the operator" },
+  sim_not_found: { status: "refused", when: "Named SIM does not exist" },
+  sim_operator_mismatch: { status: "refused", when: "Named SIM belongs to the other operator" },
+  sim_frozen: { status: "refused", when: "Named SIM is frozen" },
+  sim_retired: { status: "refused", when: "Named SIM is retired" },
+  sim_not_assigned: { status: "refused", when: "Named SIM is in no handset" },
+  device_frozen: { status: "locked", when: "Named SIM's handset is not active (frozen by the breaker)" },
+  no_active_sim: { status: "refused", when: "No active SIM on an active device for the operator" },
+  no_assigned_sim: { status: "refused", when: "Active SIMs of the operator exist but none is in a handset" },
+  no_measured_balance: { status: "refused", when: "No eligible SIM of the operator has a measured balance" },
+  sim_unmeasured: { status: "refused", when: "Named SIM has no measured balance" },
+  stale_balance: { status: "refused", when: "Balance reading older than the staleness window (24 h)" },
+  insufficient_balance: { status: "refused", when: "Measured balance below the amount of a debiting operation" },
+
+  // --- operation lifecycle ----------------------------------------------------
+  operation_not_cancellable: { status: "conflict", when: "Cancel of an operation not in a cancellable status" },
+  operation_not_editable: { status: "conflict", when: "Edit of a matching operation that left awaiting_manual_dial" },
+  operation_not_settleable: { status: "conflict", when: "Board settle of an operation not in no_evidence" },
+  operation_not_arbitrable: { status: "refused", when: "Admin arbitration of an operation not in no_evidence" },
+  operation_not_attachable: { status: "conflict", when: "Attach to a failed or rejected operation, or one already proven by evidence" },
+  operation_not_running: { status: "conflict", when: "Device outcome for an operation that is not running and never got one" },
+  outcome_conflict: { status: "conflict", when: "Device outcome differs from the outcome already recorded" },
+  invalid_transition: { status: "conflict", when: "Any other trigger not allowed from the current status" },
+  device_busy: { status: "conflict", when: "Device poll while the device already has a running operation" },
+
+  // --- faults ---------------------------------------------------------------------
+  ussd_steps_unavailable: { status: "internal", when: "No USSD template, or a placeholder cannot be filled" },
+} as const satisfies Record<string, ReasonSpec>;
+
+export type ReasonCode = keyof typeof REASONS;
+
+export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
+
+/** Builds the DomainError for a reason; the status is looked up, never chosen by the caller. */
+export function refusal(code: ReasonCode, detail: string, context: Record<string, unknown> = {}): DomainError {
+  return new DomainError(code, REASONS[code].status, detail, context);
+}
+
+/** The gates of create operation, in the order they run. The first failing gate answers. */
+export const CREATE_OPERATION_PRECEDENCE: readonly ReasonCode[] = REASON_CODES.slice(
+  0,
+  REASON_CODES.indexOf("insufficient_balance") + 1,
+);
+
+/** The contract fixes this body exactly: 423 with detail `circuit_breaker`. */
+export function checkCircuitBreaker(active: boolean): DomainError | null {
+  return active ? refusal("circuit_breaker", "circuit_breaker") : null;
+}

@@ -1,0 +1,47 @@
+// The closed vocabularies of the contract, as const tuples so that a value
+// can be both checked at run time and narrowed at compile time.
+
+export const OPERATORS = ["operator_a", "operator_b"] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export const OP_TYPES = ["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"] as const;
+export type OpType = (typeof OP_TYPES)[number];
+
+export const ROLES = ["agent", "supervisor", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ORIGINS = ["aggregated", "assisted", "matching"] as const;
+export type Origin = (typeof ORIGINS)[number];
+
+export const SIM_STATUSES = ["active", "frozen", "retired"] as const;
+export type SimStatus = (typeof SIM_STATUSES)[number];
+
+/**
+ * Account queries: they read the SIM's own account and have no recipient, so
+ * the destination's operator prefix is not checked, no name is verified, and
+ * their `montant` is the contract's placeholder of 1, not money.
+ */
+export const ACCOUNT_QUERY_OP_TYPES: readonly OpType[] = ["balance", "mini_statement"];
+
+/**
+ * Operation types that move e-money out of the agent's SIM. Only these need the
+ * SIM's measured balance to cover the amount: a withdrawal (cash-out) credits the
+ * agent's SIM, and account queries move nothing.
+ */
+export const DEBITING_OP_TYPES: readonly OpType[] = ["deposit", "float_deposit"];
+
+export function isOperator(value: string): value is Operator {
+  return (OPERATORS as readonly string[]).includes(value);
+}
+
+export function isOpType(value: string): value is OpType {
+  return (OP_TYPES as readonly string[]).includes(value);
+}
+
+export function isAccountQuery(opType: OpType): boolean {
+  return ACCOUNT_QUERY_OP_TYPES.includes(opType);
+}
+
+export function isDebiting(opType: OpType): boolean {
+  return DEBITING_OP_TYPES.includes(opType);
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from "node:crypto";
+import { DomainError, ts, type Caller, type Database } from "@transferops/kit";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { isRole, requireAdmin, requireSession, sessionExpiry, type Role } from "../domain/agents.ts";
+import { hashPassword, hashToken, matchesAny, newTemporaryPassword, newToken, secretEquals, verifyPassword } from "../domain/secrets.ts";
+import { adminExists, audit, findAgent, findAgentByLogin, findAgentForUpdate, insertAgent, listAgents, updateAgent } from "../store/agents.ts";
+import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
+import { agentChanged } from "../events/agents.ts";
+import { toAgent } from "./mappers.ts";
+import type { FleetConfig } from "../config.ts";
+
+export interface IdentityDeps {
+  db: Database;
+  config: FleetConfig;
+  /** Called after a commit that wrote to the outbox. */
+  published: () => void;
+  /** Resolves a device token; provided by the device part of fleet. */
+  authenticateDevice?: (tokenHash: string) => Promise<Caller | undefined>;
+}
+
+const unauthenticated = () => new DomainError("unauthenticated", "Missing or invalid credentials");
+const loginTaken = (login: string) =>
+  new DomainError("conflict", `Login ${login} already exists`, { code: "login_exists", context: { login } });
+
+function roleOf(value: string, fallback: Role): Role {
+  if (!value) return fallback;
+  if (!isRole(value)) {
+    throw new DomainError("invalid", "role must be agent, supervisor or admin", {
+      violations: [{ field: "role", message: "must be one of agent, supervisor, admin" }],
+    });
+  }
+  return value;
+}
+
+type Impl = Pick<
+  ServiceImpl<typeof FleetService>,
+  | "authenticate"
+  | "bootstrapAdmin"
+  | "login"
+  | "logout"
+  | "getOwnProfile"
+  | "changeOwnPassword"
+  | "createAgent"
+  | "listAgents"
+  | "updateAgent"
+  | "deactivateAgent"
+  | "issueTemporaryPassword"
+>;
+
+export function identityHandlers(deps: IdentityDeps): Impl {
+  const { db, config } = deps;
+  const notFound = (id: string) => new DomainError("not_found", `Agent ${id} not found`, { context: { agent_id: id } });
+
+  return {
+    async authenticate(req) {
+      const secret = req.secret;
+      if (!secret) throw unauthenticated();
+      if (req.credentialKind === "api_key") {
+        if (!matchesAny(secret, config.apiKeys)) throw unauthenticated();
+        return { caller: { kind: "api_key" } };
+      }
+      if (req.credentialKind === "messaging_key") {
+        if (!matchesAny(secret, config.messagingApiKeys)) throw unauthenticated();
+        return { caller: { kind: "messaging_key" } };
+      }
+      if (req.credentialKind !== "bearer") throw unauthenticated();
+      const hash = hashToken(secret);
+      const session = await findLiveSession(db.em(), hash);
+      if (session) {
+        return {
+          caller: {
+            kind: "session",
+            agentId: session.id,
+            role: session.role,
+            isActive: session.is_active,
+            fullName: session.full_name,
+            sessionId: session.session_id,
+            login: session.login,
+          },
+        };
+      }
+      const device = await deps.authenticateDevice?.(hash);
+      if (device) return { caller: device };
+      throw unauthenticated();
+    },
+
+    async bootstrapAdmin(req) {
+      if (!config.bootstrapToken || !req.bootstrapToken || !secretEquals(req.bootstrapToken, config.bootstrapToken)) {
+        throw new DomainError("forbidden", "Bootstrap token absent, wrong or unset", { code: "bootstrap_refused" });
+      }
+      const passwordHash = await hashPassword(req.password);
+      const agent = await db.tx(async (em) => {
+        // One bootstrap at a time: two racing requests cannot both find no admin.
+        await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.bootstrap'))`);
+        if (await adminExists(em)) {
+          throw new DomainError("conflict", "An admin already exists", { code: "admin_exists" });
+        }
+        const created = await insertAgent(em, {
+          id: randomUUID(),
+          login: req.login,
+          full_name: req.fullName,
+          role: "admin",
+          password_hash: passwordHash,
+        });
+        if (!created) throw loginTaken(req.login);
+        await audit(em, { actor: created.id, action: "agent.bootstrap_admin", target: created.id });
+        await agentChanged(em, created, "created");
+        return created;
+      });
+      deps.published();
+      return { agent: toAgent(agent) };
+    },
+
+    async login(req) {
+      const agent = await findAgentByLogin(db.em(), req.login);
+      const ok = await verifyPassword(req.password, agent?.password_hash);
+      if (!agent || !ok || !agent.is_active) throw new DomainError("unauthenticated", "Wrong login or password");
+      const token = newToken("session");
+      const now = new Date();
+      const expiresAt = sessionExpiry(now, config.sessionTtlS);
+      await insertSession(db.em(), {
+        id: randomUUID(),
+        agent_id: agent.id,
+        token_hash: hashToken(token),
+        created_at: now,
+        expires_at: expiresAt,
+      });
+      return {
+        token,
+        agentId: agent.id,
+        role: agent.role,
+        expiresAt: ts(expiresAt),
+        mustChangePassword: agent.must_change_password,
+      };
+    },
+
+    async logout(req) {
+      requireSessionAllowInactive(req.caller);
+      await revokeSession(db.em(), req.caller!.sessionId);
+      return {};
+    },
+
+    async getOwnProfile(req) {
+      requireSessionAllowInactive(req.caller);
+      const agent = await findAgent(db.em(), req.caller!.agentId);
+      if (!agent) throw notFound(req.caller!.agentId);
+      return { agent: toAgent(agent) };
+    },
+
+    async changeOwnPassword(req) {
+      requireSessionAllowInactive(req.caller);
+      const agentId = req.caller!.agentId;
+      const agent = await findAgent(db.em(), agentId);
+      if (!agent) throw notFound(agentId);
+      if (!(await verifyPassword(req.currentPassword, agent.password_hash))) {
+        throw new DomainError("unauthenticated", "Current password is wrong", { code: "wrong_password" });
+      }
+      const passwordHash = await hashPassword(req.newPassword);
+      await db.tx(async (em) => {
+        await updateAgent(em, agentId, { password_hash: passwordHash, must_change_password: false });
+        const revoked = await revokeAgentSessions(em, agentId);
+        await audit(em, { actor: agentId, action: "agent.change_password", target: agentId, details: { sessions_revoked: revoked } });
+      });
+      return {};
+    },
+
+    async createAgent(req) {
+      requireAdmin(req.caller);
+      const role = roleOf(req.role, "agent");
+      const passwordHash = await hashPassword(req.password);
+      const agent = await db.tx(async (em) => {
+        const created = await insertAgent(em, {
+          id: randomUUID(),
+          login: req.login,
+          full_name: req.fullName,
+          role,
+          password_hash: passwordHash,
+        });
+        if (!created) throw loginTaken(req.login);
+        await audit(em, { actor: req.caller!.agentId, action: "agent.create", target: created.id, details: { role } });
+        await agentChanged(em, created, "created");
+        return created;
+      });
+      deps.published();
+      return { agent: toAgent(agent) };
+    },
+
+    async listAgents(req) {
+      requireAdmin(req.caller);
+      return { agents: (await listAgents(db.em())).map(toAgent) };
+    },
+
+    async updateAgent(req) {
+      requireAdmin(req.caller);
+      const role = req.role === undefined ? undefined : roleOf(req.role, "agent");
+      const agent = await db.tx(async (em) => {
+        const existing = await findAgentForUpdate(em, req.agentId);
+        if (!existing) throw notFound(req.agentId);
+        const updated = (await updateAgent(em, req.agentId, { full_name: req.fullName, is_active: req.isActive, role }))!;
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "agent.update",
+          target: req.agentId,
+          details: { full_name: req.fullName, is_active: req.isActive, role },
+        });
+        await agentChanged(em, updated, "updated");
+        return updated;
+      });
+      deps.published();
+      return { agent: toAgent(agent) };
+    },
+
+    async deactivateAgent(req) {
+      requireAdmin(req.caller);
+      await db.tx(async (em) => {
+        const existing = await findAgentForUpdate(em, req.agentId);
+        if (!existing) throw notFound(req.agentId);
+        const revoked = await revokeAgentSessions(em, req.agentId);
+        if (!existing.is_active && revoked === 0) return; // idempotent: nothing changes
+        const updated = (await updateAgent(em, req.agentId, { is_active: false }))!;
+        await audit(em, { actor: req.caller!.agentId, action: "agent.deactivate", target: req.agentId, details: { sessions_revoked: revoked } });
+        await agentChanged(em, updated, "deactivated");
+      });
+      deps.published();
+      return {};
+    },
+
+    async issueTemporaryPassword(req) {
+      requireAdmin(req.caller);
+      const temporary = newTemporaryPassword();
+      const passwordHash = await hashPassword(temporary);
+      const agent = await db.tx(async (em) => {
+        const existing = await findAgentForUpdate(em, req.agentId);
+        if (!existing) throw notFound(req.agentId);
+        const updated = (await updateAgent(em, req.agentId, { password_hash: passwordHash, must_change_password: true }))!;
+        const revoked = await revokeAgentSessions(em, req.agentId);
+        await audit(em, { actor: req.caller!.agentId, action: "agent.temporary_password", target: req.agentId, details: { sessions_revoked: revoked } });
+        await agentChanged(em, updated, "password_reset");
+        return updated;
+      });
+      deps.published();
+      return { agentId: agent.id, login: agent.login, temporaryPassword: temporary };
+    },
+  };
+}
+
+/** Own-account routes stay open to an inactive agent's live session only to sign out or read itself. */
+function requireSessionAllowInactive(caller: Caller | undefined): void {
+  requireSession(caller ? { ...caller, isActive: true } : undefined);
+}

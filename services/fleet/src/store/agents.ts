@@ -1,0 +1,65 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { AgentRecord, Role } from "../domain/agents.ts";
+
+const COLUMNS = `id, login, full_name, role, is_active, must_change_password, password_hash, created_at`;
+
+export async function findAgent(em: EntityManager, id: string): Promise<AgentRecord | undefined> {
+  return one<AgentRecord>(em, `select ${COLUMNS} from fleet.agents where id = ?`, [id]);
+}
+
+export async function findAgentForUpdate(em: EntityManager, id: string): Promise<AgentRecord | undefined> {
+  return one<AgentRecord>(em, `select ${COLUMNS} from fleet.agents where id = ? for update`, [id]);
+}
+
+export async function findAgentByLogin(em: EntityManager, login: string): Promise<AgentRecord | undefined> {
+  return one<AgentRecord>(em, `select ${COLUMNS} from fleet.agents where lower(login) = lower(?)`, [login]);
+}
+
+export async function listAgents(em: EntityManager): Promise<AgentRecord[]> {
+  return rows<AgentRecord>(em, `select ${COLUMNS} from fleet.agents order by created_at, login`);
+}
+
+export async function adminExists(em: EntityManager): Promise<boolean> {
+  return (await rows(em, `select 1 from fleet.agents where role = 'admin' limit 1`)).length > 0;
+}
+
+/** Inserts an agent; returns undefined when the login is taken (unique index). */
+export async function insertAgent(
+  em: EntityManager,
+  a: { id: string; login: string; full_name: string; role: Role; password_hash: string },
+): Promise<AgentRecord | undefined> {
+  return one<AgentRecord>(
+    em,
+    `insert into fleet.agents (id, login, full_name, role, password_hash) values (?, ?, ?, ?, ?)
+     on conflict ((lower(login))) do nothing returning ${COLUMNS}`,
+    [a.id, a.login, a.full_name, a.role, a.password_hash],
+  );
+}
+
+export async function updateAgent(
+  em: EntityManager,
+  id: string,
+  change: { full_name?: string; is_active?: boolean; role?: Role; password_hash?: string; must_change_password?: boolean },
+): Promise<AgentRecord | undefined> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [k, v] of Object.entries(change)) {
+    if (v === undefined) continue;
+    sets.push(`${k} = ?`);
+    params.push(v);
+  }
+  sets.push("updated_at = now()");
+  return one<AgentRecord>(em, `update fleet.agents set ${sets.join(", ")} where id = ? returning ${COLUMNS}`, [...params, id]);
+}
+
+export async function audit(
+  em: EntityManager,
+  entry: { actor?: string; action: string; target?: string; details?: Record<string, unknown> },
+): Promise<void> {
+  await em.execute(`insert into fleet.audit_log (actor_agent_id, action, target_id, details) values (?, ?, ?, ?)`, [
+    entry.actor ?? null,
+    entry.action,
+    entry.target ?? null,
+    JSON.stringify(entry.details ?? {}),
+  ]);
+}

@@ -1,0 +1,99 @@
+import { Kafka, logLevel, type Consumer, type Producer } from "kafkajs";
+import type { BusHandler, BusMessage, EventBus, Subscription } from "./bus.ts";
+import type { Logger } from "./log.ts";
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  /** Prefixed to every topic and group, so runs sharing a broker never see each other. */
+  prefix?: string;
+  log: Logger;
+}
+
+/** Kafka through kafkajs, kept behind EventBus so the client can be swapped. */
+export class KafkaBus implements EventBus {
+  private readonly kafka: Kafka;
+  private producer?: Promise<Producer>;
+  private readonly consumers = new Set<Consumer>();
+  private readonly prefix: string;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    this.prefix = options.prefix ?? "";
+    const log = options.log;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      retry: { retries: 8, initialRetryTime: 200 },
+      logCreator: () => (entry) => {
+        const { message, ...rest } = entry.log;
+        if (entry.level <= logLevel.ERROR) log.error({ kafka: rest }, `kafka: ${message}`);
+        else log.warn({ kafka: rest }, `kafka: ${message}`);
+      },
+    });
+  }
+
+  private getProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      const p = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+      await p.connect();
+      return p;
+    })();
+    return this.producer;
+  }
+
+  async publish(messages: BusMessage[]): Promise<void> {
+    if (!messages.length) return;
+    const producer = await this.getProducer();
+    const byTopic = new Map<string, BusMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, ms]) => ({
+        topic: this.prefix + topic,
+        messages: ms.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: m.headers })),
+      })),
+    });
+  }
+
+  async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = topics.map((t) => this.prefix + t).filter((t) => !existing.has(t));
+      if (missing.length) await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })) });
+    } finally {
+      await admin.disconnect();
+    }
+    const consumer = this.kafka.consumer({ groupId: this.prefix + group, allowAutoTopicCreation: true });
+    await consumer.connect();
+    await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+        // A throw makes kafkajs retry the message: delivery is at least once.
+        await handler({
+          topic: topic.slice(this.prefix.length),
+          key: message.key?.toString() ?? "",
+          value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+          headers,
+        });
+      },
+    });
+    this.consumers.add(consumer);
+    return {
+      close: async () => {
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.disconnect()));
+    this.consumers.clear();
+    if (this.producer) await (await this.producer).disconnect();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The event bus as the services see it: Kafka in tests and production, an in-process
+ * bus for the embedded local run. Delivery is at least once in both; consumers dedupe
+ * through their inbox.
+ */
+export interface BusMessage {
+  topic: string;
+  /** Aggregate id: one aggregate's events keep their order. */
+  key: string;
+  value: Uint8Array;
+  headers: Record<string, string>;
+}
+
+export type BusHandler = (message: BusMessage) => Promise<void>;
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventBus {
+  /** Resolves once every message is acknowledged by the bus. */
+  publish(messages: BusMessage[]): Promise<void>;
+  /** Delivers each message of the topics to one member of the group; retries a failed handler. */
+  subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,43 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type Client, type Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { CORRELATION_HEADER, currentContext } from "./context.ts";
+
+/** Default deadline of an outbound call made outside any incoming request. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * Wraps a transport so every call carries the current correlation id and the time
+ * left before the incoming request's deadline.
+ */
+function propagating(inner: Transport): Transport {
+  const options = (timeoutMs: number | undefined, header: HeadersInit | undefined) => {
+    const ctx = currentContext();
+    const headers = new Headers(header);
+    if (ctx) headers.set(CORRELATION_HEADER, ctx.correlationId);
+    const left = ctx?.deadline ? Math.max(1, ctx.deadline - Date.now()) : undefined;
+    return { timeoutMs: timeoutMs ?? left ?? DEFAULT_TIMEOUT_MS, headers };
+  };
+  return {
+    unary(method, signal, timeoutMs, header, input, contextValues) {
+      const o = options(timeoutMs, header);
+      return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+    },
+    stream(method, signal, timeoutMs, header, input, contextValues) {
+      const o = options(timeoutMs, header);
+      return inner.stream(method, signal, o.timeoutMs, o.headers, input, contextValues);
+    },
+  };
+}
+
+const transports = new Map<string, Transport>();
+
+/** A Connect client over gRPC (HTTP/2) for another service; one transport per address. */
+export function serviceClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
+  let transport = transports.get(baseUrl);
+  if (!transport) {
+    transport = propagating(createGrpcTransport({ baseUrl }));
+    transports.set(baseUrl, transport);
+  }
+  return createClient(service, transport);
+}

@@ -1,0 +1,146 @@
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorDetailSchema } from "./gen/transferops/common/v1/errors_pb.ts";
+
+/**
+ * The kinds of refusal a service can give, named after the contract's statuses.
+ * `rpc/` maps each onto a Connect code once; the gateway maps it to HTTP.
+ */
+export type ErrorStatus =
+  | "bad_request" // 400
+  | "unauthenticated" // 401
+  | "forbidden" // 403
+  | "not_found" // 404
+  | "conflict" // 409
+  | "invalid" // 422 validation (code invalid_request)
+  | "refused" // 422 business rule
+  | "locked" // 423
+  | "rate_limited" // 429
+  | "internal"; // 500
+
+const connectCodeOf: Record<ErrorStatus, Code> = {
+  bad_request: Code.InvalidArgument,
+  unauthenticated: Code.Unauthenticated,
+  forbidden: Code.PermissionDenied,
+  not_found: Code.NotFound,
+  conflict: Code.AlreadyExists,
+  invalid: Code.InvalidArgument,
+  refused: Code.FailedPrecondition,
+  locked: Code.FailedPrecondition,
+  rate_limited: Code.ResourceExhausted,
+  internal: Code.Internal,
+};
+
+/** Default code of each status, as the contract's error table names them. */
+export const defaultCodeOf: Record<ErrorStatus, string> = {
+  bad_request: "bad_request",
+  unauthenticated: "not_signed_in",
+  forbidden: "not_allowed",
+  not_found: "not_found",
+  conflict: "conflict",
+  invalid: "invalid_request",
+  refused: "refused",
+  locked: "locked",
+  rate_limited: "rate_limited",
+  internal: "server_error",
+};
+
+export interface Violation {
+  field: string;
+  message: string;
+}
+
+/** A refusal raised by the domain: stable code, text for the agent, context of ids and values. */
+export class DomainError extends Error {
+  readonly code: string;
+  constructor(
+    readonly status: ErrorStatus,
+    readonly detail: string,
+    options: { code?: string; context?: Record<string, unknown>; violations?: Violation[] } = {},
+  ) {
+    super(detail);
+    this.name = "DomainError";
+    this.code = options.code ?? defaultCodeOf[status];
+    this.context = options.context ?? {};
+    this.violations = options.violations ?? [];
+  }
+  readonly context: Record<string, unknown>;
+  readonly violations: Violation[];
+}
+
+export const refuse = (status: ErrorStatus, detail: string, code?: string, context?: Record<string, unknown>) =>
+  new DomainError(status, detail, { code, context });
+
+/** The status a refusal travels as, so the gateway can rebuild it exactly. */
+function statusTag(err: DomainError): string {
+  return err.status;
+}
+
+export function toConnectError(err: DomainError): ConnectError {
+  const detail = create(ErrorDetailSchema, {
+    code: err.code,
+    detail: err.detail,
+    context: JSON.parse(JSON.stringify(err.context)) as JsonObject,
+    violations: err.violations,
+  });
+  const ce = new ConnectError(err.detail, connectCodeOf[err.status], { "x-error-status": statusTag(err) }, [
+    { desc: ErrorDetailSchema, value: detail },
+  ]);
+  return ce;
+}
+
+export interface ErrorBody {
+  status: number;
+  body: { detail: unknown; code: string; context: Record<string, unknown> };
+}
+
+const httpStatusOf: Record<ErrorStatus, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  invalid: 422,
+  refused: 422,
+  locked: 423,
+  rate_limited: 429,
+  internal: 500,
+};
+
+const statusOfConnectCode: Partial<Record<Code, ErrorStatus>> = {
+  [Code.InvalidArgument]: "invalid",
+  [Code.Unauthenticated]: "unauthenticated",
+  [Code.PermissionDenied]: "forbidden",
+  [Code.NotFound]: "not_found",
+  [Code.AlreadyExists]: "conflict",
+  [Code.Aborted]: "conflict",
+  [Code.FailedPrecondition]: "refused",
+  [Code.ResourceExhausted]: "rate_limited",
+};
+
+export function httpStatus(status: ErrorStatus): number {
+  return httpStatusOf[status];
+}
+
+/**
+ * Rebuilds the contract's error body from a service's Connect error. Unknown errors
+ * become a bare 500: their cause is logged by the caller, never sent.
+ */
+export function errorBodyFromConnect(err: ConnectError): ErrorBody {
+  const [detail] = err.findDetails(ErrorDetailSchema);
+  const tagged = err.metadata.get("x-error-status") as ErrorStatus | null;
+  const status: ErrorStatus =
+    tagged && tagged in httpStatusOf ? tagged : (statusOfConnectCode[err.code] ?? "internal");
+  if (!detail || status === "internal") {
+    return { status: 500, body: { detail: "Internal server error", code: "server_error", context: {} } };
+  }
+  const body = {
+    detail: detail.violations.length
+      ? detail.violations.map((v) => ({ field: v.field, message: v.message }))
+      : detail.detail,
+    code: detail.code || defaultCodeOf[status],
+    context: (detail.context ?? {}) as Record<string, unknown>,
+  };
+  return { status: httpStatusOf[status], body };
+}

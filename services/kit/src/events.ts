@@ -1,0 +1,222 @@
+import { randomUUID } from "node:crypto";
+import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import type { EventBus, BusMessage, Subscription } from "./bus.ts";
+import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
+import type { Database, EntityManager } from "./db.ts";
+import type { Logger } from "./log.ts";
+
+/** Topics of the platform; every event is a protobuf message defined in proto/. */
+export const Topics = {
+  fleet: "fleet",
+  operations: "operations",
+  messages: "messages",
+  transactions: "transactions",
+  alerts: "alerts",
+} as const;
+
+export interface EventMeta {
+  eventId: string;
+  type: string;
+  occurredAt: Date;
+  correlationId: string;
+}
+
+/** SQL of the outbox and inbox tables, created by each service's first migration. */
+export function outboxInboxSql(schema: string): string[] {
+  return [
+    `create table "${schema}".outbox (
+      seq bigserial primary key,
+      id uuid not null unique,
+      topic text not null,
+      key text not null,
+      type text not null,
+      payload bytea not null,
+      headers jsonb not null,
+      created_at timestamptz not null default now(),
+      published_at timestamptz
+    )`,
+    `create index outbox_unpublished on "${schema}".outbox (seq) where published_at is null`,
+    `create table "${schema}".inbox (
+      event_id uuid not null,
+      consumer text not null,
+      received_at timestamptz not null default now(),
+      primary key (consumer, event_id)
+    )`,
+  ];
+}
+
+/**
+ * Writes an event to the outbox inside the caller's transaction: it is published if and
+ * only if the state change commits.
+ */
+export async function enqueueEvent<S extends DescMessage>(
+  em: EntityManager,
+  schemaName: string,
+  event: { topic: string; key: string; schema: S; message: MessageShape<S> },
+): Promise<string> {
+  const id = randomUUID();
+  const headers = {
+    "event-id": id,
+    "event-type": event.schema.typeName,
+    "occurred-at": new Date().toISOString(),
+    "correlation-id": currentContext()?.correlationId ?? id,
+  };
+  await em.execute(
+    `insert into "${schemaName}".outbox (id, topic, key, type, payload, headers) values (?, ?, ?, ?, ?, ?)`,
+    [id, event.topic, event.key, event.schema.typeName, Buffer.from(toBinary(event.schema, event.message)), JSON.stringify(headers)],
+  );
+  return id;
+}
+
+export interface RelayOptions {
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+/**
+ * Publishes committed outbox rows in order, then marks them. A crash between publish and
+ * mark publishes the rows again: consumers dedupe on event id, so nothing is lost and
+ * nothing takes effect twice.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  private again = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly options: RelayOptions = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Asks for a pass now (after a commit), instead of waiting for the interval. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.passes().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.kick();
+      this.schedule();
+    }, this.options.intervalMs ?? 250);
+    this.timer.unref();
+  }
+
+  private async passes(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while ((await this.publishBatch()) > 0 && !this.stopped);
+      } catch (err) {
+        this.log.warn({ err }, "outbox relay pass failed; will retry");
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** One batch: lock, publish, mark, in one transaction. Returns how many it published. */
+  async publishBatch(): Promise<number> {
+    const schema = this.db.schema;
+    return this.db.tx(async (em) => {
+      const batch = (await em.execute(
+        `select id, topic, key, payload, headers from "${schema}".outbox
+          where published_at is null order by seq limit ? for update skip locked`,
+        [this.options.batchSize ?? 200],
+      )) as { id: string; topic: string; key: string; payload: Buffer; headers: Record<string, string> }[];
+      if (!batch.length) return 0;
+      await this.bus.publish(
+        batch.map((r): BusMessage => ({ topic: r.topic, key: r.key, value: new Uint8Array(r.payload), headers: r.headers })),
+      );
+      await em.execute(`update "${schema}".outbox set published_at = now() where id = any(?)`, [batch.map((r) => r.id)]);
+      return batch.length;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+export interface EventHandler<S extends DescMessage> {
+  schema: S;
+  handle(em: EntityManager, event: MessageShape<S>, meta: EventMeta): Promise<void>;
+}
+
+export const on = <S extends DescMessage>(
+  schema: S,
+  handle: (em: EntityManager, event: MessageShape<S>, meta: EventMeta) => Promise<void>,
+): EventHandler<DescMessage> => ({ schema, handle }) as unknown as EventHandler<DescMessage>;
+
+/**
+ * Records the event id in the inbox and applies the effect in one transaction;
+ * a redelivered event finds its id and changes nothing. Returns whether it applied.
+ */
+export async function consumeOnce(
+  db: Database,
+  consumer: string,
+  eventId: string,
+  effect: (em: EntityManager) => Promise<void>,
+): Promise<boolean> {
+  return db.tx(async (em) => {
+    const inserted = (await em.execute(
+      `insert into "${db.schema}".inbox (event_id, consumer) values (?, ?) on conflict do nothing returning event_id`,
+      [eventId, consumer],
+    )) as unknown[];
+    if (!inserted.length) return false;
+    await effect(em);
+    return true;
+  });
+}
+
+export interface ConsumerOptions {
+  bus: EventBus;
+  db: Database;
+  /** Consumer group, e.g. `analytics.fleet`; also the inbox's consumer name. */
+  group: string;
+  topics: string[];
+  handlers: EventHandler<DescMessage>[];
+  log: Logger;
+}
+
+/** Subscribes a service's handlers: decode by event type, apply once through the inbox. */
+export async function startConsumer(options: ConsumerOptions): Promise<Subscription> {
+  const byType = new Map(options.handlers.map((h) => [h.schema.typeName, h]));
+  return options.bus.subscribe(options.group, options.topics, async (m) => {
+    const type = m.headers["event-type"];
+    const handler = byType.get(type);
+    if (!handler) return;
+    const meta: EventMeta = {
+      eventId: m.headers["event-id"],
+      type,
+      occurredAt: new Date(m.headers["occurred-at"]),
+      correlationId: correlationIdFrom(m.headers["correlation-id"]),
+    };
+    const event = fromBinary(handler.schema, m.value);
+    await runWithContext({ correlationId: meta.correlationId }, async () => {
+      try {
+        const applied = await consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
+        options.log.debug({ event: type, event_id: meta.eventId, applied }, "event consumed");
+      } catch (err) {
+        options.log.error({ err, event: type, event_id: meta.eventId }, "event handler failed; will be redelivered");
+        throw err;
+      }
+    });
+  });
+}

@@ -1,0 +1,14 @@
+export * from "./config.ts";
+export * from "./context.ts";
+export * from "./log.ts";
+export * from "./errors.ts";
+export * from "./server.ts";
+export * from "./client.ts";
+export * from "./db.ts";
+export * from "./bus.ts";
+export { MemoryBus } from "./bus-memory.ts";
+export { KafkaBus } from "./bus-kafka.ts";
+export * from "./events.ts";
+export * from "./runtime.ts";
+export * from "./time.ts";
+export type { Caller } from "./gen/transferops/common/v1/identity_pb.ts";

@@ -1,0 +1,119 @@
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { CORRELATION_HEADER, correlationIdFrom, runWithContext } from "./context.ts";
+import { DomainError, toConnectError } from "./errors.ts";
+import { HealthState, registerHealth } from "./health.ts";
+import type { Logger } from "./log.ts";
+import { DescriptorIndex, registerReflection } from "./reflection.ts";
+import { Health } from "./gen/grpc/health/v1/health_pb.ts";
+import * as reflectionV1 from "./gen/grpc/reflection/v1/reflection_pb.ts";
+import * as reflectionV1alpha from "./gen/grpc/reflection/v1alpha/reflection_pb.ts";
+
+export interface ServedService {
+  service: DescService;
+  impl: unknown;
+}
+
+/** Pairs a service with its handlers, typed against the service's descriptor. */
+export function served<S extends DescService>(service: S, impl: Partial<ServiceImpl<S>>): ServedService {
+  return { service, impl };
+}
+
+export interface GrpcServerOptions {
+  name: string;
+  port: number;
+  host?: string;
+  services: ServedService[];
+  log: Logger;
+}
+
+export interface GrpcServer {
+  port: number;
+  url: string;
+  health: HealthState;
+  close(): Promise<void>;
+}
+
+const GRPC_TIMEOUT_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000001 };
+
+/** The caller's deadline from `grpc-timeout` (gRPC) or `connect-timeout-ms` (Connect). */
+function timeoutOf(header: Headers): number | undefined {
+  const grpc = header.get("grpc-timeout");
+  const match = grpc ? /^(\d{1,8})([HMSmun])$/.exec(grpc) : null;
+  if (match) return Number(match[1]) * GRPC_TIMEOUT_UNIT_MS[match[2]];
+  const connect = Number(header.get("connect-timeout-ms"));
+  return connect > 0 ? connect : undefined;
+}
+
+/** Runs each call inside its correlation id and maps refusals and unknown failures once. */
+function callInterceptor(log: Logger): Interceptor {
+  return (next) => async (req) => {
+    const correlationId = correlationIdFrom(req.header.get(CORRELATION_HEADER));
+    const timeoutMs = timeoutOf(req.header);
+    const deadline = timeoutMs ? Date.now() + timeoutMs : undefined;
+    return runWithContext({ correlationId, deadline }, async () => {
+      const started = performance.now();
+      try {
+        const res = await next(req);
+        log.debug({ rpc: req.method.name, ms: Math.round(performance.now() - started) }, "rpc ok");
+        return res;
+      } catch (err) {
+        const ms = Math.round(performance.now() - started);
+        if (err instanceof DomainError) {
+          log.debug({ rpc: req.method.name, ms, code: err.code }, "rpc refused");
+          throw toConnectError(err);
+        }
+        if (err instanceof ConnectError && err.code !== Code.Unknown && err.code !== Code.Internal) {
+          log.debug({ rpc: req.method.name, ms, code: err.code }, "rpc error");
+          throw err;
+        }
+        log.error({ rpc: req.method.name, ms, err }, "rpc failed");
+        throw new ConnectError("internal error", Code.Internal);
+      }
+    });
+  };
+}
+
+/** One h2c port serving gRPC, Connect and gRPC-web, with health and reflection. */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
+  const { log } = options;
+  const served = options.services.map((s) => s.service);
+  const health = new HealthState(served.map((s) => s.typeName));
+  const index = new DescriptorIndex([...served, Health, reflectionV1.ServerReflection, reflectionV1alpha.ServerReflection]);
+  const routes = (router: ConnectRouter) => {
+    for (const s of options.services) router.service(s.service, s.impl as ServiceImpl<DescService>);
+    registerHealth(router, health);
+    registerReflection(router, index);
+  };
+  const handler = connectNodeAdapter({ routes, interceptors: [callInterceptor(log)], grpcWeb: true, connect: true });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port }, `${options.name} serving gRPC on h2c`);
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    health,
+    async close() {
+      health.setServing(false);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sessions) s.close();
+        setTimeout(() => {
+          for (const s of sessions) s.destroy();
+        }, 5_000).unref();
+      });
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import pg from "pg";
+import { startEmbeddedPostgres, createDatabase } from "./postgres.ts";
+const t = Date.now();
+const h = await startEmbeddedPostgres((s) => console.log(s));
+console.log(h.description, h.adminUrl.replace(/:[^:@]+@/, ":***@"), Date.now() - t, "ms");
+const db = await createDatabase(h.adminUrl);
+const c = new pg.Client(db.url); await c.connect(); console.log((await c.query("select current_database(), version()")).rows); await c.end();
+await db.drop();
+await h.stop();
+console.log("stopped");

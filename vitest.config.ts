@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["services/*/src/**/*.test.ts", "gateway/src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/infra/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
