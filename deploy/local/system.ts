@@ -36,7 +36,7 @@ export interface RunningSystem {
  * without, they share one in-process bus.
  */
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
-  const env = options.env;
+  const env = { ...options.env };
   const level = env.LOG_LEVEL ?? "info";
   const logOf = (name: string): Logger => createLogger(name, { level, destination: options.logDestination });
   const shared = csv(env.KAFKA_BROKERS).length ? undefined : new MemoryBus();
@@ -47,7 +47,16 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     buses.push(bus);
     return bus;
   };
-  const port = (configured: number) => (options.randomPorts ? 0 : configured);
+  if (options.randomPorts) {
+    // Every service learns every address up front, so calls in either direction work.
+    for (const name of ["FLEET", "DISPATCH", "EVIDENCE", "INTAKE", "ANALYTICS", "MESSAGING"]) {
+      const p = await freePort();
+      env[`${name}_URL`] = `http://127.0.0.1:${p}`;
+      env[`${name}_GRPC_PORT`] = String(p);
+    }
+  }
+  const port = (name: string, configured: number) =>
+    options.randomPorts ? Number(env[`${name.toUpperCase()}_GRPC_PORT`]) : configured;
   const started: { name: string; url: string; stop(): Promise<void> }[] = [];
   const start = async <C extends { env: { GRPC_PORT: number } }>(
     name: string,
@@ -55,7 +64,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     run: (o: { config: C; port: number; bus: EventBus; log: Logger }) => Promise<{ url: string; stop(): Promise<void> }>,
   ) => {
     const log = logOf(name);
-    const s = await run({ config, port: port(config.env.GRPC_PORT), bus: busOf(name, log), log });
+    const s = await run({ config, port: port(name, config.env.GRPC_PORT), bus: busOf(name, log), log });
     started.push({ name, ...s });
     return s.url;
   };
@@ -71,12 +80,6 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const gatewayConfig = loadGatewayConfig({
       ...env,
       ...(options.randomPorts ? { PORT: "0" } : {}),
-      FLEET_URL: urls.fleet,
-      DISPATCH_URL: urls.dispatch,
-      EVIDENCE_URL: urls.evidence,
-      INTAKE_URL: urls.intake,
-      ANALYTICS_URL: urls.analytics,
-      MESSAGING_URL: urls.messaging,
     });
     const gateway = await startGateway(gatewayConfig, logOf("gateway"), env.HOST ?? "127.0.0.1");
     started.push({ name: "gateway", url: gateway.url, stop: gateway.stop });
@@ -95,4 +98,17 @@ async function stopAll(started: { stop(): Promise<void> }[], buses: EventBus[], 
   for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
   await Promise.all(buses.map((b) => b.close().catch(() => undefined)));
   await shared?.close();
+}
+
+/** A port free right now on the loopback interface. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }

@@ -6,12 +6,6 @@ export const gatewayConfigShape = {
   ...baseConfigShape,
   /** HTTP port of the /v1 API. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  FLEET_URL: z.string().url().default("http://127.0.0.1:50051"),
-  DISPATCH_URL: z.string().url().default("http://127.0.0.1:50052"),
-  EVIDENCE_URL: z.string().url().default("http://127.0.0.1:50053"),
-  INTAKE_URL: z.string().url().default("http://127.0.0.1:50054"),
-  ANALYTICS_URL: z.string().url().default("http://127.0.0.1:50055"),
-  MESSAGING_URL: z.string().url().default("http://127.0.0.1:50056"),
   /** Sustained requests a second allowed per credential (or per client address without one). */
   RATE_LIMIT_RPS: z.coerce.number().positive().default(20),
   /** Burst allowed per credential above the sustained rate. */

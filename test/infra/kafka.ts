@@ -207,7 +207,7 @@ async function startKafkaFromJars(log: Log): Promise<KafkaHandle> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
-      return await startBrokerOnce(libs, log);
+      return await startBrokerOnce(libs);
     } catch (err) {
       lastError = err;
       // Free ports are picked by binding port 0 and closing; someone may grab one in between.
@@ -286,7 +286,7 @@ function removeOldPartialDownloads(dir: string): void {
 
 class PortRaceError extends Error {}
 
-async function startBrokerOnce(libs: string, log: Log): Promise<KafkaHandle> {
+async function startBrokerOnce(libs: string): Promise<KafkaHandle> {
   const started = Date.now();
   const dir = await mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX));
   const [port, controllerPort] = await freePorts(2);

@@ -12,6 +12,13 @@ export const baseConfigShape = {
   KAFKA_BROKERS: z.string().optional(),
   /** Prefix of every Kafka topic and consumer group; tests give each run its own. */
   KAFKA_TOPIC_PREFIX: z.string().default(""),
+  /** Addresses of the services (gRPC over h2c); each calls only those it needs. */
+  FLEET_URL: z.string().url().default("http://127.0.0.1:50051"),
+  DISPATCH_URL: z.string().url().default("http://127.0.0.1:50052"),
+  EVIDENCE_URL: z.string().url().default("http://127.0.0.1:50053"),
+  INTAKE_URL: z.string().url().default("http://127.0.0.1:50054"),
+  ANALYTICS_URL: z.string().url().default("http://127.0.0.1:50055"),
+  MESSAGING_URL: z.string().url().default("http://127.0.0.1:50056"),
 };
 
 export type ConfigShape = Record<string, z.ZodType>;

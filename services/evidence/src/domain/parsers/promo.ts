@@ -1,0 +1,55 @@
+// Promotions glued to transactional texts.
+//
+// Operators append marketing to receipts ("...Transaction Id: 18191577531. Borrow up to
+// 100,000 FCFA in advance...") or prepend it without a separator ("...double your
+// commissionCash out initiated by..."). A number in a promotion must never become a field.
+// Two defences, both applied:
+//   1. field patterns only look from the start of the rule's match (drops prepended promos);
+//   2. the body is cut at the first sentence, after the one the match ends in, that carries a
+//      promotional cue (drops appended promos). Field patterns are also anchored to labels.
+// The cut is deliberately eager: a cue word in a sender's free-text message also cuts, which
+// can only turn later fields into null, never into a wrong number.
+
+/** Words and shapes that only promotions use. Runs on accent-folded text. */
+const PROMO_CUE = new RegExp(
+  [
+    String.raw`\b(?:gagn(?:e|es|ez|er|ant|ants)|a gagner|win|wins|winners?|earn|bonus|promos?|promotion|offre|offer|cadeaux?)\b`,
+    String.raw`\b(?:chance|prix casses|profite[rz]?|borrow|emprunte[rz]?|download|telecharge[rz]?)\b`,
+    String.raw`\b(?:more info|plus d'infos?|disponible sur|available on)\b`,
+    String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d`,
+    String.raw`[-+]\d+\s?%`,
+  ].join("|"),
+  "gi",
+);
+
+/**
+ * End (exclusive) of the transactional body: the start of the first promotional sentence
+ * that begins after `from`, or the end of the text.
+ */
+export function promoCut(folded: string, from: number): number {
+  for (const cue of folded.slice(from).matchAll(PROMO_CUE)) {
+    const start = sentenceStart(folded, from, from + cue.index);
+    if (start !== null) return start;
+  }
+  return folded.length;
+}
+
+/** The nearest sentence boundary in (min, at], or null when `at` is in the first sentence. */
+function sentenceStart(text: string, min: number, at: number): number | null {
+  for (let i = at; i > min; i -= 1) if (isBoundary(text, i)) return i;
+  return null;
+}
+
+/**
+ * A sentence starts at `i` when the previous character ends one ("." "!" "?" or the "|"
+ * MTN uses) and `i` is a space, or an upper-case letter followed by a lower-case one (the
+ * glued ".Prix Cassés"). Decimal points ("2784137.6") and references ("CI220822.1921.C04642",
+ * "NAME-CHEAP.COM*") are not boundaries.
+ */
+function isBoundary(text: string, i: number): boolean {
+  if (!".!?|".includes(text[i - 1] ?? "")) return false;
+  const here = text[i] ?? "";
+  if (here === " ") return true;
+  const next = text[i + 1] ?? "";
+  return /\p{Lu}/u.test(here) && /\p{Ll}/u.test(next);
+}

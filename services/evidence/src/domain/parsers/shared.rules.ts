@@ -1,0 +1,70 @@
+// Rules that apply to both operators. They carry no fields: a template, a refusal, a notice
+// or a promotion never proves money, so no number is read from them.
+
+import { skeleton } from "./fields.ts";
+import type { Rule } from "./types.ts";
+
+/** Evaluated before the operator's own rules. */
+export const SHARED_FIRST: readonly Rule[] = [
+  {
+    // Template debris: upper-case slot names glued to values, nothing else
+    // ("AMOUNT10,000 MSISDN_SENDER237678738594 REASON-"). Case-sensitive on purpose: the
+    // slot names are upper-case, words of a real sentence are not all so. Tokens are
+    // space-separated so that a long capital word cannot be split in exponentially many ways.
+    id: "shared.tpl.debris",
+    kind: "TPL",
+    language: null,
+    match: /^(?=.*\b[A-Z][A-Z_]{2,}[\d-])[A-Z][A-Z_]{2,}[^\sa-z]*(?: [A-Z][A-Z_]{2,}[^\sa-z]*)+$/,
+  },
+];
+
+/** Evaluated after the operator's own rules: they classify what no wording recognised. */
+export const SHARED_LAST: readonly Rule[] = [
+  {
+    // A programmer's placeholder left in a text no wording recognised ("{montant}", "%s").
+    // Masks such as "[NAME]" are not enough: the anonymised genuine samples are full of them.
+    id: "shared.tpl.placeholder",
+    kind: "TPL",
+    language: null,
+    match: /\{\{?\s*[A-Za-z_][\w.]*\s*\}\}?|%(?:\d+\$)?[sd](?![A-Za-z])|\$\{\w+\}|<[A-Z][A-Z_]+>|\b[A-Z_]{4,}\}/,
+  },
+  {
+    id: "shared.fail",
+    kind: "FAIL",
+    language: null,
+    match: skeleton(
+      [
+        String.raw`\b(?:has|have|had) failed\b|\btransaction failed\b|\bunsuccessful\b`,
+        String.raw`\binsufficient (?:funds|balance)\b|\bcould not be (?:completed|processed)\b`,
+        String.raw`\b(?:was|has been) (?:declined|rejected)\b|\b(?:wrong|invalid|incorrect) (?:pin|secret code)\b`,
+        String.raw`\b(?:a|ont|avez) echoue\b|\bechou(?:e|ee)\b|\bechec\b|\bsolde insuffisant\b|\bfonds insuffisants\b`,
+        String.raw`\bn'a pas (?:pu )?(?:ete )?(?:abouti|effectue)|\bcode (?:secret|pin) (?:incorrect|invalide|errone)\b`,
+      ].join("|"),
+    ),
+  },
+  {
+    id: "shared.admin",
+    kind: "ADMIN",
+    language: null,
+    match: skeleton(
+      [
+        String.raw`\b(?:confidential|verification|secret|otp) code\b|\bdo not share\b|^warning\b`,
+        String.raw`\btransfer (?:error|mistake)\b|\bmaintenance\b|\bhave (?:now )?been restored\b`,
+        String.raw`\bcode (?:confidentiel|secret|de verification)\b|\bne (?:le |la )?partagez\b|^attention\b`,
+        String.raw`\berreur de transfert\b|\ble code de \+?\d{8,15} est\b`,
+      ].join("|"),
+    ),
+  },
+  {
+    id: "shared.mkt",
+    kind: "MKT",
+    language: null,
+    match: skeleton(
+      [
+        String.raw`\b(?:win|wins|winners?|earn|bonus|promos?|promotion|offer|gift|chance|prizes?|free|discount|cashback)\b`,
+        String.raw`\b(?:gagn\w*|offre|offert|cadeaux?|gratuit\w*|profite[rz]?|remise|reduction|prix casses)\b`,
+        String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d|[-+]\d+\s?%`,
+      ].join("|"),
+    ),
+  },
+];
