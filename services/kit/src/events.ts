@@ -142,7 +142,7 @@ export class OutboxRelay {
       await this.bus.publish(
         batch.map((r): BusMessage => ({ topic: r.topic, key: r.key, value: new Uint8Array(r.payload), headers: r.headers })),
       );
-      await em.execute(`update "${schema}".outbox set published_at = now() where id = any(?)`, [batch.map((r) => r.id)]);
+      await em.execute(`update "${schema}".outbox set published_at = now() where id in (?)`, [batch.map((r) => r.id)]);
       return batch.length;
     });
   }

@@ -1,4 +1,4 @@
-import { route, ok, type Route } from "../../http/route.ts";
+import { route, type Route } from "../../http/route.ts";
 import { probeServices } from "../../health.ts";
 
 export const healthRoutes: Route[] = [

@@ -21,7 +21,11 @@ function sim(sim_id: string, overrides: Partial<SimCandidate> = {}): SimCandidat
   };
 }
 
-const GRANT: AccessGrant = { allowed_sim_ids: ["b1", "a1"], allowed_op_types: ["deposit", "balance"], max_amount: 50_000 };
+const GRANT: AccessGrant = {
+  allowed_sim_ids: ["b1", "a1"],
+  allowed_op_types: ["deposit", "balance"],
+  max_amount: 50_000,
+};
 const AGENT = { role: "agent", grant: GRANT } as const;
 
 const request = (overrides: Partial<OperationRequest> = {}): OperationRequest => ({
@@ -54,7 +58,12 @@ describe("admitOperation: precedence of the create-operation gates", () => {
       { circuit_breaker_active: true },
       ["circuit_breaker", "circuit_breaker"],
     ],
-    ["refuses an amount of 0 before the operator", { amount: 0, msisdn: "660000000" }, {}, ["invalid_request", "montant must be a whole number of FCFA above 0, got 0"]],
+    [
+      "refuses an amount of 0 before the operator",
+      { amount: 0, msisdn: "660000000" },
+      {},
+      ["invalid_request", "montant must be a whole number of FCFA above 0, got 0"],
+    ],
     [
       "refuses origin matching on the create route",
       { caller: "api_key", origin: "matching" },
@@ -97,17 +106,15 @@ describe("admitOperation: precedence of the create-operation gates", () => {
       { candidates: [sim("b1", { status: "frozen" }), sim("b2")] },
       ["no_active_sim", "No active operator_b SIM available"],
     ],
-    [
-      "never selects an ungranted SIM for an agent",
-      {},
-      { candidates: [sim("b1", { in_flight: 4 }), sim("b2")] },
-      "b1",
-    ],
+    ["never selects an ungranted SIM for an agent", {}, { candidates: [sim("b1", { in_flight: 4 }), sim("b2")] }, "b1"],
     [
       "lets an admin use any SIM but not skip the balance rules",
       { agent: { role: "admin", grant: null }, amount: 200_000 },
       { candidates: [sim("b1"), sim("b2", { balance_mirror: 150_000 })] },
-      ["insufficient_balance", "Insufficient balance on SIM b2: requested 200000, available 150000 (measured 2026-11-22T12:59:00+01:00)"],
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b2: requested 200000, available 150000 (measured 2026-11-22T12:59:00+01:00)",
+      ],
     ],
     [
       "skips the operator check for a balance check",
@@ -133,21 +140,27 @@ describe("admitOperation: precedence of the create-operation gates", () => {
 describe("admitMatchingOperation", () => {
   it.each<[string, string, Partial<AdmissionFacts>, string | [string, string]]>([
     ["derives the operator from the beneficiary number", "670000001", {}, "a1"],
-    ["refuses an undetermined prefix", "662000000", {}, ["operator_undetermined", "Cannot determine the operator for 662000000"]],
     [
-      "ignores the circuit breaker: a person dials",
-      "690000001",
-      { circuit_breaker_active: true },
-      "b1",
+      "refuses an undetermined prefix",
+      "662000000",
+      {},
+      ["operator_undetermined", "Cannot determine the operator for 662000000"],
     ],
+    ["ignores the circuit breaker: a person dials", "690000001", { circuit_breaker_active: true }, "b1"],
     [
       "applies a deposit's balance rules",
       "690000001",
       { candidates: [sim("b1", { balance_mirror: 10 })] },
-      ["insufficient_balance", "Insufficient balance on SIM b1: requested 5000, available 10 (measured 2026-11-22T12:59:00+01:00)"],
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b1: requested 5000, available 10 (measured 2026-11-22T12:59:00+01:00)",
+      ],
     ],
   ])("%s", (_rule, msisdn, factOverrides, expected) => {
-    const result = admitMatchingOperation({ agent: AGENT, beneficiary_msisdn: msisdn, amount: 5000 }, facts(factOverrides));
+    const result = admitMatchingOperation(
+      { agent: AGENT, beneficiary_msisdn: msisdn, amount: 5000 },
+      facts(factOverrides),
+    );
     expect(outcome(result)).toEqual(expected);
   });
 

@@ -9,9 +9,18 @@ describe("decidePoll", () => {
     ["claims for a device that never finished an operation", false, null, "claim"],
     ["claims once the cooldown has passed", false, secondsAgo(30), "claim"],
     ["answers cooldown inside the cooldown", false, secondsAgo(29), "cooldown"],
-    ["refuses a device that already runs an operation", true, null, ["device_busy", "Device d1 already has a running operation"]],
+    [
+      "refuses a device that already runs an operation",
+      true,
+      null,
+      ["device_busy", "Device d1 already has a running operation"],
+    ],
   ])("%s", (_rule, running, lastFinished, expected) => {
-    const result = decidePoll({ device_id: "d1", has_running_operation: running, last_finished_at: lastFinished }, NOW, 30);
+    const result = decidePoll(
+      { device_id: "d1", has_running_operation: running, last_finished_at: lastFinished },
+      NOW,
+      30,
+    );
     expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
   });
 });

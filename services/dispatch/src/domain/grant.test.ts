@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { checkGrant, checkGrantCoversOperator, filterCandidatesByGrant, type AccessGrant } from "./grant.ts";
 import type { Operator, OpType, Role } from "./vocabulary.ts";
 
-const GRANT: AccessGrant = { allowed_sim_ids: ["b1", "a1"], allowed_op_types: ["deposit", "balance"], max_amount: 50_000 };
+const GRANT: AccessGrant = {
+  allowed_sim_ids: ["b1", "a1"],
+  allowed_op_types: ["deposit", "balance"],
+  max_amount: 50_000,
+};
 
 describe("checkGrant", () => {
   it.each<[string, AccessGrant | null, Role, string | null, OpType, number, string | null, string | null]>([
@@ -115,10 +119,18 @@ describe("filterCandidatesByGrant", () => {
 describe("checkGrantCoversOperator", () => {
   it.each<[string, { operator: Operator }[], Role, Operator, string | null]>([
     ["passes when a granted SIM is of the operator", [{ operator: "operator_b" }], "agent", "operator_b", null],
-    ["refuses when no granted SIM is of the operator", [{ operator: "operator_a" }], "agent", "operator_b", "Access profile grants no operator_b SIM"],
+    [
+      "refuses when no granted SIM is of the operator",
+      [{ operator: "operator_a" }],
+      "agent",
+      "operator_b",
+      "Access profile grants no operator_b SIM",
+    ],
     ["passes an admin whatever the candidates", [], "admin", "operator_b", null],
   ])("%s", (_rule, granted, role, operator, detail) => {
     const error = checkGrantCoversOperator(granted, role, operator);
-    expect(error === null ? null : [error.code, error.message]).toEqual(detail === null ? null : ["not_in_grant_sim", detail]);
+    expect(error === null ? null : [error.code, error.message]).toEqual(
+      detail === null ? null : ["not_in_grant_sim", detail],
+    );
   });
 });

@@ -253,7 +253,13 @@ describe("failureReasonFor", () => {
   it.each<[string, DeviceOutcome, string | null, string | null, string | null]>([
     ["keeps the device's failure_detail", "ussd_failed", "Solde insuffisant", "screen", "Solde insuffisant"],
     ["keeps failure_detail even for name_mismatch", "name_mismatch", "JEAN vs PAUL", "screen", "JEAN vs PAUL"],
-    ["falls back to the screen text for name_mismatch", "name_mismatch", null, "Confirmez ... PAUL DURAND", "Confirmez ... PAUL DURAND"],
+    [
+      "falls back to the screen text for name_mismatch",
+      "name_mismatch",
+      null,
+      "Confirmez ... PAUL DURAND",
+      "Confirmez ... PAUL DURAND",
+    ],
     ["falls back to the outcome for name_mismatch without screen text", "name_mismatch", null, null, "name_mismatch"],
     ["falls back to the outcome for other failures", "ussd_failed", null, "Erreur", "ussd_failed"],
     ["falls back to the outcome for a timeout", "ussd_timeout", null, null, "ussd_timeout"],
@@ -289,9 +295,17 @@ describe("retryFlags", () => {
 describe("transition: totality", () => {
   const triggers: Trigger[] = [
     { type: "claim" },
-    ...(["ussd_ok", "ussd_unconfirmed", "ussd_failed", "ussd_timeout", "no_service", "sim_absent", "name_mismatch"] as const).map(
-      (outcome): Trigger => ({ type: "outcome", outcome }),
-    ),
+    ...(
+      [
+        "ussd_ok",
+        "ussd_unconfirmed",
+        "ussd_failed",
+        "ussd_timeout",
+        "no_service",
+        "sim_absent",
+        "name_mismatch",
+      ] as const
+    ).map((outcome): Trigger => ({ type: "outcome", outcome })),
     { type: "proof", within_late_window: true },
     { type: "proof", within_late_window: false },
     { type: "divergent_proof" },

@@ -3,7 +3,7 @@ import { checkOperator, deriveOperator, normaliseMsisdn, operatorOf } from "./op
 import type { Operator, OpType } from "./vocabulary.ts";
 
 describe("normaliseMsisdn", () => {
-  it.each([
+  it.each<[string, string | null, string]>([
     ["690000001", "690000001", "keeps a 9-digit local number"],
     ["+237690000001", "690000001", "drops +237"],
     ["00237690000001", "690000001", "drops 00237"],
@@ -15,7 +15,7 @@ describe("normaliseMsisdn", () => {
     ["69000000a", null, "refuses a letter"],
     ["690-000-001", null, "does not rewrite dashes"],
     ["", null, "refuses empty text"],
-  ])("%s -> %s (%s)", (raw, expected) => {
+  ])("%s -> %s (%s)", (raw, expected, _rule) => {
     expect(normaliseMsisdn(raw)).toBe(expected);
   });
 });

@@ -19,7 +19,10 @@ export const REASONS = {
   circuit_breaker: { status: "locked", when: "The circuit breaker is active; nothing is queued" },
   invalid_request: { status: "invalid", when: "A request value is malformed (amount, date, day count)" },
   origin_matching_refused: { status: "invalid", when: "origin `matching` on the create route" },
-  merchant_code_required: { status: "invalid", when: "operator_b withdrawal, float_deposit or mini_statement without merchant_code" },
+  merchant_code_required: {
+    status: "invalid",
+    when: "operator_b withdrawal, float_deposit or mini_statement without merchant_code",
+  },
   invalid_msisdn: { status: "invalid", when: "Destination is not a 9-digit local number" },
   operator_undetermined: { status: "refused", when: "Destination prefix belongs to no operator" },
   operator_mismatch: { status: "refused", when: "Destination prefix contradicts the declared operator" },
@@ -45,8 +48,14 @@ export const REASONS = {
   operation_not_editable: { status: "conflict", when: "Edit of a matching operation that left awaiting_manual_dial" },
   operation_not_settleable: { status: "conflict", when: "Board settle of an operation not in no_evidence" },
   operation_not_arbitrable: { status: "refused", when: "Admin arbitration of an operation not in no_evidence" },
-  operation_not_attachable: { status: "conflict", when: "Attach to a failed or rejected operation, or one already proven by evidence" },
-  operation_not_running: { status: "conflict", when: "Device outcome for an operation that is not running and never got one" },
+  operation_not_attachable: {
+    status: "conflict",
+    when: "Attach to a failed or rejected operation, or one already proven by evidence",
+  },
+  operation_not_running: {
+    status: "conflict",
+    when: "Device outcome for an operation that is not running and never got one",
+  },
   outcome_conflict: { status: "conflict", when: "Device outcome differs from the outcome already recorded" },
   invalid_transition: { status: "conflict", when: "Any other trigger not allowed from the current status" },
   device_busy: { status: "conflict", when: "Device poll while the device already has a running operation" },

@@ -22,7 +22,12 @@ describe("resolveOrigin", () => {
       "matching",
       ["origin_matching_refused", "origin matching is set only by creating a matching operation"],
     ],
-    ["refuses an unknown origin from the API key", "api_key", "batch", ["invalid_request", "origin must be aggregated or assisted, got 'batch'"]],
+    [
+      "refuses an unknown origin from the API key",
+      "api_key",
+      "batch",
+      ["invalid_request", "origin must be aggregated or assisted, got 'batch'"],
+    ],
   ])("%s", (_rule, caller, requested, expected) => {
     const result = resolveOrigin(caller, requested);
     expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
@@ -31,9 +36,27 @@ describe("resolveOrigin", () => {
 
 describe("checkMerchantCode", () => {
   it.each<[string, Operator, OpType, string | null, string | null]>([
-    ["requires it for a withdrawal on operator_b", "operator_b", "withdrawal", null, "merchant_code is required for withdrawal on operator_b"],
-    ["requires it for a float deposit on operator_b", "operator_b", "float_deposit", "", "merchant_code is required for float_deposit on operator_b"],
-    ["requires it for a mini statement on operator_b", "operator_b", "mini_statement", "  ", "merchant_code is required for mini_statement on operator_b"],
+    [
+      "requires it for a withdrawal on operator_b",
+      "operator_b",
+      "withdrawal",
+      null,
+      "merchant_code is required for withdrawal on operator_b",
+    ],
+    [
+      "requires it for a float deposit on operator_b",
+      "operator_b",
+      "float_deposit",
+      "",
+      "merchant_code is required for float_deposit on operator_b",
+    ],
+    [
+      "requires it for a mini statement on operator_b",
+      "operator_b",
+      "mini_statement",
+      "  ",
+      "merchant_code is required for mini_statement on operator_b",
+    ],
     ["accepts one given on operator_b", "operator_b", "withdrawal", "515318", null],
     ["does not require it for a deposit on operator_b", "operator_b", "deposit", null, null],
     ["does not require it for a balance check on operator_b", "operator_b", "balance", null, null],
@@ -56,6 +79,8 @@ describe("checkAmount", () => {
     ["refuses NaN", Number.NaN, "montant must be a whole number of FCFA above 0, got NaN"],
   ])("%s", (_rule, amount, detail) => {
     const error = checkAmount(amount);
-    expect(error === null ? null : [error.code, error.message]).toEqual(detail === null ? null : ["invalid_request", detail]);
+    expect(error === null ? null : [error.code, error.message]).toEqual(
+      detail === null ? null : ["invalid_request", detail],
+    );
   });
 });

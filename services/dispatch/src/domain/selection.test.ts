@@ -102,27 +102,40 @@ describe("automatic SIM selection", () => {
     ],
     [
       "refuses when no SIM covers the amount, naming the largest balance",
-      [
-        sim("b1", { balance_mirror: 1200, balance_updated_at: ago(0) }),
-        sim("b2", { balance_mirror: 800 }),
-      ],
+      [sim("b1", { balance_mirror: 1200, balance_updated_at: ago(0) }), sim("b2", { balance_mirror: 800 })],
       {},
-      ["insufficient_balance", "Insufficient balance on SIM b1: requested 5000, available 1200 (measured 2026-11-22T13:00:00+01:00)"],
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b1: requested 5000, available 1200 (measured 2026-11-22T13:00:00+01:00)",
+      ],
     ],
     [
       "applies the coverage rule to a float deposit",
       [sim("b1", { balance_mirror: 10 })],
       { op_type: "float_deposit", amount: 11 },
-      ["insufficient_balance", "Insufficient balance on SIM b1: requested 11, available 10 (measured 2026-11-22T12:00:00+01:00)"],
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b1: requested 11, available 10 (measured 2026-11-22T12:00:00+01:00)",
+      ],
     ],
-    ["does not ask a withdrawal to be covered (it credits the SIM)", [sim("b1", { balance_mirror: 0 })], { op_type: "withdrawal" }, "b1"],
+    [
+      "does not ask a withdrawal to be covered (it credits the SIM)",
+      [sim("b1", { balance_mirror: 0 })],
+      { op_type: "withdrawal" },
+      "b1",
+    ],
     [
       "asks a mini statement for a fresh measured balance",
       [sim("b1", { balance_mirror: null, balance_updated_at: null })],
       { op_type: "mini_statement", amount: 1 },
       ["no_measured_balance", "No operator_b SIM has a measured balance"],
     ],
-    ["does not ask a mini statement to be covered", [sim("b1", { balance_mirror: 0 })], { op_type: "mini_statement", amount: 1 }, "b1"],
+    [
+      "does not ask a mini statement to be covered",
+      [sim("b1", { balance_mirror: 0 })],
+      { op_type: "mini_statement", amount: 1 },
+      "b1",
+    ],
     [
       "lets a balance check run on an unmeasured SIM",
       [sim("b1", { balance_mirror: null, balance_updated_at: null })],
@@ -141,7 +154,12 @@ describe("automatic SIM selection", () => {
       { op_type: "balance", amount: 1 },
       ["no_active_sim", "No active operator_b SIM available"],
     ],
-    ["breaks ties by fewest in-flight operations", [sim("b1", { in_flight: 2 }), sim("b2", { in_flight: 1 })], {}, "b2"],
+    [
+      "breaks ties by fewest in-flight operations",
+      [sim("b1", { in_flight: 2 }), sim("b2", { in_flight: 1 })],
+      {},
+      "b2",
+    ],
     [
       "breaks ties by the SIM idle longest",
       [sim("b1", { last_finished_at: ago(HOUR) }), sim("b2", { last_finished_at: ago(2 * HOUR) })],
@@ -172,7 +190,12 @@ describe("automatic SIM selection", () => {
 
 describe("named SIM", () => {
   it.each<[string, SimCandidate[], Partial<SelectionRequest>, string | [string, string]]>([
-    ["uses the named SIM even when another is less busy", [sim("b1"), sim("b2", { in_flight: 9 })], { sim_id: "b2" }, "b2"],
+    [
+      "uses the named SIM even when another is less busy",
+      [sim("b1"), sim("b2", { in_flight: 9 })],
+      { sim_id: "b2" },
+      "b2",
+    ],
     ["refuses a SIM that does not exist", [sim("b1")], { sim_id: "b9" }, ["sim_not_found", "SIM b9 does not exist"]],
     [
       "refuses a SIM of the other operator",
@@ -181,7 +204,12 @@ describe("named SIM", () => {
       ["sim_operator_mismatch", "SIM a1 belongs to operator_a, but the operation declares operator_b"],
     ],
     ["refuses a frozen SIM", [sim("b1", { status: "frozen" })], { sim_id: "b1" }, ["sim_frozen", "SIM b1 is frozen"]],
-    ["refuses a retired SIM", [sim("b1", { status: "retired" })], { sim_id: "b1" }, ["sim_retired", "SIM b1 is retired"]],
+    [
+      "refuses a retired SIM",
+      [sim("b1", { status: "retired" })],
+      { sim_id: "b1" },
+      ["sim_retired", "SIM b1 is retired"],
+    ],
     [
       "refuses a SIM in no handset",
       [sim("b1", { device_id: null, device_status: null })],
@@ -210,7 +238,10 @@ describe("named SIM", () => {
       "refuses a SIM that cannot cover the amount, even when another could",
       [sim("b1", { balance_mirror: 100 }), sim("b2")],
       { sim_id: "b1" },
-      ["insufficient_balance", "Insufficient balance on SIM b1: requested 5000, available 100 (measured 2026-11-22T12:00:00+01:00)"],
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b1: requested 5000, available 100 (measured 2026-11-22T12:00:00+01:00)",
+      ],
     ],
     [
       "runs a balance check on a named unmeasured SIM",

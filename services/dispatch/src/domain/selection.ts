@@ -116,11 +116,15 @@ function checkNamedSim(
 function checkNamedSimState(sim: SimCandidate, operator: Operator): DomainError | null {
   const id = sim.sim_id;
   if (sim.operator !== operator) {
-    return refusal("sim_operator_mismatch", `SIM ${id} belongs to ${sim.operator}, but the operation declares ${operator}`, {
-      sim_id: id,
-      operator: sim.operator,
-      declared_operator: operator,
-    });
+    return refusal(
+      "sim_operator_mismatch",
+      `SIM ${id} belongs to ${sim.operator}, but the operation declares ${operator}`,
+      {
+        sim_id: id,
+        operator: sim.operator,
+        declared_operator: operator,
+      },
+    );
   }
   if (sim.status === "frozen") return refusal("sim_frozen", `SIM ${id} is frozen`, { sim_id: id });
   if (sim.status === "retired") return refusal("sim_retired", `SIM ${id} is retired`, { sim_id: id });

@@ -65,10 +65,10 @@ describe("the shipped menus", () => {
   });
 
   it("mark the field-verified operator_b deposit verified and the guessed operator_a deposit not", () => {
-    expect([DEFAULT_MENUS.operator_b.templates.deposit?.verified, DEFAULT_MENUS.operator_a.templates.deposit?.verified]).toEqual([
-      true,
-      false,
-    ]);
+    expect([
+      DEFAULT_MENUS.operator_b.templates.deposit?.verified,
+      DEFAULT_MENUS.operator_a.templates.deposit?.verified,
+    ]).toEqual([true, false]);
   });
 
   it("name an expected SMS sender per operator", () => {
@@ -174,13 +174,41 @@ describe("parseMenus", () => {
   });
 
   it.each<[string, unknown, string]>([
-    ["refuses a deposit whose last step is not the PIN", menus({ deposit: { steps: ["*1#", "{pin}", "{amount}"], verified: false } }), "USSD menu configuration is invalid: operator_a.deposit: the PIN must be the final step (or inside the only step)"],
-    ["refuses a single-step balance check without the PIN", menus({ balance: { steps: ["*1#"], verified: false } }), "USSD menu configuration is invalid: operator_a.balance: the PIN must be the final step (or inside the only step)"],
-    ["refuses an unknown placeholder", menus({ withdrawal: { steps: ["*1#", "{name}"], verified: false } }), "USSD menu configuration is invalid: operator_a.withdrawal: unknown placeholder {name}"],
-    ["refuses an unknown operation type", menus({ airtime: { steps: ["*1#"], verified: false } }), "USSD menu configuration is invalid: operator_a: unknown operation type 'airtime'"],
-    ["refuses empty steps", menus({ withdrawal: { steps: [], verified: false } }), "USSD menu configuration is invalid: operator_a.withdrawal.steps must be a non-empty array of non-empty strings"],
-    ["refuses a template without verified", menus({ withdrawal: { steps: ["*1#"] } }), "USSD menu configuration is invalid: operator_a.withdrawal.verified is missing"],
-    ["refuses a missing operator", { operators: { operator_a: { expected_sender: "A", templates: {} } } }, "USSD menu configuration is invalid: operator 'operator_b' is missing"],
+    [
+      "refuses a deposit whose last step is not the PIN",
+      menus({ deposit: { steps: ["*1#", "{pin}", "{amount}"], verified: false } }),
+      "USSD menu configuration is invalid: operator_a.deposit: the PIN must be the final step (or inside the only step)",
+    ],
+    [
+      "refuses a single-step balance check without the PIN",
+      menus({ balance: { steps: ["*1#"], verified: false } }),
+      "USSD menu configuration is invalid: operator_a.balance: the PIN must be the final step (or inside the only step)",
+    ],
+    [
+      "refuses an unknown placeholder",
+      menus({ withdrawal: { steps: ["*1#", "{name}"], verified: false } }),
+      "USSD menu configuration is invalid: operator_a.withdrawal: unknown placeholder {name}",
+    ],
+    [
+      "refuses an unknown operation type",
+      menus({ airtime: { steps: ["*1#"], verified: false } }),
+      "USSD menu configuration is invalid: operator_a: unknown operation type 'airtime'",
+    ],
+    [
+      "refuses empty steps",
+      menus({ withdrawal: { steps: [], verified: false } }),
+      "USSD menu configuration is invalid: operator_a.withdrawal.steps must be a non-empty array of non-empty strings",
+    ],
+    [
+      "refuses a template without verified",
+      menus({ withdrawal: { steps: ["*1#"] } }),
+      "USSD menu configuration is invalid: operator_a.withdrawal.verified is missing",
+    ],
+    [
+      "refuses a missing operator",
+      { operators: { operator_a: { expected_sender: "A", templates: {} } } },
+      "USSD menu configuration is invalid: operator 'operator_b' is missing",
+    ],
   ])("%s", (_rule, document, detail) => {
     expect(thrown(() => parseMenus(document)).message).toBe(detail);
   });
@@ -200,7 +228,12 @@ describe("redactSteps", () => {
   it.each<[string, string[], string, string[]]>([
     ["masks a PIN reply", ["#148*2#", "5000", "690000001", "4821"], "4821", ["#148*2#", "5000", "690000001", "****"]],
     ["masks a PIN inside a dial string", ["#148*5*4821#"], "4821", ["#148*5*****#"]],
-    ["masks every occurrence, erring towards hiding", ["*126#", "694821000", "4821"], "4821", ["*126#", "69****000", "****"]],
+    [
+      "masks every occurrence, erring towards hiding",
+      ["*126#", "694821000", "4821"],
+      "4821",
+      ["*126#", "69****000", "****"],
+    ],
     ["leaves steps without the PIN as they are", ["*126#", "5"], "4821", ["*126#", "5"]],
   ])("%s", (_rule, steps, pin, expected) => {
     expect(redactSteps(steps, pin)).toEqual(expected);

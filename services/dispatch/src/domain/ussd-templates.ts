@@ -181,10 +181,14 @@ function fillValues(
     if (!VALUE_PATTERNS[name].test(text)) {
       // The value itself is left out on purpose: it may be the PIN.
       const problem = raw == null || text === "" ? "is missing" : "has an unusable form";
-      throw refusal("ussd_steps_unavailable", `USSD value {${name}} ${problem} for ${where.op_type} on ${where.operator}`, {
-        ...where,
-        placeholder: name,
-      });
+      throw refusal(
+        "ussd_steps_unavailable",
+        `USSD value {${name}} ${problem} for ${where.op_type} on ${where.operator}`,
+        {
+          ...where,
+          placeholder: name,
+        },
+      );
     }
     values[name] = text;
   }

@@ -26,7 +26,7 @@ export const CURRENCY = String.raw`(?:F\s?CFA|FCFA|XAF|XOF|CFA|USD|EUR|US\$|\$|â
 export const NUMBER = String.raw`\d(?:[\d,. ]*\d)?`;
 
 function moneySource(capture: boolean): string {
-  const body = String.raw`(?:${CURRENCY} ?)?${NUMBER}(?: ?${CURRENCY})?|${PLACEHOLDER}`;
+  const body = String.raw`(?:${CURRENCY} ?)?(?:${NUMBER}|${PLACEHOLDER})(?: ?${CURRENCY})?`;
   return capture ? String.raw`(?<v>${body})` : String.raw`(?:${body})`;
 }
 
@@ -85,7 +85,8 @@ const HOLE: Reading<never> = { state: "hole" };
 const UNREADABLE: Reading<never> = { state: "unreadable" };
 const value = <T>(v: T): Reading<T> => ({ state: "value", value: v });
 
-const PLACEHOLDER_ONLY = new RegExp(String.raw`^${PLACEHOLDER}$`, "i");
+/** A placeholder where a money amount should be, with or without its currency ("{amount} FCFA"). */
+const MONEY_HOLE = new RegExp(String.raw`^(?:${CURRENCY} ?)?${PLACEHOLDER}(?: ?${CURRENCY})?$`, "i");
 const CONTAINS_PLACEHOLDER = new RegExp(PLACEHOLDER, "i");
 
 /**
@@ -150,7 +151,7 @@ const MONEY_PARTS = new RegExp(String.raw`^(?:(${CURRENCY}) ?)?(${NUMBER})(?: ?(
  */
 export function readMoney(raw: string, format: NumberFormat): Reading<number> {
   const token = raw.trim();
-  if (PLACEHOLDER_ONLY.test(token)) return HOLE;
+  if (MONEY_HOLE.test(token)) return HOLE;
   const parts = MONEY_PARTS.exec(token);
   if (!parts) return UNREADABLE;
   const currencies = [parts[1], parts[3]].filter((c): c is string => c !== undefined);

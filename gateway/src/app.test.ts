@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSystem, type TestSystem } from "../../test/support/system.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+
+let sys: TestSystem;
+
+beforeAll(async () => {
+  sys = await startTestSystem({ RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3" });
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+describe("gateway", () => {
+  it("serves an OpenAPI 3.1 document where every route has a unique operationId", async () => {
+    const res = await sys.api.get("/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    const ids: string[] = [];
+    for (const methods of Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>)) {
+      for (const op of Object.values(methods)) ids.push(op.operationId);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        "getHealth",
+        "login",
+        "logout",
+        "getOwnProfile",
+        "changeOwnPassword",
+        "bootstrapAdmin",
+        "createAgent",
+        "listAgents",
+        "updateAgent",
+        "deactivateAgent",
+        "issueTemporaryPassword",
+      ]),
+    );
+    expect(res.body.paths["/v1/agents/admin/{agent_id}"].patch.parameters[0]).toMatchObject({
+      name: "agent_id",
+      in: "path",
+      schema: { format: "uuid" },
+    });
+  });
+
+  it("reports every service's gRPC health on GET /v1/health", async () => {
+    const res = await sys.api.get("/v1/health", { headers: { "x-forwarded-for": "1" } });
+    expect(res.status).toBe(200);
+    expect(res.body.services).toEqual({
+      fleet: "SERVING",
+      dispatch: "SERVING",
+      evidence: "SERVING",
+      intake: "SERVING",
+      analytics: "SERVING",
+      messaging: "SERVING",
+    });
+  });
+
+  it("answers 429 with Retry-After once a credential spends its burst, without touching other credentials", async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    let body: any;
+    for (let i = 0; i < 6; i++) {
+      const res = await sys.api.get("/v1/agents/me", { token: "tos_same-credential" });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        retryAfter = res.headers.get("retry-after");
+        body = res.body;
+        expect(res.headers.get("x-correlation-id")).toBeTruthy();
+      }
+    }
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(statuses.slice(3)).toContain(429);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(body.code).toBe("rate_limited");
+    const other = await sys.api.get("/v1/agents/me", { token: "tos_other-credential" });
+    expect(other.status).toBe(401);
+  });
+});
+
+describe("rate limiter", () => {
+  it("refills at its rate and never above its burst", () => {
+    const limiter = new RateLimiter(2, 2);
+    const t0 = 1_000_000;
+    expect([limiter.take("k", t0), limiter.take("k", t0), limiter.take("k", t0)]).toEqual([0, 0, 1]);
+    expect(limiter.take("k", t0 + 500)).toBe(0);
+    expect(limiter.take("k", t0 + 60_000)).toBe(0);
+    expect(limiter.take("k", t0 + 60_000)).toBe(0);
+    expect(limiter.take("k", t0 + 60_000)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,370 @@
+// operator_a (MTN MoMo style) wordings, most specific first.
+//
+// MTN names the counterparty as "NAME (MSISDN)"; the number may be masked ("[PHONE:...]")
+// in anonymised copies, which leaves the field null. Sources of each wording: the samples
+// (testdata/samples.jsonl) and, where marked "corpus", genuine SMS published in
+// github:kadian-arch/stop-arnaque-237 data/details/genuine_messages.jsonl.
+
+import {
+  AMT,
+  labelled,
+  MONEY,
+  MSISDN,
+  NOT_EXTERNAL,
+  pattern,
+  REF,
+  skeleton,
+} from "./fields.ts";
+import type { FieldPatterns, Language, MessageKind, Rule } from "./types.ts";
+
+const DATE = String.raw`\d{4}-\d{2}-\d{2}`;
+/** A name up to the parenthesis that holds its number. */
+const NAME = String.raw`(?<v>[^()]+?)`;
+
+// Labels MTN uses across wordings. Each is anchored to its label, so a number elsewhere in
+// the text (a promotion, the sender's account number) is never read.
+const BALANCE = labelled(
+  String.raw`(?:votre )?nouveau solde(?: est)?(?: de)?|your new balance(?: is)?|new account balance|new balance|solde courant|\bsolde`,
+  MONEY,
+);
+// "loyalty fee was 0" is a separate charge, not the transfer fee.
+const FEE = labelled(String.raw`les frais s'elevaient a|(?<!loyalty )\bfees?(?: paid| was)?|\bfrais`, MONEY);
+// "ID de transaction externe" / "External Transaction Id" / "External id" are the partner's
+// numbers: the lookbehinds and the mandatory digit in REF keep them out.
+const OPERATOR_REF = labelled(
+  String.raw`${NOT_EXTERNAL}(?:financial )?transaction id|${NOT_EXTERNAL}id de (?:la )?transaction|identifiant de transaction financiere|trans\w*ction ref`,
+  REF,
+);
+const COMMON: FieldPatterns = { balance_after: BALANCE, fee: FEE, operator_ref: OPERATOR_REF };
+
+/** MTN's own airtime and bundle accounts: a debit to them is an AIRTIME sale. */
+const MTN_AIRTIME = String.raw`(?=MTNC? [^.()]*?(?:airtime|bundles?|forfaits?))`;
+
+/**
+ * A merchant debit wording gives two rules: AIRTIME when the merchant is MTN's airtime or
+ * bundle account, otherwise a payment that no kind covers (fields are still read).
+ */
+function merchantDebit(
+  wording: string,
+  language: Language,
+  skeletonFor: (merchant: string) => string,
+  fields: FieldPatterns,
+): Rule[] {
+  const rule = (kind: MessageKind | null, merchant: string, family: string): Rule => ({
+    id: `a.${language}.${family}.${wording}`,
+    kind,
+    language,
+    direction: "out",
+    match: skeleton(skeletonFor(merchant)),
+    fields: { ...COMMON, ...fields },
+  });
+  return [rule("AIRTIME", MTN_AIRTIME, "airtime"), rule(null, "", "payment")];
+}
+
+export const OPERATOR_A_RULES: readonly Rule[] = [
+  // ---- DEP: agent cash-in to a customer ---------------------------------------------
+  {
+    // "Cash in of 500 XAF on 2026-09-23 00:14:11 to NAME (2376...) has been successfully
+    // completed. Transaction ID:... Your new balance: 228 XAF. Added commission: 5 XAF."
+    id: "a.en.dep.cash_in",
+    kind: "DEP",
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bCash in of ${AMT} on .{0,40}? to .{1,120}? has been successfully completed`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bCash in of ${MONEY} on `),
+      counterparty_name: pattern(String.raw`\bCash in of ${AMT} on .{0,40}? to ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\bCash in of ${AMT} on .{0,40}? to [^()]+? \(${MSISDN}\)`),
+    },
+  },
+  {
+    // corpus (second SMS of the same cash-in): "You have successfully cashed in 5,100 FCFA to
+    // 2376... on 2026-09-21 09:53:31. Transasction ref ... New account balance: 778 FCFA"
+    id: "a.en.dep.cashed_in",
+    kind: "DEP",
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bYou have successfully cashed in ${AMT} to `),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bcashed in ${MONEY} to `),
+      counterparty_msisdn: pattern(String.raw`\bcashed in ${AMT} to ${MSISDN} on `),
+    },
+  },
+  {
+    // 2018 agent line: "Vous avez envoye 10000 FCFA a NAME (2376...) le 2018-10-05 09:36:36.
+    // ... Votre nouveau solde est de 8225 FCFA. Transaction Id: 402965086". No fee line: the
+    // samples read it as the agent's cash-in (DEP).
+    id: "a.fr.dep.envoye",
+    kind: "DEP",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bVous avez envoye ${AMT} a .{1,120}? \([^()]*\) le ${DATE}`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bavez envoye ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bavez envoye ${AMT} a ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\bavez envoye ${AMT} a [^()]+? \(${MSISDN}\)`),
+    },
+  },
+
+  // ---- UV_OUT: transfer sent ------------------------------------------------------------
+  {
+    // "You have transferred 50000 XAF to NAME (2376...) from your mobile money account
+    // 93368555 at ... FEES 0 FCFA. Your new balance: 6330 XAF. ..." The account number is
+    // ours, never the counterparty.
+    id: "a.en.uv_out.transferred",
+    kind: "UV_OUT",
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bYou have transferred ${AMT} to .{1,120}? from your mobile money account`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\btransferred ${MONEY} to `),
+      counterparty_name: pattern(String.raw`\btransferred ${AMT} to ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\btransferred ${AMT} to [^()]+? \(${MSISDN}\)`),
+    },
+  },
+  {
+    // "Transfert effectue pour  39000 FCFA  a NAME (229...) le 2024-02-07 16:23:16. Frais:
+    // 100 FCFA. Nouveau solde: 987 FCFA, Reference: Paiement. ID de la transaction: ..."
+    id: "a.fr.uv_out.transfert_effectue",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bTransfert effectue pour ${AMT} a .{1,120}? \([^()]*\) le ${DATE}`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bpour ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bpour ${AMT} a ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\bpour ${AMT} a [^()]+? \(${MSISDN}\)`),
+    },
+  },
+
+  // ---- UV_IN: transfer received ---------------------------------------------------------
+  {
+    // "Vous avez recu [un transfert de] 2000 FCFA de NAME (2376...) le ... / sur votre
+    // compte mobile money a ...". "Reference:" / "Message de l'expediteur:" are the sender's
+    // free text, not the operator reference.
+    id: "a.fr.uv_in.recu",
+    kind: "UV_IN",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVous avez recu (?:un transfert de )?${AMT} de .{1,120}? \([^()]*\)`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} de `),
+      counterparty_name: pattern(String.raw`\bavez recu (?:un transfert de )?${AMT} de ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\bavez recu (?:un transfert de )?${AMT} de [^()]+? \(${MSISDN}\)`),
+    },
+  },
+  {
+    // "You have received 7500 XAF from NAME (2376...) on your mobile money account at ..."
+    // and (corpus) "You have received 5000 XAF of NAME (2376... NAME) on your Mobile Money
+    // <date> account." Whether it is float or UV depends on who sent it, which the text does
+    // not say: it is read as UV_IN (see the README).
+    id: "a.en.uv_in.received",
+    kind: "UV_IN",
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`\bYou have received ${AMT} (?:from|of) .{1,120}? \([^()]*\) on your mobile money`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\breceived ${MONEY} (?:from|of) `),
+      counterparty_name: pattern(String.raw`\breceived ${AMT} (?:from|of) ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\breceived ${AMT} (?:from|of) [^()]+? \(${MSISDN}(?: [^()]*)?\)`),
+    },
+  },
+
+  // ---- UV_WITH: withdrawals -------------------------------------------------------------
+  {
+    // Agent side: "Cash out initiated by NAME (2376...) on <date> is successfully completed.
+    // You can payout the amount: 550 XAF in cash to the customer. Transaction ID: ...|
+    // Message: Your new balance: 550 XAF. Added commission: 5 XAF." The agent receives the
+    // customer's e-value: direction in. The commission is not a fee. No "\b" before "Cash":
+    // a promotion is glued to it in real texts ("double your commissionCash out ...").
+    id: "a.en.with.cash_out_agent",
+    kind: "UV_WITH",
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`Cash ?out initiated by .{1,120}? is successfully completed`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bpayout the amount\s*:?\s*${MONEY}`),
+      counterparty_name: pattern(String.raw`Cash ?out initiated by ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`Cash ?out initiated by [^()]+? \(${MSISDN}\)`),
+    },
+  },
+  {
+    // corpus, customer side: "You NAME (2376...) have via agent: NAME (2376...), withdrawn
+    // 18000 XAF from your mobile money account: ... Your new balance: 14278 XAF. Fee paid:
+    // 220 XAF. ..."
+    id: "a.en.with.via_agent",
+    kind: "UV_WITH",
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bhave via agent\s*:? .{1,120}? withdrawn ${AMT} from your mobile money account`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bwithdrawn ${MONEY} from `),
+      counterparty_name: pattern(String.raw`\bvia agent\s*:? ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\bvia agent\s*:? [^()]+? \(${MSISDN}\)`),
+    },
+  },
+  {
+    // Customer side: "[Vous, NAME (2376...)] avez effectue avec succes le retrait de 2500 FCFA
+    // de votre compte mobile money, chez AGENT le 2018-02-02 ... Votre nouveau solde est 425.
+    // Frais 0." The match starts at "avez", so the customer's own number is never read.
+    id: "a.fr.with.retrait",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bavez effectue avec succes le retrait de ${AMT} de votre compte`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\ble retrait de ${MONEY} de votre compte`),
+      counterparty_name: pattern(String.raw`\bchez (?<v>.+?) le ${DATE}`),
+    },
+  },
+  {
+    // Terse form: "Retrait 4000F via AGENT(229... - location) <date> Solde:10482F Frais:125F
+    // ID:11013738601".
+    id: "a.fr.with.terse",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bRetrait ${AMT} via `),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bRetrait ${MONEY} via `),
+      counterparty_name: pattern(String.raw`\bRetrait ${AMT} via ${NAME} ?\(`),
+      counterparty_msisdn: pattern(String.raw`\bRetrait ${AMT} via [^()]+?\(${MSISDN}\b`),
+      operator_ref: labelled(String.raw`${NOT_EXTERNAL}\bID`, REF),
+    },
+  },
+
+  // ---- AIRTIME, then merchant payments (no kind) -----------------------------------------
+  // "Votre paiement de 200 XAF a MTNC AIRTIME a ete effectue le ..."
+  ...merchantDebit(
+    "paiement",
+    "fr",
+    (m) => String.raw`\bVotre paiement de ${AMT} a ${m}.{1,120}? a ete effectue`,
+    {
+      amount: pattern(String.raw`\bVotre paiement de ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} a (?<v>.+?) a ete effectue`),
+    },
+  ),
+  // "Your payment of 500 XAF to MTN Bundle Boost has been completed at ..."
+  ...merchantDebit(
+    "payment",
+    "en",
+    (m) => String.raw`\bYour payment of ${AMT} to ${m}.{1,120}? has been completed`,
+    {
+      amount: pattern(String.raw`\bYour payment of ${MONEY} to `),
+      counterparty_name: pattern(String.raw`\bYour payment of ${AMT} to (?<v>.+?) has been completed`),
+    },
+  ),
+  // "Une transaction de 500 XAF effectuee par MTNC BUNDLES_FORFAITS (MTN_Bundles) sur votre
+  // compte d'argent mobile s'est terminee avec succes ... Les frais s'elevaient a 0 XAF ..."
+  ...merchantDebit(
+    "transaction",
+    "fr",
+    (m) => String.raw`\bUne transaction de ${AMT} effectuee par ${m}.{1,120}? sur votre compte`,
+    {
+      amount: pattern(String.raw`\bUne transaction de ${MONEY} effectuee par `),
+      counterparty_name: pattern(String.raw`\beffectuee par ${NAME} (?:\(|sur votre compte)`),
+    },
+  ),
+  // corpus: "A transaction of 50 XAF by MTNC BUNDLES_FORFAITS (MTN_Bundles) on your mobile
+  // money account successfully completed at ... Fee was 0 XAF, loyalty fee was 0 ..."
+  ...merchantDebit(
+    "transaction",
+    "en",
+    (m) => String.raw`\bA transaction of ${AMT} by ${m}.{1,120}? on your mobile money account`,
+    {
+      amount: pattern(String.raw`\bA transaction of ${MONEY} by `),
+      counterparty_name: pattern(String.raw`\bA transaction of ${AMT} by ${NAME} (?:\(|on your)`),
+    },
+  ),
+  {
+    // "Paiement effectue pour 10000 FCFA a ONAFRIQ UEMOA OUT le ... Frais 500 FCFA. Solde
+    // courant: 19618 FCFA. ... ID de la transaction: 9667597391. External id :12715263493."
+    id: "a.fr.payment.effectue",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bPaiement effectue pour ${AMT} a `),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bPaiement effectue pour ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bPaiement effectue pour ${AMT} a (?<v>.+?) le ${DATE}`),
+    },
+  },
+  {
+    // School-fee receipt: "Paiement reussi de PAYEE Date 06/09/2018 11:24:47 Montant 15000
+    // XAF Pay ID 12367. Votre Pay ID est votre preuve de paiement."
+    id: "a.fr.payment.reussi",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bPaiement reussi de .{1,160}? Date \d{2}/\d{2}/\d{4}`),
+    fields: {
+      amount: labelled(String.raw`\bMontant`, MONEY),
+      operator_ref: labelled(String.raw`\bPay ID`, REF),
+      counterparty_name: pattern(String.raw`\bPaiement reussi de (?<v>.+?) Date \d`),
+    },
+  },
+  {
+    // "Paiement Successintegral de 1000 a CAISSE EXEMPLE 237600000004. Merci d'utiliser MTN
+    // MoMo." The amount has no currency but sits in the operator's own wording.
+    id: "a.fr.payment.success_integral",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bPaiement Success ?integral de ${AMT} a `),
+    fields: {
+      amount: pattern(String.raw`\bSuccess ?integral de ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bSuccess ?integral de ${AMT} a (?<v>.+?) \+?\d{8,15}\b`),
+      counterparty_msisdn: pattern(String.raw`\bSuccess ?integral de ${AMT} a .+? ${MSISDN}\b`),
+    },
+  },
+  {
+    // Automatic repayment of an advance: "The amount 1100 XAF has been repaid from your
+    // account FRI:.../MM on ... Financial transaction id: ..."
+    id: "a.en.payment.repaid",
+    kind: null,
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bThe amount ${AMT} has been repaid from your account`),
+    fields: { ...COMMON, amount: pattern(String.raw`\bThe amount ${MONEY} has been repaid`) },
+  },
+
+  // ---- BAL: balance replies ---------------------------------------------------------------
+  // The airtime credit ("Solde Credit de communication", "Airtime balance") is not the MoMo
+  // balance: each pattern reads only the wallet's own label.
+  {
+    // "Solde Courant: 0 FCFA ; Solde disponible: 0 FCFA ; Solde Credit de communication: ..."
+    id: "a.fr.bal.solde_courant",
+    kind: "BAL",
+    language: "fr",
+    match: skeleton(String.raw`\bSolde courant\s*:\s*${AMT}\s*;\s*Solde disponible`),
+    fields: { balance_after: labelled(String.raw`\bSolde courant`, MONEY) },
+  },
+  {
+    // "Current balance: 8910 FCFA ; Available balance: 8910 FCFA ; Airtime balance: 7,943 ..."
+    id: "a.en.bal.current",
+    kind: "BAL",
+    language: "en",
+    match: skeleton(String.raw`\bCurrent balance\s*:\s*${AMT}\s*;\s*Available balance`),
+    fields: { balance_after: labelled(String.raw`\bCurrent balance`, MONEY) },
+  },
+  {
+    // Roaming reply by SMS (ussd.md): "Mobile Money Balance: 0 FCFA. Airtime balance: 7,943FCFA."
+    id: "a.en.bal.mobile_money",
+    kind: "BAL",
+    language: "en",
+    match: skeleton(String.raw`\bMobile Money Balance\s*:\s*${AMT}`),
+    fields: { balance_after: labelled(String.raw`\bMobile Money Balance`, MONEY) },
+  },
+];

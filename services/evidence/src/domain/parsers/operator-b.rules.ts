@@ -1,0 +1,190 @@
+// operator_b (Orange Money style) wordings, most specific first.
+//
+// Orange names each party as "MSISDN NAME" (number first, 9 local digits in Cameroon) and
+// details the operation in labelled fields ("Montant transaction :", "ID transaction :",
+// "Frais :", "Nouveau Solde :"). Its decimal point is "." (see NUMBER_FORMATS).
+
+import { AMT, labelled, MONEY, MSISDN, NOT_EXTERNAL, pattern, PHONE, REF, skeleton } from "./fields.ts";
+import type { FieldPatterns, Rule } from "./types.ts";
+
+// "Montant Net", "Montant Net du Credit" and "montant net debite" are amount +/- fee or
+// commission: the patterns require "Montant" to be followed by its value or by "transaction".
+const AMOUNT = labelled(String.raw`\bmontant (?:de )?transaction|\btransaction amount|\bmontant`, MONEY);
+const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
+const BALANCE = labelled(String.raw`nouveau solde|new balance|\bsolde`, MONEY);
+// "avec le Code : 358619" is the withdrawal code, not a reference: "code" is not a label.
+const OPERATOR_REF = labelled(
+  String.raw`${NOT_EXTERNAL}(?:\bid (?:de )?transaction|\bno de transaction|\btxn id|\btransaction id|\bref(?:erence)?|\bid)`,
+  REF,
+);
+const COMMON: FieldPatterns = { amount: AMOUNT, fee: FEE, balance_after: BALANCE, operator_ref: OPERATOR_REF };
+
+export const OPERATOR_B_RULES: readonly Rule[] = [
+  // ---- DEP: agent cash-in ---------------------------------------------------------------
+  {
+    // Agent side: "Depot vers 699992396 ABDOU AZIZ reussi from 656118851 BLESSED ENTERPRISE.
+    // Informations detaillees : Montant transaction : 16000FCFA, ID de Transaction : CI...,
+    // Frais : 0FCFA, Commission : 32 FCFA, Montant Net Debite : 15968FCFA, Nouveau Solde : ..."
+    id: "b.fr.dep.vers",
+    kind: "DEP",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bDepot vers ${PHONE}\b.{0,120}? reussi (?:from|de|par) ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bDepot vers ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bDepot vers ${PHONE} (?<v>.+?) reussi (?:from|de|par) `),
+    },
+  },
+  {
+    // Credited customer's copy: "Depot effectue par 690045933 AGENT to 690197100 CUSTOMER.
+    // Informations detaillees: Montant de transaction : 2000 FCFA, ... Montant Net du Credit :
+    // 2000 FCFA, Nouveau Solde : 20022.43 FCFA." The balance is the customer's (it chains
+    // from one deposit to the next), so the reader was credited: direction in. The
+    // counterparty is the customer, as for the agent-side wording.
+    id: "b.fr.dep.effectue",
+    kind: "DEP",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bDepot effectue par ${PHONE}\b.{0,120}? (?:to|vers|a) ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bDepot effectue par ${PHONE}\b.{0,120}? (?:to|vers|a) ${MSISDN}\b`),
+      counterparty_name: pattern(
+        String.raw`\bDepot effectue par ${PHONE}\b.{0,120}? (?:to|vers|a) ${PHONE} (?<v>.+?)\. (?:Informations|Details)`,
+      ),
+    },
+  },
+
+  // ---- UV_IN / UV_OUT: "Transfert de A vers B reussi." -----------------------------------
+  // The text names both parties but not which one is us. The recipient's copy carries
+  // "Details:" (the real capture on agent 696103864, and cm-b-074); the sender's copy does
+  // not (cm-b-079). That structural difference decides the kind.
+  {
+    id: "b.fr.uv_in.transfert_details",
+    kind: "UV_IN",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bTransfert de ${PHONE}\b.{0,120}? vers ${PHONE}\b.{0,120}? reussi\.? ?Details\s*:`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bTransfert de ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bTransfert de ${PHONE} (?<v>.+?) vers ${PHONE}\b`),
+    },
+  },
+  {
+    id: "b.fr.uv_out.transfert",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bTransfert de ${PHONE}\b.{0,120}? vers ${PHONE}\b.{0,120}? reussi\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bTransfert de ${PHONE}\b.{0,120}? vers ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bTransfert de ${PHONE}\b.{0,120}? vers ${PHONE} (?<v>.+?) reussi\b`),
+    },
+  },
+  {
+    // "Vous avez recu 395 USD de ILOKO 0844452411. Nouveau solde: 420.104 USD. Ref: PP..."
+    // (Orange DRC: name before number).
+    id: "b.fr.uv_in.recu",
+    kind: "UV_IN",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVous avez recu ${AMT} de .{0,120}?${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bavez recu ${MONEY} de `),
+      counterparty_msisdn: pattern(String.raw`\bavez recu ${AMT} de (?:.{1,120}? )?${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bavez recu ${AMT} de (?<v>.+?) ${PHONE}\b`),
+    },
+  },
+
+  // ---- UV_WITH: withdrawals ---------------------------------------------------------------
+  {
+    // Customer side: "Retrait d'argent reussi par le 656939968 avec le Code : 358619.
+    // Informations detaillees : Montant: 10000 FCFA, Frais: 124 FCFA, No de transaction CO...,
+    // montant net debite 10124 FCFA, Nouveau solde: 11057.81 FCFA." 656939968 is the agent.
+    id: "b.fr.with.client",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bRetrait d'argent reussi par le ${PHONE}\b`),
+    fields: { ...COMMON, counterparty_msisdn: pattern(String.raw`\breussi par le ${MSISDN}\b`) },
+  },
+  {
+    // Agent side: "Retrait reussi du 655659226 CUSTOMER par 657897819 AGENT. ... Montant:
+    // 3000.00 FCFA, Frais: 0.00 FCFA, Commission: 33.00 FCFA, Montant net: 3090.00 FCFA,
+    // Solde: 187587.94 FCFA." The agent receives the customer's e-value: direction in.
+    id: "b.fr.with.agent",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bRetrait reussi du ${PHONE}\b.{0,120}? par ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bRetrait reussi du ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bRetrait reussi du ${PHONE} (?<v>.+?) par ${PHONE}\b`),
+    },
+  },
+  {
+    // English agent line: "CashOut success to 693377266 MANGA from 696103864 WONDER PHONE.
+    // The details are as follows: transaction amount: 500000 FCFA, charges: 0 FCFA,
+    // commission: 0 FCFA, TXN id :CO..." Which wallet was debited is disputed (see the
+    // sample's notes), so the direction is left null.
+    id: "b.en.with.cashout",
+    kind: "UV_WITH",
+    language: "en",
+    direction: null,
+    match: skeleton(String.raw`\bCash ?Out success to ${PHONE}\b.{0,120}? from ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bsuccess to ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bsuccess to ${PHONE} (?<v>.+?) from ${PHONE}\b`),
+    },
+  },
+
+  // ---- Merchant payments (no kind) ----------------------------------------------------------
+  {
+    // Virtual card: "Cher client, votre paiement de 1.18 USD chez MERCHANT a été effectué avec
+    // succès. Nouveau solde 327.00 XAF. ID: 507434. ..." A USD amount is not FCFA: null.
+    id: "b.fr.payment.carte",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bvotre paiement de ${AMT} chez .{1,120}? a ete effectue`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bpaiement de ${MONEY} chez `),
+      counterparty_name: pattern(String.raw`\bpaiement de ${AMT} chez (?<v>.+?) a ete effectue`),
+    },
+  },
+  {
+    // "Paiement de WelcomePack en succes par 693460259 PAYER. ID de transaction: MP...,
+    // Montant: 100, Nouveau solde: 30399.01." The number is the payer (us), not a counterparty.
+    id: "b.fr.payment.marchand",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bPaiement de .{1,120}? en succes par ${PHONE}\b`),
+    fields: { ...COMMON, counterparty_name: pattern(String.raw`\bPaiement de (?<v>.+?) en succes par `) },
+  },
+
+  // ---- BAL: balance replies -----------------------------------------------------------------
+  {
+    // "Le solde de votre compte est de 2784137.6FCFA." (#148*5# on the agent line)
+    id: "b.fr.bal",
+    kind: "BAL",
+    language: "fr",
+    match: skeleton(String.raw`\bLe solde de votre compte est de ${AMT}`),
+    fields: { balance_after: pattern(String.raw`\bsolde de votre compte est de ${MONEY}`) },
+  },
+  {
+    // English line (ussd.md): "The balance of your account is …FCFA."
+    id: "b.en.bal",
+    kind: "BAL",
+    language: "en",
+    match: skeleton(String.raw`\bThe balance of your account is ${AMT}`),
+    fields: { balance_after: pattern(String.raw`\bbalance of your account is ${MONEY}`) },
+  },
+];

@@ -1,0 +1,117 @@
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "./log.ts";
+import { served, startGrpcServer, type GrpcServer } from "./server.ts";
+import { DomainError } from "./errors.ts";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ConnectError } from "@connectrpc/connect";
+import { errorBodyFromConnect } from "./errors.ts";
+import {
+  HealthCheckRequestSchema,
+  HealthCheckResponseSchema,
+  HealthCheckResponse_ServingStatus as Status,
+} from "./gen/grpc/health/v1/health_pb.ts";
+import * as reflection from "./gen/grpc/reflection/v1/reflection_pb.ts";
+import * as reflectionAlpha from "./gen/grpc/reflection/v1alpha/reflection_pb.ts";
+import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
+
+let server: GrpcServer;
+let client: grpc.Client;
+
+beforeAll(async () => {
+  server = await startGrpcServer({
+    name: "kit-test",
+    port: 0,
+    log: createLogger("kit-test", { level: "silent" }),
+    services: [
+      served(AnalyticsService, {
+        async listKnownAgents() {
+          throw new DomainError("refused", "No active operator_a SIM available", { code: "no_active_sim", context: { operator: "operator_a" } });
+        },
+      }),
+    ],
+  });
+  client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+});
+afterAll(async () => {
+  client?.close();
+  await server?.close();
+});
+
+function unary<Req, Res>(path: string, req: Req, ser: (r: Req) => Uint8Array, de: (b: Uint8Array) => Res): Promise<Res> {
+  return new Promise((resolve, reject) =>
+    client.makeUnaryRequest(path, (r: Req) => Buffer.from(ser(r)), (b: Buffer) => de(b), req, (err, res) => (err ? reject(err) : resolve(res!))),
+  );
+}
+
+describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
+  it("answers grpc.health.v1 Check for the server and for each served service", async () => {
+    const check = (service: string) =>
+      unary(
+        "/grpc.health.v1.Health/Check",
+        create(HealthCheckRequestSchema, { service }),
+        (r) => toBinary(HealthCheckRequestSchema, r),
+        (b) => fromBinary(HealthCheckResponseSchema, b),
+      );
+    expect((await check("")).status).toBe(Status.SERVING);
+    expect((await check("transferops.analytics.v1.AnalyticsService")).status).toBe(Status.SERVING);
+    await expect(check("no.such.Service")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  });
+
+  for (const [version, mod] of [
+    ["v1", reflection],
+    ["v1alpha", reflectionAlpha],
+  ] as const) {
+    it(`lists services and serves descriptors through reflection ${version}`, async () => {
+      const call = client.makeBidiStreamRequest(
+        `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`,
+        (r: reflection.ServerReflectionRequest) => Buffer.from(toBinary(mod.ServerReflectionRequestSchema as typeof reflection.ServerReflectionRequestSchema, r)),
+        (b: Buffer) => fromBinary(mod.ServerReflectionResponseSchema as typeof reflection.ServerReflectionResponseSchema, b),
+      );
+      const answers: reflection.ServerReflectionResponse[] = [];
+      const done = new Promise<void>((resolve, reject) => {
+        call.on("data", (d: reflection.ServerReflectionResponse) => answers.push(d));
+        call.on("end", resolve);
+        call.on("error", reject);
+      });
+      const requestSchema = mod.ServerReflectionRequestSchema as typeof reflection.ServerReflectionRequestSchema;
+      call.write(create(requestSchema, { messageRequest: { case: "listServices", value: "*" } }));
+      call.write(
+        create(requestSchema, {
+          messageRequest: { case: "fileContainingSymbol", value: "transferops.analytics.v1.AnalyticsService" },
+        }),
+      );
+      call.end();
+      await done;
+      const listed = answers[0].messageResponse;
+      expect(listed.case).toBe("listServicesResponse");
+      const names = listed.case === "listServicesResponse" ? listed.value.service.map((s) => s.name) : [];
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "transferops.analytics.v1.AnalyticsService",
+          "grpc.health.v1.Health",
+          "grpc.reflection.v1.ServerReflection",
+          "grpc.reflection.v1alpha.ServerReflection",
+        ]),
+      );
+      const files = answers[1].messageResponse;
+      expect(files.case).toBe("fileDescriptorResponse");
+      const fileNames = files.case === "fileDescriptorResponse" ? files.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b).name) : [];
+      expect(fileNames).toContain("transferops/analytics/v1/analytics_service.proto");
+      expect(fileNames).toContain("transferops/common/v1/identity.proto");
+    });
+  }
+
+  it("maps a domain refusal to a Connect error carrying code, detail and context", async () => {
+    const c = createClient(AnalyticsService, createGrpcTransport({ baseUrl: server.url }));
+    const err = await c.listKnownAgents({}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectError);
+    expect(errorBodyFromConnect(err as ConnectError)).toEqual({
+      status: 422,
+      body: { detail: "No active operator_a SIM available", code: "no_active_sim", context: { operator: "operator_a" } },
+    });
+  });
+});
