@@ -272,6 +272,11 @@ describe("promotions glued before or after never give a field", () => {
     expect(fieldsOf(p)).toEqual(NULL_FIELDS);
   });
 
+  it("a promo glued to the last field with no punctuation takes that field with it (null, never a guess)", () => {
+    const p = parseMessage("operator_a", `${sampleText("cm-a-019")} Prix Cassés chez MoMo ! Frais: 0 F sur tes transferts`);
+    expect(p).toMatchObject({ kind: "DEP", amount: 10000, balance_after: 8225, operator_ref: null, fee: null });
+  });
+
   it("a name that is also a promo word does not cut the receipt", () => {
     const text = A_FR_RECU.replace("NGONO MARIE", "CHANCE BONUS");
     expect(fieldsOf(expectParse("operator_a", text, { kind: "UV_IN" }))).toEqual({

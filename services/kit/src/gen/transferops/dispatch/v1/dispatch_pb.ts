@@ -2,12 +2,777 @@
 // @generated from file transferops/dispatch/v1/dispatch.proto (package transferops.dispatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/dispatch/v1/dispatch.proto.
  */
 export const file_transferops_dispatch_v1_dispatch: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9kaXNwYXRjaC5wcm90bxIXdHJhbnNmZXJvcHMuZGlzcGF0Y2gudjFiBnByb3RvMw");
+  fileDesc("CiZ0cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9kaXNwYXRjaC5wcm90bxIXdHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEi1AYKCU9wZXJhdGlvbhIUCgxvcGVyYXRpb25faWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGb3JpZ2luGAQgASgJEg8KB29wX3R5cGUYBSABKAkSEwoGc2ltX2lkGAYgASgJSACIAQESFwoKY29udGFjdF9pZBgHIAEoCUgBiAEBEhYKCWRldmljZV9pZBgIIAEoCUgCiAEBEhkKDGRldmljZV9sYWJlbBgJIAEoCUgDiAEBEhAKCGFnZW50X2lkGAogASgJEhAKCG9wZXJhdG9yGAsgASgJEg8KB21vbnRhbnQYDCABKAMSEwoLbXNpc2RuX2Rlc3QYDSABKAkSFgoJZGVzdF9uYW1lGA4gASgJSASIAQESGAoLdXNzZF9zdHJpbmcYDyABKAlIBYgBARIaCg11c3NkX3Jlc3BvbnNlGBAgASgJSAaIAQESGgoNcmVqZWN0X3JlYXNvbhgRIAEoCUgHiAEBEhsKDmZhaWx1cmVfcmVhc29uGBIgASgJSAiIAQESOgoIZXZpZGVuY2UYEyABKAsyKC50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5FdmlkZW5jZVN1bW1hcnkSFQoNcmV0cnlfYWxsb3dlZBgUIAEoCBIoChtyZXRyeV9yZXF1aXJlc19jb25maXJtYXRpb24YFSABKAhICYgBARIuCgpjcmVhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpzdGFydGVkX2F0GBcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgYIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCQoHX3NpbV9pZEINCgtfY29udGFjdF9pZEIMCgpfZGV2aWNlX2lkQg8KDV9kZXZpY2VfbGFiZWxCDAoKX2Rlc3RfbmFtZUIOCgxfdXNzZF9zdHJpbmdCEAoOX3Vzc2RfcmVzcG9uc2VCEAoOX3JlamVjdF9yZWFzb25CEQoPX2ZhaWx1cmVfcmVhc29uQh4KHF9yZXRyeV9yZXF1aXJlc19jb25maXJtYXRpb24iigIKD0V2aWRlbmNlU3VtbWFyeRIZCgxvcGVyYXRvcl9yZWYYASABKAlIAIgBARIOCgZhbW91bnQYAiABKAMSEAoDZmVlGAMgASgDSAGIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gCiAEBEhAKCHJhd190ZXh0GAUgASgJEi8KC3JlY2VpdmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgRraW5kGAcgASgJSAOIAQESFAoMaXNfYW1iaWd1b3VzGAggASgIQg8KDV9vcGVyYXRvcl9yZWZCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIHCgVfa2luZCKXAwoRVW5wcm92ZW5PcGVyYXRpb24SFAoMb3BlcmF0aW9uX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSEwoGc2ltX2lkGAMgASgJSACIAQESFgoJZGV2aWNlX2lkGAQgASgJSAGIAQESDwoHb3BfdHlwZRgFIAEoCRIPCgdtb250YW50GAYgASgDEhMKC21zaXNkbl9kZXN0GAcgASgJEhYKCWRlc3RfbmFtZRgIIAEoCUgCiAEBEhcKCmNvbnRhY3RfaWQYCSABKAlIA4gBARIvCgtmaW5pc2hlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNdXNzZF9yZXNwb25zZRgLIAEoCUgEiAEBEhYKDmV2aWRlbmNlX2NvdW50GAwgASgFEhYKDnNlbGZfcmVzb2x2aW5nGA0gASgIQgkKB19zaW1faWRCDAoKX2RldmljZV9pZEIMCgpfZGVzdF9uYW1lQg0KC19jb250YWN0X2lkQhAKDl91c3NkX3Jlc3BvbnNlIpADChBTZXR0bGVkT25Xb3JkUm93EhQKDG9wZXJhdGlvbl9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhMKBnNpbV9pZBgDIAEoCUgAiAEBEhYKCWRldmljZV9pZBgEIAEoCUgBiAEBEg8KB21vbnRhbnQYBSABKAMSEwoLbXNpc2RuX2Rlc3QYBiABKAkSFgoJZGVzdF9uYW1lGAcgASgJSAKIAQESFwoKY29udGFjdF9pZBgIIAEoCUgDiAEBEi8KC2ZpbmlzaGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1hcmJpdHJhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJhcmJpdHJhdGVkX2J5X25hbWUYCyABKAkSGAoQYXJiaXRyYXRpb25fbm90ZRgMIAEoCUIJCgdfc2ltX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2Rlc3RfbmFtZUINCgtfY29udGFjdF9pZCK1AgoORGV2aWNlRGlzcGF0Y2gSFAoMb3BlcmF0aW9uX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIZChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBRITCgt1c3NkX3N0cmluZxgEIAEoCRISCgp1c3NkX3N0ZXBzGAUgAygJEhcKD2V4cGVjdGVkX3NlbmRlchgGIAEoCRIXCg90aW1lb3V0X3NlY29uZHMYByABKAUSDwoHbW9udGFudBgIIAEoAxIPCgdvcF90eXBlGAkgASgJEhgKEHBhcnRuZXJfdmVyaWZpZWQYCiABKAgSFgoJZGVzdF9uYW1lGAsgASgJSACIAQESEwoLbXNpc2RuX2Rlc3QYDCABKAkSEAoIb3BlcmF0b3IYDSABKAlCDAoKX2Rlc3RfbmFtZSK2BAoPRGV2aWNlT3BlcmF0aW9uEhQKDG9wZXJhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3BfdHlwZRgDIAEoCRIQCghvcGVyYXRvchgEIAEoCRIPCgdtb250YW50GAUgASgDEhMKC21zaXNkbl9kZXN0GAYgASgJEhYKCWRlc3RfbmFtZRgHIAEoCUgAiAEBEhMKBnNpbV9pZBgIIAEoCUgBiAEBEhUKCHNpbV9zbG90GAkgASgFSAKIAQESGgoNcmVqZWN0X3JlYXNvbhgKIAEoCUgDiAEBEhsKDmZhaWx1cmVfcmVhc29uGAsgASgJSASIAQESLgoKc3RhcnRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2V2aWRlbmNlX2V4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCHNtc19raW5kGA8gASgJSAWIAQESLgoKdXBkYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDAoKX2Rlc3RfbmFtZUIJCgdfc2ltX2lkQgsKCV9zaW1fc2xvdEIQCg5fcmVqZWN0X3JlYXNvbkIRCg9fZmFpbHVyZV9yZWFzb25CCwoJX3Ntc19raW5kIswBCgxTaW1PcGVyYXRpb24SFAoMb3BlcmF0aW9uX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIPCgdvcF90eXBlGAMgASgJEg8KB21vbnRhbnQYBCABKAMSEwoLbXNpc2RuX2Rlc3QYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * Operation is the contract's "operation detail": one USSD operation (a transfer, a
+ * withdrawal, a balance check, a mini statement) from its creation to its outcome.
+ * The fields are exactly the contract's, in its order; what only the service needs
+ * travels in the events beside it. Amounts are whole FCFA.
+ *
+ * @generated from message transferops.dispatch.v1.Operation
+ */
+export type Operation = Message<"transferops.dispatch.v1.Operation"> & {
+  /**
+   * UUID minted by dispatch.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * The caller's idempotency key, unique: one execution per value.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * `queued`, `running`, `awaiting_evidence`, `awaiting_manual_dial`, `confirmed`,
+   * `failed`, `no_evidence` or `rejected`.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * `aggregated` (automation), `assisted` (board) or `matching` (dialled by hand).
+   *
+   * @generated from field: string origin = 4;
+   */
+  origin: string;
+
+  /**
+   * `deposit`, `withdrawal`, `balance`, `float_deposit` or `mini_statement`.
+   *
+   * @generated from field: string op_type = 5;
+   */
+  opType: string;
+
+  /**
+   * SIM that runs the operation; null once that SIM is deleted.
+   *
+   * @generated from field: optional string sim_id = 6;
+   */
+  simId?: string | undefined;
+
+  /**
+   * Opaque to the service: stored and returned, never interpreted.
+   *
+   * @generated from field: optional string contact_id = 7;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * Handset holding the SIM at creation; null once that device is deleted.
+   *
+   * @generated from field: optional string device_id = 8;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * Label of that handset at creation.
+   *
+   * @generated from field: optional string device_label = 9;
+   */
+  deviceLabel?: string | undefined;
+
+  /**
+   * Owning agent (UUID): the session's agent, or the one the API key named.
+   *
+   * @generated from field: string agent_id = 10;
+   */
+  agentId: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 11;
+   */
+  operator: string;
+
+  /**
+   * Amount in FCFA; the placeholder 1 for balance checks and mini statements.
+   *
+   * @generated from field: int64 montant = 12;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number, 9-digit local form.
+   *
+   * @generated from field: string msisdn_dest = 13;
+   */
+  msisdnDest: string;
+
+  /**
+   * Recipient display name; null for matching operations (not collected).
+   *
+   * @generated from field: optional string dest_name = 14;
+   */
+  destName?: string | undefined;
+
+  /**
+   * Legacy single-string form of the dial sequence, with the PIN masked as `****`.
+   * Null until a handset claims the operation (and for matching operations).
+   *
+   * @generated from field: optional string ussd_string = 15;
+   */
+  ussdString?: string | undefined;
+
+  /**
+   * Verbatim operator text of the final dialog, as the handset reported it.
+   *
+   * @generated from field: optional string ussd_response = 16;
+   */
+  ussdResponse?: string | undefined;
+
+  /**
+   * Set on cancel: `Cancelled by <full_name>.`
+   *
+   * @generated from field: optional string reject_reason = 17;
+   */
+  rejectReason?: string | undefined;
+
+  /**
+   * Why it failed: the handset's failure_detail, else the contract's fallback
+   * (the operator text for name_mismatch, else the outcome value).
+   *
+   * @generated from field: optional string failure_reason = 18;
+   */
+  failureReason?: string | undefined;
+
+  /**
+   * Null until an operator message proves the operation.
+   *
+   * @generated from field: transferops.dispatch.v1.EvidenceSummary evidence = 19;
+   */
+  evidence?: EvidenceSummary | undefined;
+
+  /**
+   * Whether a retry may be created (server-computed; false once a retry exists).
+   *
+   * @generated from field: bool retry_allowed = 20;
+   */
+  retryAllowed: boolean;
+
+  /**
+   * Whether a retry needs the caller's confirmation; null where no retry is allowed.
+   *
+   * @generated from field: optional bool retry_requires_confirmation = 21;
+   */
+  retryRequiresConfirmation?: boolean | undefined;
+
+  /**
+   * When dispatch accepted the operation.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 22;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When a handset claimed it (null until then).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 23;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When it stopped running: outcome reported, cancelled, proven before any outcome.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 24;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.Operation.
+ * Use `create(OperationSchema)` to create a new message.
+ */
+export const OperationSchema: GenMessage<Operation> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 0);
+
+/**
+ * EvidenceSummary is the contract's evidence object: the operator message that proved
+ * an operation, as evidence parsed it.
+ *
+ * @generated from message transferops.dispatch.v1.EvidenceSummary
+ */
+export type EvidenceSummary = Message<"transferops.dispatch.v1.EvidenceSummary"> & {
+  /**
+   * Operator's transaction reference; null when the text has none.
+   *
+   * @generated from field: optional string operator_ref = 1;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * Amount read from the message, FCFA (the balance read, for a balance reply).
+   *
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+
+  /**
+   * Fee read from the message, FCFA; null when unreadable.
+   *
+   * @generated from field: optional int64 fee = 3;
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * SIM balance after the movement, FCFA; null when unreadable.
+   *
+   * @generated from field: optional int64 balance_after = 4;
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * The message text, unmodified.
+   *
+   * @generated from field: string raw_text = 5;
+   */
+  rawText: string;
+
+  /**
+   * Operator timestamp of the message.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 6;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * Message kind (`DEP`, `BAL`, ...); null when no rule recognised the text.
+   *
+   * @generated from field: optional string kind = 7;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Set when several operations matched on amount when the message arrived.
+   *
+   * @generated from field: bool is_ambiguous = 8;
+   */
+  isAmbiguous: boolean;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.EvidenceSummary.
+ * Use `create(EvidenceSummarySchema)` to create a new message.
+ */
+export const EvidenceSummarySchema: GenMessage<EvidenceSummary> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 1);
+
+/**
+ * UnprovenOperation is a row of the arbitration queue: a transfer that dialled and got
+ * no proof (status no_evidence), balance checks and mini statements excluded.
+ *
+ * @generated from message transferops.dispatch.v1.UnprovenOperation
+ */
+export type UnprovenOperation = Message<"transferops.dispatch.v1.UnprovenOperation"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * The caller's idempotency key.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * Null once the SIM is deleted.
+   *
+   * @generated from field: optional string sim_id = 3;
+   */
+  simId?: string | undefined;
+
+  /**
+   * Null once the device is deleted.
+   *
+   * @generated from field: optional string device_id = 4;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * `deposit`, `withdrawal` or `float_deposit`.
+   *
+   * @generated from field: string op_type = 5;
+   */
+  opType: string;
+
+  /**
+   * FCFA.
+   *
+   * @generated from field: int64 montant = 6;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number, 9-digit local form.
+   *
+   * @generated from field: string msisdn_dest = 7;
+   */
+  msisdnDest: string;
+
+  /**
+   * Recipient display name.
+   *
+   * @generated from field: optional string dest_name = 8;
+   */
+  destName?: string | undefined;
+
+  /**
+   * Opaque contact reference.
+   *
+   * @generated from field: optional string contact_id = 9;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * When the handset finished dialling it.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 10;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * Operator text of the final dialog.
+   *
+   * @generated from field: optional string ussd_response = 11;
+   */
+  ussdResponse?: string | undefined;
+
+  /**
+   * Operator messages that named this operation as a candidate but could not be
+   * assigned to it safely (ambiguous on amount).
+   *
+   * @generated from field: int32 evidence_count = 12;
+   */
+  evidenceCount: number;
+
+  /**
+   * True while a late operator message can still confirm it (late evidence window).
+   *
+   * @generated from field: bool self_resolving = 13;
+   */
+  selfResolving: boolean;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.UnprovenOperation.
+ * Use `create(UnprovenOperationSchema)` to create a new message.
+ */
+export const UnprovenOperationSchema: GenMessage<UnprovenOperation> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 2);
+
+/**
+ * SettledOnWordRow is a transfer a person confirmed while the operator sent nothing.
+ * It leaves the queue as soon as any evidence attaches.
+ *
+ * @generated from message transferops.dispatch.v1.SettledOnWordRow
+ */
+export type SettledOnWordRow = Message<"transferops.dispatch.v1.SettledOnWordRow"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * The caller's idempotency key.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * Null once the SIM is deleted.
+   *
+   * @generated from field: optional string sim_id = 3;
+   */
+  simId?: string | undefined;
+
+  /**
+   * Null once the device is deleted.
+   *
+   * @generated from field: optional string device_id = 4;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * FCFA.
+   *
+   * @generated from field: int64 montant = 5;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number, 9-digit local form.
+   *
+   * @generated from field: string msisdn_dest = 6;
+   */
+  msisdnDest: string;
+
+  /**
+   * Recipient display name.
+   *
+   * @generated from field: optional string dest_name = 7;
+   */
+  destName?: string | undefined;
+
+  /**
+   * Opaque contact reference.
+   *
+   * @generated from field: optional string contact_id = 8;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * When the handset finished dialling it.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 9;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * When the person settled it (board settle `arrived` or admin arbitration `confirmed`).
+   *
+   * @generated from field: google.protobuf.Timestamp arbitrated_at = 10;
+   */
+  arbitratedAt?: Timestamp | undefined;
+
+  /**
+   * Full name of that person at the time.
+   *
+   * @generated from field: string arbitrated_by_name = 11;
+   */
+  arbitratedByName: string;
+
+  /**
+   * The note recorded with the decision.
+   *
+   * @generated from field: string arbitration_note = 12;
+   */
+  arbitrationNote: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.SettledOnWordRow.
+ * Use `create(SettledOnWordRowSchema)` to create a new message.
+ */
+export const SettledOnWordRowSchema: GenMessage<SettledOnWordRow> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 3);
+
+/**
+ * DeviceDispatch is the payload of a successful poll: what the handset dials. It is the
+ * only message that ever carries a SIM PIN (inside ussd_steps and ussd_string); it is
+ * never stored, logged, or put in an event or an error.
+ *
+ * @generated from message transferops.dispatch.v1.DeviceDispatch
+ */
+export type DeviceDispatch = Message<"transferops.dispatch.v1.DeviceDispatch"> & {
+  /**
+   * UUID of the operation now running on the handset.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * SIM to dial from.
+   *
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * 0 is SIM 1, 1 is SIM 2.
+   *
+   * @generated from field: int32 subscription_slot = 3;
+   */
+  subscriptionSlot: number;
+
+  /**
+   * Legacy single-string form, PIN included.
+   *
+   * @generated from field: string ussd_string = 4;
+   */
+  ussdString: string;
+
+  /**
+   * Element 0 goes through the dialer; each later element answers the next prompt; the
+   * last is the PIN for deposits and balance checks. Contains the PIN.
+   *
+   * @generated from field: repeated string ussd_steps = 5;
+   */
+  ussdSteps: string[];
+
+  /**
+   * Sender name the operator's SMS replies come from.
+   *
+   * @generated from field: string expected_sender = 6;
+   */
+  expectedSender: string;
+
+  /**
+   * How long the handset waits for the USSD dialog before reporting ussd_timeout, seconds.
+   *
+   * @generated from field: int32 timeout_seconds = 7;
+   */
+  timeoutSeconds: number;
+
+  /**
+   * FCFA (placeholder 1 for account queries).
+   *
+   * @generated from field: int64 montant = 8;
+   */
+  montant: bigint;
+
+  /**
+   * Operation type.
+   *
+   * @generated from field: string op_type = 9;
+   */
+  opType: string;
+
+  /**
+   * False: the handset checks the name on the confirmation screen before the PIN.
+   *
+   * @generated from field: bool partner_verified = 10;
+   */
+  partnerVerified: boolean;
+
+  /**
+   * Recipient name to check; null for account queries.
+   *
+   * @generated from field: optional string dest_name = 11;
+   */
+  destName?: string | undefined;
+
+  /**
+   * Destination number, 9-digit local form.
+   *
+   * @generated from field: string msisdn_dest = 12;
+   */
+  msisdnDest: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 13;
+   */
+  operator: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.DeviceDispatch.
+ * Use `create(DeviceDispatchSchema)` to create a new message.
+ */
+export const DeviceDispatchSchema: GenMessage<DeviceDispatch> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 4);
+
+/**
+ * DeviceOperation is a row of the operations a handset claimed.
+ *
+ * @generated from message transferops.dispatch.v1.DeviceOperation
+ */
+export type DeviceOperation = Message<"transferops.dispatch.v1.DeviceOperation"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * Current status.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * Operation type.
+   *
+   * @generated from field: string op_type = 3;
+   */
+  opType: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 4;
+   */
+  operator: string;
+
+  /**
+   * FCFA.
+   *
+   * @generated from field: int64 montant = 5;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number.
+   *
+   * @generated from field: string msisdn_dest = 6;
+   */
+  msisdnDest: string;
+
+  /**
+   * Recipient name.
+   *
+   * @generated from field: optional string dest_name = 7;
+   */
+  destName?: string | undefined;
+
+  /**
+   * SIM that ran it; null once deleted.
+   *
+   * @generated from field: optional string sim_id = 8;
+   */
+  simId?: string | undefined;
+
+  /**
+   * Slot of that SIM in the handset when the operation was created.
+   *
+   * @generated from field: optional int32 sim_slot = 9;
+   */
+  simSlot?: number | undefined;
+
+  /**
+   * Set on cancel.
+   *
+   * @generated from field: optional string reject_reason = 10;
+   */
+  rejectReason?: string | undefined;
+
+  /**
+   * Set on failure.
+   *
+   * @generated from field: optional string failure_reason = 11;
+   */
+  failureReason?: string | undefined;
+
+  /**
+   * When the handset claimed it.
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 12;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When it stopped running.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 13;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * When its evidence window closes (set once it awaits evidence).
+   *
+   * @generated from field: google.protobuf.Timestamp evidence_expires_at = 14;
+   */
+  evidenceExpiresAt?: Timestamp | undefined;
+
+  /**
+   * Kind of the message that proved it; null when unproven.
+   *
+   * @generated from field: optional string sms_kind = 15;
+   */
+  smsKind?: string | undefined;
+
+  /**
+   * Last change of the operation.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 16;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.DeviceOperation.
+ * Use `create(DeviceOperationSchema)` to create a new message.
+ */
+export const DeviceOperationSchema: GenMessage<DeviceOperation> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 5);
+
+/**
+ * SimOperation is one operation in a SIM's history (fleet's GET /sims/{id}/history).
+ *
+ * @generated from message transferops.dispatch.v1.SimOperation
+ */
+export type SimOperation = Message<"transferops.dispatch.v1.SimOperation"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * Current status.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * Operation type.
+   *
+   * @generated from field: string op_type = 3;
+   */
+  opType: string;
+
+  /**
+   * FCFA.
+   *
+   * @generated from field: int64 montant = 4;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number.
+   *
+   * @generated from field: string msisdn_dest = 5;
+   */
+  msisdnDest: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When it stopped running; unset while it has not.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 7;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.SimOperation.
+ * Use `create(SimOperationSchema)` to create a new message.
+ */
+export const SimOperationSchema: GenMessage<SimOperation> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch, 6);
 

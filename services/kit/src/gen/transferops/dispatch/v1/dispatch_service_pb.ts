@@ -2,21 +2,1475 @@
 // @generated from file transferops/dispatch/v1/dispatch_service.proto (package transferops.dispatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Caller } from "../../common/v1/identity_pb.ts";
+import { file_transferops_common_v1_identity } from "../../common/v1/identity_pb.ts";
+import type { DayWindow } from "../../common/v1/pagination_pb.ts";
+import { file_transferops_common_v1_pagination } from "../../common/v1/pagination_pb.ts";
+import type { DeviceDispatch, DeviceOperation, EvidenceSummary, Operation, SettledOnWordRow, SimOperation, UnprovenOperation } from "./dispatch_pb.ts";
+import { file_transferops_dispatch_v1_dispatch } from "./dispatch_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/dispatch/v1/dispatch_service.proto.
  */
 export const file_transferops_dispatch_v1_dispatch_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci50cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9kaXNwYXRjaF9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5kaXNwYXRjaC52MTIRCg9EaXNwYXRjaFNlcnZpY2ViBnByb3RvMw");
+  fileDesc("Ci50cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9kaXNwYXRjaF9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5kaXNwYXRjaC52MSLQAwoWQ3JlYXRlT3BlcmF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhIKCnJlcXVlc3RfaWQYAiABKAkSIAoTcGFyZW50X29wZXJhdGlvbl9pZBgDIAEoCUgAiAEBEhAKCGFnZW50X2lkGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhUKDWNsaWVudF9tc2lzZG4YBiABKAkSEgoKY2xpZW50X25vbRgHIAEoCRIPCgd0eXBlX29wGAggASgJEg8KB21vbnRhbnQYCSABKAMSGgoNbWVyY2hhbnRfY29kZRgKIAEoCUgBiAEBEhcKCmNvbnRhY3RfaWQYCyABKAlIAogBARIdChBwYXJ0bmVyX3ZlcmlmaWVkGAwgASgISAOIAQESEwoGc2ltX2lkGA0gASgJSASIAQESEwoGb3JpZ2luGA4gASgJSAWIAQFCFgoUX3BhcmVudF9vcGVyYXRpb25faWRCEAoOX21lcmNoYW50X2NvZGVCDQoLX2NvbnRhY3RfaWRCEwoRX3BhcnRuZXJfdmVyaWZpZWRCCQoHX3NpbV9pZEIJCgdfb3JpZ2luImEKF0NyZWF0ZU9wZXJhdGlvblJlc3BvbnNlEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIPCgdjcmVhdGVkGAIgASgIIskBChVMaXN0T3BlcmF0aW9uc1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIOCgZzdGF0dXMYAiABKAkSDgoGc2ltX2lkGAMgASgJEhAKCGFnZW50X2lkGAQgASgJEgwKBGRhdGUYBSABKAkSEQoJZGF0ZV9mcm9tGAYgASgJEg8KB2RhdGVfdG8YByABKAkSDgoGc2VhcmNoGAggASgJEg0KBWxpbWl0GAkgASgFIlAKFkxpc3RPcGVyYXRpb25zUmVzcG9uc2USNgoKb3BlcmF0aW9ucxgBIAMoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiJaChNHZXRPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJIk0KFEdldE9wZXJhdGlvblJlc3BvbnNlEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiJdChZDYW5jZWxPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJIlAKF0NhbmNlbE9wZXJhdGlvblJlc3BvbnNlEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiLEAQoeQ3JlYXRlTWF0Y2hpbmdPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFwoKY29udGFjdF9pZBgCIAEoCUgAiAEBEhoKEmJlbmVmaWNpYXJ5X21zaXNkbhgDIAEoCRIPCgdtb250YW50GAQgASgDEhMKBnNpbV9pZBgFIAEoCUgBiAEBQg0KC19jb250YWN0X2lkQgkKB19zaW1faWQiWAofQ3JlYXRlTWF0Y2hpbmdPcGVyYXRpb25SZXNwb25zZRI1CglvcGVyYXRpb24YASABKAsyIi50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5PcGVyYXRpb24iXQodTGlzdE1hdGNoaW5nT3BlcmF0aW9uc1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBSJYCh5MaXN0TWF0Y2hpbmdPcGVyYXRpb25zUmVzcG9uc2USNgoKb3BlcmF0aW9ucxgBIAMoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiKBAgoeVXBkYXRlTWF0Y2hpbmdPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJEhcKCmNvbnRhY3RfaWQYAyABKAlIAIgBARIYChBjbGVhcl9jb250YWN0X2lkGAQgASgIEh8KEmJlbmVmaWNpYXJ5X21zaXNkbhgFIAEoCUgBiAEBEhQKB21vbnRhbnQYBiABKANIAogBAUINCgtfY29udGFjdF9pZEIVChNfYmVuZWZpY2lhcnlfbXNpc2RuQgoKCF9tb250YW50IlgKH1VwZGF0ZU1hdGNoaW5nT3BlcmF0aW9uUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uImUKHkNhbmNlbE1hdGNoaW5nT3BlcmF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhQKDG9wZXJhdGlvbl9pZBgCIAEoCSJYCh9DYW5jZWxNYXRjaGluZ09wZXJhdGlvblJlc3BvbnNlEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiKFAQoTTGlzdFVucHJvdmVuUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEjAKBndpbmRvdxgCIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3cSDQoFbGltaXQYAyABKAUiVgoUTGlzdFVucHJvdmVuUmVzcG9uc2USPgoKb3BlcmF0aW9ucxgBIAMoCzIqLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlVucHJvdmVuT3BlcmF0aW9uInwKFlNldHRsZU9wZXJhdGlvblJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRub3RlGAQgASgJIlAKF1NldHRsZU9wZXJhdGlvblJlc3BvbnNlEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbiKKAQoYTGlzdFNldHRsZWRPbldvcmRSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISMAoGd2luZG93GAIgASgLMiAudHJhbnNmZXJvcHMuY29tbW9uLnYxLkRheVdpbmRvdxINCgVsaW1pdBgDIAEoBSJaChlMaXN0U2V0dGxlZE9uV29yZFJlc3BvbnNlEj0KCm9wZXJhdGlvbnMYASADKAsyKS50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5TZXR0bGVkT25Xb3JkUm93IoABChlBcmJpdHJhdGVPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJEhAKCGRlY2lzaW9uGAMgASgJEgwKBG5vdGUYBCABKAkiUwoaQXJiaXRyYXRlT3BlcmF0aW9uUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uIkgKF0dldE5leHRPcGVyYXRpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIiVQoYR2V0TmV4dE9wZXJhdGlvblJlc3BvbnNlEjkKCGRpc3BhdGNoGAEgASgLMicudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuRGV2aWNlRGlzcGF0Y2gi+wEKFFJlcG9ydE91dGNvbWVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJEg8KB291dGNvbWUYAyABKAkSGgoNdXNzZF9yZXNwb25zZRgEIAEoCUgAiAEBEi8KC2V4ZWN1dGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5mYWlsdXJlX2RldGFpbBgGIAEoCUgBiAEBQhAKDl91c3NkX3Jlc3BvbnNlQhEKD19mYWlsdXJlX2RldGFpbCJ2ChVSZXBvcnRPdXRjb21lUmVzcG9uc2USFAoMb3BlcmF0aW9uX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRI3ChNldmlkZW5jZV9leHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKGAQobTGlzdERldmljZU9wZXJhdGlvbnNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAMgASgFIlwKHExpc3REZXZpY2VPcGVyYXRpb25zUmVzcG9uc2USPAoKb3BlcmF0aW9ucxgBIAMoCzIoLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkRldmljZU9wZXJhdGlvbiLqAgoVUHJvdmVPcGVyYXRpb25SZXF1ZXN0EhIKCm1lc3NhZ2VfaWQYASABKAkSDgoGc2ltX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKA2ZlZRgFIAEoA0gAiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBiABKANIAYgBARIUCgxvcGVyYXRvcl9yZWYYByABKAkSGwoTY291bnRlcnBhcnR5X21zaXNkbhgIIAEoCRIQCghyYXdfdGV4dBgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZGV2aWNlX3JlY2VpdmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChFpc19hbWJpZ3VvdXNfaGludBgMIAEoCEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyIoEBChZQcm92ZU9wZXJhdGlvblJlc3BvbnNlEg8KB291dGNvbWUYASABKAkSNQoJb3BlcmF0aW9uGAIgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEh8KF2NhbmRpZGF0ZV9vcGVyYXRpb25faWRzGAMgAygJIrwBChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEgoKbWVzc2FnZV9pZBgDIAEoCRIOCgZzaW1faWQYBCABKAkSOgoIZXZpZGVuY2UYBSABKAsyKC50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5FdmlkZW5jZVN1bW1hcnkiTwoWQXR0YWNoRXZpZGVuY2VSZXNwb25zZRI1CglvcGVyYXRpb24YASABKAsyIi50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5PcGVyYXRpb24iJwoVR2V0U2ltQWN0aXZpdHlSZXF1ZXN0Eg4KBnNpbV9pZBgBIAEoCSLSAQoWR2V0U2ltQWN0aXZpdHlSZXNwb25zZRIZChFxdWV1ZWRfb3JfcnVubmluZxgBIAEoBRIYChB0b3RhbF9vcGVyYXRpb25zGAIgASgFEhcKD3RvdGFsX2NvbmZpcm1lZBgDIAEoBRIUCgx0b3RhbF9mYWlsZWQYBCABKAUSGQoRdG90YWxfbm9fZXZpZGVuY2UYBSABKAUSOQoKb3BlcmF0aW9ucxgGIAMoCzIlLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlNpbU9wZXJhdGlvbiJHChZSZXNldE9wZXJhdGlvbnNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIirwEKF1Jlc2V0T3BlcmF0aW9uc1Jlc3BvbnNlEk4KB2RlbGV0ZWQYASADKAsyPS50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5SZXNldE9wZXJhdGlvbnNSZXNwb25zZS5EZWxldGVkRW50cnkSFAoMcXVldWVfcHVyZ2VkGAIgASgIGi4KDERlbGV0ZWRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBIhgKFkdldFN3ZWVwQmFja2xvZ1JlcXVlc3QiUgoXR2V0U3dlZXBCYWNrbG9nUmVzcG9uc2USHQoVcGFzdF93aW5kb3dfbm90X3N3ZXB0GAEgASgFEhgKEHVucHJvdmVuX3dhaXRpbmcYAiABKAUyqBMKD0Rpc3BhdGNoU2VydmljZRJ0Cg9DcmVhdGVPcGVyYXRpb24SLy50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5DcmVhdGVPcGVyYXRpb25SZXF1ZXN0GjAudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ3JlYXRlT3BlcmF0aW9uUmVzcG9uc2UScQoOTGlzdE9wZXJhdGlvbnMSLi50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5MaXN0T3BlcmF0aW9uc1JlcXVlc3QaLy50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5MaXN0T3BlcmF0aW9uc1Jlc3BvbnNlEmsKDEdldE9wZXJhdGlvbhIsLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkdldE9wZXJhdGlvblJlcXVlc3QaLS50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5HZXRPcGVyYXRpb25SZXNwb25zZRJ0Cg9DYW5jZWxPcGVyYXRpb24SLy50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5DYW5jZWxPcGVyYXRpb25SZXF1ZXN0GjAudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ2FuY2VsT3BlcmF0aW9uUmVzcG9uc2USjAEKF0NyZWF0ZU1hdGNoaW5nT3BlcmF0aW9uEjcudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ3JlYXRlTWF0Y2hpbmdPcGVyYXRpb25SZXF1ZXN0GjgudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ3JlYXRlTWF0Y2hpbmdPcGVyYXRpb25SZXNwb25zZRKJAQoWTGlzdE1hdGNoaW5nT3BlcmF0aW9ucxI2LnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkxpc3RNYXRjaGluZ09wZXJhdGlvbnNSZXF1ZXN0GjcudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuTGlzdE1hdGNoaW5nT3BlcmF0aW9uc1Jlc3BvbnNlEowBChdVcGRhdGVNYXRjaGluZ09wZXJhdGlvbhI3LnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlVwZGF0ZU1hdGNoaW5nT3BlcmF0aW9uUmVxdWVzdBo4LnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlVwZGF0ZU1hdGNoaW5nT3BlcmF0aW9uUmVzcG9uc2USjAEKF0NhbmNlbE1hdGNoaW5nT3BlcmF0aW9uEjcudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ2FuY2VsTWF0Y2hpbmdPcGVyYXRpb25SZXF1ZXN0GjgudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQ2FuY2VsTWF0Y2hpbmdPcGVyYXRpb25SZXNwb25zZRJrCgxMaXN0VW5wcm92ZW4SLC50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5MaXN0VW5wcm92ZW5SZXF1ZXN0Gi0udHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuTGlzdFVucHJvdmVuUmVzcG9uc2USdAoPU2V0dGxlT3BlcmF0aW9uEi8udHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuU2V0dGxlT3BlcmF0aW9uUmVxdWVzdBowLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlNldHRsZU9wZXJhdGlvblJlc3BvbnNlEnoKEUxpc3RTZXR0bGVkT25Xb3JkEjEudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuTGlzdFNldHRsZWRPbldvcmRSZXF1ZXN0GjIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuTGlzdFNldHRsZWRPbldvcmRSZXNwb25zZRJ9ChJBcmJpdHJhdGVPcGVyYXRpb24SMi50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5BcmJpdHJhdGVPcGVyYXRpb25SZXF1ZXN0GjMudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuQXJiaXRyYXRlT3BlcmF0aW9uUmVzcG9uc2USdwoQR2V0TmV4dE9wZXJhdGlvbhIwLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkdldE5leHRPcGVyYXRpb25SZXF1ZXN0GjEudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuR2V0TmV4dE9wZXJhdGlvblJlc3BvbnNlEm4KDVJlcG9ydE91dGNvbWUSLS50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5SZXBvcnRPdXRjb21lUmVxdWVzdBouLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlJlcG9ydE91dGNvbWVSZXNwb25zZRKDAQoUTGlzdERldmljZU9wZXJhdGlvbnMSNC50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5MaXN0RGV2aWNlT3BlcmF0aW9uc1JlcXVlc3QaNS50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5MaXN0RGV2aWNlT3BlcmF0aW9uc1Jlc3BvbnNlEnEKDlByb3ZlT3BlcmF0aW9uEi4udHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuUHJvdmVPcGVyYXRpb25SZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuUHJvdmVPcGVyYXRpb25SZXNwb25zZRJxCg5BdHRhY2hFdmlkZW5jZRIuLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkF0dGFjaEV2aWRlbmNlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLkF0dGFjaEV2aWRlbmNlUmVzcG9uc2UScQoOR2V0U2ltQWN0aXZpdHkSLi50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5HZXRTaW1BY3Rpdml0eVJlcXVlc3QaLy50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5HZXRTaW1BY3Rpdml0eVJlc3BvbnNlEnQKD1Jlc2V0T3BlcmF0aW9ucxIvLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLlJlc2V0T3BlcmF0aW9uc1JlcXVlc3QaMC50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5SZXNldE9wZXJhdGlvbnNSZXNwb25zZRJ0Cg9HZXRTd2VlcEJhY2tsb2cSLy50cmFuc2Zlcm9wcy5kaXNwYXRjaC52MS5HZXRTd2VlcEJhY2tsb2dSZXF1ZXN0GjAudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuR2V0U3dlZXBCYWNrbG9nUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch]);
 
 /**
- * DispatchService is served with health and reflection only until its issue builds it.
+ * @generated from message transferops.dispatch.v1.CreateOperationRequest
+ */
+export type CreateOperationRequest = Message<"transferops.dispatch.v1.CreateOperationRequest"> & {
+  /**
+   * `api_key` or `session`. An internal caller (intake's launch) passes `api_key`
+   * semantics: it names the owning agent and the origin.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Idempotency key, one execution per value.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * Set on a manual replay of a prior operation (UUID).
+   *
+   * @generated from field: optional string parent_operation_id = 3;
+   */
+  parentOperationId?: string | undefined;
+
+  /**
+   * Owning agent (UUID); required with the API key, ignored for a session.
+   *
+   * @generated from field: string agent_id = 4;
+   */
+  agentId: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 5;
+   */
+  operator: string;
+
+  /**
+   * Destination, 9-digit local form (country code accepted).
+   *
+   * @generated from field: string client_msisdn = 6;
+   */
+  clientMsisdn: string;
+
+  /**
+   * Recipient display name.
+   *
+   * @generated from field: string client_nom = 7;
+   */
+  clientNom: string;
+
+  /**
+   * Operation type; empty means `deposit`.
+   *
+   * @generated from field: string type_op = 8;
+   */
+  typeOp: string;
+
+  /**
+   * FCFA above 0 (placeholder 1 for balance checks and mini statements).
+   *
+   * @generated from field: int64 montant = 9;
+   */
+  montant: bigint;
+
+  /**
+   * Required for withdrawal, float_deposit and mini_statement on operator_b.
+   *
+   * @generated from field: optional string merchant_code = 10;
+   */
+  merchantCode?: string | undefined;
+
+  /**
+   * Stored and returned, never interpreted.
+   *
+   * @generated from field: optional string contact_id = 11;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * Default true; false makes the handset check the name before sending the PIN.
+   *
+   * @generated from field: optional bool partner_verified = 12;
+   */
+  partnerVerified?: boolean | undefined;
+
+  /**
+   * SIM the caller names; unset means the server selects by operator.
+   *
+   * @generated from field: optional string sim_id = 13;
+   */
+  simId?: string | undefined;
+
+  /**
+   * `aggregated` or `assisted`; honoured only for the API key; `matching` is refused.
+   *
+   * @generated from field: optional string origin = 14;
+   */
+  origin?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CreateOperationRequest.
+ * Use `create(CreateOperationRequestSchema)` to create a new message.
+ */
+export const CreateOperationRequestSchema: GenMessage<CreateOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 0);
+
+/**
+ * @generated from message transferops.dispatch.v1.CreateOperationResponse
+ */
+export type CreateOperationResponse = Message<"transferops.dispatch.v1.CreateOperationResponse"> & {
+  /**
+   * The operation created, or the existing one for a known request_id.
+   *
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+
+  /**
+   * False when the request_id already existed: nothing was executed.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CreateOperationResponse.
+ * Use `create(CreateOperationResponseSchema)` to create a new message.
+ */
+export const CreateOperationResponseSchema: GenMessage<CreateOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 1);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListOperationsRequest
+ */
+export type ListOperationsRequest = Message<"transferops.dispatch.v1.ListOperationsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * One of the eight statuses; empty means any.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * Only this SIM; empty means any.
+   *
+   * @generated from field: string sim_id = 3;
+   */
+  simId: string;
+
+  /**
+   * Only this agent (admins; a non-admin naming another agent is refused); empty means any.
+   *
+   * @generated from field: string agent_id = 4;
+   */
+  agentId: string;
+
+  /**
+   * One local day (UTC+1) YYYY-MM-DD; wins over date_from/date_to.
+   *
+   * @generated from field: string date = 5;
+   */
+  date: string;
+
+  /**
+   * Inclusive first local day YYYY-MM-DD.
+   *
+   * @generated from field: string date_from = 6;
+   */
+  dateFrom: string;
+
+  /**
+   * Inclusive last local day YYYY-MM-DD.
+   *
+   * @generated from field: string date_to = 7;
+   */
+  dateTo: string;
+
+  /**
+   * Case-insensitive substring over dest_name, request_id, operation_id and the digits
+   * of msisdn_dest.
+   *
+   * @generated from field: string search = 8;
+   */
+  search: string;
+
+  /**
+   * 1 to 250; 0 means 50.
+   *
+   * @generated from field: int32 limit = 9;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListOperationsRequest.
+ * Use `create(ListOperationsRequestSchema)` to create a new message.
+ */
+export const ListOperationsRequestSchema: GenMessage<ListOperationsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 2);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListOperationsResponse
+ */
+export type ListOperationsResponse = Message<"transferops.dispatch.v1.ListOperationsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.dispatch.v1.Operation operations = 1;
+   */
+  operations: Operation[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListOperationsResponse.
+ * Use `create(ListOperationsResponseSchema)` to create a new message.
+ */
+export const ListOperationsResponseSchema: GenMessage<ListOperationsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 3);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetOperationRequest
+ */
+export type GetOperationRequest = Message<"transferops.dispatch.v1.GetOperationRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetOperationRequest.
+ * Use `create(GetOperationRequestSchema)` to create a new message.
+ */
+export const GetOperationRequestSchema: GenMessage<GetOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 4);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetOperationResponse
+ */
+export type GetOperationResponse = Message<"transferops.dispatch.v1.GetOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetOperationResponse.
+ * Use `create(GetOperationResponseSchema)` to create a new message.
+ */
+export const GetOperationResponseSchema: GenMessage<GetOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 5);
+
+/**
+ * @generated from message transferops.dispatch.v1.CancelOperationRequest
+ */
+export type CancelOperationRequest = Message<"transferops.dispatch.v1.CancelOperationRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CancelOperationRequest.
+ * Use `create(CancelOperationRequestSchema)` to create a new message.
+ */
+export const CancelOperationRequestSchema: GenMessage<CancelOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 6);
+
+/**
+ * @generated from message transferops.dispatch.v1.CancelOperationResponse
+ */
+export type CancelOperationResponse = Message<"transferops.dispatch.v1.CancelOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CancelOperationResponse.
+ * Use `create(CancelOperationResponseSchema)` to create a new message.
+ */
+export const CancelOperationResponseSchema: GenMessage<CancelOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 7);
+
+/**
+ * @generated from message transferops.dispatch.v1.CreateMatchingOperationRequest
+ */
+export type CreateMatchingOperationRequest = Message<"transferops.dispatch.v1.CreateMatchingOperationRequest"> & {
+  /**
+   * A session: the machine key names an arbitrary agent, so it is refused.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Where proof is routed once the SMS confirms.
+   *
+   * @generated from field: optional string contact_id = 2;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * Destination; the operator is derived from its prefix.
+   *
+   * @generated from field: string beneficiary_msisdn = 3;
+   */
+  beneficiaryMsisdn: string;
+
+  /**
+   * FCFA above 0.
+   *
+   * @generated from field: int64 montant = 4;
+   */
+  montant: bigint;
+
+  /**
+   * A SIM the agent holds; unset means the server selects by operator.
+   *
+   * @generated from field: optional string sim_id = 5;
+   */
+  simId?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CreateMatchingOperationRequest.
+ * Use `create(CreateMatchingOperationRequestSchema)` to create a new message.
+ */
+export const CreateMatchingOperationRequestSchema: GenMessage<CreateMatchingOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 8);
+
+/**
+ * @generated from message transferops.dispatch.v1.CreateMatchingOperationResponse
+ */
+export type CreateMatchingOperationResponse = Message<"transferops.dispatch.v1.CreateMatchingOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CreateMatchingOperationResponse.
+ * Use `create(CreateMatchingOperationResponseSchema)` to create a new message.
+ */
+export const CreateMatchingOperationResponseSchema: GenMessage<CreateMatchingOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 9);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListMatchingOperationsRequest
+ */
+export type ListMatchingOperationsRequest = Message<"transferops.dispatch.v1.ListMatchingOperationsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * 1 to 250; 0 means 50.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListMatchingOperationsRequest.
+ * Use `create(ListMatchingOperationsRequestSchema)` to create a new message.
+ */
+export const ListMatchingOperationsRequestSchema: GenMessage<ListMatchingOperationsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 10);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListMatchingOperationsResponse
+ */
+export type ListMatchingOperationsResponse = Message<"transferops.dispatch.v1.ListMatchingOperationsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.dispatch.v1.Operation operations = 1;
+   */
+  operations: Operation[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListMatchingOperationsResponse.
+ * Use `create(ListMatchingOperationsResponseSchema)` to create a new message.
+ */
+export const ListMatchingOperationsResponseSchema: GenMessage<ListMatchingOperationsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 11);
+
+/**
+ * @generated from message transferops.dispatch.v1.UpdateMatchingOperationRequest
+ */
+export type UpdateMatchingOperationRequest = Message<"transferops.dispatch.v1.UpdateMatchingOperationRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * New contact reference; unset keeps it (see clear_contact_id).
+   *
+   * @generated from field: optional string contact_id = 3;
+   */
+  contactId?: string | undefined;
+
+  /**
+   * True when the body set contact_id to null: the reference is removed.
+   *
+   * @generated from field: bool clear_contact_id = 4;
+   */
+  clearContactId: boolean;
+
+  /**
+   * New destination; unset keeps it. Must stay with the operation's operator.
+   *
+   * @generated from field: optional string beneficiary_msisdn = 5;
+   */
+  beneficiaryMsisdn?: string | undefined;
+
+  /**
+   * New amount, FCFA above 0; unset keeps it.
+   *
+   * @generated from field: optional int64 montant = 6;
+   */
+  montant?: bigint | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.UpdateMatchingOperationRequest.
+ * Use `create(UpdateMatchingOperationRequestSchema)` to create a new message.
+ */
+export const UpdateMatchingOperationRequestSchema: GenMessage<UpdateMatchingOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 12);
+
+/**
+ * @generated from message transferops.dispatch.v1.UpdateMatchingOperationResponse
+ */
+export type UpdateMatchingOperationResponse = Message<"transferops.dispatch.v1.UpdateMatchingOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.UpdateMatchingOperationResponse.
+ * Use `create(UpdateMatchingOperationResponseSchema)` to create a new message.
+ */
+export const UpdateMatchingOperationResponseSchema: GenMessage<UpdateMatchingOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 13);
+
+/**
+ * @generated from message transferops.dispatch.v1.CancelMatchingOperationRequest
+ */
+export type CancelMatchingOperationRequest = Message<"transferops.dispatch.v1.CancelMatchingOperationRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CancelMatchingOperationRequest.
+ * Use `create(CancelMatchingOperationRequestSchema)` to create a new message.
+ */
+export const CancelMatchingOperationRequestSchema: GenMessage<CancelMatchingOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 14);
+
+/**
+ * @generated from message transferops.dispatch.v1.CancelMatchingOperationResponse
+ */
+export type CancelMatchingOperationResponse = Message<"transferops.dispatch.v1.CancelMatchingOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.CancelMatchingOperationResponse.
+ * Use `create(CancelMatchingOperationResponseSchema)` to create a new message.
+ */
+export const CancelMatchingOperationResponseSchema: GenMessage<CancelMatchingOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 15);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListUnprovenRequest
+ */
+export type ListUnprovenRequest = Message<"transferops.dispatch.v1.ListUnprovenRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Window on finished_at.
+   *
+   * @generated from field: transferops.common.v1.DayWindow window = 2;
+   */
+  window?: DayWindow | undefined;
+
+  /**
+   * 1 to 250; 0 means 50.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListUnprovenRequest.
+ * Use `create(ListUnprovenRequestSchema)` to create a new message.
+ */
+export const ListUnprovenRequestSchema: GenMessage<ListUnprovenRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 16);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListUnprovenResponse
+ */
+export type ListUnprovenResponse = Message<"transferops.dispatch.v1.ListUnprovenResponse"> & {
+  /**
+   * @generated from field: repeated transferops.dispatch.v1.UnprovenOperation operations = 1;
+   */
+  operations: UnprovenOperation[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListUnprovenResponse.
+ * Use `create(ListUnprovenResponseSchema)` to create a new message.
+ */
+export const ListUnprovenResponseSchema: GenMessage<ListUnprovenResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 17);
+
+/**
+ * @generated from message transferops.dispatch.v1.SettleOperationRequest
+ */
+export type SettleOperationRequest = Message<"transferops.dispatch.v1.SettleOperationRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * `arrived` or `did_not_arrive`.
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * Non-empty, up to 500 characters.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.SettleOperationRequest.
+ * Use `create(SettleOperationRequestSchema)` to create a new message.
+ */
+export const SettleOperationRequestSchema: GenMessage<SettleOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 18);
+
+/**
+ * @generated from message transferops.dispatch.v1.SettleOperationResponse
+ */
+export type SettleOperationResponse = Message<"transferops.dispatch.v1.SettleOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.SettleOperationResponse.
+ * Use `create(SettleOperationResponseSchema)` to create a new message.
+ */
+export const SettleOperationResponseSchema: GenMessage<SettleOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 19);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListSettledOnWordRequest
+ */
+export type ListSettledOnWordRequest = Message<"transferops.dispatch.v1.ListSettledOnWordRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Window on arbitrated_at.
+   *
+   * @generated from field: transferops.common.v1.DayWindow window = 2;
+   */
+  window?: DayWindow | undefined;
+
+  /**
+   * 1 to 250; 0 means 50.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListSettledOnWordRequest.
+ * Use `create(ListSettledOnWordRequestSchema)` to create a new message.
+ */
+export const ListSettledOnWordRequestSchema: GenMessage<ListSettledOnWordRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 20);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListSettledOnWordResponse
+ */
+export type ListSettledOnWordResponse = Message<"transferops.dispatch.v1.ListSettledOnWordResponse"> & {
+  /**
+   * @generated from field: repeated transferops.dispatch.v1.SettledOnWordRow operations = 1;
+   */
+  operations: SettledOnWordRow[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListSettledOnWordResponse.
+ * Use `create(ListSettledOnWordResponseSchema)` to create a new message.
+ */
+export const ListSettledOnWordResponseSchema: GenMessage<ListSettledOnWordResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 21);
+
+/**
+ * @generated from message transferops.dispatch.v1.ArbitrateOperationRequest
+ */
+export type ArbitrateOperationRequest = Message<"transferops.dispatch.v1.ArbitrateOperationRequest"> & {
+  /**
+   * An admin session.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * `confirmed` or `failed`.
+   *
+   * @generated from field: string decision = 3;
+   */
+  decision: string;
+
+  /**
+   * Non-empty, up to 500 characters.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ArbitrateOperationRequest.
+ * Use `create(ArbitrateOperationRequestSchema)` to create a new message.
+ */
+export const ArbitrateOperationRequestSchema: GenMessage<ArbitrateOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 22);
+
+/**
+ * @generated from message transferops.dispatch.v1.ArbitrateOperationResponse
+ */
+export type ArbitrateOperationResponse = Message<"transferops.dispatch.v1.ArbitrateOperationResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ArbitrateOperationResponse.
+ * Use `create(ArbitrateOperationResponseSchema)` to create a new message.
+ */
+export const ArbitrateOperationResponseSchema: GenMessage<ArbitrateOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 23);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetNextOperationRequest
+ */
+export type GetNextOperationRequest = Message<"transferops.dispatch.v1.GetNextOperationRequest"> & {
+  /**
+   * A device token's caller.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetNextOperationRequest.
+ * Use `create(GetNextOperationRequestSchema)` to create a new message.
+ */
+export const GetNextOperationRequestSchema: GenMessage<GetNextOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 24);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetNextOperationResponse
+ */
+export type GetNextOperationResponse = Message<"transferops.dispatch.v1.GetNextOperationResponse"> & {
+  /**
+   * Unset when there is nothing to do (idle, or inside the cooldown).
+   *
+   * @generated from field: transferops.dispatch.v1.DeviceDispatch dispatch = 1;
+   */
+  dispatch?: DeviceDispatch | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetNextOperationResponse.
+ * Use `create(GetNextOperationResponseSchema)` to create a new message.
+ */
+export const GetNextOperationResponseSchema: GenMessage<GetNextOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 25);
+
+/**
+ * @generated from message transferops.dispatch.v1.ReportOutcomeRequest
+ */
+export type ReportOutcomeRequest = Message<"transferops.dispatch.v1.ReportOutcomeRequest"> & {
+  /**
+   * A device token's caller.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * `ussd_ok`, `ussd_unconfirmed`, `ussd_failed`, `ussd_timeout`, `no_service`,
+   * `sim_absent` or `name_mismatch`.
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * Verbatim operator text of the final dialog.
+   *
+   * @generated from field: optional string ussd_response = 4;
+   */
+  ussdResponse?: string | undefined;
+
+  /**
+   * When the handset finished executing, by its clock.
+   *
+   * @generated from field: google.protobuf.Timestamp executed_at = 5;
+   */
+  executedAt?: Timestamp | undefined;
+
+  /**
+   * Stored as failure_reason when given.
+   *
+   * @generated from field: optional string failure_detail = 6;
+   */
+  failureDetail?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ReportOutcomeRequest.
+ * Use `create(ReportOutcomeRequestSchema)` to create a new message.
+ */
+export const ReportOutcomeRequestSchema: GenMessage<ReportOutcomeRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 26);
+
+/**
+ * @generated from message transferops.dispatch.v1.ReportOutcomeResponse
+ */
+export type ReportOutcomeResponse = Message<"transferops.dispatch.v1.ReportOutcomeResponse"> & {
+  /**
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * Status after the report.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * When the evidence window closes; unset unless the operation awaited evidence.
+   *
+   * @generated from field: google.protobuf.Timestamp evidence_expires_at = 3;
+   */
+  evidenceExpiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ReportOutcomeResponse.
+ * Use `create(ReportOutcomeResponseSchema)` to create a new message.
+ */
+export const ReportOutcomeResponseSchema: GenMessage<ReportOutcomeResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 27);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListDeviceOperationsRequest
+ */
+export type ListDeviceOperationsRequest = Message<"transferops.dispatch.v1.ListDeviceOperationsRequest"> & {
+  /**
+   * A device token's caller.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Only operations changed at or after this instant; unset means all.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * 1 to 250; 0 means 100.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListDeviceOperationsRequest.
+ * Use `create(ListDeviceOperationsRequestSchema)` to create a new message.
+ */
+export const ListDeviceOperationsRequestSchema: GenMessage<ListDeviceOperationsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 28);
+
+/**
+ * @generated from message transferops.dispatch.v1.ListDeviceOperationsResponse
+ */
+export type ListDeviceOperationsResponse = Message<"transferops.dispatch.v1.ListDeviceOperationsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.dispatch.v1.DeviceOperation operations = 1;
+   */
+  operations: DeviceOperation[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ListDeviceOperationsResponse.
+ * Use `create(ListDeviceOperationsResponseSchema)` to create a new message.
+ */
+export const ListDeviceOperationsResponseSchema: GenMessage<ListDeviceOperationsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 29);
+
+/**
+ * @generated from message transferops.dispatch.v1.ProveOperationRequest
+ */
+export type ProveOperationRequest = Message<"transferops.dispatch.v1.ProveOperationRequest"> & {
+  /**
+   * Evidence's message id: the idempotency key.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * SIM the message arrived on.
+   *
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * Message kind (`DEP`, `BAL`, ...); "" when no rule recognised it (a possible deposit).
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * Amount read from the message, FCFA (the balance read for BAL).
+   *
+   * @generated from field: int64 amount = 4;
+   */
+  amount: bigint;
+
+  /**
+   * Fee read, FCFA.
+   *
+   * @generated from field: optional int64 fee = 5;
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * Balance after, FCFA.
+   *
+   * @generated from field: optional int64 balance_after = 6;
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * Operator reference; "" when none.
+   *
+   * @generated from field: string operator_ref = 7;
+   */
+  operatorRef: string;
+
+  /**
+   * Counterparty number read from the message; "" when none.
+   *
+   * @generated from field: string counterparty_msisdn = 8;
+   */
+  counterpartyMsisdn: string;
+
+  /**
+   * The message text, unmodified.
+   *
+   * @generated from field: string raw_text = 9;
+   */
+  rawText: string;
+
+  /**
+   * Operator timestamp.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 10;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * When the handset received it; when set, an operation created after it cannot be
+   * proven by it.
+   *
+   * @generated from field: google.protobuf.Timestamp device_received_at = 11;
+   */
+  deviceReceivedAt?: Timestamp | undefined;
+
+  /**
+   * Evidence's own hint that the message is ambiguous; stored in the evidence summary.
+   *
+   * @generated from field: bool is_ambiguous_hint = 12;
+   */
+  isAmbiguousHint: boolean;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ProveOperationRequest.
+ * Use `create(ProveOperationRequestSchema)` to create a new message.
+ */
+export const ProveOperationRequestSchema: GenMessage<ProveOperationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 30);
+
+/**
+ * @generated from message transferops.dispatch.v1.ProveOperationResponse
+ */
+export type ProveOperationResponse = Message<"transferops.dispatch.v1.ProveOperationResponse"> & {
+  /**
+   * `confirmed`, `ambiguous`, `no_candidate` or `divergent`.
+   *
+   * @generated from field: string outcome = 1;
+   */
+  outcome: string;
+
+  /**
+   * The confirmed operation (confirmed), or the single contradicted candidate (divergent).
+   *
+   * @generated from field: transferops.dispatch.v1.Operation operation = 2;
+   */
+  operation?: Operation | undefined;
+
+  /**
+   * The candidates when ambiguous (nothing confirmed).
+   *
+   * @generated from field: repeated string candidate_operation_ids = 3;
+   */
+  candidateOperationIds: string[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ProveOperationResponse.
+ * Use `create(ProveOperationResponseSchema)` to create a new message.
+ */
+export const ProveOperationResponseSchema: GenMessage<ProveOperationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 31);
+
+/**
+ * @generated from message transferops.dispatch.v1.AttachEvidenceRequest
+ */
+export type AttachEvidenceRequest = Message<"transferops.dispatch.v1.AttachEvidenceRequest"> & {
+  /**
+   * The agent named on the operation, a supervisor or an admin.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * Evidence's message id; the same message never proves two operations.
+   *
+   * @generated from field: string message_id = 3;
+   */
+  messageId: string;
+
+  /**
+   * SIM the message arrived on; must be the operation's.
+   *
+   * @generated from field: string sim_id = 4;
+   */
+  simId: string;
+
+  /**
+   * What the message says.
+   *
+   * @generated from field: transferops.dispatch.v1.EvidenceSummary evidence = 5;
+   */
+  evidence?: EvidenceSummary | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.AttachEvidenceRequest.
+ * Use `create(AttachEvidenceRequestSchema)` to create a new message.
+ */
+export const AttachEvidenceRequestSchema: GenMessage<AttachEvidenceRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 32);
+
+/**
+ * @generated from message transferops.dispatch.v1.AttachEvidenceResponse
+ */
+export type AttachEvidenceResponse = Message<"transferops.dispatch.v1.AttachEvidenceResponse"> & {
+  /**
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.AttachEvidenceResponse.
+ * Use `create(AttachEvidenceResponseSchema)` to create a new message.
+ */
+export const AttachEvidenceResponseSchema: GenMessage<AttachEvidenceResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 33);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetSimActivityRequest
+ */
+export type GetSimActivityRequest = Message<"transferops.dispatch.v1.GetSimActivityRequest"> & {
+  /**
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetSimActivityRequest.
+ * Use `create(GetSimActivityRequestSchema)` to create a new message.
+ */
+export const GetSimActivityRequestSchema: GenMessage<GetSimActivityRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 34);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetSimActivityResponse
+ */
+export type GetSimActivityResponse = Message<"transferops.dispatch.v1.GetSimActivityResponse"> & {
+  /**
+   * Operations of the SIM in queued or running.
+   *
+   * @generated from field: int32 queued_or_running = 1;
+   */
+  queuedOrRunning: number;
+
+  /**
+   * Every operation of the SIM.
+   *
+   * @generated from field: int32 total_operations = 2;
+   */
+  totalOperations: number;
+
+  /**
+   * @generated from field: int32 total_confirmed = 3;
+   */
+  totalConfirmed: number;
+
+  /**
+   * @generated from field: int32 total_failed = 4;
+   */
+  totalFailed: number;
+
+  /**
+   * @generated from field: int32 total_no_evidence = 5;
+   */
+  totalNoEvidence: number;
+
+  /**
+   * Newest first, at most 250.
+   *
+   * @generated from field: repeated transferops.dispatch.v1.SimOperation operations = 6;
+   */
+  operations: SimOperation[];
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetSimActivityResponse.
+ * Use `create(GetSimActivityResponseSchema)` to create a new message.
+ */
+export const GetSimActivityResponseSchema: GenMessage<GetSimActivityResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 35);
+
+/**
+ * @generated from message transferops.dispatch.v1.ResetOperationsRequest
+ */
+export type ResetOperationsRequest = Message<"transferops.dispatch.v1.ResetOperationsRequest"> & {
+  /**
+   * The admin who ordered the reset.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ResetOperationsRequest.
+ * Use `create(ResetOperationsRequestSchema)` to create a new message.
+ */
+export const ResetOperationsRequestSchema: GenMessage<ResetOperationsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 36);
+
+/**
+ * @generated from message transferops.dispatch.v1.ResetOperationsResponse
+ */
+export type ResetOperationsResponse = Message<"transferops.dispatch.v1.ResetOperationsResponse"> & {
+  /**
+   * Rows deleted per table.
+   *
+   * @generated from field: map<string, int64> deleted = 1;
+   */
+  deleted: { [key: string]: bigint };
+
+  /**
+   * The work queue is empty afterwards.
+   *
+   * @generated from field: bool queue_purged = 2;
+   */
+  queuePurged: boolean;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.ResetOperationsResponse.
+ * Use `create(ResetOperationsResponseSchema)` to create a new message.
+ */
+export const ResetOperationsResponseSchema: GenMessage<ResetOperationsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 37);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetSweepBacklogRequest
+ */
+export type GetSweepBacklogRequest = Message<"transferops.dispatch.v1.GetSweepBacklogRequest"> & {
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetSweepBacklogRequest.
+ * Use `create(GetSweepBacklogRequestSchema)` to create a new message.
+ */
+export const GetSweepBacklogRequestSchema: GenMessage<GetSweepBacklogRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 38);
+
+/**
+ * @generated from message transferops.dispatch.v1.GetSweepBacklogResponse
+ */
+export type GetSweepBacklogResponse = Message<"transferops.dispatch.v1.GetSweepBacklogResponse"> & {
+  /**
+   * Operations awaiting evidence past the window that the sweep has not reached.
+   *
+   * @generated from field: int32 past_window_not_swept = 1;
+   */
+  pastWindowNotSwept: number;
+
+  /**
+   * Transfers in no_evidence waiting for a person.
+   *
+   * @generated from field: int32 unproven_waiting = 2;
+   */
+  unprovenWaiting: number;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.GetSweepBacklogResponse.
+ * Use `create(GetSweepBacklogResponseSchema)` to create a new message.
+ */
+export const GetSweepBacklogResponseSchema: GenMessage<GetSweepBacklogResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_dispatch_service, 39);
+
+/**
+ * DispatchService owns operations (every origin and status, retries, settlement and
+ * arbitration notes, the evidence summary once proven), the handset work queue and its
+ * cooldown, the USSD menu templates and the evidence-window sweep.
+ *
+ * Every refusal travels as a Connect error carrying transferops.common.v1.ErrorDetail
+ * (stable `code`, contract `detail`, `context`). Scope always comes from `caller`.
  *
  * @generated from service transferops.dispatch.v1.DispatchService
  */
 export const DispatchService: GenService<{
+  /**
+   * CreateOperation runs the create gates in their documented order and queues the
+   * operation. A known request_id is not an error: the existing operation comes back
+   * with created = false (the REST route answers 409 with it).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.CreateOperation
+   */
+  createOperation: {
+    methodKind: "unary";
+    input: typeof CreateOperationRequestSchema;
+    output: typeof CreateOperationResponseSchema;
+  },
+  /**
+   * ListOperations lists operations within the caller's scope, newest first.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ListOperations
+   */
+  listOperations: {
+    methodKind: "unary";
+    input: typeof ListOperationsRequestSchema;
+    output: typeof ListOperationsResponseSchema;
+  },
+  /**
+   * GetOperation reads one operation within the caller's scope.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.GetOperation
+   */
+  getOperation: {
+    methodKind: "unary";
+    input: typeof GetOperationRequestSchema;
+    output: typeof GetOperationResponseSchema;
+  },
+  /**
+   * CancelOperation rejects a queued or running operation.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.CancelOperation
+   */
+  cancelOperation: {
+    methodKind: "unary";
+    input: typeof CancelOperationRequestSchema;
+    output: typeof CancelOperationResponseSchema;
+  },
+  /**
+   * CreateMatchingOperation records a deposit the agent dials by hand (board only).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.CreateMatchingOperation
+   */
+  createMatchingOperation: {
+    methodKind: "unary";
+    input: typeof CreateMatchingOperationRequestSchema;
+    output: typeof CreateMatchingOperationResponseSchema;
+  },
+  /**
+   * ListMatchingOperations lists matching operations within the caller's scope.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ListMatchingOperations
+   */
+  listMatchingOperations: {
+    methodKind: "unary";
+    input: typeof ListMatchingOperationsRequestSchema;
+    output: typeof ListMatchingOperationsResponseSchema;
+  },
+  /**
+   * UpdateMatchingOperation rewrites what correlation looks for, while still unmatched.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.UpdateMatchingOperation
+   */
+  updateMatchingOperation: {
+    methodKind: "unary";
+    input: typeof UpdateMatchingOperationRequestSchema;
+    output: typeof UpdateMatchingOperationResponseSchema;
+  },
+  /**
+   * CancelMatchingOperation rejects a matching operation still awaiting manual dial.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.CancelMatchingOperation
+   */
+  cancelMatchingOperation: {
+    methodKind: "unary";
+    input: typeof CancelMatchingOperationRequestSchema;
+    output: typeof CancelMatchingOperationResponseSchema;
+  },
+  /**
+   * ListUnproven is the arbitration queue: no_evidence transfers in the caller's scope.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ListUnproven
+   */
+  listUnproven: {
+    methodKind: "unary";
+    input: typeof ListUnprovenRequestSchema;
+    output: typeof ListUnprovenResponseSchema;
+  },
+  /**
+   * SettleOperation is the board's decision on a no_evidence transfer.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.SettleOperation
+   */
+  settleOperation: {
+    methodKind: "unary";
+    input: typeof SettleOperationRequestSchema;
+    output: typeof SettleOperationResponseSchema;
+  },
+  /**
+   * ListSettledOnWord lists transfers confirmed by a person with no operator message.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ListSettledOnWord
+   */
+  listSettledOnWord: {
+    methodKind: "unary";
+    input: typeof ListSettledOnWordRequestSchema;
+    output: typeof ListSettledOnWordResponseSchema;
+  },
+  /**
+   * ArbitrateOperation is the admin's decision on a no_evidence operation.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ArbitrateOperation
+   */
+  arbitrateOperation: {
+    methodKind: "unary";
+    input: typeof ArbitrateOperationRequestSchema;
+    output: typeof ArbitrateOperationResponseSchema;
+  },
+  /**
+   * GetNextOperation is the handset poll: claims the calling device's oldest queued
+   * operation (unset `dispatch` when idle or in cooldown; the route answers 204).
+   * An empty poll writes nothing.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.GetNextOperation
+   */
+  getNextOperation: {
+    methodKind: "unary";
+    input: typeof GetNextOperationRequestSchema;
+    output: typeof GetNextOperationResponseSchema;
+  },
+  /**
+   * ReportOutcome records the handset's USSD outcome; idempotent.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ReportOutcome
+   */
+  reportOutcome: {
+    methodKind: "unary";
+    input: typeof ReportOutcomeRequestSchema;
+    output: typeof ReportOutcomeResponseSchema;
+  },
+  /**
+   * ListDeviceOperations lists the operations the calling device claimed.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ListDeviceOperations
+   */
+  listDeviceOperations: {
+    methodKind: "unary";
+    input: typeof ListDeviceOperationsRequestSchema;
+    output: typeof ListDeviceOperationsResponseSchema;
+  },
+  /**
+   * ProveOperation is the proof entry point of the evidence service: picks the candidate
+   * for a parsed operator message under row locks and confirms it, idempotently on
+   * message_id (a repeat returns the same answer and never confirms twice).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ProveOperation
+   */
+  proveOperation: {
+    methodKind: "unary";
+    input: typeof ProveOperationRequestSchema;
+    output: typeof ProveOperationResponseSchema;
+  },
+  /**
+   * AttachEvidence is a person attaching an orphan message to an operation.
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.AttachEvidence
+   */
+  attachEvidence: {
+    methodKind: "unary";
+    input: typeof AttachEvidenceRequestSchema;
+    output: typeof AttachEvidenceResponseSchema;
+  },
+  /**
+   * GetSimActivity summarises a SIM's operations (fleet: history route, unassign check).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.GetSimActivity
+   */
+  getSimActivity: {
+    methodKind: "unary";
+    input: typeof GetSimActivityRequestSchema;
+    output: typeof GetSimActivityResponseSchema;
+  },
+  /**
+   * ResetOperations deletes every operation and purges the queue (fleet's reset route).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.ResetOperations
+   */
+  resetOperations: {
+    methodKind: "unary";
+    input: typeof ResetOperationsRequestSchema;
+    output: typeof ResetOperationsResponseSchema;
+  },
+  /**
+   * GetSweepBacklog reports what the evidence sweep has not reached (fleet health).
+   *
+   * @generated from rpc transferops.dispatch.v1.DispatchService.GetSweepBacklog
+   */
+  getSweepBacklog: {
+    methodKind: "unary";
+    input: typeof GetSweepBacklogRequestSchema;
+    output: typeof GetSweepBacklogResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_dispatch_v1_dispatch_service, 0);
 

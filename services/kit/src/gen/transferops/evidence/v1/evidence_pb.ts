@@ -2,12 +2,305 @@
 // @generated from file transferops/evidence/v1/evidence.proto (package transferops.evidence.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/evidence/v1/evidence.proto.
  */
 export const file_transferops_evidence_v1_evidence: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjFiBnByb3RvMw");
+  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEiwQcKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESFwoGYW1vdW50GAUgASgDQgIwAkgBiAEBEhQKDGlzX2FtYmlndW91cxgGIAEoCBIQCghyYXdfdGV4dBgHIAEoCRIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIAoTY291bnRlcnBhcnR5X21zaXNkbhgJIAEoCUgCiAEBEh4KEWNvdW50ZXJwYXJ0eV9uYW1lGAogASgJSAOIAQESFgoJZGlyZWN0aW9uGAsgASgJSASIAQESEQoEa2luZBgMIAEoCUgFiAEBEhQKA2ZlZRgNIAEoA0ICMAJIBogBARIeCg1iYWxhbmNlX2FmdGVyGA4gASgDQgIwAkgHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90IqADCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhcKBmFtb3VudBgCIAEoA0ICMAJIAYgBARIUCgNmZWUYAyABKANCAjACSAKIAQESHgoNYmFsYW5jZV9hZnRlchgEIAEoA0ICMAJIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * Evidence is one operator SMS as the evidence service stores it: the text verbatim, the
+ * fields its operator's parser read off it once, its kind, and what became of it
+ * (linked to an operation, left as an orphan, listed as a movement, dismissed by a person).
+ * The contract's "evidence record" (orphan and movement rows) is its first twelve fields.
+ * Messages are never deleted except with their SIM or by the reset route.
+ *
+ * @generated from message transferops.evidence.v1.Evidence
+ */
+export type Evidence = Message<"transferops.evidence.v1.Evidence"> & {
+  /**
+   * Message id (UUID), server-generated.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * SIM whose handset received the message.
+   *
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * How the message reached the service: `handset` (forwarded by the handset app).
+   *
+   * @generated from field: string source = 3;
+   */
+  source: string;
+
+  /**
+   * Operator transaction reference read off the text; unset when absent or unreadable.
+   *
+   * @generated from field: optional string operator_ref = 4;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * Amount moved, integer FCFA; unset when the text carries none that can be read.
+   *
+   * @generated from field: optional int64 amount = 5 [jstype = JS_NUMBER];
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * Several active operations matched on amount and the message could not be assigned to
+   * one safely: it waits for a person.
+   *
+   * @generated from field: bool is_ambiguous = 6;
+   */
+  isAmbiguous: boolean;
+
+  /**
+   * The SMS text exactly as the handset forwarded it.
+   *
+   * @generated from field: string raw_text = 7;
+   */
+  rawText: string;
+
+  /**
+   * Operator timestamp of the message, as the handset reported it.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 8;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * The other party's number as written in the text; unset when absent or masked.
+   *
+   * @generated from field: optional string counterparty_msisdn = 9;
+   */
+  counterpartyMsisdn?: string | undefined;
+
+  /**
+   * The other party's name as written in the text; unset when absent or masked.
+   *
+   * @generated from field: optional string counterparty_name = 10;
+   */
+  counterpartyName?: string | undefined;
+
+  /**
+   * Which way the money moved for this SIM's wallet: `in` or `out`; unset when the text
+   * does not say.
+   *
+   * @generated from field: optional string direction = 11;
+   */
+  direction?: string | undefined;
+
+  /**
+   * Message kind decided once from the text (DEP, BAL, UV_OUT, ... FAIL); unset (null)
+   * when no rule recognised it, then treated as a possible deposit.
+   *
+   * @generated from field: optional string kind = 12;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Operator fee, integer FCFA; unset when unreadable.
+   *
+   * @generated from field: optional int64 fee = 13 [jstype = JS_NUMBER];
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * Wallet balance after the transaction, integer FCFA (decimals truncated); unset when
+   * unreadable.
+   *
+   * @generated from field: optional int64 balance_after = 14 [jstype = JS_NUMBER];
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * SMS sender as the handset saw it, e.g. `MobileMoney` or `OrangeMoney`.
+   *
+   * @generated from field: string sender = 15;
+   */
+  sender: string;
+
+  /**
+   * When the handset received the SMS, by its own clock; unset when it did not say.
+   *
+   * @generated from field: google.protobuf.Timestamp device_received_at = 16;
+   */
+  deviceReceivedAt?: Timestamp | undefined;
+
+  /**
+   * The handset's own id of the message, the same on every retry (at most 64 characters).
+   *
+   * @generated from field: optional string client_message_id = 17;
+   */
+  clientMessageId?: string | undefined;
+
+  /**
+   * Operation the message is linked to; unset while it names none.
+   *
+   * @generated from field: optional string operation_id = 18;
+   */
+  operationId?: string | undefined;
+
+  /**
+   * How it is linked: `proof` (it confirmed the operation, or was attached to it by a
+   * person) or `restatement` (the operator repeated a matched reference); empty when unlinked.
+   *
+   * @generated from field: string link = 19;
+   */
+  link: string;
+
+  /**
+   * What became of the message: confirmed, restated, ambiguous, divergent, orphan,
+   * movement, stored, not_correlated, attached or pending (docs/decisions/evidence.md).
+   *
+   * @generated from field: string outcome = 20;
+   */
+  outcome: string;
+
+  /**
+   * When a person dismissed it from the unmatched queue; unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp dismissed_at = 21;
+   */
+  dismissedAt?: Timestamp | undefined;
+
+  /**
+   * balance_reading, operator_refusal, already_settled, not_ours or other; unset otherwise.
+   *
+   * @generated from field: optional string dismiss_reason = 22;
+   */
+  dismissReason?: string | undefined;
+
+  /**
+   * Agent id of the person who dismissed it; unset otherwise.
+   *
+   * @generated from field: optional string dismissed_by = 23;
+   */
+  dismissedBy?: string | undefined;
+
+  /**
+   * When the service stored the message.
+   *
+   * @generated from field: google.protobuf.Timestamp stored_at = 24;
+   */
+  storedAt?: Timestamp | undefined;
+
+  /**
+   * Language of the text as the parser read it: `fr` or `en`; unset when undecided.
+   *
+   * @generated from field: optional string language = 25;
+   */
+  language?: string | undefined;
+
+  /**
+   * Handset slot the message was received on (0 is SIM 1), as the handset reported it.
+   *
+   * @generated from field: optional int32 subscription_slot = 26;
+   */
+  subscriptionSlot?: number | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.Evidence.
+ * Use `create(EvidenceSchema)` to create a new message.
+ */
+export const EvidenceSchema: GenMessage<Evidence> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 0);
+
+/**
+ * ParsedFields is what an operator's parser reads off one text.
+ *
+ * @generated from message transferops.evidence.v1.ParsedFields
+ */
+export type ParsedFields = Message<"transferops.evidence.v1.ParsedFields"> & {
+  /**
+   * Message kind (DEP, BAL, ...); unset (null) when no rule recognises the text.
+   *
+   * @generated from field: optional string kind = 1;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Amount moved, integer FCFA; unset when absent, masked, unfilled or ambiguous.
+   *
+   * @generated from field: optional int64 amount = 2 [jstype = JS_NUMBER];
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * Operator fee, integer FCFA.
+   *
+   * @generated from field: optional int64 fee = 3 [jstype = JS_NUMBER];
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * Wallet balance after the transaction, integer FCFA (decimals truncated).
+   *
+   * @generated from field: optional int64 balance_after = 4 [jstype = JS_NUMBER];
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * Operator transaction reference (never an external id).
+   *
+   * @generated from field: optional string operator_ref = 5;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * The other party's number as written.
+   *
+   * @generated from field: optional string counterparty_msisdn = 6;
+   */
+  counterpartyMsisdn?: string | undefined;
+
+  /**
+   * The other party's name as written.
+   *
+   * @generated from field: optional string counterparty_name = 7;
+   */
+  counterpartyName?: string | undefined;
+
+  /**
+   * `in` or `out` for the wallet whose SMS this is.
+   *
+   * @generated from field: optional string direction = 8;
+   */
+  direction?: string | undefined;
+
+  /**
+   * `fr` or `en`.
+   *
+   * @generated from field: optional string language = 9;
+   */
+  language?: string | undefined;
+
+  /**
+   * Id of the parser rule that decided the kind, for diagnostics.
+   *
+   * @generated from field: optional string rule = 10;
+   */
+  rule?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ParsedFields.
+ * Use `create(ParsedFieldsSchema)` to create a new message.
+ */
+export const ParsedFieldsSchema: GenMessage<ParsedFields> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 1);
 

@@ -2,21 +2,686 @@
 // @generated from file transferops/evidence/v1/evidence_service.proto (package transferops.evidence.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Caller } from "../../common/v1/identity_pb.ts";
+import { file_transferops_common_v1_identity } from "../../common/v1/identity_pb.ts";
+import type { DayWindow } from "../../common/v1/pagination_pb.ts";
+import { file_transferops_common_v1_pagination } from "../../common/v1/pagination_pb.ts";
+import type { Evidence } from "./evidence_pb.ts";
+import { file_transferops_evidence_v1_evidence } from "./evidence_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/evidence/v1/evidence_service.proto.
  */
 export const file_transferops_evidence_v1_evidence_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MTIRCg9FdmlkZW5jZVNlcnZpY2ViBnByb3RvMw");
+  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi3AIKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIYCgdiYWxhbmNlGAogASgDQgIwAkgDiAEBEiEKEHByZXZpb3VzX2JhbGFuY2UYCyABKANCAjACSASIAQFCFAoSX2NsaWVudF9tZXNzYWdlX2lkQgcKBV9raW5kQg8KDV9vcGVyYXRpb25faWRCCgoIX2JhbGFuY2VCEwoRX3ByZXZpb3VzX2JhbGFuY2UiUQoWU3VibWl0TWVzc2FnZXNSZXNwb25zZRI3CgdyZXN1bHRzGAEgAygLMiYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTWVzc2FnZVJlc3VsdCKhAQocTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhEKCXVubWF0Y2hlZBgCIAEoCBINCgVsaW1pdBgDIAEoBRIwCgZ3aW5kb3cYBCABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93IlUKHUxpc3RVbm1hdGNoZWRFdmlkZW5jZVJlc3BvbnNlEjQKCWV2aWRlbmNlcxgBIAMoCzIhLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkV2aWRlbmNlImwKFkRpc21pc3NFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtldmlkZW5jZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiGQoXRGlzbWlzc0V2aWRlbmNlUmVzcG9uc2UihgEKFExpc3RNb3ZlbWVudHNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISDQoFbGltaXQYAiABKAUSMAoGd2luZG93GAMgASgLMiAudHJhbnNmZXJvcHMuY29tbW9uLnYxLkRheVdpbmRvdyJNChVMaXN0TW92ZW1lbnRzUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UicQoVQXR0YWNoRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFAoMb3BlcmF0aW9uX2lkGAIgASgJEhMKC2V2aWRlbmNlX2lkGAMgASgJIk0KFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USMwoIZXZpZGVuY2UYASABKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSI1ChNQYXJzZU1lc3NhZ2VSZXF1ZXN0EhAKCG9wZXJhdG9yGAEgASgJEgwKBHRleHQYAiABKAki7wMKFFBhcnNlTWVzc2FnZVJlc3BvbnNlEhEKBGtpbmQYASABKAlIAIgBARIXCgZhbW91bnQYAiABKANCAjACSAGIAQESFAoDZmVlGAMgASgDQgIwAkgCiAEBEh4KDWJhbGFuY2VfYWZ0ZXIYBCABKANCAjACSAOIAQESGQoMb3BlcmF0b3JfcmVmGAUgASgJSASIAQESIAoTY291bnRlcnBhcnR5X21zaXNkbhgGIAEoCUgFiAEBEh4KEWNvdW50ZXJwYXJ0eV9uYW1lGAcgASgJSAaIAQESFgoJZGlyZWN0aW9uGAggASgJSAeIAQESFQoIbGFuZ3VhZ2UYCSABKAlICIgBARIRCgRydWxlGAogASgJSAmIAQESEwoLY2FuX2NvbmZpcm0YCyABKAgSGwoTY2FuX2NvbmZpcm1fYmFsYW5jZRgMIAEoCBITCgtpc19tb3ZlbWVudBgNIAEoCEIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGUiRQoUUmVzZXRFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlciKVAQoVUmVzZXRFdmlkZW5jZVJlc3BvbnNlEkwKB2RlbGV0ZWQYASADKAsyOy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXNldEV2aWRlbmNlUmVzcG9uc2UuRGVsZXRlZEVudHJ5Gi4KDERlbGV0ZWRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBMsMGCg9FdmlkZW5jZVNlcnZpY2UScQoOU3VibWl0TWVzc2FnZXMSLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1JlcXVlc3QaLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEoYBChVMaXN0VW5tYXRjaGVkRXZpZGVuY2USNS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0GjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USdAoPRGlzbWlzc0V2aWRlbmNlEi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBowLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkRpc21pc3NFdmlkZW5jZVJlc3BvbnNlEm4KDUxpc3RNb3ZlbWVudHMSLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0TW92ZW1lbnRzUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXNwb25zZRJxCg5BdHRhY2hFdmlkZW5jZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USawoMUGFyc2VNZXNzYWdlEiwudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVxdWVzdBotLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlBhcnNlTWVzc2FnZVJlc3BvbnNlEm4KDVJlc2V0RXZpZGVuY2USLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXNldEV2aWRlbmNlUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_evidence_v1_evidence]);
 
 /**
- * EvidenceService is served with health and reflection only until its issue builds it.
+ * IncomingMessage is one SMS as the handset forwards it.
+ *
+ * @generated from message transferops.evidence.v1.IncomingMessage
+ */
+export type IncomingMessage = Message<"transferops.evidence.v1.IncomingMessage"> & {
+  /**
+   * SMS sender id as the handset saw it (required).
+   *
+   * @generated from field: string sender = 1;
+   */
+  sender: string;
+
+  /**
+   * The SMS text, unmodified (required).
+   *
+   * @generated from field: string raw = 2;
+   */
+  raw: string;
+
+  /**
+   * Operator timestamp of the message (required).
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 3;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * When the handset received it; when set it decides whether the message predates an operation.
+   *
+   * @generated from field: google.protobuf.Timestamp device_received_at = 4;
+   */
+  deviceReceivedAt?: Timestamp | undefined;
+
+  /**
+   * The handset's id of the message, the same on every retry; at most 64 characters.
+   *
+   * @generated from field: optional string client_message_id = 5;
+   */
+  clientMessageId?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.IncomingMessage.
+ * Use `create(IncomingMessageSchema)` to create a new message.
+ */
+export const IncomingMessageSchema: GenMessage<IncomingMessage> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 0);
+
+/**
+ * @generated from message transferops.evidence.v1.SubmitMessagesRequest
+ */
+export type SubmitMessagesRequest = Message<"transferops.evidence.v1.SubmitMessagesRequest"> & {
+  /**
+   * The device whose token was presented; only a device may submit.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * SIM that received the messages; must be assigned to the calling device.
+   *
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * Slot the handset says the SIM is in (0 is SIM 1); recorded, not enforced.
+   *
+   * @generated from field: optional int32 subscription_slot = 3;
+   */
+  subscriptionSlot?: number | undefined;
+
+  /**
+   * Whether to correlate; false stores the messages only (the contract's default is true).
+   *
+   * @generated from field: bool correlate = 4;
+   */
+  correlate: boolean;
+
+  /**
+   * The messages, in the order the handset received them.
+   *
+   * @generated from field: repeated transferops.evidence.v1.IncomingMessage messages = 5;
+   */
+  messages: IncomingMessage[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.SubmitMessagesRequest.
+ * Use `create(SubmitMessagesRequestSchema)` to create a new message.
+ */
+export const SubmitMessagesRequestSchema: GenMessage<SubmitMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 1);
+
+/**
+ * MessageResult is what became of one submitted message. A duplicate gets the stored
+ * result of its first submission; nothing is processed again.
+ *
+ * @generated from message transferops.evidence.v1.MessageResult
+ */
+export type MessageResult = Message<"transferops.evidence.v1.MessageResult"> & {
+  /**
+   * Id of the stored message.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The handset's id of the message, echoed.
+   *
+   * @generated from field: optional string client_message_id = 2;
+   */
+  clientMessageId?: string | undefined;
+
+  /**
+   * True when the message was already stored (same sms_hash); the result is the stored one.
+   *
+   * @generated from field: bool duplicate = 3;
+   */
+  duplicate: boolean;
+
+  /**
+   * True when the message names an operation (outcome confirmed or restated).
+   *
+   * @generated from field: bool matched = 4;
+   */
+  matched: boolean;
+
+  /**
+   * True when the message repeated a reference already matched on the SIM (outcome restated).
+   *
+   * @generated from field: bool restated = 5;
+   */
+  restated: boolean;
+
+  /**
+   * Message kind; unset (null) when no rule recognised the text.
+   *
+   * @generated from field: optional string kind = 6;
+   */
+  kind?: string | undefined;
+
+  /**
+   * confirmed, restated, ambiguous, divergent, orphan, movement, stored, not_correlated,
+   * attached or pending (docs/decisions/evidence.md).
+   *
+   * @generated from field: string outcome = 7;
+   */
+  outcome: string;
+
+  /**
+   * Operation the message names; unset otherwise.
+   *
+   * @generated from field: optional string operation_id = 8;
+   */
+  operationId?: string | undefined;
+
+  /**
+   * Several operations matched on amount; the message waits for a person.
+   *
+   * @generated from field: bool is_ambiguous = 9;
+   */
+  isAmbiguous: boolean;
+
+  /**
+   * The SIM's balance mirror after the proof, integer FCFA; unset when not recorded.
+   *
+   * @generated from field: optional int64 balance = 10 [jstype = JS_NUMBER];
+   */
+  balance?: bigint | undefined;
+
+  /**
+   * The balance mirror before the proof; unset when unknown or not recorded.
+   *
+   * @generated from field: optional int64 previous_balance = 11 [jstype = JS_NUMBER];
+   */
+  previousBalance?: bigint | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessageResult.
+ * Use `create(MessageResultSchema)` to create a new message.
+ */
+export const MessageResultSchema: GenMessage<MessageResult> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 2);
+
+/**
+ * @generated from message transferops.evidence.v1.SubmitMessagesResponse
+ */
+export type SubmitMessagesResponse = Message<"transferops.evidence.v1.SubmitMessagesResponse"> & {
+  /**
+   * One result per submitted message, in request order.
+   *
+   * @generated from field: repeated transferops.evidence.v1.MessageResult results = 1;
+   */
+  results: MessageResult[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.SubmitMessagesResponse.
+ * Use `create(SubmitMessagesResponseSchema)` to create a new message.
+ */
+export const SubmitMessagesResponseSchema: GenMessage<SubmitMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 3);
+
+/**
+ * @generated from message transferops.evidence.v1.ListUnmatchedEvidenceRequest
+ */
+export type ListUnmatchedEvidenceRequest = Message<"transferops.evidence.v1.ListUnmatchedEvidenceRequest"> & {
+  /**
+   * A board session; an agent sees the SIMs of its grant, supervisors and admins the fleet.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Must be true; anything else is refused with 400.
+   *
+   * @generated from field: bool unmatched = 2;
+   */
+  unmatched: boolean;
+
+  /**
+   * Maximum rows, 1 to 250; 0 means the default of 50.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * Local-day window on received_at; see docs/decisions/evidence.md for the defaults.
+   *
+   * @generated from field: transferops.common.v1.DayWindow window = 4;
+   */
+  window?: DayWindow | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListUnmatchedEvidenceRequest.
+ * Use `create(ListUnmatchedEvidenceRequestSchema)` to create a new message.
+ */
+export const ListUnmatchedEvidenceRequestSchema: GenMessage<ListUnmatchedEvidenceRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 4);
+
+/**
+ * @generated from message transferops.evidence.v1.ListUnmatchedEvidenceResponse
+ */
+export type ListUnmatchedEvidenceResponse = Message<"transferops.evidence.v1.ListUnmatchedEvidenceResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated transferops.evidence.v1.Evidence evidences = 1;
+   */
+  evidences: Evidence[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListUnmatchedEvidenceResponse.
+ * Use `create(ListUnmatchedEvidenceResponseSchema)` to create a new message.
+ */
+export const ListUnmatchedEvidenceResponseSchema: GenMessage<ListUnmatchedEvidenceResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 5);
+
+/**
+ * @generated from message transferops.evidence.v1.DismissEvidenceRequest
+ */
+export type DismissEvidenceRequest = Message<"transferops.evidence.v1.DismissEvidenceRequest"> & {
+  /**
+   * A board session scoped like the unmatched list.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Message id (UUID).
+   *
+   * @generated from field: string evidence_id = 2;
+   */
+  evidenceId: string;
+
+  /**
+   * balance_reading, operator_refusal, already_settled, not_ours or other.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.DismissEvidenceRequest.
+ * Use `create(DismissEvidenceRequestSchema)` to create a new message.
+ */
+export const DismissEvidenceRequestSchema: GenMessage<DismissEvidenceRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 6);
+
+/**
+ * @generated from message transferops.evidence.v1.DismissEvidenceResponse
+ */
+export type DismissEvidenceResponse = Message<"transferops.evidence.v1.DismissEvidenceResponse"> & {
+};
+
+/**
+ * Describes the message transferops.evidence.v1.DismissEvidenceResponse.
+ * Use `create(DismissEvidenceResponseSchema)` to create a new message.
+ */
+export const DismissEvidenceResponseSchema: GenMessage<DismissEvidenceResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 7);
+
+/**
+ * @generated from message transferops.evidence.v1.ListMovementsRequest
+ */
+export type ListMovementsRequest = Message<"transferops.evidence.v1.ListMovementsRequest"> & {
+  /**
+   * A board session scoped like the unmatched list.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Maximum rows, 1 to 250; 0 means the default of 50.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Local-day window on received_at.
+   *
+   * @generated from field: transferops.common.v1.DayWindow window = 3;
+   */
+  window?: DayWindow | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListMovementsRequest.
+ * Use `create(ListMovementsRequestSchema)` to create a new message.
+ */
+export const ListMovementsRequestSchema: GenMessage<ListMovementsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 8);
+
+/**
+ * @generated from message transferops.evidence.v1.ListMovementsResponse
+ */
+export type ListMovementsResponse = Message<"transferops.evidence.v1.ListMovementsResponse"> & {
+  /**
+   * Newest first; dismissed movements included.
+   *
+   * @generated from field: repeated transferops.evidence.v1.Evidence evidences = 1;
+   */
+  evidences: Evidence[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListMovementsResponse.
+ * Use `create(ListMovementsResponseSchema)` to create a new message.
+ */
+export const ListMovementsResponseSchema: GenMessage<ListMovementsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 9);
+
+/**
+ * @generated from message transferops.evidence.v1.AttachEvidenceRequest
+ */
+export type AttachEvidenceRequest = Message<"transferops.evidence.v1.AttachEvidenceRequest"> & {
+  /**
+   * The agent named on the operation, a supervisor or an admin (dispatch checks who).
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Operation to confirm (UUID).
+   *
+   * @generated from field: string operation_id = 2;
+   */
+  operationId: string;
+
+  /**
+   * Message to link (UUID).
+   *
+   * @generated from field: string evidence_id = 3;
+   */
+  evidenceId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.AttachEvidenceRequest.
+ * Use `create(AttachEvidenceRequestSchema)` to create a new message.
+ */
+export const AttachEvidenceRequestSchema: GenMessage<AttachEvidenceRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 10);
+
+/**
+ * @generated from message transferops.evidence.v1.AttachEvidenceResponse
+ */
+export type AttachEvidenceResponse = Message<"transferops.evidence.v1.AttachEvidenceResponse"> & {
+  /**
+   * The message as linked.
+   *
+   * @generated from field: transferops.evidence.v1.Evidence evidence = 1;
+   */
+  evidence?: Evidence | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.AttachEvidenceResponse.
+ * Use `create(AttachEvidenceResponseSchema)` to create a new message.
+ */
+export const AttachEvidenceResponseSchema: GenMessage<AttachEvidenceResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 11);
+
+/**
+ * @generated from message transferops.evidence.v1.ParseMessageRequest
+ */
+export type ParseMessageRequest = Message<"transferops.evidence.v1.ParseMessageRequest"> & {
+  /**
+   * `operator_a` or `operator_b`: which parser reads the text.
+   *
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * The SMS text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ParseMessageRequest.
+ * Use `create(ParseMessageRequestSchema)` to create a new message.
+ */
+export const ParseMessageRequestSchema: GenMessage<ParseMessageRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 12);
+
+/**
+ * @generated from message transferops.evidence.v1.ParseMessageResponse
+ */
+export type ParseMessageResponse = Message<"transferops.evidence.v1.ParseMessageResponse"> & {
+  /**
+   * Message kind (DEP, BAL, ...); unset (null) when no rule recognises the text.
+   *
+   * @generated from field: optional string kind = 1;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Amount moved, integer FCFA.
+   *
+   * @generated from field: optional int64 amount = 2 [jstype = JS_NUMBER];
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * Operator fee, integer FCFA.
+   *
+   * @generated from field: optional int64 fee = 3 [jstype = JS_NUMBER];
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * Wallet balance after the transaction, integer FCFA.
+   *
+   * @generated from field: optional int64 balance_after = 4 [jstype = JS_NUMBER];
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * Operator transaction reference.
+   *
+   * @generated from field: optional string operator_ref = 5;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * The other party's number as written.
+   *
+   * @generated from field: optional string counterparty_msisdn = 6;
+   */
+  counterpartyMsisdn?: string | undefined;
+
+  /**
+   * The other party's name as written.
+   *
+   * @generated from field: optional string counterparty_name = 7;
+   */
+  counterpartyName?: string | undefined;
+
+  /**
+   * `in` or `out` for the wallet whose SMS this is.
+   *
+   * @generated from field: optional string direction = 8;
+   */
+  direction?: string | undefined;
+
+  /**
+   * `fr` or `en`.
+   *
+   * @generated from field: optional string language = 9;
+   */
+  language?: string | undefined;
+
+  /**
+   * Id of the parser rule that decided the kind.
+   *
+   * @generated from field: optional string rule = 10;
+   */
+  rule?: string | undefined;
+
+  /**
+   * Whether a message of this kind can confirm a transfer (DEP or null).
+   *
+   * @generated from field: bool can_confirm = 11;
+   */
+  canConfirm: boolean;
+
+  /**
+   * Whether a message of this kind can confirm a balance check (BAL).
+   *
+   * @generated from field: bool can_confirm_balance = 12;
+   */
+  canConfirmBalance: boolean;
+
+  /**
+   * Whether it is a movement (listed by the movements route, never matched).
+   *
+   * @generated from field: bool is_movement = 13;
+   */
+  isMovement: boolean;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ParseMessageResponse.
+ * Use `create(ParseMessageResponseSchema)` to create a new message.
+ */
+export const ParseMessageResponseSchema: GenMessage<ParseMessageResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 13);
+
+/**
+ * @generated from message transferops.evidence.v1.ResetEvidenceRequest
+ */
+export type ResetEvidenceRequest = Message<"transferops.evidence.v1.ResetEvidenceRequest"> & {
+  /**
+   * An admin session (the reset route's caller, passed on by fleet).
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ResetEvidenceRequest.
+ * Use `create(ResetEvidenceRequestSchema)` to create a new message.
+ */
+export const ResetEvidenceRequestSchema: GenMessage<ResetEvidenceRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 14);
+
+/**
+ * @generated from message transferops.evidence.v1.ResetEvidenceResponse
+ */
+export type ResetEvidenceResponse = Message<"transferops.evidence.v1.ResetEvidenceResponse"> & {
+  /**
+   * Rows deleted per table: `evidences`, `daily_reconciliations`.
+   *
+   * @generated from field: map<string, int64> deleted = 1;
+   */
+  deleted: { [key: string]: bigint };
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ResetEvidenceResponse.
+ * Use `create(ResetEvidenceResponseSchema)` to create a new message.
+ */
+export const ResetEvidenceResponseSchema: GenMessage<ResetEvidenceResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 15);
+
+/**
+ * EvidenceService owns every operator SMS (hash, parsed fields, kind, link to an operation,
+ * dismissal), the operator parsers and the daily reconciliations. It proves operations by
+ * asking dispatch to confirm them with a message; it never changes an operation itself.
  *
  * @generated from service transferops.evidence.v1.EvidenceService
  */
 export const EvidenceService: GenService<{
+  /**
+   * SubmitMessages stores, parses and correlates the SMS a handset forwards (device token).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.SubmitMessages
+   */
+  submitMessages: {
+    methodKind: "unary";
+    input: typeof SubmitMessagesRequestSchema;
+    output: typeof SubmitMessagesResponseSchema;
+  },
+  /**
+   * ListUnmatchedEvidence lists messages that name no operation and wait for a person.
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ListUnmatchedEvidence
+   */
+  listUnmatchedEvidence: {
+    methodKind: "unary";
+    input: typeof ListUnmatchedEvidenceRequestSchema;
+    output: typeof ListUnmatchedEvidenceResponseSchema;
+  },
+  /**
+   * DismissEvidence takes a message out of the unmatched queue with a reason (idempotent).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.DismissEvidence
+   */
+  dismissEvidence: {
+    methodKind: "unary";
+    input: typeof DismissEvidenceRequestSchema;
+    output: typeof DismissEvidenceResponseSchema;
+  },
+  /**
+   * ListMovements lists money moved that no operation asked for, newest first.
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ListMovements
+   */
+  listMovements: {
+    methodKind: "unary";
+    input: typeof ListMovementsRequestSchema;
+    output: typeof ListMovementsResponseSchema;
+  },
+  /**
+   * AttachEvidence links a message to an operation by a person's decision; dispatch confirms it.
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.AttachEvidence
+   */
+  attachEvidence: {
+    methodKind: "unary";
+    input: typeof AttachEvidenceRequestSchema;
+    output: typeof AttachEvidenceResponseSchema;
+  },
+  /**
+   * ParseMessage returns what an operator's parser reads off a text; stores nothing.
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ParseMessage
+   */
+  parseMessage: {
+    methodKind: "unary";
+    input: typeof ParseMessageRequestSchema;
+    output: typeof ParseMessageResponseSchema;
+  },
+  /**
+   * ResetEvidence deletes every message and daily reconciliation (fleet's reset orchestration).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ResetEvidence
+   */
+  resetEvidence: {
+    methodKind: "unary";
+    input: typeof ResetEvidenceRequestSchema;
+    output: typeof ResetEvidenceResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_evidence_v1_evidence_service, 0);
 

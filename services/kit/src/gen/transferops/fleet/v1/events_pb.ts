@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Agent } from "./fleet_pb.ts";
+import type { Agent, Sim } from "./fleet_pb.ts";
 import { file_transferops_fleet_v1_fleet } from "./fleet_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/fleet/v1/events.proto.
  */
 export const file_transferops_fleet_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiF0cmFuc2Zlcm9wcy9mbGVldC92MS9ldmVudHMucHJvdG8SFHRyYW5zZmVyb3BzLmZsZWV0LnYxIkoKDEFnZW50Q2hhbmdlZBIqCgVhZ2VudBgBIAEoCzIbLnRyYW5zZmVyb3BzLmZsZWV0LnYxLkFnZW50Eg4KBmNoYW5nZRgCIAEoCWIGcHJvdG8z", [file_transferops_fleet_v1_fleet]);
+  fileDesc("CiF0cmFuc2Zlcm9wcy9mbGVldC92MS9ldmVudHMucHJvdG8SFHRyYW5zZmVyb3BzLmZsZWV0LnYxIkoKDEFnZW50Q2hhbmdlZBIqCgVhZ2VudBgBIAEoCzIbLnRyYW5zZmVyb3BzLmZsZWV0LnYxLkFnZW50Eg4KBmNoYW5nZRgCIAEoCSJRCg1EZXZpY2VDaGFuZ2VkEhEKCWRldmljZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGY2hhbmdlGAQgASgJIj4KDURldmljZURlbGV0ZWQSEQoJZGV2aWNlX2lkGAEgASgJEhoKEnVuYXNzaWduZWRfc2ltX2lkcxgCIAMoCSJECgpTaW1DaGFuZ2VkEiYKA3NpbRgBIAEoCzIZLnRyYW5zZmVyb3BzLmZsZWV0LnYxLlNpbRIOCgZjaGFuZ2UYAiABKAkiHAoKU2ltRGVsZXRlZBIOCgZzaW1faWQYASABKAliBnByb3RvMw", [file_transferops_fleet_v1_fleet]);
 
 /**
  * AgentChanged is published on the `fleet` topic whenever an agent is created,
@@ -42,4 +42,128 @@ export type AgentChanged = Message<"transferops.fleet.v1.AgentChanged"> & {
  */
 export const AgentChangedSchema: GenMessage<AgentChanged> = /*@__PURE__*/
   messageDesc(file_transferops_fleet_v1_events, 0);
+
+/**
+ * DeviceChanged is published on `fleet` when a device is registered, renamed, frozen or
+ * restored. Keyed by device id.
+ *
+ * @generated from message transferops.fleet.v1.DeviceChanged
+ */
+export type DeviceChanged = Message<"transferops.fleet.v1.DeviceChanged"> & {
+  /**
+   * Hex id of the device.
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * Up to 200 characters.
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * `active` or `frozen`.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * `created`, `updated`, `frozen`, `restored`.
+   *
+   * @generated from field: string change = 4;
+   */
+  change: string;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.DeviceChanged.
+ * Use `create(DeviceChangedSchema)` to create a new message.
+ */
+export const DeviceChangedSchema: GenMessage<DeviceChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_events, 1);
+
+/**
+ * DeviceDeleted is published on `fleet` when a device is deleted. Keyed by device id.
+ * Dispatch nulls `device_id` on its operations.
+ *
+ * @generated from message transferops.fleet.v1.DeviceDeleted
+ */
+export type DeviceDeleted = Message<"transferops.fleet.v1.DeviceDeleted"> & {
+  /**
+   * Hex id of the deleted device.
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * SIMs that returned to the unassigned pool.
+   *
+   * @generated from field: repeated string unassigned_sim_ids = 2;
+   */
+  unassignedSimIds: string[];
+};
+
+/**
+ * Describes the message transferops.fleet.v1.DeviceDeleted.
+ * Use `create(DeviceDeletedSchema)` to create a new message.
+ */
+export const DeviceDeletedSchema: GenMessage<DeviceDeleted> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_events, 2);
+
+/**
+ * SimChanged is published on `fleet` when a SIM is created, updated, frozen, unfrozen,
+ * assigned or unassigned. Keyed by SIM id. Never carries the PIN.
+ *
+ * @generated from message transferops.fleet.v1.SimChanged
+ */
+export type SimChanged = Message<"transferops.fleet.v1.SimChanged"> & {
+  /**
+   * The SIM as it is after the change.
+   *
+   * @generated from field: transferops.fleet.v1.Sim sim = 1;
+   */
+  sim?: Sim | undefined;
+
+  /**
+   * `created`, `updated`, `frozen`, `unfrozen`, `assigned`, `unassigned`, `balance`.
+   *
+   * @generated from field: string change = 2;
+   */
+  change: string;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.SimChanged.
+ * Use `create(SimChangedSchema)` to create a new message.
+ */
+export const SimChangedSchema: GenMessage<SimChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_events, 3);
+
+/**
+ * SimDeleted is published on `fleet` when a SIM is deleted. Keyed by SIM id.
+ * Dispatch nulls `sim_id` on its operations; evidence deletes the SIM's evidences and
+ * daily reconciliations.
+ *
+ * @generated from message transferops.fleet.v1.SimDeleted
+ */
+export type SimDeleted = Message<"transferops.fleet.v1.SimDeleted"> & {
+  /**
+   * UUID of the deleted SIM.
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.SimDeleted.
+ * Use `create(SimDeletedSchema)` to create a new message.
+ */
+export const SimDeletedSchema: GenMessage<SimDeleted> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_events, 4);
 

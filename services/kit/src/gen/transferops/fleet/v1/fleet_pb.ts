@@ -5,14 +5,14 @@
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/fleet/v1/fleet.proto.
  */
 export const file_transferops_fleet_v1_fleet: GenFile = /*@__PURE__*/
-  fileDesc("CiB0cmFuc2Zlcm9wcy9mbGVldC92MS9mbGVldC5wcm90bxIUdHJhbnNmZXJvcHMuZmxlZXQudjEiqgEKBUFnZW50EhAKCGFnZW50X2lkGAEgASgJEg0KBWxvZ2luGAIgASgJEhEKCWZ1bGxfbmFtZRgDIAEoCRIMCgRyb2xlGAQgASgJEhEKCWlzX2FjdGl2ZRgFIAEoCBIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRtdXN0X2NoYW5nZV9wYXNzd29yZBgHIAEoCGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiB0cmFuc2Zlcm9wcy9mbGVldC92MS9mbGVldC5wcm90bxIUdHJhbnNmZXJvcHMuZmxlZXQudjEiqgEKBUFnZW50EhAKCGFnZW50X2lkGAEgASgJEg0KBWxvZ2luGAIgASgJEhEKCWZ1bGxfbmFtZRgDIAEoCRIMCgRyb2xlGAQgASgJEhEKCWlzX2FjdGl2ZRgFIAEoCBIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRtdXN0X2NoYW5nZV9wYXNzd29yZBgHIAEoCCKqAQoLQWNjZXNzR3JhbnQSEAoIYWdlbnRfaWQYASABKAkSDQoFbG9naW4YAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgSFwoPYWxsb3dlZF9zaW1faWRzGAUgAygJEhgKEGFsbG93ZWRfb3BfdHlwZXMYBiADKAkSFwoKbWF4X2Ftb3VudBgHIAEoA0gAiAEBQg0KC19tYXhfYW1vdW50IroCCgZPd25TaW0SDgoGc2ltX2lkGAEgASgJEhAKCG9wZXJhdG9yGAIgASgJEg4KBm1zaXNkbhgDIAEoCRIOCgZzdGF0dXMYBCABKAkSGwoOYmFsYW5jZV9taXJyb3IYBSABKANIAIgBARI2ChJiYWxhbmNlX3VwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKCWRldmljZV9pZBgHIAEoCUgBiAEBEhkKDGRldmljZV9sYWJlbBgIIAEoCUgCiAEBEh4KEXN1YnNjcmlwdGlvbl9zbG90GAkgASgFSAOIAQFCEQoPX2JhbGFuY2VfbWlycm9yQgwKCl9kZXZpY2VfaWRCDwoNX2RldmljZV9sYWJlbEIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi6QMKA1NpbRIOCgZzaW1faWQYASABKAkSEAoIb3BlcmF0b3IYAiABKAkSDgoGbXNpc2RuGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIWCglkZXZpY2VfaWQYBSABKAlIAIgBARIeChFzdWJzY3JpcHRpb25fc2xvdBgGIAEoBUgBiAEBEhsKDmJhbGFuY2VfbWlycm9yGAcgASgDSAKIAQESNgoSYmFsYW5jZV91cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5iYWxhbmNlX3NvdXJjZRgJIAEoCUgDiAEBEiIKFWxvd19iYWxhbmNlX3RocmVzaG9sZBgKIAEoA0gEiAEBEiMKFmhpZ2hfYmFsYW5jZV90aHJlc2hvbGQYCyABKANIBYgBARIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIMCgpfZGV2aWNlX2lkQhQKEl9zdWJzY3JpcHRpb25fc2xvdEIRCg9fYmFsYW5jZV9taXJyb3JCEQoPX2JhbGFuY2Vfc291cmNlQhgKFl9sb3dfYmFsYW5jZV90aHJlc2hvbGRCGQoXX2hpZ2hfYmFsYW5jZV90aHJlc2hvbGQiZAoJRGV2aWNlU2ltEgoKAmlkGAEgASgJEhAKCG9wZXJhdG9yGAIgASgJEg4KBm1zaXNkbhgDIAEoCRIOCgZzdGF0dXMYBCABKAkSGQoRc3Vic2NyaXB0aW9uX3Nsb3QYBSABKAUiOwoMSXNzdWVTdW1tYXJ5Eg0KBWNvdW50GAEgASgFEhIKBXdvcnN0GAIgASgJSACIAQFCCAoGX3dvcnN0Ij4KC0hlYWx0aElzc3VlEgwKBGNvZGUYASABKAkSEAoIc2V2ZXJpdHkYAiABKAkSDwoHbWVzc2FnZRgDIAEoCSL7BAoGRGV2aWNlEhEKCWRldmljZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSMAoMbGFzdF9zZWVuX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCgRzaW1zGAYgAygLMh8udHJhbnNmZXJvcHMuZmxlZXQudjEuRGV2aWNlU2ltEhgKC2FwcF92ZXJzaW9uGAcgASgJSACIAQESHAoPYW5kcm9pZF92ZXJzaW9uGAggASgJSAGIAQESGQoMbWFudWZhY3R1cmVyGAkgASgJSAKIAQESEgoFbW9kZWwYCiABKAlIA4gBARIUCgdiYXR0ZXJ5GAsgASgFSASIAQESFAoHbmV0d29yaxgMIAEoCUgFiAEBEjYKEmhlYWx0aF9yZXBvcnRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoGaXNzdWVzGA4gASgLMiIudHJhbnNmZXJvcHMuZmxlZXQudjEuSXNzdWVTdW1tYXJ5EhgKC2FuZHJvaWRfc2RrGA8gASgFSAaIAQESGwoOYmF0dGVyeV9leGVtcHQYECABKAhIB4gBAUIOCgxfYXBwX3ZlcnNpb25CEgoQX2FuZHJvaWRfdmVyc2lvbkIPCg1fbWFudWZhY3R1cmVyQggKBl9tb2RlbEIKCghfYmF0dGVyeUIKCghfbmV0d29ya0IOCgxfYW5kcm9pZF9zZGtCEQoPX2JhdHRlcnlfZXhlbXB0IrMECgxEZXZpY2VIZWFsdGgSEQoJZGV2aWNlX2lkGAEgASgJEg0KBWxhYmVsGAIgASgJEjAKDGxhc3Rfc2Vlbl9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLcmVwb3J0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKC2FwcF92ZXJzaW9uGAUgASgJSACIAQESHAoPYW5kcm9pZF92ZXJzaW9uGAYgASgJSAGIAQESGAoLYW5kcm9pZF9zZGsYByABKAVIAogBARIZCgxtYW51ZmFjdHVyZXIYCCABKAlIA4gBARISCgVtb2RlbBgJIAEoCUgEiAEBEhQKB2JhdHRlcnkYCiABKAVIBYgBARIUCgduZXR3b3JrGAsgASgJSAaIAQESGwoOYmF0dGVyeV9leGVtcHQYDCABKAhIB4gBARIxCgZpc3N1ZXMYDSADKAsyIS50cmFuc2Zlcm9wcy5mbGVldC52MS5IZWFsdGhJc3N1ZRInCgZyZXBvcnQYDiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qg4KDF9hcHBfdmVyc2lvbkISChBfYW5kcm9pZF92ZXJzaW9uQg4KDF9hbmRyb2lkX3Nka0IPCg1fbWFudWZhY3R1cmVyQggKBl9tb2RlbEIKCghfYmF0dGVyeUIKCghfbmV0d29ya0IRCg9fYmF0dGVyeV9leGVtcHQiPwoMSGVhcnRiZWF0U2ltEg4KBnNpbV9pZBgBIAEoCRIPCgdwcmVzZW50GAIgASgIEg4KBnNpZ25hbBgDIAEoBSK5AQoKRmxlZXRMaW1pdBIVCghvcGVyYXRvchgBIAEoCUgAiAEBEg8KB29wX3R5cGUYAiABKAkSEgoKbWF4X2Ftb3VudBgDIAEoAxIXCg9tYXhfZGFpbHlfYWdlbnQYBCABKAMSFQoNbWF4X2RhaWx5X3NpbRgFIAEoAxIyCg5lZmZlY3RpdmVfZnJvbRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCwoJX29wZXJhdG9yIoADCg5TaW1TbmFwc2hvdFJvdxIKCgJpZBgBIAEoCRIWCglkZXZpY2VfaWQYAiABKAlIAIgBARIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgBiAEBEhAKCG9wZXJhdG9yGAQgASgJEg4KBm1zaXNkbhgFIAEoCRIbCg5iYWxhbmNlX21pcnJvchgGIAEoA0gCiAEBEjYKEmJhbGFuY2VfdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAggASgJEiIKFWxvd19iYWxhbmNlX3RocmVzaG9sZBgJIAEoA0gDiAEBEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl9kZXZpY2VfaWRCFAoSX3N1YnNjcmlwdGlvbl9zbG90QhEKD19iYWxhbmNlX21pcnJvckIYChZfbG93X2JhbGFuY2VfdGhyZXNob2xkItMBChNTaW1IaXN0b3J5T3BlcmF0aW9uEhQKDG9wZXJhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3BfdHlwZRgDIAEoCRIPCgdtb250YW50GAQgASgDEhMKC21zaXNkbl9kZXN0GAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKKAwoMTm90aWZpY2F0aW9uEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEg8KB21lc3NhZ2UYBCABKAkSEwoGc2ltX2lkGAUgASgJSACIAQESFgoJZGV2aWNlX2lkGAYgASgJSAGIAQESGQoMb3BlcmF0aW9uX2lkGAcgASgJSAKIAQESKAoHY29udGV4dBgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLQoJcmFpc2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9hY2tub3dsZWRnZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKD2Fja25vd2xlZGdlZF9ieRgLIAEoCUgDiAEBQgkKB19zaW1faWRCDAoKX2RldmljZV9pZEIPCg1fb3BlcmF0aW9uX2lkQhIKEF9hY2tub3dsZWRnZWRfYnkifgoHV2ViaG9vaxISCgp3ZWJob29rX2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKY3JlYXRlZF9ieRgFIAEoCSKwAQoOV2ViaG9va0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRIwCgxhdHRlbXB0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKC3N0YXR1c19jb2RlGAMgASgFSACIAQESEgoFZXJyb3IYBCABKAlIAYgBARITCgtkdXJhdGlvbl9tcxgFIAEoBUIOCgxfc3RhdHVzX2NvZGVCCAoGX2Vycm9yIoADCg9XZWJob29rRGVsaXZlcnkSEwoLZGVsaXZlcnlfaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhAKCGV2ZW50X2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIVCg1hdHRlbXB0X2NvdW50GAYgASgFEjMKD25leHRfYXR0ZW1wdF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMZGVsaXZlcmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2CghhdHRlbXB0cxgKIAMoCzIkLnRyYW5zZmVyb3BzLmZsZWV0LnYxLldlYmhvb2tBdHRlbXB0EigKB3BheWxvYWQYCyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0ImUKDURpc3BhdGNoQWdlbnQSEAoIYWdlbnRfaWQYASABKAkSEQoJZnVsbF9uYW1lGAIgASgJEgwKBHJvbGUYAyABKAkSEQoJaXNfYWN0aXZlGAQgASgIEg4KBmV4aXN0cxgFIAEoCCLuAgoMQ2FuZGlkYXRlU2ltEg4KBnNpbV9pZBgBIAEoCRIQCghvcGVyYXRvchgCIAEoCRIOCgZtc2lzZG4YAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKCWRldmljZV9pZBgFIAEoCUgAiAEBEhoKDWRldmljZV9zdGF0dXMYBiABKAlIAYgBARIZCgxkZXZpY2VfbGFiZWwYByABKAlIAogBARIeChFzdWJzY3JpcHRpb25fc2xvdBgIIAEoBUgDiAEBEhsKDmJhbGFuY2VfbWlycm9yGAkgASgDSASIAQESNgoSYmFsYW5jZV91cGRhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIMCgpfZGV2aWNlX2lkQhAKDl9kZXZpY2Vfc3RhdHVzQg8KDV9kZXZpY2VfbGFiZWxCFAoSX3N1YnNjcmlwdGlvbl9zbG90QhEKD19iYWxhbmNlX21pcnJvciKSAgoKU2ltU3VtbWFyeRIOCgZzaW1faWQYASABKAkSEAoIb3BlcmF0b3IYAiABKAkSDgoGbXNpc2RuGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIWCglkZXZpY2VfaWQYBSABKAlIAIgBARIeChFzdWJzY3JpcHRpb25fc2xvdBgGIAEoBUgBiAEBEhsKDmJhbGFuY2VfbWlycm9yGAcgASgDSAKIAQESNgoSYmFsYW5jZV91cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIMCgpfZGV2aWNlX2lkQhQKEl9zdWJzY3JpcHRpb25fc2xvdEIRCg9fYmFsYW5jZV9taXJyb3JiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Agent is a person who works the board.
@@ -72,4 +72,1235 @@ export type Agent = Message<"transferops.fleet.v1.Agent"> & {
  */
 export const AgentSchema: GenMessage<Agent> = /*@__PURE__*/
   messageDesc(file_transferops_fleet_v1_fleet, 0);
+
+/**
+ * AccessGrant is an agent's access profile: which SIMs and operation types it may use and
+ * the ceiling of one operation. A new agent has none: empty lists and no max_amount.
+ * `dual_approval_above` is retired: neither settable nor read.
+ *
+ * @generated from message transferops.fleet.v1.AccessGrant
+ */
+export type AccessGrant = Message<"transferops.fleet.v1.AccessGrant"> & {
+  /**
+   * UUID of the agent.
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * The agent's sign-in name.
+   *
+   * @generated from field: string login = 2;
+   */
+  login: string;
+
+  /**
+   * `agent`, `supervisor` or `admin`; an admin bypasses the grant at operation creation.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * Whether the agent is active.
+   *
+   * @generated from field: bool is_active = 4;
+   */
+  isActive: boolean;
+
+  /**
+   * SIM ids (UUIDs) the agent may operate; empty without a grant.
+   *
+   * @generated from field: repeated string allowed_sim_ids = 5;
+   */
+  allowedSimIds: string[];
+
+  /**
+   * Operation types (`deposit`, `withdrawal`, `balance`, `float_deposit`, `mini_statement`); empty without a grant.
+   *
+   * @generated from field: repeated string allowed_op_types = 6;
+   */
+  allowedOpTypes: string[];
+
+  /**
+   * Ceiling of one operation, FCFA; unset without a grant.
+   *
+   * @generated from field: optional int64 max_amount = 7;
+   */
+  maxAmount?: bigint | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.AccessGrant.
+ * Use `create(AccessGrantSchema)` to create a new message.
+ */
+export const AccessGrantSchema: GenMessage<AccessGrant> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 1);
+
+/**
+ * OwnSim is one SIM of the caller's access profile as the board shows it: no PIN, no token.
+ *
+ * @generated from message transferops.fleet.v1.OwnSim
+ */
+export type OwnSim = Message<"transferops.fleet.v1.OwnSim"> & {
+  /**
+   * UUID of the SIM.
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * Local-format number of the SIM.
+   *
+   * @generated from field: string msisdn = 3;
+   */
+  msisdn: string;
+
+  /**
+   * `active`, `frozen` or `retired`.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Last measured balance, FCFA; unset while the SIM is unmeasured (unknown, not zero).
+   *
+   * @generated from field: optional int64 balance_mirror = 5;
+   */
+  balanceMirror?: bigint | undefined;
+
+  /**
+   * When the balance was measured; unset while unmeasured.
+   *
+   * @generated from field: google.protobuf.Timestamp balance_updated_at = 6;
+   */
+  balanceUpdatedAt?: Timestamp | undefined;
+
+  /**
+   * Hex id of the handset holding the SIM; unset when unassigned.
+   *
+   * @generated from field: optional string device_id = 7;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * Label of that handset; unset when unassigned.
+   *
+   * @generated from field: optional string device_label = 8;
+   */
+  deviceLabel?: string | undefined;
+
+  /**
+   * 0 is SIM 1, 1 is SIM 2; unset when unassigned.
+   *
+   * @generated from field: optional int32 subscription_slot = 9;
+   */
+  subscriptionSlot?: number | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.OwnSim.
+ * Use `create(OwnSimSchema)` to create a new message.
+ */
+export const OwnSimSchema: GenMessage<OwnSim> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 2);
+
+/**
+ * Sim is a SIM card of the fleet. Its PIN is stored encrypted and never appears here.
+ *
+ * @generated from message transferops.fleet.v1.Sim
+ */
+export type Sim = Message<"transferops.fleet.v1.Sim"> & {
+  /**
+   * UUID, server-generated.
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * Local format (9 digits), unique in the fleet.
+   *
+   * @generated from field: string msisdn = 3;
+   */
+  msisdn: string;
+
+  /**
+   * `active`, `frozen` or `retired`.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Hex id of the handset holding the SIM; unset when unassigned.
+   *
+   * @generated from field: optional string device_id = 5;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * 0 is SIM 1, 1 is SIM 2; unset when unassigned.
+   *
+   * @generated from field: optional int32 subscription_slot = 6;
+   */
+  subscriptionSlot?: number | undefined;
+
+  /**
+   * Last measured balance, FCFA; unset while unmeasured.
+   *
+   * @generated from field: optional int64 balance_mirror = 7;
+   */
+  balanceMirror?: bigint | undefined;
+
+  /**
+   * When the balance was measured (the reading's observed time); unset while unmeasured.
+   *
+   * @generated from field: google.protobuf.Timestamp balance_updated_at = 8;
+   */
+  balanceUpdatedAt?: Timestamp | undefined;
+
+  /**
+   * Where the last applied reading came from: `sms`, `balance_check`, `api`, `n8n`; unset while unmeasured.
+   *
+   * @generated from field: optional string balance_source = 9;
+   */
+  balanceSource?: string | undefined;
+
+  /**
+   * Alert below this balance, FCFA; unset when no alert is wanted.
+   *
+   * @generated from field: optional int64 low_balance_threshold = 10;
+   */
+  lowBalanceThreshold?: bigint | undefined;
+
+  /**
+   * Alert above this balance, FCFA; unset when no alert is wanted.
+   *
+   * @generated from field: optional int64 high_balance_threshold = 11;
+   */
+  highBalanceThreshold?: bigint | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 12;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.Sim.
+ * Use `create(SimSchema)` to create a new message.
+ */
+export const SimSchema: GenMessage<Sim> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 3);
+
+/**
+ * DeviceSim is one SIM held by a handset, as the device views show it.
+ *
+ * @generated from message transferops.fleet.v1.DeviceSim
+ */
+export type DeviceSim = Message<"transferops.fleet.v1.DeviceSim"> & {
+  /**
+   * UUID of the SIM.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * Local-format number.
+   *
+   * @generated from field: string msisdn = 3;
+   */
+  msisdn: string;
+
+  /**
+   * `active`, `frozen` or `retired`.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * 0 is SIM 1, 1 is SIM 2.
+   *
+   * @generated from field: int32 subscription_slot = 5;
+   */
+  subscriptionSlot: number;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.DeviceSim.
+ * Use `create(DeviceSimSchema)` to create a new message.
+ */
+export const DeviceSimSchema: GenMessage<DeviceSim> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 4);
+
+/**
+ * IssueSummary counts a device's health issues and names the worst severity.
+ *
+ * @generated from message transferops.fleet.v1.IssueSummary
+ */
+export type IssueSummary = Message<"transferops.fleet.v1.IssueSummary"> & {
+  /**
+   * Number of issues derived at read time.
+   *
+   * @generated from field: int32 count = 1;
+   */
+  count: number;
+
+  /**
+   * `critical`, `warning` or `info`; unset when there is no issue.
+   *
+   * @generated from field: optional string worst = 2;
+   */
+  worst?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.IssueSummary.
+ * Use `create(IssueSummarySchema)` to create a new message.
+ */
+export const IssueSummarySchema: GenMessage<IssueSummary> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 5);
+
+/**
+ * HealthIssue is one problem derived from a device's latest heartbeat, at read time.
+ *
+ * @generated from message transferops.fleet.v1.HealthIssue
+ */
+export type HealthIssue = Message<"transferops.fleet.v1.HealthIssue"> & {
+  /**
+   * Stable code, e.g. `offline`, `no_report`, `accessibility_off` (list in docs/decisions/fleet.md).
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * `critical`, `warning` or `info`.
+   *
+   * @generated from field: string severity = 2;
+   */
+  severity: string;
+
+  /**
+   * Text for the person reading it.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.HealthIssue.
+ * Use `create(HealthIssueSchema)` to create a new message.
+ */
+export const HealthIssueSchema: GenMessage<HealthIssue> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 6);
+
+/**
+ * Device is a handset running the app; it holds up to two SIMs (slots 0 and 1).
+ *
+ * @generated from message transferops.fleet.v1.Device
+ */
+export type Device = Message<"transferops.fleet.v1.Device"> & {
+  /**
+   * Hex string (32 characters), server-generated.
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * Up to 200 characters.
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * `active` or `frozen`; a frozen device is given no work.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * Time of the latest heartbeat; unset until the first one.
+   *
+   * @generated from field: google.protobuf.Timestamp last_seen_at = 4;
+   */
+  lastSeenAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The SIMs it holds, by slot.
+   *
+   * @generated from field: repeated transferops.fleet.v1.DeviceSim sims = 6;
+   */
+  sims: DeviceSim[];
+
+  /**
+   * From the latest heartbeat; unset until the first one.
+   *
+   * @generated from field: optional string app_version = 7;
+   */
+  appVersion?: string | undefined;
+
+  /**
+   * @generated from field: optional string android_version = 8;
+   */
+  androidVersion?: string | undefined;
+
+  /**
+   * @generated from field: optional string manufacturer = 9;
+   */
+  manufacturer?: string | undefined;
+
+  /**
+   * @generated from field: optional string model = 10;
+   */
+  model?: string | undefined;
+
+  /**
+   * Battery level, percent 0 to 100.
+   *
+   * @generated from field: optional int32 battery = 11;
+   */
+  battery?: number | undefined;
+
+  /**
+   * Network type as the handset names it.
+   *
+   * @generated from field: optional string network = 12;
+   */
+  network?: string | undefined;
+
+  /**
+   * Time of the latest heartbeat that carried a health report; unset when the latest had none.
+   *
+   * @generated from field: google.protobuf.Timestamp health_reported_at = 13;
+   */
+  healthReportedAt?: Timestamp | undefined;
+
+  /**
+   * Issues derived at read time.
+   *
+   * @generated from field: transferops.fleet.v1.IssueSummary issues = 14;
+   */
+  issues?: IssueSummary | undefined;
+
+  /**
+   * Android SDK level, from the latest heartbeat.
+   *
+   * @generated from field: optional int32 android_sdk = 15;
+   */
+  androidSdk?: number | undefined;
+
+  /**
+   * Whether the app is exempt from battery optimisation, from the latest heartbeat.
+   *
+   * @generated from field: optional bool battery_exempt = 16;
+   */
+  batteryExempt?: boolean | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.Device.
+ * Use `create(DeviceSchema)` to create a new message.
+ */
+export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 7);
+
+/**
+ * DeviceHealth is a device's latest heartbeat with the issues derived from it on this read.
+ *
+ * @generated from message transferops.fleet.v1.DeviceHealth
+ */
+export type DeviceHealth = Message<"transferops.fleet.v1.DeviceHealth"> & {
+  /**
+   * Hex id of the device.
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * Latest heartbeat; unset until the first one.
+   *
+   * @generated from field: google.protobuf.Timestamp last_seen_at = 3;
+   */
+  lastSeenAt?: Timestamp | undefined;
+
+  /**
+   * Latest heartbeat that carried a health report; unset when the latest had none.
+   *
+   * @generated from field: google.protobuf.Timestamp reported_at = 4;
+   */
+  reportedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string app_version = 5;
+   */
+  appVersion?: string | undefined;
+
+  /**
+   * @generated from field: optional string android_version = 6;
+   */
+  androidVersion?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 android_sdk = 7;
+   */
+  androidSdk?: number | undefined;
+
+  /**
+   * @generated from field: optional string manufacturer = 8;
+   */
+  manufacturer?: string | undefined;
+
+  /**
+   * @generated from field: optional string model = 9;
+   */
+  model?: string | undefined;
+
+  /**
+   * Percent 0 to 100.
+   *
+   * @generated from field: optional int32 battery = 10;
+   */
+  battery?: number | undefined;
+
+  /**
+   * @generated from field: optional string network = 11;
+   */
+  network?: string | undefined;
+
+  /**
+   * @generated from field: optional bool battery_exempt = 12;
+   */
+  batteryExempt?: boolean | undefined;
+
+  /**
+   * Derived on each read, worst first.
+   *
+   * @generated from field: repeated transferops.fleet.v1.HealthIssue issues = 13;
+   */
+  issues: HealthIssue[];
+
+  /**
+   * The health report of the latest heartbeat as the handset sent it; unset when it sent none.
+   *
+   * @generated from field: google.protobuf.Struct report = 14;
+   */
+  report?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.DeviceHealth.
+ * Use `create(DeviceHealthSchema)` to create a new message.
+ */
+export const DeviceHealthSchema: GenMessage<DeviceHealth> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 8);
+
+/**
+ * HeartbeatSim is one SIM as the handset sees it in a heartbeat.
+ *
+ * @generated from message transferops.fleet.v1.HeartbeatSim
+ */
+export type HeartbeatSim = Message<"transferops.fleet.v1.HeartbeatSim"> & {
+  /**
+   * SIM id as provisioned on the handset.
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * Whether the SIM card is in its slot.
+   *
+   * @generated from field: bool present = 2;
+   */
+  present: boolean;
+
+  /**
+   * Signal strength as the handset reports it (level or dBm, handset-defined).
+   *
+   * @generated from field: int32 signal = 3;
+   */
+  signal: number;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.HeartbeatSim.
+ * Use `create(HeartbeatSimSchema)` to create a new message.
+ */
+export const HeartbeatSimSchema: GenMessage<HeartbeatSim> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 9);
+
+/**
+ * FleetLimit is a recorded (not enforced) ceiling per operator and operation type.
+ * Versioned: a change deactivates the current row and inserts a new one.
+ *
+ * @generated from message transferops.fleet.v1.FleetLimit
+ */
+export type FleetLimit = Message<"transferops.fleet.v1.FleetLimit"> & {
+  /**
+   * `operator_a` or `operator_b`; unset for the global limit.
+   *
+   * @generated from field: optional string operator = 1;
+   */
+  operator?: string | undefined;
+
+  /**
+   * `deposit`, `withdrawal` or `float_deposit`.
+   *
+   * @generated from field: string op_type = 2;
+   */
+  opType: string;
+
+  /**
+   * Ceiling of one operation, FCFA.
+   *
+   * @generated from field: int64 max_amount = 3;
+   */
+  maxAmount: bigint;
+
+  /**
+   * Ceiling per agent per local day, FCFA (recorded, not enforced).
+   *
+   * @generated from field: int64 max_daily_agent = 4;
+   */
+  maxDailyAgent: bigint;
+
+  /**
+   * Ceiling per SIM per local day, FCFA (recorded, not enforced).
+   *
+   * @generated from field: int64 max_daily_sim = 5;
+   */
+  maxDailySim: bigint;
+
+  /**
+   * When this version took effect.
+   *
+   * @generated from field: google.protobuf.Timestamp effective_from = 6;
+   */
+  effectiveFrom?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.FleetLimit.
+ * Use `create(FleetLimitSchema)` to create a new message.
+ */
+export const FleetLimitSchema: GenMessage<FleetLimit> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 10);
+
+/**
+ * SimSnapshotRow is one SIM in the admin snapshot.
+ *
+ * @generated from message transferops.fleet.v1.SimSnapshotRow
+ */
+export type SimSnapshotRow = Message<"transferops.fleet.v1.SimSnapshotRow"> & {
+  /**
+   * UUID of the SIM.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string device_id = 2;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 subscription_slot = 3;
+   */
+  subscriptionSlot?: number | undefined;
+
+  /**
+   * @generated from field: string operator = 4;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string msisdn = 5;
+   */
+  msisdn: string;
+
+  /**
+   * FCFA; unset while unmeasured.
+   *
+   * @generated from field: optional int64 balance_mirror = 6;
+   */
+  balanceMirror?: bigint | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp balance_updated_at = 7;
+   */
+  balanceUpdatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string status = 8;
+   */
+  status: string;
+
+  /**
+   * FCFA; unset when none.
+   *
+   * @generated from field: optional int64 low_balance_threshold = 9;
+   */
+  lowBalanceThreshold?: bigint | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.SimSnapshotRow.
+ * Use `create(SimSnapshotRowSchema)` to create a new message.
+ */
+export const SimSnapshotRowSchema: GenMessage<SimSnapshotRow> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 11);
+
+/**
+ * SimHistoryOperation is one operation that ran on a SIM, as dispatch reports it.
+ *
+ * @generated from message transferops.fleet.v1.SimHistoryOperation
+ */
+export type SimHistoryOperation = Message<"transferops.fleet.v1.SimHistoryOperation"> & {
+  /**
+   * UUID of the operation.
+   *
+   * @generated from field: string operation_id = 1;
+   */
+  operationId: string;
+
+  /**
+   * One of the operation statuses.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * `deposit`, `withdrawal`, `balance`, `float_deposit`, `mini_statement`.
+   *
+   * @generated from field: string op_type = 3;
+   */
+  opType: string;
+
+  /**
+   * FCFA.
+   *
+   * @generated from field: int64 montant = 4;
+   */
+  montant: bigint;
+
+  /**
+   * Destination number.
+   *
+   * @generated from field: string msisdn_dest = 5;
+   */
+  msisdnDest: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Unset while the operation is not finished.
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 7;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.SimHistoryOperation.
+ * Use `create(SimHistoryOperationSchema)` to create a new message.
+ */
+export const SimHistoryOperationSchema: GenMessage<SimHistoryOperation> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 12);
+
+/**
+ * Notification is an alert stored for admins to read and acknowledge.
+ *
+ * @generated from message transferops.fleet.v1.Notification
+ */
+export type Notification = Message<"transferops.fleet.v1.Notification"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * `device_silent`, `sim_absent`, `evidence_divergent`, `low_balance`, `high_balance`, ...
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * `info`, `warning` or `critical`.
+   *
+   * @generated from field: string severity = 3;
+   */
+  severity: string;
+
+  /**
+   * Text for the person reading it.
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+
+  /**
+   * Subject ids; unset when not relevant.
+   *
+   * @generated from field: optional string sim_id = 5;
+   */
+  simId?: string | undefined;
+
+  /**
+   * @generated from field: optional string device_id = 6;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * @generated from field: optional string operation_id = 7;
+   */
+  operationId?: string | undefined;
+
+  /**
+   * Values relevant to the alert.
+   *
+   * @generated from field: google.protobuf.Struct context = 8;
+   */
+  context?: JsonObject | undefined;
+
+  /**
+   * When the condition was noticed.
+   *
+   * @generated from field: google.protobuf.Timestamp raised_at = 9;
+   */
+  raisedAt?: Timestamp | undefined;
+
+  /**
+   * When an admin acknowledged it; unset until then.
+   *
+   * @generated from field: google.protobuf.Timestamp acknowledged_at = 10;
+   */
+  acknowledgedAt?: Timestamp | undefined;
+
+  /**
+   * Agent id of the admin who acknowledged it; unset until then.
+   *
+   * @generated from field: optional string acknowledged_by = 11;
+   */
+  acknowledgedBy?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.Notification.
+ * Use `create(NotificationSchema)` to create a new message.
+ */
+export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 13);
+
+/**
+ * Webhook is an endpoint that receives signed deliveries of public events.
+ * Its secret is returned only by CreateWebhook.
+ *
+ * @generated from message transferops.fleet.v1.Webhook
+ */
+export type Webhook = Message<"transferops.fleet.v1.Webhook"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string webhook_id = 1;
+   */
+  webhookId: string;
+
+  /**
+   * Absolute http(s) URL the deliveries are POSTed to.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * Event types delivered: `operation.confirmed`, `operation.failed`, `alert.raised`.
+   *
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Agent id of the admin who registered it.
+   *
+   * @generated from field: string created_by = 5;
+   */
+  createdBy: string;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.Webhook.
+ * Use `create(WebhookSchema)` to create a new message.
+ */
+export const WebhookSchema: GenMessage<Webhook> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 14);
+
+/**
+ * WebhookAttempt is one HTTP attempt of a delivery.
+ *
+ * @generated from message transferops.fleet.v1.WebhookAttempt
+ */
+export type WebhookAttempt = Message<"transferops.fleet.v1.WebhookAttempt"> & {
+  /**
+   * 1 for the first attempt.
+   *
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp attempted_at = 2;
+   */
+  attemptedAt?: Timestamp | undefined;
+
+  /**
+   * HTTP status answered; unset when no answer came (network error, timeout).
+   *
+   * @generated from field: optional int32 status_code = 3;
+   */
+  statusCode?: number | undefined;
+
+  /**
+   * Why it failed; unset on success.
+   *
+   * @generated from field: optional string error = 4;
+   */
+  error?: string | undefined;
+
+  /**
+   * Round trip, milliseconds.
+   *
+   * @generated from field: int32 duration_ms = 5;
+   */
+  durationMs: number;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.WebhookAttempt.
+ * Use `create(WebhookAttemptSchema)` to create a new message.
+ */
+export const WebhookAttemptSchema: GenMessage<WebhookAttempt> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 15);
+
+/**
+ * WebhookDelivery is one event to deliver to one endpoint, with every attempt made.
+ *
+ * @generated from message transferops.fleet.v1.WebhookDelivery
+ */
+export type WebhookDelivery = Message<"transferops.fleet.v1.WebhookDelivery"> & {
+  /**
+   * UUID.
+   *
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId: string;
+
+  /**
+   * @generated from field: string webhook_id = 2;
+   */
+  webhookId: string;
+
+  /**
+   * `operation.confirmed`, `operation.failed` or `alert.raised`.
+   *
+   * @generated from field: string event_type = 3;
+   */
+  eventType: string;
+
+  /**
+   * Id of the event delivered (the same on every attempt, for the receiver's dedupe).
+   *
+   * @generated from field: string event_id = 4;
+   */
+  eventId: string;
+
+  /**
+   * `pending`, `delivered` or `failed` (gave up after the retry period).
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * Attempts made so far.
+   *
+   * @generated from field: int32 attempt_count = 6;
+   */
+  attemptCount: number;
+
+  /**
+   * Next attempt time while pending; unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 7;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Set once delivered.
+   *
+   * @generated from field: google.protobuf.Timestamp delivered_at = 9;
+   */
+  deliveredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated transferops.fleet.v1.WebhookAttempt attempts = 10;
+   */
+  attempts: WebhookAttempt[];
+
+  /**
+   * The JSON body delivered.
+   *
+   * @generated from field: google.protobuf.Struct payload = 11;
+   */
+  payload?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.WebhookDelivery.
+ * Use `create(WebhookDeliverySchema)` to create a new message.
+ */
+export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 16);
+
+/**
+ * DispatchAgent is what dispatch needs to know of the agent an operation is for.
+ *
+ * @generated from message transferops.fleet.v1.DispatchAgent
+ */
+export type DispatchAgent = Message<"transferops.fleet.v1.DispatchAgent"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string full_name = 2;
+   */
+  fullName: string;
+
+  /**
+   * `agent`, `supervisor` or `admin`; empty when the agent does not exist.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * @generated from field: bool is_active = 4;
+   */
+  isActive: boolean;
+
+  /**
+   * False when no agent has this id.
+   *
+   * @generated from field: bool exists = 5;
+   */
+  exists: boolean;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.DispatchAgent.
+ * Use `create(DispatchAgentSchema)` to create a new message.
+ */
+export const DispatchAgentSchema: GenMessage<DispatchAgent> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 17);
+
+/**
+ * CandidateSim is a SIM dispatch may select, with its handset and measured balance.
+ *
+ * @generated from message transferops.fleet.v1.CandidateSim
+ */
+export type CandidateSim = Message<"transferops.fleet.v1.CandidateSim"> & {
+  /**
+   * UUID of the SIM.
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string msisdn = 3;
+   */
+  msisdn: string;
+
+  /**
+   * `active`, `frozen` or `retired`.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Hex id of the handset; unset when unassigned.
+   *
+   * @generated from field: optional string device_id = 5;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * `active` or `frozen`; unset when unassigned.
+   *
+   * @generated from field: optional string device_status = 6;
+   */
+  deviceStatus?: string | undefined;
+
+  /**
+   * @generated from field: optional string device_label = 7;
+   */
+  deviceLabel?: string | undefined;
+
+  /**
+   * 0 or 1; unset when unassigned.
+   *
+   * @generated from field: optional int32 subscription_slot = 8;
+   */
+  subscriptionSlot?: number | undefined;
+
+  /**
+   * FCFA; unset while unmeasured.
+   *
+   * @generated from field: optional int64 balance_mirror = 9;
+   */
+  balanceMirror?: bigint | undefined;
+
+  /**
+   * Unset while unmeasured.
+   *
+   * @generated from field: google.protobuf.Timestamp balance_updated_at = 10;
+   */
+  balanceUpdatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.CandidateSim.
+ * Use `create(CandidateSimSchema)` to create a new message.
+ */
+export const CandidateSimSchema: GenMessage<CandidateSim> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 18);
+
+/**
+ * SimSummary is a SIM as other services look it up.
+ *
+ * @generated from message transferops.fleet.v1.SimSummary
+ */
+export type SimSummary = Message<"transferops.fleet.v1.SimSummary"> & {
+  /**
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string msisdn = 3;
+   */
+  msisdn: string;
+
+  /**
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * @generated from field: optional string device_id = 5;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 subscription_slot = 6;
+   */
+  subscriptionSlot?: number | undefined;
+
+  /**
+   * FCFA; unset while unmeasured.
+   *
+   * @generated from field: optional int64 balance_mirror = 7;
+   */
+  balanceMirror?: bigint | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp balance_updated_at = 8;
+   */
+  balanceUpdatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.SimSummary.
+ * Use `create(SimSummarySchema)` to create a new message.
+ */
+export const SimSummarySchema: GenMessage<SimSummary> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_fleet, 19);
 
