@@ -1,21 +1,108 @@
-import { served, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import {
+  OutboxRelay,
+  openDatabase,
+  served,
+  serviceClient,
+  startConsumer,
+  startGrpcServer,
+  type EventBus,
+  type Logger,
+} from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { DispatchConfig } from "./config.ts";
+import type { UssdMenus } from "./domain/index.ts";
+import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
+import { EvidenceSweep } from "./jobs/evidence-sweep.ts";
+import type { DispatchDeps } from "./rpc/deps.ts";
+import { fleetFacingHandlers } from "./rpc/fleet-facing.ts";
+import { fleetPort, type FleetPort } from "./rpc/fleet-port.ts";
+import { handsetHandlers } from "./rpc/handset.ts";
+import { matchingHandlers } from "./rpc/matching.ts";
+import { operationHandlers } from "./rpc/operations.ts";
+import { proofHandlers } from "./rpc/proof.ts";
+import { queueHandlers } from "./rpc/queues.ts";
+import { migrations } from "./store/migrations/index.ts";
 
 export interface DispatchOptions {
   config: DispatchConfig;
   port: number;
   bus: EventBus;
   log: Logger;
+  /** Stands in for fleet (tests); by default a gRPC client of FLEET_URL. */
+  fleet?: FleetPort;
+  /** The clock (tests); by default the system clock. */
+  now?: () => Date;
+  /** USSD menu templates; by default domain/ussd-menus.json. */
+  menus?: UssdMenus;
 }
 
-/** Serves health and reflection only, until the dispatch issue builds the service. */
-export async function startDispatch(options: DispatchOptions) {
+export interface RunningDispatch {
+  url: string;
+  port: number;
+  /** Runs one evidence-sweep pass now (tests and operations tooling). */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Wires the dispatch service: database, outbox relay, fleet consumer, evidence sweep, gRPC server. */
+export async function startDispatch(options: DispatchOptions): Promise<RunningDispatch> {
+  const { config, log, bus } = options;
+  const db = await openDatabase({ url: config.databaseUrl, schema: "dispatch", migrations, poolMax: config.dbPoolMax });
+  const relay = new OutboxRelay(db, bus, log);
+  relay.start();
+  const now = options.now ?? (() => new Date());
+  const deps: DispatchDeps = {
+    db,
+    config,
+    fleet: options.fleet ?? fleetPort(serviceClient(FleetService, config.fleetUrl)),
+    published: () => relay.kick(),
+    log,
+    now,
+    menus: options.menus,
+  };
+  const consumer = await startConsumer({
+    bus,
+    db,
+    group: "dispatch.fleet",
+    topics: fleetTopics,
+    handlers: fleetHandlers(now),
+    log,
+  });
+  const sweep = new EvidenceSweep({
+    db,
+    log,
+    intervalMs: config.sweepIntervalMs,
+    batch: config.sweepBatch,
+    now,
+    published: deps.published,
+  });
+  sweep.start();
   const server = await startGrpcServer({
     name: "dispatch",
     port: options.port,
-    log: options.log,
-    services: [served(DispatchService, {})],
+    log,
+    services: [
+      served(DispatchService, {
+        ...operationHandlers(deps),
+        ...matchingHandlers(deps),
+        ...queueHandlers(deps),
+        ...handsetHandlers(deps),
+        ...proofHandlers(deps),
+        ...fleetFacingHandlers(deps),
+      }),
+    ],
   });
-  return { url: server.url, port: server.port, stop: () => server.close() };
+  return {
+    url: server.url,
+    port: server.port,
+    sweep: () => sweep.runOnce(),
+    async stop() {
+      await server.close();
+      await sweep.stop();
+      await consumer.close();
+      await relay.stop();
+      await db.close();
+    },
+  };
 }

@@ -1,21 +1,74 @@
-import { served, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import {
+  OutboxRelay,
+  openDatabase,
+  served,
+  serviceClient,
+  startConsumer,
+  startGrpcServer,
+  type EventBus,
+  type Logger,
+} from "@transferops/kit";
+import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { EvidenceConfig } from "./config.ts";
+import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
+import type { DispatchPort, FaultHooks, FleetPort } from "./flows/ports.ts";
+import { Redrive } from "./flows/redrive.ts";
+import { evidenceHandlers } from "./rpc/evidence.ts";
+import { migrations } from "./store/migrations/index.ts";
 
 export interface EvidenceOptions {
   config: EvidenceConfig;
   port: number;
   bus: EventBus;
   log: Logger;
+  /** Tests stand in for dispatch or fleet, or inject crashes; production uses neither. */
+  dispatch?: DispatchPort;
+  fleet?: FleetPort;
+  hooks?: FaultHooks;
 }
 
-/** Serves health and reflection only, until the evidence issue builds the service. */
-export async function startEvidence(options: EvidenceOptions) {
+export interface RunningEvidence {
+  url: string;
+  port: number;
+  redrive: Redrive;
+  stop(): Promise<void>;
+}
+
+/** Wires the evidence service: database, outbox relay, fleet consumer, re-drive, gRPC server. */
+export async function startEvidence(options: EvidenceOptions): Promise<RunningEvidence> {
+  const { config, log, bus } = options;
+  const db = await openDatabase({ url: config.databaseUrl, schema: "evidence", migrations, poolMax: config.poolMax });
+  const relay = new OutboxRelay(db, bus, log);
+  relay.start();
+  const deps = {
+    db,
+    log,
+    published: () => relay.kick(),
+    dispatch: options.dispatch ?? serviceClient(DispatchService, config.env.DISPATCH_URL),
+    fleet: options.fleet ?? serviceClient(FleetService, config.env.FLEET_URL),
+    hooks: options.hooks,
+  };
+  const consumer = await startConsumer({ bus, db, group: "evidence.fleet", topics: fleetTopics, handlers: fleetHandlers, log });
+  const redrive = new Redrive(deps, config.redrive);
+  redrive.start();
   const server = await startGrpcServer({
     name: "evidence",
     port: options.port,
-    log: options.log,
-    services: [served(EvidenceService, {})],
+    log,
+    services: [served(EvidenceService, evidenceHandlers(deps))],
   });
-  return { url: server.url, port: server.port, stop: () => server.close() };
+  return {
+    url: server.url,
+    port: server.port,
+    redrive,
+    async stop() {
+      await server.close();
+      await redrive.stop();
+      await consumer.close();
+      await relay.stop();
+      await db.close();
+    },
+  };
 }

@@ -1,15 +1,34 @@
 import { z } from "zod";
-import { baseConfigShape, parseConfig } from "@transferops/kit";
+import { baseConfigShape, parseConfig, requireInProduction } from "@transferops/kit";
 
 export const evidenceConfigShape = {
   ...baseConfigShape,
+  /** Port of the gRPC/Connect h2c server. */
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50053),
+  /** How often the re-drive finishes messages a crash or an unreachable service left pending. */
+  EVIDENCE_REDRIVE_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  /** The re-drive leaves a message this long to the submission that stored it. */
+  EVIDENCE_REDRIVE_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Database connections; correlation holds one across its call to dispatch. */
+  EVIDENCE_DB_POOL_MAX: z.coerce.number().int().positive().default(20),
 };
 
+export type EvidenceEnv = z.infer<z.ZodObject<typeof evidenceConfigShape>>;
+
 export interface EvidenceConfig {
-  env: z.infer<z.ZodObject<typeof evidenceConfigShape>>;
+  env: EvidenceEnv;
+  databaseUrl: string;
+  redrive: { intervalMs: number; graceMs: number };
+  poolMax: number;
 }
 
+/** Local defaults are safe for a laptop; production refuses to start without its database. */
 export function loadEvidenceConfig(env = process.env): EvidenceConfig {
-  return { env: parseConfig(evidenceConfigShape, env) };
+  const e = parseConfig(evidenceConfigShape, env);
+  return {
+    env: e,
+    databaseUrl: requireInProduction(e.NODE_ENV, "DATABASE_URL", e.DATABASE_URL, ""),
+    redrive: { intervalMs: e.EVIDENCE_REDRIVE_INTERVAL_MS, graceMs: e.EVIDENCE_REDRIVE_GRACE_MS },
+    poolMax: e.EVIDENCE_DB_POOL_MAX,
+  };
 }

@@ -2,13 +2,29 @@ import {
   OutboxRelay,
   openDatabase,
   served,
+  serviceClient,
+  startConsumer,
   startGrpcServer,
   type EventBus,
   type Logger,
 } from "@transferops/kit";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import type { FleetConfig } from "./config.ts";
+import { alertHandlers, alertTopics } from "./events/alerts.ts";
+import { operationHandlers, operationTopics } from "./events/operations.ts";
+import { DeviceSilenceMonitor } from "./jobs/device-silence.ts";
+import { WebhookWorker } from "./jobs/webhook-delivery.ts";
+import { accessHandlers } from "./rpc/access.ts";
+import { adminHandlers } from "./rpc/admin.ts";
+import type { FleetDeps } from "./rpc/deps.ts";
+import { deviceAuthenticator, devicesHandlers } from "./rpc/devices.ts";
+import { handsetHandlers } from "./rpc/handset.ts";
 import { identityHandlers } from "./rpc/identity.ts";
+import { internalHandlers } from "./rpc/internal.ts";
+import { notificationsHandlers } from "./rpc/notifications.ts";
+import { simsHandlers } from "./rpc/sims.ts";
 import { migrations } from "./store/migrations/index.ts";
 
 export interface FleetOptions {
@@ -24,24 +40,61 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Wires the fleet service: database, outbox relay, gRPC server. */
+/**
+ * Wires the fleet service: database, outbox relay, consumers of alerts and operation
+ * events, the webhook worker, the device silence monitor, and the gRPC server.
+ */
 export async function startFleet(options: FleetOptions): Promise<RunningService> {
   const { config, log, bus } = options;
   const db = await openDatabase({ url: config.databaseUrl, schema: "fleet", migrations });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const published = () => relay.kick();
+  const deps: FleetDeps = {
+    db,
+    config,
+    log,
+    published,
+    dispatch: serviceClient(DispatchService, config.env.DISPATCH_URL),
+    evidence: serviceClient(EvidenceService, config.env.EVIDENCE_URL),
+  };
+  const consumer = await startConsumer({
+    bus,
+    db,
+    group: "fleet.events",
+    topics: [...alertTopics, ...operationTopics],
+    handlers: [...alertHandlers, ...operationHandlers],
+    log,
+  });
+  const webhooks = new WebhookWorker(db, config.pinKeyring, config.webhooks, log);
+  webhooks.start();
+  const silence = new DeviceSilenceMonitor(db, { silentAfterS: config.deviceSilentAfterS, checkMs: config.deviceSilenceCheckMs }, published, log);
+  silence.start();
   const server = await startGrpcServer({
     name: "fleet",
     port: options.port,
     log,
-    services: [served(FleetService, { ...identityHandlers({ db, config, published }) })],
+    services: [
+      served(FleetService, {
+        ...identityHandlers({ db, config, published, authenticateDevice: deviceAuthenticator(deps) }),
+        ...accessHandlers(deps),
+        ...devicesHandlers(deps),
+        ...simsHandlers(deps),
+        ...adminHandlers(deps),
+        ...handsetHandlers(deps),
+        ...notificationsHandlers(deps),
+        ...internalHandlers(deps),
+      }),
+    ],
   });
   return {
     url: server.url,
     port: server.port,
     async stop() {
       await server.close();
+      await silence.stop();
+      await webhooks.stop();
+      await consumer.close();
       await relay.stop();
       await db.close();
     },

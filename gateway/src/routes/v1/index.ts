@@ -1,8 +1,20 @@
 import type { Route } from "../../http/route.ts";
+import { accessRoutes } from "./access.ts";
+import { adminRoutes } from "./admin.ts";
 import { agentRoutes } from "./agents.ts";
+import { deviceRoutes } from "./devices.ts";
+import { handsetFleetRoutes } from "./handset-fleet.ts";
+import { notificationRoutes } from "./notifications.ts";
+import { simRoutes } from "./sims.ts";
+import { evidenceRoutes } from "./evidence.ts";
+import { handsetMessageRoutes } from "./handset-messages.ts";
 import { healthRoutes } from "./health.ts";
+import { matchingRoutes } from "./matching.ts";
+import { operationRoutes } from "./operations.ts";
+import { handsetDispatchRoutes } from "./handset-dispatch.ts";
+import { arbitrationRoutes } from "./arbitration.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
-  return [...healthRoutes, ...agentRoutes];
+  return [...healthRoutes, ...agentRoutes, ...evidenceRoutes, ...handsetMessageRoutes, ...accessRoutes, ...deviceRoutes, ...simRoutes, ...adminRoutes, ...handsetFleetRoutes, ...notificationRoutes, ...matchingRoutes, ...operationRoutes, ...handsetDispatchRoutes, ...arbitrationRoutes];
 }

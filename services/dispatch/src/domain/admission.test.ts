@@ -83,6 +83,48 @@ describe("admitOperation: precedence of the create-operation gates", () => {
       ["operator_mismatch", "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b"],
     ],
     [
+      "refuses an unknown owning agent after the operator and before the grant",
+      { caller: "api_key", agent: { role: "agent", grant: null, agent_id: "ag-9", exists: false } },
+      {},
+      ["agent_unknown", "Agent ag-9 does not exist"],
+    ],
+    [
+      "refuses an inactive owning agent before the grant",
+      { caller: "api_key", agent: { role: "agent", grant: null, agent_id: "ag-9", is_active: false } },
+      {},
+      ["agent_inactive", "Agent ag-9 is inactive"],
+    ],
+    [
+      "refuses a replay of an operation that does not exist, before the grant",
+      { parent_operation_id: "p-1", parent: null, agent: { role: "agent", grant: null } },
+      {},
+      ["parent_not_found", "Parent operation p-1 does not exist"],
+    ],
+    [
+      "refuses a replay of a confirmed operation",
+      { parent_operation_id: "p-1", parent: { operation_id: "p-1", status: "confirmed", has_retry: false } },
+      {},
+      ["retry_not_allowed", "Operation p-1 is confirmed; a retry is not allowed"],
+    ],
+    [
+      "refuses a second replay of one operation",
+      { parent_operation_id: "p-1", parent: { operation_id: "p-1", status: "failed", has_retry: true } },
+      {},
+      ["retry_not_allowed", "Operation p-1 already has a retry"],
+    ],
+    [
+      "admits a replay of a failed operation",
+      { parent_operation_id: "p-1", parent: { operation_id: "p-1", status: "failed", has_retry: false } },
+      {},
+      "b1",
+    ],
+    [
+      "admits a replay of a no_evidence operation (the caller confirmed it)",
+      { parent_operation_id: "p-1", parent: { operation_id: "p-1", status: "no_evidence", has_retry: false } },
+      {},
+      "b1",
+    ],
+    [
       "refuses an agent without a grant before looking at SIMs",
       { agent: { role: "agent", grant: null } },
       { candidates: [] },

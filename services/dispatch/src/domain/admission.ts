@@ -5,8 +5,10 @@
 //   1. circuit breaker (423)          request-rules / reasons
 //   2. amount, origin, merchant code  request-rules (422 invalid)
 //   3. operator against destination   operators (422)
-//   4. access grant, named SIM first  grant (403)
-//   5. SIM selection and balance      selection (422, 423 for a frozen handset)
+//   4. owning agent exists, active    admission (422 agent_unknown, 403 agent_inactive)
+//   5. parent of a manual replay      admission (422 parent_not_found, 409 retry_not_allowed)
+//   6. access grant, named SIM first  grant (403)
+//   7. SIM selection and balance      selection (422, 423 for a frozen handset)
 //
 // The named SIM is checked against the grant before selection, so an agent naming
 // a SIM outside its grant hears 403 whether or not that SIM exists or is usable:
@@ -17,7 +19,9 @@
 
 import { fail, ok, type Result } from "./errors.ts";
 import { checkGrant, checkGrantCoversOperator, filterCandidatesByGrant, type AccessGrant } from "./grant.ts";
-import { initialStatus, type OperationStatus } from "./operation-state.ts";
+import { initialStatus, retryFlags, type OperationStatus } from "./operation-state.ts";
+import type { DomainError } from "./errors.ts";
+import { refusal } from "./reasons.ts";
 import { checkOperator, deriveOperator, normaliseMsisdn } from "./operators.ts";
 import { checkCircuitBreaker } from "./reasons.ts";
 import { checkAmount, checkMerchantCode, resolveOrigin, type CallerKind } from "./request-rules.ts";
@@ -27,6 +31,18 @@ import type { Operator, OpType, Origin, Role } from "./vocabulary.ts";
 export interface OwningAgent {
   readonly role: Role;
   readonly grant: AccessGrant | null;
+  readonly agent_id?: string;
+  /** False when the API key named an agent that does not exist (absent means it does). */
+  readonly exists?: boolean;
+  /** False when the owning agent is inactive (absent means active). */
+  readonly is_active?: boolean;
+}
+
+/** The operation a manual replay names, as the store found it. */
+export interface ParentOperation {
+  readonly operation_id: string;
+  readonly status: OperationStatus;
+  readonly has_retry: boolean;
 }
 
 export interface OperationRequest {
@@ -40,6 +56,10 @@ export interface OperationRequest {
   readonly merchant_code?: string | null;
   readonly origin?: string | null;
   readonly sim_id?: string | null;
+  /** Set on a manual replay. */
+  readonly parent_operation_id?: string | null;
+  /** The operation parent_operation_id names; null when it names none. */
+  readonly parent?: ParentOperation | null;
 }
 
 export interface AdmissionFacts {
@@ -65,7 +85,9 @@ export function admitOperation(request: OperationRequest, facts: AdmissionFacts)
   if (!origin.ok) return origin;
   const refused =
     checkMerchantCode(request.operator, request.op_type, request.merchant_code) ??
-    checkOperator(request.operator, request.msisdn, request.op_type);
+    checkOperator(request.operator, request.msisdn, request.op_type) ??
+    checkOwningAgent(request.agent) ??
+    checkParent(request.parent_operation_id ?? null, request.parent ?? null);
   if (refused !== null) return fail(refused);
   const sim = selectGrantedSim(request, facts);
   if (!sim.ok) return sim;
@@ -96,6 +118,8 @@ export function admitMatchingOperation(request: MatchingRequest, facts: Admissio
   if (invalidAmount !== null) return fail(invalidAmount);
   const destination = deriveOperator(request.beneficiary_msisdn);
   if (!destination.ok) return destination;
+  const agentRefused = checkOwningAgent(request.agent);
+  if (agentRefused !== null) return fail(agentRefused);
   const sim = selectGrantedSim(
     {
       agent: request.agent,
@@ -135,5 +159,39 @@ export function selectGrantedSim(request: SelectionInput, facts: AdmissionFacts)
     sim_id: simId,
     now: facts.now,
     ...(facts.staleness_ms === undefined ? {} : { staleness_ms: facts.staleness_ms }),
+  });
+}
+
+/** The owning agent must exist (an API key may name anyone) and be active. */
+export function checkOwningAgent(agent: OwningAgent): DomainError | null {
+  const id = agent.agent_id ?? "";
+  if (agent.exists === false) {
+    return refusal("agent_unknown", `Agent ${id} does not exist`, { agent_id: id });
+  }
+  if (agent.is_active === false) {
+    return refusal("agent_inactive", `Agent ${id} is inactive`, { agent_id: id });
+  }
+  return null;
+}
+
+/**
+ * A manual replay must name an operation that exists and whose retry is allowed
+ * (operation-state.ts `retryFlags`): nothing in flight or confirmed is replayed, and an
+ * operation is replayed once. The store's unique index on parent_operation_id holds the
+ * "once" when two replays race.
+ */
+export function checkParent(parentId: string | null, parent: ParentOperation | null): DomainError | null {
+  if (parentId === null) return null;
+  if (parent === null) {
+    return refusal("parent_not_found", `Parent operation ${parentId} does not exist`, { parent_operation_id: parentId });
+  }
+  if (retryFlags(parent.status, parent.has_retry).retry_allowed) return null;
+  const detail = parent.has_retry
+    ? `Operation ${parentId} already has a retry`
+    : `Operation ${parentId} is ${parent.status}; a retry is not allowed`;
+  return refusal("retry_not_allowed", detail, {
+    parent_operation_id: parentId,
+    operation_status: parent.status,
+    has_retry: parent.has_retry,
   });
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { Code } from "@connectrpc/connect";
+import { DomainError as KitDomainError, errorBodyFromConnect, toConnectError } from "@transferops/kit";
 import { DomainError, fail, ok, unwrap } from "./errors.ts";
 import { checkCircuitBreaker, CREATE_OPERATION_PRECEDENCE, REASON_CODES, REASONS, refusal } from "./reasons.ts";
 
 describe("DomainError", () => {
   it("carries code, status, the detail text as message, and context", () => {
-    const error = new DomainError("sim_frozen", "refused", "SIM s1 is frozen", { sim_id: "s1" });
+    const error = new DomainError("refused", "SIM s1 is frozen", { code: "sim_frozen", context: { sim_id: "s1" } });
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe("DomainError");
     expect([error.code, error.status, error.message, error.detail]).toEqual([
@@ -17,7 +19,7 @@ describe("DomainError", () => {
   });
 
   it("defaults the context to an empty object", () => {
-    expect(new DomainError("x", "internal", "m").context).toEqual({});
+    expect(new DomainError("internal", "m", { code: "x" }).context).toEqual({});
   });
 });
 
@@ -41,6 +43,10 @@ describe("reasons", () => {
     ["invalid_msisdn", "invalid"],
     ["operator_undetermined", "refused"],
     ["operator_mismatch", "refused"],
+    ["agent_unknown", "invalid"],
+    ["agent_inactive", "forbidden"],
+    ["parent_not_found", "refused"],
+    ["retry_not_allowed", "conflict"],
     ["no_grant", "forbidden"],
     ["not_in_grant_type", "forbidden"],
     ["over_max_amount", "forbidden"],
@@ -57,6 +63,9 @@ describe("reasons", () => {
     ["sim_unmeasured", "refused"],
     ["stale_balance", "refused"],
     ["insufficient_balance", "refused"],
+    ["operation_not_found", "not_found"],
+    ["caller_not_allowed", "forbidden"],
+    ["not_in_scope", "forbidden"],
     ["operation_not_cancellable", "conflict"],
     ["operation_not_editable", "conflict"],
     ["operation_not_settleable", "conflict"],
@@ -66,6 +75,8 @@ describe("reasons", () => {
     ["outcome_conflict", "conflict"],
     ["invalid_transition", "conflict"],
     ["device_busy", "conflict"],
+    ["evidence_sim_mismatch", "refused"],
+    ["evidence_already_used", "conflict"],
     ["ussd_steps_unavailable", "internal"],
   ] as const)("maps %s to status %s", (code, status) => {
     expect(REASONS[code].status).toBe(status);
@@ -73,7 +84,8 @@ describe("reasons", () => {
   });
 
   it("is a closed set of stable snake_case codes", () => {
-    expect(REASON_CODES).toHaveLength(33);
+    expect(REASON_CODES).toHaveLength(Object.keys(REASONS).length);
+    expect(REASON_CODES).toHaveLength(42);
     for (const code of REASON_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
   });
 
@@ -81,6 +93,31 @@ describe("reasons", () => {
     expect(CREATE_OPERATION_PRECEDENCE[0]).toBe("circuit_breaker");
     expect(CREATE_OPERATION_PRECEDENCE.at(-1)).toBe("insufficient_balance");
     expect(CREATE_OPERATION_PRECEDENCE).not.toContain("operation_not_cancellable");
+  });
+});
+
+describe("one error type", () => {
+  it("is the kit's DomainError, which the server interceptor maps to a Connect error with its detail", () => {
+    const error = refusal("operation_not_cancellable", "Operation o1 is confirmed and cannot be cancelled", {
+      operation_id: "o1",
+      operation_status: "confirmed",
+    });
+    expect(error).toBeInstanceOf(KitDomainError);
+    const connect = toConnectError(error);
+    expect(connect.code).toBe(Code.AlreadyExists);
+    expect(errorBodyFromConnect(connect)).toEqual({
+      status: 409,
+      body: {
+        detail: "Operation o1 is confirmed and cannot be cancelled",
+        code: "operation_not_cancellable",
+        context: { operation_id: "o1", operation_status: "confirmed" },
+      },
+    });
+  });
+
+  it("travels the circuit breaker as 423 with detail circuit_breaker", () => {
+    const { status, body } = errorBodyFromConnect(toConnectError(checkCircuitBreaker(true)!));
+    expect([status, body.detail, body.code]).toEqual([423, "circuit_breaker", "circuit_breaker"]);
   });
 });
 

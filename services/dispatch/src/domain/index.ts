@@ -14,3 +14,6 @@ export * from "./device-poll.ts";
 export * from "./ussd-templates.ts";
 export * from "./name-check.ts";
 export * from "./windows.ts";
+export * from "./correlation.ts";
+export * from "./scope.ts";
+export * from "./list-filters.ts";

@@ -51,6 +51,9 @@ describe("transition: the contract's table, one row per rule", () => {
     ["no_evidence", { type: "arbitrate", decision: "confirmed" }, "confirmed"],
     ["no_evidence", { type: "arbitrate", decision: "failed" }, "failed"],
     ["awaiting_evidence", { type: "sweep" }, "no_evidence"],
+    ["queued", { type: "dispatch_fault" }, "failed"],
+    ["queued", { type: "device_deleted" }, "failed"],
+    ["running", { type: "device_deleted" }, "no_evidence"],
   ])("moves %s on %j to %s", (from, trigger, to) => {
     expect(next(from, trigger)).toEqual(to);
   });
@@ -169,6 +172,20 @@ describe("transition: refusals", () => {
       { type: "sweep" },
       "invalid_transition",
       `Operation ${ID} is confirmed; sweep does not apply`,
+    ],
+    [
+      "refuses a dispatch fault on an operation a handset already runs",
+      "running",
+      { type: "dispatch_fault" },
+      "invalid_transition",
+      `Operation ${ID} is running; dispatch_fault does not apply`,
+    ],
+    [
+      "leaves an operation that finished dialling alone when its device is deleted",
+      "awaiting_evidence",
+      { type: "device_deleted" },
+      "invalid_transition",
+      `Operation ${ID} is awaiting_evidence; device_deleted does not apply`,
     ],
   ])("%s", (_rule, from, trigger, code, detail) => {
     expect(next(from, trigger)).toEqual([code, detail]);
@@ -319,6 +336,8 @@ describe("transition: totality", () => {
     { type: "arbitrate", decision: "confirmed" },
     { type: "arbitrate", decision: "failed" },
     { type: "sweep" },
+    { type: "dispatch_fault" },
+    { type: "device_deleted" },
   ];
 
   it("answers every status and trigger with a status or a refusal, never a throw", () => {

@@ -73,7 +73,19 @@ export type Trigger =
   | { readonly type: "settle"; readonly outcome: "arrived" | "did_not_arrive" }
   | { readonly type: "arbitrate"; readonly decision: "confirmed" | "failed" }
   /** The evidence-window sweep found the window closed. */
-  | { readonly type: "sweep" };
+  | { readonly type: "sweep" }
+  /**
+   * The poll found the operation but could not build its USSD steps (no template, a
+   * value that cannot be typed, a SIM gone): it never reached the operator, so it fails
+   * instead of answering 500 to every later poll of its handset.
+   */
+  | { readonly type: "dispatch_fault" }
+  /**
+   * Fleet deleted the handset holding the operation. Queued work can never be claimed:
+   * it fails (nothing was dialled). A running operation may have been dialled: it goes
+   * to no_evidence, where a late SMS or a person still decides it.
+   */
+  | { readonly type: "device_deleted" };
 
 export interface OperationRef {
   readonly operation_id: string;
@@ -124,6 +136,11 @@ export function transition(operation: OperationRef, trigger: Trigger): Result<Op
       // The contract leaves the swept status open; no_evidence puts the transfer in
       // front of a person (arbitration queue) while a late SMS can still confirm it.
       return status === "awaiting_evidence" ? ok("no_evidence") : invalid(operation, trigger);
+    case "dispatch_fault":
+      return status === "queued" ? ok("failed") : invalid(operation, trigger);
+    case "device_deleted":
+      if (status === "queued") return ok("failed");
+      return status === "running" ? ok("no_evidence") : invalid(operation, trigger);
   }
 }
 

@@ -26,6 +26,13 @@ export const REASONS = {
   invalid_msisdn: { status: "invalid", when: "Destination is not a 9-digit local number" },
   operator_undetermined: { status: "refused", when: "Destination prefix belongs to no operator" },
   operator_mismatch: { status: "refused", when: "Destination prefix contradicts the declared operator" },
+  agent_unknown: { status: "invalid", when: "The API key names no agent, or an agent that does not exist" },
+  agent_inactive: { status: "forbidden", when: "The owning agent is inactive" },
+  parent_not_found: { status: "refused", when: "parent_operation_id names no operation" },
+  retry_not_allowed: {
+    status: "conflict",
+    when: "parent_operation_id names an operation whose retry is not allowed (in flight, confirmed, or already retried)",
+  },
   no_grant: { status: "forbidden", when: "Agent has no access grant, or a grant with no SIM" },
   not_in_grant_type: { status: "forbidden", when: "Operation type not in allowed_op_types" },
   over_max_amount: { status: "forbidden", when: "Amount above the grant's max_amount" },
@@ -43,6 +50,11 @@ export const REASONS = {
   stale_balance: { status: "refused", when: "Balance reading older than the staleness window (24 h)" },
   insufficient_balance: { status: "refused", when: "Measured balance below the amount of a debiting operation" },
 
+  // --- scope and lookups ----------------------------------------------------------
+  operation_not_found: { status: "not_found", when: "No operation has this id (or, for a device, none of its own has)" },
+  caller_not_allowed: { status: "forbidden", when: "The credential kind or role may not use this action" },
+  not_in_scope: { status: "forbidden", when: "The operation is outside the caller's scope (another agent's, another SIM's)" },
+
   // --- operation lifecycle ----------------------------------------------------
   operation_not_cancellable: { status: "conflict", when: "Cancel of an operation not in a cancellable status" },
   operation_not_editable: { status: "conflict", when: "Edit of a matching operation that left awaiting_manual_dial" },
@@ -59,6 +71,8 @@ export const REASONS = {
   outcome_conflict: { status: "conflict", when: "Device outcome differs from the outcome already recorded" },
   invalid_transition: { status: "conflict", when: "Any other trigger not allowed from the current status" },
   device_busy: { status: "conflict", when: "Device poll while the device already has a running operation" },
+  evidence_sim_mismatch: { status: "refused", when: "Attach of a message that arrived on another SIM than the operation's" },
+  evidence_already_used: { status: "conflict", when: "Attach of a message that already proves another operation" },
 
   // --- faults ---------------------------------------------------------------------
   ussd_steps_unavailable: { status: "internal", when: "No USSD template, or a placeholder cannot be filled" },
@@ -70,7 +84,18 @@ export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
 
 /** Builds the DomainError for a reason; the status is looked up, never chosen by the caller. */
 export function refusal(code: ReasonCode, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(code, REASONS[code].status, detail, context);
+  // A validation problem travels as the contract's list of problems (`detail` becomes
+  // `[{field, message}]` at the gateway, code invalid_request); every other refusal
+  // keeps its text.
+  const violations =
+    code === "invalid_request" ? [{ field: fieldOf(context), message: detail }] : [];
+  return new DomainError(REASONS[code].status, detail, { code, context, violations });
+}
+
+/** The field a validation refusal is about: `context.field`, else the first key of its context. */
+function fieldOf(context: Record<string, unknown>): string {
+  if (typeof context.field === "string") return context.field;
+  return Object.keys(context)[0] ?? "";
 }
 
 /** The gates of create operation, in the order they run. The first failing gate answers. */

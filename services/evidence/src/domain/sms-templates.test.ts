@@ -33,8 +33,29 @@ function gen(random: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)] as T;
   const digits = (n: number): string => Array.from({ length: n }, () => String(int(0, 9))).join("");
   const WORDS = [
-    "NGONO", "MARIE", "KAMDEM", "PAUL", "ABENA", "ROSE", "TCHOUMI", "NJOYA", "ETOA", "FOTSO", "ESSOMBA", "NKOLO",
-    "ÉLODIE", "HÉLÈNE", "Jean-Pierre", "D'ALMEIDA", "ETS", "SARL", "GEST", "2", "Mbarga", "Ateba", "NANA",
+    "NGONO",
+    "MARIE",
+    "KAMDEM",
+    "PAUL",
+    "ABENA",
+    "ROSE",
+    "TCHOUMI",
+    "NJOYA",
+    "ETOA",
+    "FOTSO",
+    "ESSOMBA",
+    "NKOLO",
+    "ÉLODIE",
+    "HÉLÈNE",
+    "Jean-Pierre",
+    "D'ALMEIDA",
+    "ETS",
+    "SARL",
+    "GEST",
+    "2",
+    "Mbarga",
+    "Ateba",
+    "NANA",
   ];
   return {
     int,
@@ -197,7 +218,10 @@ describe("sms-templates round trip (seeded random inputs)", () => {
       // ". Borrow up to"); the 2018 MTN wording has no final full stop, so one is added here.
       // Without any punctuation the last field would be cut with the promotion (null, by design).
       const separator = built.endsWith(".") ? " " : ". ";
-      const glued = parseMessage(operator, `${built}${separator}${promotion(operator, { language: "fr", prize: 999999 })}`);
+      const glued = parseMessage(
+        operator,
+        `${built}${separator}${promotion(operator, { language: "fr", prize: 999999 })}`,
+      );
       expect(glued).toEqual(alone);
     }
   });
@@ -219,7 +243,9 @@ describe("sms-templates refuse what they cannot print faithfully", () => {
   });
 
   it("a language with no known wording", () => {
-    expect(() => depositConfirmation("operator_b", { ...base, msisdn: "690000000" })).toThrow(/no known operator_b wording/);
+    expect(() => depositConfirmation("operator_b", { ...base, msisdn: "690000000" })).toThrow(
+      /no known operator_b wording/,
+    );
     expect(() => transferReceived("operator_b", { ...base, msisdn: "690000000" })).toThrow(RangeError);
   });
 

@@ -193,7 +193,8 @@ function noFeeLine(operator: Operator, fee: number | null | undefined): void {
 
 function checkMoney(values: Record<string, number>): void {
   for (const [name, v] of Object.entries(values))
-    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer (FCFA), got ${v}`);
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new RangeError(`${name} must be a non-negative integer (FCFA), got ${v}`);
 }
 
 /**
@@ -206,7 +207,8 @@ function checkParty(msisdn: string, name: string): void {
 }
 
 function checkRef(ref: string): void {
-  if (!/^[A-Za-z0-9]*\d[A-Za-z0-9]*(?:\.[A-Za-z0-9]*\d[A-Za-z0-9]*)*$/.test(ref)) throw new RangeError(`unprintable reference "${ref}"`);
+  if (!/^[A-Za-z0-9]*\d[A-Za-z0-9]*(?:\.[A-Za-z0-9]*\d[A-Za-z0-9]*)*$/.test(ref))
+    throw new RangeError(`unprintable reference "${ref}"`);
 }
 
 /** Operator timestamps are local time in Cameroon (WAT, UTC+1, no daylight saving). */

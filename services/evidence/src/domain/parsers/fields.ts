@@ -77,9 +77,7 @@ export function skeleton(source: string): RegExp {
 
 /** A value, a placeholder where the value should be, or text that cannot be read safely. */
 export type Reading<T> =
-  | { readonly state: "value"; readonly value: T }
-  | { readonly state: "hole" }
-  | { readonly state: "unreadable" };
+  { readonly state: "value"; readonly value: T } | { readonly state: "hole" } | { readonly state: "unreadable" };
 
 const HOLE: Reading<never> = { state: "hole" };
 const UNREADABLE: Reading<never> = { state: "unreadable" };
@@ -122,19 +120,42 @@ const MAX_DIGITS = 15;
  */
 export function parseAmount(raw: string, format: NumberFormat): number | null {
   const s = raw.trim();
-  const decimal = new RegExp(String.raw`^(\d+)\.(\d{1,${format.maxFractionDigits}})$`).exec(s);
-  const integerPart = /^\d+$/.test(s) ? s : decimal ? decimal[1] : groupedInteger(s, format);
+  const patterns = compiled(format);
+  const integerPart = /^\d+$/.test(s) ? s : (patterns.decimal.exec(s)?.[1] ?? groupedInteger(s, patterns));
   if (integerPart === null || integerPart.length > MAX_DIGITS) return null;
   return Number.parseInt(integerPart, 10);
 }
 
-/** "1,000,000" / "1 000" / "1.000" (as the format allows) with an optional ".5" / ".50". */
-function groupedInteger(s: string, format: NumberFormat): string | null {
-  for (const sep of format.groupSeparators) {
-    const esc = sep === "." ? "\\." : sep;
-    // A "." used for grouping cannot also be the decimal point.
-    const fraction = sep === "." ? "" : String.raw`(?:\.\d{1,${format.maxFractionDigits}})?`;
-    const m = new RegExp(String.raw`^(\d{1,3}(?:${esc}\d{3})+)${fraction}$`).exec(s);
+interface CompiledFormat {
+  /** "2784137.6": digits, the decimal point, one to maxFractionDigits digits. */
+  readonly decimal: RegExp;
+  /** "1,000,000" / "1 000" / "1.000" (as the format allows), each with its separator. */
+  readonly grouped: readonly { readonly sep: string; readonly re: RegExp }[];
+}
+
+const COMPILED = new WeakMap<NumberFormat, CompiledFormat>();
+
+function compiled(format: NumberFormat): CompiledFormat {
+  let patterns = COMPILED.get(format);
+  if (!patterns) {
+    const fractionDigits = `\\d{1,${format.maxFractionDigits}}`;
+    patterns = {
+      decimal: new RegExp(`^(\\d+)\\.${fractionDigits}$`),
+      grouped: format.groupSeparators.map((sep) => {
+        const esc = sep === "." ? "\\." : sep;
+        // A "." used for grouping cannot also be the decimal point.
+        const fraction = sep === "." ? "" : `(?:\\.${fractionDigits})?`;
+        return { sep, re: new RegExp(`^(\\d{1,3}(?:${esc}\\d{3})+)${fraction}$`) };
+      }),
+    };
+    COMPILED.set(format, patterns);
+  }
+  return patterns;
+}
+
+function groupedInteger(s: string, patterns: CompiledFormat): string | null {
+  for (const { sep, re } of patterns.grouped) {
+    const m = re.exec(s);
     if (m) return m[1].split(sep).join("");
   }
   return null;

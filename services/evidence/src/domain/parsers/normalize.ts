@@ -36,14 +36,17 @@ function foldUnit(unit: string): string {
   return base.length === 1 ? base : unit;
 }
 
-const FRENCH_WORDS = new Set([
-  "le", "la", "les", "de", "des", "du", "votre", "vous", "et", "est", "pour", "sur", "avec",
-  "a", "au", "une", "un", "chez", "par", "vers", "nouveau", "solde", "montant", "frais", "reussi",
-]);
-const ENGLISH_WORDS = new Set([
-  "the", "your", "you", "of", "to", "and", "is", "for", "on", "with", "has", "have", "been",
-  "from", "new", "balance", "amount", "fee", "fees", "at", "by", "successfully", "please",
-]);
+// Function words frequent in operator texts, space-separated to keep the lists readable.
+const FRENCH_WORDS = new Set(
+  "le la les de des du votre vous et est pour sur avec a au une un chez par vers nouveau solde montant frais reussi".split(
+    " ",
+  ),
+);
+const ENGLISH_WORDS = new Set(
+  "the your you of to and is for on with has have been from new balance amount fee fees at by successfully please".split(
+    " ",
+  ),
+);
 
 /**
  * Language of a text that a bilingual rule recognised: whichever of French or English has

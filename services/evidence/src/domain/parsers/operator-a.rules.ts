@@ -5,16 +5,7 @@
 // (testdata/samples.jsonl) and, where marked "corpus", genuine SMS published in
 // github:kadian-arch/stop-arnaque-237 data/details/genuine_messages.jsonl.
 
-import {
-  AMT,
-  labelled,
-  MONEY,
-  MSISDN,
-  NOT_EXTERNAL,
-  pattern,
-  REF,
-  skeleton,
-} from "./fields.ts";
+import { AMT, labelled, MONEY, MSISDN, NOT_EXTERNAL, pattern, REF, skeleton } from "./fields.ts";
 import type { FieldPatterns, Language, MessageKind, Rule } from "./types.ts";
 
 const DATE = String.raw`\d{4}-\d{2}-\d{2}`;
@@ -246,25 +237,15 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
 
   // ---- AIRTIME, then merchant payments (no kind) -----------------------------------------
   // "Votre paiement de 200 XAF a MTNC AIRTIME a ete effectue le ..."
-  ...merchantDebit(
-    "paiement",
-    "fr",
-    (m) => String.raw`\bVotre paiement de ${AMT} a ${m}.{1,120}? a ete effectue`,
-    {
-      amount: pattern(String.raw`\bVotre paiement de ${MONEY} a `),
-      counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} a (?<v>.+?) a ete effectue`),
-    },
-  ),
+  ...merchantDebit("paiement", "fr", (m) => String.raw`\bVotre paiement de ${AMT} a ${m}.{1,120}? a ete effectue`, {
+    amount: pattern(String.raw`\bVotre paiement de ${MONEY} a `),
+    counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} a (?<v>.+?) a ete effectue`),
+  }),
   // "Your payment of 500 XAF to MTN Bundle Boost has been completed at ..."
-  ...merchantDebit(
-    "payment",
-    "en",
-    (m) => String.raw`\bYour payment of ${AMT} to ${m}.{1,120}? has been completed`,
-    {
-      amount: pattern(String.raw`\bYour payment of ${MONEY} to `),
-      counterparty_name: pattern(String.raw`\bYour payment of ${AMT} to (?<v>.+?) has been completed`),
-    },
-  ),
+  ...merchantDebit("payment", "en", (m) => String.raw`\bYour payment of ${AMT} to ${m}.{1,120}? has been completed`, {
+    amount: pattern(String.raw`\bYour payment of ${MONEY} to `),
+    counterparty_name: pattern(String.raw`\bYour payment of ${AMT} to (?<v>.+?) has been completed`),
+  }),
   // "Une transaction de 500 XAF effectuee par MTNC BUNDLES_FORFAITS (MTN_Bundles) sur votre
   // compte d'argent mobile s'est terminee avec succes ... Les frais s'elevaient a 0 XAF ..."
   ...merchantDebit(

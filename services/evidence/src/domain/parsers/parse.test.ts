@@ -39,7 +39,9 @@ const SAMPLES: readonly Sample[] = readFileSync(new URL("./testdata/samples.json
  * the format, not a special case of the text: the rule that reads it reads every text of the
  * same shape the same way.
  */
-const INTERPRETED: Readonly<Record<string, { kind?: MessageKind | null; fields?: Partial<ExpectedFields>; why: string }>> = {
+const INTERPRETED: Readonly<
+  Record<string, { kind?: MessageKind | null; fields?: Partial<ExpectedFields>; why: string }>
+> = {
   "cm-a-026": {
     kind: "UV_IN",
     why:
@@ -268,12 +270,17 @@ describe("promotions glued before or after never give a field", () => {
   });
 
   it("a promotion alone is MKT and reads nothing", () => {
-    const p = expectParse("operator_a", "Gagnez 500000F! Vous pourriez recevoir 1000000 FCFA. Tape *126#", { kind: "MKT" });
+    const p = expectParse("operator_a", "Gagnez 500000F! Vous pourriez recevoir 1000000 FCFA. Tape *126#", {
+      kind: "MKT",
+    });
     expect(fieldsOf(p)).toEqual(NULL_FIELDS);
   });
 
   it("a promo glued to the last field with no punctuation takes that field with it (null, never a guess)", () => {
-    const p = parseMessage("operator_a", `${sampleText("cm-a-019")} Prix Cassés chez MoMo ! Frais: 0 F sur tes transferts`);
+    const p = parseMessage(
+      "operator_a",
+      `${sampleText("cm-a-019")} Prix Cassés chez MoMo ! Frais: 0 F sur tes transferts`,
+    );
     expect(p).toMatchObject({ kind: "DEP", amount: 10000, balance_after: 8225, operator_ref: null, fee: null });
   });
 
@@ -332,7 +339,13 @@ describe("English and French versions of the same operation read alike", () => {
         "debit receiver: Deposit to 237674000000. Your new balance:2132 XAF. Fee was 14 XAF, loyalty fee was 2 and " +
         "loyalty reward was 0. Financial Transaction Id: 18100000000. External Transaction Id: 18200000000.",
     );
-    expect(p).toMatchObject({ kind: null, rule: "a.en.payment.transaction", amount: 1000, fee: 14, balance_after: 2132 });
+    expect(p).toMatchObject({
+      kind: null,
+      rule: "a.en.payment.transaction",
+      amount: 1000,
+      fee: 14,
+      balance_after: 2132,
+    });
     expect(p.operator_ref).toBe("18100000000");
     expect(p.counterparty_name).toBe("ENNOVATIVE GAMING");
   });
@@ -351,12 +364,23 @@ describe("English and French versions of the same operation read alike", () => {
   });
 
   it("operator_a roaming balance reply reads the MoMo balance, not the airtime", () => {
-    expectParse("operator_a", "Mobile Money Balance: 0 FCFA. Airtime balance: 7,943FCFA.", { kind: "BAL", balance_after: 0 });
+    expectParse("operator_a", "Mobile Money Balance: 0 FCFA. Airtime balance: 7,943FCFA.", {
+      kind: "BAL",
+      balance_after: 0,
+    });
   });
 
   it("operator_b balance reply", () => {
-    expectParse("operator_b", "Le solde de votre compte est de 2784137.6FCFA.", { kind: "BAL", balance_after: 2784137, language: "fr" });
-    expectParse("operator_b", "The balance of your account is 2784137.6FCFA.", { kind: "BAL", balance_after: 2784137, language: "en" });
+    expectParse("operator_b", "Le solde de votre compte est de 2784137.6FCFA.", {
+      kind: "BAL",
+      balance_after: 2784137,
+      language: "fr",
+    });
+    expectParse("operator_b", "The balance of your account is 2784137.6FCFA.", {
+      kind: "BAL",
+      balance_after: 2784137,
+      language: "en",
+    });
   });
 
   it("operator_b withdrawal at the agent: French and English agent lines", () => {
@@ -457,7 +481,13 @@ describe("missing fields are null", () => {
       "operator_b",
       "Depot vers 690933686 NGANGOM NOUBEWE reussi from 696103864 WONDER PHONE. Montant Net Debite : 9980FCFA, Frais: 0 FCFA",
     );
-    expect(p).toMatchObject({ kind: "DEP", amount: null, fee: 0, balance_after: null, counterparty_msisdn: "690933686" });
+    expect(p).toMatchObject({
+      kind: "DEP",
+      amount: null,
+      fee: 0,
+      balance_after: null,
+      counterparty_msisdn: "690933686",
+    });
   });
 
   it("Orange transfer without names", () => {
@@ -471,8 +501,7 @@ describe("missing fields are null", () => {
 });
 
 describe("amounts: separators, glued currencies, decimals", () => {
-  const recu = (amount: string): ParsedMessage =>
-    parseMessage("operator_a", A_FR_RECU.replace("25000 FCFA", amount));
+  const recu = (amount: string): ParsedMessage => parseMessage("operator_a", A_FR_RECU.replace("25000 FCFA", amount));
 
   it.each([
     ["25000 FCFA", 25000],
@@ -581,7 +610,10 @@ describe("placeholders and templates", () => {
   });
 
   it("an unknown wording with a placeholder is TPL", () => {
-    expectParse("operator_b", "Transfert de {montant} FCFA vers {numero} effectue.", { kind: "TPL", rule: "shared.tpl.placeholder" });
+    expectParse("operator_b", "Transfert de {montant} FCFA vers {numero} effectue.", {
+      kind: "TPL",
+      rule: "shared.tpl.placeholder",
+    });
   });
 
   it("template debris (sample shape) is TPL", () => {
@@ -607,12 +639,17 @@ describe("case, whitespace and accents", () => {
   });
 
   it("newlines, tabs and repeated spaces", () => {
-    const text = A_FR_RECU.replace("recu ", "recu\n").replace(" de NGONO", "\r\n\tde  NGONO").replace(". Transaction", ".\n\nTransaction");
+    const text = A_FR_RECU.replace("recu ", "recu\n")
+      .replace(" de NGONO", "\r\n\tde  NGONO")
+      .replace(". Transaction", ".\n\nTransaction");
     expect(fieldsOf(parseMessage("operator_a", text))).toEqual(A_FR_RECU_FIELDS);
   });
 
   it("accented and unaccented wordings read alike, and names keep their accents", () => {
-    const accented = parseMessage("operator_a", A_FR_RECU.replace("recu", "reçu").replace("NGONO MARIE", "NGONO HÉLÈNE"));
+    const accented = parseMessage(
+      "operator_a",
+      A_FR_RECU.replace("recu", "reçu").replace("NGONO MARIE", "NGONO HÉLÈNE"),
+    );
     expect(accented).toMatchObject({ kind: "UV_IN", amount: 25000, counterparty_name: "NGONO HÉLÈNE" });
     const decomposed = parseMessage("operator_a", A_FR_RECU.replace("recu", "rec\u0327u"));
     expect(decomposed).toMatchObject({ kind: "UV_IN", amount: 25000 });
@@ -629,7 +666,12 @@ describe("fields are never taken from the wrong place", () => {
       "Vous avez recu 45000 XAF de MARLYSE EXEMPLE (237600000003) sur votre compte mobile money a 2026-07-01 15:50:19. " +
       "Message de l'expediteur: x. Votre nouveau solde: 999999 XAF. Votre nouveau solde: 121141 XAF. FRAIS: FCFA 0. " +
       "Financial Transaction Id: 17756291343.";
-    expect(parseMessage("operator_a", text)).toMatchObject({ kind: "UV_IN", amount: 45000, balance_after: null, fee: 0 });
+    expect(parseMessage("operator_a", text)).toMatchObject({
+      kind: "UV_IN",
+      amount: 45000,
+      balance_after: null,
+      fee: 0,
+    });
   });
 
   it("an external id is never the reference", () => {
@@ -666,14 +708,26 @@ describe("fields are never taken from the wrong place", () => {
 
 describe("kinds outside transfers", () => {
   it.each([
-    ["operator_a", "Sorry, due to network issues your transfer of 5000 XAF has failed. Please try again *126#.", "FAIL"],
+    [
+      "operator_a",
+      "Sorry, due to network issues your transfer of 5000 XAF has failed. Please try again *126#.",
+      "FAIL",
+    ],
     ["operator_a", "Desole, votre transaction de 5000 FCFA a echoue. Solde insuffisant.", "FAIL"],
-    ["operator_b", "Transfert de 656483918 PRIX MONO SARL vers 696103864 WONDER PHONE echoue. Solde insuffisant.", "FAIL"],
+    [
+      "operator_b",
+      "Transfert de 656483918 PRIX MONO SARL vers 696103864 WONDER PHONE echoue. Solde insuffisant.",
+      "FAIL",
+    ],
     ["operator_b", "Depot de 50000 FCFA vers 690933686 NGANGOM NOUBEWE echoue. Solde insuffisant.", "FAIL"],
     ["operator_b", "Le code de 696103864 est: 515318.Orange Money vous remercie.", "ADMIN"],
     ["operator_a", "Your MTN Skills Academy OTP is: 123456. Do not share this OTP.", "ADMIN"],
     ["operator_a", "Earn +25 XAF on every Cash Out made via your QR Code with MoMo App.", "MKT"],
-    ["operator_b", "Accede gratuitement a un large catalogue de films. Compose #145*282# et achete ton forfait.", "MKT"],
+    [
+      "operator_b",
+      "Accede gratuitement a un large catalogue de films. Compose #145*282# et achete ton forfait.",
+      "MKT",
+    ],
   ] as const)("%s: %s -> %s", (operator, text, kind) => {
     const p = parseMessage(operator, text);
     expect(p.kind).toBe(kind);
@@ -754,7 +808,8 @@ describe("rules", () => {
   it("every rule id is unique and names its operator or says it is shared", () => {
     for (const operator of ["operator_a", "operator_b"] as const) {
       const prefix = operator === "operator_a" ? "a." : "b.";
-      for (const rule of rulesFor(operator)) expect(rule.id.startsWith(prefix) || rule.id.startsWith("shared.")).toBe(true);
+      for (const rule of rulesFor(operator))
+        expect(rule.id.startsWith(prefix) || rule.id.startsWith("shared.")).toBe(true);
     }
   });
 });

@@ -1,14 +1,6 @@
 // Entry point: decide the kind of an operator SMS and read its fields.
 
-import {
-  type NumberFormat,
-  NUMBER_FORMATS,
-  readMoney,
-  readMsisdn,
-  readName,
-  readRef,
-  type Reading,
-} from "./fields.ts";
+import { type NumberFormat, NUMBER_FORMATS, readMoney, readMsisdn, readName, readRef, type Reading } from "./fields.ts";
 import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.ts";
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
@@ -111,7 +103,8 @@ function applyRule(
   const body = { start: matchStart, end: promoCut(norm.folded, matchEnd) };
   const readings = readFields(rule, norm, body, format);
   // A wording whose main value is an unfilled slot proves nothing: it is a template.
-  if (readings[primaryField(rule)].state === "hole") return { ...base, kind: "TPL", direction: null, rule: `${rule.id}/unfilled` };
+  if (readings[primaryField(rule)].state === "hole")
+    return { ...base, kind: "TPL", direction: null, rule: `${rule.id}/unfilled` };
   const out: ParsedMessage = { ...base };
   for (const name of FIELD_NAMES) setField(out, name, readings[name]);
   return out;
@@ -141,7 +134,7 @@ function readFields(
   const readings = {} as Readings;
   for (const name of FIELD_NAMES) {
     const re = rule.fields?.[name];
-    readings[name] = re ? readAll(re, folded, text, (raw) => readerFor(name, format)(raw)) : { state: "unreadable" };
+    readings[name] = re ? readAll(re, folded, text, readerFor(name, format)) : { state: "unreadable" };
   }
   return readings;
 }

@@ -1,4 +1,5 @@
 import { Migration0001Identity } from "./Migration0001Identity.ts";
+import { Migration0002Fleet } from "./Migration0002Fleet.ts";
 
 /** Every migration of the fleet schema, in order. */
-export const migrations = [Migration0001Identity];
+export const migrations = [Migration0001Identity, Migration0002Fleet];

@@ -2,12 +2,195 @@
 // @generated from file transferops/dispatch/v1/events.proto (package transferops.dispatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Operation } from "./dispatch_pb.ts";
+import { file_transferops_dispatch_v1_dispatch } from "./dispatch_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/dispatch/v1/events.proto.
  */
 export const file_transferops_dispatch_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR0cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmRpc3BhdGNoLnYxYgZwcm90bzM");
+  fileDesc("CiR0cmFuc2Zlcm9wcy9kaXNwYXRjaC92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmRpc3BhdGNoLnYxIoADChBPcGVyYXRpb25DaGFuZ2VkEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIXCg9wcmV2aW91c19zdGF0dXMYAiABKAkSDwoHdHJpZ2dlchgDIAEoCRIWCg5kZXZpY2Vfb3V0Y29tZRgEIAEoCRIWCg5hY3Rvcl9hZ2VudF9pZBgFIAEoCRIMCgRub3RlGAYgASgJEhAKCGRlY2lzaW9uGAcgASgJEhsKE2V2aWRlbmNlX21lc3NhZ2VfaWQYCCABKAkSGwoTcGFyZW50X29wZXJhdGlvbl9pZBgJIAEoCRIYChBwYXJ0bmVyX3ZlcmlmaWVkGAogASgIEjcKE2V2aWRlbmNlX2V4cGlyZXNfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNoYW5nZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIo4BChJPcGVyYXRpb25Db25maXJtZWQSNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEg8KB3RyaWdnZXIYAiABKAkSMAoMY29uZmlybWVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKHAQoPT3BlcmF0aW9uRmFpbGVkEjUKCW9wZXJhdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIOCgZyZWFzb24YAiABKAkSLQoJZmFpbGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcGIGcHJvdG8z", [file_google_protobuf_timestamp, file_transferops_dispatch_v1_dispatch]);
+
+/**
+ * OperationChanged reports one transition of an operation (or its creation).
+ *
+ * @generated from message transferops.dispatch.v1.OperationChanged
+ */
+export type OperationChanged = Message<"transferops.dispatch.v1.OperationChanged"> & {
+  /**
+   * The operation as it is after the change.
+   *
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+
+  /**
+   * Status before the change; "" on creation.
+   *
+   * @generated from field: string previous_status = 2;
+   */
+  previousStatus: string;
+
+  /**
+   * What moved it: `create`, `create_matching`, `claim`, `outcome`, `proof`, `attach`,
+   * `cancel`, `cancel_matching`, `edit_matching`, `settle`, `arbitrate`, `sweep`,
+   * `dispatch_fault`, `device_deleted`.
+   *
+   * @generated from field: string trigger = 3;
+   */
+  trigger: string;
+
+  /**
+   * The handset's reported outcome for `outcome`; "" otherwise.
+   *
+   * @generated from field: string device_outcome = 4;
+   */
+  deviceOutcome: string;
+
+  /**
+   * Agent who acted (cancel, settle, arbitrate, attach, create by session); "" for
+   * machines (device, sweep, proof).
+   *
+   * @generated from field: string actor_agent_id = 5;
+   */
+  actorAgentId: string;
+
+  /**
+   * Note recorded with a settle or arbitrate decision; "" otherwise.
+   *
+   * @generated from field: string note = 6;
+   */
+  note: string;
+
+  /**
+   * Settle outcome (`arrived`, `did_not_arrive`) or arbitrate decision (`confirmed`,
+   * `failed`); "" otherwise.
+   *
+   * @generated from field: string decision = 7;
+   */
+  decision: string;
+
+  /**
+   * Evidence's message id for `proof` and `attach`; "" otherwise.
+   *
+   * @generated from field: string evidence_message_id = 8;
+   */
+  evidenceMessageId: string;
+
+  /**
+   * Operation this one replays, when it is a manual replay; "" otherwise.
+   *
+   * @generated from field: string parent_operation_id = 9;
+   */
+  parentOperationId: string;
+
+  /**
+   * Whether the recipient name was confirmed against partner records.
+   *
+   * @generated from field: bool partner_verified = 10;
+   */
+  partnerVerified: boolean;
+
+  /**
+   * When the evidence window closes, once the operation awaits evidence.
+   *
+   * @generated from field: google.protobuf.Timestamp evidence_expires_at = 11;
+   */
+  evidenceExpiresAt?: Timestamp | undefined;
+
+  /**
+   * When the change happened.
+   *
+   * @generated from field: google.protobuf.Timestamp changed_at = 12;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.OperationChanged.
+ * Use `create(OperationChangedSchema)` to create a new message.
+ */
+export const OperationChangedSchema: GenMessage<OperationChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_events, 0);
+
+/**
+ * OperationConfirmed is the public `operation.confirmed`: the operation reached
+ * `confirmed` (an operator message proved it, a person attached one, settled it as
+ * arrived, or an admin arbitrated it confirmed). Emitted once per operation.
+ *
+ * @generated from message transferops.dispatch.v1.OperationConfirmed
+ */
+export type OperationConfirmed = Message<"transferops.dispatch.v1.OperationConfirmed"> & {
+  /**
+   * The confirmed operation.
+   *
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+
+  /**
+   * `proof`, `attach`, `settle` or `arbitrate`.
+   *
+   * @generated from field: string trigger = 2;
+   */
+  trigger: string;
+
+  /**
+   * When it was confirmed.
+   *
+   * @generated from field: google.protobuf.Timestamp confirmed_at = 3;
+   */
+  confirmedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.OperationConfirmed.
+ * Use `create(OperationConfirmedSchema)` to create a new message.
+ */
+export const OperationConfirmedSchema: GenMessage<OperationConfirmed> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_events, 1);
+
+/**
+ * OperationFailed is the public `operation.failed`: the operation ended without
+ * moving money as asked (`failed`, or `rejected` by a cancel).
+ *
+ * @generated from message transferops.dispatch.v1.OperationFailed
+ */
+export type OperationFailed = Message<"transferops.dispatch.v1.OperationFailed"> & {
+  /**
+   * The operation as it ended.
+   *
+   * @generated from field: transferops.dispatch.v1.Operation operation = 1;
+   */
+  operation?: Operation | undefined;
+
+  /**
+   * `cancelled_by_agent` (cancel, cancel matching); the device outcome (`ussd_failed`,
+   * `sim_absent`, `name_mismatch`); `did_not_arrive` (board settle); `arbitrated_failed`
+   * (admin arbitration); `ussd_steps_unavailable` (steps could not be built);
+   * `device_deleted`.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * When it failed.
+   *
+   * @generated from field: google.protobuf.Timestamp failed_at = 3;
+   */
+  failedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.dispatch.v1.OperationFailed.
+ * Use `create(OperationFailedSchema)` to create a new message.
+ */
+export const OperationFailedSchema: GenMessage<OperationFailed> = /*@__PURE__*/
+  messageDesc(file_transferops_dispatch_v1_events, 2);
 

@@ -2,12 +2,281 @@
 // @generated from file transferops/evidence/v1/events.proto (package transferops.evidence.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Evidence } from "./evidence_pb.ts";
+import { file_transferops_evidence_v1_evidence } from "./evidence_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/evidence/v1/events.proto.
  */
 export const file_transferops_evidence_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmV2aWRlbmNlLnYxYgZwcm90bzM");
+  fileDesc("CiR0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmV2aWRlbmNlLnYxIkQKDU1lc3NhZ2VTdG9yZWQSMwoIZXZpZGVuY2UYASABKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSKUAgoRTWVzc2FnZUNvcnJlbGF0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCRIOCgZzaW1faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIUCgxpc19hbWJpZ3VvdXMYBCABKAgSFAoMb3BlcmF0aW9uX2lkGAUgASgJEhEKBGtpbmQYBiABKAlIAIgBARITCgZhbW91bnQYByABKANIAYgBARIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNY29ycmVsYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX2tpbmRCCQoHX2Ftb3VudCL6AgoNTWVzc2FnZUxpbmtlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIUCgxvcGVyYXRpb25faWQYAyABKAkSDAoEbGluaxgEIAEoCRITCgZhbW91bnQYBSABKANIAIgBARIQCgNmZWUYBiABKANIAYgBARIaCg1iYWxhbmNlX2FmdGVyGAcgASgDSAKIAQESGQoMb3BlcmF0b3JfcmVmGAggASgJSAOIAQESEQoEa2luZBgJIAEoCUgEiAEBEi8KC3JlY2VpdmVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglsaW5rZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWxpbmtlZF9ieRgMIAEoCUIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIHCgVfa2luZCKOAQoQTWVzc2FnZURpc21pc3NlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSFAoMZGlzbWlzc2VkX2J5GAQgASgJEjAKDGRpc21pc3NlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicQoOTWVzc2FnZXNQdXJnZWQSDgoGc2ltX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIQCghtZXNzYWdlcxgDIAEoAxItCglwdXJnZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_transferops_evidence_v1_evidence]);
+
+/**
+ * MessageStored: a new message was stored (a duplicate submission publishes nothing).
+ *
+ * @generated from message transferops.evidence.v1.MessageStored
+ */
+export type MessageStored = Message<"transferops.evidence.v1.MessageStored"> & {
+  /**
+   * The message as stored; its outcome is `pending` when correlation follows.
+   *
+   * @generated from field: transferops.evidence.v1.Evidence evidence = 1;
+   */
+  evidence?: Evidence | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessageStored.
+ * Use `create(MessageStoredSchema)` to create a new message.
+ */
+export const MessageStoredSchema: GenMessage<MessageStored> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 0);
+
+/**
+ * MessageCorrelated: correlation of a message finished, whatever its outcome.
+ *
+ * @generated from message transferops.evidence.v1.MessageCorrelated
+ */
+export type MessageCorrelated = Message<"transferops.evidence.v1.MessageCorrelated"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * confirmed, restated, ambiguous, divergent, orphan, movement, stored or not_correlated.
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * Several operations matched on amount.
+   *
+   * @generated from field: bool is_ambiguous = 4;
+   */
+  isAmbiguous: boolean;
+
+  /**
+   * Operation the message names after correlation; empty when none.
+   *
+   * @generated from field: string operation_id = 5;
+   */
+  operationId: string;
+
+  /**
+   * Message kind; unset when no rule recognised the text.
+   *
+   * @generated from field: optional string kind = 6;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Amount, integer FCFA; unset when unreadable.
+   *
+   * @generated from field: optional int64 amount = 7;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * Operator timestamp of the message.
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 8;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * When correlation finished.
+   *
+   * @generated from field: google.protobuf.Timestamp correlated_at = 9;
+   */
+  correlatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessageCorrelated.
+ * Use `create(MessageCorrelatedSchema)` to create a new message.
+ */
+export const MessageCorrelatedSchema: GenMessage<MessageCorrelated> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 1);
+
+/**
+ * MessageLinked: a message now names an operation (every link, whatever made it).
+ *
+ * @generated from message transferops.evidence.v1.MessageLinked
+ */
+export type MessageLinked = Message<"transferops.evidence.v1.MessageLinked"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string operation_id = 3;
+   */
+  operationId: string;
+
+  /**
+   * `proof` (confirmed the operation), `restatement` (same reference again) or
+   * `attached` (a person attached it).
+   *
+   * @generated from field: string link = 4;
+   */
+  link: string;
+
+  /**
+   * Amount, fee and balance read off the text, integer FCFA; unset when unreadable.
+   *
+   * @generated from field: optional int64 amount = 5;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 fee = 6;
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 balance_after = 7;
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * Operator reference read off the text.
+   *
+   * @generated from field: optional string operator_ref = 8;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * Message kind; unset when no rule recognised the text.
+   *
+   * @generated from field: optional string kind = 9;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Operator timestamp of the message (proof delay runs from here to linked_at).
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 10;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp linked_at = 11;
+   */
+  linkedAt?: Timestamp | undefined;
+
+  /**
+   * Agent id for `attached`; empty otherwise.
+   *
+   * @generated from field: string linked_by = 12;
+   */
+  linkedBy: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessageLinked.
+ * Use `create(MessageLinkedSchema)` to create a new message.
+ */
+export const MessageLinkedSchema: GenMessage<MessageLinked> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 2);
+
+/**
+ * MessageDismissed: a person took a message out of the unmatched queue.
+ *
+ * @generated from message transferops.evidence.v1.MessageDismissed
+ */
+export type MessageDismissed = Message<"transferops.evidence.v1.MessageDismissed"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * balance_reading, operator_refusal, already_settled, not_ours or other.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * Agent id.
+   *
+   * @generated from field: string dismissed_by = 4;
+   */
+  dismissedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp dismissed_at = 5;
+   */
+  dismissedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessageDismissed.
+ * Use `create(MessageDismissedSchema)` to create a new message.
+ */
+export const MessageDismissedSchema: GenMessage<MessageDismissed> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 3);
+
+/**
+ * MessagesPurged: messages were deleted with their SIM or by the reset route.
+ *
+ * @generated from message transferops.evidence.v1.MessagesPurged
+ */
+export type MessagesPurged = Message<"transferops.evidence.v1.MessagesPurged"> & {
+  /**
+   * The deleted SIM; empty for a reset (every message).
+   *
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * `sim_deleted` or `reset`.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Messages deleted.
+   *
+   * @generated from field: int64 messages = 3;
+   */
+  messages: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp purged_at = 4;
+   */
+  purgedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.MessagesPurged.
+ * Use `create(MessagesPurgedSchema)` to create a new message.
+ */
+export const MessagesPurgedSchema: GenMessage<MessagesPurged> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 4);
 

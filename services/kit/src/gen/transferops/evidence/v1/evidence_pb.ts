@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence.proto.
  */
 export const file_transferops_evidence_v1_evidence: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEiwQcKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESFwoGYW1vdW50GAUgASgDQgIwAkgBiAEBEhQKDGlzX2FtYmlndW91cxgGIAEoCBIQCghyYXdfdGV4dBgHIAEoCRIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIAoTY291bnRlcnBhcnR5X21zaXNkbhgJIAEoCUgCiAEBEh4KEWNvdW50ZXJwYXJ0eV9uYW1lGAogASgJSAOIAQESFgoJZGlyZWN0aW9uGAsgASgJSASIAQESEQoEa2luZBgMIAEoCUgFiAEBEhQKA2ZlZRgNIAEoA0ICMAJIBogBARIeCg1iYWxhbmNlX2FmdGVyGA4gASgDQgIwAkgHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90IqADCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhcKBmFtb3VudBgCIAEoA0ICMAJIAYgBARIUCgNmZWUYAyABKANCAjACSAKIAQESHgoNYmFsYW5jZV9hZnRlchgEIAEoA0ICMAJIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEitQcKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESEwoGYW1vdW50GAUgASgDSAGIAQESFAoMaXNfYW1iaWd1b3VzGAYgASgIEhAKCHJhd190ZXh0GAcgASgJEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChNjb3VudGVycGFydHlfbXNpc2RuGAkgASgJSAKIAQESHgoRY291bnRlcnBhcnR5X25hbWUYCiABKAlIA4gBARIWCglkaXJlY3Rpb24YCyABKAlIBIgBARIRCgRraW5kGAwgASgJSAWIAQESEAoDZmVlGA0gASgDSAaIAQESGgoNYmFsYW5jZV9hZnRlchgOIAEoA0gHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90IpQDCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhMKBmFtb3VudBgCIAEoA0gBiAEBEhAKA2ZlZRgDIAEoA0gCiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBCABKANIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Evidence is one operator SMS as the evidence service stores it: the text verbatim, the
@@ -55,7 +55,7 @@ export type Evidence = Message<"transferops.evidence.v1.Evidence"> & {
   /**
    * Amount moved, integer FCFA; unset when the text carries none that can be read.
    *
-   * @generated from field: optional int64 amount = 5 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 amount = 5;
    */
   amount?: bigint | undefined;
 
@@ -114,7 +114,7 @@ export type Evidence = Message<"transferops.evidence.v1.Evidence"> & {
   /**
    * Operator fee, integer FCFA; unset when unreadable.
    *
-   * @generated from field: optional int64 fee = 13 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 fee = 13;
    */
   fee?: bigint | undefined;
 
@@ -122,7 +122,7 @@ export type Evidence = Message<"transferops.evidence.v1.Evidence"> & {
    * Wallet balance after the transaction, integer FCFA (decimals truncated); unset when
    * unreadable.
    *
-   * @generated from field: optional int64 balance_after = 14 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 balance_after = 14;
    */
   balanceAfter?: bigint | undefined;
 
@@ -236,21 +236,21 @@ export type ParsedFields = Message<"transferops.evidence.v1.ParsedFields"> & {
   /**
    * Amount moved, integer FCFA; unset when absent, masked, unfilled or ambiguous.
    *
-   * @generated from field: optional int64 amount = 2 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 amount = 2;
    */
   amount?: bigint | undefined;
 
   /**
    * Operator fee, integer FCFA.
    *
-   * @generated from field: optional int64 fee = 3 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 fee = 3;
    */
   fee?: bigint | undefined;
 
   /**
    * Wallet balance after the transaction, integer FCFA (decimals truncated).
    *
-   * @generated from field: optional int64 balance_after = 4 [jstype = JS_NUMBER];
+   * @generated from field: optional int64 balance_after = 4;
    */
   balanceAfter?: bigint | undefined;
 

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Agent, Sim } from "./fleet_pb.ts";
 import { file_transferops_fleet_v1_fleet } from "./fleet_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/fleet/v1/events.proto.
  */
 export const file_transferops_fleet_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiF0cmFuc2Zlcm9wcy9mbGVldC92MS9ldmVudHMucHJvdG8SFHRyYW5zZmVyb3BzLmZsZWV0LnYxIkoKDEFnZW50Q2hhbmdlZBIqCgVhZ2VudBgBIAEoCzIbLnRyYW5zZmVyb3BzLmZsZWV0LnYxLkFnZW50Eg4KBmNoYW5nZRgCIAEoCSJRCg1EZXZpY2VDaGFuZ2VkEhEKCWRldmljZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGY2hhbmdlGAQgASgJIj4KDURldmljZURlbGV0ZWQSEQoJZGV2aWNlX2lkGAEgASgJEhoKEnVuYXNzaWduZWRfc2ltX2lkcxgCIAMoCSJECgpTaW1DaGFuZ2VkEiYKA3NpbRgBIAEoCzIZLnRyYW5zZmVyb3BzLmZsZWV0LnYxLlNpbRIOCgZjaGFuZ2UYAiABKAkiHAoKU2ltRGVsZXRlZBIOCgZzaW1faWQYASABKAliBnByb3RvMw", [file_transferops_fleet_v1_fleet]);
+  fileDesc("CiF0cmFuc2Zlcm9wcy9mbGVldC92MS9ldmVudHMucHJvdG8SFHRyYW5zZmVyb3BzLmZsZWV0LnYxIkoKDEFnZW50Q2hhbmdlZBIqCgVhZ2VudBgBIAEoCzIbLnRyYW5zZmVyb3BzLmZsZWV0LnYxLkFnZW50Eg4KBmNoYW5nZRgCIAEoCSJRCg1EZXZpY2VDaGFuZ2VkEhEKCWRldmljZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGY2hhbmdlGAQgASgJIj4KDURldmljZURlbGV0ZWQSEQoJZGV2aWNlX2lkGAEgASgJEhoKEnVuYXNzaWduZWRfc2ltX2lkcxgCIAMoCSJECgpTaW1DaGFuZ2VkEiYKA3NpbRgBIAEoCzIZLnRyYW5zZmVyb3BzLmZsZWV0LnYxLlNpbRIOCgZjaGFuZ2UYAiABKAkiHAoKU2ltRGVsZXRlZBIOCgZzaW1faWQYASABKAki1wEKE1Byb2R1Y3Rpb25EYXRhUmVzZXQSRwoHZGVsZXRlZBgBIAMoCzI2LnRyYW5zZmVyb3BzLmZsZWV0LnYxLlByb2R1Y3Rpb25EYXRhUmVzZXQuRGVsZXRlZEVudHJ5EhkKEWRlbGV0ZWRfYWdlbnRfaWRzGAIgAygJEiwKCHJlc2V0X2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AWIGcHJvdG8z", [file_google_protobuf_timestamp, file_transferops_fleet_v1_fleet]);
 
 /**
  * AgentChanged is published on the `fleet` topic whenever an agent is created,
@@ -166,4 +168,41 @@ export type SimDeleted = Message<"transferops.fleet.v1.SimDeleted"> & {
  */
 export const SimDeletedSchema: GenMessage<SimDeleted> = /*@__PURE__*/
   messageDesc(file_transferops_fleet_v1_events, 4);
+
+/**
+ * ProductionDataReset is published on `fleet` when an admin resets production data, after
+ * fleet's part committed. Services holding projections of the deleted rows (analytics)
+ * clear them. Keyed by `reset`.
+ *
+ * @generated from message transferops.fleet.v1.ProductionDataReset
+ */
+export type ProductionDataReset = Message<"transferops.fleet.v1.ProductionDataReset"> & {
+  /**
+   * Rows deleted per table, across every service that took part.
+   *
+   * @generated from field: map<string, int64> deleted = 1;
+   */
+  deleted: { [key: string]: bigint };
+
+  /**
+   * Agents deleted (every non-admin agent).
+   *
+   * @generated from field: repeated string deleted_agent_ids = 2;
+   */
+  deletedAgentIds: string[];
+
+  /**
+   * When fleet's part committed.
+   *
+   * @generated from field: google.protobuf.Timestamp reset_at = 3;
+   */
+  resetAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.fleet.v1.ProductionDataReset.
+ * Use `create(ProductionDataResetSchema)` to create a new message.
+ */
+export const ProductionDataResetSchema: GenMessage<ProductionDataReset> = /*@__PURE__*/
+  messageDesc(file_transferops_fleet_v1_events, 5);
 

@@ -1,0 +1,168 @@
+import { z } from "zod";
+import { FleetLimitSchema, SimSchema, SimSnapshotRowSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import {
+  GetFleetHealthResponseSchema,
+  LiftCircuitBreakerResponseSchema,
+  ResetProductionDataResponseSchema,
+  SetCircuitBreakerResponseSchema,
+} from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { probeServices } from "../../health.ts";
+import { toContractJson } from "../../http/json.ts";
+import { ok, route, type Route } from "../../http/route.ts";
+
+// Admin routes of fleet: SIM freeze, snapshot, circuit breaker, fleet limits, reset and
+// fleet health. A session of an admin; the API key and device tokens are refused (403).
+
+const ADMIN = { 401: "Not signed in", 403: "Admin required" };
+const positive = z.number().int().positive();
+
+export const adminRoutes: Route[] = [
+  route({
+    operationId: "freezeSim",
+    method: "post",
+    path: "/v1/admin/sims/:sim_id/freeze",
+    tag: "Admin",
+    summary: "Freeze a SIM: new operations are prevented, in-flight ones continue",
+    auth: ["session"],
+    uuidParams: ["sim_id"],
+    responses: { 200: "The SIM with status frozen", ...ADMIN, 404: "Unknown SIM", 409: "The SIM is retired" },
+    async handle({ caller, params, services }) {
+      const res = await services.fleet.freezeSim({ caller, simId: params.sim_id });
+      return ok(toContractJson(SimSchema, res.sim!));
+    },
+  }),
+  route({
+    operationId: "unfreezeSim",
+    method: "post",
+    path: "/v1/admin/sims/:sim_id/unfreeze",
+    tag: "Admin",
+    summary: "Unfreeze a SIM",
+    auth: ["session"],
+    uuidParams: ["sim_id"],
+    responses: { 200: "The SIM with status active", ...ADMIN, 404: "Unknown SIM", 409: "The SIM is retired" },
+    async handle({ caller, params, services }) {
+      const res = await services.fleet.unfreezeSim({ caller, simId: params.sim_id });
+      return ok(toContractJson(SimSchema, res.sim!));
+    },
+  }),
+  route({
+    operationId: "getSimSnapshot",
+    method: "get",
+    path: "/v1/admin/sims/snapshot",
+    tag: "Admin",
+    summary: "Every SIM with its handset, balance and thresholds",
+    auth: ["session"],
+    responses: { 200: "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at", ...ADMIN },
+    async handle({ caller, services }) {
+      const res = await services.fleet.getSimSnapshot({ caller });
+      return ok(res.sims.map((s) => toContractJson(SimSnapshotRowSchema, s)));
+    },
+  }),
+  route({
+    operationId: "setCircuitBreaker",
+    method: "put",
+    path: "/v1/admin/circuit-breaker",
+    tag: "Admin",
+    summary: "Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker",
+    auth: ["session"],
+    body: z.object({ active: z.boolean() }),
+    responses: { 200: "status active or inactive, frozen_device_ids, changed_at", ...ADMIN, 422: "Invalid body" },
+    async handle({ caller, body, services }) {
+      const res = await services.fleet.setCircuitBreaker({ caller, active: body.active });
+      return ok(toContractJson(SetCircuitBreakerResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "liftCircuitBreaker",
+    method: "post",
+    path: "/v1/admin/circuit-breaker/lift",
+    tag: "Admin",
+    summary: "Reset the breaker and set every frozen handset to active (audited)",
+    auth: ["session"],
+    responses: { 200: "status inactive, restored_device_ids", ...ADMIN },
+    async handle({ caller, services }) {
+      const res = await services.fleet.liftCircuitBreaker({ caller });
+      return ok(toContractJson(LiftCircuitBreakerResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "recordFleetLimit",
+    method: "patch",
+    path: "/v1/admin/limits",
+    tag: "Admin",
+    summary: "Record a fleet limit (versioned; recorded, not enforced)",
+    auth: ["session"],
+    body: z.object({
+      operator: z.string().max(40).nullable().optional(),
+      op_type: z.string().max(40).optional(),
+      max_amount: positive,
+      max_daily_agent: positive,
+      max_daily_sim: positive,
+    }),
+    responses: { 200: "The recorded limit", ...ADMIN, 422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit" },
+    async handle({ caller, body, services }) {
+      const res = await services.fleet.recordFleetLimit({
+        caller,
+        operator: body.operator ?? undefined,
+        opType: body.op_type ?? "deposit",
+        maxAmount: BigInt(body.max_amount),
+        maxDailyAgent: BigInt(body.max_daily_agent),
+        maxDailySim: BigInt(body.max_daily_sim),
+      });
+      return ok(toContractJson(FleetLimitSchema, res.limit!));
+    },
+  }),
+  route({
+    operationId: "getFleetLimits",
+    method: "get",
+    path: "/v1/admin/limits",
+    tag: "Admin",
+    summary: "The current fleet limits; enforced is always false",
+    auth: ["session"],
+    responses: { 200: "enforced (false) and limits", ...ADMIN },
+    async handle({ caller, services }) {
+      const res = await services.fleet.getFleetLimits({ caller });
+      return ok({ enforced: res.enforced, limits: res.limits.map((l) => toContractJson(FleetLimitSchema, l)) });
+    },
+  }),
+  route({
+    operationId: "resetProductionData",
+    method: "post",
+    path: "/v1/admin/reset",
+    tag: "Admin",
+    summary: "Delete production data across services (confirm must be exactly RESET SERVICE PRODUCTION DATA)",
+    auth: ["session"],
+    body: z.object({ confirm: z.string().max(200) }),
+    responses: { 200: "cleaned, deleted, preserved, queue_purged, notes", ...ADMIN, 422: "Wrong or missing confirmation phrase; nothing was touched" },
+    async handle({ caller, body, services }) {
+      const res = await services.fleet.resetProductionData({ caller, confirm: body.confirm });
+      return ok(toContractJson(ResetProductionDataResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "getFleetHealth",
+    method: "get",
+    path: "/v1/admin/health",
+    tag: "Admin",
+    summary: "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
+    auth: ["session"],
+    responses: { 200: "Fleet health", ...ADMIN },
+    async handle({ caller, services }) {
+      const fleet = await services.fleet.getFleetHealth({ caller });
+      const states = await probeServices(services.urls);
+      const healthy = Object.values(states).every((s) => s === "SERVING");
+      const f = toContractJson(GetFleetHealthResponseSchema, fleet);
+      return ok({
+        status: healthy ? "ok" : "degraded",
+        services: states,
+        time: new Date().toISOString(),
+        breaker_active: f.breaker_active,
+        devices: { total: f.devices_total, online: f.devices_online, offline: fleet.devicesTotal - fleet.devicesOnline, frozen: f.devices_frozen },
+        sims: { total: f.sims_total, unmeasured: f.sims_unmeasured, stale: f.sims_stale, frozen: f.sims_frozen, unassigned: f.sims_unassigned },
+        operations: { past_evidence_window_not_swept: f.past_window_not_swept, unproven_waiting: f.unproven_waiting },
+        notifications_open: f.notifications_open,
+        notes: f.notes,
+      });
+    },
+  }),
+];

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { ok, route, type Route } from "../../http/route.ts";
+import { operationJson } from "./operations.ts";
+
+/** Admin arbitration of a no_evidence operation. */
+export const arbitrationRoutes: Route[] = [
+  route({
+    operationId: "arbitrateOperation",
+    method: "post",
+    path: "/v1/admin/operations/:operation_id/arbitrate",
+    tag: "Admin",
+    summary: "Decide a no_evidence operation: confirmed or failed, with a note (admin)",
+    auth: ["session"],
+    uuidParams: ["operation_id"],
+    body: z.object({
+      decision: z.enum(["confirmed", "failed"]),
+      note: z.string().max(500).refine((s) => s.trim() !== "", "must not be empty"),
+    }),
+    responses: {
+      200: "Updated operation",
+      401: "Not signed in",
+      403: "Admin required",
+      404: "Unknown operation",
+      422: "Invalid body, or the operation is not in no_evidence",
+    },
+    async handle({ caller, params, body, services }) {
+      const res = await services.dispatch.arbitrateOperation({
+        caller,
+        operationId: params.operation_id,
+        decision: body.decision,
+        note: body.note,
+      });
+      return ok(operationJson(res.operation));
+    },
+  }),
+];

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { DeviceHealthSchema, DeviceSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import { CreateDeviceResponseSchema, IssueDeviceTokenResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { toContractJson } from "../../http/json.ts";
+import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+
+// Handsets (admin). device_id is a server-generated hex string, not a UUID: an id of any
+// other form names no device (404).
+
+const deviceJson = (d: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(DeviceSchema, d!);
+const NAMED = { 401: "Not signed in", 403: "Admin required", 404: "Unknown device" };
+
+export const deviceRoutes: Route[] = [
+  route({
+    operationId: "createDevice",
+    method: "post",
+    path: "/v1/devices",
+    tag: "Devices",
+    summary: "Register a handset; its token is returned once and stored only as a hash (admin)",
+    auth: ["session"],
+    body: z.object({ label: text(200) }),
+    responses: { 201: "device_id, device_token (once), label, created_at", 401: "Not signed in", 403: "Admin required", 422: "Invalid body" },
+    async handle({ caller, body, services }) {
+      const res = await services.fleet.createDevice({ caller, label: body.label });
+      return created(toContractJson(CreateDeviceResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "listDevices",
+    method: "get",
+    path: "/v1/devices",
+    tag: "Devices",
+    summary: "Every handset with its SIMs, last heartbeat, health summary and issues (admin)",
+    auth: ["session"],
+    responses: { 200: "Array of devices", 401: "Not signed in", 403: "Admin required" },
+    async handle({ caller, services }) {
+      const res = await services.fleet.listDevices({ caller });
+      return ok(res.devices.map((d) => deviceJson(d)));
+    },
+  }),
+  route({
+    operationId: "getDevice",
+    method: "get",
+    path: "/v1/devices/:device_id",
+    tag: "Devices",
+    summary: "One handset with its SIMs (subscription_slot 0 is SIM 1) (admin)",
+    auth: ["session"],
+    responses: { 200: "Device", ...NAMED },
+    async handle({ caller, params, services }) {
+      const res = await services.fleet.getDevice({ caller, deviceId: params.device_id });
+      return ok(deviceJson(res.device));
+    },
+  }),
+  route({
+    operationId: "updateDevice",
+    method: "patch",
+    path: "/v1/devices/:device_id",
+    tag: "Devices",
+    summary: "Rename a handset (admin)",
+    auth: ["session"],
+    body: z.object({ label: text(200).optional() }),
+    responses: { 200: "Device", ...NAMED, 422: "Invalid body" },
+    async handle({ caller, body, params, services }) {
+      const res = await services.fleet.updateDevice({ caller, deviceId: params.device_id, label: body.label });
+      return ok(deviceJson(res.device));
+    },
+  }),
+  route({
+    operationId: "deleteDevice",
+    method: "delete",
+    path: "/v1/devices/:device_id",
+    tag: "Devices",
+    summary: "Delete a handset: its SIMs return to the unassigned pool, its operations lose device_id (admin)",
+    auth: ["session"],
+    responses: { 204: "Deleted", ...NAMED },
+    async handle({ caller, params, services }) {
+      await services.fleet.deleteDevice({ caller, deviceId: params.device_id });
+      return noContent();
+    },
+  }),
+  route({
+    operationId: "getDeviceHealth",
+    method: "get",
+    path: "/v1/devices/:device_id/health",
+    tag: "Devices",
+    summary: "A handset's latest heartbeat and health report, with issues derived on this read (admin)",
+    auth: ["session"],
+    responses: { 200: "Device health", ...NAMED },
+    async handle({ caller, params, services }) {
+      const { health } = await services.fleet.getDeviceHealth({ caller, deviceId: params.device_id });
+      return ok({ ...toContractJson(DeviceHealthSchema, health!), report: health!.report ?? null });
+    },
+  }),
+  route({
+    operationId: "issueDeviceToken",
+    method: "post",
+    path: "/v1/devices/:device_id/token",
+    tag: "Devices",
+    summary: "Replace a handset's token with a new one, returned once; the old one stops working (admin)",
+    auth: ["session"],
+    responses: { 201: "device_id, device_token (once)", ...NAMED },
+    async handle({ caller, params, services }) {
+      const res = await services.fleet.issueDeviceToken({ caller, deviceId: params.device_id });
+      return created(toContractJson(IssueDeviceTokenResponseSchema, res));
+    },
+  }),
+  route({
+    operationId: "revokeDeviceToken",
+    method: "delete",
+    path: "/v1/devices/:device_id/token",
+    tag: "Devices",
+    summary: "Revoke a handset's token: it authenticates no more until a new one is issued (admin)",
+    auth: ["session"],
+    responses: { 204: "Revoked", ...NAMED },
+    async handle({ caller, params, services }) {
+      await services.fleet.revokeDeviceToken({ caller, deviceId: params.device_id });
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,645 @@
+// The evidence routes through the gateway, the real services, PostgreSQL and Kafka:
+// submission, the unmatched queue, dismissal, movements and attach, with the scope of
+// every role, and the proof journeys (confirmed, restated, orphan, arbitration, late
+// evidence) down to dispatch's operation and fleet's balance mirror.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { depositConfirmation, transferReceived, balanceReply } from "../../../../services/evidence/src/domain/sms-templates.ts";
+import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { SimulatedHandset, SimulatedOperator } from "../../../../test/simulator/index.ts";
+import { OperatorSms } from "../../../../test/simulator/operator-sms.ts";
+import {
+  createSim,
+  fleetCredentials,
+  grantAccess,
+  provisionHandset,
+  statusesFor,
+  type Credentials,
+  type Device,
+  type Sim,
+} from "../../../../test/support/fleet-fixtures.ts";
+
+let sys: TestSystem;
+let admin: { token: string; agentId: string };
+let creds: Credentials & { deviceId: string };
+let handset: { device: Device; sim: Sim };
+let other: { device: Device; sim: Sim };
+/** A handset only the dialled journeys use, so its queue holds nothing but their operations. */
+let dialer: { device: Device; sim: Sim };
+let agent: { token: string; agentId: string };
+let outsider: { token: string; agentId: string };
+let supervisor: { token: string };
+
+const START_BALANCE = 5_000_000;
+
+beforeAll(async () => {
+  sys = await startTestSystem({
+    DEVICE_COOLDOWN_S: "0",
+    // A short evidence window and a quick sweep, so the late-evidence and arbitration journeys run in seconds.
+    EVIDENCE_WINDOW_S: "3",
+    SWEEP_INTERVAL_S: "0.5",
+    EVIDENCE_REDRIVE_INTERVAL_MS: "500",
+    EVIDENCE_REDRIVE_GRACE_MS: "1000",
+  });
+  admin = await sys.api.bootstrapAdmin();
+  creds = await fleetCredentials(sys.api, admin.token, "ev");
+  const a = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Evidence handset" });
+  handset = { device: a.device, sim: a.sims[0] };
+  const b = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Other handset" });
+  other = { device: b.device, sim: b.sims[0] };
+  const c = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Dialling handset" });
+  dialer = { device: c.device, sim: c.sims[0] };
+  agent = await sys.api.createAgent(admin.token, { login: "ev-owner" });
+  outsider = await sys.api.createAgent(admin.token, { login: "ev-outsider" });
+  supervisor = await sys.api.createAgent(admin.token, { login: "ev-super", role: "supervisor" });
+  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [handset.sim.simId, dialer.sim.simId], opTypes: ["deposit", "balance"] });
+  await grantAccess(sys.api, admin.token, outsider.agentId, { simIds: [other.sim.simId], opTypes: ["deposit", "balance"] });
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+let seq = 0;
+const uniqueAmount = () => 10_000 + (++seq) * 137;
+const ref = () => `CI261122.${String(1000 + seq).slice(-4)}.B${String(10_000 + seq * 7).slice(-5)}`;
+const customer = () => `69${String(1_000_000 + seq * 31).slice(-7)}`;
+
+function depositText(amount: number, msisdn: string, o: { ref?: string; balanceAfter?: number } = {}) {
+  return depositConfirmation("operator_b", {
+    amount,
+    balanceAfter: o.balanceAfter ?? START_BALANCE - amount,
+    ref: o.ref ?? ref(),
+    msisdn,
+    name: "CLARISSE MBALLA",
+    at: new Date(),
+    language: "fr",
+  });
+}
+
+async function submit(raw: string | string[], o: { token?: string; simId?: string; correlate?: boolean; clientMessageId?: string } = {}) {
+  const list = Array.isArray(raw) ? raw : [raw];
+  return sys.api.post("/v1/device/messages", {
+    token: o.token ?? handset.device.token,
+    body: {
+      sim_id: o.simId ?? handset.sim.simId,
+      subscription_slot: 0,
+      ...(o.correlate === undefined ? {} : { correlate: o.correlate }),
+      messages: list.map((r) => ({
+        sender: "OrangeMoney",
+        raw: r,
+        received_at: new Date().toISOString(),
+        device_received_at: new Date().toISOString(),
+        ...(o.clientMessageId ? { client_message_id: o.clientMessageId } : {}),
+      })),
+    },
+  });
+}
+
+/** A deposit created by the automation caller for the agent, on the given SIM. */
+async function createDeposit(amount: number, msisdn: string, simId = handset.sim.simId, agentId = agent.agentId): Promise<string> {
+  const res = await sys.api.post("/v1/operations", {
+    apiKey: true,
+    body: { request_id: `ev-${++seq}-${Date.now()}`, agent_id: agentId, operator: "operator_b", client: { msisdn, nom: "CLARISSE MBALLA" }, montant: amount, sim_id: simId },
+  });
+  if (res.status !== 202) throw new Error(`create operation: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.operation_id;
+}
+
+/** The handset claims its next operation and reports the outcome. */
+async function dial(device: Device, operationId: string, outcome = "ussd_ok") {
+  const next = await sys.api.get("/v1/device/next", { token: device.token });
+  expect(next.status).toBe(200);
+  expect(next.body.operation_id).toBe(operationId);
+  const done = await sys.api.post("/v1/device/outcome", {
+    token: device.token,
+    body: { operation_id: operationId, outcome, ussd_response: "Transaction en cours", executed_at: new Date().toISOString() },
+  });
+  expect(done.status).toBe(200);
+  return done.body;
+}
+
+/** Submission options of the dialling handset's SIM. */
+const onDialer = () => ({ token: dialer.device.token, simId: dialer.sim.simId });
+const getOperation = async (id: string) => (await sys.api.get(`/v1/operations/${id}`, { token: admin.token })).body;
+const unmatched = (token: string, query = "unmatched=true&all=true") => sys.api.get(`/v1/evidences?${query}`, { token });
+
+describe("submit SMS messages (POST /v1/device/messages)", () => {
+  it("proves a dialled deposit: confirmed, evidence on the operation, balance mirror from balance_after", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn, dialer.sim.simId);
+    await dial(dialer.device, opId);
+    const before = (await sys.api.get(`/v1/sims/${dialer.sim.simId}`, { token: admin.token })).body.balance_mirror;
+    const text = depositText(amount, msisdn, { balanceAfter: 4_000_000 + seq });
+    const res = await submit(text, onDialer());
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ matched: true, restated: false, kind: "DEP", outcome: "confirmed", balance: 4_000_000 + seq, previous_balance: before });
+    expect(res.body.operation).toMatchObject({ operation_id: opId, status: "confirmed", montant: amount });
+    expect(res.body.results).toHaveLength(1);
+    expect(res.body.results[0]).toMatchObject({ duplicate: false, operation_id: opId, is_ambiguous: false });
+    const op = await getOperation(opId);
+    expect(op.status).toBe("confirmed");
+    expect(op.evidence).toMatchObject({ amount, kind: "DEP", raw_text: text, is_ambiguous: false });
+    const sim = (await sys.api.get(`/v1/sims/${dialer.sim.simId}`, { token: admin.token })).body;
+    expect(sim.balance_mirror).toBe(4_000_000 + seq);
+
+    const again = await submit(text, onDialer());
+    expect(again.body).toMatchObject({ matched: true, outcome: "confirmed", balance: res.body.balance });
+    expect(again.body.results[0]).toMatchObject({ duplicate: true, message_id: res.body.results[0].message_id });
+  });
+
+  it("answers a restatement of the same reference with restated and the same operation", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const r = ref();
+    const first = await submit(depositText(amount, msisdn, { ref: r }));
+    expect(first.body.outcome).toBe("confirmed");
+    const second = await submit(depositText(amount, msisdn, { ref: r, balanceAfter: 1 }));
+    expect(second.body).toMatchObject({ matched: true, restated: true, outcome: "restated" });
+    expect(second.body.operation.operation_id).toBe(opId);
+  });
+
+  it("keeps an SMS that matches nothing as an orphan in the unmatched queue", async () => {
+    const res = await submit(depositText(uniqueAmount(), customer()));
+    expect(res.body).toMatchObject({ matched: false, restated: false, outcome: "orphan", operation: null, balance: null });
+    const list = await unmatched(agent.token);
+    expect(list.body.map((e: { id: string }) => e.id)).toContain(res.body.results[0].message_id);
+  });
+
+  it("confirms nothing on a divergent MSISDN and notifies the fleet", async () => {
+    const amount = uniqueAmount();
+    const opId = await createDeposit(amount, customer());
+    const res = await submit(depositText(amount, customer()));
+    expect(res.body).toMatchObject({ matched: false, outcome: "divergent" });
+    expect((await getOperation(opId)).status).toBe("queued");
+    await eventually(async () => {
+      const n = await sys.db.query(`select 1 from fleet.notifications where operation_id = $1`, [opId]).catch(() => []);
+      return n.length > 0 ? n : undefined;
+    }, 30_000, "the divergence alert to reach fleet's notifications");
+  });
+
+  it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
+    const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("sim_not_assigned_to_device");
+    const body = { sim_id: handset.sim.simId, messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }] };
+    const statuses = await statusesFor(sys.api, creds, "POST", "/v1/device/messages", ["none", "agent", "admin", "apiKey", "revokedDevice", "device"], body);
+    // The fixtures' device has no SIM: it is not that SIM's handset either.
+    expect(statuses).toEqual({ none: 401, agent: 403, admin: 403, apiKey: 403, revokedDevice: 401, device: 403 });
+    const bad = await sys.api.post("/v1/device/messages", {
+      token: handset.device.token,
+      body: { sim_id: handset.sim.simId, messages: [{ sender: "x", raw: "y", received_at: "yesterday", client_message_id: "z".repeat(65) }] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.code).toBe("invalid_request");
+    expect(bad.body.detail.map((p: { field: string }) => p.field).sort()).toEqual(["body.messages.0.client_message_id", "body.messages.0.received_at"]);
+  });
+
+  it("stores without correlating when correlate is false", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const res = await submit(depositText(amount, msisdn), { correlate: false });
+    expect(res.body).toMatchObject({ matched: false, outcome: "not_correlated", kind: "DEP" });
+    expect((await getOperation(opId)).status).toBe("queued");
+  });
+
+  it("answers a batch message by message, with the first match at the top level", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    await createDeposit(amount, msisdn);
+    const res = await submit([balanceReply("operator_b", { balance: 123, language: "fr" }), depositText(amount, msisdn)]);
+    expect(res.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(["orphan", "confirmed"]);
+    expect(res.body).toMatchObject({ matched: true, outcome: "confirmed", kind: "DEP" });
+  });
+});
+
+describe("concurrency through the whole system", () => {
+  it("stores one message and confirms once when the same SMS arrives three times at once", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const text = depositText(amount, msisdn);
+    const all = await Promise.all([submit(text), submit(text), submit(text)]);
+    for (const r of all) expect(r.body).toMatchObject({ matched: true, outcome: "confirmed" });
+    const ids = new Set(all.map((r) => r.body.results[0].message_id));
+    expect(ids.size).toBe(1);
+    const rows = await sys.db.query(`select count(*)::int as n from evidence.messages where raw_text = $1`, [text]);
+    expect(rows[0].n).toBe(1);
+    const proofs = await sys.db.query(`select count(*)::int as n from evidence.messages where operation_id = $1 and link = 'proof'`, [opId]);
+    expect(proofs[0].n).toBe(1);
+  });
+
+  it("keeps a message racing a cancel consistent with the operation", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const [cancel, sms] = await Promise.all([
+      sys.api.post(`/v1/operations/${opId}/cancel`, { token: admin.token }),
+      submit(depositText(amount, msisdn)),
+    ]);
+    const op = await getOperation(opId);
+    if (sms.body.outcome === "confirmed") {
+      expect(cancel.status).toBe(409);
+      expect(op.status).toBe("confirmed");
+    } else {
+      expect(cancel.status).toBe(200);
+      expect(sms.body.outcome).toBe("orphan");
+      expect(op.status).toBe("rejected");
+      expect(op.evidence).toBeNull();
+    }
+  });
+});
+
+describe("unmatched evidence (GET /v1/evidences?unmatched=true)", () => {
+  it("scopes agents to their grant, supervisors and admins to the fleet; refuses the API key and devices", async () => {
+    const mine = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
+    const theirs = (await submit(depositText(uniqueAmount(), customer()), { token: other.device.token, simId: other.sim.simId })).body.results[0]
+      .message_id;
+    const ids = async (token: string) => (await unmatched(token)).body.map((e: { id: string }) => e.id);
+    expect(await ids(agent.token)).toContain(mine);
+    expect(await ids(agent.token)).not.toContain(theirs);
+    expect(await ids(outsider.token)).toContain(theirs);
+    expect(await ids(outsider.token)).not.toContain(mine);
+    for (const token of [supervisor.token, admin.token]) expect(await ids(token)).toEqual(expect.arrayContaining([mine, theirs]));
+    expect(await ids(creds.agent.token!)).toEqual([]);
+    const statuses = await statusesFor(sys.api, creds, "GET", "/v1/evidences?unmatched=true", ["none", "apiKey", "device", "inactive"]);
+    expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403, inactive: 403 });
+  });
+
+  it("returns the evidence record fields", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const r = ref();
+    const id = (await submit(depositText(amount, msisdn, { ref: r }))).body.results[0].message_id;
+    const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === id);
+    expect(row).toMatchObject({
+      id,
+      sim_id: handset.sim.simId,
+      source: "handset",
+      operator_ref: r,
+      amount,
+      is_ambiguous: false,
+      counterparty_msisdn: msisdn,
+      counterparty_name: "CLARISSE MBALLA",
+      direction: "out",
+      kind: "DEP",
+    });
+    expect(typeof row.raw_text).toBe("string");
+    expect(new Date(row.received_at).getTime()).toBeGreaterThan(0);
+  });
+
+  it("answers 400 without unmatched=true and 422 for a bad limit or range", async () => {
+    expect((await unmatched(agent.token, "")).status).toBe(400);
+    expect((await unmatched(agent.token, "unmatched=false")).body.code).toBe("unmatched_required");
+    expect((await unmatched(agent.token, "unmatched=true&limit=251")).status).toBe(422);
+    expect((await unmatched(agent.token, "unmatched=true&from=2026-02-02&to=2026-02-01")).status).toBe(422);
+    expect((await unmatched(agent.token, "unmatched=true&days=400")).status).toBe(422);
+    expect((await unmatched(agent.token, "unmatched=true&limit=1")).body).toHaveLength(1);
+  });
+});
+
+describe("dismiss evidence (POST /v1/evidences/:id/dismiss)", () => {
+  it("dismisses idempotently with 204 and takes the message out of the queue", async () => {
+    const id = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
+    const path = `/v1/evidences/${id}/dismiss`;
+    expect((await sys.api.post(path, { token: agent.token, body: { reason: "balance_reading" } })).status).toBe(204);
+    expect((await sys.api.post(path, { token: agent.token, body: { reason: "balance_reading" } })).status).toBe(204);
+    expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(id);
+  });
+
+  it("answers 403 outside the grant, 404 unknown, 409 attached, 422 bad reason or id", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    await createDeposit(amount, msisdn);
+    const linked = (await submit(depositText(amount, msisdn))).body.results[0].message_id;
+    const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
+    const dismiss = (id: string, token: string, reason = "other") => sys.api.post(`/v1/evidences/${id}/dismiss`, { token, body: { reason } });
+    expect((await dismiss(orphan, outsider.token)).body.code).toBe("sim_not_in_grant");
+    expect((await dismiss(orphan, outsider.token)).status).toBe(403);
+    expect((await dismiss("00000000-0000-4000-8000-000000000000", agent.token)).status).toBe(404);
+    expect((await dismiss(linked, agent.token)).status).toBe(409);
+    expect((await dismiss(orphan, agent.token, "spam")).status).toBe(422);
+    expect((await dismiss("not-a-uuid", agent.token)).status).toBe(422);
+    expect((await dismiss(orphan, supervisor.token)).status).toBe(204);
+    expect((await sys.api.post(`/v1/evidences/${orphan}/dismiss`, { apiKey: true, body: { reason: "other" } })).status).toBe(403);
+  });
+});
+
+describe("movements (GET /v1/evidences/movements)", () => {
+  it("lists movements newest first, dismissed ones included, out of the unmatched queue", async () => {
+    const move = (amount: number) =>
+      transferReceived("operator_b", { amount, balanceAfter: 99_000, ref: ref(), msisdn: "699111222", name: "PAUL EKANE", at: new Date(), language: "fr" });
+    const first = (await submit(move(uniqueAmount()))).body;
+    const second = (await submit(move(uniqueAmount()))).body;
+    expect(first).toMatchObject({ outcome: "movement", kind: "UV_IN", matched: false });
+    const firstId = first.results[0].message_id;
+    expect((await sys.api.post(`/v1/evidences/${firstId}/dismiss`, { token: agent.token, body: { reason: "not_ours" } })).status).toBe(204);
+    const list = await sys.api.get("/v1/evidences/movements?all=true", { token: agent.token });
+    expect(list.status).toBe(200);
+    const ids = list.body.map((e: { id: string }) => e.id);
+    expect(ids.indexOf(second.results[0].message_id)).toBeLessThan(ids.indexOf(firstId));
+    expect(list.body.find((e: { id: string }) => e.id === firstId).dismiss_reason).toBe("not_ours");
+    expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(firstId);
+    expect((await sys.api.get("/v1/evidences/movements?all=true", { token: outsider.token })).body.map((e: { id: string }) => e.id)).not.toContain(firstId);
+    expect((await sys.api.get("/v1/evidences/movements?limit=0", { token: agent.token })).status).toBe(422);
+    expect((await sys.api.get("/v1/evidences/movements?limit=1&all=true", { token: agent.token })).body).toHaveLength(1);
+  });
+});
+
+describe("attach evidence (POST /v1/operations/:id/evidence) and the late journeys", () => {
+  it("attaches an orphan to an unproven operation: confirmed, linked, out of the queue; a second attach is 409", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn, dialer.sim.simId);
+    await dial(dialer.device, opId, "ussd_timeout");
+    expect((await getOperation(opId)).status).toBe("no_evidence");
+    // The operator's SMS came with a different amount: correlation cannot pair it.
+    const id = (await submit(depositText(amount + 1, msisdn), onDialer())).body.results[0].message_id;
+    const res = await sys.api.post(`/v1/operations/${opId}/evidence`, { token: agent.token, body: { evidence_id: id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ operation_id: opId, status: "confirmed" });
+    expect(res.body.evidence).toMatchObject({ amount: amount + 1 });
+    expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(id);
+    const again = await sys.api.post(`/v1/operations/${opId}/evidence`, { token: agent.token, body: { evidence_id: id } });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("evidence_already_linked");
+  });
+
+  it("answers 404 for an unknown operation or evidence, 409 for a terminal operation, 422 for another SIM, 403 to an outsider", async () => {
+    const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
+    const attach = (opId: string, evidenceId: string, token = agent.token) =>
+      sys.api.post(`/v1/operations/${opId}/evidence`, { token, body: { evidence_id: evidenceId } });
+    expect((await attach("00000000-0000-4000-8000-000000000000", orphan)).status).toBe(404);
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const openOp = await createDeposit(amount, msisdn);
+    expect((await attach(openOp, "00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    expect((await attach(openOp, orphan, outsider.token)).status).toBe(403);
+    const otherOp = await createDeposit(uniqueAmount(), customer(), other.sim.simId, outsider.agentId);
+    const wrongSim = await attach(otherOp, orphan, admin.token);
+    expect(wrongSim.status).toBe(422);
+    await submit(depositText(amount, msisdn)); // confirms openOp
+    expect((await attach(openOp, orphan)).status).toBe(409);
+    expect((await attach("nope", orphan)).status).toBe(422);
+    const statuses = await statusesFor(sys.api, creds, "POST", `/v1/operations/${openOp}/evidence`, ["none", "apiKey", "device"], { evidence_id: orphan });
+    expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403 });
+  });
+
+  it("proves a no_evidence operation with a late SMS inside the late window", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn, dialer.sim.simId);
+    await dial(dialer.device, opId, "no_service");
+    expect((await getOperation(opId)).status).toBe("no_evidence");
+    const res = await submit(depositText(amount, msisdn), onDialer());
+    expect(res.body).toMatchObject({ matched: true, outcome: "confirmed" });
+    expect((await getOperation(opId)).status).toBe("confirmed");
+  });
+
+  it("leaves two same-amount transfers on one SIM to a person (ambiguous), who settles one by attaching", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const a = await createDeposit(amount, msisdn);
+    const b = await createDeposit(amount, customer());
+    const res = await submit(depositText(amount, customer()));
+    // The SMS names neither destination precisely enough to choose: nothing is confirmed.
+    expect(res.body).toMatchObject({ matched: false, outcome: "ambiguous" });
+    expect(res.body.results[0].is_ambiguous).toBe(true);
+    const id = res.body.results[0].message_id;
+    const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === id);
+    expect(row.is_ambiguous).toBe(true);
+    const attached = await sys.api.post(`/v1/operations/${a}/evidence`, { token: supervisor.token, body: { evidence_id: id } });
+    expect(attached.status).toBe(200);
+    expect((await getOperation(b)).status).toBe("queued");
+  });
+});
+
+describe("events and deletion", () => {
+  it("publishes every stored message and link on the messages topic (the outbox drains to Kafka)", async () => {
+    await eventually(async () => {
+      const rows = await sys.db.query(`select count(*)::int as n from evidence.outbox where published_at is null`);
+      return rows[0].n === 0 ? true : undefined;
+    }, 30_000, "the evidence outbox to drain");
+    const types = await sys.db.query(`select distinct type from evidence.outbox where topic = 'messages'`);
+    expect(types.map((r: { type: string }) => r.type).sort()).toEqual(
+      expect.arrayContaining([
+        "transferops.evidence.v1.MessageCorrelated",
+        "transferops.evidence.v1.MessageDismissed",
+        "transferops.evidence.v1.MessageLinked",
+        "transferops.evidence.v1.MessageStored",
+      ]),
+    );
+  });
+
+  it("deletes a SIM's evidences and daily reconciliations with the SIM", async () => {
+    const extra = await createSim(sys.api, admin.token, { operator: "operator_b", deviceId: handset.device.deviceId, slot: 1 });
+    await submit(depositText(uniqueAmount(), customer()), { simId: extra.simId });
+    const count = async () =>
+      (await sys.db.query(`select (select count(*) from evidence.messages where sim_id = $1) + (select count(*) from evidence.daily_reconciliations where sim_id = $1) as n`, [extra.simId]))[0].n;
+    expect(Number(await count())).toBe(2);
+    expect((await sys.api.delete(`/v1/sims/${extra.simId}`, { token: admin.token })).status).toBe(204);
+    await eventually(async () => (Number(await count()) === 0 ? true : undefined), 30_000, "evidence to delete the SIM's messages");
+  });
+
+  it("names every evidence route in the OpenAPI document", async () => {
+    const doc = (await sys.api.get("/v1/openapi.json")).body;
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    expect(ids).toEqual(expect.arrayContaining(["submitMessages", "listUnmatchedEvidence", "dismissEvidence", "listMovements", "attachEvidence"]));
+  });
+});
+
+describe("journeys with the simulated handset and operator", () => {
+  let device: Device;
+  let simA: Sim;
+  let simB: Sim;
+  let network: SimulatedOperator;
+  let sms: OperatorSms;
+  let phone: SimulatedHandset;
+  const FLOAT = 2_000_000;
+
+  beforeAll(async () => {
+    const p = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"], balance: FLOAT, label: "Simulated handset" });
+    device = p.device;
+    [simA, simB] = p.sims;
+    await grantAccess(sys.api, admin.token, agent.agentId, {
+      simIds: [handset.sim.simId, dialer.sim.simId, simA.simId, simB.simId],
+      opTypes: ["deposit", "balance"],
+    });
+    network = new SimulatedOperator();
+    network.registerSim(simA.msisdn, "operator_a", { pin: simA.pin, balance: FLOAT });
+    network.registerSim(simB.msisdn, "operator_b", { pin: simB.pin, balance: FLOAT });
+    sms = new OperatorSms({ baseUrl: sys.url, token: device.token, seed: 42 });
+    phone = new SimulatedHandset({ baseUrl: sys.url, token: device.token, operator: network, onDialled: sms.onDialled });
+    await phone.refreshSims(false);
+  });
+
+  let n = 0;
+  /** A customer of the operator, registered on the network with a name. */
+  function customerOf(operator: "operator_a" | "operator_b"): string {
+    n += 1;
+    const msisdn = `${operator === "operator_a" ? "677" : "699"}${String(100_000 + n * 7919).slice(-6)}`;
+    network.registerCustomer(msisdn, ["Jean Dupont", "Marie-Claire Ngo", "Paul Ekane", "Rose Abena"][n % 4]);
+    return msisdn;
+  }
+
+  async function queue(sim: Sim, amount: number, msisdn: string, typeOp = "deposit"): Promise<string> {
+    const res = await sys.api.post("/v1/operations", {
+      apiKey: true,
+      body: {
+        request_id: `sim-${++seq}-${Date.now()}`,
+        agent_id: agent.agentId,
+        operator: sim.operator,
+        client: { msisdn, nom: "Client" },
+        montant: amount,
+        type_op: typeOp,
+        sim_id: sim.simId,
+      },
+    });
+    if (res.status !== 202) throw new Error(`create operation: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.operation_id;
+  }
+
+  /** The handset polls until it has dialled the operation (and forwarded the operator's SMS). */
+  async function dialled(operationId: string) {
+    return eventually(async () => {
+      const r = await phone.pollOnce();
+      return r.operation?.operation_id === operationId ? r : undefined;
+    }, 20_000, `the handset to dial ${operationId}`);
+  }
+
+  const statusOf = async (id: string) => (await getOperation(id)).status as string;
+  const mirrorOf = async (sim: Sim) => (await sys.api.get(`/v1/sims/${sim.simId}`, { token: admin.token })).body.balance_mirror;
+
+  it("takes a deposit on each operator from creation to confirmed, with the balance the network reports", async () => {
+    for (const sim of [simA, simB]) {
+      const amount = uniqueAmount();
+      const id = await queue(sim, amount, customerOf(sim.operator));
+      const before = sms.deliveries.length;
+      const r = await dialled(id);
+      expect(r.result?.outcome).toBe("ussd_ok");
+      const [delivery] = sms.deliveries.slice(before);
+      expect(delivery.status).toBe(200);
+      expect(delivery.body).toMatchObject({ matched: true, outcome: "confirmed", kind: "DEP", operation_id: id });
+      expect(await statusOf(id)).toBe("confirmed");
+      expect(await mirrorOf(sim)).toBe(network.balanceOf(sim.msisdn));
+    }
+  });
+
+  it("confirms a balance check with the balance reply", async () => {
+    const id = await queue(simB, 1, simB.msisdn, "balance");
+    await dialled(id);
+    expect(sms.deliveries.at(-1)!.body).toMatchObject({ outcome: "confirmed", kind: "BAL" });
+    expect(await statusOf(id)).toBe("confirmed");
+    expect(await mirrorOf(simB)).toBe(network.balanceOf(simB.msisdn));
+  });
+
+  it("answers an SMS the handset sent twice once, and one the network sent twice as a restatement", async () => {
+    const first = await queue(simA, uniqueAmount(), customerOf("operator_a"));
+    sms.failNext({ kind: "duplicated", by: "handset" });
+    const before = sms.deliveries.length;
+    await dialled(first);
+    const [a, b] = sms.deliveries.slice(before);
+    expect(a.body).toMatchObject({ outcome: "confirmed", duplicate: false });
+    expect(b.body).toMatchObject({ outcome: "confirmed", duplicate: true, message_id: a.body.message_id });
+
+    const second = await queue(simB, uniqueAmount(), customerOf("operator_b"));
+    sms.failNext({ kind: "duplicated", by: "operator", concurrent: true });
+    const mark = sms.deliveries.length;
+    await dialled(second);
+    const outcomes = sms.deliveries.slice(mark).map((d) => d.body.outcome).sort();
+    expect(outcomes).toEqual(["confirmed", "restated"]);
+    for (const d of sms.deliveries.slice(mark)) expect(d.body.operation_id).toBe(second);
+  });
+
+  it("pairs reordered SMS with their own operations", async () => {
+    const one = await queue(simB, uniqueAmount(), customerOf("operator_b"));
+    const two = await queue(simB, uniqueAmount(), customerOf("operator_b"));
+    sms.failNext({ kind: "reordered" });
+    const mark = sms.deliveries.length;
+    await dialled(one);
+    await dialled(two);
+    const got = sms.deliveries.slice(mark).map((d) => d.body.operation_id);
+    expect(got).toEqual([two, one]);
+    expect([await statusOf(one), await statusOf(two)]).toEqual(["confirmed", "confirmed"]);
+  });
+
+  it("confirms with late evidence: the SMS arrives after the evidence window, inside the late window", async () => {
+    const id = await queue(simA, uniqueAmount(), customerOf("operator_a"));
+    sms.failNext({ kind: "delayed" });
+    await dialled(id);
+    expect(await statusOf(id)).toBe("awaiting_evidence");
+    await eventually(async () => ((await statusOf(id)) === "no_evidence" ? true : undefined), 20_000, "the sweep to close the window");
+    const unproven = await sys.api.get("/v1/operations/unproven?all=true", { token: agent.token });
+    expect(unproven.body.find((u: { operation_id: string }) => u.operation_id === id)).toMatchObject({ self_resolving: true });
+    const [late] = await sms.releaseDelayed();
+    expect(late.body).toMatchObject({ matched: true, outcome: "confirmed", operation_id: id });
+    expect(await statusOf(id)).toBe("confirmed");
+  });
+
+  it("leaves a lost SMS's operation to arbitration, and noise confirms nothing", async () => {
+    const id = await queue(simB, uniqueAmount(), customerOf("operator_b"));
+    sms.failNext({ kind: "lost" });
+    await dialled(id);
+    const noise = await sms.batch([sms.promotionSms(simB.simId, "operator_b"), sms.movement(simB.simId, "operator_b"), sms.promotionSms(simB.simId, "operator_b")]);
+    expect(noise.map((d) => d.body.outcome)).toEqual(["stored", "movement", "stored"]);
+    await eventually(async () => ((await statusOf(id)) === "no_evidence" ? true : undefined), 20_000, "the sweep to close the window");
+    const arbitrated = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, { token: admin.token, body: { decision: "failed", note: "Customer says nothing arrived" } });
+    expect(arbitrated.status).toBe(200);
+    expect(arbitrated.body.status).toBe("failed");
+    const moves = await sys.api.get("/v1/evidences/movements?all=true", { token: agent.token });
+    expect(moves.body.map((m: { id: string }) => m.id)).toContain(noise[1].body.message_id);
+  });
+
+  it("leaves two same-amount transfers racing on one SIM to a person, who arbitrates and attaches", async () => {
+    const amount = uniqueAmount();
+    const [c1, c2] = [customerOf("operator_b"), customerOf("operator_b")];
+    const first = await queue(simB, amount, c1);
+    const second = await queue(simB, amount, c2);
+    const mark = sms.deliveries.length;
+    await dialled(first);
+    await dialled(second);
+    const ds = sms.deliveries.slice(mark);
+    expect(ds.map((d) => d.body.outcome)).toEqual(["ambiguous", "ambiguous"]);
+    expect(ds.every((d) => d.body.is_ambiguous === true)).toBe(true);
+    await eventually(
+      async () => ((await statusOf(first)) === "no_evidence" && (await statusOf(second)) === "no_evidence" ? true : undefined),
+      20_000,
+      "the sweep to close both windows",
+    );
+    // The person reads each message's counterparty and settles its transfer with it.
+    const queueRows = (await unmatched(agent.token)).body as { id: string; counterparty_msisdn: string; is_ambiguous: boolean }[];
+    const forFirst = queueRows.find((e) => e.id === ds[0].body.message_id)!;
+    expect(forFirst).toMatchObject({ is_ambiguous: true, counterparty_msisdn: c1 });
+    const arbitrated = await sys.api.post(`/v1/admin/operations/${second}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: "Seen on the statement" } });
+    expect(arbitrated.body.status).toBe("confirmed");
+    const attached = await sys.api.post(`/v1/operations/${first}/evidence`, { token: agent.token, body: { evidence_id: forFirst.id } });
+    expect(attached.status).toBe(200);
+    expect(attached.body).toMatchObject({ status: "confirmed", evidence: { is_ambiguous: true } });
+    const forSecond = await sys.api.post(`/v1/operations/${second}/evidence`, { token: supervisor.token, body: { evidence_id: ds[1].body.message_id } });
+    expect(forSecond.status).toBe(200);
+    const settled = await sys.api.get("/v1/operations/settled-on-word?all=true", { token: admin.token });
+    expect(settled.body.map((r: { operation_id: string }) => r.operation_id)).not.toContain(second);
+  });
+
+  it("keeps a deposit dialled by hand as an orphan until the agent attaches it to the matching operation", async () => {
+    const msisdn = customerOf("operator_b");
+    const amount = uniqueAmount();
+    // The agent dials on the handset by hand: no operation exists, the network still sends its SMS.
+    const session = network.open(simB.msisdn, "#148*2#");
+    session.reply(String(amount));
+    session.reply(msisdn);
+    const screen = session.reply(simB.pin);
+    expect(screen.receipt?.kind).toBe("deposit");
+    const handDial = { ...sms.smsFor({ operation_id: "", sim_id: simB.simId, operator: "operator_b" } as never, { outcome: "ussd_ok", ussd_response: screen.text, failure_detail: null, receipt: screen.receipt, executed_at: new Date() })[0] };
+    const [orphan] = await sms.deliver(handDial);
+    expect(orphan.body).toMatchObject({ matched: false, outcome: "orphan" });
+    // Recorded afterwards: the SMS predates it, so correlation never pairs them on its own.
+    const matching = await sys.api.post("/v1/operations/matching", { token: agent.token, body: { beneficiary_msisdn: msisdn, montant: amount, sim_id: simB.simId } });
+    expect(matching.status).toBe(201);
+    const attached = await sys.api.post(`/v1/operations/${matching.body.operation_id}/evidence`, { token: agent.token, body: { evidence_id: orphan.body.message_id } });
+    expect(attached.status).toBe(200);
+    expect(attached.body.status).toBe("confirmed");
+  });
+});

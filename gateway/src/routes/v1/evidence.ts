@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
+import { toContractJson } from "../../http/json.ts";
+import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+
+const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
+
+/** `days`, `from`, `to`, `all` as the board lists take them; the service checks days and dates. */
+const windowQuery = {
+  limit: queryInt(1, 250).optional(),
+  days: z.coerce.number().int().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  all: queryBool().optional(),
+};
+
+const windowOf = (q: { days?: number; from?: string; to?: string; all?: boolean }) => ({
+  days: q.days ?? 0,
+  from: q.from ?? "",
+  to: q.to ?? "",
+  all: q.all ?? false,
+});
+
+const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
+
+// `/v1/evidences/movements` is declared before any `/v1/evidences/:evidence_id` route.
+export const evidenceRoutes: Route[] = [
+  route({
+    operationId: "listMovements",
+    method: "get",
+    path: "/v1/evidences/movements",
+    tag: "Operations",
+    summary: "Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)",
+    auth: ["session"],
+    query: z.object(windowQuery),
+    responses: { 200: "Array of evidence records", 401: "Not signed in", 403: "Agent inactive", 422: "Bad limit, days or dates" },
+    async handle({ caller, query, services }) {
+      const res = await services.evidence.listMovements({ caller, limit: query.limit ?? 0, window: windowOf(query) });
+      return ok(res.evidences.map(evidenceJson));
+    },
+  }),
+  route({
+    operationId: "listUnmatchedEvidence",
+    method: "get",
+    path: "/v1/evidences",
+    tag: "Operations",
+    summary: "Orphan evidence waiting for a person (unmatched=true required); agents see the SIMs of their grant",
+    auth: ["session"],
+    query: z.object({ unmatched: z.string().optional(), ...windowQuery }),
+    responses: {
+      200: "Array of evidence records, newest first",
+      400: "unmatched is not true",
+      401: "Not signed in",
+      403: "Agent inactive",
+      422: "Bad limit, days or dates",
+    },
+    async handle({ caller, query, services }) {
+      const res = await services.evidence.listUnmatchedEvidence({
+        caller,
+        unmatched: query.unmatched === "true" || query.unmatched === "1",
+        limit: query.limit ?? 0,
+        window: windowOf(query),
+      });
+      return ok(res.evidences.map(evidenceJson));
+    },
+  }),
+  route({
+    operationId: "dismissEvidence",
+    method: "post",
+    path: "/v1/evidences/:evidence_id/dismiss",
+    tag: "Operations",
+    summary: "Take a message out of the unmatched queue with a reason (idempotent)",
+    auth: ["session"],
+    uuidParams: ["evidence_id"],
+    body: z.object({ reason: z.enum(DISMISS_REASONS) }),
+    responses: {
+      204: "Dismissed",
+      401: "Not signed in",
+      403: "SIM not assigned to the agent",
+      404: "Unknown evidence",
+      409: "Already attached to an operation",
+      422: "Unknown reason",
+    },
+    async handle({ caller, params, body, services }) {
+      await services.evidence.dismissEvidence({ caller, evidenceId: params.evidence_id, reason: body.reason });
+      return noContent();
+    },
+  }),
+  route({
+    operationId: "attachEvidence",
+    method: "post",
+    path: "/v1/operations/:operation_id/evidence",
+    tag: "Operations",
+    summary: "Attach an orphan message to an operation: confirms it (the agent named on it, supervisors, admins)",
+    auth: ["session"],
+    uuidParams: ["operation_id"],
+    body: z.object({ evidence_id: uuid() }),
+    responses: {
+      200: "Confirmed operation detail",
+      401: "Not signed in",
+      403: "Not the operation's agent, a supervisor or an admin",
+      404: "Unknown operation or evidence",
+      409: "Evidence already names an operation, or the operation is terminal",
+      422: "Evidence arrived on a different SIM",
+    },
+    async handle({ caller, params, body, services }) {
+      const res = await services.evidence.attachEvidence({ caller, operationId: params.operation_id, evidenceId: body.evidence_id });
+      return ok(toContractJson(OperationSchema, res.operation!));
+    },
+  }),
+];

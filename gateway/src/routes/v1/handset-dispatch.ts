@@ -1,0 +1,101 @@
+import { z } from "zod";
+import {
+  DeviceDispatchSchema,
+  DeviceOperationSchema,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { toContractJson } from "../../http/json.ts";
+import { noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
+
+const outcome = z.enum([
+  "ussd_ok",
+  "ussd_unconfirmed",
+  "ussd_failed",
+  "ussd_timeout",
+  "no_service",
+  "sim_absent",
+  "name_mismatch",
+]);
+
+/**
+ * The handset's work routes (device token): poll, outcome report, claimed operations.
+ * The poll's 200 payload is the only response that carries a SIM PIN (ussd_steps,
+ * ussd_string); nothing here logs a body.
+ */
+export const handsetDispatchRoutes: Route[] = [
+  route({
+    operationId: "getNextOperation",
+    method: "get",
+    path: "/v1/device/next",
+    tag: "Handset",
+    summary: "Poll for the next operation: claims the device's oldest queued one (running); 204 when idle or in cooldown",
+    auth: ["device"],
+    responses: {
+      200: "Operation payload (ussd_steps with the PIN)",
+      204: "No queued operation, or inside the cooldown",
+      401: "Bad credentials",
+      409: "The device already has a running operation",
+      429: "Too many requests",
+      500: "USSD steps could not be built",
+    },
+    async handle({ caller, services, res }) {
+      const reply = await services.dispatch.getNextOperation({ caller });
+      if (!reply.dispatch) return noContent();
+      res.setHeader("Cache-Control", "no-store");
+      return ok(toContractJson(DeviceDispatchSchema, reply.dispatch));
+    },
+  }),
+  route({
+    operationId: "reportOutcome",
+    method: "post",
+    path: "/v1/device/outcome",
+    tag: "Handset",
+    summary: "Report the USSD outcome of the running operation; idempotent",
+    auth: ["device"],
+    body: z.object({
+      operation_id: uuid(),
+      outcome,
+      ussd_response: z.string().max(5000).nullable().optional(),
+      executed_at: z.iso.datetime({ offset: true }),
+      failure_detail: z.string().max(1000).nullable().optional(),
+    }),
+    responses: {
+      200: "operation_id, status, evidence_expires_at",
+      401: "Bad credentials",
+      404: "Not an operation of this device",
+      409: "Not running, or a different outcome was already reported",
+      422: "Invalid body",
+    },
+    async handle({ caller, body, services }) {
+      const reply = await services.dispatch.reportOutcome({
+        caller,
+        operationId: body.operation_id,
+        outcome: body.outcome,
+        ussdResponse: body.ussd_response ?? undefined,
+        executedAt: { seconds: BigInt(Math.floor(Date.parse(body.executed_at) / 1000)), nanos: 0 },
+        failureDetail: body.failure_detail ?? undefined,
+      });
+      return ok(toContractJson(ReportOutcomeResponseSchema, reply));
+    },
+  }),
+  route({
+    operationId: "listDeviceOperations",
+    method: "get",
+    path: "/v1/device/operations",
+    tag: "Handset",
+    summary: "Operations the device claimed, most recently changed first",
+    auth: ["device"],
+    query: z.object({ since: z.iso.datetime({ offset: true }).optional(), limit: queryInt(1, 250).optional() }),
+    responses: { 200: "Array of device operation rows", 401: "Bad credentials", 422: "Malformed since or limit" },
+    async handle({ caller, query, services }) {
+      const since = query.since ? Date.parse(query.since) : undefined;
+      const reply = await services.dispatch.listDeviceOperations({
+        caller,
+        since:
+          since === undefined ? undefined : { seconds: BigInt(Math.floor(since / 1000)), nanos: (since % 1000) * 1_000_000 },
+        limit: query.limit ?? 0,
+      });
+      return ok(reply.operations.map((o) => toContractJson(DeviceOperationSchema, o)));
+    },
+  }),
+];

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { ts } from "@transferops/kit";
+import { MessageResultSchema, type MessageResult } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { toContractJson } from "../../http/json.ts";
+import { ok, route, text, type Route } from "../../http/route.ts";
+
+const timestamp = () => z.iso.datetime({ offset: true });
+
+const message = z.object({
+  sender: text(100),
+  raw: z.string().min(1).max(4000),
+  received_at: timestamp(),
+  device_received_at: timestamp().nullable().optional(),
+  client_message_id: z.string().min(1).max(64).nullable().optional(),
+});
+
+const body = z.object({
+  sim_id: text(100),
+  subscription_slot: z.union([z.literal(0), z.literal(1)]).nullable().optional(),
+  correlate: z.boolean().optional(),
+  messages: z.array(message).min(1).max(100),
+});
+
+/**
+ * The response: one entry of `results` per message, in request order, plus the contract's
+ * top-level `matched` and `restated` (true when any message matched or restated) and the
+ * richer form (`kind`, `outcome`, `operation`, `balance`, `previous_balance`) of the
+ * decisive message: the first that matched, else the first. For a single message the top
+ * level is exactly its result.
+ */
+function submissionJson(results: MessageResult[]) {
+  const decisive = results.find((r) => r.matched) ?? results[0];
+  const json = results.map((r) => toContractJson(MessageResultSchema, r));
+  const top = json[results.indexOf(decisive)];
+  return {
+    matched: results.some((r) => r.matched),
+    restated: results.some((r) => r.restated),
+    kind: top.kind,
+    outcome: top.outcome,
+    operation: top.operation,
+    balance: top.balance,
+    previous_balance: top.previous_balance,
+    results: json,
+  };
+}
+
+export const handsetMessageRoutes: Route[] = [
+  route({
+    operationId: "submitMessages",
+    method: "post",
+    path: "/v1/device/messages",
+    tag: "Handset",
+    summary: "Forward operator SMS: deduplicated, parsed, stored, correlated to an operation of the same SIM",
+    auth: ["device"],
+    body,
+    responses: {
+      200: "matched, restated, kind, outcome, operation, balance, previous_balance, and `results` (one per message)",
+      401: "Bad credentials",
+      403: "SIM not assigned to this device",
+      422: "Invalid body",
+    },
+    async handle({ caller, body, services }) {
+      const res = await services.evidence.submitMessages({
+        caller,
+        simId: body.sim_id,
+        subscriptionSlot: body.subscription_slot ?? undefined,
+        correlate: body.correlate ?? true,
+        messages: body.messages.map((m) => ({
+          sender: m.sender,
+          raw: m.raw,
+          receivedAt: ts(m.received_at),
+          deviceReceivedAt: ts(m.device_received_at ?? undefined),
+          clientMessageId: m.client_message_id ?? undefined,
+        })),
+      });
+      return ok(submissionJson(res.results));
+    },
+  }),
+];

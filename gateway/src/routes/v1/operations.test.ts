@@ -1,0 +1,347 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import {
+  ADMIN_ONLY,
+  fleetCredentials,
+  grantAccess,
+  provisionHandset,
+  recordBalance,
+  setCircuitBreaker,
+  statusesFor,
+  type Credentials,
+  type Sim,
+} from "../../../../test/support/fleet-fixtures.ts";
+
+// The dispatch routes through the gateway: statuses, bodies and scope for every route and
+// credential. The journeys with the handset simulator are in handset-dispatch.test.ts.
+
+let sys: TestSystem;
+let admin: { token: string; agentId: string };
+let creds: Credentials & { deviceId: string };
+let agent: { token: string; agentId: string };
+let colleague: { token: string; agentId: string };
+let simB: Sim;
+let device: { deviceId: string; token: string };
+
+const OPERATION_KEYS = [
+  "operation_id",
+  "request_id",
+  "status",
+  "origin",
+  "op_type",
+  "sim_id",
+  "contact_id",
+  "device_id",
+  "device_label",
+  "agent_id",
+  "operator",
+  "montant",
+  "msisdn_dest",
+  "dest_name",
+  "ussd_string",
+  "ussd_response",
+  "reject_reason",
+  "failure_reason",
+  "evidence",
+  "retry_allowed",
+  "retry_requires_confirmation",
+  "created_at",
+  "started_at",
+  "finished_at",
+];
+
+beforeAll(async () => {
+  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
+  admin = await sys.api.bootstrapAdmin();
+  creds = await fleetCredentials(sys.api, admin.token, "ops");
+  agent = await sys.api.createAgent(admin.token, { login: "ops-owner", full_name: "Olga Owner" });
+  colleague = await sys.api.createAgent(admin.token, { login: "ops-colleague" });
+  const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b", "operator_a"], balance: 300_000 });
+  simB = handset.sims[0];
+  device = handset.device;
+  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: handset.sims.map((s) => s.simId), opTypes: ["deposit", "balance"] });
+  // The fixtures' "agent" credential holds the same SIMs.
+  const me = await sys.api.get("/v1/agents/me", { token: creds.agent.token });
+  await grantAccess(sys.api, admin.token, me.body.agent_id, { simIds: [simB.simId] });
+});
+afterAll(async () => {
+  await sys?.stop();
+});
+
+const body = (o: Record<string, unknown> = {}) => ({
+  request_id: randomUUID(),
+  operator: "operator_b",
+  client: { msisdn: "690000001", nom: "Jean Dupont" },
+  montant: 5000,
+  ...o,
+});
+const createAs = async (token: string, o: Record<string, unknown> = {}) => sys.api.post("/v1/operations", { token, body: body(o) });
+
+describe("POST /v1/operations (createOperation)", () => {
+  it("answers 202 with operation_id and status queued", async () => {
+    const res = await createAs(agent.token);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: "queued" });
+    expect(res.headers.get("x-correlation-id")).toBeTruthy();
+  });
+
+  it("answers a repeated request_id with 409 and the existing operation object, every field of the contract", async () => {
+    const b = body({ contact_id: "c-9" });
+    const first = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+    const again = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+    expect(again.status).toBe(409);
+    expect(Object.keys(again.body).sort()).toEqual([...OPERATION_KEYS].sort());
+    expect(again.body).toMatchObject({
+      operation_id: first.body.operation_id,
+      request_id: b.request_id,
+      status: "queued",
+      origin: "assisted",
+      op_type: "deposit",
+      sim_id: simB.simId,
+      contact_id: "c-9",
+      device_id: device.deviceId,
+      agent_id: agent.agentId,
+      operator: "operator_b",
+      montant: 5000,
+      msisdn_dest: "690000001",
+      dest_name: "Jean Dupont",
+      ussd_string: null,
+      evidence: null,
+      retry_allowed: false,
+      retry_requires_confirmation: null,
+      started_at: null,
+      finished_at: null,
+    });
+  });
+
+  it("executes once when 10 repeats race through the gateway", async () => {
+    const b = body();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => sys.api.post("/v1/operations", { token: agent.token, body: b })));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, ...Array(9).fill(409)]);
+    const ids = new Set(answers.map((a) => a.body.operation_id));
+    expect(ids.size).toBe(1);
+    const rows = await sys.db.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [b.request_id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("takes agent_id from the API key's body and refuses it missing", async () => {
+    const ok = await sys.api.post("/v1/operations", { apiKey: true, body: body({ agent_id: agent.agentId }) });
+    expect(ok.status).toBe(202);
+    const got = await sys.api.get(`/v1/operations/${ok.body.operation_id}`, { token: agent.token });
+    expect([got.body.agent_id, got.body.origin]).toEqual([agent.agentId, "aggregated"]);
+    const missing = await sys.api.post("/v1/operations", { apiKey: true, body: body() });
+    expect([missing.status, missing.body.code]).toEqual([422, "invalid_request"]);
+  });
+
+  it.each([
+    ["operator mismatch", { client: { msisdn: "670000001", nom: "X" } }, "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b"],
+    ["unknown prefix", { client: { msisdn: "662000000", nom: "X" } }, "Cannot determine the operator for 662000000"],
+    ["insufficient balance", { montant: 400_000 }, expect.stringMatching(/^Insufficient balance on SIM .*: requested 400000, available 300000/)],
+  ])("answers 422 for %s with the contract's text", async (_what, o, detail) => {
+    const res = await createAs(agent.token, o);
+    expect([res.status, res.body.detail]).toEqual([422, detail]);
+  });
+
+  it("answers 403 naming the rule when the grant does not allow it", async () => {
+    const res = await createAs(agent.token, { type_op: "withdrawal", merchant_code: "M1", client: { msisdn: "690000001", nom: "X" } });
+    expect([res.status, res.body.code, res.body.detail]).toEqual([403, "not_in_grant_type", "Access profile does not allow withdrawal operations"]);
+    const none = await createAs(colleague.token);
+    expect([none.status, none.body.code]).toEqual([403, "no_grant"]);
+  });
+
+  it("answers 422 invalid_request with the list of problems for a malformed body", async () => {
+    const res = await sys.api.post("/v1/operations", { token: agent.token, body: { request_id: "x", operator: "operator_z", montant: -1 } });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("invalid_request");
+    expect(res.body.detail.map((p: { field: string }) => p.field)).toEqual(expect.arrayContaining(["body.operator", "body.montant", "body.client"]));
+  });
+
+  it("answers 423 with detail circuit_breaker while the breaker is active", async () => {
+    await setCircuitBreaker(sys.api, admin.token, true);
+    try {
+      const res = await createAs(agent.token);
+      expect(res.status).toBe(423);
+      expect(res.body).toEqual({ detail: "circuit_breaker", code: "circuit_breaker", context: {} });
+    } finally {
+      await setCircuitBreaker(sys.api, admin.token, false);
+    }
+  });
+
+  it("refuses a stale balance reading (older than 24 hours)", async () => {
+    const stale = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"] });
+    await recordBalance(sys.api, stale.sims[0].simId, 50_000, { observedAt: new Date(Date.now() - 25 * 3600_000) });
+    const res = await sys.api.post("/v1/operations", {
+      token: admin.token,
+      body: body({ operator: "operator_a", client: { msisdn: "670000001", nom: "X" }, sim_id: stale.sims[0].simId }),
+    });
+    expect([res.status, res.body.code]).toEqual([422, "stale_balance"]);
+    expect(res.body.detail).toMatch(/^SIM .* balance was last measured at /);
+  });
+});
+
+describe("list, get, cancel through the gateway", () => {
+  it("lists own operations with filters; 422 for an unknown status or a malformed date; 403 for another agent's id", async () => {
+    const list = await sys.api.get("/v1/operations?status=queued&limit=5", { token: agent.token });
+    expect(list.status).toBe(200);
+    expect(list.body.length).toBeGreaterThan(0);
+    expect(list.body.length).toBeLessThanOrEqual(5);
+    expect(list.body.every((o: { agent_id: string; status: string }) => o.agent_id === agent.agentId && o.status === "queued")).toBe(true);
+    expect((await sys.api.get("/v1/operations?status=done", { token: agent.token })).status).toBe(422);
+    expect((await sys.api.get("/v1/operations?date=2026-1-1", { token: agent.token })).status).toBe(422);
+    expect((await sys.api.get("/v1/operations?date_from=2026-02-02&date_to=2026-02-01", { token: agent.token })).status).toBe(422);
+    expect((await sys.api.get("/v1/operations?limit=251", { token: agent.token })).status).toBe(422);
+    expect((await sys.api.get(`/v1/operations?agent_id=${colleague.agentId}`, { token: agent.token })).status).toBe(403);
+    const byAdmin = await sys.api.get(`/v1/operations?agent_id=${agent.agentId}`, { token: admin.token });
+    expect(byAdmin.body.every((o: { agent_id: string }) => o.agent_id === agent.agentId)).toBe(true);
+  });
+
+  it("searches on the digits of the number alone", async () => {
+    const created = await createAs(agent.token, { client: { msisdn: "699765432", nom: "Zoé Nkolo" } });
+    const found = await sys.api.get(`/v1/operations?search=${encodeURIComponent("76-54 32")}`, { token: agent.token });
+    expect(found.body.map((o: { operation_id: string }) => o.operation_id)).toContain(created.body.operation_id);
+    const byName = await sys.api.get(`/v1/operations?search=zoé nkolo`, { token: agent.token });
+    expect(byName.body.map((o: { operation_id: string }) => o.operation_id)).toEqual([created.body.operation_id]);
+  });
+
+  it("answers 422 for a malformed operation id and 404 for an unknown one", async () => {
+    const bad = await sys.api.get("/v1/operations/not-a-uuid", { token: agent.token });
+    expect([bad.status, bad.body.code]).toEqual([422, "invalid_request"]);
+    expect((await sys.api.get(`/v1/operations/${randomUUID()}`, { token: agent.token })).status).toBe(404);
+  });
+
+  it("cancels a queued operation (200, rejected, Cancelled by <full_name>.) and refuses a second cancel with 409 and its context", async () => {
+    const created = await createAs(agent.token);
+    const id = created.body.operation_id;
+    const res = await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "rejected", reject_reason: "Cancelled by Olga Owner.", retry_allowed: true, retry_requires_confirmation: false });
+    expect(res.body.finished_at).not.toBeNull();
+    const again = await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      detail: `Operation ${id} is rejected and cannot be cancelled`,
+      code: "operation_not_cancellable",
+      context: { operation_id: id, operation_status: "rejected" },
+    });
+  });
+});
+
+describe("scope: every route and credential", () => {
+  let ownOp: string;
+  let matchingOp: string;
+  beforeAll(async () => {
+    ownOp = (await createAs(agent.token)).body.operation_id;
+    matchingOp = (await sys.api.post("/v1/operations/matching", { token: agent.token, body: { beneficiary_msisdn: "690000002", montant: 1000 } })).body
+      .operation_id;
+  });
+  const ALL = ["none", "admin", "supervisor", "agent", "inactive", "apiKey", "wrongApiKey", "device", "revokedDevice"] as const;
+  const everyoneBut = (base: Record<string, number>) => ({ none: 401, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 403, revokedDevice: 401, ...base });
+
+  it("POST /v1/operations: API key and sessions; device 403; inactive 403", async () => {
+    const statuses: Record<string, number> = {};
+    for (const name of ALL) {
+      statuses[name] = (await sys.api.request("POST", "/v1/operations", { ...creds[name], body: body({ agent_id: agent.agentId }) })).status;
+    }
+    // The supervisor has no grant (403 no_grant); the admin bypasses the grant.
+    expect(statuses).toEqual({ ...everyoneBut({ admin: 202, supervisor: 403, agent: 202 }), apiKey: 202 });
+  });
+
+  it.each([
+    ["GET", "/v1/operations", { admin: 200, supervisor: 200, agent: 200 }],
+    ["GET", "/v1/operations/unproven", { admin: 200, supervisor: 200, agent: 200 }],
+    ["GET", "/v1/operations/settled-on-word", { admin: 200, supervisor: 200, agent: 200 }],
+    ["GET", "/v1/operations/matching", { admin: 200, supervisor: 200, agent: 200 }],
+  ])("%s %s: sessions only", async (method, path, expected) => {
+    expect(await statusesFor(sys.api, creds, method as "GET", path, [...ALL])).toEqual(everyoneBut(expected));
+  });
+
+  it("GET /v1/operations/{id}: the owner and admins; other sessions 403", async () => {
+    const statuses = await statusesFor(sys.api, creds, "GET", `/v1/operations/${ownOp}`, [...ALL]);
+    expect(statuses).toEqual(everyoneBut({ admin: 200, supervisor: 403, agent: 403 }));
+    expect((await sys.api.get(`/v1/operations/${ownOp}`, { token: agent.token })).status).toBe(200);
+  });
+
+  it("POST /v1/operations/{id}/cancel and settle: other sessions 403, credentials of other kinds 401/403", async () => {
+    const names = ALL.filter((n) => n !== "admin");
+    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/cancel`, names)).toEqual(everyoneBut({ supervisor: 403, agent: 403 }));
+    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/settle`, names, { outcome: "arrived", note: "x" })).toEqual(
+      everyoneBut({ supervisor: 403, agent: 409 }),
+    );
+  });
+
+  it("POST /v1/operations/matching: sessions only, the API key 403", async () => {
+    const statuses: Record<string, number> = {};
+    for (const name of ALL) {
+      statuses[name] = (
+        await sys.api.request("POST", "/v1/operations/matching", { ...creds[name], body: { beneficiary_msisdn: "690000003", montant: 1000 } })
+      ).status;
+    }
+    expect(statuses).toEqual(everyoneBut({ admin: 201, supervisor: 403, agent: 201 }));
+  });
+
+  it("PATCH and cancel a matching operation: the owner and admins", async () => {
+    const names = ALL.filter((n) => n !== "admin");
+    expect(await statusesFor(sys.api, creds, "PATCH", `/v1/operations/matching/${matchingOp}`, names, { montant: 1100 })).toEqual(
+      everyoneBut({ supervisor: 403, agent: 403 }),
+    );
+    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/matching/${matchingOp}/cancel`, names)).toEqual(
+      everyoneBut({ supervisor: 403, agent: 403 }),
+    );
+    expect((await sys.api.patch(`/v1/operations/matching/${matchingOp}`, { token: agent.token, body: { montant: 1100 } })).body.montant).toBe(1100);
+  });
+
+  it("POST /v1/admin/operations/{id}/arbitrate: admin only (the API key is refused)", async () => {
+    const names = ALL.filter((n) => n !== "admin");
+    expect(await statusesFor(sys.api, creds, "POST", `/v1/admin/operations/${ownOp}/arbitrate`, names, { decision: "confirmed", note: "x" })).toEqual(
+      ADMIN_ONLY,
+    );
+    const wrongStatus = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: "x" } });
+    expect([wrongStatus.status, wrongStatus.body.code]).toEqual([422, "operation_not_arbitrable"]);
+    const noNote = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: " " } });
+    expect(noNote.status).toBe(422);
+  });
+
+  it.each([
+    ["GET", "/v1/device/next", 204],
+    ["GET", "/v1/device/operations", 200],
+  ])("%s %s: device tokens only", async (method, path, deviceStatus) => {
+    const statuses = await statusesFor(sys.api, creds, method as "GET", path, [...ALL]);
+    expect(statuses).toEqual({ none: 401, admin: 403, supervisor: 403, agent: 403, inactive: 403, apiKey: 403, wrongApiKey: 401, device: deviceStatus, revokedDevice: 401 });
+  });
+
+  it("POST /v1/device/outcome: device tokens only; another device's operation is 404", async () => {
+    const report = { operation_id: ownOp, outcome: "ussd_ok", executed_at: new Date().toISOString() };
+    const statuses = await statusesFor(sys.api, creds, "POST", "/v1/device/outcome", [...ALL], report);
+    expect(statuses).toEqual({ none: 401, admin: 403, supervisor: 403, agent: 403, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 404, revokedDevice: 401 });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("lists every dispatch route under the operationId of design.md §11", async () => {
+    const doc = await sys.api.get("/v1/openapi.json");
+    const ids = new Set<string>();
+    for (const item of Object.values(doc.body.paths as Record<string, Record<string, { operationId: string }>>)) {
+      for (const op of Object.values(item)) ids.add(op.operationId);
+    }
+    for (const id of [
+      "createOperation",
+      "listOperations",
+      "getOperation",
+      "cancelOperation",
+      "createMatchingOperation",
+      "listMatchingOperations",
+      "updateMatchingOperation",
+      "cancelMatchingOperation",
+      "listUnproven",
+      "settleOperation",
+      "listSettledOnWord",
+      "arbitrateOperation",
+      "getNextOperation",
+      "reportOutcome",
+      "listDeviceOperations",
+    ]) {
+      expect(ids).toContain(id);
+    }
+  });
+});

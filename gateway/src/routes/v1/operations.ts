@@ -1,0 +1,219 @@
+import { z } from "zod";
+import {
+  OperationSchema,
+  SettledOnWordRowSchema,
+  UnprovenOperationSchema,
+  type Operation,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { toContractJson } from "../../http/json.ts";
+import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
+
+/** The contract's operation detail. */
+export const operationJson = (o: Operation | undefined) => toContractJson(OperationSchema, o!);
+
+const opType = z.enum(["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"]);
+const nullableText = (max: number) => z.string().max(max).nullable().optional();
+
+const createBody = z.object({
+  request_id: text(200),
+  parent_operation_id: uuid().nullable().optional(),
+  // Required with the API key (the service says so); ignored for a session, so not validated here.
+  agent_id: z.string().max(100).nullable().optional(),
+  operator: z.enum(["operator_a", "operator_b"]),
+  client: z.object({ msisdn: text(20), nom: z.string().max(200) }),
+  type_op: opType.optional(),
+  montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  merchant_code: nullableText(50),
+  contact_id: nullableText(200),
+  partner_verified: z.boolean().optional(),
+  sim_id: nullableText(100),
+  // `matching` is refused by the service with its own code; other values too.
+  origin: z.string().max(50).nullable().optional(),
+});
+
+/** The board's days window of the queues. */
+const windowQuery = z.object({
+  limit: queryInt(1, 250).optional(),
+  days: queryInt(1, 365).optional(),
+  from: z.string().max(10).optional(),
+  to: z.string().max(10).optional(),
+  all: queryBool().optional(),
+});
+type WindowQuery = z.infer<typeof windowQuery>;
+const dayWindow = (q: WindowQuery) => ({ days: q.days ?? 0, from: q.from ?? "", to: q.to ?? "", all: q.all ?? false });
+
+/**
+ * The "Operations" group: create, list, get, cancel, the arbitration and settled-on-word
+ * queues, board settlement. Literal paths come before `/v1/operations/:operation_id`.
+ */
+export const operationRoutes: Route[] = [
+  route({
+    operationId: "createOperation",
+    method: "post",
+    path: "/v1/operations",
+    tag: "Operations",
+    summary: "Create an operation: gates in their documented order, SIM selected by the server, queued",
+    auth: ["api_key", "session"],
+    body: createBody,
+    responses: {
+      202: "Accepted and queued: operation_id, status = queued",
+      401: "Bad credentials",
+      403: "Access profile does not permit it (detail names the rule)",
+      409: "request_id exists: the existing operation object (treat as success)",
+      422: "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",
+      423: "Circuit breaker active (detail = circuit_breaker)",
+      429: "Too many requests",
+    },
+    async handle({ caller, body, services }) {
+      const res = await services.dispatch.createOperation({
+        caller,
+        requestId: body.request_id,
+        parentOperationId: body.parent_operation_id ?? undefined,
+        agentId: body.agent_id ?? "",
+        operator: body.operator,
+        clientMsisdn: body.client.msisdn,
+        clientNom: body.client.nom,
+        typeOp: body.type_op ?? "deposit",
+        montant: BigInt(body.montant),
+        merchantCode: body.merchant_code ?? undefined,
+        contactId: body.contact_id ?? undefined,
+        partnerVerified: body.partner_verified,
+        simId: body.sim_id ?? undefined,
+        origin: body.origin ?? undefined,
+      });
+      if (!res.created) return { status: 409, json: operationJson(res.operation) };
+      return { status: 202, json: { operation_id: res.operation!.operationId, status: res.operation!.status } };
+    },
+  }),
+  route({
+    operationId: "listOperations",
+    method: "get",
+    path: "/v1/operations",
+    tag: "Operations",
+    summary: "List operations in the caller's scope (own; the fleet for admins), newest first",
+    auth: ["session"],
+    query: z.object({
+      status: z.string().max(40).optional(),
+      sim_id: z.string().max(100).optional(),
+      agent_id: uuid().optional(),
+      date: z.string().max(10).optional(),
+      date_from: z.string().max(10).optional(),
+      date_to: z.string().max(10).optional(),
+      search: z.string().max(200).optional(),
+      limit: queryInt(1, 250).optional(),
+    }),
+    responses: {
+      200: "Array of operation detail",
+      401: "Not signed in",
+      403: "A non-admin naming another agent",
+      422: "Unknown status, malformed date, date_from after date_to",
+    },
+    async handle({ caller, query, services }) {
+      const res = await services.dispatch.listOperations({
+        caller,
+        status: query.status ?? "",
+        simId: query.sim_id ?? "",
+        agentId: query.agent_id ?? "",
+        date: query.date ?? "",
+        dateFrom: query.date_from ?? "",
+        dateTo: query.date_to ?? "",
+        search: query.search ?? "",
+        limit: query.limit ?? 0,
+      });
+      return ok(res.operations.map(operationJson));
+    },
+  }),
+  route({
+    operationId: "listUnproven",
+    method: "get",
+    path: "/v1/operations/unproven",
+    tag: "Operations",
+    summary: "Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)",
+    auth: ["session"],
+    query: windowQuery,
+    responses: { 200: "Array of unproven rows", 401: "Not signed in", 403: "Inactive agent", 422: "from after to" },
+    async handle({ caller, query, services }) {
+      const res = await services.dispatch.listUnproven({ caller, window: dayWindow(query), limit: query.limit ?? 0 });
+      return ok(res.operations.map((o) => toContractJson(UnprovenOperationSchema, o)));
+    },
+  }),
+  route({
+    operationId: "listSettledOnWord",
+    method: "get",
+    path: "/v1/operations/settled-on-word",
+    tag: "Operations",
+    summary: "Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at",
+    auth: ["session"],
+    query: windowQuery,
+    responses: { 200: "Array of settled-on-word rows", 401: "Not signed in", 403: "Inactive agent", 422: "from after to" },
+    async handle({ caller, query, services }) {
+      const res = await services.dispatch.listSettledOnWord({ caller, window: dayWindow(query), limit: query.limit ?? 0 });
+      return ok(res.operations.map((o) => toContractJson(SettledOnWordRowSchema, o)));
+    },
+  }),
+  route({
+    operationId: "getOperation",
+    method: "get",
+    path: "/v1/operations/:operation_id",
+    tag: "Operations",
+    summary: "One operation (own; any for admins)",
+    auth: ["session"],
+    uuidParams: ["operation_id"],
+    responses: { 200: "Operation detail", 401: "Not signed in", 403: "Another agent's operation", 404: "Unknown", 422: "Malformed id" },
+    async handle({ caller, params, services }) {
+      const res = await services.dispatch.getOperation({ caller, operationId: params.operation_id });
+      return ok(operationJson(res.operation));
+    },
+  }),
+  route({
+    operationId: "cancelOperation",
+    method: "post",
+    path: "/v1/operations/:operation_id/cancel",
+    tag: "Operations",
+    summary: "Cancel a queued or running operation: rejected, slot released, operation.failed (cancelled_by_agent)",
+    auth: ["session"],
+    uuidParams: ["operation_id"],
+    responses: {
+      200: "Operation detail (rejected)",
+      401: "Not signed in",
+      403: "Another agent's operation",
+      404: "Unknown",
+      409: "Already terminal (operation_not_cancellable, context operation_id and operation_status)",
+      422: "Malformed id",
+    },
+    async handle({ caller, params, services }) {
+      const res = await services.dispatch.cancelOperation({ caller, operationId: params.operation_id });
+      return ok(operationJson(res.operation));
+    },
+  }),
+  route({
+    operationId: "settleOperation",
+    method: "post",
+    path: "/v1/operations/:operation_id/settle",
+    tag: "Operations",
+    summary: "Board settlement of a no_evidence transfer: arrived (confirmed) or did_not_arrive (failed), with a note",
+    auth: ["session"],
+    uuidParams: ["operation_id"],
+    body: z.object({
+      outcome: z.enum(["arrived", "did_not_arrive"]),
+      note: z.string().max(500).refine((s) => s.trim() !== "", "must not be empty"),
+    }),
+    responses: {
+      200: "Operation detail",
+      401: "Not signed in",
+      403: "Not a transfer on a SIM the agent is assigned, nor one it dialled",
+      404: "Unknown",
+      409: "Not in no_evidence",
+      422: "Empty note",
+    },
+    async handle({ caller, params, body, services }) {
+      const res = await services.dispatch.settleOperation({
+        caller,
+        operationId: params.operation_id,
+        outcome: body.outcome,
+        note: body.note,
+      });
+      return ok(operationJson(res.operation));
+    },
+  }),
+];

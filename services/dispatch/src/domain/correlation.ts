@@ -1,0 +1,123 @@
+// Proof: which operation an operator message proves (design.md §5). Evidence parses and
+// stores the message, then asks dispatch; dispatch gathers the candidate operations of
+// the message's SIM under row locks and this function decides. The rules, in order:
+//
+//   1. Kind. A balance reply (BAL) proves only a balance check, whatever its amount (the
+//      operation carries the placeholder 1, the message the balance read). A deposit
+//      (DEP) or an unrecognised message (kind null: a possible deposit) proves only a
+//      transfer (deposit, withdrawal, float_deposit), by EXACT amount. Every other kind
+//      (movements, notices, mini statements, refusals) proves nothing.
+//   2. Time. When the handset said when it received the message, an operation created
+//      after that instant cannot be what the message answers.
+//   3. Status tiers. Active operations (queued, running, awaiting_evidence,
+//      awaiting_manual_dial) first; only when none fits, no_evidence operations whose
+//      finished_at is still inside the late evidence window.
+//   4. Origin narrowing, inside a tier. Operations a handset dials (aggregated,
+//      assisted) first: the message arrives on the handset that dialled them. Only when
+//      none fits, every origin (matching operations, dialled by hand).
+//   5. One candidate left: confirmed, unless the message names a counterparty number
+//      that contradicts the operation's destination: divergent (nothing confirmed, an
+//      alert is raised). Several: ambiguous (nothing confirmed; a person decides).
+//      None: no_candidate (evidence keeps the message as an orphan).
+
+import { normaliseMsisdn } from "./operators.ts";
+import { ACTIVE_STATUSES, type OperationStatus } from "./operation-state.ts";
+import { isAccountQuery, type Origin, type OpType } from "./vocabulary.ts";
+import { isWithinLateWindow } from "./windows.ts";
+
+export interface ProofCandidate {
+  readonly operation_id: string;
+  readonly status: OperationStatus;
+  readonly origin: Origin;
+  readonly op_type: OpType;
+  readonly montant: number;
+  readonly msisdn_dest: string;
+  readonly created_at: Date;
+  readonly finished_at: Date | null;
+}
+
+export interface ProofMessage {
+  /** `DEP`, `BAL`, ...; null when no rule recognised the text. */
+  readonly kind: string | null;
+  readonly amount: number;
+  readonly counterparty_msisdn: string | null;
+  readonly device_received_at: Date | null;
+}
+
+export type ProofDecision =
+  | { readonly outcome: "confirmed"; readonly operation_id: string }
+  | { readonly outcome: "ambiguous"; readonly candidate_ids: readonly string[] }
+  | { readonly outcome: "no_candidate" }
+  | {
+      readonly outcome: "divergent";
+      readonly operation_id: string;
+      readonly expected_msisdn: string;
+      readonly found_msisdn: string;
+    };
+
+/** Handset-dialled origins, tried before the hand-dialled matching operations. */
+const HANDSET_ORIGINS: readonly Origin[] = ["aggregated", "assisted"];
+
+/** The statuses worth loading as candidates: every active one, and no_evidence (late window checked here). */
+export const PROVABLE_STATUSES: readonly OperationStatus[] = [...ACTIVE_STATUSES, "no_evidence"];
+
+/** Whether a message of this kind can prove an operation of this type (rule 1). */
+export function kindProves(kind: string | null, opType: OpType): boolean {
+  if (kind === "BAL") return opType === "balance";
+  if (kind === null || kind === "" || kind === "DEP") return !isAccountQuery(opType);
+  return false;
+}
+
+/** Whether the amount must match exactly; a balance reply carries the balance, not the placeholder. */
+export function matchesAmount(kind: string | null, candidate: ProofCandidate, amount: number): boolean {
+  return kind === "BAL" || candidate.montant === amount;
+}
+
+export function decideProof(
+  candidates: readonly ProofCandidate[],
+  message: ProofMessage,
+  now: Date,
+  lateEvidenceS: number,
+): ProofDecision {
+  const fitting = candidates.filter(
+    (c) =>
+      kindProves(message.kind, c.op_type) &&
+      matchesAmount(message.kind, c, message.amount) &&
+      (message.device_received_at === null || c.created_at.getTime() <= message.device_received_at.getTime()),
+  );
+  const active = fitting.filter((c) => ACTIVE_STATUSES.includes(c.status));
+  const late = fitting.filter(
+    (c) => c.status === "no_evidence" && isWithinLateWindow(c.finished_at, now, lateEvidenceS),
+  );
+  const tier = active.length > 0 ? active : late;
+  if (tier.length === 0) return { outcome: "no_candidate" };
+  const narrowed = tier.filter((c) => HANDSET_ORIGINS.includes(c.origin));
+  const pool = narrowed.length > 0 ? narrowed : tier;
+  if (pool.length > 1) {
+    return { outcome: "ambiguous", candidate_ids: pool.map((c) => c.operation_id).sort() };
+  }
+  const [single] = pool as [ProofCandidate];
+  const divergence = divergentNumber(message, single);
+  if (divergence !== null) {
+    return {
+      outcome: "divergent",
+      operation_id: single.operation_id,
+      expected_msisdn: single.msisdn_dest,
+      found_msisdn: divergence,
+    };
+  }
+  return { outcome: "confirmed", operation_id: single.operation_id };
+}
+
+/**
+ * The counterparty number when it contradicts the destination, else null. A balance
+ * reply has no counterparty; a number that cannot be read as a local number is not
+ * evidence of anything and is ignored.
+ */
+function divergentNumber(message: ProofMessage, candidate: ProofCandidate): string | null {
+  if (message.kind === "BAL" || message.counterparty_msisdn == null) return null;
+  const found = normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""));
+  if (found === null) return null;
+  const expected = normaliseMsisdn(candidate.msisdn_dest) ?? candidate.msisdn_dest;
+  return found === expected ? null : found;
+}

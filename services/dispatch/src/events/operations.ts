@@ -1,0 +1,89 @@
+import { create } from "@bufbuild/protobuf";
+import { enqueueEvent, Topics, ts, type EntityManager } from "@transferops/kit";
+import {
+  OperationChangedSchema,
+  OperationConfirmedSchema,
+  OperationFailedSchema,
+} from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import type { OperationRecord } from "../store/operations.ts";
+import { toOperation } from "../rpc/mappers.ts";
+
+export type ChangeTrigger =
+  | "create"
+  | "create_matching"
+  | "claim"
+  | "outcome"
+  | "proof"
+  | "attach"
+  | "cancel"
+  | "cancel_matching"
+  | "edit_matching"
+  | "settle"
+  | "arbitrate"
+  | "sweep"
+  | "dispatch_fault"
+  | "device_deleted"
+  | "sim_moved";
+
+export interface ChangeFacts {
+  trigger: ChangeTrigger;
+  previous_status: string;
+  device_outcome?: string | null;
+  actor_agent_id?: string | null;
+  note?: string | null;
+  decision?: string | null;
+  evidence_message_id?: string | null;
+  /** Reason of the public operation.failed when the change ends the operation as failed or rejected. */
+  failure_reason?: string | null;
+  at: Date;
+}
+
+/**
+ * Publishes a transition (in the caller's transaction): OperationChanged always, and the
+ * public OperationConfirmed / OperationFailed when the operation has just become
+ * confirmed, or failed / rejected. A change that leaves the status where it was
+ * (an attach to an operation settled on word) emits no second public event.
+ */
+export async function publishChange(em: EntityManager, after: OperationRecord, facts: ChangeFacts): Promise<void> {
+  const operation = toOperation(after);
+  await enqueueEvent(em, "dispatch", {
+    topic: Topics.operations,
+    key: after.operation_id,
+    schema: OperationChangedSchema,
+    message: create(OperationChangedSchema, {
+      operation,
+      previousStatus: facts.previous_status,
+      trigger: facts.trigger,
+      deviceOutcome: facts.device_outcome ?? "",
+      actorAgentId: facts.actor_agent_id ?? "",
+      note: facts.note ?? "",
+      decision: facts.decision ?? "",
+      evidenceMessageId: facts.evidence_message_id ?? "",
+      parentOperationId: after.parent_operation_id ?? "",
+      partnerVerified: after.partner_verified,
+      evidenceExpiresAt: ts(after.evidence_expires_at),
+      changedAt: ts(facts.at),
+    }),
+  });
+  const moved = facts.previous_status !== after.status;
+  if (moved && after.status === "confirmed") {
+    await enqueueEvent(em, "dispatch", {
+      topic: Topics.operations,
+      key: after.operation_id,
+      schema: OperationConfirmedSchema,
+      message: create(OperationConfirmedSchema, { operation, trigger: facts.trigger, confirmedAt: ts(facts.at) }),
+    });
+  }
+  if (moved && (after.status === "failed" || after.status === "rejected")) {
+    await enqueueEvent(em, "dispatch", {
+      topic: Topics.operations,
+      key: after.operation_id,
+      schema: OperationFailedSchema,
+      message: create(OperationFailedSchema, {
+        operation,
+        reason: facts.failure_reason ?? after.failure_reason ?? after.status,
+        failedAt: ts(facts.at),
+      }),
+    });
+  }
+}

@@ -1,0 +1,387 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { fromBinary } from "@bufbuild/protobuf";
+import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import { apiKey, eventsOf, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+
+let h: DispatchHarness;
+beforeAll(async () => {
+  h = await startDispatchHarness();
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const HOUR = 3600_000;
+let agent: string;
+let b1: string;
+let b2: string;
+let a1: string;
+
+/** A fresh fleet per test: one agent granted b1 and a1, two operator_b SIMs and one operator_a SIM. */
+beforeEach(() => {
+  h.fleet.sims.clear();
+  h.fleet.agents.clear();
+  h.fleet.grants.clear();
+  h.fleet.breaker = false;
+  agent = h.fleet.addAgent(randomUUID(), { full_name: "Ada Agent" });
+  b1 = `b1-${randomUUID()}`;
+  b2 = `b2-${randomUUID()}`;
+  a1 = `a1-${randomUUID()}`;
+  h.fleet.addSim({ sim_id: b1, operator: "operator_b", device_id: "dev-1", balance_mirror: 100_000 });
+  h.fleet.addSim({ sim_id: b2, operator: "operator_b", device_id: "dev-2", balance_mirror: 100_000 });
+  h.fleet.addSim({ sim_id: a1, operator: "operator_a", device_id: "dev-1", balance_mirror: 100_000 });
+  h.fleet.grant(agent, { allowed_sim_ids: [b1, a1], allowed_op_types: ["deposit", "balance", "withdrawal"], max_amount: 50_000 });
+});
+
+type Req = Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">;
+const req = (o: Partial<Req> = {}): Req => ({
+  caller: session(agent),
+  requestId: randomUUID(),
+  operator: "operator_b",
+  clientMsisdn: "690000001",
+  clientNom: "Jean Dupont",
+  montant: 5000n,
+  ...o,
+});
+
+describe("create operation: the gates in their documented precedence (docs/decisions/dispatch.md)", () => {
+  type Row = [string, () => void, () => Partial<Req>, number, string, string | RegExp];
+  it.each<Row>([
+    [
+      "1. circuit breaker first, even on a request breaking every later rule (423, detail circuit_breaker)",
+      () => void (h.fleet.breaker = true),
+      () => ({ montant: 0n, clientMsisdn: "662000000", origin: "matching", caller: apiKey(), agentId: randomUUID() }),
+      423,
+      "circuit_breaker",
+      "circuit_breaker",
+    ],
+    ["2. amount above 0", () => {}, () => ({ montant: 0n, clientMsisdn: "662000000" }), 422, "invalid_request", /montant/],
+    [
+      "3. origin matching refused on this route",
+      () => {},
+      () => ({ caller: apiKey(), agentId: agent, origin: "matching", clientMsisdn: "662000000" }),
+      422,
+      "origin_matching_refused",
+      "origin matching is set only by creating a matching operation",
+    ],
+    ["3. an unknown origin", () => {}, () => ({ caller: apiKey(), agentId: agent, origin: "manual" }), 422, "invalid_request", /origin/],
+    [
+      "4. merchant code for an operator_b withdrawal",
+      () => {},
+      () => ({ typeOp: "withdrawal", clientMsisdn: "662000000" }),
+      422,
+      "merchant_code_required",
+      "merchant_code is required for withdrawal on operator_b",
+    ],
+    [
+      "5. a prefix of no operator (66x)",
+      () => {},
+      () => ({ clientMsisdn: "662000000" }),
+      422,
+      "operator_undetermined",
+      "Cannot determine the operator for 662000000",
+    ],
+    [
+      "5. a prefix of the other operator",
+      () => {},
+      () => ({ clientMsisdn: "670000001" }),
+      422,
+      "operator_mismatch",
+      "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b",
+    ],
+    [
+      "6. the API key naming an agent that does not exist",
+      () => {},
+      () => ({ caller: apiKey(), agentId: "00000000-0000-4000-8000-000000000000" }),
+      422,
+      "agent_unknown",
+      "Agent 00000000-0000-4000-8000-000000000000 does not exist",
+    ],
+    [
+      "6. the API key naming an inactive agent",
+      () => void (h.fleet.agents.get(agent)!.is_active = false),
+      () => ({ caller: apiKey(), agentId: agent }),
+      403,
+      "agent_inactive",
+      /is inactive/,
+    ],
+    [
+      "7. a replay of an operation that does not exist",
+      () => {},
+      () => ({ parentOperationId: "00000000-0000-4000-8000-000000000001" }),
+      422,
+      "parent_not_found",
+      "Parent operation 00000000-0000-4000-8000-000000000001 does not exist",
+    ],
+    [
+      "8. no access grant",
+      () => void h.fleet.grants.clear(),
+      () => ({}),
+      403,
+      "no_grant",
+      "Access profile missing: an agent without an access grant can run no operation",
+    ],
+    [
+      "8. a type the grant does not allow",
+      () => {},
+      () => ({ typeOp: "float_deposit", merchantCode: "M1" }),
+      403,
+      "not_in_grant_type",
+      "Access profile does not allow float_deposit operations",
+    ],
+    [
+      "8. above the grant's max_amount",
+      () => {},
+      () => ({ montant: 50_001n }),
+      403,
+      "over_max_amount",
+      "Access profile limits an operation to 50000 FCFA; requested 50001",
+    ],
+    ["8. a named SIM outside the grant", () => {}, () => ({ simId: b2 }), 403, "not_in_grant_sim", /does not allow SIM b2-/],
+    [
+      "8. no granted SIM of the operator",
+      () => h.fleet.grant(agent, { allowed_sim_ids: [a1] }),
+      () => ({}),
+      403,
+      "not_in_grant_sim",
+      "Access profile grants no operator_b SIM",
+    ],
+    ["9. a named SIM that is frozen", () => void (h.fleet.sims.get(b1)!.status = "frozen"), () => ({ simId: b1 }), 422, "sim_frozen", /^SIM b1-.* is frozen$/],
+    [
+      "9. a named SIM in no handset",
+      () => Object.assign(h.fleet.sims.get(b1)!, { device_id: null, device_status: null }),
+      () => ({ simId: b1 }),
+      422,
+      "sim_not_assigned",
+      /^SIM b1-.* is not assigned to a device$/,
+    ],
+    [
+      "9. a named SIM whose handset is frozen (423)",
+      () => void (h.fleet.sims.get(b1)!.device_status = "frozen"),
+      () => ({ simId: b1 }),
+      423,
+      "device_frozen",
+      /holding SIM b1-.* is frozen/,
+    ],
+    [
+      "9. a named SIM of the other operator",
+      () => {},
+      () => ({ simId: a1 }),
+      422,
+      "sim_operator_mismatch",
+      /belongs to operator_a, but the operation declares operator_b/,
+    ],
+    [
+      "10. no active SIM of the operator",
+      () => void (h.fleet.sims.get(b1)!.status = "frozen"),
+      () => ({}),
+      422,
+      "no_active_sim",
+      "No active operator_b SIM available",
+    ],
+    [
+      "10. active SIMs exist but none in a handset",
+      () => Object.assign(h.fleet.sims.get(b1)!, { device_id: null, device_status: null }),
+      () => ({}),
+      422,
+      "no_assigned_sim",
+      "No active operator_b SIM is assigned to a device",
+    ],
+    [
+      "11. no SIM of the operator measured",
+      () => Object.assign(h.fleet.sims.get(b1)!, { balance_mirror: null, balance_updated_at: null }),
+      () => ({}),
+      422,
+      "no_measured_balance",
+      "No operator_b SIM has a measured balance",
+    ],
+    [
+      "11. a named SIM never measured",
+      () => Object.assign(h.fleet.sims.get(b1)!, { balance_mirror: null, balance_updated_at: null }),
+      () => ({ simId: b1 }),
+      422,
+      "sim_unmeasured",
+      /^SIM b1-.* has no measured balance$/,
+    ],
+    [
+      "12. a reading older than 24 hours",
+      () => void (h.fleet.sims.get(b1)!.balance_updated_at = new Date(Date.now() - 25 * HOUR)),
+      () => ({}),
+      422,
+      "stale_balance",
+      /^SIM b1-.* balance was last measured at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+01:00$/,
+    ],
+    [
+      "12. a balance that cannot cover the amount",
+      () => void (h.fleet.sims.get(b1)!.balance_mirror = 4999),
+      () => ({}),
+      422,
+      "insufficient_balance",
+      /^Insufficient balance on SIM b1-.*: requested 5000, available 4999 \(measured .*\)$/,
+    ],
+  ])("%s", async (_rule, arrange, request, status, code, detail) => {
+    arrange();
+    const refused = await refusalOf(h.client.createOperation(req(request())));
+    expect([refused.status, refused.code]).toEqual([status, code]);
+    if (code === "invalid_request") {
+      expect(refused.detail).toEqual([{ field: expect.any(String), message: expect.stringMatching(detail) }]);
+    } else {
+      expect(refused.detail).toEqual(typeof detail === "string" ? detail : expect.stringMatching(detail));
+    }
+  });
+
+  it("lets an admin bypass the grant, not the balance rules", async () => {
+    const admin = h.fleet.addAgent(randomUUID(), { role: "admin" });
+    const ok = await h.client.createOperation(req({ caller: session(admin, "admin"), simId: b2 }));
+    expect(ok.operation?.simId).toBe(b2);
+    h.fleet.sims.get(b2)!.balance_mirror = 10;
+    const refused = await refusalOf(h.client.createOperation(req({ caller: session(admin, "admin"), simId: b2 })));
+    expect(refused.code).toBe("insufficient_balance");
+  });
+
+  it("lets a balance check run on an unmeasured SIM and skips the prefix rule", async () => {
+    Object.assign(h.fleet.sims.get(b1)!, { balance_mirror: null, balance_updated_at: null });
+    const res = await h.client.createOperation(req({ typeOp: "balance", montant: 1n, clientMsisdn: "000" }));
+    expect(res.operation).toMatchObject({ status: "queued", opType: "balance", simId: b1 });
+  });
+});
+
+describe("create operation: SIM selection against the store's load", () => {
+  it("prefers SIMs that cover the amount, then the fewest in-flight operations", async () => {
+    const admin = h.fleet.addAgent(randomUUID(), { role: "admin" });
+    const as = (o: Partial<Req> = {}) => req({ caller: session(admin, "admin"), ...o });
+    const first = await h.client.createOperation(as());
+    const second = await h.client.createOperation(as());
+    // Both cover 5000: the second goes to the SIM with nothing in flight.
+    expect(new Set([first.operation?.simId, second.operation?.simId])).toEqual(new Set([b1, b2]));
+    h.fleet.sims.get(b2)!.balance_mirror = 6000;
+    const third = await h.client.createOperation(as({ montant: 7000n }));
+    expect(third.operation?.simId).toBe(b1);
+  });
+
+  it("stores the selected SIM's handset, label and slot on the operation", async () => {
+    const res = await h.client.createOperation(req());
+    expect(res.operation).toMatchObject({ simId: b1, deviceId: "dev-1", deviceLabel: "Handset dev-1" });
+    const [row] = await h.query(`select subscription_slot from dispatch.operations where operation_id = $1`, [res.operation!.operationId]);
+    expect(row.subscription_slot).toBe(0);
+  });
+});
+
+describe("create operation: what is stored", () => {
+  it("takes the origin from the credential: assisted for a session whatever it sends, aggregated by default for the API key", async () => {
+    const s = await h.client.createOperation(req({ origin: "aggregated" }));
+    const k = await h.client.createOperation(req({ caller: apiKey(), agentId: agent }));
+    const ka = await h.client.createOperation(req({ caller: apiKey(), agentId: agent, origin: "assisted" }));
+    expect([s.operation?.origin, k.operation?.origin, ka.operation?.origin]).toEqual(["assisted", "aggregated", "assisted"]);
+  });
+
+  it("takes agent_id from the session and ignores the body's", async () => {
+    const res = await h.client.createOperation(req({ agentId: randomUUID() }));
+    expect(res.operation?.agentId).toBe(agent);
+  });
+
+  it("stores the local destination, the recipient, the contact and partner_verified (false for account queries)", async () => {
+    const res = await h.client.createOperation(req({ clientMsisdn: "+237 690 000 002", contactId: "c-42", partnerVerified: false }));
+    expect(res.operation).toMatchObject({ msisdnDest: "690000002", destName: "Jean Dupont", contactId: "c-42", montant: 5000n });
+    const balance = await h.client.createOperation(req({ typeOp: "balance", montant: 1n, partnerVerified: true }));
+    const rows = await h.query(`select operation_id, partner_verified from dispatch.operations where operation_id in ($1, $2) order by created_at`, [
+      res.operation!.operationId,
+      balance.operation!.operationId,
+    ]);
+    expect(rows.map((r) => r.partner_verified)).toEqual([false, false]);
+  });
+
+  it("publishes OperationChanged (trigger create) for the new operation", async () => {
+    const res = await h.client.createOperation(req());
+    const id = res.operation!.operationId;
+    const ev = await eventually(() => eventsOf(h, "OperationChanged", id)[0], 5000, "the create event");
+    expect(ev.topic).toBe("operations");
+    const decoded = fromBinary(OperationChangedSchema, ev.value);
+    expect([decoded.trigger, decoded.previousStatus, decoded.operation?.status]).toEqual(["create", "", "queued"]);
+  });
+});
+
+describe("create operation: idempotent on request_id", () => {
+  it("answers a repeat with the existing operation and never executes twice", async () => {
+    const body = req();
+    const first = await h.client.createOperation(body);
+    const again = await h.client.createOperation({ ...body, montant: 7000n });
+    expect([first.created, again.created]).toEqual([true, false]);
+    expect(again.operation?.operationId).toBe(first.operation?.operationId);
+    expect(again.operation?.montant).toBe(5000n);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [body.requestId]);
+    expect(n).toBe(1);
+  });
+
+  it("answers a repeat with the existing operation even once the breaker is on", async () => {
+    const body = req();
+    const first = await h.client.createOperation(body);
+    h.fleet.breaker = true;
+    const again = await h.client.createOperation(body);
+    expect([again.created, again.operation?.operationId]).toEqual([false, first.operation?.operationId]);
+  });
+
+  it("keeps exactly one row when 20 repeats race", async () => {
+    const body = req();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => h.client.createOperation(body)));
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [body.requestId]);
+    expect(n).toBe(1);
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
+    expect(new Set(answers.map((a) => a.operation?.operationId)).size).toBe(1);
+    const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [answers[0].operation!.operationId]);
+    expect(events).toBe(1);
+  });
+});
+
+describe("create operation: manual replays (parent_operation_id) and retry flags", () => {
+  async function failedOperation(): Promise<string> {
+    const res = await h.client.createOperation(req());
+    const id = res.operation!.operationId;
+    await h.client.cancelOperation({ caller: session(agent), operationId: id });
+    return id;
+  }
+
+  it("replays a rejected operation once; the parent then allows no further retry", async () => {
+    const parent = await failedOperation();
+    const before = await h.client.getOperation({ caller: session(agent), operationId: parent });
+    expect([before.operation?.retryAllowed, before.operation?.retryRequiresConfirmation]).toEqual([true, false]);
+    const retry = await h.client.createOperation(req({ parentOperationId: parent }));
+    expect(retry.created).toBe(true);
+    const after = await h.client.getOperation({ caller: session(agent), operationId: parent });
+    expect([after.operation?.retryAllowed, after.operation?.retryRequiresConfirmation]).toEqual([false, undefined]);
+    const second = await refusalOf(h.client.createOperation(req({ parentOperationId: parent })));
+    expect([second.status, second.code, second.detail]).toEqual([409, "retry_not_allowed", `Operation ${parent} already has a retry`]);
+  });
+
+  it("refuses to replay an operation still in flight", async () => {
+    const res = await h.client.createOperation(req());
+    const refused = await refusalOf(h.client.createOperation(req({ parentOperationId: res.operation!.operationId })));
+    expect([refused.status, refused.code]).toEqual([409, "retry_not_allowed"]);
+  });
+
+  it("lets one of several racing replays of one operation through", async () => {
+    const parent = await failedOperation();
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => h.client.createOperation(req({ parentOperationId: parent }))));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where parent_operation_id = $1`, [parent]);
+    expect(n).toBe(1);
+  });
+});
+
+describe("create operation: who may call", () => {
+  it.each([
+    ["a device", { kind: "device", deviceId: "dev-1" }],
+    ["no caller", undefined],
+  ])("refuses %s with 403", async (_who, caller) => {
+    const refused = await refusalOf(h.client.createOperation(req({ caller: caller as never })));
+    expect([refused.status, refused.code]).toEqual([403, "caller_not_allowed"]);
+  });
+
+  it("requires agent_id from the API key", async () => {
+    const refused = await refusalOf(h.client.createOperation(req({ caller: apiKey(), agentId: "" })));
+    expect([refused.status, refused.detail]).toEqual([422, [{ field: "agent_id", message: "agent_id is required with the API key" }]]);
+  });
+});

@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeviceDeletedSchema, SimChangedSchema, SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
+import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import { apiKey, device, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+
+let h: DispatchHarness;
+const agent = randomUUID();
+const admin = randomUUID();
+
+beforeAll(async () => {
+  h = await startDispatchHarness({ DEVICE_COOLDOWN_S: "0" });
+  h.fleet.addAgent(agent);
+  h.fleet.addAgent(admin, { role: "admin" });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+function sim(deviceId = `dev-${randomUUID().slice(0, 6)}`): { simId: string; deviceId: string } {
+  const simId = randomUUID();
+  h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: deviceId });
+  return { simId, deviceId };
+}
+const queue = async (simId: string, amount = 5000) =>
+  (
+    await h.client.createOperation({
+      caller: apiKey(),
+      agentId: admin,
+      requestId: randomUUID(),
+      operator: "operator_b",
+      clientMsisdn: "690000001",
+      clientNom: "Jean",
+      montant: BigInt(amount),
+      simId,
+    })
+  ).operation!.operationId;
+const row = async (id: string) => (await h.query(`select * from dispatch.operations where operation_id = $1`, [id]))[0];
+
+async function publishFleet<S extends DescMessage>(schema: S, message: MessageShape<S>, key: string): Promise<void> {
+  await h.bus.publish([
+    {
+      topic: "fleet",
+      key,
+      value: toBinary(schema, message),
+      headers: { "event-id": randomUUID(), "event-type": schema.typeName, "occurred-at": new Date().toISOString(), "correlation-id": randomUUID() },
+    },
+  ]);
+}
+
+describe("GetSimActivity", () => {
+  it("counts a SIM's operations by status and lists them newest first", async () => {
+    const s = sim();
+    const queued = await queue(s.simId, 1000);
+    const done = await queue(s.simId, 2000);
+    await h.query(`update dispatch.operations set status = 'confirmed', finished_at = now() where operation_id = $1`, [done]);
+    const a = await h.client.getSimActivity({ simId: s.simId });
+    expect([a.queuedOrRunning, a.totalOperations, a.totalConfirmed, a.totalFailed, a.totalNoEvidence]).toEqual([1, 2, 1, 0, 0]);
+    expect(a.operations.map((o) => o.operationId)).toEqual([done, queued]);
+    expect(a.operations[0]).toMatchObject({ status: "confirmed", opType: "deposit", montant: 2000n, msisdnDest: "690000001" });
+  });
+});
+
+describe("events from fleet", () => {
+  it("on SimDeleted: fails the SIM's queued work and nulls sim_id on every operation of it", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    const old = await queue(s.simId, 3000);
+    await h.query(`update dispatch.operations set status = 'confirmed' where operation_id = $1`, [old]);
+    await publishFleet(SimDeletedSchema, create(SimDeletedSchema, { simId: s.simId }), s.simId);
+    await eventually(async () => ((await row(queued)).sim_id === null ? true : undefined), 5000, "sim_id nulled");
+    expect(await row(queued)).toMatchObject({ status: "failed", failure_reason: "sim_deleted" });
+    expect(await row(old)).toMatchObject({ status: "confirmed", sim_id: null });
+  });
+
+  it("on DeviceDeleted: fails queued work, moves a running operation to no_evidence, nulls device_id", async () => {
+    const s = sim();
+    const running = await queue(s.simId);
+    const queued = await queue(s.simId);
+    await h.client.getNextOperation({ caller: device(s.deviceId) });
+    expect((await row(running)).status).toBe("running");
+    await publishFleet(DeviceDeletedSchema, create(DeviceDeletedSchema, { deviceId: s.deviceId, unassignedSimIds: [s.simId] }), s.deviceId);
+    await eventually(async () => ((await row(running)).device_id === null ? true : undefined), 5000, "device_id nulled");
+    expect(await row(running)).toMatchObject({ status: "no_evidence", sim_id: s.simId });
+    expect(await row(queued)).toMatchObject({ status: "failed", failure_reason: "device_deleted", device_id: null });
+  });
+
+  it("applies a redelivered event once (inbox)", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    const message = toBinary(SimDeletedSchema, create(SimDeletedSchema, { simId: s.simId }));
+    const headers = { "event-id": randomUUID(), "event-type": SimDeletedSchema.typeName, "occurred-at": new Date().toISOString(), "correlation-id": "c" };
+    await h.bus.publish([{ topic: "fleet", key: s.simId, value: message, headers }]);
+    await h.bus.publish([{ topic: "fleet", key: s.simId, value: message, headers }]);
+    await eventually(async () => ((await row(queued)).sim_id === null ? true : undefined), 5000, "sim_id nulled");
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.inbox where event_id = $1`, [headers["event-id"]]);
+    expect(n).toBe(1);
+    const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [queued]);
+    expect(events).toBe(3); // create, then one failed transition: OperationChanged + OperationFailed
+  });
+
+  it("on SimChanged (assigned elsewhere): the SIM's queued work follows it to its new handset", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    const moved = create(SimSchema, { simId: s.simId, operator: "operator_b", msisdn: "690000000", status: "active", deviceId: "dev-new", subscriptionSlot: 1, createdAt: timestampFromDate(new Date()) });
+    await publishFleet(SimChangedSchema, create(SimChangedSchema, { sim: moved, change: "assigned" }), s.simId);
+    await eventually(async () => ((await row(queued)).device_id === "dev-new" ? true : undefined), 5000, "rerouted");
+    expect((await row(queued)).subscription_slot).toBe(1);
+    expect((await h.client.getNextOperation({ caller: device("dev-new") })).dispatch?.operationId).toBe(queued);
+  });
+});
+
+describe("GetSweepBacklog and ResetOperations", () => {
+  it("counts unproven transfers waiting for a person", async () => {
+    const s = sim();
+    const id = await queue(s.simId);
+    const before = (await h.client.getSweepBacklog({})).unprovenWaiting;
+    await h.query(`update dispatch.operations set status = 'no_evidence', finished_at = now() where operation_id = $1`, [id]);
+    expect((await h.client.getSweepBacklog({})).unprovenWaiting).toBe(before + 1);
+  });
+
+  it("refuses a reset from anyone but an admin, then deletes every operation and purges the queue", async () => {
+    const s = sim();
+    await queue(s.simId);
+    expect((await refusalOf(h.client.resetOperations({ caller: session(agent) }))).status).toBe(403);
+    const [{ total }] = await h.query(`select count(*)::int as total from dispatch.operations`);
+    const res = await h.client.resetOperations({ caller: session(admin, "admin") });
+    expect(res.queuePurged).toBe(true);
+    expect(res.deleted.operations).toBe(BigInt(total));
+    const [{ left }] = await h.query(`select count(*)::int as left from dispatch.operations`);
+    expect(left).toBe(0);
+    expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
+  });
+});

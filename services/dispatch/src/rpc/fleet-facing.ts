@@ -1,0 +1,41 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { requireAdmin } from "../domain/index.ts";
+import { deleteAllOperations, simActivity, sweepBacklog } from "../store/fleet-facing.ts";
+import { actorOf } from "./actor.ts";
+import { check, type DispatchDeps } from "./deps.ts";
+import { toSimOperation } from "./mappers.ts";
+
+type Impl = Pick<ServiceImpl<typeof DispatchService>, "getSimActivity" | "resetOperations" | "getSweepBacklog">;
+
+/** The RPCs fleet calls: a SIM's history and in-flight count, the reset, the sweep backlog. */
+export function fleetFacingHandlers(deps: DispatchDeps): Impl {
+  const { db, log } = deps;
+  return {
+    async getSimActivity(req) {
+      const a = await simActivity(db.em(), req.simId, 250);
+      return {
+        queuedOrRunning: a.queued_or_running,
+        totalOperations: a.total_operations,
+        totalConfirmed: a.total_confirmed,
+        totalFailed: a.total_failed,
+        totalNoEvidence: a.total_no_evidence,
+        operations: a.operations.map(toSimOperation),
+      };
+    },
+
+    async resetOperations(req) {
+      check(requireAdmin(actorOf(req.caller), "reset production data"));
+      const deleted = await db.tx((em) => deleteAllOperations(em));
+      log.warn({ deleted, by: req.caller?.agentId }, "operations reset");
+      return { deleted: { operations: BigInt(deleted.operations), proofs: BigInt(deleted.proofs) }, queuePurged: true };
+    },
+
+    async getSweepBacklog() {
+      return sweepBacklog(db.em(), deps.now()).then((b) => ({
+        pastWindowNotSwept: b.past_window_not_swept,
+        unprovenWaiting: b.unproven_waiting,
+      }));
+    },
+  };
+}

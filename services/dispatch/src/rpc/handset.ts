@@ -1,0 +1,223 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { fromTs, ts, type EntityManager } from "@transferops/kit";
+import { DeviceDispatchSchema, type DeviceDispatch } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import {
+  belongsToDevice,
+  buildUssdSteps,
+  classifyOutcomeReport,
+  clampLimit,
+  decidePoll,
+  DEVICE_LIST_DEFAULT_LIMIT,
+  DEVICE_OUTCOMES,
+  DomainError,
+  evidenceExpiresAt,
+  expectedSenderFor,
+  failureReasonFor,
+  refusal,
+  requireKind,
+  transition,
+  type Actor,
+  type DeviceOutcome,
+} from "../domain/index.ts";
+import { raiseAlert } from "../events/alerts.ts";
+import { updateOperation, type OperationRecord } from "../store/operations.ts";
+import { deviceQueueState, listClaimedByDevice, lockNextQueued, markRunning } from "../store/queue.ts";
+import { actorOf } from "./actor.ts";
+import { check, unwrap, type DispatchDeps } from "./deps.ts";
+import { toDeviceOperation } from "./mappers.ts";
+import { publishChange } from "../events/operations.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+
+type Impl = Pick<ServiceImpl<typeof DispatchService>, "getNextOperation" | "reportOutcome" | "listDeviceOperations">;
+
+type Claim =
+  | { kind: "idle" }
+  | { kind: "dispatch"; dispatch: DeviceDispatch }
+  | { kind: "fault"; error: DomainError };
+
+export function handsetHandlers(deps: DispatchDeps): Impl {
+  const { db, fleet, config } = deps;
+
+  /**
+   * Builds the payload of a claimed operation. The PIN exists only in the returned
+   * message: it is never stored (the row keeps the masked ussd_string), logged, or put
+   * in an event or error (buildUssdSteps leaves values out of its refusals).
+   */
+  async function buildDispatch(op: OperationRecord): Promise<{ steps: ReturnType<typeof buildUssdSteps> } | DomainError> {
+    if (op.sim_id === null) {
+      return refusal("ussd_steps_unavailable", `Operation ${op.operation_id} has no SIM any more`, {
+        operation_id: op.operation_id,
+      });
+    }
+    const pin = await fleet.revealPin(op.sim_id, op.operation_id).catch((err: unknown) => {
+      if (err instanceof ConnectError && err.code === Code.NotFound) return null;
+      throw err;
+    });
+    if (pin === null) {
+      return refusal("ussd_steps_unavailable", `SIM ${op.sim_id} of operation ${op.operation_id} has no PIN`, {
+        operation_id: op.operation_id,
+        sim_id: op.sim_id,
+      });
+    }
+    try {
+      const steps = buildUssdSteps(
+        op.operator,
+        op.op_type,
+        { amount: op.montant, msisdn: op.msisdn_dest, pin, merchant_code: op.merchant_code },
+        { menus: deps.menus, require_verified: config.ussdRequireVerified },
+      );
+      return { steps };
+    } catch (err) {
+      if (err instanceof DomainError) return err;
+      throw err;
+    }
+  }
+
+  async function claim(em: EntityManager, actor: Actor, now: Date): Promise<Claim> {
+    const op = await lockNextQueued(em, actor.device_id!);
+    if (!op) return { kind: "idle" };
+    const built = await buildDispatch(op);
+    if (built instanceof DomainError) {
+      // Never reached the operator: it fails, so the next poll moves on to other work.
+      await move(
+        em,
+        op,
+        { type: "dispatch_fault" },
+        { failure_reason: "ussd_steps_unavailable", finished_at: now },
+        { trigger: "dispatch_fault", failure_reason: "ussd_steps_unavailable", at: now },
+      );
+      return { kind: "fault", error: built };
+    }
+    unwrap(transition(op, { type: "claim" }));
+    const marked = await markRunning(em, op.operation_id, built.steps.redacted_ussd_string, now);
+    if ("busy" in marked) throw busy(actor);
+    await publishChange(em, marked.claimed, { trigger: "claim", previous_status: "queued", at: now });
+    return {
+      kind: "dispatch",
+      dispatch: create(DeviceDispatchSchema, {
+        operationId: op.operation_id,
+        simId: op.sim_id!,
+        subscriptionSlot: op.subscription_slot ?? 0,
+        ussdString: built.steps.ussd_string,
+        ussdSteps: built.steps.steps,
+        expectedSender: expectedSenderFor(op.operator, deps.menus),
+        timeoutSeconds: config.ussdTimeoutS,
+        montant: BigInt(op.montant),
+        opType: op.op_type,
+        partnerVerified: op.partner_verified,
+        destName: op.dest_name ?? undefined,
+        msisdnDest: op.msisdn_dest,
+        operator: op.operator,
+      }),
+    };
+  }
+
+  return {
+    async getNextOperation(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["device"], "poll for operations"));
+      const deviceId = actor.device_id!;
+      const now = deps.now();
+      // One read; an idle device (the common case) stops here and writes nothing.
+      const state = await deviceQueueState(db.em(), deviceId);
+      const decision = unwrap(
+        decidePoll(
+          { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
+          now,
+          config.deviceCooldownS,
+        ),
+      );
+      if (decision === "cooldown" || !state.has_queued || state.frozen) return {};
+      const claimed = await db.tx((em) => claim(em, actor, now));
+      if (claimed.kind === "idle") return {};
+      deps.published();
+      if (claimed.kind === "fault") throw claimed.error;
+      return { dispatch: claimed.dispatch };
+    },
+
+    async reportOutcome(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["device"], "report an outcome"));
+      if (!(DEVICE_OUTCOMES as readonly string[]).includes(req.outcome)) {
+        throw refusal("invalid_request", `outcome must be one of ${DEVICE_OUTCOMES.join(", ")}`, { field: "outcome" });
+      }
+      const outcome = req.outcome as DeviceOutcome;
+      if (!isUuid(req.operationId)) throw notFound(req.operationId);
+      const now = deps.now();
+      const result = await db.tx(async (em) => {
+        const before = await lockOrNotFound(em, req.operationId);
+        // Another device's operation is as unknown to this one as a missing id.
+        if (!belongsToDevice(actor, before)) throw notFound(req.operationId);
+        const decision = unwrap(
+          classifyOutcomeReport({ ...before, outcome: before.device_outcome }, outcome),
+        );
+        if (decision === "replay") return { op: before, changed: false };
+        if (decision === "record") {
+          // It left running without the device (an SMS proved it, an agent cancelled it):
+          // keep the status, keep what the handset saw for the people who look at it.
+          const op = await updateOperation(em, before.operation_id, {
+            device_outcome: outcome,
+            ussd_response: before.ussd_response ?? req.ussdResponse ?? null,
+            executed_at: fromTs(req.executedAt) ?? now,
+          });
+          return { op, changed: false };
+        }
+        const failureReason = failureReasonFor(outcome, req.failureDetail, req.ussdResponse);
+        const op = await move(
+          em,
+          before,
+          { type: "outcome", outcome },
+          {
+            device_outcome: outcome,
+            ussd_response: req.ussdResponse ?? null,
+            executed_at: fromTs(req.executedAt) ?? now,
+            finished_at: now,
+            failure_reason: failureReason,
+            evidence_expires_at:
+              outcome === "ussd_ok" || outcome === "ussd_unconfirmed" ? evidenceExpiresAt(now, config.evidenceWindowS) : null,
+          },
+          { trigger: "outcome", device_outcome: outcome, failure_reason: failureReason, at: now },
+        );
+        if (outcome === "sim_absent") {
+          await raiseAlert(em, {
+            kind: "sim_absent",
+            severity: "critical",
+            message: `SIM ${op.sim_id ?? "(deleted)"} reported absent by device ${op.device_id} during operation ${op.operation_id}`,
+            sim_id: op.sim_id,
+            device_id: op.device_id,
+            operation_id: op.operation_id,
+            context: { operation_id: op.operation_id, subscription_slot: op.subscription_slot },
+            dedupe_key: `sim_absent:${op.sim_id}:${op.operation_id}`,
+            at: now,
+          });
+        }
+        return { op, changed: true };
+      });
+      if (result.changed) deps.published();
+      return {
+        operationId: result.op.operation_id,
+        status: result.op.status,
+        evidenceExpiresAt: ts(result.op.evidence_expires_at),
+      };
+    },
+
+    async listDeviceOperations(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["device"], "list its operations"));
+      const found = await listClaimedByDevice(db.em(), {
+        device_id: actor.device_id!,
+        since: fromTs(req.since) ?? null,
+        limit: clampLimit(req.limit, DEVICE_LIST_DEFAULT_LIMIT),
+      });
+      return { operations: found.map(toDeviceOperation) };
+    },
+  };
+}
+
+function busy(actor: Actor): DomainError {
+  return refusal("device_busy", `Device ${actor.device_id} already has a running operation`, {
+    device_id: actor.device_id,
+  });
+}

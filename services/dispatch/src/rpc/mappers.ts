@@ -1,0 +1,134 @@
+import { create } from "@bufbuild/protobuf";
+import { ts } from "@transferops/kit";
+import {
+  DeviceOperationSchema,
+  EvidenceSummarySchema,
+  OperationSchema,
+  SettledOnWordRowSchema,
+  SimOperationSchema,
+  UnprovenOperationSchema,
+  type DeviceOperation,
+  type EvidenceSummary,
+  type Operation,
+  type SettledOnWordRow,
+  type SimOperation,
+  type UnprovenOperation,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { retryFlags } from "../domain/index.ts";
+import type { OperationRecord } from "../store/operations.ts";
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
+  if (o.evidence_message_id === null) return undefined;
+  return create(EvidenceSummarySchema, {
+    operatorRef: opt(o.evidence_operator_ref),
+    amount: BigInt(o.evidence_amount ?? 0),
+    fee: big(o.evidence_fee),
+    balanceAfter: big(o.evidence_balance_after),
+    rawText: o.evidence_raw_text ?? "",
+    receivedAt: ts(o.evidence_received_at),
+    kind: opt(o.evidence_kind),
+    isAmbiguous: o.evidence_is_ambiguous ?? false,
+  });
+}
+
+/** The contract's operation detail. */
+export function toOperation(o: OperationRecord): Operation {
+  const retry = retryFlags(o.status, o.has_retry);
+  return create(OperationSchema, {
+    operationId: o.operation_id,
+    requestId: o.request_id,
+    status: o.status,
+    origin: o.origin,
+    opType: o.op_type,
+    simId: opt(o.sim_id),
+    contactId: opt(o.contact_id),
+    deviceId: opt(o.device_id),
+    deviceLabel: opt(o.device_label),
+    agentId: o.agent_id,
+    operator: o.operator,
+    montant: BigInt(o.montant),
+    msisdnDest: o.msisdn_dest,
+    destName: opt(o.dest_name),
+    ussdString: opt(o.ussd_string),
+    ussdResponse: opt(o.ussd_response),
+    rejectReason: opt(o.reject_reason),
+    failureReason: opt(o.failure_reason),
+    evidence: toEvidence(o),
+    retryAllowed: retry.retry_allowed,
+    retryRequiresConfirmation: opt(retry.retry_requires_confirmation),
+    createdAt: ts(o.created_at),
+    startedAt: ts(o.started_at),
+    finishedAt: ts(o.finished_at),
+  });
+}
+
+export function toDeviceOperation(o: OperationRecord): DeviceOperation {
+  return create(DeviceOperationSchema, {
+    operationId: o.operation_id,
+    status: o.status,
+    opType: o.op_type,
+    operator: o.operator,
+    montant: BigInt(o.montant),
+    msisdnDest: o.msisdn_dest,
+    destName: opt(o.dest_name),
+    simId: opt(o.sim_id),
+    simSlot: opt(o.subscription_slot),
+    rejectReason: opt(o.reject_reason),
+    failureReason: opt(o.failure_reason),
+    startedAt: ts(o.started_at),
+    finishedAt: ts(o.finished_at),
+    evidenceExpiresAt: ts(o.evidence_expires_at),
+    smsKind: opt(o.evidence_kind),
+    updatedAt: ts(o.updated_at),
+  });
+}
+
+export function toUnproven(o: OperationRecord, evidenceCount: number, selfResolving: boolean): UnprovenOperation {
+  return create(UnprovenOperationSchema, {
+    operationId: o.operation_id,
+    requestId: o.request_id,
+    simId: opt(o.sim_id),
+    deviceId: opt(o.device_id),
+    opType: o.op_type,
+    montant: BigInt(o.montant),
+    msisdnDest: o.msisdn_dest,
+    destName: opt(o.dest_name),
+    contactId: opt(o.contact_id),
+    finishedAt: ts(o.finished_at),
+    ussdResponse: opt(o.ussd_response),
+    evidenceCount,
+    selfResolving,
+  });
+}
+
+export function toSettledOnWord(o: OperationRecord): SettledOnWordRow {
+  return create(SettledOnWordRowSchema, {
+    operationId: o.operation_id,
+    requestId: o.request_id,
+    simId: opt(o.sim_id),
+    deviceId: opt(o.device_id),
+    montant: BigInt(o.montant),
+    msisdnDest: o.msisdn_dest,
+    destName: opt(o.dest_name),
+    contactId: opt(o.contact_id),
+    finishedAt: ts(o.finished_at),
+    arbitratedAt: ts(o.decided_at),
+    arbitratedByName: o.decided_by_name ?? "",
+    arbitrationNote: o.decision_note ?? "",
+  });
+}
+
+export function toSimOperation(o: OperationRecord): SimOperation {
+  return create(SimOperationSchema, {
+    operationId: o.operation_id,
+    status: o.status,
+    opType: o.op_type,
+    montant: BigInt(o.montant),
+    msisdnDest: o.msisdn_dest,
+    createdAt: ts(o.created_at),
+    finishedAt: ts(o.finished_at),
+  });
+}

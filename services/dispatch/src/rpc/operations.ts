@@ -1,0 +1,232 @@
+import { randomUUID } from "node:crypto";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Caller, EntityManager } from "@transferops/kit";
+import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import {
+  admitOperation,
+  checkOwnOperation,
+  isAccountQuery,
+  isOperator,
+  isOpType,
+  listAgentScope,
+  parseOperationListQuery,
+  refusal,
+  requireKind,
+  ROLES,
+  type Actor,
+  type OwningAgent,
+  type Role,
+  type SimCandidate,
+} from "../domain/index.ts";
+import { publishChange } from "../events/operations.ts";
+import { findByRequestId, findOperation, insertOperation, listOperations, simLoads } from "../store/operations.ts";
+import { isUniqueViolation } from "../store/sql.ts";
+import { actorOf } from "./actor.ts";
+import { check, unwrap, type DispatchDeps } from "./deps.ts";
+import type { FleetSim } from "./fleet-port.ts";
+import { toOperation } from "./mappers.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+
+type Impl = Pick<
+  ServiceImpl<typeof DispatchService>,
+  "createOperation" | "listOperations" | "getOperation" | "cancelOperation"
+>;
+
+const invalid = (field: string, message: string) => refusal("invalid_request", message, { field });
+
+/** Joins fleet's SIMs with dispatch's own knowledge of their load. */
+export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise<SimCandidate[]> {
+  const loads = await simLoads(
+    em,
+    sims.map((s) => s.sim_id),
+  );
+  return sims.map((s) => ({
+    sim_id: s.sim_id,
+    operator: s.operator,
+    status: s.status,
+    device_id: s.device_id,
+    device_status: s.device_status,
+    balance_mirror: s.balance_mirror,
+    balance_updated_at: s.balance_updated_at,
+    in_flight: loads.get(s.sim_id)?.in_flight ?? 0,
+    last_finished_at: loads.get(s.sim_id)?.last_finished_at ?? null,
+  }));
+}
+
+export function roleOf(value: string): Role {
+  return (ROLES as readonly string[]).includes(value) ? (value as Role) : "agent";
+}
+
+/** Full name used in `Cancelled by <full_name>.`; a caller without one is named by its kind. */
+export function cancelledBy(actor: Actor): string {
+  return `Cancelled by ${actor.full_name ?? actor.kind}.`;
+}
+
+export function operationHandlers(deps: DispatchDeps): Impl {
+  const { db, fleet, config } = deps;
+
+  return {
+    async createOperation(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["api_key", "session"], "create an operation"));
+      const opType = req.typeOp || "deposit";
+      if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
+      if (!isOpType(opType)) throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
+      if (!isOperator(req.operator)) throw invalid("operator", "operator must be operator_a or operator_b");
+      const agentId = actor.kind === "session" ? actor.agent_id! : req.agentId;
+      if (!agentId) throw invalid("agent_id", "agent_id is required with the API key");
+      if (!isUuid(agentId)) throw invalid("agent_id", "agent_id must be a UUID");
+      if (req.parentOperationId !== undefined && !isUuid(req.parentOperationId)) {
+        throw invalid("parent_operation_id", "parent_operation_id must be a UUID");
+      }
+
+      // Idempotency answers before any gate: a replay gets the first result, even once
+      // the breaker is on or the balance has moved.
+      const known = await findByRequestId(db.em(), req.requestId);
+      if (known) return { operation: toOperation(known), created: false };
+
+      const simId = req.simId || null;
+      const context = await fleet.dispatchContext({
+        caller: req.caller as Caller | undefined,
+        agentId,
+        // A named SIM comes back whatever its operator, so a mismatch is named as such.
+        operator: simId ? "" : req.operator,
+        opType,
+        simId,
+      });
+      const em = db.em();
+      const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
+      const agent: OwningAgent = {
+        agent_id: agentId,
+        role: actor.kind === "session" && actor.role ? actor.role : roleOf(context.agent.role),
+        grant: context.grant,
+        exists: context.agent.exists,
+        is_active: context.agent.is_active,
+      };
+      const now = deps.now();
+      const admission = unwrap(
+        admitOperation(
+          {
+            caller: actor.kind === "session" ? "session" : "api_key",
+            agent,
+            operator: req.operator,
+            op_type: opType,
+            amount: Number(req.montant),
+            msisdn: req.clientMsisdn,
+            merchant_code: req.merchantCode ?? null,
+            origin: req.origin ?? null,
+            sim_id: simId,
+            parent_operation_id: req.parentOperationId ?? null,
+            parent: parent && { operation_id: parent.operation_id, status: parent.status, has_retry: parent.has_retry },
+          },
+          {
+            circuit_breaker_active: context.breaker_active,
+            candidates: await candidatesOf(em, context.sims),
+            now,
+            staleness_ms: config.balanceStalenessMs,
+          },
+        ),
+      );
+      const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
+      const operationId = randomUUID();
+      const result = await db
+        .tx(async (tx) => {
+          const created = await insertOperation(tx, {
+            operation_id: operationId,
+            request_id: req.requestId,
+            parent_operation_id: req.parentOperationId ?? null,
+            status: admission.status,
+            origin: admission.origin,
+            op_type: opType,
+            agent_id: agentId,
+            operator: req.operator as never,
+            montant: Number(req.montant),
+            msisdn_dest: admission.msisdn_dest,
+            dest_name: req.clientNom || null,
+            contact_id: req.contactId ?? null,
+            merchant_code: req.merchantCode ?? null,
+            // Account queries have no recipient to verify (contract, Name verification).
+            partner_verified: isAccountQuery(opType) ? false : (req.partnerVerified ?? true),
+            sim_id: sim.sim_id,
+            device_id: sim.device_id,
+            device_label: sim.device_label,
+            subscription_slot: sim.subscription_slot,
+            created_at: now,
+          });
+          if (!created) return undefined;
+          await publishChange(tx, created, {
+            trigger: "create",
+            previous_status: "",
+            actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
+            at: now,
+          });
+          return created;
+        })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err, "operations_one_retry")) {
+            throw refusal("retry_not_allowed", `Operation ${req.parentOperationId} already has a retry`, {
+              parent_operation_id: req.parentOperationId,
+              has_retry: true,
+            });
+          }
+          throw err;
+        });
+      if (!result) {
+        // A concurrent repeat of the same request_id won the insert: answer with its row.
+        const existing = (await findByRequestId(db.em(), req.requestId))!;
+        return { operation: toOperation(existing), created: false };
+      }
+      deps.published();
+      return { operation: toOperation(result), created: true };
+    },
+
+    async listOperations(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["session", "api_key"], "list operations"));
+      const filters = unwrap(
+        parseOperationListQuery({
+          status: req.status,
+          sim_id: req.simId,
+          date: req.date,
+          date_from: req.dateFrom,
+          date_to: req.dateTo,
+          search: req.search,
+          limit: req.limit,
+        }),
+      );
+      const scope = listAgentScope(actor, req.agentId || null);
+      if (scope instanceof Error) throw scope;
+      const found = await listOperations(db.em(), { ...filters, agent_id: scope.agent_id });
+      return { operations: found.map(toOperation) };
+    },
+
+    async getOperation(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["session", "api_key"], "read an operation"));
+      const found = isUuid(req.operationId) ? await findOperation(db.em(), req.operationId) : undefined;
+      if (!found) throw notFound(req.operationId);
+      check(checkOwnOperation(actor, found));
+      return { operation: toOperation(found) };
+    },
+
+    async cancelOperation(req) {
+      const actor = actorOf(req.caller);
+      check(requireKind(actor, ["session"], "cancel an operation"));
+      if (!isUuid(req.operationId)) throw notFound(req.operationId);
+      const now = deps.now();
+      const after = await db.tx(async (em) => {
+        const before = await lockOrNotFound(em, req.operationId);
+        check(checkOwnOperation(actor, before));
+        return move(
+          em,
+          before,
+          { type: "cancel" },
+          { reject_reason: cancelledBy(actor), finished_at: now },
+          { trigger: "cancel", actor_agent_id: actor.agent_id, failure_reason: "cancelled_by_agent", at: now },
+        );
+      });
+      deps.published();
+      return { operation: toOperation(after) };
+    },
+  };
+}

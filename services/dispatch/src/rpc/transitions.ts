@@ -1,0 +1,40 @@
+import type { EntityManager } from "@transferops/kit";
+import { refusal, transition, unwrap, type Trigger } from "../domain/index.ts";
+import { publishChange, type ChangeFacts } from "../events/operations.ts";
+import { lockOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
+
+/**
+ * Applies one transition to a locked operation: the domain decides the next status (or
+ * refuses), the row is written and its events go to the outbox, all in the caller's
+ * transaction.
+ */
+export async function move(
+  em: EntityManager,
+  before: OperationRecord,
+  trigger: Trigger,
+  change: OperationChange,
+  facts: Omit<ChangeFacts, "previous_status">,
+): Promise<OperationRecord> {
+  const status = unwrap(transition({ operation_id: before.operation_id, status: before.status }, trigger));
+  const after = await updateOperation(em, before.operation_id, { ...change, status });
+  await publishChange(em, after, { ...facts, previous_status: before.status });
+  return after;
+}
+
+/** Locks an operation by id or refuses with 404. */
+export async function lockOrNotFound(em: EntityManager, operationId: string): Promise<OperationRecord> {
+  const found = await lockOperation(em, operationId);
+  if (!found) throw notFound(operationId);
+  return found;
+}
+
+export function notFound(operationId: string) {
+  return refusal("operation_not_found", `Operation ${operationId} not found`, { operation_id: operationId });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id that is not a UUID names no operation: 404 (the gateway already answers 422 for its path parameters). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,0 +1,46 @@
+import { rows, type EntityManager } from "@transferops/kit";
+import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+
+/** Locks the operations of a SIM (or a device) in the given statuses. */
+export async function lockOperationsOf(
+  em: EntityManager,
+  column: "sim_id" | "device_id",
+  id: string,
+  statuses: readonly string[],
+): Promise<OperationRecord[]> {
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.${column} = ? and o.status in (?) order by o.operation_id for update of o`,
+    [id, [...statuses]],
+  );
+  return found.map(toRecord);
+}
+
+/** Operations keep their rows; only the reference to the deleted SIM or device goes. */
+export async function forgetReference(em: EntityManager, column: "sim_id" | "device_id", id: string): Promise<number> {
+  const r = (await em.execute(
+    `update dispatch.operations set ${column} = null, updated_at = clock_timestamp() where ${column} = ? returning 1`,
+    [id],
+  )) as unknown[];
+  return r.length;
+}
+
+/** A SIM moved to another handset (or slot): its queued work follows it. */
+export async function rerouteQueued(
+  em: EntityManager,
+  simId: string,
+  deviceId: string,
+  slot: number | null,
+): Promise<number> {
+  const r = (await em.execute(
+    `update dispatch.operations
+        set device_id = ?, subscription_slot = ?,
+            device_label = case when device_id = ? then device_label else null end,
+            updated_at = clock_timestamp()
+      where sim_id = ? and status = 'queued' and (device_id is distinct from ? or subscription_slot is distinct from ?)
+      returning 1`,
+    [deviceId, slot, deviceId, simId, deviceId, slot],
+  )) as unknown[];
+  return r.length;
+}

@@ -1,0 +1,5 @@
+import { Migration0001Operations } from "./Migration0001Operations.ts";
+import { Migration0002DeviceStatus } from "./Migration0002DeviceStatus.ts";
+
+/** Every migration of the dispatch schema, in order. */
+export const migrations = [Migration0001Operations, Migration0002DeviceStatus];

@@ -1,0 +1,291 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { DeviceOutcome, OperationStatus, Operator, OpType, Origin } from "../domain/index.ts";
+import { inList, likeEscape, toDate, toNumber } from "./sql.ts";
+
+/** An operation row as the service works with it. Amounts in FCFA. */
+export interface OperationRecord {
+  operation_id: string;
+  request_id: string;
+  parent_operation_id: string | null;
+  status: OperationStatus;
+  origin: Origin;
+  op_type: OpType;
+  agent_id: string;
+  operator: Operator;
+  montant: number;
+  msisdn_dest: string;
+  dest_name: string | null;
+  contact_id: string | null;
+  merchant_code: string | null;
+  partner_verified: boolean;
+  sim_id: string | null;
+  device_id: string | null;
+  device_label: string | null;
+  subscription_slot: number | null;
+  ussd_string: string | null;
+  ussd_response: string | null;
+  device_outcome: DeviceOutcome | null;
+  executed_at: Date | null;
+  reject_reason: string | null;
+  failure_reason: string | null;
+  evidence_expires_at: Date | null;
+  evidence_message_id: string | null;
+  evidence_operator_ref: string | null;
+  evidence_amount: number | null;
+  evidence_fee: number | null;
+  evidence_balance_after: number | null;
+  evidence_raw_text: string | null;
+  evidence_received_at: Date | null;
+  evidence_kind: string | null;
+  evidence_is_ambiguous: boolean | null;
+  confirmed_by: "proof" | "attach" | "settle" | "arbitrate" | null;
+  decision: string | null;
+  decision_note: string | null;
+  decided_by: string | null;
+  decided_by_name: string | null;
+  decided_at: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  updated_at: Date;
+  /** A retry (an operation naming this one as parent) exists. */
+  has_retry: boolean;
+}
+
+export const OPERATION_COLUMNS = `o.operation_id, o.request_id, o.parent_operation_id, o.status, o.origin, o.op_type,
+  o.agent_id, o.operator, o.montant, o.msisdn_dest, o.dest_name, o.contact_id, o.merchant_code, o.partner_verified,
+  o.sim_id, o.device_id, o.device_label, o.subscription_slot, o.ussd_string, o.ussd_response, o.device_outcome,
+  o.executed_at, o.reject_reason, o.failure_reason, o.evidence_expires_at, o.evidence_message_id,
+  o.evidence_operator_ref, o.evidence_amount, o.evidence_fee, o.evidence_balance_after, o.evidence_raw_text,
+  o.evidence_received_at, o.evidence_kind, o.evidence_is_ambiguous, o.confirmed_by, o.decision, o.decision_note,
+  o.decided_by, o.decided_by_name, o.decided_at, o.created_at, o.started_at, o.finished_at, o.updated_at,
+  exists (select 1 from dispatch.operations r where r.parent_operation_id = o.operation_id) as has_retry`;
+
+type Raw = Record<string, unknown>;
+
+const DATE_FIELDS = [
+  "executed_at",
+  "evidence_expires_at",
+  "evidence_received_at",
+  "decided_at",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "updated_at",
+] as const;
+const NUMBER_FIELDS = ["montant", "evidence_amount", "evidence_fee", "evidence_balance_after", "subscription_slot"] as const;
+
+export function toRecord(raw: Raw): OperationRecord {
+  const r: Raw = { ...raw };
+  for (const f of DATE_FIELDS) r[f] = toDate(r[f]);
+  for (const f of NUMBER_FIELDS) r[f] = toNumber(r[f]);
+  r.has_retry = Boolean(r.has_retry);
+  return r as unknown as OperationRecord;
+}
+
+async function select(em: EntityManager, where: string, params: unknown[], tail = ""): Promise<OperationRecord[]> {
+  const found = await rows<Raw>(em, `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where} ${tail}`, params);
+  return found.map(toRecord);
+}
+
+export async function findOperation(em: EntityManager, operationId: string): Promise<OperationRecord | undefined> {
+  return (await select(em, "o.operation_id = ?", [operationId]))[0];
+}
+
+/** Locks the row until the transaction ends: every transition reads its operation this way. */
+export async function lockOperation(em: EntityManager, operationId: string): Promise<OperationRecord | undefined> {
+  return (await select(em, "o.operation_id = ?", [operationId], "for update of o"))[0];
+}
+
+export async function findByRequestId(em: EntityManager, requestId: string): Promise<OperationRecord | undefined> {
+  return (await select(em, "o.request_id = ?", [requestId]))[0];
+}
+
+export interface NewOperation {
+  operation_id: string;
+  request_id: string;
+  parent_operation_id: string | null;
+  status: OperationStatus;
+  origin: Origin;
+  op_type: OpType;
+  agent_id: string;
+  operator: Operator;
+  montant: number;
+  msisdn_dest: string;
+  dest_name: string | null;
+  contact_id: string | null;
+  merchant_code: string | null;
+  partner_verified: boolean;
+  sim_id: string;
+  device_id: string | null;
+  device_label: string | null;
+  subscription_slot: number | null;
+  created_at: Date;
+}
+
+/**
+ * Inserts an operation; undefined when its request_id already exists (the unique index
+ * decides, so concurrent repeats of one request_id leave exactly one row).
+ */
+export async function insertOperation(em: EntityManager, op: NewOperation): Promise<OperationRecord | undefined> {
+  const inserted = await rows<{ operation_id: string }>(
+    em,
+    `insert into dispatch.operations (operation_id, request_id, parent_operation_id, status, origin, op_type, agent_id,
+       operator, montant, msisdn_dest, dest_name, contact_id, merchant_code, partner_verified, sim_id, device_id,
+       device_label, subscription_slot, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (request_id) do nothing
+     returning operation_id`,
+    [
+      op.operation_id,
+      op.request_id,
+      op.parent_operation_id,
+      op.status,
+      op.origin,
+      op.op_type,
+      op.agent_id,
+      op.operator,
+      op.montant,
+      op.msisdn_dest,
+      op.dest_name,
+      op.contact_id,
+      op.merchant_code,
+      op.partner_verified,
+      op.sim_id,
+      op.device_id,
+      op.device_label,
+      op.subscription_slot,
+      op.created_at,
+      op.created_at,
+    ],
+  );
+  if (inserted.length === 0) return undefined;
+  return findOperation(em, op.operation_id);
+}
+
+/** Columns a transition may write. */
+export type OperationChange = Partial<
+  Pick<
+    OperationRecord,
+    | "status"
+    | "sim_id"
+    | "device_id"
+    | "msisdn_dest"
+    | "montant"
+    | "contact_id"
+    | "ussd_string"
+    | "ussd_response"
+    | "device_outcome"
+    | "executed_at"
+    | "reject_reason"
+    | "failure_reason"
+    | "evidence_expires_at"
+    | "evidence_message_id"
+    | "evidence_operator_ref"
+    | "evidence_amount"
+    | "evidence_fee"
+    | "evidence_balance_after"
+    | "evidence_raw_text"
+    | "evidence_received_at"
+    | "evidence_kind"
+    | "evidence_is_ambiguous"
+    | "confirmed_by"
+    | "decision"
+    | "decision_note"
+    | "decided_by"
+    | "decided_by_name"
+    | "decided_at"
+    | "started_at"
+    | "finished_at"
+  >
+>;
+
+/** Writes a change to a row the caller locked; `updated_at` moves with every change. */
+export async function updateOperation(
+  em: EntityManager,
+  operationId: string,
+  change: OperationChange,
+): Promise<OperationRecord> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, value] of Object.entries(change)) {
+    if (value === undefined) continue;
+    sets.push(`${column} = ?`);
+    params.push(value);
+  }
+  sets.push("updated_at = clock_timestamp()");
+  await em.execute(`update dispatch.operations set ${sets.join(", ")} where operation_id = ?`, [
+    ...params,
+    operationId,
+  ] as never[]);
+  return (await findOperation(em, operationId))!;
+}
+
+export interface OperationListFilter {
+  status: OperationStatus | null;
+  sim_id: string | null;
+  agent_id: string | null;
+  origin?: Origin | null;
+  from: Date | null;
+  to: Date | null;
+  search_text: string | null;
+  search_digits: string | null;
+  limit: number;
+}
+
+/** Newest first. */
+export async function listOperations(em: EntityManager, f: OperationListFilter): Promise<OperationRecord[]> {
+  const where: string[] = ["true"];
+  const params: unknown[] = [];
+  const add = (sql: string, ...p: unknown[]) => {
+    where.push(sql);
+    params.push(...p);
+  };
+  if (f.status) add("o.status = ?", f.status);
+  if (f.sim_id) add("o.sim_id = ?", f.sim_id);
+  if (f.agent_id) add("o.agent_id = ?", f.agent_id);
+  if (f.origin) add("o.origin = ?", f.origin);
+  if (f.from) add("o.created_at >= ?", f.from);
+  if (f.to) add("o.created_at < ?", f.to);
+  if (f.search_text || f.search_digits) {
+    const ors: string[] = [];
+    if (f.search_text) {
+      const like = `%${likeEscape(f.search_text)}%`;
+      ors.push("lower(coalesce(o.dest_name, '')) like ?", "lower(o.request_id) like ?", "o.operation_id::text like ?");
+      params.push(like, like, like);
+    }
+    if (f.search_digits) {
+      ors.push("regexp_replace(o.msisdn_dest, '[^0-9]', '', 'g') like ?");
+      params.push(`%${f.search_digits}%`);
+    }
+    where.push(`(${ors.join(" or ")})`);
+  }
+  return select(em, where.join(" and "), params, `order by o.created_at desc, o.operation_id desc limit ${f.limit}`);
+}
+
+/** Load of each SIM for selection: operations in flight (queued or running) and when it last finished one. */
+export async function simLoads(
+  em: EntityManager,
+  simIds: readonly string[],
+): Promise<Map<string, { in_flight: number; last_finished_at: Date | null }>> {
+  const loads = new Map<string, { in_flight: number; last_finished_at: Date | null }>();
+  if (simIds.length === 0) return loads;
+  const list = inList("sim_id", simIds);
+  const found = await rows<{ sim_id: string; in_flight: unknown; last_finished_at: unknown }>(
+    em,
+    `select sim_id,
+            count(*) filter (where status in ('queued', 'running')) as in_flight,
+            max(finished_at) as last_finished_at
+       from dispatch.operations where ${list.sql} group by sim_id`,
+    list.params,
+  );
+  for (const r of found) {
+    loads.set(r.sim_id, { in_flight: Number(r.in_flight), last_finished_at: toDate(r.last_finished_at) });
+  }
+  return loads;
+}
+
+export async function countRows(em: EntityManager, sql: string, params: unknown[] = []): Promise<number> {
+  const r = await one<{ n: unknown }>(em, sql, params);
+  return Number(r?.n ?? 0);
+}

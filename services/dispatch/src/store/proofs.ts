@@ -1,0 +1,112 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { ProofCandidate } from "../domain/index.ts";
+import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+import { toDate } from "./sql.ts";
+
+export type ProofOutcome = "confirmed" | "ambiguous" | "no_candidate" | "divergent";
+
+export interface ProofRecord {
+  message_id: string;
+  sim_id: string;
+  outcome: ProofOutcome;
+  operation_id: string | null;
+  candidate_operation_ids: string[];
+  created_at: Date;
+}
+
+function toProof(r: Record<string, unknown>): ProofRecord {
+  const ids = r.candidate_operation_ids;
+  return {
+    message_id: String(r.message_id),
+    sim_id: String(r.sim_id),
+    outcome: r.outcome as ProofOutcome,
+    operation_id: (r.operation_id as string | null) ?? null,
+    candidate_operation_ids: Array.isArray(ids) ? (ids as string[]) : [],
+    created_at: toDate(r.created_at)!,
+  };
+}
+
+/**
+ * Serialises every proof of one message: the first caller takes a transaction-scoped
+ * advisory lock on the message id, a concurrent repeat waits for it and then finds the
+ * stored answer. (The primary key of `proofs` would also refuse a second row.)
+ */
+export async function lockMessage(em: EntityManager, messageId: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 7301))`, [messageId]);
+}
+
+export async function findProof(em: EntityManager, messageId: string): Promise<ProofRecord | undefined> {
+  const r = await one<Record<string, unknown>>(em, `select * from dispatch.proofs where message_id = ?`, [messageId]);
+  return r ? toProof(r) : undefined;
+}
+
+export async function insertProof(
+  em: EntityManager,
+  p: { message_id: string; sim_id: string; outcome: ProofOutcome; operation_id: string | null; candidate_operation_ids: string[] },
+): Promise<void> {
+  await em.execute(
+    `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, candidate_operation_ids)
+     values (?, ?, ?, ?, ?::jsonb)`,
+    [p.message_id, p.sim_id, p.outcome, p.operation_id, JSON.stringify(p.candidate_operation_ids)],
+  );
+}
+
+/**
+ * Locks the operations a message on this SIM could prove (every provable status; the
+ * domain applies kind, amount, time, late window and origin rules). Locked in id order
+ * so that two messages racing over the same operations cannot deadlock; a row another
+ * message just confirmed is re-read after its lock is released and drops out.
+ */
+export async function lockProofCandidates(
+  em: EntityManager,
+  simId: string,
+  statuses: readonly string[],
+  opTypes: readonly string[],
+  amount: number | null,
+): Promise<(ProofCandidate & { record: OperationRecord })[]> {
+  if (opTypes.length === 0) return [];
+  const params: unknown[] = [simId, [...statuses], [...opTypes]];
+  let amountSql = "";
+  if (amount !== null) {
+    amountSql = "and o.montant = ?";
+    params.push(amount);
+  }
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.sim_id = ? and o.status in (?) and o.op_type in (?) ${amountSql}
+      order by o.operation_id
+      for update of o`,
+    params,
+  );
+  return found.map((raw) => {
+    const record = toRecord(raw);
+    return {
+      operation_id: record.operation_id,
+      status: record.status,
+      origin: record.origin,
+      op_type: record.op_type,
+      montant: record.montant,
+      msisdn_dest: record.msisdn_dest,
+      created_at: record.created_at,
+      finished_at: record.finished_at,
+      record,
+    };
+  });
+}
+
+/** How many messages named each operation as an ambiguous candidate (the unproven row's evidence_count). */
+export async function ambiguousCounts(em: EntityManager, operationIds: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (operationIds.length === 0) return counts;
+  const found = await rows<{ operation_id: string; n: unknown }>(
+    em,
+    `select c.operation_id, count(*) as n
+       from dispatch.proofs p, jsonb_array_elements_text(p.candidate_operation_ids) as c(operation_id)
+      where p.outcome = 'ambiguous' and c.operation_id in (?)
+      group by c.operation_id`,
+    [[...operationIds]],
+  );
+  for (const r of found) counts.set(r.operation_id, Number(r.n));
+  return counts;
+}

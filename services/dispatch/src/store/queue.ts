@@ -1,0 +1,111 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import { OPERATION_COLUMNS, toRecord, findOperation, type OperationRecord } from "./operations.ts";
+import { isUniqueViolation, toDate } from "./sql.ts";
+
+/** What a poll must know about its device before touching anything. */
+export interface DeviceQueueState {
+  has_running: boolean;
+  has_queued: boolean;
+  last_finished_at: Date | null;
+  /** Frozen by fleet (the circuit breaker): no queued work is handed out. */
+  frozen: boolean;
+}
+
+/**
+ * One read, three index lookups (the running-per-device unique index, the queued-by-device
+ * index, the device's last finished dial). An empty poll stops here: it writes nothing.
+ */
+export async function deviceQueueState(em: EntityManager, deviceId: string): Promise<DeviceQueueState> {
+  const r = await one<{ has_running: boolean; has_queued: boolean; last_finished_at: unknown; frozen: boolean }>(
+    em,
+    `select
+       exists (select 1 from dispatch.operations where device_id = ? and status = 'running') as has_running,
+       exists (select 1 from dispatch.operations where device_id = ? and status = 'queued') as has_queued,
+       (select max(finished_at) from dispatch.operations where device_id = ? and started_at is not null) as last_finished_at,
+       exists (select 1 from dispatch.devices where device_id = ? and status = 'frozen') as frozen`,
+    [deviceId, deviceId, deviceId, deviceId],
+  );
+  return {
+    has_running: Boolean(r?.has_running),
+    has_queued: Boolean(r?.has_queued),
+    last_finished_at: toDate(r?.last_finished_at),
+    frozen: Boolean(r?.frozen),
+  };
+}
+
+/**
+ * Locks the device's oldest queued operation, skipping rows another poll or a cancel
+ * holds, so concurrent pollers never wait on each other and never take the same row.
+ */
+export async function lockNextQueued(em: EntityManager, deviceId: string): Promise<OperationRecord | undefined> {
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.device_id = ? and o.status = 'queued'
+      order by o.created_at, o.operation_id
+      limit 1
+      for update of o skip locked`,
+    [deviceId],
+  );
+  return found[0] ? toRecord(found[0]) : undefined;
+}
+
+/**
+ * Makes the locked operation running on its device. The partial unique index
+ * `operations_one_running_per_device` refuses a second running operation on one device
+ * whatever the code above did: the loser gets `busy` and its transaction must roll back.
+ */
+export async function markRunning(
+  em: EntityManager,
+  operationId: string,
+  ussdString: string,
+  startedAt: Date,
+): Promise<{ claimed: OperationRecord } | { busy: true }> {
+  try {
+    await em.execute(
+      `update dispatch.operations set status = 'running', started_at = ?, ussd_string = ?, updated_at = clock_timestamp()
+        where operation_id = ? and status = 'queued'`,
+      [startedAt, ussdString, operationId] as never[],
+    );
+  } catch (err) {
+    if (isUniqueViolation(err, "operations_one_running_per_device")) return { busy: true };
+    throw err;
+  }
+  return { claimed: (await findOperation(em, operationId))! };
+}
+
+export interface DeviceOperationFilter {
+  device_id: string;
+  since: Date | null;
+  limit: number;
+}
+
+/** Operations the device claimed, most recently changed first. */
+export async function listClaimedByDevice(em: EntityManager, f: DeviceOperationFilter): Promise<OperationRecord[]> {
+  const params: unknown[] = [f.device_id];
+  let where = `o.device_id = ? and o.started_at is not null`;
+  if (f.since) {
+    where += ` and o.updated_at >= ?`;
+    params.push(f.since);
+  }
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where}
+      order by o.updated_at desc, o.operation_id desc limit ${f.limit}`,
+    params,
+  );
+  return found.map(toRecord);
+}
+
+/** Records a handset's status from fleet; only a frozen handset keeps a row. */
+export async function recordDeviceStatus(em: EntityManager, deviceId: string, status: string, at: Date): Promise<void> {
+  if (status === "frozen") {
+    await em.execute(
+      `insert into dispatch.devices (device_id, status, changed_at) values (?, ?, ?)
+       on conflict (device_id) do update set status = excluded.status, changed_at = excluded.changed_at`,
+      [deviceId, status, at],
+    );
+  } else {
+    await em.execute(`delete from dispatch.devices where device_id = ?`, [deviceId]);
+  }
+}

@@ -1,0 +1,66 @@
+import { rows, type EntityManager } from "@transferops/kit";
+import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+
+/** null: the whole fleet; otherwise the agent's own operations plus those on its granted SIMs. */
+export interface QueueScopeFilter {
+  agent_id: string | null;
+  sim_ids: readonly string[];
+}
+
+interface QueueFilter {
+  scope: QueueScopeFilter | null;
+  from: Date | null;
+  to: Date | null;
+  limit: number;
+}
+
+function scoped(where: string[], params: unknown[], scope: QueueScopeFilter | null): void {
+  if (scope === null) return;
+  if (scope.sim_ids.length > 0) {
+    where.push(`(o.agent_id = ? or o.sim_id in (?))`);
+    params.push(scope.agent_id, [...scope.sim_ids]);
+  } else {
+    where.push(`o.agent_id = ?`);
+    params.push(scope.agent_id);
+  }
+}
+
+/** Transfers that dialled and got no proof (no_evidence), newest finished first; windowed on finished_at. */
+export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
+  const where = [`o.status = 'no_evidence'`, `o.op_type not in ('balance', 'mini_statement')`];
+  const params: unknown[] = [];
+  scoped(where, params, f.scope);
+  if (f.from) (where.push(`o.finished_at >= ?`), params.push(f.from));
+  if (f.to) (where.push(`o.finished_at < ?`), params.push(f.to));
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
+      order by o.finished_at desc nulls last, o.operation_id limit ${f.limit}`,
+    params,
+  );
+  return found.map(toRecord);
+}
+
+/**
+ * Confirmed by a person (board settle `arrived`, admin arbitration `confirmed`) while no
+ * operator message proves it: it leaves the list as soon as any evidence attaches.
+ * Windowed on the decision time.
+ */
+export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
+  const where = [
+    `o.status = 'confirmed'`,
+    `o.confirmed_by in ('settle', 'arbitrate')`,
+    `o.evidence_message_id is null`,
+  ];
+  const params: unknown[] = [];
+  scoped(where, params, f.scope);
+  if (f.from) (where.push(`o.decided_at >= ?`), params.push(f.from));
+  if (f.to) (where.push(`o.decided_at < ?`), params.push(f.to));
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
+      order by o.decided_at desc, o.operation_id limit ${f.limit}`,
+    params,
+  );
+  return found.map(toRecord);
+}

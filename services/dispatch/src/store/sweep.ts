@@ -1,0 +1,20 @@
+import { rows, type EntityManager } from "@transferops/kit";
+import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+
+/**
+ * Locks a batch of operations whose evidence window has closed, oldest first, skipping
+ * rows a proof or another sweeper holds (a proof that holds one confirms it first; the
+ * sweep then never sees it awaiting).
+ */
+export async function lockExpiredAwaiting(em: EntityManager, now: Date, limit: number): Promise<OperationRecord[]> {
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.status = 'awaiting_evidence' and o.evidence_expires_at <= ?
+      order by o.evidence_expires_at, o.operation_id
+      limit ${limit}
+      for update of o skip locked`,
+    [now],
+  );
+  return found.map(toRecord);
+}

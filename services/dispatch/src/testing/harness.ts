@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import pg from "pg";
+import { createLogger, errorBodyFromConnect, MemoryBus, type BusMessage, type Caller } from "@transferops/kit";
+import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
+import { startDispatch, type RunningDispatch } from "../app.ts";
+import { loadDispatchConfig } from "../config.ts";
+import { FakeFleet } from "./fake-fleet.ts";
+
+export interface DispatchHarness {
+  client: Client<typeof DispatchService>;
+  fleet: FakeFleet;
+  service: RunningDispatch;
+  /** Every event published, in order. */
+  events: BusMessage[];
+  bus: MemoryBus;
+  logs: string[];
+  query(sql: string, params?: unknown[]): Promise<any[]>;
+  /** Moves the service's clock (it starts at the real time). */
+  clock: { offsetMs: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Dispatch alone, through a real gRPC server on port 0, on a fresh PostgreSQL database,
+ * with fleet faked in memory and the in-process bus. For RPC and store tests.
+ */
+export async function startDispatchHarness(env: Record<string, string> = {}): Promise<DispatchHarness> {
+  const db: TestDatabase = await freshDatabase();
+  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  const logs: string[] = [];
+  const log = createLogger("dispatch", { level: "debug", destination: { write: (l: string) => void logs.push(l) } });
+  const bus = new MemoryBus();
+  const events: BusMessage[] = [];
+  const tap = await bus.subscribe(`tap-${randomUUID()}`, ["operations", "alerts"], async (m) => {
+    events.push(m);
+  });
+  const fleet = new FakeFleet();
+  const clock = { offsetMs: 0 };
+  const config = loadDispatchConfig({
+    NODE_ENV: "test",
+    DATABASE_URL: db.url,
+    SWEEP_INTERVAL_S: "3600",
+    ...env,
+  });
+  const service = await startDispatch({
+    config,
+    port: 0,
+    bus,
+    log,
+    fleet,
+    now: () => new Date(Date.now() + clock.offsetMs),
+  });
+  const client = createClient(DispatchService, createGrpcTransport({ baseUrl: service.url }));
+  return {
+    client,
+    fleet,
+    service,
+    events,
+    bus,
+    logs,
+    clock,
+    query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
+    async stop() {
+      await service.stop();
+      await tap.close();
+      await bus.close();
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+export const session = (agentId: string, role: "agent" | "supervisor" | "admin" = "agent", fullName = "Ada Agent"): Caller =>
+  ({ kind: "session", agentId, role, isActive: true, fullName, deviceId: "", sessionId: randomUUID(), login: "ada", deviceLabel: "" }) as Caller;
+export const apiKey = (): Caller =>
+  ({ kind: "api_key", agentId: "", role: "", isActive: false, fullName: "", deviceId: "", sessionId: "", login: "", deviceLabel: "" }) as Caller;
+export const device = (deviceId: string): Caller =>
+  ({ kind: "device", agentId: "", role: "", isActive: false, fullName: "", deviceId, sessionId: "", login: "", deviceLabel: deviceId }) as Caller;
+
+/** The HTTP status and contract body a failed call would get at the gateway; throws if the call succeeded. */
+export async function refusalOf(call: Promise<unknown>): Promise<{ status: number; code: string; detail: unknown; context: Record<string, unknown> }> {
+  try {
+    await call;
+  } catch (err) {
+    const { status, body } = errorBodyFromConnect(ConnectError.from(err));
+    return { status, code: body.code, detail: body.detail, context: body.context };
+  }
+  throw new Error("expected a refusal, but the call succeeded");
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+/** Events published so far of one type (the short name, e.g. `OperationChanged`), optionally for one key. */
+export function eventsOf(h: DispatchHarness, type: string, key?: string) {
+  return h.events.filter((e) => e.headers["event-type"].endsWith(`.${type}`) && (key === undefined || e.key === key));
+}

@@ -1,0 +1,131 @@
+import { create } from "@bufbuild/protobuf";
+import { enqueueEvent, Topics, ts, type EntityManager } from "@transferops/kit";
+import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
+import {
+  MessageCorrelatedSchema,
+  MessageDismissedSchema,
+  MessageLinkedSchema,
+  MessagesPurgedSchema,
+  MessageStoredSchema,
+} from "@transferops/kit/gen/transferops/evidence/v1/events_pb";
+import type { MessageRecord } from "../domain/message.ts";
+import { toEvidence } from "../rpc/mappers.ts";
+
+const SCHEMA = "evidence";
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+/** Every new message, in the transaction that stores it. Keyed by message id. */
+export async function messageStored(em: EntityManager, m: MessageRecord): Promise<void> {
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.messages,
+    key: m.id,
+    schema: MessageStoredSchema,
+    message: create(MessageStoredSchema, { evidence: toEvidence(m) }),
+  });
+}
+
+/** The end of correlation, whatever its outcome (also for messages never correlated). */
+export async function messageCorrelated(em: EntityManager, m: MessageRecord): Promise<void> {
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.messages,
+    key: m.id,
+    schema: MessageCorrelatedSchema,
+    message: create(MessageCorrelatedSchema, {
+      messageId: m.id,
+      simId: m.sim_id,
+      outcome: m.outcome,
+      isAmbiguous: m.is_ambiguous,
+      operationId: m.operation_id ?? "",
+      kind: opt(m.kind),
+      amount: big(m.amount),
+      receivedAt: ts(m.received_at),
+      correlatedAt: ts(m.correlated_at ?? new Date()),
+    }),
+  });
+}
+
+/** Every link of a message to an operation: proof, restatement or a person's attach. */
+export async function messageLinked(em: EntityManager, m: MessageRecord): Promise<void> {
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.messages,
+    key: m.id,
+    schema: MessageLinkedSchema,
+    message: create(MessageLinkedSchema, {
+      messageId: m.id,
+      simId: m.sim_id,
+      operationId: m.operation_id ?? "",
+      link: m.outcome === "attached" ? "attached" : (m.link ?? ""),
+      amount: big(m.amount),
+      fee: big(m.fee),
+      balanceAfter: big(m.balance_after),
+      operatorRef: opt(m.operator_ref),
+      kind: opt(m.kind),
+      receivedAt: ts(m.received_at),
+      linkedAt: ts(m.linked_at ?? new Date()),
+      linkedBy: m.linked_by ?? "",
+    }),
+  });
+}
+
+export async function messageDismissed(em: EntityManager, m: MessageRecord): Promise<void> {
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.messages,
+    key: m.id,
+    schema: MessageDismissedSchema,
+    message: create(MessageDismissedSchema, {
+      messageId: m.id,
+      simId: m.sim_id,
+      reason: m.dismiss_reason ?? "",
+      dismissedBy: m.dismissed_by ?? "",
+      dismissedAt: ts(m.dismissed_at),
+    }),
+  });
+}
+
+export async function messagesPurged(em: EntityManager, p: { simId: string; reason: "sim_deleted" | "reset"; messages: number }): Promise<void> {
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.messages,
+    key: p.simId || "all",
+    schema: MessagesPurgedSchema,
+    message: create(MessagesPurgedSchema, { simId: p.simId, reason: p.reason, messages: BigInt(p.messages), purgedAt: ts(new Date()) }),
+  });
+}
+
+/**
+ * A message whose amount or MSISDN contradicts its operation: fleet turns it into a
+ * notification. The dedupe key is the message, so a re-drive never notifies twice.
+ */
+export async function divergenceAlert(
+  em: EntityManager,
+  m: MessageRecord,
+  operation: { operationId: string; montant: bigint; msisdnDest: string } | undefined,
+): Promise<void> {
+  const context: Record<string, string | number | null> = {
+    message_id: m.id,
+    amount: m.amount,
+    counterparty_msisdn: m.counterparty_msisdn,
+    operator_ref: m.operator_ref,
+  };
+  if (operation) {
+    context.operation_montant = Number(operation.montant);
+    context.operation_msisdn_dest = operation.msisdnDest;
+  }
+  await enqueueEvent(em, SCHEMA, {
+    topic: Topics.alerts,
+    key: operation?.operationId || m.sim_id,
+    schema: AlertRaisedSchema,
+    message: create(AlertRaisedSchema, {
+      kind: "evidence_divergent",
+      severity: "warning",
+      message: operation
+        ? `Operator message ${m.id} on SIM ${m.sim_id} diverges from operation ${operation.operationId} (amount or MSISDN); nothing was confirmed`
+        : `Operator message ${m.id} on SIM ${m.sim_id} diverges from its operation (amount or MSISDN); nothing was confirmed`,
+      simId: m.sim_id,
+      operationId: operation?.operationId ?? "",
+      context,
+      raisedAt: ts(new Date()),
+      dedupeKey: `evidence_divergent:${m.id}`,
+    }),
+  });
+}

@@ -1,0 +1,263 @@
+// The board's side of evidence against real PostgreSQL: the unmatched queue, movements,
+// dismissal, attach, daily reconciliations, and deletion with the SIM.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { DomainError } from "@transferops/kit";
+import { SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
+import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
+import { fleetHandlers } from "../events/fleet.ts";
+import {
+  deposit,
+  messageRows,
+  newRef,
+  one,
+  openHarness,
+  outboxTypes,
+  OTHER_SIM,
+  session,
+  SIM,
+  type Harness,
+} from "../../../../test/support/evidence-harness.ts";
+import { attach, dismiss, movements, unmatchedEvidence } from "./board.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await openHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const AGENT = "aaaaaaaa-0000-4000-8000-000000000001";
+const OUTSIDER = "aaaaaaaa-0000-4000-8000-000000000002";
+const SUPERVISOR = "aaaaaaaa-0000-4000-8000-000000000003";
+const OP = "33333333-3333-4333-8333-333333333333";
+
+beforeEach(async () => {
+  await h.reset();
+  h.fleet.grants.set(AGENT, { simIds: [SIM], role: "agent", isActive: true });
+  h.fleet.grants.set(OUTSIDER, { simIds: [OTHER_SIM], role: "agent", isActive: true });
+});
+
+const window = (w: Partial<{ days: number; from: string; to: string; all: boolean }> = {}) => ({
+  days: 0,
+  from: "",
+  to: "",
+  all: false,
+  ...w,
+});
+
+async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string }> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof DomainError) return { status: err.status, code: err.code };
+    throw err;
+  }
+  throw new Error("expected a refusal");
+}
+
+const unmatched = (agentId: string, role = "agent", o: Partial<{ unmatched: boolean; limit: number; window: ReturnType<typeof window> }> = {}) =>
+  unmatchedEvidence(h.deps, { caller: session(agentId, role), unmatched: true, limit: 0, window: window(), ...o });
+
+const movement = (amount: number) =>
+  transferReceived("operator_b", { amount, balanceAfter: 10_000, ref: newRef(), msisdn: "699000111", name: "PAUL EKANE", at: new Date(), language: "fr" });
+
+describe("unmatched queue", () => {
+  it("lists orphans, ambiguous, divergent, uncorrelated and refusals; never linked messages, movements or notices", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
+    await one(h, deposit(1000)); // confirmed
+    const orphan = await one(h, deposit(2000));
+    const uncorrelated = await one(h, deposit(3000), { correlate: false });
+    const refusal = await one(h, failure("operator_b", { language: "fr" }));
+    const bal = await one(h, balanceReply("operator_b", { balance: 5000, language: "fr" }));
+    await one(h, movement(4000));
+    await one(h, promotion("operator_b", { language: "en" }));
+    const listed = await unmatched(SUPERVISOR, "supervisor");
+    expect(new Set(listed.map((m) => m.id))).toEqual(new Set([orphan.messageId, uncorrelated.messageId, refusal.messageId, bal.messageId]));
+  });
+
+  it("refuses unmatched=false with 400", async () => {
+    expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({ status: "bad_request", code: "unmatched_required" });
+  });
+
+  it("scopes an agent to the SIMs of its grant; supervisors and admins see the fleet", async () => {
+    const mine = await one(h, deposit(2000));
+    const theirs = await one(h, deposit(2000), { simId: OTHER_SIM });
+    expect((await unmatched(AGENT)).map((m) => m.id)).toEqual([mine.messageId]);
+    expect((await unmatched(OUTSIDER)).map((m) => m.id)).toEqual([theirs.messageId]);
+    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.code)).toBe("agent_inactive");
+    for (const role of ["supervisor", "admin"]) expect(await unmatched(SUPERVISOR, role)).toHaveLength(2);
+  });
+
+  it("gives an agent with a grant of no SIM an empty list", async () => {
+    h.fleet.grants.set(AGENT, { simIds: [], role: "agent", isActive: true });
+    await one(h, deposit(2000));
+    expect(await unmatched(AGENT)).toEqual([]);
+  });
+
+  it("windows on received_at by local day, newest first, and honours limit", async () => {
+    const at = (iso: string) => new Date(iso);
+    await one(h, deposit(1), { receivedAt: at("2026-01-01T22:59:00Z") }); // 23:59 on 1 Jan, local time
+    await one(h, deposit(2), { receivedAt: at("2026-01-01T23:00:00Z") }); // 00:00 on 2 Jan local
+    await one(h, deposit(3), { receivedAt: at("2026-01-03T12:00:00Z") });
+    const amounts = async (w: ReturnType<typeof window>, limit = 0) =>
+      (await unmatched(AGENT, "agent", { window: w, limit })).map((m) => m.amount);
+    expect(await amounts(window({ from: "2026-01-02", to: "2026-01-02" }))).toEqual([2]);
+    expect(await amounts(window({ from: "2026-01-01", to: "2026-01-02" }))).toEqual([2, 1]);
+    expect(await amounts(window({ from: "2026-01-02" }))).toEqual([3, 2]);
+    expect(await amounts(window({ to: "2026-01-01" }))).toEqual([1]);
+    expect(await amounts(window({ all: true }))).toEqual([3, 2, 1]);
+    expect(await amounts(window({ all: true }), 2)).toEqual([3, 2]);
+    expect((await refusalOf(amounts(window({ from: "2026-01-03", to: "2026-01-02" })))).code).toBe("invalid_request");
+  });
+
+  it("defaults to the last 30 local days; days and all reach further", async () => {
+    const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 3600_000);
+    await one(h, deposit(10), { receivedAt: daysAgo(10) });
+    await one(h, deposit(40), { receivedAt: daysAgo(40) });
+    const amounts = async (w: ReturnType<typeof window>) => (await unmatched(AGENT, "agent", { window: w })).map((m) => m.amount);
+    expect(await amounts(window())).toEqual([10]);
+    expect(await amounts(window({ days: 42 }))).toEqual([10, 40]);
+    expect(await amounts(window({ all: true }))).toEqual([10, 40]);
+    expect((await refusalOf(amounts(window({ days: 366 })))).code).toBe("invalid_request");
+  });
+});
+
+describe("movements", () => {
+  it("lists movements newest first, dismissed ones included, never other kinds", async () => {
+    const older = await one(h, movement(100), { receivedAt: new Date(Date.now() - 60_000) });
+    const newer = await one(h, movement(200));
+    await one(h, deposit(300));
+    await dismiss(h.deps, { caller: session(AGENT), evidenceId: older.messageId, reason: "not_ours" });
+    const list = await movements(h.deps, { caller: session(AGENT), limit: 0, window: window() });
+    expect(list.map((m) => m.id)).toEqual([newer.messageId, older.messageId]);
+    expect(list[1].dismissed_at).not.toBeNull();
+    expect(await movements(h.deps, { caller: session(OUTSIDER), limit: 0, window: window() })).toEqual([]);
+    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).code).toBe("invalid_request");
+  });
+});
+
+describe("dismiss", () => {
+  it("takes a message out of the queue, idempotently, keeping the first reason", async () => {
+    const orphan = await one(h, deposit(2000));
+    await dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "balance_reading" });
+    await dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "other" });
+    expect(await unmatched(AGENT)).toEqual([]);
+    const [row] = await messageRows(h);
+    expect(row).toMatchObject({ dismiss_reason: "balance_reading", dismissed_by: AGENT });
+    expect((await outboxTypes(h)).filter((t) => t === "MessageDismissed")).toHaveLength(1);
+  });
+
+  it("answers 404, 403 and 409 in that order", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
+    const linked = await one(h, deposit(1000));
+    const orphan = await one(h, deposit(2000));
+    const d = (agentId: string, evidenceId: string, role = "agent") => dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
+    expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({ status: "not_found", code: "evidence_not_found" });
+    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
+    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
+    expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({ status: "conflict", code: "evidence_already_linked" });
+    expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({ status: "conflict", code: "evidence_already_linked" });
+    await d(SUPERVISOR, orphan.messageId, "supervisor");
+  });
+
+  it("refuses a reason outside the contract's list", async () => {
+    const orphan = await one(h, deposit(2000));
+    expect((await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" }))).code).toBe("invalid_request");
+  });
+});
+
+describe("attach", () => {
+  it("links an orphan to an operation dispatch confirms, and publishes the link", async () => {
+    const orphan = await one(h, deposit(2500));
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 2500, status: "no_evidence" });
+    const res = await attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId });
+    expect(res.operation.status).toBe("confirmed");
+    expect(res.evidence).toMatchObject({ operation_id: OP, link: "proof", outcome: "attached", linked_by: AGENT });
+    expect(h.dispatch.attachCalls[0]).toMatchObject({ operationId: OP, messageId: orphan.messageId, simId: SIM });
+    expect(h.dispatch.attachCalls[0].evidence).toMatchObject({ amount: 2500n, kind: "DEP", isAmbiguous: false });
+    expect(await unmatched(AGENT)).toEqual([]);
+    expect((await outboxTypes(h)).at(-1)).toBe("MessageLinked");
+    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId }))).toEqual({
+      status: "conflict",
+      code: "evidence_already_linked",
+    });
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("answers 404 for an unknown message without asking dispatch", async () => {
+    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: "44444444-4444-4444-8444-444444444444" }))).toEqual({
+      status: "not_found",
+      code: "evidence_not_found",
+    });
+    expect(h.dispatch.attachCalls).toHaveLength(0);
+  });
+
+  it("records nothing when dispatch refuses (another SIM, terminal operation)", async () => {
+    const orphan = await one(h, deposit(2500));
+    h.dispatch.add({ operationId: OP, simId: OTHER_SIM, montant: 2500 });
+    await expect(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })).rejects.toThrow(/different SIM/);
+    const [row] = await messageRows(h);
+    expect(row.operation_id).toBeNull();
+  });
+
+  it("refuses a second proving message for one operation with 409, whatever dispatch says", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
+    await one(h, deposit(1000));
+    const orphan = await one(h, deposit(1000));
+    h.dispatch.operations.get(OP)!.status = "no_evidence"; // a stand-in that would let it through
+    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId }))).toEqual({
+      status: "conflict",
+      code: "operation_already_proven",
+    });
+  });
+});
+
+describe("daily reconciliation", () => {
+  it("counts each local day's messages per SIM and keeps the last balance", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
+    const day = new Date("2026-02-10T10:00:00Z");
+    const later = new Date("2026-02-10T11:00:00Z");
+    await one(h, deposit(1000, { balanceAfter: 50_000 }), { receivedAt: day });
+    const orphan = await one(h, deposit(2000, { balanceAfter: 48_000 }), { receivedAt: later });
+    await one(h, movement(700), { receivedAt: new Date("2026-02-10T09:00:00Z") });
+    await one(h, deposit(5), { receivedAt: new Date("2026-02-10T23:30:00Z") }); // next local day
+    await dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "not_ours" });
+    const rows = (await h.db.em().execute(`select * from evidence.daily_reconciliations order by day`)) as Record<string, unknown>[];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({
+      sim_id: SIM,
+      messages: 3,
+      confirmed: 1,
+      unmatched: 0,
+      dismissed: 1,
+      movements: 1,
+      proven_xaf: "1000",
+      movements_in_xaf: "700",
+      last_balance: "48000",
+    });
+    expect(rows[1]).toMatchObject({ messages: 1, unmatched: 1 });
+  });
+});
+
+describe("deletion with the SIM", () => {
+  it("deletes the SIM's evidences and reconciliations, and nothing of other SIMs", async () => {
+    await one(h, deposit(1));
+    await one(h, deposit(2), { simId: OTHER_SIM });
+    await h.db.tx((em) =>
+      fleetHandlers[0].handle(em, create(SimDeletedSchema, { simId: SIM }), {
+        eventId: "e",
+        type: "SimDeleted",
+        occurredAt: new Date(),
+        correlationId: "c",
+      }),
+    );
+    const left = await messageRows(h);
+    expect(left.map((r) => r.sim_id)).toEqual([OTHER_SIM]);
+    const recon = (await h.db.em().execute(`select sim_id from evidence.daily_reconciliations`)) as { sim_id: string }[];
+    expect(recon.map((r) => r.sim_id)).toEqual([OTHER_SIM]);
+    expect((await outboxTypes(h)).at(-1)).toBe("MessagesPurged");
+  });
+});

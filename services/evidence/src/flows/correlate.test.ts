@@ -1,0 +1,397 @@
+// Correlation against real PostgreSQL, with dispatch and fleet stood in for: each rule of
+// outcomes.ts in precedence order, crashes at every step, and copies racing each other.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DomainError } from "@transferops/kit";
+import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
+import {
+  deposit,
+  messageRows,
+  newRef,
+  one,
+  openHarness,
+  outboxTypes,
+  OTHER_SIM,
+  SIM,
+  type Harness,
+} from "../../../../test/support/evidence-harness.ts";
+import { Redrive } from "./redrive.ts";
+import { storeMessage } from "./submit.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await openHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+beforeEach(async () => {
+  await h.reset();
+});
+
+const OP = "11111111-1111-4111-8111-111111111111";
+const OP2 = "22222222-2222-4222-8222-222222222222";
+
+async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string }> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof DomainError) return { status: err.status, code: err.code };
+    throw err;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("rule 1: a duplicate gets the stored result, processed once", () => {
+  it("answers a second submission of the same text with the first result, without asking dispatch again", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 15_000 });
+    const text = deposit(15_000);
+    const first = await one(h, text);
+    const again = await one(h, text);
+    expect(first).toMatchObject({ duplicate: false, matched: true, restated: false, outcome: "confirmed", operationId: OP });
+    expect(again).toMatchObject({ duplicate: true, matched: true, restated: false, outcome: "confirmed", operationId: OP });
+    expect(again.messageId).toBe(first.messageId);
+    expect(again.operation?.operationId).toBe(OP);
+    expect(again.balance).toBe(first.balance);
+    expect(h.dispatch.proveCalls).toHaveLength(1);
+    expect(await messageRows(h)).toHaveLength(1);
+  });
+
+  it("treats identical text without a client id as one message even with another timestamp", async () => {
+    const text = deposit(900);
+    await one(h, text, { receivedAt: new Date("2026-03-14T09:00:00Z") });
+    const again = await one(h, text, { receivedAt: new Date("2026-03-14T10:00:00Z") });
+    expect(again.duplicate).toBe(true);
+    expect(await messageRows(h)).toHaveLength(1);
+  });
+
+  it("keeps the same text under two client ids as two messages, and one id sent twice as one", async () => {
+    const text = deposit(900);
+    await one(h, text, { clientMessageId: "c-1" });
+    await one(h, text, { clientMessageId: "c-2" });
+    const again = await one(h, text, { clientMessageId: "c-1" });
+    expect(again.duplicate).toBe(true);
+    expect(await messageRows(h)).toHaveLength(2);
+  });
+
+  it("publishes MessageStored once for a message submitted twice", async () => {
+    const text = promotion("operator_b", { language: "fr" });
+    await one(h, text);
+    await one(h, text);
+    expect((await outboxTypes(h)).filter((t) => t === "MessageStored")).toHaveLength(1);
+  });
+});
+
+describe("rule 2: a movement is listed, never matched", () => {
+  it("stores a UV transfer received as a movement even when an operation has its amount", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 5000 });
+    const text = transferReceived("operator_b", {
+      amount: 5000,
+      balanceAfter: 40_000,
+      ref: newRef(),
+      msisdn: "699000111",
+      name: "PAUL EKANE",
+      at: new Date(),
+      language: "fr",
+    });
+    const r = await one(h, text);
+    expect(r).toMatchObject({ matched: false, restated: false, outcome: "movement", kind: "UV_IN" });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+    expect(h.dispatch.operations.get(OP)!.status).toBe("awaiting_evidence");
+  });
+});
+
+describe("rule 3: kinds that never confirm are stored", () => {
+  it.each([
+    ["promotion", () => promotion("operator_b", { language: "fr", prize: 5000 }), "MKT"],
+    ["operator refusal", () => failure("operator_b", { language: "fr", amount: 5000 }), "FAIL"],
+  ])("%s: stored, dispatch never asked", async (_name, build, kind) => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 5000 });
+    const r = await one(h, build());
+    expect(r).toMatchObject({ matched: false, outcome: "stored", kind });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+});
+
+describe("rule 4: correlate=false stores only", () => {
+  it("stores a deposit as not_correlated without asking dispatch", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 7000 });
+    const r = await one(h, deposit(7000), { correlate: false });
+    expect(r).toMatchObject({ matched: false, outcome: "not_correlated", kind: "DEP" });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+});
+
+describe("rule 5: a restatement names the proved operation and confirms nothing", () => {
+  it("attaches a second message with the same reference to the same operation, even with another candidate open", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 12_000 });
+    const ref = newRef();
+    const first = await one(h, deposit(12_000, { ref }));
+    h.dispatch.add({ operationId: OP2, simId: SIM, montant: 12_000 });
+    const second = await one(h, deposit(12_000, { ref, balanceAfter: 111_111 }));
+    expect(first).toMatchObject({ outcome: "confirmed", operationId: OP });
+    expect(second).toMatchObject({ matched: true, restated: true, outcome: "restated", operationId: OP, duplicate: false });
+    expect(second.operation?.operationId).toBe(OP);
+    expect(h.dispatch.proveCalls).toHaveLength(1);
+    expect(h.dispatch.confirmations).toEqual([{ operationId: OP, messageId: first.messageId, by: "proof" }]);
+    expect(h.dispatch.operations.get(OP2)!.status).toBe("awaiting_evidence");
+    expect(h.fleet.balanceCalls).toHaveLength(1);
+    const rows = await messageRows(h);
+    expect(rows.map((r) => r.link)).toEqual(["proof", "restatement"]);
+  });
+
+  it("does not restate a reference proved on another SIM", async () => {
+    const ref = newRef();
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 3000 });
+    h.dispatch.add({ operationId: OP2, simId: OTHER_SIM, montant: 3000 });
+    await one(h, deposit(3000, { ref }));
+    const other = await one(h, deposit(3000, { ref }), { simId: OTHER_SIM });
+    expect(other).toMatchObject({ outcome: "confirmed", operationId: OP2 });
+  });
+
+  it("keeps a genuine second dial with its own reference an orphan", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 3000 });
+    await one(h, deposit(3000));
+    const second = await one(h, deposit(3000));
+    expect(second).toMatchObject({ matched: false, restated: false, outcome: "orphan" });
+  });
+});
+
+describe("rule 6: nothing to match by", () => {
+  it("keeps a text without a readable amount as an orphan, never asking dispatch", async () => {
+    const r = await one(h, "Message inconnu: votre operation est en cours de traitement.");
+    expect(r).toMatchObject({ outcome: "orphan", matched: false });
+    expect(r.kind).toBeUndefined();
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+});
+
+describe("rule 7: dispatch's answer", () => {
+  it("confirms, links, and records the balance observed at the operator's timestamp", async () => {
+    h.fleet.sims.get(SIM)!.balance = 300_000;
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 25_000, msisdnDest: "690000001" });
+    const receivedAt = new Date(Date.now() - 5000);
+    const r = await one(h, deposit(25_000, { balanceAfter: 275_000 }), { receivedAt });
+    expect(r).toMatchObject({ matched: true, restated: false, outcome: "confirmed", kind: "DEP", operationId: OP, isAmbiguous: false });
+    expect(r.balance).toBe(275_000n);
+    expect(r.previousBalance).toBe(300_000n);
+    expect(h.fleet.balanceCalls).toHaveLength(1);
+    expect(h.fleet.balanceCalls[0]).toMatchObject({ simId: SIM, balance: 275_000n, source: "sms", messageId: r.messageId });
+    expect(Number(h.fleet.balanceCalls[0].observedAt!.seconds)).toBe(Math.floor(receivedAt.getTime() / 1000));
+    const [row] = await messageRows(h);
+    expect(row).toMatchObject({ state: "done", outcome: "confirmed", link: "proof", operation_id: OP, balance_state: "done" });
+    expect(await outboxTypes(h, "messages")).toEqual(["MessageStored", "MessageCorrelated", "MessageLinked"]);
+  });
+
+  it("sends dispatch the parsed fields and the handset's receipt time", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 4000 });
+    const deviceReceivedAt = new Date(Date.now() - 2000);
+    const ref = newRef();
+    await one(h, deposit(4000, { ref, msisdn: "690000001", balanceAfter: 50_000 }), { deviceReceivedAt });
+    expect(h.dispatch.proveCalls[0]).toMatchObject({
+      simId: SIM,
+      kind: "DEP",
+      amount: 4000n,
+      fee: 0n,
+      balanceAfter: 50_000n,
+      operatorRef: ref,
+      counterpartyMsisdn: "690000001",
+      isAmbiguousHint: false,
+    });
+    expect(Number(h.dispatch.proveCalls[0].deviceReceivedAt!.seconds)).toBe(Math.floor(deviceReceivedAt.getTime() / 1000));
+  });
+
+  it("confirms a balance check with a balance reply, recorded as a balance_check reading", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1, opType: "balance" });
+    const r = await one(h, balanceReply("operator_b", { balance: 88_000, language: "fr" }));
+    expect(r).toMatchObject({ outcome: "confirmed", kind: "BAL", operationId: OP });
+    expect(h.dispatch.proveCalls[0].amount).toBe(88_000n);
+    expect(h.fleet.balanceCalls[0]).toMatchObject({ balance: 88_000n, source: "balance_check" });
+  });
+
+  it("marks a message matching two operations on amount ambiguous and leaves it for a person", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 10_000 });
+    h.dispatch.add({ operationId: OP2, simId: SIM, montant: 10_000 });
+    const r = await one(h, deposit(10_000));
+    expect(r).toMatchObject({ matched: false, outcome: "ambiguous", isAmbiguous: true });
+    expect(r.operationId).toBeUndefined();
+    expect(h.dispatch.confirmations).toHaveLength(0);
+    expect(h.fleet.balanceCalls).toHaveLength(0);
+  });
+
+  it("confirms nothing on a divergent MSISDN and raises an alert through the outbox", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 6000, msisdnDest: "690000001" });
+    const r = await one(h, deposit(6000, { msisdn: "699999999" }));
+    expect(r).toMatchObject({ matched: false, outcome: "divergent" });
+    expect(r.operationId).toBeUndefined();
+    expect(h.dispatch.confirmations).toHaveLength(0);
+    expect(h.fleet.balanceCalls).toHaveLength(0);
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+  });
+
+  it("keeps a message no operation fits as an orphan", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 6000 });
+    const r = await one(h, deposit(6001));
+    expect(r).toMatchObject({ matched: false, restated: false, outcome: "orphan" });
+    expect(h.dispatch.operations.get(OP)!.status).toBe("awaiting_evidence");
+  });
+});
+
+describe("the SIM must be the calling device's", () => {
+  it.each([
+    ["an unknown SIM", "sim-nowhere", undefined],
+    ["a SIM of another handset", SIM, "other-device"],
+  ])("refuses %s with 403 and stores nothing", async (_name, simId, deviceId) => {
+    expect(await refusalOf(one(h, deposit(100), { simId, deviceId }))).toEqual({ status: "forbidden", code: "sim_not_assigned_to_device" });
+    expect(await messageRows(h)).toHaveLength(0);
+  });
+
+  it("refuses an unassigned SIM", async () => {
+    h.fleet.sims.set("sim-loose", { operator: "operator_a" });
+    expect((await refusalOf(one(h, deposit(100), { simId: "sim-loose" }))).code).toBe("sim_not_assigned_to_device");
+  });
+
+  it("reads the text with the SIM's operator parser", async () => {
+    h.fleet.sims.set("sim-a", { operator: "operator_a", deviceId: "d0e1" });
+    const text = balanceReply("operator_a", { balance: 4200, language: "en" });
+    expect((await one(h, text, { simId: "sim-a", correlate: false })).kind).toBe("BAL");
+  });
+});
+
+describe("a crash at any step is finished by a retry or the re-drive, never doubled", () => {
+  it("finishes a message stored before a crash when the same submission comes again", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 8000 });
+    const text = deposit(8000);
+    // The process dies right after the insert committed: only the store step ran.
+    const stored = await storeMessage(h.deps, {
+      simId: SIM,
+      operator: "operator_b",
+      subscriptionSlot: null,
+      correlate: true,
+      sender: "OrangeMoney",
+      raw: text,
+      receivedAt: new Date(),
+      deviceReceivedAt: null,
+      clientMessageId: null,
+    });
+    expect(stored.message).toMatchObject({ state: "pending", outcome: "pending" });
+    const retry = await one(h, text);
+    expect(retry).toMatchObject({ duplicate: true, matched: true, outcome: "confirmed", operationId: OP });
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("finishes a message whose recording died after dispatch confirmed: dispatch answers the same, one confirmation", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 8000 });
+    let crashes = 1;
+    h.hooks.afterProof = () => {
+      if (crashes-- > 0) throw new Error("process killed after dispatch confirmed");
+    };
+    const text = deposit(8000);
+    const first = await one(h, text);
+    expect(first).toMatchObject({ matched: false, outcome: "pending" });
+    expect(h.dispatch.operations.get(OP)!.status).toBe("confirmed");
+    const retry = await one(h, text);
+    expect(retry).toMatchObject({ duplicate: true, matched: true, outcome: "confirmed", operationId: OP });
+    expect(h.dispatch.proveCalls.map((c) => c.messageId)).toEqual([first.messageId, first.messageId]);
+    expect(h.dispatch.confirmations).toHaveLength(1);
+    expect((await outboxTypes(h, "messages")).filter((t) => t === "MessageLinked")).toHaveLength(1);
+  });
+
+  it("lets the re-drive finish what nobody resubmits, once", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 8000 });
+    h.dispatch.unavailable = 1;
+    const first = await one(h, deposit(8000));
+    expect(first.outcome).toBe("pending");
+    const redrive = new Redrive(h.deps, { intervalMs: 60_000, graceMs: 0 });
+    // One failed attempt: the re-drive waits 2 seconds before trying again.
+    expect(await redrive.pass(new Date(Date.now() + 500))).toBe(0);
+    expect(await redrive.pass(new Date(Date.now() + 3000))).toBe(1);
+    expect(await redrive.pass(new Date(Date.now() + 3000))).toBe(0);
+    const [row] = await messageRows(h);
+    expect(row).toMatchObject({ state: "done", outcome: "confirmed", operation_id: OP, attempts: 1 });
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("leaves a message to its own submission during the grace period", async () => {
+    h.dispatch.unavailable = 1;
+    await one(h, deposit(8000));
+    const redrive = new Redrive(h.deps, { intervalMs: 60_000, graceMs: 60_000 });
+    expect(await redrive.pass()).toBe(0);
+    expect((await messageRows(h))[0].state).toBe("pending");
+  });
+
+  it("keeps the link when fleet is unreachable and sends the balance later", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 9000 });
+    h.fleet.unavailable = 1;
+    const r = await one(h, deposit(9000, { balanceAfter: 70_000 }));
+    expect(r).toMatchObject({ matched: true, outcome: "confirmed" });
+    expect(r.balance).toBeUndefined();
+    expect((await messageRows(h))[0]).toMatchObject({ link: "proof", balance_state: "pending" });
+    await new Redrive(h.deps, { intervalMs: 60_000, graceMs: 0 }).pass(new Date(Date.now() + 3000));
+    expect((await messageRows(h))[0]).toMatchObject({ balance_state: "done", balance: "70000" });
+    expect(h.fleet.sims.get(SIM)!.balance).toBe(70_000);
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("sends the balance when the link committed but the process died before fleet", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 9000 });
+    let crashes = 1;
+    h.hooks.beforeBalance = () => {
+      if (crashes-- > 0) throw new Error("process killed before fleet");
+    };
+    const text = deposit(9000, { balanceAfter: 61_000 });
+    const first = await one(h, text);
+    expect(first).toMatchObject({ matched: true });
+    expect(first.balance).toBeUndefined();
+    const retry = await one(h, text);
+    expect(retry).toMatchObject({ duplicate: true, matched: true, balance: 61_000n });
+    expect(h.fleet.balanceCalls).toHaveLength(1);
+  });
+});
+
+describe("concurrency", () => {
+  it("stores one message and confirms once when the same message is submitted three times at once", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 20_000 });
+    h.dispatch.delayMs = 50;
+    const text = deposit(20_000);
+    const results = await Promise.all([one(h, text), one(h, text), one(h, text)]);
+    expect(await messageRows(h)).toHaveLength(1);
+    expect(h.dispatch.confirmations).toHaveLength(1);
+    expect(new Set(results.map((r) => r.messageId)).size).toBe(1);
+    for (const r of results) expect(r).toMatchObject({ matched: true, outcome: "confirmed", operationId: OP });
+    expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(h.fleet.balanceCalls).toHaveLength(1);
+  });
+
+  it("confirms one of two different messages racing for one operation; the other stays an orphan", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 5500 });
+    h.dispatch.delayMs = 30;
+    const [a, b] = await Promise.all([one(h, deposit(5500)), one(h, deposit(5500))]);
+    expect([a.outcome, b.outcome].sort()).toEqual(["confirmed", "orphan"]);
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("restates the second of two messages with one reference racing for one operation", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 5500 });
+    h.dispatch.add({ operationId: OP2, simId: SIM, montant: 5500, createdAt: new Date(Date.now() - 30_000) });
+    h.dispatch.operations.get(OP2)!.status = "confirmed"; // only OP is a candidate
+    h.dispatch.delayMs = 30;
+    const ref = newRef();
+    const [a, b] = await Promise.all([one(h, deposit(5500, { ref })), one(h, deposit(5500, { ref, balanceAfter: 1 }))]);
+    expect([a.outcome, b.outcome].sort()).toEqual(["confirmed", "restated"]);
+    expect(a.operationId).toBe(OP);
+    expect(b.operationId).toBe(OP);
+    expect(h.dispatch.proveCalls).toHaveLength(1);
+    expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("holds one operation per message and one proof per operation in the schema", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
+    await one(h, deposit(1000));
+    await one(h, deposit(2000), { correlate: false });
+    const [orphan] = (await messageRows(h)).filter((r) => r.outcome === "not_correlated");
+    await expect(
+      h.db.em().execute(`update evidence.messages set operation_id = ?, link = 'proof', state = 'done' where id = ?`, [OP, orphan.id]),
+    ).rejects.toThrow(/messages_one_proof_per_operation/);
+  });
+});

@@ -1,0 +1,187 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ts, type EntityManager } from "@transferops/kit";
+import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { ProveOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import type { MessageRecord } from "../domain/message.ts";
+import { matchValueOf, outcomeOfProof, provenBalanceOf } from "../domain/outcomes.ts";
+import { divergenceAlert, messageCorrelated, messageLinked } from "../events/messages.ts";
+import {
+  findMessage,
+  findProofByRef,
+  finishCorrelation,
+  lockMessage,
+  lockSim,
+  recordAttemptFailure,
+  recordBalance,
+  type Correlation,
+} from "../store/messages.ts";
+import { recomputeDay } from "../store/reconciliations.ts";
+import type { FlowDeps } from "./ports.ts";
+
+/**
+ * Finishes the correlation of a stored message (rules 5 to 7 of outcomes.ts) and returns it
+ * as stored afterwards. Runs under the SIM's lock, from the restatement check to the final
+ * update, so a restatement is exact and copies of one message racing each other see one
+ * result. Dispatch proves idempotently on the message id: when this step dies after
+ * dispatch confirmed, the retry asks again and gets the same operation.
+ *
+ * When dispatch cannot be reached the message stays `pending` (the re-drive or the next
+ * submission of the same message finishes it) and is returned as such.
+ */
+export async function correlateMessage(deps: FlowDeps, messageId: string): Promise<MessageRecord | undefined> {
+  const { db, log } = deps;
+  const before = await findMessage(db.em(), messageId);
+  if (!before) return undefined;
+  if (before.state === "done") return before;
+  let done: MessageRecord | undefined;
+  try {
+    done = await db.tx(async (em) => {
+      await lockSim(em, before.sim_id);
+      const m = await lockMessage(em, messageId);
+      if (!m || m.state === "done") return m;
+      const c = await decide(deps, em, m);
+      await deps.hooks?.afterProof?.(m.id);
+      const updated = await finishCorrelation(em, m.id, c);
+      await messageCorrelated(em, updated);
+      if (updated.operation_id) await messageLinked(em, updated);
+      if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
+      await recomputeDay(em, updated.sim_id, updated.received_at);
+      return updated;
+    });
+  } catch (err) {
+    log.warn({ err, message_id: messageId }, "correlation did not finish; the message stays pending");
+    await recordAttemptFailure(db.em(), messageId, errorText(err)).catch(() => undefined);
+    return findMessage(db.em(), messageId);
+  }
+  deps.published();
+  return done;
+}
+
+type Decision = Correlation & { divergentFrom?: { operationId: string; montant: bigint; msisdnDest: string } };
+
+async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Promise<Decision> {
+  const unlinked: Decision = {
+    outcome: "orphan",
+    is_ambiguous: false,
+    operation_id: null,
+    link: null,
+    operation_snapshot: null,
+    balance_state: "none",
+  };
+  // Rule 5: the operator repeated a reference already proved on this SIM.
+  if (m.operator_ref) {
+    const proof = await findProofByRef(em, m.sim_id, m.operator_ref, m.id);
+    if (proof) {
+      return {
+        ...unlinked,
+        outcome: "restated",
+        operation_id: proof.operation_id,
+        link: "restatement",
+        operation_snapshot: proof.operation_snapshot,
+      };
+    }
+  }
+  // Rule 6: nothing to match by exactly.
+  const value = matchValueOf(m);
+  if (value === null) return unlinked;
+  // Rule 7: dispatch picks the candidate under its row locks and confirms in one transaction.
+  const answer = await deps.dispatch.proveOperation(
+    create(ProveOperationRequestSchema, {
+      messageId: m.id,
+      simId: m.sim_id,
+      kind: m.kind ?? "",
+      amount: BigInt(value),
+      fee: m.fee === null ? undefined : BigInt(m.fee),
+      balanceAfter: m.balance_after === null ? undefined : BigInt(m.balance_after),
+      operatorRef: m.operator_ref ?? "",
+      counterpartyMsisdn: m.counterparty_msisdn ?? "",
+      rawText: m.raw_text,
+      receivedAt: ts(m.received_at),
+      deviceReceivedAt: ts(m.device_received_at),
+      isAmbiguousHint: false,
+    }),
+  );
+  const outcome = outcomeOfProof(answer.outcome);
+  switch (outcome) {
+    case "confirmed": {
+      const op = answer.operation;
+      if (!op?.operationId) throw new Error(`dispatch confirmed message ${m.id} without naming the operation`);
+      return {
+        ...unlinked,
+        outcome,
+        operation_id: op.operationId,
+        link: "proof",
+        operation_snapshot: toBinary(OperationSchema, op),
+        balance_state: provenBalanceOf(m) ? "pending" : "none",
+      };
+    }
+    case "ambiguous":
+      return { ...unlinked, outcome, is_ambiguous: true };
+    case "divergent":
+      return {
+        ...unlinked,
+        outcome,
+        divergentFrom: answer.operation
+          ? { operationId: answer.operation.operationId, montant: answer.operation.montant, msisdnDest: answer.operation.msisdnDest }
+          : undefined,
+      };
+    default:
+      return unlinked;
+  }
+}
+
+/**
+ * Sends a proof's balance to fleet, observed at the operator's timestamp (fleet never
+ * replaces a newer reading, so a repeat is harmless), and records fleet's answer. Fleet
+ * unreachable: the balance stays `pending` for the re-drive. A SIM fleet no longer knows,
+ * or a reading it refuses, is marked done without a balance.
+ */
+export async function pushBalance(deps: FlowDeps, m: MessageRecord): Promise<MessageRecord> {
+  if (m.balance_state !== "pending") return m;
+  try {
+    // Under the message's lock: copies of one submission racing each other call fleet once.
+    const updated = await deps.db.tx(async (em) => {
+      const locked = await lockMessage(em, m.id);
+      if (!locked || locked.balance_state !== "pending") return locked;
+      await deps.hooks?.beforeBalance?.(m.id);
+      return recordBalance(em, m.id, { balance_state: "done", ...(await provenBalance(deps, locked)) });
+    });
+    return updated ?? m;
+  } catch (err) {
+    deps.log.warn({ err, message_id: m.id }, "proven balance did not reach fleet; the re-drive sends it");
+    await recordAttemptFailure(deps.db.em(), m.id, errorText(err)).catch(() => undefined);
+    return (await findMessage(deps.db.em(), m.id)) ?? m;
+  }
+}
+
+async function provenBalance(deps: FlowDeps, m: MessageRecord): Promise<{ balance: number | null; previous_balance: number | null }> {
+  const proven = provenBalanceOf(m);
+  if (!proven) return { balance: null, previous_balance: null };
+  try {
+    const res = await deps.fleet.recordProvenBalance({
+      simId: m.sim_id,
+      balance: BigInt(proven.balance),
+      // A handset clock ahead of ours would date the reading in the future, which fleet refuses.
+      observedAt: ts(new Date(Math.min(m.received_at.getTime(), Date.now()))),
+      source: proven.source,
+      messageId: m.id,
+    });
+    return {
+      balance: res.balance === undefined ? null : Number(res.balance),
+      previous_balance: res.previousBalance === undefined ? null : Number(res.previousBalance),
+    };
+  } catch (err) {
+    // Final answers: a SIM fleet no longer knows has no mirror; a reading fleet refuses never
+    // becomes acceptable by asking again. Anything else (unreachable) is retried.
+    if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) {
+      deps.log.warn({ err: err.rawMessage, message_id: m.id, sim_id: m.sim_id }, "fleet refused the proven balance; not retried");
+      return { balance: null, previous_balance: null };
+    }
+    throw err;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { fromTs } from "@transferops/kit";
+import type { SimSummary } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import type { MessageResult, SubmitMessagesRequest } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { smsHash } from "../domain/hash.ts";
+import type { MessageRecord } from "../domain/message.ts";
+import { initialOutcome, routeOf } from "../domain/outcomes.ts";
+import { parseMessage } from "../domain/parsers/parse.ts";
+import type { Operator } from "../domain/parsers/types.ts";
+import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
+import { validateSubmission } from "../domain/submission.ts";
+import { messageCorrelated, messageStored } from "../events/messages.ts";
+import { toResult } from "../rpc/mappers.ts";
+import { findByHash, insertMessage } from "../store/messages.ts";
+import { recomputeDay } from "../store/reconciliations.ts";
+import { correlateMessage, pushBalance } from "./correlate.ts";
+import type { FlowDeps } from "./ports.ts";
+
+/**
+ * The contract's "Submit SMS messages": 403 unless the SIM is the calling device's; then,
+ * message by message in the order the handset received them: deduplicate, parse once,
+ * store, correlate, send the proven balance to fleet.
+ */
+export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest): Promise<MessageResult[]> {
+  const device = requireDevice(req.caller);
+  const incoming = req.messages.map((m) => ({
+    sender: m.sender,
+    raw: m.raw,
+    receivedAt: fromTs(m.receivedAt),
+    deviceReceivedAt: fromTs(m.deviceReceivedAt),
+    clientMessageId: m.clientMessageId,
+  }));
+  validateSubmission(req.simId, incoming);
+  const sim = await lookupSim(deps, req.simId);
+  requireSimOfDevice(device, sim && { sim_id: sim.simId, device_id: sim.deviceId }, req.simId);
+  const results: MessageResult[] = [];
+  for (const m of incoming) {
+    const { message, duplicate } = await storeMessage(deps, {
+      simId: req.simId,
+      operator: sim!.operator as Operator,
+      subscriptionSlot: req.subscriptionSlot ?? null,
+      correlate: req.correlate,
+      sender: m.sender,
+      raw: m.raw,
+      receivedAt: m.receivedAt!,
+      deviceReceivedAt: m.deviceReceivedAt ?? null,
+      clientMessageId: m.clientMessageId ?? null,
+    });
+    results.push(toResult(await finish(deps, message), duplicate));
+  }
+  return results;
+}
+
+/** Whatever a stored message still lacks: its correlation, then its balance. */
+export async function finish(deps: FlowDeps, stored: MessageRecord): Promise<MessageRecord> {
+  let m = stored;
+  if (m.state === "pending") m = (await correlateMessage(deps, m.id)) ?? m;
+  if (m.balance_state === "pending") m = await pushBalance(deps, m);
+  return m;
+}
+
+export interface StoreInput {
+  simId: string;
+  operator: Operator;
+  subscriptionSlot: number | null;
+  correlate: boolean;
+  sender: string;
+  raw: string;
+  receivedAt: Date;
+  deviceReceivedAt: Date | null;
+  clientMessageId: string | null;
+}
+
+/**
+ * Steps 1 and 2: the message is stored once per sms_hash, parsed once. A duplicate inserts
+ * nothing and returns the stored row (which may still be pending after a crash: the caller
+ * finishes it). Messages that will never be correlated are stored finished.
+ */
+export async function storeMessage(deps: FlowDeps, input: StoreInput): Promise<{ message: MessageRecord; duplicate: boolean }> {
+  const hash = smsHash(input.simId, input.raw, input.clientMessageId);
+  const existing = await findByHash(deps.db.em(), input.simId, hash);
+  if (existing) return { message: existing, duplicate: true };
+  const parsed = parseMessage(input.operator, input.raw);
+  const route = routeOf(parsed.kind, input.correlate);
+  const outcome = initialOutcome(route);
+  const stored = await deps.db.tx(async (em) => {
+    const inserted = await insertMessage(em, {
+      id: randomUUID(),
+      sim_id: input.simId,
+      sms_hash: hash,
+      sender: input.sender,
+      raw_text: input.raw,
+      received_at: input.receivedAt,
+      device_received_at: input.deviceReceivedAt,
+      client_message_id: input.clientMessageId,
+      subscription_slot: input.subscriptionSlot,
+      kind: parsed.kind,
+      amount: parsed.amount,
+      fee: parsed.fee,
+      balance_after: parsed.balance_after,
+      operator_ref: parsed.operator_ref,
+      counterparty_msisdn: parsed.counterparty_msisdn,
+      counterparty_name: parsed.counterparty_name,
+      direction: parsed.direction,
+      language: parsed.language,
+      parse_rule: parsed.rule,
+      state: outcome === "pending" ? "pending" : "done",
+      outcome,
+    });
+    if (!inserted) return undefined;
+    await messageStored(em, inserted);
+    if (inserted.state === "done") await messageCorrelated(em, inserted);
+    await recomputeDay(em, inserted.sim_id, inserted.received_at);
+    return inserted;
+  });
+  if (stored) {
+    deps.published();
+    return { message: stored, duplicate: false };
+  }
+  // Lost the race to a concurrent copy of the same message: its row is the message.
+  return { message: (await findByHash(deps.db.em(), input.simId, hash))!, duplicate: true };
+}
+
+async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {
+  if (!simId) return undefined;
+  try {
+    return (await deps.fleet.lookupSim({ simId })).sim;
+  } catch (err) {
+    if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,78 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { canConfirm, canConfirmBalance, isMovement, parseMessage } from "../domain/parsers/parse.ts";
+import type { Operator } from "../domain/parsers/types.ts";
+import { invalid } from "../domain/reasons.ts";
+import { requireAdmin } from "../domain/scope.ts";
+import { messagesPurged } from "../events/messages.ts";
+import { attach, dismiss, movements, unmatchedEvidence } from "../flows/board.ts";
+import type { FlowDeps } from "../flows/ports.ts";
+import { submitMessages } from "../flows/submit.ts";
+import { deleteAllMessages } from "../store/messages.ts";
+import { toEvidence } from "./mappers.ts";
+
+const OPERATORS: readonly Operator[] = ["operator_a", "operator_b"];
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+/** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
+export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceService> {
+  return {
+    async submitMessages(req) {
+      return { results: await submitMessages(deps, req) };
+    },
+
+    async listUnmatchedEvidence(req) {
+      const found = await unmatchedEvidence(deps, req);
+      return { evidences: found.map(toEvidence) };
+    },
+
+    async dismissEvidence(req) {
+      await dismiss(deps, req);
+      return {};
+    },
+
+    async listMovements(req) {
+      const found = await movements(deps, req);
+      return { evidences: found.map(toEvidence) };
+    },
+
+    async attachEvidence(req) {
+      const { operation, evidence } = await attach(deps, req);
+      return { operation, evidence: toEvidence(evidence) };
+    },
+
+    async parseMessage(req) {
+      if (!OPERATORS.includes(req.operator as Operator)) {
+        throw invalid("operator", `must be one of ${OPERATORS.join(", ")}`, req.operator);
+      }
+      const p = parseMessage(req.operator as Operator, req.text);
+      return {
+        kind: opt(p.kind),
+        amount: big(p.amount),
+        fee: big(p.fee),
+        balanceAfter: big(p.balance_after),
+        operatorRef: opt(p.operator_ref),
+        counterpartyMsisdn: opt(p.counterparty_msisdn),
+        counterpartyName: opt(p.counterparty_name),
+        direction: opt(p.direction),
+        language: opt(p.language),
+        rule: opt(p.rule),
+        canConfirm: canConfirm(p.kind),
+        canConfirmBalance: canConfirmBalance(p.kind),
+        isMovement: isMovement(p.kind),
+      };
+    },
+
+    async resetEvidence(req) {
+      requireAdmin(req.caller);
+      const deleted = await deps.db.tx(async (em) => {
+        const d = await deleteAllMessages(em);
+        await messagesPurged(em, { simId: "", reason: "reset", messages: d.messages });
+        return d;
+      });
+      deps.published();
+      return { deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) } };
+    },
+  };
+}

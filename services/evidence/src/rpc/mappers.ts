@@ -1,0 +1,63 @@
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { ts } from "@transferops/kit";
+import { OperationSchema, type Operation } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
+import { MessageResultSchema, type MessageResult } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import type { MessageRecord } from "../domain/message.ts";
+import { isMatched, isRestated } from "../domain/outcomes.ts";
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+export function toEvidence(m: MessageRecord): Evidence {
+  return create(EvidenceSchema, {
+    id: m.id,
+    simId: m.sim_id,
+    source: m.source,
+    operatorRef: opt(m.operator_ref),
+    amount: big(m.amount),
+    isAmbiguous: m.is_ambiguous,
+    rawText: m.raw_text,
+    receivedAt: ts(m.received_at),
+    counterpartyMsisdn: opt(m.counterparty_msisdn),
+    counterpartyName: opt(m.counterparty_name),
+    direction: opt(m.direction),
+    kind: opt(m.kind),
+    fee: big(m.fee),
+    balanceAfter: big(m.balance_after),
+    sender: m.sender,
+    deviceReceivedAt: ts(m.device_received_at),
+    clientMessageId: opt(m.client_message_id),
+    operationId: opt(m.operation_id),
+    link: m.link ?? "",
+    outcome: m.outcome,
+    dismissedAt: ts(m.dismissed_at),
+    dismissReason: opt(m.dismiss_reason),
+    dismissedBy: opt(m.dismissed_by),
+    storedAt: ts(m.stored_at),
+    language: opt(m.language),
+    subscriptionSlot: opt(m.subscription_slot),
+  });
+}
+
+export function operationOf(m: MessageRecord): Operation | undefined {
+  return m.operation_snapshot ? fromBinary(OperationSchema, m.operation_snapshot) : undefined;
+}
+
+/** The result of one submitted message, from what is stored: a duplicate gets exactly this. */
+export function toResult(m: MessageRecord, duplicate: boolean): MessageResult {
+  return create(MessageResultSchema, {
+    messageId: m.id,
+    clientMessageId: opt(m.client_message_id),
+    duplicate,
+    matched: isMatched(m.outcome),
+    restated: isRestated(m.outcome),
+    kind: opt(m.kind),
+    outcome: m.outcome,
+    operationId: opt(m.operation_id),
+    isAmbiguous: m.is_ambiguous,
+    balance: big(m.balance),
+    previousBalance: big(m.previous_balance),
+    operation: operationOf(m),
+  });
+}

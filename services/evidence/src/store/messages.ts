@@ -1,0 +1,289 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { BalanceState, Link, MessageRecord } from "../domain/message.ts";
+import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS, type Outcome } from "../domain/outcomes.ts";
+import type { Scope } from "../domain/scope.ts";
+import type { Window } from "../domain/window.ts";
+
+const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, device_received_at, client_message_id,
+  subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
+  language, parse_rule, state, outcome, is_ambiguous, operation_id, link, linked_at, linked_by, operation_snapshot,
+  balance_state, balance, previous_balance, dismissed_at, dismiss_reason, dismissed_by, stored_at, correlated_at, attempts`;
+
+type Row = Omit<MessageRecord, "amount" | "fee" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"> & {
+  amount: string | number | null;
+  fee: string | number | null;
+  balance_after: string | number | null;
+  balance: string | number | null;
+  previous_balance: string | number | null;
+  operation_snapshot: Buffer | null;
+};
+
+const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
+/** timestamptz columns come back as text from the driver's raw queries. */
+const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+/** bigint columns come back as strings from the driver; amounts are FCFA, far below 2^53. */
+function record(r: Row): MessageRecord {
+  return {
+    ...r,
+    received_at: date(r.received_at)!,
+    device_received_at: date(r.device_received_at),
+    linked_at: date(r.linked_at),
+    dismissed_at: date(r.dismissed_at),
+    stored_at: date(r.stored_at)!,
+    correlated_at: date(r.correlated_at),
+    amount: num(r.amount),
+    fee: num(r.fee),
+    balance_after: num(r.balance_after),
+    balance: num(r.balance),
+    previous_balance: num(r.previous_balance),
+    operation_snapshot: r.operation_snapshot ? new Uint8Array(r.operation_snapshot) : null,
+  };
+}
+
+export type NewMessage = Pick<
+  MessageRecord,
+  | "id"
+  | "sim_id"
+  | "sms_hash"
+  | "sender"
+  | "raw_text"
+  | "received_at"
+  | "device_received_at"
+  | "client_message_id"
+  | "subscription_slot"
+  | "kind"
+  | "amount"
+  | "fee"
+  | "balance_after"
+  | "operator_ref"
+  | "counterparty_msisdn"
+  | "counterparty_name"
+  | "direction"
+  | "language"
+  | "parse_rule"
+  | "state"
+  | "outcome"
+>;
+
+/** Inserts a message; undefined when (sim_id, sms_hash) is already stored (a duplicate). */
+export async function insertMessage(em: EntityManager, m: NewMessage): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(
+    em,
+    `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+       client_message_id, subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
+       counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (sim_id, sms_hash) do nothing
+     returning ${COLUMNS}`,
+    [
+      m.id,
+      m.sim_id,
+      m.sms_hash,
+      m.sender,
+      m.raw_text,
+      m.received_at,
+      m.device_received_at,
+      m.client_message_id,
+      m.subscription_slot,
+      m.kind,
+      m.amount,
+      m.fee,
+      m.balance_after,
+      m.operator_ref,
+      m.counterparty_msisdn,
+      m.counterparty_name,
+      m.direction,
+      m.language,
+      m.parse_rule,
+      m.state,
+      m.outcome,
+      m.state === "done" ? new Date() : null,
+    ],
+  );
+  return r && record(r);
+}
+
+export async function findByHash(em: EntityManager, simId: string, smsHash: string): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(em, `select ${COLUMNS} from evidence.messages where sim_id = ? and sms_hash = ?`, [simId, smsHash]);
+  return r && record(r);
+}
+
+export async function findMessage(em: EntityManager, id: string): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(em, `select ${COLUMNS} from evidence.messages where id = ?`, [id]);
+  return r && record(r);
+}
+
+export async function lockMessage(em: EntityManager, id: string): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(em, `select ${COLUMNS} from evidence.messages where id = ? for update`, [id]);
+  return r && record(r);
+}
+
+/**
+ * Serializes correlation, attach and dismissal of one SIM's messages until the transaction
+ * ends (see message-state.md). Two keys, so the hash space is the SIM id's alone.
+ */
+export async function lockSim(em: EntityManager, simId: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))`, [simId]);
+}
+
+/** The message that proved an operation with this operator reference on this SIM, if any. */
+export async function findProofByRef(
+  em: EntityManager,
+  simId: string,
+  operatorRef: string,
+  exceptId: string,
+): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages
+      where sim_id = ? and operator_ref = ? and link = 'proof' and id <> ?
+      order by linked_at limit 1`,
+    [simId, operatorRef, exceptId],
+  );
+  return r && record(r);
+}
+
+export interface Correlation {
+  outcome: Outcome;
+  is_ambiguous: boolean;
+  operation_id: string | null;
+  link: Link | null;
+  linked_by?: string | null;
+  operation_snapshot: Uint8Array | null;
+  balance_state: BalanceState;
+}
+
+/** Records the end of correlation (or a person's attach) on a locked message. */
+export async function finishCorrelation(em: EntityManager, id: string, c: Correlation): Promise<MessageRecord> {
+  const r = await one<Row>(
+    em,
+    `update evidence.messages set state = 'done', outcome = ?, is_ambiguous = ?, operation_id = ?, link = ?,
+       linked_at = case when ?::uuid is null then null else now() end, linked_by = ?, operation_snapshot = ?,
+       balance_state = ?, correlated_at = coalesce(correlated_at, now()), last_error = null
+     where id = ? returning ${COLUMNS}`,
+    [
+      c.outcome,
+      c.is_ambiguous,
+      c.operation_id,
+      c.link,
+      c.operation_id,
+      c.linked_by ?? null,
+      c.operation_snapshot ? Buffer.from(c.operation_snapshot) : null,
+      c.balance_state,
+      id,
+    ],
+  );
+  return record(r!);
+}
+
+export async function recordBalance(
+  em: EntityManager,
+  id: string,
+  b: { balance_state: BalanceState; balance: number | null; previous_balance: number | null },
+): Promise<MessageRecord> {
+  const r = await one<Row>(
+    em,
+    `update evidence.messages set balance_state = ?, balance = ?, previous_balance = ? where id = ? returning ${COLUMNS}`,
+    [b.balance_state, b.balance, b.previous_balance, id],
+  );
+  return record(r!);
+}
+
+/** Counts a failed correlation attempt; the message stays pending for a retry or the re-drive. */
+export async function recordAttemptFailure(em: EntityManager, id: string, error: string): Promise<void> {
+  await em.execute(`update evidence.messages set attempts = attempts + 1, last_attempt_at = now(), last_error = ? where id = ?`, [
+    error.slice(0, 500),
+    id,
+  ]);
+}
+
+export async function dismissMessage(em: EntityManager, id: string, reason: string, by: string): Promise<MessageRecord> {
+  const r = await one<Row>(
+    em,
+    `update evidence.messages set dismissed_at = now(), dismiss_reason = ?, dismissed_by = ? where id = ? returning ${COLUMNS}`,
+    [reason, by, id],
+  );
+  return record(r!);
+}
+
+/**
+ * Messages whose correlation or balance is unfinished, stored before `before`, oldest first.
+ * After a failed attempt a message waits 2^attempts seconds (at most 5 minutes) before the
+ * next, so a service that stays down is not hammered; it is never given up on.
+ */
+export async function unfinished(em: EntityManager, now: Date, before: Date, limit: number): Promise<{ id: string; sim_id: string }[]> {
+  return rows(
+    em,
+    `select id, sim_id from evidence.messages
+      where (state = 'pending' or balance_state = 'pending') and stored_at < ?
+        and (last_attempt_at is null
+             or last_attempt_at < ?::timestamptz - make_interval(secs => least(power(2, attempts), 300)))
+      order by stored_at limit ?`,
+    [before, now, limit],
+  );
+}
+
+function scopeSql(scope: Scope, params: unknown[]): string {
+  if (scope.fleet) return "";
+  // As JSON: the driver would expand an array parameter into a list, and an empty one into nothing.
+  params.push(JSON.stringify([...scope.simIds]));
+  return " and sim_id in (select jsonb_array_elements_text(?::jsonb))";
+}
+
+function windowSql(window: Window, params: unknown[]): string {
+  let sql = "";
+  if (window.from) {
+    sql += " and received_at >= ?";
+    params.push(window.from);
+  }
+  if (window.to) {
+    sql += " and received_at < ?";
+    params.push(window.to);
+  }
+  return sql;
+}
+
+const kindsSql = (kinds: readonly string[]) => `(${kinds.map((k) => `'${k}'`).join(", ")})`;
+const MOVEMENTS_SQL = kindsSql(MOVEMENT_KINDS);
+const QUEUE_SQL = kindsSql(UNMATCHED_QUEUE_KINDS);
+
+/**
+ * The unmatched queue: finished messages that name no operation, nobody dismissed, of a
+ * kind that could prove something or tells of a refusal (outcomes.ts `inUnmatchedQueue`).
+ */
+export async function listUnmatched(em: EntityManager, scope: Scope, window: Window, limit: number): Promise<MessageRecord[]> {
+  const params: unknown[] = [];
+  const where =
+    `state = 'done' and operation_id is null and dismissed_at is null and (kind is null or kind in ${QUEUE_SQL})` +
+    scopeSql(scope, params) +
+    windowSql(window, params);
+  params.push(limit);
+  const r = await rows<Row>(em, `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`, params);
+  return r.map(record);
+}
+
+/** Movements, newest first; dismissed ones included. */
+export async function listMovements(em: EntityManager, scope: Scope, window: Window, limit: number): Promise<MessageRecord[]> {
+  const params: unknown[] = [];
+  const where = `kind in ${MOVEMENTS_SQL}` + scopeSql(scope, params) + windowSql(window, params);
+  params.push(limit);
+  const r = await rows<Row>(em, `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`, params);
+  return r.map(record);
+}
+
+export async function deleteSimMessages(em: EntityManager, simId: string): Promise<{ messages: number; reconciliations: number }> {
+  const [m] = await rows<{ n: string }>(em, `with d as (delete from evidence.messages where sim_id = ? returning 1) select count(*) as n from d`, [simId]);
+  const [d] = await rows<{ n: string }>(
+    em,
+    `with d as (delete from evidence.daily_reconciliations where sim_id = ? returning 1) select count(*) as n from d`,
+    [simId],
+  );
+  return { messages: Number(m.n), reconciliations: Number(d.n) };
+}
+
+export async function deleteAllMessages(em: EntityManager): Promise<{ messages: number; reconciliations: number }> {
+  const [m] = await rows<{ n: string }>(em, `with d as (delete from evidence.messages returning 1) select count(*) as n from d`);
+  const [d] = await rows<{ n: string }>(em, `with d as (delete from evidence.daily_reconciliations returning 1) select count(*) as n from d`);
+  return { messages: Number(m.n), reconciliations: Number(d.n) };
+}

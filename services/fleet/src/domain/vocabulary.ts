@@ -1,0 +1,51 @@
+// The closed vocabularies fleet checks, as const tuples: checked at run time, narrowed at
+// compile time.
+
+export const OPERATORS = ["operator_a", "operator_b"] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export const OP_TYPES = ["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"] as const;
+export type OpType = (typeof OP_TYPES)[number];
+
+/** Operation types a fleet limit can be recorded for (money-moving types only). */
+export const LIMIT_OP_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;
+export type LimitOpType = (typeof LIMIT_OP_TYPES)[number];
+
+export const SIM_STATUSES = ["active", "frozen", "retired"] as const;
+export type SimStatus = (typeof SIM_STATUSES)[number];
+
+export const DEVICE_STATUSES = ["active", "frozen"] as const;
+export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+
+/** Where a balance reading came from; `n8n` is accepted beside the contract's three. */
+export const BALANCE_SOURCES = ["sms", "balance_check", "api", "n8n"] as const;
+export type BalanceSource = (typeof BALANCE_SOURCES)[number];
+
+export const SEVERITIES = ["info", "warning", "critical"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const WEBHOOK_EVENTS = ["operation.confirmed", "operation.failed", "alert.raised"] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+const member =
+  <T extends string>(values: readonly T[]) =>
+  (v: string): v is T =>
+    (values as readonly string[]).includes(v);
+
+export const isOperator = member(OPERATORS);
+export const isOpType = member(OP_TYPES);
+export const isLimitOpType = member(LIMIT_OP_TYPES);
+export const isSimStatus = member(SIM_STATUSES);
+export const isBalanceSource = member(BALANCE_SOURCES);
+export const isWebhookEvent = member(WEBHOOK_EVENTS);
+
+/** A SIM number in local format: 9 digits. */
+export const MSISDN_PATTERN = /^\d{9}$/;
+
+/** Hex device ids: 32 lowercase hex characters (16 random bytes). */
+export const DEVICE_ID_PATTERN = /^[0-9a-f]{32}$/;
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The contract's staleness window: a reading older than this is stale. */
+export const BALANCE_STALE_AFTER_MS = 24 * 3600_000;

@@ -1,0 +1,136 @@
+import type { Database, Logger } from "@transferops/kit";
+import { open, webhookSecretAad, type Keyring } from "../domain/pin-crypto.ts";
+import { afterFailure, delivered, signature, type RetryPolicy } from "../domain/webhooks.ts";
+import { claimDueDeliveries, recordAttempt } from "../store/webhooks.ts";
+
+export interface WebhookWorkerOptions {
+  pollMs: number;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Deliveries sent in parallel per pass. */
+  batchSize?: number;
+}
+
+interface AttemptOutcome {
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+}
+
+/**
+ * Sends due webhook deliveries: each attempt is signed, recorded, and followed by the next
+ * attempt after an exponential backoff until the retry period runs out. Deliveries are
+ * claimed under a lease, so several fleet replicas share the work without sending twice.
+ */
+export class WebhookWorker {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly keyring: Keyring,
+    private readonly options: WebhookWorkerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.pass()
+        .then(() => undefined)
+        .catch((err: unknown) => this.log.warn({ err }, "webhook delivery pass failed; will retry"))
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  /** One pass: claim what is due, send it, record each attempt. Returns how many were attempted. */
+  async pass(): Promise<number> {
+    const leaseS = Math.ceil(this.options.timeoutMs / 1000) * 2 + 5;
+    const due = await this.db.tx((em) => claimDueDeliveries(em, this.options.batchSize ?? 20, leaseS));
+    await Promise.all(
+      due.map(async (d) => {
+        const attempt = d.attempt_count + 1;
+        const attemptedAt = new Date();
+        const outcome = await this.send(d.url, d, attempt);
+        const now = new Date();
+        const next = delivered(outcome.statusCode)
+          ? ({ status: "delivered" } as const)
+          : (() => {
+              const f = afterFailure(d.created_at, attempt, now, this.options.retry);
+              return f.giveUp ? ({ status: "failed" } as const) : ({ status: "pending", next_attempt_at: f.nextAt } as const);
+            })();
+        await this.db.tx((em) =>
+          recordAttempt(
+            em,
+            {
+              delivery_id: d.id,
+              attempt,
+              attempted_at: attemptedAt,
+              status_code: outcome.statusCode ?? null,
+              error: outcome.error ?? null,
+              duration_ms: outcome.durationMs,
+            },
+            next,
+          ),
+        );
+        this.log.info({ delivery_id: d.id, event_type: d.event_type, attempt, status_code: outcome.statusCode, result: next.status }, "webhook attempt");
+      }),
+    );
+    return due.length;
+  }
+
+  private async send(
+    url: string,
+    d: { id: string; webhook_id: string; event_type: string; event_id: string; body: string; secret_key_id: string; secret_ciphertext: Buffer },
+    attempt: number,
+  ): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
+    let secret: string;
+    try {
+      secret = open(this.keyring, { keyId: d.secret_key_id, ciphertext: Buffer.from(d.secret_ciphertext) }, webhookSecretAad(d.webhook_id));
+    } catch (err) {
+      return { error: `signing secret unavailable: ${(err as Error).message}`, durationMs: durationMs() };
+    }
+    const timestampS = Math.floor(Date.now() / 1000);
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "transferops-webhooks/1",
+          "x-signature": signature(secret, timestampS, d.body),
+          "x-timestamp": String(timestampS),
+          "x-event-type": d.event_type,
+          "x-event-id": d.event_id,
+          "x-delivery-id": d.id,
+          "x-delivery-attempt": String(attempt),
+        },
+        body: d.body,
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      return delivered(res.status) ? { statusCode: res.status, durationMs: durationMs() } : { statusCode: res.status, error: `HTTP ${res.status}`, durationMs: durationMs() };
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string } };
+      return { error: (e.cause?.code ? `${e.cause.code}: ` : "") + e.message.slice(0, 300), durationMs: durationMs() };
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

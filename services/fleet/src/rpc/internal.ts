@@ -1,0 +1,105 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { DomainError, fromTs, type Violation } from "@transferops/kit";
+import { DispatchAgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { open, pinAad } from "../domain/pin-crypto.ts";
+import { invalid, notFound } from "../domain/reasons.ts";
+import { isInFuture } from "../domain/sims.ts";
+import { BALANCE_SOURCES, isBalanceSource, UUID_PATTERN } from "../domain/vocabulary.ts";
+import { findGrant } from "../store/access.ts";
+import { audit, findAgent } from "../store/agents.ts";
+import { readBreaker } from "../store/breaker.ts";
+import { findSim, listSims, readPin } from "../store/sims.ts";
+import { applyReading } from "./balance.ts";
+import type { FleetDeps } from "./deps.ts";
+import { toCandidate, toGrant, toSimSummary } from "./mappers.ts";
+
+// The RPCs other services call. They carry no caller of their own: the gateway never
+// exposes them, and the network policy admits only the platform's services to fleet.
+
+type Impl = Pick<ServiceImpl<typeof FleetService>, "getDispatchContext" | "revealPin" | "recordProvenBalance" | "lookupSim" | "getAgentScope">;
+
+const isUuid = (v: string) => UUID_PATTERN.test(v);
+
+export function internalHandlers(deps: FleetDeps): Impl {
+  const { db, config } = deps;
+  return {
+    async getDispatchContext(req) {
+      const em = db.em();
+      const breaker = await readBreaker(em);
+      const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
+      const grant = agent ? await findGrant(em, agent.id) : undefined;
+      let sims: Awaited<ReturnType<typeof listSims>> = [];
+      if (req.simId !== undefined) {
+        const one = isUuid(req.simId) ? await findSim(em, req.simId) : undefined;
+        // The named SIM whatever its operator: dispatch tells the caller what is wrong with it.
+        sims = one ? [one] : [];
+      } else {
+        sims = await listSims(em, { operator: req.operator || undefined });
+      }
+      return {
+        breakerActive: breaker.active,
+        agent: create(DispatchAgentSchema, {
+          agentId: req.agentId,
+          fullName: agent?.full_name ?? "",
+          role: agent?.role ?? "",
+          isActive: agent?.is_active ?? false,
+          exists: agent !== undefined,
+        }),
+        grant: agent && grant ? toGrant(agent, grant) : undefined,
+        sims: sims.map(toCandidate),
+      };
+    },
+
+    async revealPin(req) {
+      if (!isUuid(req.simId)) throw notFound("sim", req.simId);
+      const sealed = await readPin(db.em(), req.simId);
+      if (!sealed) throw notFound("sim", req.simId);
+      let pin: string;
+      try {
+        pin = open(config.pinKeyring, { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) }, pinAad(req.simId));
+      } catch (err) {
+        deps.log.error({ sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message }, "PIN does not decrypt");
+        throw new DomainError("internal", `The PIN of SIM ${req.simId} cannot be decrypted`, { code: "pin_unavailable", context: { sim_id: req.simId } });
+      }
+      await db.tx((em) => audit(em, { action: "sim.pin_revealed", target: req.simId, details: { operation_id: req.operationId, key_id: sealed.pin_key_id } }));
+      return { pin };
+    },
+
+    async recordProvenBalance(req) {
+      const now = new Date();
+      const observedAt = fromTs(req.observedAt) ?? now;
+      const source = req.source || "sms";
+      const problems: Violation[] = [];
+      if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
+      if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
+      if (!isBalanceSource(source)) problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      if (problems.length) throw invalid(problems);
+      if (!isUuid(req.simId)) throw notFound("sim", req.simId);
+      const r = await db.tx((em) =>
+        applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "proof", messageId: req.messageId }),
+      );
+      deps.published();
+      return {
+        applied: r.applied,
+        previousBalance: r.previous === null ? undefined : BigInt(r.previous),
+        balance: r.sim.balance_mirror === null ? undefined : BigInt(r.sim.balance_mirror),
+      };
+    },
+
+    async lookupSim(req) {
+      const sim = isUuid(req.simId) ? await findSim(db.em(), req.simId) : undefined;
+      if (!sim) throw notFound("sim", req.simId);
+      return { sim: toSimSummary(sim) };
+    },
+
+    async getAgentScope(req) {
+      const em = db.em();
+      const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
+      if (!agent) return { allowedSimIds: [], role: "", isActive: false, fullName: "", exists: false };
+      const grant = await findGrant(em, agent.id);
+      return { allowedSimIds: grant?.allowed_sim_ids ?? [], role: agent.role, isActive: agent.is_active, fullName: agent.full_name, exists: true };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Violation } from "@transferops/kit";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { requireAdmin } from "../domain/agents.ts";
+import { seal, webhookSecretAad } from "../domain/pin-crypto.ts";
+import { invalid, notFound } from "../domain/reasons.ts";
+import { UUID_PATTERN, isWebhookEvent, WEBHOOK_EVENTS } from "../domain/vocabulary.ts";
+import { isDeliverableUrl, newWebhookSecret } from "../domain/webhooks.ts";
+import { audit } from "../store/agents.ts";
+import { acknowledgeNotification, listNotifications } from "../store/notifications.ts";
+import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../store/webhooks.ts";
+import type { FleetDeps } from "./deps.ts";
+import { toDelivery, toNotification, toWebhook } from "./mappers.ts";
+
+type Impl = Pick<
+  ServiceImpl<typeof FleetService>,
+  "listNotifications" | "acknowledgeNotification" | "createWebhook" | "listWebhooks" | "deleteWebhook" | "listWebhookDeliveries"
+>;
+
+const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, 250) : 50);
+const isUuid = (v: string) => UUID_PATTERN.test(v);
+
+export function notificationsHandlers(deps: FleetDeps): Impl {
+  const { db, config } = deps;
+  return {
+    async listNotifications(req) {
+      requireAdmin(req.caller);
+      const list = await listNotifications(db.em(), { acknowledged: req.acknowledged, limit: pageSize(req.limit) });
+      return { notifications: list.map(toNotification) };
+    },
+
+    async acknowledgeNotification(req) {
+      requireAdmin(req.caller);
+      const n = isUuid(req.notificationId) ? await db.tx((em) => acknowledgeNotification(em, req.notificationId, req.caller!.agentId)) : undefined;
+      if (!n) throw notFound("notification", req.notificationId);
+      return { notification: toNotification(n) };
+    },
+
+    async createWebhook(req) {
+      requireAdmin(req.caller);
+      const problems: Violation[] = [];
+      if (!isDeliverableUrl(req.url)) problems.push({ field: "url", message: "must be an absolute http(s) URL without credentials" });
+      if (req.secret && (req.secret.length < 16 || req.secret.length > 200)) problems.push({ field: "secret", message: "must be 16 to 200 characters" });
+      const unknown = req.events.filter((e) => !isWebhookEvent(e));
+      if (unknown.length) problems.push({ field: "events", message: `unknown event types: ${unknown.join(", ")}; use ${WEBHOOK_EVENTS.join(", ")}` });
+      if (problems.length) throw invalid(problems);
+      const id = randomUUID();
+      const secret = req.secret || newWebhookSecret();
+      const sealed = seal(config.pinKeyring, secret, webhookSecretAad(id));
+      const events = req.events.length ? [...new Set(req.events)] : [...WEBHOOK_EVENTS];
+      const webhook = await db.tx(async (em) => {
+        const w = await insertWebhook(em, { id, url: req.url, events, secret_key_id: sealed.keyId, secret_ciphertext: sealed.ciphertext, created_by: req.caller!.agentId });
+        await audit(em, { actor: req.caller!.agentId, action: "webhook.create", target: id, details: { url: req.url, events } });
+        return w;
+      });
+      return { webhook: toWebhook(webhook), secret };
+    },
+
+    async listWebhooks(req) {
+      requireAdmin(req.caller);
+      return { webhooks: (await listWebhooks(db.em())).map(toWebhook) };
+    },
+
+    async deleteWebhook(req) {
+      requireAdmin(req.caller);
+      await db.tx(async (em) => {
+        if (!isUuid(req.webhookId) || !(await deleteWebhook(em, req.webhookId))) throw notFound("webhook", req.webhookId);
+        await audit(em, { actor: req.caller!.agentId, action: "webhook.delete", target: req.webhookId });
+      });
+      return {};
+    },
+
+    async listWebhookDeliveries(req) {
+      requireAdmin(req.caller);
+      const em = db.em();
+      if (!isUuid(req.webhookId) || !(await findWebhook(em, req.webhookId))) throw notFound("webhook", req.webhookId);
+      const list = await listDeliveries(em, req.webhookId, pageSize(req.limit));
+      return { deliveries: list.map((d) => toDelivery(d.delivery, d.attempts)) };
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { randomUUID } from "node:crypto";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { DomainError, fromTs, type Caller, type EntityManager, type Violation } from "@transferops/kit";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { requireAdmin } from "../domain/agents.ts";
+import { balanceOutOfBand } from "../domain/alerts.ts";
+import { PIN_PATTERN, pinAad, seal } from "../domain/pin-crypto.ts";
+import { invalid, msisdnExists, notFound, simBusy, simUnassigned } from "../domain/reasons.ts";
+import { balanceAlertDue, balanceBand, checkPlacement, isInFuture, thresholdsInverted } from "../domain/sims.ts";
+import { BALANCE_SOURCES, isBalanceSource, isOperator, isSimStatus, MSISDN_PATTERN, OPERATORS, SIM_STATUSES } from "../domain/vocabulary.ts";
+import { raiseAlert } from "../events/alerts.ts";
+import { simChanged, simDeleted } from "../events/fleet.ts";
+import { audit } from "../store/agents.ts";
+import { findDeviceForUpdate } from "../store/devices.ts";
+import {
+  deleteSim,
+  findSim,
+  findSimForUpdate,
+  insertSim,
+  listSims,
+  lockDeviceOccupants,
+  msisdnTaken,
+  updateSimFields,
+  type SimRecord,
+} from "../store/sims.ts";
+import { removeSimFromGrants } from "../store/access.ts";
+import { applyReading } from "./balance.ts";
+import type { FleetDeps } from "./deps.ts";
+import { toSim } from "./mappers.ts";
+import { simActivity } from "./peers.ts";
+
+type Impl = Pick<
+  ServiceImpl<typeof FleetService>,
+  "listSims" | "getSim" | "createSim" | "updateSim" | "deleteSim" | "assignSim" | "unassignSim" | "recordSimBalance" | "getSimHistory"
+>;
+
+/** The balance route belongs to the automation caller alone. */
+function requireApiKey(caller: Caller | undefined): void {
+  if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
+  if (caller.kind !== "api_key") throw new DomainError("forbidden", "This route requires the API key", { code: "api_key_required" });
+}
+
+/** Places a SIM in a device's slot after the device lock: 404, then the 409s in their order. */
+async function placeable(em: EntityManager, deviceId: string, slot: number, movingSimId?: string): Promise<void> {
+  const device = await findDeviceForUpdate(em, deviceId);
+  if (!device) throw notFound("device", deviceId);
+  const occupants = await lockDeviceOccupants(em, deviceId);
+  const refusal = checkPlacement({ device_id: device.id, status: device.status }, occupants, slot, movingSimId);
+  if (refusal) throw refusal;
+}
+
+export function simsHandlers(deps: FleetDeps): Impl {
+  const { db, config } = deps;
+  const existing = async (id: string) => {
+    const s = await findSim(db.em(), id);
+    if (!s) throw notFound("sim", id);
+    return s;
+  };
+
+  return {
+    async listSims(req) {
+      requireAdmin(req.caller);
+      return { sims: (await listSims(db.em(), { unassigned: req.unassigned })).map(toSim) };
+    },
+
+    async getSim(req) {
+      requireAdmin(req.caller);
+      return { sim: toSim(await existing(req.simId)) };
+    },
+
+    async createSim(req) {
+      requireAdmin(req.caller);
+      const problems: Violation[] = [];
+      if (!isOperator(req.operator)) problems.push({ field: "operator", message: `must be one of ${OPERATORS.join(", ")}` });
+      if (!MSISDN_PATTERN.test(req.msisdn)) problems.push({ field: "msisdn", message: "must be 9 digits (local format)" });
+      if (!PIN_PATTERN.test(req.pin)) problems.push({ field: "pin", message: "must be 4 to 8 digits" });
+      if ((req.deviceId === undefined) !== (req.subscriptionSlot === undefined)) {
+        problems.push({ field: "device_id", message: "device_id and subscription_slot must be given together" });
+      }
+      if (req.subscriptionSlot !== undefined && req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1) {
+        problems.push({ field: "subscription_slot", message: "must be 0 or 1" });
+      }
+      if (problems.length) throw invalid(problems);
+      const id = randomUUID();
+      const pin = seal(config.pinKeyring, req.pin, pinAad(id));
+      const sim = await db.tx(async (em) => {
+        if (req.deviceId !== undefined) {
+          const device = await findDeviceForUpdate(em, req.deviceId);
+          if (!device) throw notFound("device", req.deviceId);
+        }
+        if (await msisdnTaken(em, req.msisdn)) throw msisdnExists(req.msisdn);
+        if (req.deviceId !== undefined) await placeable(em, req.deviceId, req.subscriptionSlot!);
+        const inserted = await insertSim(em, {
+          id,
+          operator: req.operator,
+          msisdn: req.msisdn,
+          device_id: req.deviceId ?? null,
+          subscription_slot: req.subscriptionSlot ?? null,
+          pin_key_id: pin.keyId,
+          pin_ciphertext: pin.ciphertext,
+        });
+        if (!inserted) throw msisdnExists(req.msisdn);
+        const created = (await findSimForUpdate(em, id))!;
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "sim.create",
+          target: id,
+          details: { operator: created.operator, msisdn: created.msisdn, device_id: created.device_id, subscription_slot: created.subscription_slot, pin_key_id: pin.keyId },
+        });
+        await simChanged(em, created, "created");
+        return created;
+      });
+      deps.published();
+      return { sim: toSim(sim) };
+    },
+
+    async updateSim(req) {
+      requireAdmin(req.caller);
+      const problems: Violation[] = [];
+      if (req.status !== undefined && !isSimStatus(req.status)) problems.push({ field: "status", message: `must be one of ${SIM_STATUSES.join(", ")}` });
+      for (const [field, v] of [["low_balance_threshold", req.lowBalanceThreshold], ["high_balance_threshold", req.highBalanceThreshold]] as const) {
+        if (v !== undefined && v < 0n) problems.push({ field, message: "must be at least 0" });
+      }
+      if (problems.length) throw invalid(problems);
+      const sim = await db.tx(async (em) => {
+        const before = await findSimForUpdate(em, req.simId);
+        if (!before) throw notFound("sim", req.simId);
+        const low = req.setLowBalanceThreshold ? (req.lowBalanceThreshold === undefined ? null : Number(req.lowBalanceThreshold)) : before.low_balance_threshold;
+        const high = req.setHighBalanceThreshold ? (req.highBalanceThreshold === undefined ? null : Number(req.highBalanceThreshold)) : before.high_balance_threshold;
+        if (thresholdsInverted(low, high)) {
+          throw invalid([{ field: "low_balance_threshold", message: "must not exceed high_balance_threshold" }], { low_balance_threshold: low, high_balance_threshold: high });
+        }
+        const status = (req.status ?? before.status) as SimRecord["status"];
+        // A threshold change is judged against the measured balance at once.
+        const band = before.balance_mirror === null ? before.balance_band : balanceBand(before.balance_mirror, low, high);
+        await updateSimFields(em, before.id, { status, low_balance_threshold: low, high_balance_threshold: high, balance_band: band });
+        const after: SimRecord = { ...before, status, low_balance_threshold: low, high_balance_threshold: high, balance_band: band };
+        const due = before.balance_mirror === null ? null : balanceAlertDue(before.balance_band, band);
+        if (due) {
+          const threshold = (due === "low" ? low : high)!;
+          await raiseAlert(em, balanceOutOfBand({ sim_id: after.id, msisdn: after.msisdn, device_id: after.device_id }, due, before.balance_mirror!, threshold, before.balance_updated_at!, new Date()));
+        }
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "sim.update",
+          target: before.id,
+          details: {
+            from: { status: before.status, low_balance_threshold: before.low_balance_threshold, high_balance_threshold: before.high_balance_threshold },
+            to: { status, low_balance_threshold: low, high_balance_threshold: high },
+          },
+        });
+        await simChanged(em, after, "updated");
+        return after;
+      });
+      deps.published();
+      return { sim: toSim(sim) };
+    },
+
+    async deleteSim(req) {
+      requireAdmin(req.caller);
+      await db.tx(async (em) => {
+        const sim = await findSimForUpdate(em, req.simId);
+        if (!sim) throw notFound("sim", req.simId);
+        await deleteSim(em, sim.id);
+        const grants = await removeSimFromGrants(em, sim.id);
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "sim.delete",
+          target: sim.id,
+          details: { operator: sim.operator, msisdn: sim.msisdn, device_id: sim.device_id, balance_mirror: sim.balance_mirror, removed_from_grants: grants },
+        });
+        await simDeleted(em, sim.id);
+      });
+      deps.published();
+      return {};
+    },
+
+    async assignSim(req) {
+      requireAdmin(req.caller);
+      if (req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1) throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
+      const sim = await db.tx(async (em) => {
+        const before = await findSimForUpdate(em, req.simId);
+        if (!before) throw notFound("sim", req.simId);
+        await placeable(em, req.deviceId, req.subscriptionSlot, before.id);
+        if (before.device_id === req.deviceId && before.subscription_slot === req.subscriptionSlot) return before;
+        await updateSimFields(em, before.id, { device_id: req.deviceId, subscription_slot: req.subscriptionSlot, absent_since: null });
+        const after: SimRecord = { ...before, device_id: req.deviceId, subscription_slot: req.subscriptionSlot, absent_since: null };
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "sim.assign",
+          target: before.id,
+          details: { from: { device_id: before.device_id, subscription_slot: before.subscription_slot }, to: { device_id: req.deviceId, subscription_slot: req.subscriptionSlot } },
+        });
+        await simChanged(em, after, "assigned");
+        return after;
+      });
+      deps.published();
+      return { sim: toSim(sim) };
+    },
+
+    async unassignSim(req) {
+      requireAdmin(req.caller);
+      const current = await existing(req.simId);
+      if (current.device_id === null) throw simUnassigned(current.id);
+      const activity = await simActivity(deps, current.id);
+      if (activity.queuedOrRunning > 0) throw simBusy(current.id, activity.queuedOrRunning);
+      const sim = await db.tx(async (em) => {
+        const before = await findSimForUpdate(em, req.simId);
+        if (!before) throw notFound("sim", req.simId);
+        if (before.device_id === null) throw simUnassigned(before.id);
+        await updateSimFields(em, before.id, { device_id: null, subscription_slot: null, absent_since: null });
+        const after: SimRecord = { ...before, device_id: null, subscription_slot: null, absent_since: null };
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "sim.unassign",
+          target: before.id,
+          details: { from: { device_id: before.device_id, subscription_slot: before.subscription_slot } },
+        });
+        await simChanged(em, after, "unassigned");
+        return after;
+      });
+      deps.published();
+      return { sim: toSim(sim) };
+    },
+
+    async recordSimBalance(req) {
+      requireApiKey(req.caller);
+      const now = new Date();
+      const observedAt = fromTs(req.observedAt) ?? now;
+      const source = req.source || "api";
+      const problems: Violation[] = [];
+      if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
+      if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
+      if (!isBalanceSource(source)) problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      if (problems.length) throw invalid(problems);
+      const result = await db.tx((em) => applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "api" }));
+      deps.published();
+      return { sim: toSim(result.sim), applied: result.applied };
+    },
+
+    async getSimHistory(req) {
+      requireAdmin(req.caller);
+      const sim = await existing(req.simId);
+      const activity = await simActivity(deps, sim.id);
+      return {
+        simId: sim.id,
+        totalOperations: activity.totalOperations,
+        totalConfirmed: activity.totalConfirmed,
+        totalFailed: activity.totalFailed,
+        totalNoEvidence: activity.totalNoEvidence,
+        balanceMirror: sim.balance_mirror === null ? undefined : BigInt(sim.balance_mirror),
+        operations: activity.operations.map((o) => ({
+          operationId: o.operationId,
+          status: o.status,
+          opType: o.opType,
+          montant: o.montant,
+          msisdnDest: o.msisdnDest,
+          createdAt: o.createdAt,
+          finishedAt: o.finishedAt,
+        })),
+      };
+    },
+  };
+}

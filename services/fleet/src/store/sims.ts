@@ -1,0 +1,155 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { BalanceBand } from "../domain/sims.ts";
+import type { SimStatus } from "../domain/vocabulary.ts";
+import { date, dateOrNull, int, intOrNull } from "./values.ts";
+
+export interface SimRecord {
+  id: string;
+  operator: string;
+  msisdn: string;
+  status: SimStatus;
+  device_id: string | null;
+  subscription_slot: number | null;
+  balance_mirror: number | null;
+  balance_updated_at: Date | null;
+  balance_source: string | null;
+  balance_band: BalanceBand;
+  low_balance_threshold: number | null;
+  high_balance_threshold: number | null;
+  absent_since: Date | null;
+  created_at: Date;
+}
+
+export interface SimWithDevice extends SimRecord {
+  device_status: string | null;
+  device_label: string | null;
+}
+
+const COLUMNS = `s.id, s.operator, s.msisdn, s.status, s.device_id, s.subscription_slot, s.balance_mirror, s.balance_updated_at,
+  s.balance_source, s.balance_band, s.low_balance_threshold, s.high_balance_threshold, s.absent_since, s.created_at`;
+const WITH_DEVICE = `${COLUMNS}, d.status as device_status, d.label as device_label`;
+const FROM = `fleet.sims s left join fleet.devices d on d.id = s.device_id`;
+
+function toSim<T extends SimRecord>(r: T): T {
+  return {
+    ...r,
+    subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot),
+    balance_mirror: intOrNull(r.balance_mirror),
+    low_balance_threshold: intOrNull(r.low_balance_threshold),
+    high_balance_threshold: intOrNull(r.high_balance_threshold),
+    balance_updated_at: dateOrNull(r.balance_updated_at),
+    absent_since: dateOrNull(r.absent_since),
+    created_at: date(r.created_at),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SIM ids are UUIDs: anything else names no SIM (and never reaches the uuid cast). */
+export async function findSim(em: EntityManager, id: string): Promise<SimWithDevice | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const r = await one<SimWithDevice>(em, `select ${WITH_DEVICE} from ${FROM} where s.id = ?`, [id]);
+  return r && toSim(r);
+}
+
+export async function findSimForUpdate(em: EntityManager, id: string): Promise<SimRecord | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const r = await one<SimRecord>(em, `select ${COLUMNS} from fleet.sims s where s.id = ? for update`, [id]);
+  return r && toSim(r);
+}
+
+export async function listSims(em: EntityManager, filter: { unassigned?: boolean; operator?: string; ids?: string[] } = {}): Promise<SimWithDevice[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.unassigned === true) where.push("s.device_id is null");
+  if (filter.unassigned === false) where.push("s.device_id is not null");
+  if (filter.operator) (where.push("s.operator = ?"), params.push(filter.operator));
+  if (filter.ids) {
+    const ids = filter.ids.filter((id) => UUID.test(id));
+    if (!ids.length) return [];
+    where.push("s.id in (?)");
+    params.push(ids);
+  }
+  const sql = `select ${WITH_DEVICE} from ${FROM} ${where.length ? "where " + where.join(" and ") : ""} order by s.created_at, s.msisdn`;
+  return (await rows<SimWithDevice>(em, sql, params)).map(toSim);
+}
+
+export async function listDeviceSims(em: EntityManager, deviceIds: string[]): Promise<SimRecord[]> {
+  if (!deviceIds.length) return [];
+  return (
+    await rows<SimRecord>(em, `select ${COLUMNS} from fleet.sims s where s.device_id in (?) order by s.subscription_slot`, [deviceIds])
+  ).map(toSim);
+}
+
+/** The SIMs a device holds, locked: placement checks run against them. */
+export async function lockDeviceOccupants(em: EntityManager, deviceId: string): Promise<{ sim_id: string; subscription_slot: number }[]> {
+  const r = await rows<{ sim_id: string; subscription_slot: number }>(
+    em,
+    `select id as sim_id, subscription_slot from fleet.sims where device_id = ? order by subscription_slot for update`,
+    [deviceId],
+  );
+  return r.map((o) => ({ ...o, subscription_slot: int(o.subscription_slot) }));
+}
+
+export async function existingSimIds(em: EntityManager, ids: string[]): Promise<Set<string>> {
+  const valid = ids.filter((id) => UUID.test(id));
+  if (!valid.length) return new Set();
+  const r = await rows<{ id: string }>(em, `select id from fleet.sims where id in (?)`, [valid]);
+  return new Set(r.map((x) => x.id));
+}
+
+export async function msisdnTaken(em: EntityManager, msisdn: string): Promise<boolean> {
+  return (await rows(em, `select 1 from fleet.sims where msisdn = ?`, [msisdn])).length > 0;
+}
+
+/** Inserts a SIM; undefined when the MSISDN is taken (unique index). */
+export async function insertSim(
+  em: EntityManager,
+  s: { id: string; operator: string; msisdn: string; device_id: string | null; subscription_slot: number | null; pin_key_id: string; pin_ciphertext: Buffer },
+): Promise<boolean> {
+  const r = await rows(
+    em,
+    `insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (msisdn) do nothing returning id`,
+    [s.id, s.operator, s.msisdn, s.device_id, s.subscription_slot, s.pin_key_id, s.pin_ciphertext],
+  );
+  return r.length > 0;
+}
+
+export async function updateSimFields(
+  em: EntityManager,
+  id: string,
+  change: Partial<Pick<SimRecord, "status" | "low_balance_threshold" | "high_balance_threshold" | "device_id" | "subscription_slot" | "balance_band" | "absent_since">>,
+): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [k, v] of Object.entries(change)) {
+    if (v === undefined) continue;
+    sets.push(`${k} = ?`);
+    params.push(v);
+  }
+  if (!sets.length) return;
+  sets.push("updated_at = now()");
+  await em.execute(`update fleet.sims set ${sets.join(", ")} where id = ?`, [...params, id] as never[]);
+}
+
+/** Writes the mirror with its time and source together (never one without the others). */
+export async function writeBalance(
+  em: EntityManager,
+  id: string,
+  b: { balance: number; observed_at: Date; source: string; band: BalanceBand },
+): Promise<void> {
+  await em.execute(
+    `update fleet.sims set balance_mirror = ?, balance_updated_at = ?, balance_source = ?, balance_band = ?, updated_at = now() where id = ?`,
+    [b.balance, b.observed_at, b.source, b.band, id],
+  );
+}
+
+export async function readPin(em: EntityManager, id: string): Promise<{ pin_key_id: string; pin_ciphertext: Buffer } | undefined> {
+  if (!UUID.test(id)) return undefined;
+  return one(em, `select pin_key_id, pin_ciphertext from fleet.sims where id = ?`, [id]);
+}
+
+export async function deleteSim(em: EntityManager, id: string): Promise<boolean> {
+  return (await rows(em, `delete from fleet.sims where id = ? returning id`, [id])).length > 0;
+}
