@@ -67,7 +67,11 @@ describe("deposit confirmations read back as what the network did (both operator
       counterparty_msisdn: operator === "operator_a" ? `237${r.counterparty_msisdn}` : r.counterparty_msisdn,
       counterparty_name: nameOf(r.counterparty_msisdn!, r.counterparty_name),
     });
-    expect(out).toMatchObject({ sender: operator === "operator_a" ? "MobileMoney" : "OrangeMoney", receivedAt: r.at, about: { kind: "deposit" } });
+    expect(out).toMatchObject({
+      sender: operator === "operator_a" ? "MobileMoney" : "OrangeMoney",
+      receivedAt: r.at,
+      about: { kind: "deposit" },
+    });
   });
 
   it("gives every SMS about one transfer the same reference, and two transfers two references", () => {
@@ -94,34 +98,70 @@ describe("deposit confirmations read back as what the network did (both operator
 describe("the other texts", () => {
   const sms = new OperatorSms({ baseUrl: "", token: "", seed: 9, transport: noTransport });
 
-  it.each<OperatorName>(["operator_a", "operator_b"])("answers a balance check on %s with a balance reply", (operator) => {
-    const r: Receipt = { ...receipts(1, 1)[0], operator, kind: "balance", amount: 123_456, fee: 0, counterparty_msisdn: null, counterparty_name: null };
-    const [out] = sms.smsFor(op(operator, { op_type: "balance" }), dialled(r));
-    expect(parseMessage(operator, out.raw)).toMatchObject({ kind: "BAL", balance_after: 123_456 });
-  });
+  it.each<OperatorName>(["operator_a", "operator_b"])(
+    "answers a balance check on %s with a balance reply",
+    (operator) => {
+      const r: Receipt = {
+        ...receipts(1, 1)[0],
+        operator,
+        kind: "balance",
+        amount: 123_456,
+        fee: 0,
+        counterparty_msisdn: null,
+        counterparty_name: null,
+      };
+      const [out] = sms.smsFor(op(operator, { op_type: "balance" }), dialled(r));
+      expect(parseMessage(operator, out.raw)).toMatchObject({ kind: "BAL", balance_after: 123_456 });
+    },
+  );
 
-  it.each<OperatorName>(["operator_a", "operator_b"])("sends a refusal on %s when the network refused for lack of funds", (operator) => {
-    const result: DialResult = { outcome: "ussd_failed", ussd_response: "Echec: solde insuffisant pour effectuer cette transaction.", failure_detail: null, executed_at: new Date() };
-    const [out] = sms.smsFor(op(operator), result);
-    expect(parseMessage(operator, out.raw)).toMatchObject({ kind: "FAIL", amount: null });
-  });
+  it.each<OperatorName>(["operator_a", "operator_b"])(
+    "sends a refusal on %s when the network refused for lack of funds",
+    (operator) => {
+      const result: DialResult = {
+        outcome: "ussd_failed",
+        ussd_response: "Echec: solde insuffisant pour effectuer cette transaction.",
+        failure_detail: null,
+        executed_at: new Date(),
+      };
+      const [out] = sms.smsFor(op(operator), result);
+      expect(parseMessage(operator, out.raw)).toMatchObject({ kind: "FAIL", amount: null });
+    },
+  );
 
   it("sends nothing when nothing happened (no dialog, wrong PIN)", () => {
-    expect(sms.smsFor(op("operator_b"), { outcome: "no_service", ussd_response: null, failure_detail: null, executed_at: new Date() })).toEqual([]);
-    expect(sms.smsFor(op("operator_b"), { outcome: "ussd_failed", ussd_response: "Code secret incorrect.", failure_detail: null, executed_at: new Date() })).toEqual([]);
+    expect(
+      sms.smsFor(op("operator_b"), {
+        outcome: "no_service",
+        ussd_response: null,
+        failure_detail: null,
+        executed_at: new Date(),
+      }),
+    ).toEqual([]);
+    expect(
+      sms.smsFor(op("operator_b"), {
+        outcome: "ussd_failed",
+        ussd_response: "Code secret incorrect.",
+        failure_detail: null,
+        executed_at: new Date(),
+      }),
+    ).toEqual([]);
   });
 
-  it.each<OperatorName>(["operator_a", "operator_b"])("builds movements and promotions on %s that never confirm", (operator) => {
-    for (let i = 0; i < 20; i += 1) {
-      const m = sms.movement("sim-1", operator);
-      const parsed = parseMessage(operator, m.raw);
-      expect(parsed.kind).toBe("UV_IN");
-      expect(isMovement(parsed.kind)).toBe(true);
-      expect(parsed.amount).toBe(m.about.amount);
-      const p = parseMessage(operator, sms.promotionSms("sim-1", operator).raw);
-      expect(p).toMatchObject({ kind: "MKT", amount: null, balance_after: null });
-    }
-  });
+  it.each<OperatorName>(["operator_a", "operator_b"])(
+    "builds movements and promotions on %s that never confirm",
+    (operator) => {
+      for (let i = 0; i < 20; i += 1) {
+        const m = sms.movement("sim-1", operator);
+        const parsed = parseMessage(operator, m.raw);
+        expect(parsed.kind).toBe("UV_IN");
+        expect(isMovement(parsed.kind)).toBe(true);
+        expect(parsed.amount).toBe(m.about.amount);
+        const p = parseMessage(operator, sms.promotionSms("sim-1", operator).raw);
+        expect(p).toMatchObject({ kind: "MKT", amount: null, balance_after: null });
+      }
+    },
+  );
 });
 
 describe("faults change delivery, never the texts", () => {
@@ -139,7 +179,12 @@ describe("faults change delivery, never the texts", () => {
     });
     if (fault) sms.failNext(fault);
     const [r1, r2] = receipts(3, 4).filter((r) => r.operator === "operator_b");
-    return { sms, posted, first: () => sms.onDialled(op("operator_b"), dialled(r1)), second: () => sms.onDialled(op("operator_b"), dialled(r2)) };
+    return {
+      sms,
+      posted,
+      first: () => sms.onDialled(op("operator_b"), dialled(r1)),
+      second: () => sms.onDialled(op("operator_b"), dialled(r2)),
+    };
   }
 
   it("forwards each SMS once without a fault", async () => {
@@ -168,7 +213,10 @@ describe("faults change delivery, never the texts", () => {
   it("duplicates by the handset with one client id, by the operator with two", async () => {
     const handset = harness({ kind: "duplicated", by: "handset" });
     await handset.first();
-    expect(handset.posted.map((p) => p.message_ids[0])).toEqual([handset.posted[0].message_ids[0], handset.posted[0].message_ids[0]]);
+    expect(handset.posted.map((p) => p.message_ids[0])).toEqual([
+      handset.posted[0].message_ids[0],
+      handset.posted[0].message_ids[0],
+    ]);
     const operator = harness({ kind: "duplicated", by: "operator", concurrent: true });
     await operator.first();
     expect(operator.posted).toHaveLength(2);

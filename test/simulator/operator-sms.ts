@@ -43,7 +43,12 @@ export interface OutgoingSms {
   receivedAt: Date;
   clientMessageId: string;
   /** What the text says, for assertions. */
-  about: { kind: "deposit" | "balance" | "refusal" | "movement" | "promotion"; operationId?: string; amount?: number; reference?: string };
+  about: {
+    kind: "deposit" | "balance" | "refusal" | "movement" | "promotion";
+    operationId?: string;
+    amount?: number;
+    reference?: string;
+  };
 }
 
 export interface Delivery {
@@ -68,8 +73,34 @@ export interface OperatorSmsOptions {
 
 const SENDERS: Record<OperatorName, string> = { operator_a: "MobileMoney", operator_b: "OrangeMoney" };
 
-const FIRST = ["AMINA", "JEAN", "MARIE-CLAIRE", "PAUL", "ROSE", "HELENE", "ABDOU", "CLARISSE", "BLAISE", "ESTHER", "SAMUEL", "NADEGE"];
-const LAST = ["NGONO", "KAMDEM", "ABENA", "TCHOUMI", "NJOYA", "ETOA", "FOTSO", "ESSOMBA", "MBALLA", "NANA", "ATEBA", "D'ALMEIDA"];
+const FIRST = [
+  "AMINA",
+  "JEAN",
+  "MARIE-CLAIRE",
+  "PAUL",
+  "ROSE",
+  "HELENE",
+  "ABDOU",
+  "CLARISSE",
+  "BLAISE",
+  "ESTHER",
+  "SAMUEL",
+  "NADEGE",
+];
+const LAST = [
+  "NGONO",
+  "KAMDEM",
+  "ABENA",
+  "TCHOUMI",
+  "NJOYA",
+  "ETOA",
+  "FOTSO",
+  "ESSOMBA",
+  "MBALLA",
+  "NANA",
+  "ATEBA",
+  "D'ALMEIDA",
+];
 
 /** A small seeded generator (mulberry32): the same seed gives the same texts. */
 export function seeded(seed: number): () => number {
@@ -164,13 +195,31 @@ export class OperatorSms {
     if (!r) {
       // The network refused after the PIN (insufficient balance): a refusal SMS, no receipt.
       if (result.outcome === "ussd_failed" && /solde insuffisant|insufficient/i.test(result.ussd_response ?? "")) {
-        return [base(failure(op.operator, { language: this.language(op.operator, "failure"), amount: op.montant }), { kind: "refusal", amount: op.montant })];
+        return [
+          base(failure(op.operator, { language: this.language(op.operator, "failure"), amount: op.montant }), {
+            kind: "refusal",
+            amount: op.montant,
+          }),
+        ];
       }
       return [];
     }
-    if (r.kind === "deposit") return [base(this.depositText(r), { kind: "deposit", amount: r.amount, reference: referenceOf(r.operator, r.reference, r.at) }, r.at)];
+    if (r.kind === "deposit")
+      return [
+        base(
+          this.depositText(r),
+          { kind: "deposit", amount: r.amount, reference: referenceOf(r.operator, r.reference, r.at) },
+          r.at,
+        ),
+      ];
     if (r.kind === "balance") {
-      return [base(balanceReply(r.operator, { balance: r.amount, language: this.language(r.operator, "balance") }), { kind: "balance", amount: r.amount }, r.at)];
+      return [
+        base(
+          balanceReply(r.operator, { balance: r.amount, language: this.language(r.operator, "balance") }),
+          { kind: "balance", amount: r.amount },
+          r.at,
+        ),
+      ];
     }
     // Withdrawals, float and mini statements: the templates hold no real wording for them yet.
     return [];
@@ -193,7 +242,11 @@ export class OperatorSms {
   }
 
   /** A transfer received by the SIM from a customer (a movement, kind UV_IN). */
-  movement(simId: string, operator: OperatorName, o: { amount?: number; balanceAfter?: number; at?: Date } = {}): OutgoingSms {
+  movement(
+    simId: string,
+    operator: OperatorName,
+    o: { amount?: number; balanceAfter?: number; at?: Date } = {},
+  ): OutgoingSms {
     const amount = o.amount ?? 500 + Math.floor(this.random() * 200) * 25;
     const from = `${operator === "operator_a" ? "67" : "69"}${String(Math.floor(this.random() * 10_000_000)).padStart(7, "0")}`;
     const at = o.at ?? new Date();
@@ -208,20 +261,44 @@ export class OperatorSms {
       at,
       language: this.language(operator, "movement"),
     });
-    return { simId, operator, sender: SENDERS[operator], raw, receivedAt: at, clientMessageId: randomUUID(), about: { kind: "movement", amount, reference: ref } };
+    return {
+      simId,
+      operator,
+      sender: SENDERS[operator],
+      raw,
+      receivedAt: at,
+      clientMessageId: randomUUID(),
+      about: { kind: "movement", amount, reference: ref },
+    };
   }
 
   /** Marketing with a prize amount that must never be read as money. */
   promotionSms(simId: string, operator: OperatorName): OutgoingSms {
     const prize = (1 + Math.floor(this.random() * 50)) * 1000;
     const raw = promotion(operator, { language: this.random() < 0.5 ? "fr" : "en", prize });
-    return { simId, operator, sender: SENDERS[operator], raw, receivedAt: new Date(), clientMessageId: randomUUID(), about: { kind: "promotion" } };
+    return {
+      simId,
+      operator,
+      sender: SENDERS[operator],
+      raw,
+      receivedAt: new Date(),
+      clientMessageId: randomUUID(),
+      about: { kind: "promotion" },
+    };
   }
 
   /** A balance reply nobody asked for (the agent checked by hand). */
   balanceSms(simId: string, operator: OperatorName, balance: number): OutgoingSms {
     const raw = balanceReply(operator, { balance, language: this.random() < 0.5 ? "fr" : "en" });
-    return { simId, operator, sender: SENDERS[operator], raw, receivedAt: new Date(), clientMessageId: randomUUID(), about: { kind: "balance", amount: balance } };
+    return {
+      simId,
+      operator,
+      sender: SENDERS[operator],
+      raw,
+      receivedAt: new Date(),
+      clientMessageId: randomUUID(),
+      about: { kind: "balance", amount: balance },
+    };
   }
 
   /** Forwards one SMS, applying a fault. */

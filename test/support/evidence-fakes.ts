@@ -114,7 +114,10 @@ export class FakeDispatch {
     );
     if (fits.length === 0) return create(ProveOperationResponseSchema, { outcome: "no_candidate" });
     if (fits.length > 1) {
-      return create(ProveOperationResponseSchema, { outcome: "ambiguous", candidateOperationIds: fits.map((o) => o.operationId) });
+      return create(ProveOperationResponseSchema, {
+        outcome: "ambiguous",
+        candidateOperationIds: fits.map((o) => o.operationId),
+      });
     }
     const op = fits[0];
     const number = req.counterpartyMsisdn.replace(/^237/, "");
@@ -131,7 +134,8 @@ export class FakeDispatch {
     return this.lock.run(async () => {
       const op = this.operations.get(req.operationId);
       if (!op) throw new ConnectError(`Operation ${req.operationId} not found`, Code.NotFound);
-      if (op.simId !== req.simId) throw new ConnectError("Evidence arrived on a different SIM", Code.FailedPrecondition);
+      if (op.simId !== req.simId)
+        throw new ConnectError("Evidence arrived on a different SIM", Code.FailedPrecondition);
       if (!ACTIVE.includes(op.status) && op.status !== "no_evidence") {
         throw new ConnectError(`Operation ${op.operationId} is ${op.status}`, Code.AlreadyExists);
       }
@@ -174,7 +178,13 @@ export class FakeFleet {
 
   getAgentScope = async (req: { agentId: string }) => {
     const g = this.grants.get(req.agentId);
-    return { allowedSimIds: g?.simIds ?? [], role: g?.role ?? "", isActive: g?.isActive ?? false, fullName: "", exists: !!g };
+    return {
+      allowedSimIds: g?.simIds ?? [],
+      role: g?.role ?? "",
+      isActive: g?.isActive ?? false,
+      fullName: "",
+      exists: !!g,
+    };
   };
 
   recordProvenBalance = async (req: RecordProvenBalanceRequest) => {

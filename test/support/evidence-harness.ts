@@ -40,7 +40,9 @@ export async function openHarness(): Promise<Harness> {
     db,
     hooks: {} as FaultHooks,
     async reset() {
-      await db.em().execute(`truncate evidence.messages, evidence.daily_reconciliations, evidence.outbox, evidence.inbox`);
+      await db
+        .em()
+        .execute(`truncate evidence.messages, evidence.daily_reconciliations, evidence.outbox, evidence.inbox`);
       h.dispatch = new FakeDispatch();
       h.fleet = new FakeFleet();
       h.fleet.sims.set(SIM, { operator: "operator_b", deviceId: DEVICE });
@@ -66,10 +68,14 @@ export async function openHarness(): Promise<Harness> {
 
 let refSeq = 0;
 /** A fresh operator_b reference, as the operator prints them. */
-export const newRef = () => `CI260314.${String(1000 + (refSeq % 9000)).padStart(4, "0")}.B${String(10000 + refSeq++).slice(-5)}`;
+export const newRef = () =>
+  `CI260314.${String(1000 + (refSeq % 9000)).padStart(4, "0")}.B${String(10000 + refSeq++).slice(-5)}`;
 
 /** An operator_b deposit confirmation for the given amount and customer. */
-export function deposit(amount: number, o: { msisdn?: string; ref?: string; balanceAfter?: number; name?: string } = {}): string {
+export function deposit(
+  amount: number,
+  o: { msisdn?: string; ref?: string; balanceAfter?: number; name?: string } = {},
+): string {
   return depositConfirmation("operator_b", {
     amount,
     balanceAfter: o.balanceAfter ?? 250_000,
@@ -117,10 +123,16 @@ export async function one(h: Harness, raw: string, o: SubmitOptions = {}) {
 export async function outboxTypes(h: Harness, topic?: string): Promise<string[]> {
   const rows = (await h.db
     .em()
-    .execute(`select type from evidence.outbox ${topic ? "where topic = ?" : ""} order by seq`, topic ? [topic] : [])) as { type: string }[];
+    .execute(
+      `select type from evidence.outbox ${topic ? "where topic = ?" : ""} order by seq`,
+      topic ? [topic] : [],
+    )) as { type: string }[];
   return rows.map((r) => r.type.replace(/^transferops\.[a-z]+\.v1\./, ""));
 }
 
 export async function messageRows(h: Harness): Promise<Record<string, unknown>[]> {
-  return (await h.db.em().execute(`select * from evidence.messages order by stored_at, id`)) as Record<string, unknown>[];
+  return (await h.db.em().execute(`select * from evidence.messages order by stored_at, id`)) as Record<
+    string,
+    unknown
+  >[];
 }

@@ -66,7 +66,14 @@ export async function createSim(
   }
   const res = await api.post("/v1/sims", { token: adminToken, body });
   expectStatus(res, 201, "create SIM");
-  return { simId: res.body.sim_id, operator, msisdn, pin, deviceId: o.deviceId ?? null, slot: o.deviceId !== undefined ? (o.slot ?? 0) : null };
+  return {
+    simId: res.body.sim_id,
+    operator,
+    msisdn,
+    pin,
+    deviceId: o.deviceId ?? null,
+    slot: o.deviceId !== undefined ? (o.slot ?? 0) : null,
+  };
 }
 
 /** A handset with one SIM per given operator in slots 0 and 1, each with a measured balance. */
@@ -94,7 +101,11 @@ export async function recordBalance(
 ): Promise<ApiResponse> {
   const res = await api.patch(`/v1/sims/${simId}/balance`, {
     apiKey: true,
-    body: { balance, ...(o.observedAt ? { observed_at: o.observedAt.toISOString() } : {}), ...(o.source ? { source: o.source } : {}) },
+    body: {
+      balance,
+      ...(o.observedAt ? { observed_at: o.observedAt.toISOString() } : {}),
+      ...(o.source ? { source: o.source } : {}),
+    },
   });
   expectStatus(res, 200, "record balance");
   return res;
@@ -109,7 +120,11 @@ export async function grantAccess(
 ): Promise<ApiResponse> {
   const res = await api.patch(`/v1/admin/agents/${agentId}/access`, {
     token: adminToken,
-    body: { allowed_sim_ids: o.simIds, ...(o.opTypes ? { allowed_op_types: o.opTypes } : {}), ...(o.maxAmount ? { max_amount: o.maxAmount } : {}) },
+    body: {
+      allowed_sim_ids: o.simIds,
+      ...(o.opTypes ? { allowed_op_types: o.opTypes } : {}),
+      ...(o.maxAmount ? { max_amount: o.maxAmount } : {}),
+    },
   });
   expectStatus(res, 200, "grant access");
   return res;
@@ -119,7 +134,12 @@ export async function grantAccess(
 export async function sendHeartbeat(
   api: Api,
   deviceToken: string,
-  o: { sims?: { sim_id: string; present: boolean; signal?: number }[]; report?: Record<string, unknown> | null; battery?: number; extra?: Record<string, unknown> } = {},
+  o: {
+    sims?: { sim_id: string; present: boolean; signal?: number }[];
+    report?: Record<string, unknown> | null;
+    battery?: number;
+    extra?: Record<string, unknown>;
+  } = {},
 ): Promise<ApiResponse> {
   const res = await api.post("/v1/device/heartbeat", {
     token: deviceToken,
@@ -144,10 +164,31 @@ export function healthyReport(simIds: string[] = []): Record<string, unknown> {
     android: { version: "13", sdk: 33, manufacturer: "Samsung", model: "A14", oem_family: "samsung" },
     battery: { level: 80, charging: false },
     network: { type: "4G", connected: true, internet_reachable: true },
-    permissions: { call_phone: true, read_phone_state: true, read_phone_numbers: true, receive_sms: true, read_sms: true, notifications: true },
+    permissions: {
+      call_phone: true,
+      read_phone_state: true,
+      read_phone_numbers: true,
+      receive_sms: true,
+      read_sms: true,
+      notifications: true,
+    },
     accessibility: { enabled: true, running: true },
-    background: { battery_exempt: true, service_running: true, foreground: true, service_type: "dataSync", wake_lock_held: false, time_limit_stops: 0 },
-    polling: { wanted: true, last_tick_at: now, last_poll_at: now, consecutive_failures: 0, stuck_ticks: 0, dialling: false },
+    background: {
+      battery_exempt: true,
+      service_running: true,
+      foreground: true,
+      service_type: "dataSync",
+      wake_lock_held: false,
+      time_limit_stops: 0,
+    },
+    polling: {
+      wanted: true,
+      last_tick_at: now,
+      last_poll_at: now,
+      consecutive_failures: 0,
+      stuck_ticks: 0,
+      dialling: false,
+    },
     sms: { outbox_pending: 0, spool_pending: 0, spool_insert_failures: 0 },
     sims: simIds.map((sim_id, slot) => ({ slot, operator: "operator_a", sim_id, present: true })),
     recent_errors: [],
@@ -161,7 +202,8 @@ export async function setCircuitBreaker(api: Api, adminToken: string, active: bo
   return res;
 }
 
-export type CredentialName = "none" | "admin" | "supervisor" | "agent" | "inactive" | "apiKey" | "wrongApiKey" | "device" | "revokedDevice";
+export type CredentialName =
+  "none" | "admin" | "supervisor" | "agent" | "inactive" | "apiKey" | "wrongApiKey" | "device" | "revokedDevice";
 
 export type Credentials = Record<CredentialName, { token?: string; apiKey?: string | true }>;
 
@@ -170,15 +212,26 @@ export type Credentials = Record<CredentialName, { token?: string; apiKey?: stri
  * an agent, an inactive agent with a live session, the API key, a wrong API key, a
  * device token and a revoked device token.
  */
-export async function fleetCredentials(api: Api, adminToken: string, prefix = "cred"): Promise<Credentials & { deviceId: string }> {
+export async function fleetCredentials(
+  api: Api,
+  adminToken: string,
+  prefix = "cred",
+): Promise<Credentials & { deviceId: string }> {
   const supervisor = await api.createAgent(adminToken, { login: `${prefix}-sup`, role: "supervisor" });
   const agent = await api.createAgent(adminToken, { login: `${prefix}-agent` });
   const inactive = await api.createAgent(adminToken, { login: `${prefix}-inactive` });
-  const off = await api.patch(`/v1/agents/admin/${inactive.agentId}`, { token: adminToken, body: { is_active: false } });
+  const off = await api.patch(`/v1/agents/admin/${inactive.agentId}`, {
+    token: adminToken,
+    body: { is_active: false },
+  });
   expectStatus(off, 200, "deactivate agent (session kept)");
   const device = await registerDevice(api, adminToken, `${prefix} handset`);
   const revoked = await registerDevice(api, adminToken, `${prefix} revoked handset`);
-  expectStatus(await api.delete(`/v1/devices/${revoked.deviceId}/token`, { token: adminToken }), 204, "revoke device token");
+  expectStatus(
+    await api.delete(`/v1/devices/${revoked.deviceId}/token`, { token: adminToken }),
+    204,
+    "revoke device token",
+  );
   return {
     none: {},
     admin: { token: adminToken },
@@ -228,7 +281,12 @@ export async function publishTestEvent<S extends DescMessage>(
   event: { topic: string; key: string; schema: S; message: MessageShape<S>; eventId?: string; occurredAt?: Date },
 ): Promise<string> {
   const log = createLogger("test-publisher", { level: "silent" });
-  const bus = new KafkaBus({ brokers: csv(sys.env.KAFKA_BROKERS), clientId: "test-publisher", prefix: sys.topicPrefix, log });
+  const bus = new KafkaBus({
+    brokers: csv(sys.env.KAFKA_BROKERS),
+    clientId: "test-publisher",
+    prefix: sys.topicPrefix,
+    log,
+  });
   const id = event.eventId ?? randomUUID();
   try {
     await bus.publish([
@@ -248,4 +306,11 @@ export async function publishTestEvent<S extends DescMessage>(
     await bus.close();
   }
   return id;
+}
+
+/** With DUMP_ERRORS=1 in the environment, prints the error lines the system logged (debugging aid for afterAll). */
+export function dumpErrors(logs: readonly string[] | undefined): void {
+  if (!process.env.DUMP_ERRORS) return;
+  for (const line of logs ?? [])
+    if (/"level":"error"/.test(line) && !/kafka/.test(line)) console.log(line.slice(0, 2000));
 }

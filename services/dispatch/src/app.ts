@@ -23,6 +23,7 @@ import { operationHandlers } from "./rpc/operations.ts";
 import { proofHandlers } from "./rpc/proof.ts";
 import { queueHandlers } from "./rpc/queues.ts";
 import { migrations } from "./store/migrations/index.ts";
+import { IdleDevices } from "./store/idle-devices.ts";
 
 export interface DispatchOptions {
   config: DispatchConfig;
@@ -52,6 +53,8 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const now = options.now ?? (() => new Date());
+  const idle = new IdleDevices({ url: config.databaseUrl, log, ttlMs: config.idleDeviceTtlMs });
+  if (config.idleDeviceTtlMs > 0) await idle.start();
   const deps: DispatchDeps = {
     db,
     config,
@@ -60,13 +63,14 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     log,
     now,
     menus: options.menus,
+    idle,
   };
   const consumer = await startConsumer({
     bus,
     db,
     group: "dispatch.fleet",
     topics: fleetTopics,
-    handlers: fleetHandlers(now),
+    handlers: fleetHandlers(now, idle),
     log,
   });
   const sweep = new EvidenceSweep({
@@ -100,6 +104,7 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     async stop() {
       await server.close();
       await sweep.stop();
+      await idle.stop();
       await consumer.close();
       await relay.stop();
       await db.close();

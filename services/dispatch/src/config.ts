@@ -28,6 +28,11 @@ export const dispatchConfigShape = {
     .enum(["true", "false", "1", "0"])
     .default("false")
     .transform((v) => v === "true" || v === "1"),
+  /**
+   * How long a handset found idle is answered from memory (its polls then touch no
+   * database); work queued for it ends that at once (LISTEN/NOTIFY). 0 turns it off.
+   */
+  IDLE_DEVICE_TTL_S: z.coerce.number().min(0).default(60),
   /** Connection pool of the dispatch schema. */
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
 };
@@ -47,6 +52,7 @@ export interface DispatchConfig {
   balanceStalenessMs: number;
   ussdRequireVerified: boolean;
   dbPoolMax: number;
+  idleDeviceTtlMs: number;
 }
 
 export function loadDispatchConfig(env = process.env): DispatchConfig {
@@ -71,5 +77,6 @@ export function loadDispatchConfig(env = process.env): DispatchConfig {
     balanceStalenessMs: e.BALANCE_STALENESS_S * 1000,
     ussdRequireVerified: e.USSD_REQUIRE_VERIFIED,
     dbPoolMax: e.DB_POOL_MAX,
+    idleDeviceTtlMs: Math.round(e.IDLE_DEVICE_TTL_S * 1000),
   };
 }

@@ -50,7 +50,14 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
     fleet: options.fleet ?? serviceClient(FleetService, config.env.FLEET_URL),
     hooks: options.hooks,
   };
-  const consumer = await startConsumer({ bus, db, group: "evidence.fleet", topics: fleetTopics, handlers: fleetHandlers, log });
+  const consumer = await startConsumer({
+    bus,
+    db,
+    group: "evidence.fleet",
+    topics: fleetTopics,
+    handlers: fleetHandlers,
+    log,
+  });
   const redrive = new Redrive(deps, config.redrive);
   redrive.start();
   const server = await startGrpcServer({

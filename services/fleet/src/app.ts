@@ -68,7 +68,12 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
   });
   const webhooks = new WebhookWorker(db, config.pinKeyring, config.webhooks, log);
   webhooks.start();
-  const silence = new DeviceSilenceMonitor(db, { silentAfterS: config.deviceSilentAfterS, checkMs: config.deviceSilenceCheckMs }, published, log);
+  const silence = new DeviceSilenceMonitor(
+    db,
+    { silentAfterS: config.deviceSilentAfterS, checkMs: config.deviceSilenceCheckMs },
+    published,
+    log,
+  );
   silence.start();
   const server = await startGrpcServer({
     name: "fleet",

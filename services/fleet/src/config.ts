@@ -16,7 +16,11 @@ export const fleetConfigShape = {
   /** `keyId:base64key` pairs (32-byte keys), comma-separated; the first encrypts, all decrypt. */
   PIN_ENCRYPTION_KEYS: z.string().optional(),
   /** Session lifetime; the contract fixes it at 5 hours. */
-  SESSION_TTL_S: z.coerce.number().int().positive().default(5 * 3600),
+  SESSION_TTL_S: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 3600),
   /** Silence after which a device is offline and alerted; the contract fixes it at 5 minutes. */
   DEVICE_SILENT_AFTER_S: z.coerce.number().int().positive().default(300),
   /** How often fleet looks for silent devices, milliseconds. Default 30 s. */
@@ -54,7 +58,12 @@ export interface FleetConfig {
 export function loadFleetConfig(env = process.env): FleetConfig {
   const e = parseConfig(fleetConfigShape, env);
   const apiKeys = csv(requireInProduction(e.NODE_ENV, "API_KEYS", e.API_KEYS, "local-dev-api-key"));
-  const pinKeys = requireInProduction(e.NODE_ENV, "PIN_ENCRYPTION_KEYS", e.PIN_ENCRYPTION_KEYS, "local:" + Buffer.alloc(32, 7).toString("base64"));
+  const pinKeys = requireInProduction(
+    e.NODE_ENV,
+    "PIN_ENCRYPTION_KEYS",
+    e.PIN_ENCRYPTION_KEYS,
+    "local:" + Buffer.alloc(32, 7).toString("base64"),
+  );
   let pinKeyring: Keyring;
   try {
     pinKeyring = parseKeyring(pinKeys);
@@ -75,7 +84,11 @@ export function loadFleetConfig(env = process.env): FleetConfig {
     webhooks: {
       pollMs: e.WEBHOOK_POLL_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      retry: { baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS, giveUpAfterMs: e.WEBHOOK_GIVE_UP_AFTER_S * 1000 },
+      retry: {
+        baseDelayMs: e.WEBHOOK_RETRY_BASE_MS,
+        maxDelayMs: e.WEBHOOK_RETRY_MAX_MS,
+        giveUpAfterMs: e.WEBHOOK_GIVE_UP_AFTER_S * 1000,
+      },
     },
   };
 }

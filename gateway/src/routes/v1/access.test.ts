@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
-import { ADMIN_ONLY, createSim, fleetCredentials, grantAccess, provisionHandset, recordBalance, statusesFor, type Credentials } from "../../../../test/support/fleet-fixtures.ts";
+import {
+  ADMIN_ONLY,
+  createSim,
+  fleetCredentials,
+  grantAccess,
+  provisionHandset,
+  recordBalance,
+  statusesFor,
+  type Credentials,
+  dumpErrors,
+} from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
@@ -13,7 +23,8 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "acc");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"(error|warn)"/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"(error|warn)"/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
 });
 
@@ -21,7 +32,10 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
   it("grants SIMs with the default types deposit and balance and the default ceiling 500000", async () => {
     const agent = await sys.api.createAgent(admin.token, { login: "g-default" });
     const sim = await createSim(sys.api, admin.token);
-    const res = await sys.api.patch(`/v1/admin/agents/${agent.agentId}/access`, { token: admin.token, body: { allowed_sim_ids: [sim.simId] } });
+    const res = await sys.api.patch(`/v1/admin/agents/${agent.agentId}/access`, {
+      token: admin.token,
+      body: { allowed_sim_ids: [sim.simId] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       agent_id: agent.agentId,
@@ -39,11 +53,22 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
     const a = await createSim(sys.api, admin.token);
     const b = await createSim(sys.api, admin.token, { operator: "operator_b" });
     await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [a.simId] });
-    await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [b.simId, a.simId], opTypes: ["withdrawal", "float_deposit"], maxAmount: 75000 });
+    await grantAccess(sys.api, admin.token, agent.agentId, {
+      simIds: [b.simId, a.simId],
+      opTypes: ["withdrawal", "float_deposit"],
+      maxAmount: 75000,
+    });
     const read = await sys.api.get(`/v1/admin/agents/${agent.agentId}/access`, { token: admin.token });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ allowed_sim_ids: [b.simId, a.simId], allowed_op_types: ["withdrawal", "float_deposit"], max_amount: 75000 });
-    const audit = await sys.db.query(`select actor_agent_id, details from fleet.audit_log where action = 'access.grant' and target_id = $1 order by id`, [agent.agentId]);
+    expect(read.body).toMatchObject({
+      allowed_sim_ids: [b.simId, a.simId],
+      allowed_op_types: ["withdrawal", "float_deposit"],
+      max_amount: 75000,
+    });
+    const audit = await sys.db.query(
+      `select actor_agent_id, details from fleet.audit_log where action = 'access.grant' and target_id = $1 order by id`,
+      [agent.agentId],
+    );
     expect(audit).toHaveLength(2);
     expect(audit[1].actor_agent_id).toBe(admin.agentId);
     expect(audit[1].details.previous.allowed_sim_ids).toEqual([a.simId]);
@@ -93,7 +118,10 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
 
   it("answers 404 for an unknown agent and 422 for a malformed agent id", async () => {
     const sim = await createSim(sys.api, admin.token);
-    const missing = await sys.api.patch(`/v1/admin/agents/${GHOST}/access`, { token: admin.token, body: { allowed_sim_ids: [sim.simId] } });
+    const missing = await sys.api.patch(`/v1/admin/agents/${GHOST}/access`, {
+      token: admin.token,
+      body: { allowed_sim_ids: [sim.simId] },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe("agent_not_found");
     expect((await sys.api.get(`/v1/admin/agents/${GHOST}/access`, { token: admin.token })).status).toBe(404);
@@ -103,7 +131,9 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
   it("is an admin route: every other credential is refused", async () => {
     const sim = await createSim(sys.api, admin.token);
     const names = Object.keys(ADMIN_ONLY) as (keyof typeof ADMIN_ONLY)[];
-    const patch = await statusesFor(sys.api, creds, "PATCH", `/v1/admin/agents/${admin.agentId}/access`, names, { allowed_sim_ids: [sim.simId] });
+    const patch = await statusesFor(sys.api, creds, "PATCH", `/v1/admin/agents/${admin.agentId}/access`, names, {
+      allowed_sim_ids: [sim.simId],
+    });
     expect(patch).toEqual(ADMIN_ONLY);
     const get = await statusesFor(sys.api, creds, "GET", `/v1/admin/agents/${admin.agentId}/access`, names);
     expect(get).toEqual(ADMIN_ONLY);
@@ -115,7 +145,15 @@ describe("a new agent's access", () => {
     const agent = await sys.api.createAgent(admin.token, { login: "g-new" });
     const res = await sys.api.get(`/v1/admin/agents/${agent.agentId}/access`, { token: admin.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ agent_id: agent.agentId, login: "g-new", role: "agent", is_active: true, allowed_sim_ids: [], allowed_op_types: [], max_amount: null });
+    expect(res.body).toEqual({
+      agent_id: agent.agentId,
+      login: "g-new",
+      role: "agent",
+      is_active: true,
+      allowed_sim_ids: [],
+      allowed_op_types: [],
+      max_amount: null,
+    });
     const own = await sys.api.get("/v1/agents/me/limits", { token: agent.token });
     expect(own.body).toEqual(res.body);
     const sims = await sys.api.get("/v1/agents/me/sims", { token: agent.token });
@@ -145,7 +183,10 @@ describe("own limits and own SIMs", () => {
 
   it("lists only the SIMs of the caller's grant, with balance and handset, and no PIN or token", async () => {
     const agent = await sys.api.createAgent(admin.token, { login: "o-sims" });
-    const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"], label: "Own SIMs handset" });
+    const { device, sims } = await provisionHandset(sys.api, admin.token, {
+      operators: ["operator_a", "operator_b"],
+      label: "Own SIMs handset",
+    });
     const loose = await createSim(sys.api, admin.token);
     const notGranted = await createSim(sys.api, admin.token);
     const observed = new Date(Date.now() - 60_000);
@@ -166,7 +207,13 @@ describe("own limits and own SIMs", () => {
       device_label: "Own SIMs handset",
       subscription_slot: 1,
     });
-    expect(byId[loose.simId]).toMatchObject({ balance_mirror: null, balance_updated_at: null, device_id: null, device_label: null, subscription_slot: null });
+    expect(byId[loose.simId]).toMatchObject({
+      balance_mirror: null,
+      balance_updated_at: null,
+      device_id: null,
+      device_label: null,
+      subscription_slot: null,
+    });
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(notGranted.simId);
     expect(text).not.toContain(device.token);
@@ -186,7 +233,17 @@ describe("own limits and own SIMs", () => {
   });
 
   it("is a board route for every role: inactive agents, the API key and devices are refused", async () => {
-    const expected = { none: 401, admin: 200, supervisor: 200, agent: 200, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 403, revokedDevice: 401 };
+    const expected = {
+      none: 401,
+      admin: 200,
+      supervisor: 200,
+      agent: 200,
+      inactive: 403,
+      apiKey: 403,
+      wrongApiKey: 401,
+      device: 403,
+      revokedDevice: 401,
+    };
     const names = Object.keys(expected) as (keyof typeof expected)[];
     expect(await statusesFor(sys.api, creds, "GET", "/v1/agents/me/limits", names)).toEqual(expected);
     expect(await statusesFor(sys.api, creds, "GET", "/v1/agents/me/sims", names)).toEqual(expected);

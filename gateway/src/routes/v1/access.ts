@@ -74,7 +74,11 @@ export const accessRoutes: Route[] = [
     tag: "Agents",
     summary: "The SIMs of the signed-in agent's grant with their balance; empty without a grant",
     auth: ["session"],
-    responses: { 200: "Array of SIM balance summaries (no PIN, no device token)", 401: "Not signed in", 403: "Agent inactive" },
+    responses: {
+      200: "Array of SIM balance summaries (no PIN, no device token)",
+      401: "Not signed in",
+      403: "Agent inactive",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.listOwnSims({ caller });
       return ok(res.sims.map((s) => toContractJson(OwnSimSchema, s)));

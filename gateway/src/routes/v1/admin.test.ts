@@ -12,6 +12,7 @@ import {
   setCircuitBreaker,
   statusesFor,
   type Credentials,
+  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
@@ -26,11 +27,13 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "adm");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
 });
 
-const count = async (table: string, where = "true") => Number((await sys.db.query(`select count(*)::int as n from ${table} where ${where}`))[0].n);
+const count = async (table: string, where = "true") =>
+  Number((await sys.db.query(`select count(*)::int as n from ${table} where ${where}`))[0].n);
 
 describe("freeze and unfreeze a SIM", () => {
   it("freezes and unfreezes, idempotently, with an audit row per change", async () => {
@@ -38,11 +41,16 @@ describe("freeze and unfreeze a SIM", () => {
     const frozen = await sys.api.post(`/v1/admin/sims/${sim.simId}/freeze`, { token: admin.token });
     expect(frozen.status).toBe(200);
     expect(frozen.body).toMatchObject({ sim_id: sim.simId, status: "frozen" });
-    expect((await sys.api.post(`/v1/admin/sims/${sim.simId}/freeze`, { token: admin.token })).body.status).toBe("frozen");
+    expect((await sys.api.post(`/v1/admin/sims/${sim.simId}/freeze`, { token: admin.token })).body.status).toBe(
+      "frozen",
+    );
     const active = await sys.api.post(`/v1/admin/sims/${sim.simId}/unfreeze`, { token: admin.token });
     expect(active.status).toBe(200);
     expect(active.body.status).toBe("active");
-    const audit = await sys.db.query(`select action, details from fleet.audit_log where target_id = $1 and action in ('sim.freeze', 'sim.unfreeze') order by id`, [sim.simId]);
+    const audit = await sys.db.query(
+      `select action, details from fleet.audit_log where target_id = $1 and action in ('sim.freeze', 'sim.unfreeze') order by id`,
+      [sim.simId],
+    );
     expect(audit.map((a) => [a.action, a.details.from, a.details.to])).toEqual([
       ["sim.freeze", "active", "frozen"],
       ["sim.unfreeze", "frozen", "active"],
@@ -69,9 +77,28 @@ describe("SIM snapshot", () => {
     expect(res.status).toBe(200);
     const row = res.body.find((r: { id: string }) => r.id === sims[0].simId);
     expect(Object.keys(row).sort()).toEqual(
-      ["balance_mirror", "balance_updated_at", "created_at", "device_id", "id", "low_balance_threshold", "msisdn", "operator", "status", "subscription_slot"].sort(),
+      [
+        "balance_mirror",
+        "balance_updated_at",
+        "created_at",
+        "device_id",
+        "id",
+        "low_balance_threshold",
+        "msisdn",
+        "operator",
+        "status",
+        "subscription_slot",
+      ].sort(),
     );
-    expect(row).toMatchObject({ device_id: device.deviceId, subscription_slot: 0, operator: "operator_a", msisdn: sims[0].msisdn, balance_mirror: 12345, status: "active", low_balance_threshold: 2000 });
+    expect(row).toMatchObject({
+      device_id: device.deviceId,
+      subscription_slot: 0,
+      operator: "operator_a",
+      msisdn: sims[0].msisdn,
+      balance_mirror: 12345,
+      status: "active",
+      low_balance_threshold: 2000,
+    });
     expect(res.body.length).toBe(await count("fleet.sims"));
   });
 });
@@ -97,9 +124,34 @@ describe("circuit breaker", () => {
     expect(lift.body.restored_device_ids).toContain(d.deviceId);
     expect((await sys.api.get("/v1/device/me", { token: d.token })).body.status).toBe("active");
     expect(await count("fleet.devices", "status = 'frozen'")).toBe(0);
-    const [audit] = await sys.db.query(`select actor_agent_id, details from fleet.audit_log where action = 'breaker.lift' order by id desc limit 1`);
+    const [audit] = await sys.db.query(
+      `select actor_agent_id, details from fleet.audit_log where action = 'breaker.lift' order by id desc limit 1`,
+    );
     expect(audit.actor_agent_id).toBe(admin.agentId);
     expect(audit.details.restored_device_ids).toContain(d.deviceId);
+  });
+
+  it("while active, operation creation answers 423 circuit_breaker; after the lift it does not", async () => {
+    const create = (requestId: string) =>
+      sys.api.post("/v1/operations", {
+        apiKey: true,
+        body: {
+          request_id: requestId,
+          agent_id: admin.agentId,
+          operator: "operator_a",
+          client: { msisdn: "670555444", nom: "Breaker Test" },
+          montant: 1000,
+        },
+      });
+    await setCircuitBreaker(sys.api, admin.token, true);
+    try {
+      const refused = await create("breaker-1");
+      expect(refused.status).toBe(423);
+      expect(refused.body.detail).toBe("circuit_breaker");
+    } finally {
+      await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token });
+    }
+    expect((await create("breaker-2")).status).not.toBe(423);
   });
 
   it("lifts an inactive breaker too, restoring nothing, still audited", async () => {
@@ -110,22 +162,39 @@ describe("circuit breaker", () => {
   });
 
   it("refuses a body without a boolean active", async () => {
-    expect((await sys.api.put("/v1/admin/circuit-breaker", { token: admin.token, body: { active: "yes" } })).status).toBe(422);
+    expect(
+      (await sys.api.put("/v1/admin/circuit-breaker", { token: admin.token, body: { active: "yes" } })).status,
+    ).toBe(422);
     expect((await sys.api.put("/v1/admin/circuit-breaker", { token: admin.token, body: {} })).status).toBe(422);
   });
 });
 
 describe("fleet limits", () => {
-  const limit = (o: Record<string, unknown> = {}) => ({ operator: "operator_a", op_type: "deposit", max_amount: 300000, max_daily_agent: 2000000, max_daily_sim: 5000000, ...o });
+  const limit = (o: Record<string, unknown> = {}) => ({
+    operator: "operator_a",
+    op_type: "deposit",
+    max_amount: 300000,
+    max_daily_agent: 2000000,
+    max_daily_sim: 5000000,
+    ...o,
+  });
 
   it("records a version: the current row is deactivated and a new one inserted; reads back with enforced false", async () => {
     const first = await sys.api.patch("/v1/admin/limits", { token: admin.token, body: limit() });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ operator: "operator_a", op_type: "deposit", max_amount: 300000, max_daily_agent: 2000000, max_daily_sim: 5000000 });
+    expect(first.body).toMatchObject({
+      operator: "operator_a",
+      op_type: "deposit",
+      max_amount: 300000,
+      max_daily_agent: 2000000,
+      max_daily_sim: 5000000,
+    });
     expect(first.body.effective_from).toMatch(/^\d{4}-/);
     const second = await sys.api.patch("/v1/admin/limits", { token: admin.token, body: limit({ max_amount: 250000 }) });
     expect(second.body.max_amount).toBe(250000);
-    const rows = await sys.db.query(`select max_amount, active from fleet.fleet_limits where operator = 'operator_a' and op_type = 'deposit' order by id`);
+    const rows = await sys.db.query(
+      `select max_amount, active from fleet.fleet_limits where operator = 'operator_a' and op_type = 'deposit' order by id`,
+    );
     expect(rows.map((r) => [Number(r.max_amount), r.active])).toEqual([
       [300000, false],
       [250000, true],
@@ -133,11 +202,18 @@ describe("fleet limits", () => {
     const read = await sys.api.get("/v1/admin/limits", { token: admin.token });
     expect(read.status).toBe(200);
     expect(read.body.enforced).toBe(false);
-    expect(read.body.limits.filter((l: { operator: string; op_type: string }) => l.operator === "operator_a" && l.op_type === "deposit")).toEqual([second.body]);
+    expect(
+      read.body.limits.filter(
+        (l: { operator: string; op_type: string }) => l.operator === "operator_a" && l.op_type === "deposit",
+      ),
+    ).toEqual([second.body]);
   });
 
   it("takes a null operator as the global limit and deposit as the default type", async () => {
-    const res = await sys.api.patch("/v1/admin/limits", { token: admin.token, body: { operator: null, max_amount: 1, max_daily_agent: 2, max_daily_sim: 3 } });
+    const res = await sys.api.patch("/v1/admin/limits", {
+      token: admin.token,
+      body: { operator: null, max_amount: 1, max_daily_agent: 2, max_daily_sim: 3 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ operator: null, op_type: "deposit", max_amount: 1 });
     const read = await sys.api.get("/v1/admin/limits", { token: admin.token });
@@ -167,11 +243,19 @@ describe("fleet health (GET /v1/admin/health)", () => {
     const res = await sys.api.get("/v1/admin/health", { token: admin.token });
     expect(res.status).toBe(200);
     expect(res.body.status).toMatch(/^(ok|degraded)$/);
-    expect(Object.keys(res.body.services).sort()).toEqual(["analytics", "dispatch", "evidence", "fleet", "intake", "messaging"]);
+    expect(Object.keys(res.body.services).sort()).toEqual([
+      "analytics",
+      "dispatch",
+      "evidence",
+      "fleet",
+      "intake",
+      "messaging",
+    ]);
     expect(res.body.devices).toEqual({
       total: await count("fleet.devices"),
       online: await count("fleet.devices", "last_seen_at > now() - interval '5 minutes'"),
-      offline: (await count("fleet.devices")) - (await count("fleet.devices", "last_seen_at > now() - interval '5 minutes'")),
+      offline:
+        (await count("fleet.devices")) - (await count("fleet.devices", "last_seen_at > now() - interval '5 minutes'")),
       frozen: 0,
     });
     expect(res.body.devices.online).toBeGreaterThanOrEqual(1);
@@ -214,20 +298,117 @@ describe("roles", () => {
   });
 });
 
-describe("reset production data (POST /v1/admin/reset)", () => {
-  const TABLES = ["agents", "sessions", "devices", "sims", "access_grants", "fleet_limits", "notifications", "webhooks", "webhook_deliveries", "audit_log"];
-  const snapshot = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(`fleet.${t}`)])));
+describe("OpenAPI", () => {
+  it("lists every fleet route with the operationId of design.md §11", async () => {
+    const doc = (await sys.api.get("/v1/openapi.json")).body as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const ids = new Map<string, string>();
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(methods)) ids.set(op.operationId, `${method.toUpperCase()} ${path}`);
+    expect(
+      Object.fromEntries(
+        [
+          "freezeSim",
+          "unfreezeSim",
+          "getSimSnapshot",
+          "setCircuitBreaker",
+          "liftCircuitBreaker",
+          "recordFleetLimit",
+          "getFleetLimits",
+          "grantAccess",
+          "getAgentAccess",
+          "resetProductionData",
+          "getFleetHealth",
+          "getOwnLimits",
+          "getOwnSims",
+          "createDevice",
+          "listDevices",
+          "getDevice",
+          "updateDevice",
+          "deleteDevice",
+          "getDeviceHealth",
+          "listSims",
+          "getSim",
+          "createSim",
+          "updateSim",
+          "deleteSim",
+          "assignSim",
+          "unassignSim",
+          "recordSimBalance",
+          "getSimHistory",
+          "sendHeartbeat",
+          "listDeviceSims",
+          "getDeviceIdentity",
+        ].map((id) => [id, ids.get(id)]),
+      ),
+    ).toEqual({
+      freezeSim: "POST /v1/admin/sims/{sim_id}/freeze",
+      unfreezeSim: "POST /v1/admin/sims/{sim_id}/unfreeze",
+      getSimSnapshot: "GET /v1/admin/sims/snapshot",
+      setCircuitBreaker: "PUT /v1/admin/circuit-breaker",
+      liftCircuitBreaker: "POST /v1/admin/circuit-breaker/lift",
+      recordFleetLimit: "PATCH /v1/admin/limits",
+      getFleetLimits: "GET /v1/admin/limits",
+      grantAccess: "PATCH /v1/admin/agents/{agent_id}/access",
+      getAgentAccess: "GET /v1/admin/agents/{agent_id}/access",
+      resetProductionData: "POST /v1/admin/reset",
+      getFleetHealth: "GET /v1/admin/health",
+      getOwnLimits: "GET /v1/agents/me/limits",
+      getOwnSims: "GET /v1/agents/me/sims",
+      createDevice: "POST /v1/devices",
+      listDevices: "GET /v1/devices",
+      getDevice: "GET /v1/devices/{device_id}",
+      updateDevice: "PATCH /v1/devices/{device_id}",
+      deleteDevice: "DELETE /v1/devices/{device_id}",
+      getDeviceHealth: "GET /v1/devices/{device_id}/health",
+      listSims: "GET /v1/sims",
+      getSim: "GET /v1/sims/{sim_id}",
+      createSim: "POST /v1/sims",
+      updateSim: "PATCH /v1/sims/{sim_id}",
+      deleteSim: "DELETE /v1/sims/{sim_id}",
+      assignSim: "PATCH /v1/sims/{sim_id}/assignment",
+      unassignSim: "DELETE /v1/sims/{sim_id}/assignment",
+      recordSimBalance: "PATCH /v1/sims/{sim_id}/balance",
+      getSimHistory: "GET /v1/sims/{sim_id}/history",
+      sendHeartbeat: "POST /v1/device/heartbeat",
+      listDeviceSims: "GET /v1/device/sims",
+      getDeviceIdentity: "GET /v1/device/me",
+    });
+  });
+});
 
-  it.each([["a wrong phrase", "RESET"], ["lower case", PHRASE.toLowerCase()], ["a trailing space", PHRASE + " "], ["nothing", undefined]])(
-    "refuses %s with 422 before any row is touched",
-    async (_name, confirm) => {
-      const before = await snapshot();
-      const res = await sys.api.post("/v1/admin/reset", { token: admin.token, body: confirm === undefined ? {} : { confirm } });
-      expect(res.status).toBe(422);
-      expect(await snapshot()).toEqual(before);
-      expect((await sys.api.get("/v1/agents/me", { token: admin.token })).status).toBe(200);
-    },
-  );
+describe("reset production data (POST /v1/admin/reset)", () => {
+  const TABLES = [
+    "agents",
+    "sessions",
+    "devices",
+    "sims",
+    "access_grants",
+    "fleet_limits",
+    "notifications",
+    "webhooks",
+    "webhook_deliveries",
+    "audit_log",
+  ];
+  const snapshot = async () =>
+    Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(`fleet.${t}`)])));
+
+  it.each([
+    ["a wrong phrase", "RESET"],
+    ["lower case", PHRASE.toLowerCase()],
+    ["a trailing space", PHRASE + " "],
+    ["nothing", undefined],
+  ])("refuses %s with 422 before any row is touched", async (_name, confirm) => {
+    const before = await snapshot();
+    const res = await sys.api.post("/v1/admin/reset", {
+      token: admin.token,
+      body: confirm === undefined ? {} : { confirm },
+    });
+    expect(res.status).toBe(422);
+    expect(await snapshot()).toEqual(before);
+    expect((await sys.api.get("/v1/agents/me", { token: admin.token })).status).toBe(200);
+  });
 
   it("deletes and preserves exactly the contract's lists, keeps every admin, writes one audit row with per-table counts", async () => {
     // Production-like data: agents of every role, a second admin, handsets, SIMs, grants,
@@ -236,11 +417,21 @@ describe("reset production data (POST /v1/admin/reset)", () => {
     const agent = await sys.api.createAgent(admin.token, { login: "to-delete" });
     const { sims } = await provisionHandset(sys.api, admin.token, { balance: 40_000 });
     await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [sims[0].simId] });
-    await sys.api.patch("/v1/admin/limits", { token: admin.token, body: { operator: "operator_b", op_type: "withdrawal", max_amount: 9, max_daily_agent: 9, max_daily_sim: 9 } });
-    const hook = await sys.api.post("/v1/admin/webhooks", { token: admin.token, body: { url: "http://127.0.0.1:9/never", events: ["alert.raised"] } });
+    await sys.api.patch("/v1/admin/limits", {
+      token: admin.token,
+      body: { operator: "operator_b", op_type: "withdrawal", max_amount: 9, max_daily_agent: 9, max_daily_sim: 9 },
+    });
+    const hook = await sys.api.post("/v1/admin/webhooks", {
+      token: admin.token,
+      body: { url: "http://127.0.0.1:9/never", events: ["alert.raised"] },
+    });
     expect(hook.status).toBe(201);
     await sys.api.patch(`/v1/sims/${sims[0].simId}`, { token: admin.token, body: { low_balance_threshold: 100_000 } });
-    await eventually(async () => ((await count("fleet.webhook_deliveries")) > 0 ? true : undefined), 30_000, "a notification and its delivery");
+    await eventually(
+      async () => ((await count("fleet.webhook_deliveries")) > 0 ? true : undefined),
+      30_000,
+      "a notification and its delivery",
+    );
 
     const before = await snapshot();
     const admins = await count("fleet.agents", "role = 'admin'");
@@ -281,7 +472,9 @@ describe("reset production data (POST /v1/admin/reset)", () => {
       webhook_deliveries: 0,
       audit_log: before.audit_log + 1,
     });
-    const audit = await sys.db.query(`select actor_agent_id, details from fleet.audit_log where action = 'reset.production_data'`);
+    const audit = await sys.db.query(
+      `select actor_agent_id, details from fleet.audit_log where action = 'reset.production_data'`,
+    );
     expect(audit).toHaveLength(1);
     expect(audit[0].actor_agent_id).toBe(admin.agentId);
     expect(audit[0].details.deleted).toEqual(res.body.deleted);
@@ -289,8 +482,12 @@ describe("reset production data (POST /v1/admin/reset)", () => {
 
     // Every session is gone, the caller's included; every admin can sign in again, the agent cannot.
     expect((await sys.api.get("/v1/agents/me", { token: admin.token })).status).toBe(401);
-    expect((await sys.api.post("/v1/agents/login", { body: { login: "second-admin", password: second.password } })).status).toBe(200);
-    expect((await sys.api.post("/v1/agents/login", { body: { login: "to-delete", password: agent.password } })).status).toBe(401);
+    expect(
+      (await sys.api.post("/v1/agents/login", { body: { login: "second-admin", password: second.password } })).status,
+    ).toBe(200);
+    expect(
+      (await sys.api.post("/v1/agents/login", { body: { login: "to-delete", password: agent.password } })).status,
+    ).toBe(401);
     const again = await sys.api.login("root", "root-password-1");
     const grants = await sys.api.get(`/v1/admin/agents/${second.agentId}/access`, { token: again });
     expect(grants.status).toBe(200);
@@ -298,6 +495,8 @@ describe("reset production data (POST /v1/admin/reset)", () => {
     expect((await sys.api.get("/v1/admin/limits", { token: again })).body.limits.length).toBeGreaterThan(0);
     expect((await sys.api.get("/v1/device/me", { token: creds.device.token })).status).toBe(401);
     // The API key is a configured secret: it still works.
-    expect((await sys.api.patch(`/v1/sims/${GHOST}/balance`, { apiKey: TEST_API_KEY, body: { balance: 1 } })).status).toBe(404);
+    expect(
+      (await sys.api.patch(`/v1/sims/${GHOST}/balance`, { apiKey: TEST_API_KEY, body: { balance: 1 } })).status,
+    ).toBe(404);
   });
 });

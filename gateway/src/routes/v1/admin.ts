@@ -52,7 +52,10 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Every SIM with its handset, balance and thresholds",
     auth: ["session"],
-    responses: { 200: "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at", ...ADMIN },
+    responses: {
+      200: "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
+      ...ADMIN,
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.getSimSnapshot({ caller });
       return ok(res.sims.map((s) => toContractJson(SimSnapshotRowSchema, s)));
@@ -63,7 +66,8 @@ export const adminRoutes: Route[] = [
     method: "put",
     path: "/v1/admin/circuit-breaker",
     tag: "Admin",
-    summary: "Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker",
+    summary:
+      "Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker",
     auth: ["session"],
     body: z.object({ active: z.boolean() }),
     responses: { 200: "status active or inactive, frozen_device_ids, changed_at", ...ADMIN, 422: "Invalid body" },
@@ -99,7 +103,11 @@ export const adminRoutes: Route[] = [
       max_daily_agent: positive,
       max_daily_sim: positive,
     }),
-    responses: { 200: "The recorded limit", ...ADMIN, 422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit" },
+    responses: {
+      200: "The recorded limit",
+      ...ADMIN,
+      422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
+    },
     async handle({ caller, body, services }) {
       const res = await services.fleet.recordFleetLimit({
         caller,
@@ -133,7 +141,11 @@ export const adminRoutes: Route[] = [
     summary: "Delete production data across services (confirm must be exactly RESET SERVICE PRODUCTION DATA)",
     auth: ["session"],
     body: z.object({ confirm: z.string().max(200) }),
-    responses: { 200: "cleaned, deleted, preserved, queue_purged, notes", ...ADMIN, 422: "Wrong or missing confirmation phrase; nothing was touched" },
+    responses: {
+      200: "cleaned, deleted, preserved, queue_purged, notes",
+      ...ADMIN,
+      422: "Wrong or missing confirmation phrase; nothing was touched",
+    },
     async handle({ caller, body, services }) {
       const res = await services.fleet.resetProductionData({ caller, confirm: body.confirm });
       return ok(toContractJson(ResetProductionDataResponseSchema, res));
@@ -144,7 +156,8 @@ export const adminRoutes: Route[] = [
     method: "get",
     path: "/v1/admin/health",
     tag: "Admin",
-    summary: "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
+    summary:
+      "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
     auth: ["session"],
     responses: { 200: "Fleet health", ...ADMIN },
     async handle({ caller, services }) {
@@ -157,8 +170,19 @@ export const adminRoutes: Route[] = [
         services: states,
         time: new Date().toISOString(),
         breaker_active: f.breaker_active,
-        devices: { total: f.devices_total, online: f.devices_online, offline: fleet.devicesTotal - fleet.devicesOnline, frozen: f.devices_frozen },
-        sims: { total: f.sims_total, unmeasured: f.sims_unmeasured, stale: f.sims_stale, frozen: f.sims_frozen, unassigned: f.sims_unassigned },
+        devices: {
+          total: f.devices_total,
+          online: f.devices_online,
+          offline: fleet.devicesTotal - fleet.devicesOnline,
+          frozen: f.devices_frozen,
+        },
+        sims: {
+          total: f.sims_total,
+          unmeasured: f.sims_unmeasured,
+          stale: f.sims_stale,
+          frozen: f.sims_frozen,
+          unassigned: f.sims_unassigned,
+        },
         operations: { past_evidence_window_not_swept: f.past_window_not_swept, unproven_waiting: f.unproven_waiting },
         notifications_open: f.notifications_open,
         notes: f.notes,

@@ -14,6 +14,7 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
+  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
@@ -27,7 +28,8 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "dev");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
 });
 
@@ -65,7 +67,10 @@ describe("register a device (POST /v1/devices)", () => {
 
 describe("read devices", () => {
   it("shows SIMs by slot, no heartbeat yet, and the offline issue of a device never seen", async () => {
-    const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"], label: "Fresh" });
+    const { device, sims } = await provisionHandset(sys.api, admin.token, {
+      operators: ["operator_a", "operator_b"],
+      label: "Fresh",
+    });
     const res = await get(device.deviceId);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -122,22 +127,39 @@ describe("read devices", () => {
 describe("rename a device (PATCH /v1/devices/{id})", () => {
   it("renames, keeps the label when none is given, and audits", async () => {
     const device = await registerDevice(sys.api, admin.token, "Old name");
-    const res = await sys.api.patch(`/v1/devices/${device.deviceId}`, { token: admin.token, body: { label: "New name" } });
+    const res = await sys.api.patch(`/v1/devices/${device.deviceId}`, {
+      token: admin.token,
+      body: { label: "New name" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ device_id: device.deviceId, label: "New name" });
     const same = await sys.api.patch(`/v1/devices/${device.deviceId}`, { token: admin.token, body: {} });
     expect(same.body.label).toBe("New name");
-    const audit = await sys.db.query(`select details from fleet.audit_log where action = 'device.rename' and target_id = $1`, [device.deviceId]);
+    const audit = await sys.db.query(
+      `select details from fleet.audit_log where action = 'device.rename' and target_id = $1`,
+      [device.deviceId],
+    );
     expect(audit.map((a) => a.details)).toEqual([{ from: "Old name", to: "New name" }]);
-    expect((await sys.api.patch(`/v1/devices/${device.deviceId}`, { token: admin.token, body: { label: "y".repeat(201) } })).status).toBe(422);
-    expect((await sys.api.patch(`/v1/devices/${UNKNOWN_DEVICE}`, { token: admin.token, body: { label: "x" } })).status).toBe(404);
+    expect(
+      (await sys.api.patch(`/v1/devices/${device.deviceId}`, { token: admin.token, body: { label: "y".repeat(201) } }))
+        .status,
+    ).toBe(422);
+    expect(
+      (await sys.api.patch(`/v1/devices/${UNKNOWN_DEVICE}`, { token: admin.token, body: { label: "x" } })).status,
+    ).toBe(404);
   });
 });
 
 describe("delete a device (DELETE /v1/devices/{id})", () => {
   it("returns its SIMs to the unassigned pool keeping everything else, audits their ids, publishes DeviceDeleted, kills its token", async () => {
-    const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"], balance: 90_000 });
-    await sys.api.patch(`/v1/sims/${sims[0].simId}`, { token: admin.token, body: { low_balance_threshold: 5000, status: "frozen" } });
+    const { device, sims } = await provisionHandset(sys.api, admin.token, {
+      operators: ["operator_a", "operator_b"],
+      balance: 90_000,
+    });
+    await sys.api.patch(`/v1/sims/${sims[0].simId}`, {
+      token: admin.token,
+      body: { low_balance_threshold: 5000, status: "frozen" },
+    });
     const before = await sys.api.get(`/v1/sims/${sims[0].simId}`, { token: admin.token });
 
     const res = await sys.api.delete(`/v1/devices/${device.deviceId}`, { token: admin.token });
@@ -147,13 +169,21 @@ describe("delete a device (DELETE /v1/devices/{id})", () => {
     expect(after.body).toEqual({ ...before.body, device_id: null, subscription_slot: null });
     expect(after.body).toMatchObject({ balance_mirror: 90000, low_balance_threshold: 5000, status: "frozen" });
     const unassigned = await sys.api.get("/v1/sims?unassigned=true", { token: admin.token });
-    expect(unassigned.body.map((s: { sim_id: string }) => s.sim_id)).toEqual(expect.arrayContaining(sims.map((s) => s.simId)));
+    expect(unassigned.body.map((s: { sim_id: string }) => s.sim_id)).toEqual(
+      expect.arrayContaining(sims.map((s) => s.simId)),
+    );
 
-    const [audit] = await sys.db.query(`select actor_agent_id, details from fleet.audit_log where action = 'device.delete' and target_id = $1`, [device.deviceId]);
+    const [audit] = await sys.db.query(
+      `select actor_agent_id, details from fleet.audit_log where action = 'device.delete' and target_id = $1`,
+      [device.deviceId],
+    );
     expect(audit.actor_agent_id).toBe(admin.agentId);
     expect(audit.details.unassigned_sim_ids).toEqual(sims.map((s) => s.simId).sort());
 
-    const [event] = await sys.db.query(`select key, payload from fleet.outbox where type = 'transferops.fleet.v1.DeviceDeleted' and key = $1`, [device.deviceId]);
+    const [event] = await sys.db.query(
+      `select key, payload from fleet.outbox where type = 'transferops.fleet.v1.DeviceDeleted' and key = $1`,
+      [device.deviceId],
+    );
     const message = fromBinary(DeviceDeletedSchema, new Uint8Array(event.payload));
     expect(message.deviceId).toBe(device.deviceId);
     expect([...message.unassignedSimIds].sort()).toEqual(sims.map((s) => s.simId).sort());
@@ -171,7 +201,10 @@ describe("device tokens", () => {
     expect((await sys.api.delete(`/v1/devices/${a.deviceId}/token`, { token: admin.token })).status).toBe(204);
     expect((await sys.api.get("/v1/device/me", { token: a.token })).status).toBe(401);
     expect((await sys.api.get("/v1/device/me", { token: b.token })).status).toBe(200);
-    const [audit] = await sys.db.query(`select actor_agent_id from fleet.audit_log where action = 'device.token_revoked' and target_id = $1`, [a.deviceId]);
+    const [audit] = await sys.db.query(
+      `select actor_agent_id from fleet.audit_log where action = 'device.token_revoked' and target_id = $1`,
+      [a.deviceId],
+    );
     expect(audit.actor_agent_id).toBe(admin.agentId);
   });
 
@@ -202,9 +235,35 @@ describe("device health (GET /v1/devices/{id}/health)", () => {
     const res = await health(device.deviceId);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
-      ["android_sdk", "android_version", "app_version", "battery", "battery_exempt", "device_id", "issues", "label", "last_seen_at", "manufacturer", "model", "network", "report", "reported_at"].sort(),
+      [
+        "android_sdk",
+        "android_version",
+        "app_version",
+        "battery",
+        "battery_exempt",
+        "device_id",
+        "issues",
+        "label",
+        "last_seen_at",
+        "manufacturer",
+        "model",
+        "network",
+        "report",
+        "reported_at",
+      ].sort(),
     );
-    expect(res.body).toMatchObject({ device_id: device.deviceId, label: "Reported", android_version: "14", android_sdk: 34, manufacturer: "Tecno", model: "Spark", battery: 80, network: "4G", battery_exempt: true, issues: [] });
+    expect(res.body).toMatchObject({
+      device_id: device.deviceId,
+      label: "Reported",
+      android_version: "14",
+      android_sdk: 34,
+      manufacturer: "Tecno",
+      model: "Spark",
+      battery: 80,
+      network: "4G",
+      battery_exempt: true,
+      issues: [],
+    });
     expect(res.body.report).toEqual(report);
   });
 
@@ -227,19 +286,36 @@ describe("device health (GET /v1/devices/{id}/health)", () => {
     report.network = { type: "none", connected: false, internet_reachable: false };
     await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: sims[0].simId, present: false }], report });
     const res = await health(device.deviceId);
-    expect(codes(res.body)).toEqual(["accessibility_off", "battery_low", "network_down", "permission_missing", "sim_absent", "sim_unreported"]);
+    expect(codes(res.body)).toEqual([
+      "accessibility_off",
+      "battery_low",
+      "network_down",
+      "permission_missing",
+      "sim_absent",
+      "sim_unreported",
+    ]);
     expect(res.body.issues[0].severity).toBe("critical");
-    expect(res.body.issues.find((i: { code: string }) => i.code === "permission_missing").message).toContain("read_sms");
+    expect(res.body.issues.find((i: { code: string }) => i.code === "permission_missing").message).toContain(
+      "read_sms",
+    );
     expect((await get(device.deviceId)).body.issues).toEqual({ count: 6, worst: "critical" });
   });
 
   it("derives issues on each read: a device silent past 5 minutes becomes offline without any new write", async () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token);
-    await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: sims[0].simId, present: true }], report: healthyReport([sims[0].simId]) });
+    await sendHeartbeat(sys.api, device.token, {
+      sims: [{ sim_id: sims[0].simId, present: true }],
+      report: healthyReport([sims[0].simId]),
+    });
     expect((await health(device.deviceId)).body.issues).toEqual([]);
-    await sys.db.query(`update fleet.devices set last_seen_at = now() - interval '6 minutes', health_reported_at = now() - interval '6 minutes' where id = $1`, [device.deviceId]);
+    await sys.db.query(
+      `update fleet.devices set last_seen_at = now() - interval '6 minutes', health_reported_at = now() - interval '6 minutes' where id = $1`,
+      [device.deviceId],
+    );
     const res = await health(device.deviceId);
-    expect(res.body.issues).toEqual([{ code: "offline", severity: "critical", message: expect.stringContaining("6 minutes") }]);
+    expect(res.body.issues).toEqual([
+      { code: "offline", severity: "critical", message: expect.stringContaining("6 minutes") },
+    ]);
   });
 });
 

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { DeviceHealthSchema, DeviceSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
-import { CreateDeviceResponseSchema, IssueDeviceTokenResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import {
+  CreateDeviceResponseSchema,
+  IssueDeviceTokenResponseSchema,
+} from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
 
@@ -19,7 +22,12 @@ export const deviceRoutes: Route[] = [
     summary: "Register a handset; its token is returned once and stored only as a hash (admin)",
     auth: ["session"],
     body: z.object({ label: text(200) }),
-    responses: { 201: "device_id, device_token (once), label, created_at", 401: "Not signed in", 403: "Admin required", 422: "Invalid body" },
+    responses: {
+      201: "device_id, device_token (once), label, created_at",
+      401: "Not signed in",
+      403: "Admin required",
+      422: "Invalid body",
+    },
     async handle({ caller, body, services }) {
       const res = await services.fleet.createDevice({ caller, label: body.label });
       return created(toContractJson(CreateDeviceResponseSchema, res));

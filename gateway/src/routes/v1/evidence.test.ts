@@ -4,7 +4,11 @@
 // evidence) down to dispatch's operation and fleet's balance mirror.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { depositConfirmation, transferReceived, balanceReply } from "../../../../services/evidence/src/domain/sms-templates.ts";
+import {
+  depositConfirmation,
+  transferReceived,
+  balanceReply,
+} from "../../../../services/evidence/src/domain/sms-templates.ts";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 import { SimulatedHandset, SimulatedOperator } from "../../../../test/simulator/index.ts";
 import { OperatorSms } from "../../../../test/simulator/operator-sms.ts";
@@ -43,24 +47,42 @@ beforeAll(async () => {
   });
   admin = await sys.api.bootstrapAdmin();
   creds = await fleetCredentials(sys.api, admin.token, "ev");
-  const a = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Evidence handset" });
+  const a = await provisionHandset(sys.api, admin.token, {
+    operators: ["operator_b"],
+    balance: START_BALANCE,
+    label: "Evidence handset",
+  });
   handset = { device: a.device, sim: a.sims[0] };
-  const b = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Other handset" });
+  const b = await provisionHandset(sys.api, admin.token, {
+    operators: ["operator_b"],
+    balance: START_BALANCE,
+    label: "Other handset",
+  });
   other = { device: b.device, sim: b.sims[0] };
-  const c = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE, label: "Dialling handset" });
+  const c = await provisionHandset(sys.api, admin.token, {
+    operators: ["operator_b"],
+    balance: START_BALANCE,
+    label: "Dialling handset",
+  });
   dialer = { device: c.device, sim: c.sims[0] };
   agent = await sys.api.createAgent(admin.token, { login: "ev-owner" });
   outsider = await sys.api.createAgent(admin.token, { login: "ev-outsider" });
   supervisor = await sys.api.createAgent(admin.token, { login: "ev-super", role: "supervisor" });
-  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [handset.sim.simId, dialer.sim.simId], opTypes: ["deposit", "balance"] });
-  await grantAccess(sys.api, admin.token, outsider.agentId, { simIds: [other.sim.simId], opTypes: ["deposit", "balance"] });
+  await grantAccess(sys.api, admin.token, agent.agentId, {
+    simIds: [handset.sim.simId, dialer.sim.simId],
+    opTypes: ["deposit", "balance"],
+  });
+  await grantAccess(sys.api, admin.token, outsider.agentId, {
+    simIds: [other.sim.simId],
+    opTypes: ["deposit", "balance"],
+  });
 });
 afterAll(async () => {
   await sys?.stop();
 });
 
 let seq = 0;
-const uniqueAmount = () => 10_000 + (++seq) * 137;
+const uniqueAmount = () => 10_000 + ++seq * 137;
 const ref = () => `CI261122.${String(1000 + seq).slice(-4)}.B${String(10_000 + seq * 7).slice(-5)}`;
 const customer = () => `69${String(1_000_000 + seq * 31).slice(-7)}`;
 
@@ -76,7 +98,10 @@ function depositText(amount: number, msisdn: string, o: { ref?: string; balanceA
   });
 }
 
-async function submit(raw: string | string[], o: { token?: string; simId?: string; correlate?: boolean; clientMessageId?: string } = {}) {
+async function submit(
+  raw: string | string[],
+  o: { token?: string; simId?: string; correlate?: boolean; clientMessageId?: string } = {},
+) {
   const list = Array.isArray(raw) ? raw : [raw];
   return sys.api.post("/v1/device/messages", {
     token: o.token ?? handset.device.token,
@@ -96,10 +121,22 @@ async function submit(raw: string | string[], o: { token?: string; simId?: strin
 }
 
 /** A deposit created by the automation caller for the agent, on the given SIM. */
-async function createDeposit(amount: number, msisdn: string, simId = handset.sim.simId, agentId = agent.agentId): Promise<string> {
+async function createDeposit(
+  amount: number,
+  msisdn: string,
+  simId = handset.sim.simId,
+  agentId = agent.agentId,
+): Promise<string> {
   const res = await sys.api.post("/v1/operations", {
     apiKey: true,
-    body: { request_id: `ev-${++seq}-${Date.now()}`, agent_id: agentId, operator: "operator_b", client: { msisdn, nom: "CLARISSE MBALLA" }, montant: amount, sim_id: simId },
+    body: {
+      request_id: `ev-${++seq}-${Date.now()}`,
+      agent_id: agentId,
+      operator: "operator_b",
+      client: { msisdn, nom: "CLARISSE MBALLA" },
+      montant: amount,
+      sim_id: simId,
+    },
   });
   if (res.status !== 202) throw new Error(`create operation: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.operation_id;
@@ -112,7 +149,12 @@ async function dial(device: Device, operationId: string, outcome = "ussd_ok") {
   expect(next.body.operation_id).toBe(operationId);
   const done = await sys.api.post("/v1/device/outcome", {
     token: device.token,
-    body: { operation_id: operationId, outcome, ussd_response: "Transaction en cours", executed_at: new Date().toISOString() },
+    body: {
+      operation_id: operationId,
+      outcome,
+      ussd_response: "Transaction en cours",
+      executed_at: new Date().toISOString(),
+    },
   });
   expect(done.status).toBe(200);
   return done.body;
@@ -121,7 +163,8 @@ async function dial(device: Device, operationId: string, outcome = "ussd_ok") {
 /** Submission options of the dialling handset's SIM. */
 const onDialer = () => ({ token: dialer.device.token, simId: dialer.sim.simId });
 const getOperation = async (id: string) => (await sys.api.get(`/v1/operations/${id}`, { token: admin.token })).body;
-const unmatched = (token: string, query = "unmatched=true&all=true") => sys.api.get(`/v1/evidences?${query}`, { token });
+const unmatched = (token: string, query = "unmatched=true&all=true") =>
+  sys.api.get(`/v1/evidences?${query}`, { token });
 
 describe("submit SMS messages (POST /v1/device/messages)", () => {
   it("proves a dialled deposit: confirmed, evidence on the operation, balance mirror from balance_after", async () => {
@@ -133,7 +176,14 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     const text = depositText(amount, msisdn, { balanceAfter: 4_000_000 + seq });
     const res = await submit(text, onDialer());
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ matched: true, restated: false, kind: "DEP", outcome: "confirmed", balance: 4_000_000 + seq, previous_balance: before });
+    expect(res.body).toMatchObject({
+      matched: true,
+      restated: false,
+      kind: "DEP",
+      outcome: "confirmed",
+      balance: 4_000_000 + seq,
+      previous_balance: before,
+    });
     expect(res.body.operation).toMatchObject({ operation_id: opId, status: "confirmed", montant: amount });
     expect(res.body.results).toHaveLength(1);
     expect(res.body.results[0]).toMatchObject({ duplicate: false, operation_id: opId, is_ambiguous: false });
@@ -162,7 +212,13 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
 
   it("keeps an SMS that matches nothing as an orphan in the unmatched queue", async () => {
     const res = await submit(depositText(uniqueAmount(), customer()));
-    expect(res.body).toMatchObject({ matched: false, restated: false, outcome: "orphan", operation: null, balance: null });
+    expect(res.body).toMatchObject({
+      matched: false,
+      restated: false,
+      outcome: "orphan",
+      operation: null,
+      balance: null,
+    });
     const list = await unmatched(agent.token);
     expect(list.body.map((e: { id: string }) => e.id)).toContain(res.body.results[0].message_id);
   });
@@ -173,27 +229,66 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     const res = await submit(depositText(amount, customer()));
     expect(res.body).toMatchObject({ matched: false, outcome: "divergent" });
     expect((await getOperation(opId)).status).toBe("queued");
-    await eventually(async () => {
-      const n = await sys.db.query(`select 1 from fleet.notifications where operation_id = $1`, [opId]).catch(() => []);
-      return n.length > 0 ? n : undefined;
-    }, 30_000, "the divergence alert to reach fleet's notifications");
+    await eventually(
+      async () => {
+        const n = await sys.db
+          .query(`select 1 from fleet.notifications where operation_id = $1`, [opId])
+          .catch(() => []);
+        return n.length > 0 ? n : undefined;
+      },
+      30_000,
+      "the divergence alert to reach fleet's notifications",
+    );
   });
 
   it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
     const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("sim_not_assigned_to_device");
-    const body = { sim_id: handset.sim.simId, messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }] };
-    const statuses = await statusesFor(sys.api, creds, "POST", "/v1/device/messages", ["none", "agent", "admin", "apiKey", "revokedDevice", "device"], body);
+    const body = {
+      sim_id: handset.sim.simId,
+      messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }],
+    };
+    const statuses = await statusesFor(
+      sys.api,
+      creds,
+      "POST",
+      "/v1/device/messages",
+      ["none", "agent", "admin", "apiKey", "revokedDevice", "device"],
+      body,
+    );
     // The fixtures' device has no SIM: it is not that SIM's handset either.
     expect(statuses).toEqual({ none: 401, agent: 403, admin: 403, apiKey: 403, revokedDevice: 401, device: 403 });
     const bad = await sys.api.post("/v1/device/messages", {
       token: handset.device.token,
-      body: { sim_id: handset.sim.simId, messages: [{ sender: "x", raw: "y", received_at: "yesterday", client_message_id: "z".repeat(65) }] },
+      body: {
+        sim_id: handset.sim.simId,
+        subscription_slot: 2,
+        messages: [{ sender: "x", raw: "y", received_at: "yesterday", client_message_id: "z".repeat(65) }],
+      },
     });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe("invalid_request");
-    expect(bad.body.detail.map((p: { field: string }) => p.field).sort()).toEqual(["body.messages.0.client_message_id", "body.messages.0.received_at"]);
+    expect(bad.body.detail.map((p: { field: string }) => p.field).sort()).toEqual([
+      "body.messages.0.client_message_id",
+      "body.messages.0.received_at",
+      "body.subscription_slot",
+    ]);
+    const slotAsText = await sys.api.post("/v1/device/messages", {
+      token: handset.device.token,
+      body: {
+        sim_id: handset.sim.simId,
+        subscription_slot: "0",
+        correlate: false,
+        messages: [{ sender: "x", raw: "slot as text", received_at: new Date().toISOString() }],
+      },
+    });
+    expect(slotAsText.status).toBe(200);
+    const empty = await sys.api.post("/v1/device/messages", {
+      token: handset.device.token,
+      body: { sim_id: handset.sim.simId, messages: [] },
+    });
+    expect(empty.status).toBe(422);
   });
 
   it("stores without correlating when correlate is false", async () => {
@@ -209,7 +304,10 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     const amount = uniqueAmount();
     const msisdn = customer();
     await createDeposit(amount, msisdn);
-    const res = await submit([balanceReply("operator_b", { balance: 123, language: "fr" }), depositText(amount, msisdn)]);
+    const res = await submit([
+      balanceReply("operator_b", { balance: 123, language: "fr" }),
+      depositText(amount, msisdn),
+    ]);
     expect(res.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(["orphan", "confirmed"]);
     expect(res.body).toMatchObject({ matched: true, outcome: "confirmed", kind: "DEP" });
   });
@@ -227,7 +325,10 @@ describe("concurrency through the whole system", () => {
     expect(ids.size).toBe(1);
     const rows = await sys.db.query(`select count(*)::int as n from evidence.messages where raw_text = $1`, [text]);
     expect(rows[0].n).toBe(1);
-    const proofs = await sys.db.query(`select count(*)::int as n from evidence.messages where operation_id = $1 and link = 'proof'`, [opId]);
+    const proofs = await sys.db.query(
+      `select count(*)::int as n from evidence.messages where operation_id = $1 and link = 'proof'`,
+      [opId],
+    );
     expect(proofs[0].n).toBe(1);
   });
 
@@ -255,16 +356,23 @@ describe("concurrency through the whole system", () => {
 describe("unmatched evidence (GET /v1/evidences?unmatched=true)", () => {
   it("scopes agents to their grant, supervisors and admins to the fleet; refuses the API key and devices", async () => {
     const mine = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
-    const theirs = (await submit(depositText(uniqueAmount(), customer()), { token: other.device.token, simId: other.sim.simId })).body.results[0]
-      .message_id;
+    const theirs = (
+      await submit(depositText(uniqueAmount(), customer()), { token: other.device.token, simId: other.sim.simId })
+    ).body.results[0].message_id;
     const ids = async (token: string) => (await unmatched(token)).body.map((e: { id: string }) => e.id);
     expect(await ids(agent.token)).toContain(mine);
     expect(await ids(agent.token)).not.toContain(theirs);
     expect(await ids(outsider.token)).toContain(theirs);
     expect(await ids(outsider.token)).not.toContain(mine);
-    for (const token of [supervisor.token, admin.token]) expect(await ids(token)).toEqual(expect.arrayContaining([mine, theirs]));
+    for (const token of [supervisor.token, admin.token])
+      expect(await ids(token)).toEqual(expect.arrayContaining([mine, theirs]));
     expect(await ids(creds.agent.token!)).toEqual([]);
-    const statuses = await statusesFor(sys.api, creds, "GET", "/v1/evidences?unmatched=true", ["none", "apiKey", "device", "inactive"]);
+    const statuses = await statusesFor(sys.api, creds, "GET", "/v1/evidences?unmatched=true", [
+      "none",
+      "apiKey",
+      "device",
+      "inactive",
+    ]);
     expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403, inactive: 403 });
   });
 
@@ -315,7 +423,8 @@ describe("dismiss evidence (POST /v1/evidences/:id/dismiss)", () => {
     await createDeposit(amount, msisdn);
     const linked = (await submit(depositText(amount, msisdn))).body.results[0].message_id;
     const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
-    const dismiss = (id: string, token: string, reason = "other") => sys.api.post(`/v1/evidences/${id}/dismiss`, { token, body: { reason } });
+    const dismiss = (id: string, token: string, reason = "other") =>
+      sys.api.post(`/v1/evidences/${id}/dismiss`, { token, body: { reason } });
     expect((await dismiss(orphan, outsider.token)).body.code).toBe("sim_not_in_grant");
     expect((await dismiss(orphan, outsider.token)).status).toBe(403);
     expect((await dismiss("00000000-0000-4000-8000-000000000000", agent.token)).status).toBe(404);
@@ -323,28 +432,72 @@ describe("dismiss evidence (POST /v1/evidences/:id/dismiss)", () => {
     expect((await dismiss(orphan, agent.token, "spam")).status).toBe(422);
     expect((await dismiss("not-a-uuid", agent.token)).status).toBe(422);
     expect((await dismiss(orphan, supervisor.token)).status).toBe(204);
-    expect((await sys.api.post(`/v1/evidences/${orphan}/dismiss`, { apiKey: true, body: { reason: "other" } })).status).toBe(403);
+    const statuses = await statusesFor(
+      sys.api,
+      creds,
+      "POST",
+      `/v1/evidences/${orphan}/dismiss`,
+      ["none", "apiKey", "device", "inactive", "agent"],
+      { reason: "other" },
+    );
+    // The fixtures' agent has no grant: the SIM is not its.
+    expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403, inactive: 403, agent: 403 });
   });
 });
 
 describe("movements (GET /v1/evidences/movements)", () => {
   it("lists movements newest first, dismissed ones included, out of the unmatched queue", async () => {
     const move = (amount: number) =>
-      transferReceived("operator_b", { amount, balanceAfter: 99_000, ref: ref(), msisdn: "699111222", name: "PAUL EKANE", at: new Date(), language: "fr" });
+      transferReceived("operator_b", {
+        amount,
+        balanceAfter: 99_000,
+        ref: ref(),
+        msisdn: "699111222",
+        name: "PAUL EKANE",
+        at: new Date(),
+        language: "fr",
+      });
     const first = (await submit(move(uniqueAmount()))).body;
     const second = (await submit(move(uniqueAmount()))).body;
     expect(first).toMatchObject({ outcome: "movement", kind: "UV_IN", matched: false });
     const firstId = first.results[0].message_id;
-    expect((await sys.api.post(`/v1/evidences/${firstId}/dismiss`, { token: agent.token, body: { reason: "not_ours" } })).status).toBe(204);
+    expect(
+      (await sys.api.post(`/v1/evidences/${firstId}/dismiss`, { token: agent.token, body: { reason: "not_ours" } }))
+        .status,
+    ).toBe(204);
     const list = await sys.api.get("/v1/evidences/movements?all=true", { token: agent.token });
     expect(list.status).toBe(200);
     const ids = list.body.map((e: { id: string }) => e.id);
     expect(ids.indexOf(second.results[0].message_id)).toBeLessThan(ids.indexOf(firstId));
     expect(list.body.find((e: { id: string }) => e.id === firstId).dismiss_reason).toBe("not_ours");
     expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(firstId);
-    expect((await sys.api.get("/v1/evidences/movements?all=true", { token: outsider.token })).body.map((e: { id: string }) => e.id)).not.toContain(firstId);
+    expect(
+      (await sys.api.get("/v1/evidences/movements?all=true", { token: outsider.token })).body.map(
+        (e: { id: string }) => e.id,
+      ),
+    ).not.toContain(firstId);
+    const statuses = await statusesFor(sys.api, creds, "GET", "/v1/evidences/movements", [
+      "none",
+      "apiKey",
+      "device",
+      "inactive",
+      "agent",
+      "supervisor",
+      "admin",
+    ]);
+    expect(statuses).toEqual({
+      none: 401,
+      apiKey: 403,
+      device: 403,
+      inactive: 403,
+      agent: 200,
+      supervisor: 200,
+      admin: 200,
+    });
     expect((await sys.api.get("/v1/evidences/movements?limit=0", { token: agent.token })).status).toBe(422);
-    expect((await sys.api.get("/v1/evidences/movements?limit=1&all=true", { token: agent.token })).body).toHaveLength(1);
+    expect((await sys.api.get("/v1/evidences/movements?limit=1&all=true", { token: agent.token })).body).toHaveLength(
+      1,
+    );
   });
 });
 
@@ -357,12 +510,18 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     expect((await getOperation(opId)).status).toBe("no_evidence");
     // The operator's SMS came with a different amount: correlation cannot pair it.
     const id = (await submit(depositText(amount + 1, msisdn), onDialer())).body.results[0].message_id;
-    const res = await sys.api.post(`/v1/operations/${opId}/evidence`, { token: agent.token, body: { evidence_id: id } });
+    const res = await sys.api.post(`/v1/operations/${opId}/evidence`, {
+      token: agent.token,
+      body: { evidence_id: id },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ operation_id: opId, status: "confirmed" });
     expect(res.body.evidence).toMatchObject({ amount: amount + 1 });
     expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(id);
-    const again = await sys.api.post(`/v1/operations/${opId}/evidence`, { token: agent.token, body: { evidence_id: id } });
+    const again = await sys.api.post(`/v1/operations/${opId}/evidence`, {
+      token: agent.token,
+      body: { evidence_id: id },
+    });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("evidence_already_linked");
   });
@@ -383,8 +542,15 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     await submit(depositText(amount, msisdn)); // confirms openOp
     expect((await attach(openOp, orphan)).status).toBe(409);
     expect((await attach("nope", orphan)).status).toBe(422);
-    const statuses = await statusesFor(sys.api, creds, "POST", `/v1/operations/${openOp}/evidence`, ["none", "apiKey", "device"], { evidence_id: orphan });
-    expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403 });
+    const statuses = await statusesFor(
+      sys.api,
+      creds,
+      "POST",
+      `/v1/operations/${openOp}/evidence`,
+      ["none", "apiKey", "device", "inactive"],
+      { evidence_id: orphan },
+    );
+    expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403, inactive: 403 });
   });
 
   it("proves a no_evidence operation with a late SMS inside the late window", async () => {
@@ -410,7 +576,10 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     const id = res.body.results[0].message_id;
     const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === id);
     expect(row.is_ambiguous).toBe(true);
-    const attached = await sys.api.post(`/v1/operations/${a}/evidence`, { token: supervisor.token, body: { evidence_id: id } });
+    const attached = await sys.api.post(`/v1/operations/${a}/evidence`, {
+      token: supervisor.token,
+      body: { evidence_id: id },
+    });
     expect(attached.status).toBe(200);
     expect((await getOperation(b)).status).toBe("queued");
   });
@@ -418,10 +587,14 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
 
 describe("events and deletion", () => {
   it("publishes every stored message and link on the messages topic (the outbox drains to Kafka)", async () => {
-    await eventually(async () => {
-      const rows = await sys.db.query(`select count(*)::int as n from evidence.outbox where published_at is null`);
-      return rows[0].n === 0 ? true : undefined;
-    }, 30_000, "the evidence outbox to drain");
+    await eventually(
+      async () => {
+        const rows = await sys.db.query(`select count(*)::int as n from evidence.outbox where published_at is null`);
+        return rows[0].n === 0 ? true : undefined;
+      },
+      30_000,
+      "the evidence outbox to drain",
+    );
     const types = await sys.db.query(`select distinct type from evidence.outbox where topic = 'messages'`);
     expect(types.map((r: { type: string }) => r.type).sort()).toEqual(
       expect.arrayContaining([
@@ -434,19 +607,42 @@ describe("events and deletion", () => {
   });
 
   it("deletes a SIM's evidences and daily reconciliations with the SIM", async () => {
-    const extra = await createSim(sys.api, admin.token, { operator: "operator_b", deviceId: handset.device.deviceId, slot: 1 });
+    const extra = await createSim(sys.api, admin.token, {
+      operator: "operator_b",
+      deviceId: handset.device.deviceId,
+      slot: 1,
+    });
     await submit(depositText(uniqueAmount(), customer()), { simId: extra.simId });
     const count = async () =>
-      (await sys.db.query(`select (select count(*) from evidence.messages where sim_id = $1) + (select count(*) from evidence.daily_reconciliations where sim_id = $1) as n`, [extra.simId]))[0].n;
+      (
+        await sys.db.query(
+          `select (select count(*) from evidence.messages where sim_id = $1) + (select count(*) from evidence.daily_reconciliations where sim_id = $1) as n`,
+          [extra.simId],
+        )
+      )[0].n;
     expect(Number(await count())).toBe(2);
     expect((await sys.api.delete(`/v1/sims/${extra.simId}`, { token: admin.token })).status).toBe(204);
-    await eventually(async () => (Number(await count()) === 0 ? true : undefined), 30_000, "evidence to delete the SIM's messages");
+    await eventually(
+      async () => (Number(await count()) === 0 ? true : undefined),
+      30_000,
+      "evidence to delete the SIM's messages",
+    );
   });
 
   it("names every evidence route in the OpenAPI document", async () => {
     const doc = (await sys.api.get("/v1/openapi.json")).body;
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
-    expect(ids).toEqual(expect.arrayContaining(["submitMessages", "listUnmatchedEvidence", "dismissEvidence", "listMovements", "attachEvidence"]));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) =>
+      Object.values(p).map((o) => o.operationId),
+    );
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        "submitMessages",
+        "listUnmatchedEvidence",
+        "dismissEvidence",
+        "listMovements",
+        "attachEvidence",
+      ]),
+    );
   });
 });
 
@@ -460,7 +656,11 @@ describe("journeys with the simulated handset and operator", () => {
   const FLOAT = 2_000_000;
 
   beforeAll(async () => {
-    const p = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"], balance: FLOAT, label: "Simulated handset" });
+    const p = await provisionHandset(sys.api, admin.token, {
+      operators: ["operator_a", "operator_b"],
+      balance: FLOAT,
+      label: "Simulated handset",
+    });
     device = p.device;
     [simA, simB] = p.sims;
     await grantAccess(sys.api, admin.token, agent.agentId, {
@@ -471,7 +671,12 @@ describe("journeys with the simulated handset and operator", () => {
     network.registerSim(simA.msisdn, "operator_a", { pin: simA.pin, balance: FLOAT });
     network.registerSim(simB.msisdn, "operator_b", { pin: simB.pin, balance: FLOAT });
     sms = new OperatorSms({ baseUrl: sys.url, token: device.token, seed: 42 });
-    phone = new SimulatedHandset({ baseUrl: sys.url, token: device.token, operator: network, onDialled: sms.onDialled });
+    phone = new SimulatedHandset({
+      baseUrl: sys.url,
+      token: device.token,
+      operator: network,
+      onDialled: sms.onDialled,
+    });
     await phone.refreshSims(false);
   });
 
@@ -503,14 +708,19 @@ describe("journeys with the simulated handset and operator", () => {
 
   /** The handset polls until it has dialled the operation (and forwarded the operator's SMS). */
   async function dialled(operationId: string) {
-    return eventually(async () => {
-      const r = await phone.pollOnce();
-      return r.operation?.operation_id === operationId ? r : undefined;
-    }, 20_000, `the handset to dial ${operationId}`);
+    return eventually(
+      async () => {
+        const r = await phone.pollOnce();
+        return r.operation?.operation_id === operationId ? r : undefined;
+      },
+      20_000,
+      `the handset to dial ${operationId}`,
+    );
   }
 
   const statusOf = async (id: string) => (await getOperation(id)).status as string;
-  const mirrorOf = async (sim: Sim) => (await sys.api.get(`/v1/sims/${sim.simId}`, { token: admin.token })).body.balance_mirror;
+  const mirrorOf = async (sim: Sim) =>
+    (await sys.api.get(`/v1/sims/${sim.simId}`, { token: admin.token })).body.balance_mirror;
 
   it("takes a deposit on each operator from creation to confirmed, with the balance the network reports", async () => {
     for (const sim of [simA, simB]) {
@@ -548,7 +758,10 @@ describe("journeys with the simulated handset and operator", () => {
     sms.failNext({ kind: "duplicated", by: "operator", concurrent: true });
     const mark = sms.deliveries.length;
     await dialled(second);
-    const outcomes = sms.deliveries.slice(mark).map((d) => d.body.outcome).sort();
+    const outcomes = sms.deliveries
+      .slice(mark)
+      .map((d) => d.body.outcome)
+      .sort();
     expect(outcomes).toEqual(["confirmed", "restated"]);
     for (const d of sms.deliveries.slice(mark)) expect(d.body.operation_id).toBe(second);
   });
@@ -570,9 +783,15 @@ describe("journeys with the simulated handset and operator", () => {
     sms.failNext({ kind: "delayed" });
     await dialled(id);
     expect(await statusOf(id)).toBe("awaiting_evidence");
-    await eventually(async () => ((await statusOf(id)) === "no_evidence" ? true : undefined), 20_000, "the sweep to close the window");
+    await eventually(
+      async () => ((await statusOf(id)) === "no_evidence" ? true : undefined),
+      20_000,
+      "the sweep to close the window",
+    );
     const unproven = await sys.api.get("/v1/operations/unproven?all=true", { token: agent.token });
-    expect(unproven.body.find((u: { operation_id: string }) => u.operation_id === id)).toMatchObject({ self_resolving: true });
+    expect(unproven.body.find((u: { operation_id: string }) => u.operation_id === id)).toMatchObject({
+      self_resolving: true,
+    });
     const [late] = await sms.releaseDelayed();
     expect(late.body).toMatchObject({ matched: true, outcome: "confirmed", operation_id: id });
     expect(await statusOf(id)).toBe("confirmed");
@@ -582,10 +801,21 @@ describe("journeys with the simulated handset and operator", () => {
     const id = await queue(simB, uniqueAmount(), customerOf("operator_b"));
     sms.failNext({ kind: "lost" });
     await dialled(id);
-    const noise = await sms.batch([sms.promotionSms(simB.simId, "operator_b"), sms.movement(simB.simId, "operator_b"), sms.promotionSms(simB.simId, "operator_b")]);
+    const noise = await sms.batch([
+      sms.promotionSms(simB.simId, "operator_b"),
+      sms.movement(simB.simId, "operator_b"),
+      sms.promotionSms(simB.simId, "operator_b"),
+    ]);
     expect(noise.map((d) => d.body.outcome)).toEqual(["stored", "movement", "stored"]);
-    await eventually(async () => ((await statusOf(id)) === "no_evidence" ? true : undefined), 20_000, "the sweep to close the window");
-    const arbitrated = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, { token: admin.token, body: { decision: "failed", note: "Customer says nothing arrived" } });
+    await eventually(
+      async () => ((await statusOf(id)) === "no_evidence" ? true : undefined),
+      20_000,
+      "the sweep to close the window",
+    );
+    const arbitrated = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "failed", note: "Customer says nothing arrived" },
+    });
     expect(arbitrated.status).toBe(200);
     expect(arbitrated.body.status).toBe("failed");
     const moves = await sys.api.get("/v1/evidences/movements?all=true", { token: agent.token });
@@ -604,20 +834,34 @@ describe("journeys with the simulated handset and operator", () => {
     expect(ds.map((d) => d.body.outcome)).toEqual(["ambiguous", "ambiguous"]);
     expect(ds.every((d) => d.body.is_ambiguous === true)).toBe(true);
     await eventually(
-      async () => ((await statusOf(first)) === "no_evidence" && (await statusOf(second)) === "no_evidence" ? true : undefined),
+      async () =>
+        (await statusOf(first)) === "no_evidence" && (await statusOf(second)) === "no_evidence" ? true : undefined,
       20_000,
       "the sweep to close both windows",
     );
     // The person reads each message's counterparty and settles its transfer with it.
-    const queueRows = (await unmatched(agent.token)).body as { id: string; counterparty_msisdn: string; is_ambiguous: boolean }[];
+    const queueRows = (await unmatched(agent.token)).body as {
+      id: string;
+      counterparty_msisdn: string;
+      is_ambiguous: boolean;
+    }[];
     const forFirst = queueRows.find((e) => e.id === ds[0].body.message_id)!;
     expect(forFirst).toMatchObject({ is_ambiguous: true, counterparty_msisdn: c1 });
-    const arbitrated = await sys.api.post(`/v1/admin/operations/${second}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: "Seen on the statement" } });
+    const arbitrated = await sys.api.post(`/v1/admin/operations/${second}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "confirmed", note: "Seen on the statement" },
+    });
     expect(arbitrated.body.status).toBe("confirmed");
-    const attached = await sys.api.post(`/v1/operations/${first}/evidence`, { token: agent.token, body: { evidence_id: forFirst.id } });
+    const attached = await sys.api.post(`/v1/operations/${first}/evidence`, {
+      token: agent.token,
+      body: { evidence_id: forFirst.id },
+    });
     expect(attached.status).toBe(200);
     expect(attached.body).toMatchObject({ status: "confirmed", evidence: { is_ambiguous: true } });
-    const forSecond = await sys.api.post(`/v1/operations/${second}/evidence`, { token: supervisor.token, body: { evidence_id: ds[1].body.message_id } });
+    const forSecond = await sys.api.post(`/v1/operations/${second}/evidence`, {
+      token: supervisor.token,
+      body: { evidence_id: ds[1].body.message_id },
+    });
     expect(forSecond.status).toBe(200);
     const settled = await sys.api.get("/v1/operations/settled-on-word?all=true", { token: admin.token });
     expect(settled.body.map((r: { operation_id: string }) => r.operation_id)).not.toContain(second);
@@ -632,14 +876,47 @@ describe("journeys with the simulated handset and operator", () => {
     session.reply(msisdn);
     const screen = session.reply(simB.pin);
     expect(screen.receipt?.kind).toBe("deposit");
-    const handDial = { ...sms.smsFor({ operation_id: "", sim_id: simB.simId, operator: "operator_b" } as never, { outcome: "ussd_ok", ussd_response: screen.text, failure_detail: null, receipt: screen.receipt, executed_at: new Date() })[0] };
+    const handDial = {
+      ...sms.smsFor({ operation_id: "", sim_id: simB.simId, operator: "operator_b" } as never, {
+        outcome: "ussd_ok",
+        ussd_response: screen.text,
+        failure_detail: null,
+        receipt: screen.receipt,
+        executed_at: new Date(),
+      })[0],
+    };
     const [orphan] = await sms.deliver(handDial);
     expect(orphan.body).toMatchObject({ matched: false, outcome: "orphan" });
     // Recorded afterwards: the SMS predates it, so correlation never pairs them on its own.
-    const matching = await sys.api.post("/v1/operations/matching", { token: agent.token, body: { beneficiary_msisdn: msisdn, montant: amount, sim_id: simB.simId } });
+    const matching = await sys.api.post("/v1/operations/matching", {
+      token: agent.token,
+      body: { beneficiary_msisdn: msisdn, montant: amount, sim_id: simB.simId },
+    });
     expect(matching.status).toBe(201);
-    const attached = await sys.api.post(`/v1/operations/${matching.body.operation_id}/evidence`, { token: agent.token, body: { evidence_id: orphan.body.message_id } });
+    const attached = await sys.api.post(`/v1/operations/${matching.body.operation_id}/evidence`, {
+      token: agent.token,
+      body: { evidence_id: orphan.body.message_id },
+    });
     expect(attached.status).toBe(200);
     expect(attached.body.status).toBe("confirmed");
+  });
+});
+
+// Last: the reset wipes what every test above stored.
+describe("reset production data", () => {
+  it("deletes every evidence and daily reconciliation through fleet's reset orchestration", async () => {
+    const before = await sys.db.query(`select count(*)::int as n from evidence.messages`);
+    expect(before[0].n).toBeGreaterThan(0);
+    const res = await sys.api.post("/v1/admin/reset", {
+      token: admin.token,
+      body: { confirm: "RESET SERVICE PRODUCTION DATA" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.deleted).toMatchObject({ evidences: before[0].n });
+    expect(res.body.deleted.daily_reconciliations).toBeGreaterThan(0);
+    const after = await sys.db.query(
+      `select (select count(*) from evidence.messages)::int as m, (select count(*) from evidence.daily_reconciliations)::int as d`,
+    );
+    expect(after[0]).toEqual({ m: 0, d: 0 });
   });
 });

@@ -31,10 +31,16 @@ export const evidenceRoutes: Route[] = [
     method: "get",
     path: "/v1/evidences/movements",
     tag: "Operations",
-    summary: "Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)",
+    summary:
+      "Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)",
     auth: ["session"],
     query: z.object(windowQuery),
-    responses: { 200: "Array of evidence records", 401: "Not signed in", 403: "Agent inactive", 422: "Bad limit, days or dates" },
+    responses: {
+      200: "Array of evidence records",
+      401: "Not signed in",
+      403: "Agent inactive",
+      422: "Bad limit, days or dates",
+    },
     async handle({ caller, query, services }) {
       const res = await services.evidence.listMovements({ caller, limit: query.limit ?? 0, window: windowOf(query) });
       return ok(res.evidences.map(evidenceJson));
@@ -105,7 +111,11 @@ export const evidenceRoutes: Route[] = [
       422: "Evidence arrived on a different SIM",
     },
     async handle({ caller, params, body, services }) {
-      const res = await services.evidence.attachEvidence({ caller, operationId: params.operation_id, evidenceId: body.evidence_id });
+      const res = await services.evidence.attachEvidence({
+        caller,
+        operationId: params.operation_id,
+        evidenceId: body.evidence_id,
+      });
       return ok(toContractJson(OperationSchema, res.operation!));
     },
   }),

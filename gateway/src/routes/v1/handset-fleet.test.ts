@@ -9,6 +9,7 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
+  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
@@ -22,14 +23,28 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "hs");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
 });
 
-type Notification = { notification_id: string; kind: string; severity: string; sim_id: string | null; device_id: string | null; context: Record<string, unknown> };
-const notifications = async (): Promise<Notification[]> => (await sys.api.get("/v1/admin/notifications?limit=250", { token: admin.token })).body;
+type Notification = {
+  notification_id: string;
+  kind: string;
+  severity: string;
+  sim_id: string | null;
+  device_id: string | null;
+  context: Record<string, unknown>;
+};
+const notifications = async (): Promise<Notification[]> =>
+  (await sys.api.get("/v1/admin/notifications?limit=250", { token: admin.token })).body;
 const alertsFor = async (kind: string, subject: { sim_id?: string; device_id?: string }) =>
-  (await notifications()).filter((n) => n.kind === kind && (!subject.sim_id || n.sim_id === subject.sim_id) && (!subject.device_id || n.device_id === subject.device_id));
+  (await notifications()).filter(
+    (n) =>
+      n.kind === kind &&
+      (!subject.sim_id || n.sim_id === subject.sim_id) &&
+      (!subject.device_id || n.device_id === subject.device_id),
+  );
 
 describe("heartbeat (POST /v1/device/heartbeat)", () => {
   it("records the heartbeat as the device's latest state: 204", async () => {
@@ -49,8 +64,18 @@ describe("heartbeat (POST /v1/device/heartbeat)", () => {
     });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    const [row] = await sys.db.query(`select app_version, battery, network, manufacturer, model, heartbeat_sims, report, last_seen_at from fleet.devices where id = $1`, [device.deviceId]);
-    expect(row).toMatchObject({ app_version: "1.0.9", battery: 55, network: "3G", manufacturer: "Itel", model: null, report: null });
+    const [row] = await sys.db.query(
+      `select app_version, battery, network, manufacturer, model, heartbeat_sims, report, last_seen_at from fleet.devices where id = $1`,
+      [device.deviceId],
+    );
+    expect(row).toMatchObject({
+      app_version: "1.0.9",
+      battery: 55,
+      network: "3G",
+      manufacturer: "Itel",
+      model: null,
+      report: null,
+    });
     expect(row.heartbeat_sims).toEqual([{ sim_id: sims[0].simId, present: true, signal: -85 }]);
     expect(Date.now() - new Date(row.last_seen_at).getTime()).toBeLessThan(30_000);
   });
@@ -75,7 +100,17 @@ describe("heartbeat (POST /v1/device/heartbeat)", () => {
   });
 
   it("is a handset route: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = ["none", "admin", "agent", "supervisor", "inactive", "apiKey", "wrongApiKey", "device", "revokedDevice"] as const;
+    const names = [
+      "none",
+      "admin",
+      "agent",
+      "supervisor",
+      "inactive",
+      "apiKey",
+      "wrongApiKey",
+      "device",
+      "revokedDevice",
+    ] as const;
     const body = { app_version: "1.2.0", battery: 50, network: "4G", sims: [] };
     expect(await statusesFor(sys.api, creds, "POST", "/v1/device/heartbeat", [...names], body)).toEqual({
       none: 401,
@@ -95,26 +130,55 @@ describe("SIM reported absent", () => {
   it("raises one sim_absent alert per absence, re-armed when the handset sees the SIM again", async () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a", "operator_b"] });
     const [a, b] = sims;
-    await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: a.simId, present: false }, { sim_id: b.simId, present: true }], report: healthyReport() });
-    await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: a.simId, present: false }, { sim_id: b.simId, present: true }], report: healthyReport() });
-    const first = await eventually(async () => {
-      const list = await alertsFor("sim_absent", { sim_id: a.simId });
-      return list.length ? list : undefined;
-    }, 30_000, "the sim_absent notification");
+    await sendHeartbeat(sys.api, device.token, {
+      sims: [
+        { sim_id: a.simId, present: false },
+        { sim_id: b.simId, present: true },
+      ],
+      report: healthyReport(),
+    });
+    await sendHeartbeat(sys.api, device.token, {
+      sims: [
+        { sim_id: a.simId, present: false },
+        { sim_id: b.simId, present: true },
+      ],
+      report: healthyReport(),
+    });
+    const first = await eventually(
+      async () => {
+        const list = await alertsFor("sim_absent", { sim_id: a.simId });
+        return list.length ? list : undefined;
+      },
+      30_000,
+      "the sim_absent notification",
+    );
     expect(first).toHaveLength(1);
     expect(first[0]).toMatchObject({ severity: "critical", device_id: device.deviceId, context: { msisdn: a.msisdn } });
     expect(await alertsFor("sim_absent", { sim_id: b.simId })).toEqual([]);
 
     await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: a.simId, present: true }] });
     await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: a.simId, present: false }] });
-    await eventually(async () => ((await alertsFor("sim_absent", { sim_id: a.simId })).length === 2 ? true : undefined), 30_000, "a second absence alert");
+    await eventually(
+      async () => ((await alertsFor("sim_absent", { sim_id: a.simId })).length === 2 ? true : undefined),
+      30_000,
+      "a second absence alert",
+    );
   });
 
   it("ignores SIM ids that are not the device's own", async () => {
     const mine = await provisionHandset(sys.api, admin.token);
     const other = await provisionHandset(sys.api, admin.token);
-    await sendHeartbeat(sys.api, mine.device.token, { sims: [{ sim_id: other.sims[0].simId, present: false }, { sim_id: mine.sims[0].simId, present: false }] });
-    await eventually(async () => ((await alertsFor("sim_absent", { sim_id: mine.sims[0].simId })).length ? true : undefined), 30_000, "the own SIM's alert");
+    await sendHeartbeat(sys.api, mine.device.token, {
+      sims: [
+        { sim_id: other.sims[0].simId, present: false },
+        { sim_id: mine.sims[0].simId, present: false },
+      ],
+    });
+    await eventually(
+      async () => ((await alertsFor("sim_absent", { sim_id: mine.sims[0].simId })).length ? true : undefined),
+      30_000,
+      "the own SIM's alert",
+    );
     expect(await alertsFor("sim_absent", { sim_id: other.sims[0].simId })).toEqual([]);
     const [row] = await sys.db.query(`select absent_since from fleet.sims where id = $1`, [other.sims[0].simId]);
     expect(row.absent_since).toBeNull();
@@ -125,16 +189,30 @@ describe("device silent for more than 5 minutes", () => {
   // Fleet's silence check writes its alerts to the outbox in the statement that claims the
   // silence: once a control device's alert is there, every device was examined by that check.
   const silentAlerts = async (deviceId: string) =>
-    Number((await sys.db.query(`select count(*)::int as n from fleet.outbox where type = 'transferops.common.v1.AlertRaised' and key = $1`, [deviceId]))[0].n);
+    Number(
+      (
+        await sys.db.query(
+          `select count(*)::int as n from fleet.outbox where type = 'transferops.common.v1.AlertRaised' and key = $1`,
+          [deviceId],
+        )
+      )[0].n,
+    );
   const silentFor = (deviceId: string, minutes: number) =>
-    sys.db.query(`update fleet.devices set last_seen_at = now() - make_interval(mins => $2) where id = $1`, [deviceId, minutes]);
+    sys.db.query(`update fleet.devices set last_seen_at = now() - make_interval(mins => $2) where id = $1`, [
+      deviceId,
+      minutes,
+    ]);
   const heartbeating = async () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token);
     await sendHeartbeat(sys.api, device.token, { sims: [{ sim_id: sims[0].simId, present: true }] });
     return { ...device, simId: sims[0].simId };
   };
   const alerted = (deviceId: string, n: number) =>
-    eventually(async () => ((await silentAlerts(deviceId)) === n ? true : undefined), 20_000, `${n} silence alert(s) of ${deviceId}`);
+    eventually(
+      async () => ((await silentAlerts(deviceId)) === n ? true : undefined),
+      20_000,
+      `${n} silence alert(s) of ${deviceId}`,
+    );
 
   it("raises one device_silent alert per silence, only past 5 minutes, and a heartbeat re-arms it", async () => {
     const x = await heartbeating();
@@ -155,10 +233,14 @@ describe("device silent for more than 5 minutes", () => {
     expect(await silentAlerts(x.deviceId)).toBe(1);
     expect(await silentAlerts(quiet.deviceId)).toBe(0);
 
-    const stored = await eventually(async () => {
-      const list = await alertsFor("device_silent", { device_id: x.deviceId });
-      return list.length ? list : undefined;
-    }, 30_000, "the device_silent notification");
+    const stored = await eventually(
+      async () => {
+        const list = await alertsFor("device_silent", { device_id: x.deviceId });
+        return list.length ? list : undefined;
+      },
+      30_000,
+      "the device_silent notification",
+    );
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ severity: "critical", context: { label: x.label, silent_minutes: 6 } });
 
@@ -177,8 +259,24 @@ describe("device SIMs and identity", () => {
     const res = await sys.api.get("/v1/device/sims", { token: mine.device.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { sim_id: mine.sims[0].simId, slot: 0, operator: "operator_a", msisdn: mine.sims[0].msisdn, status: "active", balance: null, balance_updated_at: null },
-      { sim_id: mine.sims[1].simId, slot: 1, operator: "operator_b", msisdn: mine.sims[1].msisdn, status: "active", balance: 88000, balance_updated_at: at.toISOString() },
+      {
+        sim_id: mine.sims[0].simId,
+        slot: 0,
+        operator: "operator_a",
+        msisdn: mine.sims[0].msisdn,
+        status: "active",
+        balance: null,
+        balance_updated_at: null,
+      },
+      {
+        sim_id: mine.sims[1].simId,
+        slot: 1,
+        operator: "operator_b",
+        msisdn: mine.sims[1].msisdn,
+        status: "active",
+        balance: 88000,
+        balance_updated_at: at.toISOString(),
+      },
     ]);
     expect(JSON.stringify(res.body)).not.toContain(other.sims[0].simId);
     expect(JSON.stringify(res.body)).not.toContain(mine.sims[0].pin);
@@ -192,8 +290,28 @@ describe("device SIMs and identity", () => {
   });
 
   it("are handset routes: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = ["none", "admin", "agent", "supervisor", "inactive", "apiKey", "wrongApiKey", "device", "revokedDevice"] as const;
-    const expected = { none: 401, admin: 403, agent: 403, supervisor: 403, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 200, revokedDevice: 401 };
+    const names = [
+      "none",
+      "admin",
+      "agent",
+      "supervisor",
+      "inactive",
+      "apiKey",
+      "wrongApiKey",
+      "device",
+      "revokedDevice",
+    ] as const;
+    const expected = {
+      none: 401,
+      admin: 403,
+      agent: 403,
+      supervisor: 403,
+      inactive: 403,
+      apiKey: 403,
+      wrongApiKey: 401,
+      device: 200,
+      revokedDevice: 401,
+    };
     expect(await statusesFor(sys.api, creds, "GET", "/v1/device/sims", [...names])).toEqual(expected);
     expect(await statusesFor(sys.api, creds, "GET", "/v1/device/me", [...names])).toEqual(expected);
   });

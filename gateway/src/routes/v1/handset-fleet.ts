@@ -1,6 +1,9 @@
 import { z } from "zod";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { GetDeviceIdentityResponseSchema, HandsetSimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import {
+  GetDeviceIdentityResponseSchema,
+  HandsetSimSchema,
+} from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, route, type Route } from "../../http/route.ts";
 
@@ -54,7 +57,11 @@ export const handsetFleetRoutes: Route[] = [
     tag: "Handset",
     summary: "The calling handset's SIMs with their measured balance",
     auth: ["device"],
-    responses: { 200: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at", 401: "Bad credentials", 403: "Not a device token" },
+    responses: {
+      200: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at",
+      401: "Bad credentials",
+      403: "Not a device token",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.listDeviceSims({ caller });
       return ok(res.sims.map((s) => toContractJson(HandsetSimSchema, s)));
@@ -67,7 +74,12 @@ export const handsetFleetRoutes: Route[] = [
     tag: "Handset",
     summary: "The calling handset's identity",
     auth: ["device"],
-    responses: { 200: "device_id, label, status", 401: "Bad credentials", 403: "Not a device token", 404: "Device gone" },
+    responses: {
+      200: "device_id, label, status",
+      401: "Bad credentials",
+      403: "Not a device token",
+      404: "Device gone",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.getDeviceIdentity({ caller });
       return ok(toContractJson(GetDeviceIdentityResponseSchema, res));

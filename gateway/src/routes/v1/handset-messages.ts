@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ts } from "@transferops/kit";
-import { MessageResultSchema, type MessageResult } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import {
+  MessageResultSchema,
+  type MessageResult,
+} from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, text, type Route } from "../../http/route.ts";
 
@@ -16,7 +19,12 @@ const message = z.object({
 
 const body = z.object({
   sim_id: text(100),
-  subscription_slot: z.union([z.literal(0), z.literal(1)]).nullable().optional(),
+  // An integer per the contract; "0"/"1" (how the register body types the slot) is accepted too.
+  subscription_slot: z
+    .union([z.literal(0), z.literal(1), z.literal("0"), z.literal("1")])
+    .transform((v) => Number(v))
+    .nullable()
+    .optional(),
   correlate: z.boolean().optional(),
   messages: z.array(message).min(1).max(100),
 });

@@ -6,10 +6,20 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Topics } from "@transferops/kit";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
-import { OperationConfirmedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import {
+  OperationConfirmedSchema,
+  OperationFailedSchema,
+} from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
-import { ADMIN_ONLY, fleetCredentials, publishTestEvent, statusesFor, type Credentials } from "../../../../test/support/fleet-fixtures.ts";
+import {
+  ADMIN_ONLY,
+  fleetCredentials,
+  publishTestEvent,
+  statusesFor,
+  type Credentials,
+  dumpErrors,
+} from "../../../../test/support/fleet-fixtures.ts";
 
 // A receiver on a real local port: records every request, answers from a script per path.
 interface Received {
@@ -43,18 +53,33 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   // Fast retries for the test: first retry after 200 ms, doubling, given up after 3 s.
-  sys = await startTestSystem({ WEBHOOK_POLL_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", WEBHOOK_GIVE_UP_AFTER_S: "3", WEBHOOK_TIMEOUT_MS: "2000" });
+  sys = await startTestSystem({
+    WEBHOOK_POLL_MS: "50",
+    WEBHOOK_RETRY_BASE_MS: "200",
+    WEBHOOK_GIVE_UP_AFTER_S: "3",
+    WEBHOOK_TIMEOUT_MS: "2000",
+  });
   admin = await sys.api.bootstrapAdmin();
   creds = await fleetCredentials(sys.api, admin.token, "ntf");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
   await new Promise((r) => receiver?.close(r));
 });
 
-type Notification = { notification_id: string; kind: string; severity: string; message: string; acknowledged_at: string | null; acknowledged_by: string | null; context: Record<string, unknown> };
-const listNotifications = async (q = ""): Promise<Notification[]> => (await sys.api.get(`/v1/admin/notifications${q}`, { token: admin.token })).body;
+type Notification = {
+  notification_id: string;
+  kind: string;
+  severity: string;
+  message: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  context: Record<string, unknown>;
+};
+const listNotifications = async (q = ""): Promise<Notification[]> =>
+  (await sys.api.get(`/v1/admin/notifications${q}`, { token: admin.token })).body;
 
 /** An alert from "another service", on the alerts topic. */
 const raise = (o: { kind: string; dedupe: string; message?: string; operationId?: string }) =>
@@ -74,18 +99,42 @@ const raise = (o: { kind: string; dedupe: string; message?: string; operationId?
   });
 
 const notificationBy = (message: string) =>
-  eventually(async () => (await listNotifications("?limit=250")).find((n) => n.message === message), 30_000, `notification "${message}"`);
+  eventually(
+    async () => (await listNotifications("?limit=250")).find((n) => n.message === message),
+    30_000,
+    `notification "${message}"`,
+  );
 
 describe("notifications", () => {
   it("stores an alert raised by any service once per dedupe key", async () => {
     const op = "11111111-1111-4111-8111-111111111111";
-    await raise({ kind: "evidence_divergent", dedupe: "divergent:1", message: "Amount diverges on op 1", operationId: op });
-    await raise({ kind: "evidence_divergent", dedupe: "divergent:1", message: "Amount diverges on op 1", operationId: op });
+    await raise({
+      kind: "evidence_divergent",
+      dedupe: "divergent:1",
+      message: "Amount diverges on op 1",
+      operationId: op,
+    });
+    await raise({
+      kind: "evidence_divergent",
+      dedupe: "divergent:1",
+      message: "Amount diverges on op 1",
+      operationId: op,
+    });
     await raise({ kind: "evidence_divergent", dedupe: "divergent:2", message: "Amount diverges on op 2" });
     const n = await notificationBy("Amount diverges on op 1");
     await notificationBy("Amount diverges on op 2");
-    expect(n).toMatchObject({ kind: "evidence_divergent", severity: "warning", operation_id: op, sim_id: null, device_id: null, context: { expected: 5000, found: 500 }, acknowledged_at: null });
-    expect((await listNotifications("?limit=250")).filter((x) => x.message === "Amount diverges on op 1")).toHaveLength(1);
+    expect(n).toMatchObject({
+      kind: "evidence_divergent",
+      severity: "warning",
+      operation_id: op,
+      sim_id: null,
+      device_id: null,
+      context: { expected: 5000, found: 500 },
+      acknowledged_at: null,
+    });
+    expect((await listNotifications("?limit=250")).filter((x) => x.message === "Amount diverges on op 1")).toHaveLength(
+      1,
+    );
   });
 
   it("acknowledges once (idempotent) and filters on acknowledged", async () => {
@@ -113,18 +162,30 @@ describe("notifications", () => {
 });
 
 describe("webhooks", () => {
-  const createHook = (body: Record<string, unknown>) => sys.api.post("/v1/admin/webhooks", { token: admin.token, body });
-  const deliveries = async (id: string) => (await sys.api.get(`/v1/admin/webhooks/${id}/deliveries`, { token: admin.token })).body;
+  const createHook = (body: Record<string, unknown>) =>
+    sys.api.post("/v1/admin/webhooks", { token: admin.token, body });
+  const deliveries = async (id: string) =>
+    (await sys.api.get(`/v1/admin/webhooks/${id}/deliveries`, { token: admin.token })).body;
 
   it("registers an endpoint: the secret is returned once, stored encrypted, never listed", async () => {
     const secret = "my-webhook-secret-0123456789";
     const res = await createHook({ url: `${base}/register`, secret });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ url: `${base}/register`, secret, events: ["operation.confirmed", "operation.failed", "alert.raised"], created_by: admin.agentId });
+    expect(res.body).toMatchObject({
+      url: `${base}/register`,
+      secret,
+      events: ["operation.confirmed", "operation.failed", "alert.raised"],
+      created_by: admin.agentId,
+    });
     const list = await sys.api.get("/v1/admin/webhooks", { token: admin.token });
-    expect(list.body.find((w: { webhook_id: string }) => w.webhook_id === res.body.webhook_id)).not.toHaveProperty("secret");
+    expect(list.body.find((w: { webhook_id: string }) => w.webhook_id === res.body.webhook_id)).not.toHaveProperty(
+      "secret",
+    );
     expect(JSON.stringify(list.body)).not.toContain(secret);
-    const [row] = await sys.db.query(`select secret_key_id, secret_ciphertext, row_to_json(w)::text as whole from fleet.webhooks w where id = $1`, [res.body.webhook_id]);
+    const [row] = await sys.db.query(
+      `select secret_key_id, secret_ciphertext, row_to_json(w)::text as whole from fleet.webhooks w where id = $1`,
+      [res.body.webhook_id],
+    );
     expect(row.secret_key_id).toBe("local");
     expect(row.whole).not.toContain(secret);
     const generated = await createHook({ url: `${base}/generated` });
@@ -149,17 +210,37 @@ describe("webhooks", () => {
     const hook = (await createHook({ url: `${base}/alerts`, secret, events: ["alert.raised"] })).body;
     await raise({ kind: "low_balance", dedupe: "deliver:1", message: "Deliver me" });
     const n = await notificationBy("Deliver me");
-    const list = await eventually(async () => {
-      const d = await deliveries(hook.webhook_id);
-      return d[0]?.status === "delivered" ? d : undefined;
-    }, 30_000, "the delivery to succeed");
+    const list = await eventually(
+      async () => {
+        const d = await deliveries(hook.webhook_id);
+        return d[0]?.status === "delivered" ? d : undefined;
+      },
+      30_000,
+      "the delivery to succeed",
+    );
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ event_type: "alert.raised", event_id: n.notification_id, status: "delivered", attempt_count: 2, next_attempt_at: null });
-    expect(list[0].attempts.map((a: { attempt: number; status_code: number; error: string | null }) => [a.attempt, a.status_code, a.error])).toEqual([
+    expect(list[0]).toMatchObject({
+      event_type: "alert.raised",
+      event_id: n.notification_id,
+      status: "delivered",
+      attempt_count: 2,
+      next_attempt_at: null,
+    });
+    expect(
+      list[0].attempts.map((a: { attempt: number; status_code: number; error: string | null }) => [
+        a.attempt,
+        a.status_code,
+        a.error,
+      ]),
+    ).toEqual([
       [1, 500, "HTTP 500"],
       [2, 200, null],
     ]);
-    expect(list[0].payload).toMatchObject({ event_type: "alert.raised", event_id: n.notification_id, data: { kind: "low_balance", message: "Deliver me", notification_id: n.notification_id } });
+    expect(list[0].payload).toMatchObject({
+      event_type: "alert.raised",
+      event_id: n.notification_id,
+      data: { kind: "low_balance", message: "Deliver me", notification_id: n.notification_id },
+    });
 
     const requests = received.filter((r) => r.path === "/alerts");
     expect(requests).toHaveLength(2);
@@ -179,12 +260,17 @@ describe("webhooks", () => {
 
   it("backs off exponentially and gives up after the bounded retry period", async () => {
     script.set("/down", [503]);
-    const hook = (await createHook({ url: `${base}/down`, secret: "down-secret-0123456789", events: ["alert.raised"] })).body;
+    const hook = (await createHook({ url: `${base}/down`, secret: "down-secret-0123456789", events: ["alert.raised"] }))
+      .body;
     await raise({ kind: "test", dedupe: "down:1", message: "Never delivered" });
-    const [failed] = await eventually(async () => {
-      const d = await deliveries(hook.webhook_id);
-      return d[0]?.status === "failed" ? d : undefined;
-    }, 30_000, "the delivery to be given up");
+    const [failed] = await eventually(
+      async () => {
+        const d = await deliveries(hook.webhook_id);
+        return d[0]?.status === "failed" ? d : undefined;
+      },
+      30_000,
+      "the delivery to be given up",
+    );
     const times = failed.attempts.map((a: { attempted_at: string }) => new Date(a.attempted_at).getTime());
     expect(times.length).toBeGreaterThanOrEqual(3);
     // Each wait is at least the policy's: 200 ms, then doubled after every failure.
@@ -199,8 +285,12 @@ describe("webhooks", () => {
   });
 
   it("delivers operation.confirmed and operation.failed from dispatch's events, only to endpoints that subscribed", async () => {
-    const confirmedHook = (await createHook({ url: `${base}/confirmed`, secret: "ops-secret-0123456789", events: ["operation.confirmed"] })).body;
-    const failedHook = (await createHook({ url: `${base}/failed`, secret: "ops-secret-0123456789", events: ["operation.failed"] })).body;
+    const confirmedHook = (
+      await createHook({ url: `${base}/confirmed`, secret: "ops-secret-0123456789", events: ["operation.confirmed"] })
+    ).body;
+    const failedHook = (
+      await createHook({ url: `${base}/failed`, secret: "ops-secret-0123456789", events: ["operation.failed"] })
+    ).body;
     const operation = create(OperationSchema, {
       operationId: "22222222-2222-4222-8222-222222222222",
       requestId: "req-webhook-1",
@@ -217,36 +307,62 @@ describe("webhooks", () => {
       topic: Topics.operations,
       key: operation.operationId,
       schema: OperationConfirmedSchema,
-      message: create(OperationConfirmedSchema, { operation, trigger: "proof", confirmedAt: timestampFromDate(new Date("2026-01-02T10:05:00Z")) }),
+      message: create(OperationConfirmedSchema, {
+        operation,
+        trigger: "proof",
+        confirmedAt: timestampFromDate(new Date("2026-01-02T10:05:00Z")),
+      }),
     });
     await publishTestEvent(sys, {
       topic: Topics.operations,
       key: "44444444-4444-4444-8444-444444444444",
       schema: OperationFailedSchema,
-      message: create(OperationFailedSchema, { operation: { ...operation, operationId: "44444444-4444-4444-8444-444444444444", status: "rejected" }, reason: "cancelled_by_agent" }),
+      message: create(OperationFailedSchema, {
+        operation: { ...operation, operationId: "44444444-4444-4444-8444-444444444444", status: "rejected" },
+        reason: "cancelled_by_agent",
+      }),
     });
-    const [confirmed] = await eventually(async () => {
-      const d = await deliveries(confirmedHook.webhook_id);
-      return d[0]?.status === "delivered" ? d : undefined;
-    }, 30_000, "operation.confirmed to be delivered");
+    const [confirmed] = await eventually(
+      async () => {
+        const d = await deliveries(confirmedHook.webhook_id);
+        return d[0]?.status === "delivered" ? d : undefined;
+      },
+      30_000,
+      "operation.confirmed to be delivered",
+    );
     expect(confirmed).toMatchObject({ event_type: "operation.confirmed", event_id: confirmedId });
     expect(confirmed.payload.data).toMatchObject({
       trigger: "proof",
       confirmed_at: "2026-01-02T10:05:00.000Z",
-      operation: { operation_id: operation.operationId, status: "confirmed", montant: 15000, msisdn_dest: "670000001", sim_id: null, created_at: "2026-01-02T10:00:00.000Z" },
+      operation: {
+        operation_id: operation.operationId,
+        status: "confirmed",
+        montant: 15000,
+        msisdn_dest: "670000001",
+        sim_id: null,
+        created_at: "2026-01-02T10:00:00.000Z",
+      },
     });
-    const [failed] = await eventually(async () => {
-      const d = await deliveries(failedHook.webhook_id);
-      return d[0]?.status === "delivered" ? d : undefined;
-    }, 30_000, "operation.failed to be delivered");
+    const [failed] = await eventually(
+      async () => {
+        const d = await deliveries(failedHook.webhook_id);
+        return d[0]?.status === "delivered" ? d : undefined;
+      },
+      30_000,
+      "operation.failed to be delivered",
+    );
     expect(failed.payload.data).toMatchObject({ reason: "cancelled_by_agent", operation: { status: "rejected" } });
-    expect((await deliveries(confirmedHook.webhook_id)).map((d: { event_type: string }) => d.event_type)).toEqual(["operation.confirmed"]);
+    expect((await deliveries(confirmedHook.webhook_id)).map((d: { event_type: string }) => d.event_type)).toEqual([
+      "operation.confirmed",
+    ]);
   });
 
   it("deletes an endpoint with its deliveries; 404 afterwards and for unknown ids", async () => {
     const hook = (await createHook({ url: `${base}/gone` })).body;
     expect((await sys.api.delete(`/v1/admin/webhooks/${hook.webhook_id}`, { token: admin.token })).status).toBe(204);
-    expect((await sys.api.get(`/v1/admin/webhooks/${hook.webhook_id}/deliveries`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.get(`/v1/admin/webhooks/${hook.webhook_id}/deliveries`, { token: admin.token })).status).toBe(
+      404,
+    );
     expect((await sys.api.delete(`/v1/admin/webhooks/${hook.webhook_id}`, { token: admin.token })).status).toBe(404);
     const list = await sys.api.get("/v1/admin/webhooks", { token: admin.token });
     expect(list.body.map((w: { webhook_id: string }) => w.webhook_id)).not.toContain(hook.webhook_id);

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { NotificationSchema, WebhookDeliverySchema, WebhookSchema, type Notification, type WebhookDelivery } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
+import {
+  NotificationSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+  type Notification,
+  type WebhookDelivery,
+} from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
 
@@ -9,7 +15,10 @@ import { created, noContent, ok, queryBool, queryInt, route, type Route } from "
 
 const ADMIN = { 401: "Not signed in", 403: "Admin required" };
 const notificationJson = (n: Notification) => ({ ...toContractJson(NotificationSchema, n), context: n.context ?? {} });
-const deliveryJson = (d: WebhookDelivery) => ({ ...toContractJson(WebhookDeliverySchema, d), payload: d.payload ?? null });
+const deliveryJson = (d: WebhookDelivery) => ({
+  ...toContractJson(WebhookDeliverySchema, d),
+  payload: d.payload ?? null,
+});
 
 export const notificationRoutes: Route[] = [
   route({
@@ -22,7 +31,11 @@ export const notificationRoutes: Route[] = [
     query: z.object({ acknowledged: queryBool().optional(), limit: queryInt(1, 250).optional() }),
     responses: { 200: "Array of notifications", ...ADMIN, 422: "Invalid query" },
     async handle({ caller, query, services }) {
-      const res = await services.fleet.listNotifications({ caller, acknowledged: query.acknowledged, limit: query.limit ?? 50 });
+      const res = await services.fleet.listNotifications({
+        caller,
+        acknowledged: query.acknowledged,
+        limit: query.limit ?? 50,
+      });
       return ok(res.notifications.map(notificationJson));
     },
   }),
@@ -52,9 +65,18 @@ export const notificationRoutes: Route[] = [
       secret: z.string().min(16).max(200).optional(),
       events: z.array(z.string().max(40)).max(10).optional(),
     }),
-    responses: { 201: "The webhook with its secret (returned once)", ...ADMIN, 422: "Invalid URL, secret or event type" },
+    responses: {
+      201: "The webhook with its secret (returned once)",
+      ...ADMIN,
+      422: "Invalid URL, secret or event type",
+    },
     async handle({ caller, body, services }) {
-      const res = await services.fleet.createWebhook({ caller, url: body.url, secret: body.secret ?? "", events: body.events ?? [] });
+      const res = await services.fleet.createWebhook({
+        caller,
+        url: body.url,
+        secret: body.secret ?? "",
+        events: body.events ?? [],
+      });
       return created({ ...toContractJson(WebhookSchema, res.webhook!), secret: res.secret });
     },
   }),
@@ -96,7 +118,11 @@ export const notificationRoutes: Route[] = [
     query: z.object({ limit: queryInt(1, 250).optional() }),
     responses: { 200: "Array of deliveries", ...ADMIN, 404: "Unknown webhook", 422: "Invalid query" },
     async handle({ caller, params, query, services }) {
-      const res = await services.fleet.listWebhookDeliveries({ caller, webhookId: params.webhook_id, limit: query.limit ?? 50 });
+      const res = await services.fleet.listWebhookDeliveries({
+        caller,
+        webhookId: params.webhook_id,
+        limit: query.limit ?? 50,
+      });
       return ok(res.deliveries.map(deliveryJson));
     },
   }),

@@ -164,7 +164,8 @@ describe("POST /v1/operations (createOperation)", () => {
       expect(res.status).toBe(423);
       expect(res.body).toEqual({ detail: "circuit_breaker", code: "circuit_breaker", context: {} });
     } finally {
-      await setCircuitBreaker(sys.api, admin.token, false);
+      // Tripping froze every handset; the lift route restores them.
+      expect((await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token })).status).toBe(200);
     }
   });
 

@@ -13,6 +13,7 @@ import {
   statusesFor,
   uniqueMsisdn,
   type Credentials,
+  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
@@ -27,39 +28,67 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "sim");
 });
 afterAll(async () => {
-  if (process.env.DUMP_ERRORS) for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
+  dumpErrors(sys?.logs);
+  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
   await sys?.stop();
 });
 
 const post = (body: unknown) => sys.api.post("/v1/sims", { token: admin.token, body });
 const getSim = (id: string) => sys.api.get(`/v1/sims/${id}`, { token: admin.token });
 const assign = (id: string, body: unknown) => sys.api.patch(`/v1/sims/${id}/assignment`, { token: admin.token, body });
-const balance = (id: string, body: unknown, o: { apiKey?: true | string; token?: string } = { apiKey: true }) => sys.api.patch(`/v1/sims/${id}/balance`, { ...o, body });
+const balance = (id: string, body: unknown, o: { apiKey?: true | string; token?: string } = { apiKey: true }) =>
+  sys.api.patch(`/v1/sims/${id}/balance`, { ...o, body });
 
 describe("create a SIM (POST /v1/sims)", () => {
   it("creates an unassigned SIM, unmeasured, with its PIN encrypted under a key id and never returned", async () => {
     const msisdn = uniqueMsisdn();
     const res = await post({ operator: "operator_a", msisdn, pin: "73519264" });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ operator: "operator_a", msisdn, device_id: null, subscription_slot: null, status: "active", balance_mirror: null, balance_updated_at: null });
+    expect(res.body).toMatchObject({
+      operator: "operator_a",
+      msisdn,
+      device_id: null,
+      subscription_slot: null,
+      status: "active",
+      balance_mirror: null,
+      balance_updated_at: null,
+    });
     expect(res.body.sim_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.created_at).toMatch(/^\d{4}-/);
     expect(JSON.stringify(res.body)).not.toContain("73519264");
-    const [row] = await sys.db.query(`select pin_key_id, pin_ciphertext, row_to_json(s)::text as whole from fleet.sims s where id = $1`, [res.body.sim_id]);
+    const [row] = await sys.db.query(
+      `select pin_key_id, pin_ciphertext, row_to_json(s)::text as whole from fleet.sims s where id = $1`,
+      [res.body.sim_id],
+    );
     expect(row.pin_key_id).toBe("local");
     expect(row.pin_ciphertext.length).toBe(12 + 16 + 8);
     expect(row.pin_ciphertext.toString("latin1")).not.toContain("73519264");
     expect(row.whole).not.toContain("73519264");
-    const [audit] = await sys.db.query(`select details::text as d from fleet.audit_log where action = 'sim.create' and target_id = $1`, [res.body.sim_id]);
+    const [audit] = await sys.db.query(
+      `select details::text as d from fleet.audit_log where action = 'sim.create' and target_id = $1`,
+      [res.body.sim_id],
+    );
     expect(audit.d).not.toContain("73519264");
   });
 
-  it("places a SIM in a device slot given as the string \"0\"/\"1\" or a number", async () => {
+  it('places a SIM in a device slot given as the string "0"/"1" or a number', async () => {
     const d = await registerDevice(sys.api, admin.token);
-    const a = await post({ operator: "operator_a", msisdn: uniqueMsisdn(), pin: "1234", device_id: d.deviceId, subscription_slot: "1" });
+    const a = await post({
+      operator: "operator_a",
+      msisdn: uniqueMsisdn(),
+      pin: "1234",
+      device_id: d.deviceId,
+      subscription_slot: "1",
+    });
     expect(a.status).toBe(201);
     expect(a.body).toMatchObject({ device_id: d.deviceId, subscription_slot: 1 });
-    const b = await post({ operator: "operator_b", msisdn: uniqueMsisdn("operator_b"), pin: "1234", device_id: d.deviceId, subscription_slot: 0 });
+    const b = await post({
+      operator: "operator_b",
+      msisdn: uniqueMsisdn("operator_b"),
+      pin: "1234",
+      device_id: d.deviceId,
+      subscription_slot: 0,
+    });
     expect(b.status).toBe(201);
     expect(b.body.subscription_slot).toBe(0);
   });
@@ -83,7 +112,12 @@ describe("create a SIM (POST /v1/sims)", () => {
   });
 
   it("answers 404 for an unknown device and 409 for a taken MSISDN, a full device, an occupied slot, a device not active", async () => {
-    const body = (o: Record<string, unknown>) => ({ operator: "operator_a", msisdn: uniqueMsisdn(), pin: "1234", ...o });
+    const body = (o: Record<string, unknown>) => ({
+      operator: "operator_a",
+      msisdn: uniqueMsisdn(),
+      pin: "1234",
+      ...o,
+    });
     const unknown = await post(body({ device_id: UNKNOWN_DEVICE, subscription_slot: "0" }));
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe("device_not_found");
@@ -96,7 +130,10 @@ describe("create a SIM (POST /v1/sims)", () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"] });
     const occupied = await post(body({ device_id: device.deviceId, subscription_slot: "0" }));
     expect(occupied.status).toBe(409);
-    expect(occupied.body).toMatchObject({ code: "slot_occupied", context: { device_id: device.deviceId, subscription_slot: 0, sim_id: sims[0].simId } });
+    expect(occupied.body).toMatchObject({
+      code: "slot_occupied",
+      context: { device_id: device.deviceId, subscription_slot: 0, sim_id: sims[0].simId },
+    });
     await createSim(sys.api, admin.token, { deviceId: device.deviceId, slot: 1 });
     const full = await post(body({ device_id: device.deviceId, subscription_slot: "1" }));
     expect(full.status).toBe(409);
@@ -107,7 +144,10 @@ describe("create a SIM (POST /v1/sims)", () => {
     try {
       const frozen = await post(body({ device_id: idle.deviceId, subscription_slot: "0" }));
       expect(frozen.status).toBe(409);
-      expect(frozen.body).toMatchObject({ code: "device_not_active", context: { device_id: idle.deviceId, device_status: "frozen" } });
+      expect(frozen.body).toMatchObject({
+        code: "device_not_active",
+        context: { device_id: idle.deviceId, device_status: "frozen" },
+      });
     } finally {
       await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token });
     }
@@ -119,7 +159,8 @@ describe("list and read SIMs", () => {
   it("filters on unassigned: true only unassigned, false only assigned, omitted all", async () => {
     const loose = await createSim(sys.api, admin.token);
     const { sims } = await provisionHandset(sys.api, admin.token);
-    const ids = async (q: string) => (await sys.api.get(`/v1/sims${q}`, { token: admin.token })).body.map((s: { sim_id: string }) => s.sim_id);
+    const ids = async (q: string) =>
+      (await sys.api.get(`/v1/sims${q}`, { token: admin.token })).body.map((s: { sim_id: string }) => s.sim_id);
     const all = await ids("");
     const unassigned = await ids("?unassigned=true");
     const assigned = await ids("?unassigned=false");
@@ -137,7 +178,20 @@ describe("list and read SIMs", () => {
     const res = await getSim(sim.simId);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
-      ["balance_mirror", "balance_source", "balance_updated_at", "created_at", "device_id", "high_balance_threshold", "low_balance_threshold", "msisdn", "operator", "sim_id", "status", "subscription_slot"].sort(),
+      [
+        "balance_mirror",
+        "balance_source",
+        "balance_updated_at",
+        "created_at",
+        "device_id",
+        "high_balance_threshold",
+        "low_balance_threshold",
+        "msisdn",
+        "operator",
+        "sim_id",
+        "status",
+        "subscription_slot",
+      ].sort(),
     );
     expect((await getSim(GHOST)).status).toBe(404);
     expect((await getSim(GHOST)).body.code).toBe("sim_not_found");
@@ -148,10 +202,16 @@ describe("list and read SIMs", () => {
 describe("update a SIM (PATCH /v1/sims/{id})", () => {
   it("sets status and thresholds, clears a threshold with null, keeps what is not named", async () => {
     const sim = await createSim(sys.api, admin.token);
-    const a = await sys.api.patch(`/v1/sims/${sim.simId}`, { token: admin.token, body: { status: "retired", low_balance_threshold: 1000, high_balance_threshold: 900000 } });
+    const a = await sys.api.patch(`/v1/sims/${sim.simId}`, {
+      token: admin.token,
+      body: { status: "retired", low_balance_threshold: 1000, high_balance_threshold: 900000 },
+    });
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ status: "retired", low_balance_threshold: 1000, high_balance_threshold: 900000 });
-    const b = await sys.api.patch(`/v1/sims/${sim.simId}`, { token: admin.token, body: { high_balance_threshold: null, status: "active" } });
+    const b = await sys.api.patch(`/v1/sims/${sim.simId}`, {
+      token: admin.token,
+      body: { high_balance_threshold: null, status: "active" },
+    });
     expect(b.body).toMatchObject({ status: "active", low_balance_threshold: 1000, high_balance_threshold: null });
   });
 
@@ -163,11 +223,17 @@ describe("update a SIM (PATCH /v1/sims/{id})", () => {
     const sim = await createSim(sys.api, admin.token);
     const res = await sys.api.patch(`/v1/sims/${sim.simId}`, { token: admin.token, body });
     expect(res.status).toBe(422);
-    expect((await getSim(sim.simId)).body).toMatchObject({ status: "active", low_balance_threshold: null, high_balance_threshold: null });
+    expect((await getSim(sim.simId)).body).toMatchObject({
+      status: "active",
+      low_balance_threshold: null,
+      high_balance_threshold: null,
+    });
   });
 
   it("answers 404 for an unknown SIM", async () => {
-    expect((await sys.api.patch(`/v1/sims/${GHOST}`, { token: admin.token, body: { status: "frozen" } })).status).toBe(404);
+    expect((await sys.api.patch(`/v1/sims/${GHOST}`, { token: admin.token, body: { status: "frozen" } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -177,10 +243,19 @@ describe("delete a SIM (DELETE /v1/sims/{id})", () => {
     const res = await sys.api.delete(`/v1/sims/${sims[0].simId}`, { token: admin.token });
     expect(res.status).toBe(204);
     expect((await getSim(sims[0].simId)).status).toBe(404);
-    const [event] = await sys.db.query(`select payload from fleet.outbox where type = 'transferops.fleet.v1.SimDeleted' and key = $1`, [sims[0].simId]);
+    const [event] = await sys.db.query(
+      `select payload from fleet.outbox where type = 'transferops.fleet.v1.SimDeleted' and key = $1`,
+      [sims[0].simId],
+    );
     expect(fromBinary(SimDeletedSchema, new Uint8Array(event.payload)).simId).toBe(sims[0].simId);
-    const [audit] = await sys.db.query(`select actor_agent_id, details from fleet.audit_log where action = 'sim.delete' and target_id = $1`, [sims[0].simId]);
-    expect(audit).toMatchObject({ actor_agent_id: admin.agentId, details: { msisdn: sims[0].msisdn, balance_mirror: 1000 } });
+    const [audit] = await sys.db.query(
+      `select actor_agent_id, details from fleet.audit_log where action = 'sim.delete' and target_id = $1`,
+      [sims[0].simId],
+    );
+    expect(audit).toMatchObject({
+      actor_agent_id: admin.agentId,
+      details: { msisdn: sims[0].msisdn, balance_mirror: 1000 },
+    });
     expect((await sys.api.delete(`/v1/sims/${sims[0].simId}`, { token: admin.token })).status).toBe(404);
   });
 });
@@ -196,11 +271,22 @@ describe("assign and move (PATCH /v1/sims/{id}/assignment)", () => {
     expect(first.body).toMatchObject({ sim_id: sim.simId, device_id: d1.deviceId, subscription_slot: 1 });
     const moved = await assign(sim.simId, { device_id: d2.deviceId, subscription_slot: 0 });
     expect(moved.status).toBe(200);
-    expect(moved.body).toMatchObject({ sim_id: sim.simId, device_id: d2.deviceId, subscription_slot: 0, balance_mirror: 64000 });
+    expect(moved.body).toMatchObject({
+      sim_id: sim.simId,
+      device_id: d2.deviceId,
+      subscription_slot: 0,
+      balance_mirror: 64000,
+    });
     const d1Sims = (await sys.api.get(`/v1/devices/${d1.deviceId}`, { token: admin.token })).body.sims;
     expect(d1Sims).toEqual([]);
-    const audit = await sys.db.query(`select details from fleet.audit_log where action = 'sim.assign' and target_id = $1 order by id`, [sim.simId]);
-    expect(audit[1].details).toEqual({ from: { device_id: d1.deviceId, subscription_slot: 1 }, to: { device_id: d2.deviceId, subscription_slot: 0 } });
+    const audit = await sys.db.query(
+      `select details from fleet.audit_log where action = 'sim.assign' and target_id = $1 order by id`,
+      [sim.simId],
+    );
+    expect(audit[1].details).toEqual({
+      from: { device_id: d1.deviceId, subscription_slot: 1 },
+      to: { device_id: d2.deviceId, subscription_slot: 0 },
+    });
   });
 
   it("excludes the moved SIM from the occupancy check: a full device's SIM can change slot", async () => {
@@ -248,7 +334,12 @@ describe("unassign (DELETE /v1/sims/{id}/assignment)", () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token, { balance: 3000 });
     const res = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sim_id: sims[0].simId, device_id: null, subscription_slot: null, balance_mirror: 3000 });
+    expect(res.body).toMatchObject({
+      sim_id: sims[0].simId,
+      device_id: null,
+      subscription_slot: null,
+      balance_mirror: 3000,
+    });
     expect((await sys.api.get(`/v1/devices/${device.deviceId}`, { token: admin.token })).body.sims).toEqual([]);
     const again = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
     expect(again.status).toBe(409);
@@ -263,17 +354,33 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
     const t1 = new Date(Date.now() - 120_000);
     const first = await balance(sim.simId, { balance: 10_000, observed_at: t1.toISOString(), source: "balance_check" });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ sim_id: sim.simId, balance_mirror: 10000, balance_updated_at: t1.toISOString(), balance_source: "balance_check", applied: true });
+    expect(first.body).toEqual({
+      sim_id: sim.simId,
+      balance_mirror: 10000,
+      balance_updated_at: t1.toISOString(),
+      balance_source: "balance_check",
+      applied: true,
+    });
     const second = await balance(sim.simId, { balance: 8_500 });
     expect(second.body).toMatchObject({ balance_mirror: 8500, balance_source: "api", applied: true });
     expect(Math.abs(new Date(second.body.balance_updated_at).getTime() - Date.now())).toBeLessThan(10_000);
-    const [row] = await sys.db.query(`select balance_mirror, balance_updated_at, balance_source from fleet.sims where id = $1`, [sim.simId]);
-    expect({ ...row, balance_mirror: Number(row.balance_mirror), balance_updated_at: new Date(row.balance_updated_at).toISOString() }).toEqual({
+    const [row] = await sys.db.query(
+      `select balance_mirror, balance_updated_at, balance_source from fleet.sims where id = $1`,
+      [sim.simId],
+    );
+    expect({
+      ...row,
+      balance_mirror: Number(row.balance_mirror),
+      balance_updated_at: new Date(row.balance_updated_at).toISOString(),
+    }).toEqual({
       balance_mirror: 8500,
       balance_updated_at: second.body.balance_updated_at,
       balance_source: "api",
     });
-    const audit = await sys.db.query(`select action, details from fleet.audit_log where target_id = $1 and action like 'sim.balance%' order by id`, [sim.simId]);
+    const audit = await sys.db.query(
+      `select action, details from fleet.audit_log where target_id = $1 and action like 'sim.balance%' order by id`,
+      [sim.simId],
+    );
     expect(audit.map((a) => [a.action, a.details.previous_balance, a.details.balance])).toEqual([
       ["sim.balance", null, 10000],
       ["sim.balance", 10000, 8500],
@@ -285,10 +392,23 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
     const sim = await createSim(sys.api, admin.token);
     const newer = new Date(Date.now() - 60_000);
     await balance(sim.simId, { balance: 50_000, observed_at: newer.toISOString() });
-    const older = await balance(sim.simId, { balance: 1, observed_at: new Date(newer.getTime() - 1000).toISOString(), source: "sms" });
+    const older = await balance(sim.simId, {
+      balance: 1,
+      observed_at: new Date(newer.getTime() - 1000).toISOString(),
+      source: "sms",
+    });
     expect(older.status).toBe(200);
-    expect(older.body).toEqual({ sim_id: sim.simId, balance_mirror: 50000, balance_updated_at: newer.toISOString(), balance_source: "api", applied: false });
-    const [audit] = await sys.db.query(`select details from fleet.audit_log where target_id = $1 and action = 'sim.balance_ignored'`, [sim.simId]);
+    expect(older.body).toEqual({
+      sim_id: sim.simId,
+      balance_mirror: 50000,
+      balance_updated_at: newer.toISOString(),
+      balance_source: "api",
+      applied: false,
+    });
+    const [audit] = await sys.db.query(
+      `select details from fleet.audit_log where target_id = $1 and action = 'sim.balance_ignored'`,
+      [sim.simId],
+    );
     expect(audit.details).toMatchObject({ previous_balance: 50000, balance: 1, applied: false });
     expect((await getSim(sim.simId)).body.balance_mirror).toBe(50000);
   });
@@ -317,9 +437,31 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
   it("answers 404 for an unknown SIM; only the API key may record (401 without or with a wrong key, 403 for sessions and devices)", async () => {
     expect((await balance(GHOST, { balance: 1 })).status).toBe(404);
     const sim = await createSim(sys.api, admin.token);
-    const names = ["none", "admin", "agent", "supervisor", "inactive", "apiKey", "wrongApiKey", "device", "revokedDevice"] as const;
-    const statuses = await statusesFor(sys.api, creds, "PATCH", `/v1/sims/${sim.simId}/balance`, [...names], { balance: 5 });
-    expect(statuses).toEqual({ none: 401, admin: 403, agent: 403, supervisor: 403, inactive: 403, apiKey: 200, wrongApiKey: 401, device: 403, revokedDevice: 401 });
+    const names = [
+      "none",
+      "admin",
+      "agent",
+      "supervisor",
+      "inactive",
+      "apiKey",
+      "wrongApiKey",
+      "device",
+      "revokedDevice",
+    ] as const;
+    const statuses = await statusesFor(sys.api, creds, "PATCH", `/v1/sims/${sim.simId}/balance`, [...names], {
+      balance: 5,
+    });
+    expect(statuses).toEqual({
+      none: 401,
+      admin: 403,
+      agent: 403,
+      supervisor: 403,
+      inactive: 403,
+      apiKey: 200,
+      wrongApiKey: 401,
+      device: 403,
+      revokedDevice: 401,
+    });
   });
 
   it("raises one low_balance alert when a reading falls under the SIM's low threshold", async () => {
@@ -328,20 +470,37 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
     await recordBalance(sys.api, sim.simId, 50_000);
     await recordBalance(sys.api, sim.simId, 15_000);
     await recordBalance(sys.api, sim.simId, 12_000);
-    const alerts = await eventually(async () => {
-      const list = (await sys.api.get("/v1/admin/notifications", { token: admin.token })).body as { kind: string; sim_id: string }[];
-      const mine = list.filter((n) => n.sim_id === sim.simId);
-      return mine.length ? mine : undefined;
-    }, 30_000, "the low balance notification");
+    const alerts = await eventually(
+      async () => {
+        const list = (await sys.api.get("/v1/admin/notifications", { token: admin.token })).body as {
+          kind: string;
+          sim_id: string;
+        }[];
+        const mine = list.filter((n) => n.sim_id === sim.simId);
+        return mine.length ? mine : undefined;
+      },
+      30_000,
+      "the low balance notification",
+    );
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ kind: "low_balance", severity: "warning", context: { balance: 15000, threshold: 20000, msisdn: sim.msisdn } });
+    expect(alerts[0]).toMatchObject({
+      kind: "low_balance",
+      severity: "warning",
+      context: { balance: 15000, threshold: 20000, msisdn: sim.msisdn },
+    });
     // Back above the threshold and under it again: a second alert.
     await recordBalance(sys.api, sim.simId, 30_000);
     await recordBalance(sys.api, sim.simId, 1_000);
-    await eventually(async () => {
-      const list = (await sys.api.get("/v1/admin/notifications", { token: admin.token })).body as { sim_id: string }[];
-      return list.filter((n) => n.sim_id === sim.simId).length === 2 ? true : undefined;
-    }, 30_000, "the second low balance notification");
+    await eventually(
+      async () => {
+        const list = (await sys.api.get("/v1/admin/notifications", { token: admin.token })).body as {
+          sim_id: string;
+        }[];
+        return list.filter((n) => n.sim_id === sim.simId).length === 2 ? true : undefined;
+      },
+      30_000,
+      "the second low balance notification",
+    );
   });
 });
 
@@ -351,8 +510,83 @@ describe("history (GET /v1/sims/{id}/history)", () => {
     await recordBalance(sys.api, sim.simId, 7_000);
     const res = await sys.api.get(`/v1/sims/${sim.simId}/history`, { token: admin.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sim_id: sim.simId, total_operations: 0, total_confirmed: 0, total_failed: 0, total_no_evidence: 0, balance_mirror: 7000, operations: [] });
+    expect(res.body).toEqual({
+      sim_id: sim.simId,
+      total_operations: 0,
+      total_confirmed: 0,
+      total_failed: 0,
+      total_no_evidence: 0,
+      balance_mirror: 7000,
+      operations: [],
+    });
     expect((await sys.api.get(`/v1/sims/${GHOST}/history`, { token: admin.token })).status).toBe(404);
+  });
+});
+
+describe("with dispatch's operations", () => {
+  // An operation queued through the real dispatch on a SIM of ours: operator_b, the only
+  // operator_b SIM of this file with a measured balance, named in the request.
+  const queue = async (simId: string, requestId: string) => {
+    const res = await sys.api.post("/v1/operations", {
+      apiKey: true,
+      body: {
+        request_id: requestId,
+        agent_id: admin.agentId,
+        operator: "operator_b",
+        client: { msisdn: "699000111", nom: "Test Recipient" },
+        montant: 1000,
+        sim_id: simId,
+      },
+    });
+    expect(res.status).toBe(202);
+    return res.body.operation_id as string;
+  };
+  const operation = async (id: string) => (await sys.api.get(`/v1/operations/${id}`, { token: admin.token })).body;
+
+  it("refuses to unassign a SIM with an operation queued (409 sim_busy) and counts it in the SIM's history", async () => {
+    const { sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 500_000 });
+    const id = await queue(sims[0].simId, "fleet-busy-1");
+    expect((await operation(id)).sim_id).toBe(sims[0].simId);
+    const res = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: "sim_busy", context: { sim_id: sims[0].simId, queued_or_running: 1 } });
+    expect((await getSim(sims[0].simId)).body.device_id).not.toBeNull();
+    const history = await sys.api.get(`/v1/sims/${sims[0].simId}/history`, { token: admin.token });
+    expect(history.body).toMatchObject({ sim_id: sims[0].simId, total_operations: 1, balance_mirror: 500000 });
+    expect(history.body.operations).toEqual([
+      expect.objectContaining({
+        operation_id: id,
+        status: "queued",
+        op_type: "deposit",
+        montant: 1000,
+        msisdn_dest: "699000111",
+      }),
+    ]);
+  });
+
+  it("deleting the device nulls device_id on its operations and keeps sim_id; deleting the SIM nulls sim_id", async () => {
+    const { device, sims } = await provisionHandset(sys.api, admin.token, {
+      operators: ["operator_b"],
+      balance: 500_000,
+    });
+    const id = await queue(sims[0].simId, "fleet-delete-1");
+    expect(await operation(id)).toMatchObject({ sim_id: sims[0].simId, device_id: device.deviceId });
+    expect((await sys.api.delete(`/v1/devices/${device.deviceId}`, { token: admin.token })).status).toBe(204);
+    const afterDevice = await eventually(
+      async () => {
+        const op = await operation(id);
+        return op.device_id === null ? op : undefined;
+      },
+      30_000,
+      "dispatch to null the operation's device_id",
+    );
+    expect(afterDevice.sim_id).toBe(sims[0].simId);
+    expect((await sys.api.delete(`/v1/sims/${sims[0].simId}`, { token: admin.token })).status).toBe(204);
+    await eventually(
+      async () => ((await operation(id)).sim_id === null ? true : undefined),
+      30_000,
+      "dispatch to null the operation's sim_id",
+    );
   });
 });
 

@@ -117,7 +117,8 @@ export const simRoutes: Route[] = [
     method: "delete",
     path: "/v1/sims/:sim_id",
     tag: "SIMs",
-    summary: "Delete a SIM permanently: operations keep their rows with sim_id nulled; its evidences go with it (admin)",
+    summary:
+      "Delete a SIM permanently: operations keep their rows with sim_id nulled; its evidences go with it (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
     responses: { 204: "Deleted", ...NAMED },
@@ -143,7 +144,12 @@ export const simRoutes: Route[] = [
       422: "Invalid body",
     },
     async handle({ caller, body, params, services }) {
-      const res = await services.fleet.assignSim({ caller, simId: params.sim_id, deviceId: body.device_id, subscriptionSlot: body.subscription_slot });
+      const res = await services.fleet.assignSim({
+        caller,
+        simId: params.sim_id,
+        deviceId: body.device_id,
+        subscriptionSlot: body.subscription_slot,
+      });
       return ok(simJson(res.sim));
     },
   }),
@@ -155,7 +161,11 @@ export const simRoutes: Route[] = [
     summary: "Take a SIM out of its handset (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: "The SIM with device_id and subscription_slot null", ...NAMED, 409: "Already unassigned, or operations queued or running" },
+    responses: {
+      200: "The SIM with device_id and subscription_slot null",
+      ...NAMED,
+      409: "Already unassigned, or operations queued or running",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.unassignSim({ caller, simId: params.sim_id });
       return ok(simJson(res.sim));

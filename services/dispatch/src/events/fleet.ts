@@ -6,6 +6,7 @@ import {
   SimDeletedSchema,
 } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { recordDeviceStatus } from "../store/queue.ts";
+import { announceDeviceWork, type IdleDevices } from "../store/idle-devices.ts";
 import { forgetReference, lockOperationsOf, rerouteQueued } from "../store/fleet-changes.ts";
 import { move } from "../rpc/transitions.ts";
 
@@ -16,7 +17,7 @@ export const fleetTopics = [Topics.fleet];
  * redelivered event changes nothing; its own events go to the outbox in the same
  * transaction.
  */
-export function fleetHandlers(now: () => Date) {
+export function fleetHandlers(now: () => Date, idle: IdleDevices) {
   return [
     // Operations keep their rows with sim_id nulled. Queued work on that SIM can never
     // be dialled: it fails now rather than at a handset's poll.
@@ -65,7 +66,11 @@ export function fleetHandlers(now: () => Date) {
     on(SimChangedSchema, async (em, event) => {
       const sim = event.sim;
       if (!sim?.deviceId || (event.change !== "assigned" && event.change !== "updated")) return;
-      await rerouteQueued(em, sim.simId, sim.deviceId, sim.subscriptionSlot ?? null);
+      const moved = await rerouteQueued(em, sim.simId, sim.deviceId, sim.subscriptionSlot ?? null);
+      if (moved > 0) {
+        await announceDeviceWork(em, sim.deviceId);
+        idle.forget(sim.deviceId);
+      }
     }),
   ];
 }

@@ -3,6 +3,7 @@ import type { DispatchConfig } from "../config.ts";
 import type { UssdMenus } from "../domain/index.ts";
 import { DomainError, unwrap, type Result } from "../domain/index.ts";
 import type { FleetPort } from "./fleet-port.ts";
+import type { IdleDevices } from "../store/idle-devices.ts";
 
 /** What every dispatch handler may use. */
 export interface DispatchDeps {
@@ -15,6 +16,8 @@ export interface DispatchDeps {
   /** The clock; tests may pin it. */
   now: () => Date;
   menus?: UssdMenus;
+  /** Handsets known to have nothing to do: their polls touch no database. */
+  idle: IdleDevices;
 }
 
 /** Throws a gate's refusal, if any: the interceptor maps it once. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeviceDeletedSchema, SimChangedSchema, SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
+import { DeviceChangedSchema, DeviceDeletedSchema, SimChangedSchema, SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { apiKey, device, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
 
@@ -85,6 +85,17 @@ describe("events from fleet", () => {
     await eventually(async () => ((await row(running)).device_id === null ? true : undefined), 5000, "device_id nulled");
     expect(await row(running)).toMatchObject({ status: "no_evidence", sim_id: s.simId });
     expect(await row(queued)).toMatchObject({ status: "failed", failure_reason: "device_deleted", device_id: null });
+  });
+
+  it("on DeviceChanged frozen: hands the handset no queued work until it is restored", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    await publishFleet(DeviceChangedSchema, create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "frozen", change: "frozen" }), s.deviceId);
+    await eventually(async () => ((await h.query(`select 1 from dispatch.devices where device_id = $1`, [s.deviceId])).length ? true : undefined), 5000, "frozen");
+    expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
+    await publishFleet(DeviceChangedSchema, create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "active", change: "restored" }), s.deviceId);
+    const claimed = await eventually(async () => (await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch, 5000, "restored");
+    expect(claimed.operationId).toBe(queued);
   });
 
   it("applies a redelivered event once (inbox)", async () => {

@@ -27,6 +27,7 @@ export function fleetFacingHandlers(deps: DispatchDeps): Impl {
     async resetOperations(req) {
       check(requireAdmin(actorOf(req.caller), "reset production data"));
       const deleted = await db.tx((em) => deleteAllOperations(em));
+      deps.idle.clear();
       log.warn({ deleted, by: req.caller?.agentId }, "operations reset");
       return { deleted: { operations: BigInt(deleted.operations), proofs: BigInt(deleted.proofs) }, queuePurged: true };
     },

@@ -52,32 +52,66 @@ const report = (deviceId: string, operationId: string, outcome: string, o: { uss
 const row = async (id: string) => (await h.query(`select * from dispatch.operations where operation_id = $1`, [id]))[0];
 
 describe("poll: an idle device", () => {
-  it("gets no payload (204) and the poll writes nothing: one plain read, no lock, no transaction", async () => {
+  it("gets no payload (204) and the poll writes nothing: at most a plain read, no lock, no transaction", async () => {
     const busy = handset();
     await queue(busy.simId); // work exists, for another device
     const idle = handset();
     const statements: string[] = [];
-    // Record every statement while still running it.
     const original = EntityManager.prototype.execute;
     const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (this: EntityManager, ...args: any[]) {
       statements.push(String(args[0]));
       return (original as any).apply(this, args);
     } as never);
-    const transactional = vi.spyOn(EntityManager.prototype, "transactional");
+    let answers: unknown[];
+    let later: string[];
     try {
-      const answers = await Promise.all(Array.from({ length: 30 }, () => poll(idle.deviceId)));
-      expect(answers.every((a) => a.dispatch === undefined)).toBe(true);
+      answers = await Promise.all(Array.from({ length: 30 }, () => poll(idle.deviceId)));
+      const concurrent = statements.length;
+      for (let i = 0; i < 20; i += 1) answers.push(await poll(idle.deviceId));
+      later = statements.slice(concurrent);
     } finally {
       recorder.mockRestore();
-      transactional.mockRestore();
     }
+    expect(answers.every((a) => (a as { dispatch?: unknown }).dispatch === undefined)).toBe(true);
     const onOperations = statements.filter((s) => s.includes("dispatch.operations"));
-    expect(onOperations).toHaveLength(30);
+    expect(onOperations.length).toBeGreaterThanOrEqual(1);
+    expect(onOperations.length).toBeLessThanOrEqual(30);
     for (const s of onOperations) {
       expect(s.trim().toLowerCase().startsWith("select")).toBe(true);
-      expect(s.toLowerCase()).not.toMatch(/for update|insert|update dispatch|delete/);
+      expect(s.toLowerCase()).not.toMatch(/for update|insert|update dispatch|delete|pg_notify/);
     }
+    // Once read idle, the device is answered from memory: no statement at all.
+    expect(later.filter((s) => s.includes("dispatch."))).toEqual([]);
     expect(statements.filter((s) => /outbox/.test(s) && /insert/i.test(s))).toEqual([]);
+  });
+
+  it("forgets an idle device the moment work is queued for it", async () => {
+    const d = handset();
+    expect((await poll(d.deviceId)).dispatch).toBeUndefined();
+    expect((await poll(d.deviceId)).dispatch).toBeUndefined();
+    const id = await queue(d.simId);
+    expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
+  });
+
+  it("forgets an idle device when another replica queues work for it (NOTIFY), and not before", async () => {
+    const d = handset();
+    expect((await poll(d.deviceId)).dispatch).toBeUndefined();
+    // Another replica's insert: only the notification tells this one.
+    const id = await queue(d.simId);
+    await h.query(`update dispatch.operations set status = 'failed' where operation_id = $1`, [id]);
+    expect((await poll(d.deviceId)).dispatch).toBeUndefined();
+    const other = randomUUID();
+    await h.query(
+      `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant, msisdn_dest, sim_id, device_id, subscription_slot)
+       values ($1, $2, 'queued', 'aggregated', 'deposit', $3, 'operator_b', 5000, '690000001', $4, $5, 1)`,
+      [other, randomUUID(), agent, d.simId, d.deviceId],
+    );
+    // Without its notification the device is still known idle here...
+    expect((await poll(d.deviceId)).dispatch).toBeUndefined();
+    // ...and the notification ends that.
+    await h.query(`select pg_notify('dispatch_device_work', $1)`, [d.deviceId]);
+    const claimed = await eventually(async () => (await poll(d.deviceId)).dispatch, 5000, "the notified work");
+    expect(claimed.operationId).toBe(other);
   });
 });
 

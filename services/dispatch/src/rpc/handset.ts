@@ -119,9 +119,14 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const actor = actorOf(req.caller);
       check(requireKind(actor, ["device"], "poll for operations"));
       const deviceId = actor.device_id!;
+      // Most polls: a handset known to have nothing to do, answered without the database.
+      const wallMs = Date.now();
+      if (deps.idle.isIdle(deviceId, wallMs)) return {};
       const now = deps.now();
-      // One read; an idle device (the common case) stops here and writes nothing.
+      // Otherwise one read; an idle device stops here and writes nothing.
+      const mark = deps.idle.mark();
       const state = await deviceQueueState(db.em(), deviceId);
+      if (!state.has_queued && !state.has_running) deps.idle.rememberIdle(deviceId, mark, wallMs);
       const decision = unwrap(
         decidePoll(
           { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },

@@ -21,6 +21,7 @@ import {
 import { publishChange } from "../events/operations.ts";
 import { findByRequestId, findOperation, insertOperation, listOperations, simLoads } from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
+import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import type { FleetSim } from "./fleet-port.ts";
@@ -154,6 +155,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
             created_at: now,
           });
           if (!created) return undefined;
+          await announceDeviceWork(tx, created.device_id);
           await publishChange(tx, created, {
             trigger: "create",
             previous_status: "",
@@ -176,6 +178,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         const existing = (await findByRequestId(db.em(), req.requestId))!;
         return { operation: toOperation(existing), created: false };
       }
+      deps.idle.forget(result.device_id);
       deps.published();
       return { operation: toOperation(result), created: true };
     },

@@ -20,7 +20,13 @@ const orphan = { id: "e1", sim_id: "sim-1", operation_id: null, dismissed_at: nu
 describe("dismissal, in precedence order", () => {
   it.each([
     ["unknown message", undefined, grant, "not_found", "evidence_not_found"],
-    ["SIM outside the grant beats attached", { ...orphan, sim_id: "sim-2", operation_id: "op" }, grant, "forbidden", "sim_not_in_grant"],
+    [
+      "SIM outside the grant beats attached",
+      { ...orphan, sim_id: "sim-2", operation_id: "op" },
+      grant,
+      "forbidden",
+      "sim_not_in_grant",
+    ],
     ["attached", { ...orphan, operation_id: "op" }, grant, "conflict", "evidence_already_linked"],
     ["attached, seen by a supervisor", { ...orphan, operation_id: "op" }, fleet, "conflict", "evidence_already_linked"],
   ])("%s", (_name, m, scope, status, code) => {
@@ -41,7 +47,10 @@ describe("dismissal, in precedence order", () => {
 
 describe("attach, evidence side", () => {
   it("404s an unknown message, 409s one that names an operation", () => {
-    expect(refusalOf(() => checkAttachable("e1", undefined))).toEqual({ status: "not_found", code: "evidence_not_found" });
+    expect(refusalOf(() => checkAttachable("e1", undefined))).toEqual({
+      status: "not_found",
+      code: "evidence_not_found",
+    });
     expect(refusalOf(() => checkAttachable("e1", { ...orphan, operation_id: "op" }))).toEqual({
       status: "conflict",
       code: "evidence_already_linked",
@@ -59,14 +68,23 @@ describe("callers", () => {
     expect(s.fleet).toBe(false);
   });
   it("refuses board routes to devices and inactive agents, handset routes to sessions", () => {
-    expect(refusalOf(() => requireBoard({ kind: "device", deviceId: "d" } as Caller))).toEqual({ status: "forbidden", code: "session_required" });
-    expect(refusalOf(() => requireBoard({ ...session, isActive: false }))).toEqual({ status: "forbidden", code: "agent_inactive" });
+    expect(refusalOf(() => requireBoard({ kind: "device", deviceId: "d" } as Caller))).toEqual({
+      status: "forbidden",
+      code: "session_required",
+    });
+    expect(refusalOf(() => requireBoard({ ...session, isActive: false }))).toEqual({
+      status: "forbidden",
+      code: "agent_inactive",
+    });
     expect(refusalOf(() => requireDevice(session))).toEqual({ status: "forbidden", code: "device_required" });
   });
   it("refuses a SIM that is unknown, unassigned or in another handset", () => {
     const device = { kind: "device", deviceId: "d1" } as Caller;
     for (const sim of [undefined, { sim_id: "s" }, { sim_id: "s", device_id: "d2" }]) {
-      expect(refusalOf(() => requireSimOfDevice(device, sim, "s"))).toEqual({ status: "forbidden", code: "sim_not_assigned_to_device" });
+      expect(refusalOf(() => requireSimOfDevice(device, sim, "s"))).toEqual({
+        status: "forbidden",
+        code: "sim_not_assigned_to_device",
+      });
     }
     expect(() => requireSimOfDevice(device, { sim_id: "s", device_id: "d1" }, "s")).not.toThrow();
   });

@@ -26,7 +26,10 @@ export interface Dismissable {
 export function decideDismiss(evidenceId: string, m: Dismissable | undefined, scope: Scope): "dismiss" | "already" {
   if (!m) throw refusal("evidence_not_found", `Evidence ${evidenceId} not found`, { evidence_id: evidenceId });
   if (!inScope(scope, m.sim_id)) {
-    throw refusal("sim_not_in_grant", `SIM ${m.sim_id} is not assigned to this agent`, { evidence_id: m.id, sim_id: m.sim_id });
+    throw refusal("sim_not_in_grant", `SIM ${m.sim_id} is not assigned to this agent`, {
+      evidence_id: m.id,
+      sim_id: m.sim_id,
+    });
   }
   if (m.operation_id) {
     throw refusal("evidence_already_linked", `Evidence ${m.id} is attached to operation ${m.operation_id}`, {

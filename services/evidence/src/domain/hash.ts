@@ -17,5 +17,7 @@ export function normalizeRaw(raw: string): string {
 /** Hex SHA-256 of the SIM, the normalized text and the client id (absent and empty are the same). */
 export function smsHash(simId: string, raw: string, clientMessageId?: string | null): string {
   const id = clientMessageId ? clientMessageId : null;
-  return createHash("sha256").update(JSON.stringify([simId, normalizeRaw(raw), id])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([simId, normalizeRaw(raw), id]))
+    .digest("hex");
 }

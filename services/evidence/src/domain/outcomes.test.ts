@@ -44,7 +44,12 @@ describe("what a new message is routed to (rules 2 to 4, in precedence order)", 
   });
 
   it("covers every kind of the contract", () => {
-    expect(table.map((r) => r[0]).filter((k) => k !== null).sort()).toEqual([...MESSAGE_KINDS].sort());
+    expect(
+      table
+        .map((r) => r[0])
+        .filter((k) => k !== null)
+        .sort(),
+    ).toEqual([...MESSAGE_KINDS].sort());
   });
 
   it("stores a message to correlate as pending and the others finished", () => {

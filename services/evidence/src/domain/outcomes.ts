@@ -68,7 +68,11 @@ export function outcomeOfProof(answer: string): Outcome {
  * The value dispatch matches by exactly: the amount of a deposit, the balance of a balance
  * reply (rule 6). Null means there is nothing to match by, and the message is an orphan.
  */
-export function matchValueOf(m: { kind: MessageKind | null; amount: number | null; balance_after: number | null }): number | null {
+export function matchValueOf(m: {
+  kind: MessageKind | null;
+  amount: number | null;
+  balance_after: number | null;
+}): number | null {
   if (m.kind === "BAL") return m.balance_after;
   return m.amount;
 }

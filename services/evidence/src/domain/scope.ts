@@ -16,7 +16,8 @@ export function requireBoard(caller: Caller | undefined): Caller {
 
 /** Handset routes: a device token. */
 export function requireDevice(caller: Caller | undefined): Caller {
-  if (!caller || caller.kind !== "device" || !caller.deviceId) throw refusal("device_required", "This route requires a device token");
+  if (!caller || caller.kind !== "device" || !caller.deviceId)
+    throw refusal("device_required", "This route requires a device token");
   return caller;
 }
 
@@ -40,7 +41,11 @@ export function inScope(scope: Scope, simId: string): boolean {
 }
 
 /** Contract: 403 when the SIM is not the calling device's (an unknown SIM is no one's). */
-export function requireSimOfDevice(device: Caller, sim: { sim_id: string; device_id?: string } | undefined, simId: string): void {
+export function requireSimOfDevice(
+  device: Caller,
+  sim: { sim_id: string; device_id?: string } | undefined,
+  simId: string,
+): void {
   if (!sim || !sim.device_id || sim.device_id !== device.deviceId) {
     throw refusal("sim_not_assigned_to_device", `SIM ${simId} is not assigned to this device`, { sim_id: simId });
   }

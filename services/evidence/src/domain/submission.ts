@@ -22,9 +22,12 @@ export function validateSubmission(simId: string, messages: readonly IncomingSha
     throw invalid("messages", `must hold at most ${MAX_MESSAGES_PER_SUBMISSION} messages`, messages.length);
   }
   messages.forEach((m, i) => {
-    if (!m.sender || m.sender.length > MAX_SENDER_LENGTH) throw invalid(`messages.${i}.sender`, `is required, at most ${MAX_SENDER_LENGTH} characters`);
-    if (!m.raw || m.raw.length > MAX_RAW_LENGTH) throw invalid(`messages.${i}.raw`, `is required, at most ${MAX_RAW_LENGTH} characters`);
-    if (!m.receivedAt || Number.isNaN(m.receivedAt.getTime())) throw invalid(`messages.${i}.received_at`, "is required");
+    if (!m.sender || m.sender.length > MAX_SENDER_LENGTH)
+      throw invalid(`messages.${i}.sender`, `is required, at most ${MAX_SENDER_LENGTH} characters`);
+    if (!m.raw || m.raw.length > MAX_RAW_LENGTH)
+      throw invalid(`messages.${i}.raw`, `is required, at most ${MAX_RAW_LENGTH} characters`);
+    if (!m.receivedAt || Number.isNaN(m.receivedAt.getTime()))
+      throw invalid(`messages.${i}.received_at`, "is required");
     if (m.clientMessageId !== undefined && m.clientMessageId.length > MAX_CLIENT_MESSAGE_ID) {
       throw invalid(`messages.${i}.client_message_id`, `must be at most ${MAX_CLIENT_MESSAGE_ID} characters`);
     }

@@ -32,7 +32,9 @@ describe("the list window", () => {
     expect(w.to).toBeNull();
   });
   it("takes days=1 as today alone", () => {
-    expect(windowOf({ days: 1, from: "", to: "", all: false }, now).from!.toISOString()).toBe("2026-03-10T23:00:00.000Z");
+    expect(windowOf({ days: 1, from: "", to: "", all: false }, now).from!.toISOString()).toBe(
+      "2026-03-10T23:00:00.000Z",
+    );
   });
   it("lets from win over days, and makes to inclusive of its whole day", () => {
     const w = windowOf({ days: 3, from: "2026-01-01", to: "2026-01-02", all: false }, now);

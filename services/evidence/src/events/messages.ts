@@ -83,12 +83,20 @@ export async function messageDismissed(em: EntityManager, m: MessageRecord): Pro
   });
 }
 
-export async function messagesPurged(em: EntityManager, p: { simId: string; reason: "sim_deleted" | "reset"; messages: number }): Promise<void> {
+export async function messagesPurged(
+  em: EntityManager,
+  p: { simId: string; reason: "sim_deleted" | "reset"; messages: number },
+): Promise<void> {
   await enqueueEvent(em, SCHEMA, {
     topic: Topics.messages,
     key: p.simId || "all",
     schema: MessagesPurgedSchema,
-    message: create(MessagesPurgedSchema, { simId: p.simId, reason: p.reason, messages: BigInt(p.messages), purgedAt: ts(new Date()) }),
+    message: create(MessagesPurgedSchema, {
+      simId: p.simId,
+      reason: p.reason,
+      messages: BigInt(p.messages),
+      purgedAt: ts(new Date()),
+    }),
   });
 }
 

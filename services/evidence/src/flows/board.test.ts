@@ -58,11 +58,22 @@ async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: s
   throw new Error("expected a refusal");
 }
 
-const unmatched = (agentId: string, role = "agent", o: Partial<{ unmatched: boolean; limit: number; window: ReturnType<typeof window> }> = {}) =>
-  unmatchedEvidence(h.deps, { caller: session(agentId, role), unmatched: true, limit: 0, window: window(), ...o });
+const unmatched = (
+  agentId: string,
+  role = "agent",
+  o: Partial<{ unmatched: boolean; limit: number; window: ReturnType<typeof window> }> = {},
+) => unmatchedEvidence(h.deps, { caller: session(agentId, role), unmatched: true, limit: 0, window: window(), ...o });
 
 const movement = (amount: number) =>
-  transferReceived("operator_b", { amount, balanceAfter: 10_000, ref: newRef(), msisdn: "699000111", name: "PAUL EKANE", at: new Date(), language: "fr" });
+  transferReceived("operator_b", {
+    amount,
+    balanceAfter: 10_000,
+    ref: newRef(),
+    msisdn: "699000111",
+    name: "PAUL EKANE",
+    at: new Date(),
+    language: "fr",
+  });
 
 describe("unmatched queue", () => {
   it("lists orphans, ambiguous, divergent, uncorrelated and refusals; never linked messages, movements or notices", async () => {
@@ -75,11 +86,16 @@ describe("unmatched queue", () => {
     await one(h, movement(4000));
     await one(h, promotion("operator_b", { language: "en" }));
     const listed = await unmatched(SUPERVISOR, "supervisor");
-    expect(new Set(listed.map((m) => m.id))).toEqual(new Set([orphan.messageId, uncorrelated.messageId, refusal.messageId, bal.messageId]));
+    expect(new Set(listed.map((m) => m.id))).toEqual(
+      new Set([orphan.messageId, uncorrelated.messageId, refusal.messageId, bal.messageId]),
+    );
   });
 
   it("refuses unmatched=false with 400", async () => {
-    expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({ status: "bad_request", code: "unmatched_required" });
+    expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({
+      status: "bad_request",
+      code: "unmatched_required",
+    });
   });
 
   it("scopes an agent to the SIMs of its grant; supervisors and admins see the fleet", async () => {
@@ -87,7 +103,9 @@ describe("unmatched queue", () => {
     const theirs = await one(h, deposit(2000), { simId: OTHER_SIM });
     expect((await unmatched(AGENT)).map((m) => m.id)).toEqual([mine.messageId]);
     expect((await unmatched(OUTSIDER)).map((m) => m.id)).toEqual([theirs.messageId]);
-    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.code)).toBe("agent_inactive");
+    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.code)).toBe(
+      "agent_inactive",
+    );
     for (const role of ["supervisor", "admin"]) expect(await unmatched(SUPERVISOR, role)).toHaveLength(2);
   });
 
@@ -117,7 +135,8 @@ describe("unmatched queue", () => {
     const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 3600_000);
     await one(h, deposit(10), { receivedAt: daysAgo(10) });
     await one(h, deposit(40), { receivedAt: daysAgo(40) });
-    const amounts = async (w: ReturnType<typeof window>) => (await unmatched(AGENT, "agent", { window: w })).map((m) => m.amount);
+    const amounts = async (w: ReturnType<typeof window>) =>
+      (await unmatched(AGENT, "agent", { window: w })).map((m) => m.amount);
     expect(await amounts(window())).toEqual([10]);
     expect(await amounts(window({ days: 42 }))).toEqual([10, 40]);
     expect(await amounts(window({ all: true }))).toEqual([10, 40]);
@@ -135,7 +154,9 @@ describe("movements", () => {
     expect(list.map((m) => m.id)).toEqual([newer.messageId, older.messageId]);
     expect(list[1].dismissed_at).not.toBeNull();
     expect(await movements(h.deps, { caller: session(OUTSIDER), limit: 0, window: window() })).toEqual([]);
-    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).code).toBe("invalid_request");
+    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).code).toBe(
+      "invalid_request",
+    );
   });
 });
 
@@ -154,18 +175,30 @@ describe("dismiss", () => {
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 1000 });
     const linked = await one(h, deposit(1000));
     const orphan = await one(h, deposit(2000));
-    const d = (agentId: string, evidenceId: string, role = "agent") => dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
-    expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({ status: "not_found", code: "evidence_not_found" });
+    const d = (agentId: string, evidenceId: string, role = "agent") =>
+      dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
+    expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({
+      status: "not_found",
+      code: "evidence_not_found",
+    });
     expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
     expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
-    expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({ status: "conflict", code: "evidence_already_linked" });
-    expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({ status: "conflict", code: "evidence_already_linked" });
+    expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({
+      status: "conflict",
+      code: "evidence_already_linked",
+    });
+    expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({
+      status: "conflict",
+      code: "evidence_already_linked",
+    });
     await d(SUPERVISOR, orphan.messageId, "supervisor");
   });
 
   it("refuses a reason outside the contract's list", async () => {
     const orphan = await one(h, deposit(2000));
-    expect((await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" }))).code).toBe("invalid_request");
+    expect(
+      (await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" }))).code,
+    ).toBe("invalid_request");
   });
 });
 
@@ -180,7 +213,9 @@ describe("attach", () => {
     expect(h.dispatch.attachCalls[0].evidence).toMatchObject({ amount: 2500n, kind: "DEP", isAmbiguous: false });
     expect(await unmatched(AGENT)).toEqual([]);
     expect((await outboxTypes(h)).at(-1)).toBe("MessageLinked");
-    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId }))).toEqual({
+    expect(
+      await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
+    ).toEqual({
       status: "conflict",
       code: "evidence_already_linked",
     });
@@ -188,7 +223,11 @@ describe("attach", () => {
   });
 
   it("answers 404 for an unknown message without asking dispatch", async () => {
-    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: "44444444-4444-4444-8444-444444444444" }))).toEqual({
+    expect(
+      await refusalOf(
+        attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: "44444444-4444-4444-8444-444444444444" }),
+      ),
+    ).toEqual({
       status: "not_found",
       code: "evidence_not_found",
     });
@@ -198,7 +237,9 @@ describe("attach", () => {
   it("records nothing when dispatch refuses (another SIM, terminal operation)", async () => {
     const orphan = await one(h, deposit(2500));
     h.dispatch.add({ operationId: OP, simId: OTHER_SIM, montant: 2500 });
-    await expect(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })).rejects.toThrow(/different SIM/);
+    await expect(
+      attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId }),
+    ).rejects.toThrow(/different SIM/);
     const [row] = await messageRows(h);
     expect(row.operation_id).toBeNull();
   });
@@ -208,7 +249,9 @@ describe("attach", () => {
     await one(h, deposit(1000));
     const orphan = await one(h, deposit(1000));
     h.dispatch.operations.get(OP)!.status = "no_evidence"; // a stand-in that would let it through
-    expect(await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId }))).toEqual({
+    expect(
+      await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
+    ).toEqual({
       status: "conflict",
       code: "operation_already_proven",
     });
@@ -225,7 +268,10 @@ describe("daily reconciliation", () => {
     await one(h, movement(700), { receivedAt: new Date("2026-02-10T09:00:00Z") });
     await one(h, deposit(5), { receivedAt: new Date("2026-02-10T23:30:00Z") }); // next local day
     await dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "not_ours" });
-    const rows = (await h.db.em().execute(`select * from evidence.daily_reconciliations order by day`)) as Record<string, unknown>[];
+    const rows = (await h.db.em().execute(`select * from evidence.daily_reconciliations order by day`)) as Record<
+      string,
+      unknown
+    >[];
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({
       sim_id: SIM,
@@ -256,7 +302,9 @@ describe("deletion with the SIM", () => {
     );
     const left = await messageRows(h);
     expect(left.map((r) => r.sim_id)).toEqual([OTHER_SIM]);
-    const recon = (await h.db.em().execute(`select sim_id from evidence.daily_reconciliations`)) as { sim_id: string }[];
+    const recon = (await h.db.em().execute(`select sim_id from evidence.daily_reconciliations`)) as {
+      sim_id: string;
+    }[];
     expect(recon.map((r) => r.sim_id)).toEqual([OTHER_SIM]);
     expect((await outboxTypes(h)).at(-1)).toBe("MessagesPurged");
   });

@@ -1,18 +1,33 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ts, type Caller } from "@transferops/kit";
-import { OperationSchema, EvidenceSummarySchema, type Operation } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import {
+  OperationSchema,
+  EvidenceSummarySchema,
+  type Operation,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { checkAttachable, decideDismiss, dismissReasonOf } from "../domain/dismissal.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard, scopeOf, type Scope } from "../domain/scope.ts";
 import { limitOf, windowOf } from "../domain/window.ts";
 import { messageDismissed, messageLinked } from "../events/messages.ts";
-import { dismissMessage, findMessage, finishCorrelation, listMovements, listUnmatched, lockMessage, lockSim } from "../store/messages.ts";
+import {
+  dismissMessage,
+  findMessage,
+  finishCorrelation,
+  listMovements,
+  listUnmatched,
+  lockMessage,
+  lockSim,
+} from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 
 /** The caller's scope: supervisors and admins the fleet, an agent the SIMs of its grant. */
-export async function boardScope(deps: FlowDeps, caller: Caller | undefined): Promise<{ caller: Caller; scope: Scope }> {
+export async function boardScope(
+  deps: FlowDeps,
+  caller: Caller | undefined,
+): Promise<{ caller: Caller; scope: Scope }> {
   const c = requireBoard(caller);
   if (!needsGrant(c)) return { caller: c, scope: scopeOf(c, []) };
   const grant = await deps.fleet.getAgentScope({ agentId: c.agentId });
@@ -23,7 +38,12 @@ export async function boardScope(deps: FlowDeps, caller: Caller | undefined): Pr
 /** The `days`/`from`/`to`/`all` of a list request (common.v1.DayWindow). */
 type DayWindow = { days: number; from: string; to: string; all: boolean };
 
-const windowRequest = (w: DayWindow | undefined) => ({ days: w?.days ?? 0, from: w?.from ?? "", to: w?.to ?? "", all: w?.all ?? false });
+const windowRequest = (w: DayWindow | undefined) => ({
+  days: w?.days ?? 0,
+  from: w?.from ?? "",
+  to: w?.to ?? "",
+  all: w?.all ?? false,
+});
 
 export async function unmatchedEvidence(
   deps: FlowDeps,
@@ -36,7 +56,10 @@ export async function unmatchedEvidence(
   return listUnmatched(deps.db.em(), scope, window, limit);
 }
 
-export async function movements(deps: FlowDeps, req: { caller?: Caller; limit: number; window?: DayWindow }): Promise<MessageRecord[]> {
+export async function movements(
+  deps: FlowDeps,
+  req: { caller?: Caller; limit: number; window?: DayWindow },
+): Promise<MessageRecord[]> {
   const { scope } = await boardScope(deps, req.caller);
   const limit = limitOf(req.limit);
   const window = windowOf(windowRequest(req.window), new Date());
@@ -44,7 +67,10 @@ export async function movements(deps: FlowDeps, req: { caller?: Caller; limit: n
 }
 
 /** Idempotent: a second dismissal answers the same and keeps the first reason. */
-export async function dismiss(deps: FlowDeps, req: { caller?: Caller; evidenceId: string; reason: string }): Promise<void> {
+export async function dismiss(
+  deps: FlowDeps,
+  req: { caller?: Caller; evidenceId: string; reason: string },
+): Promise<void> {
   const { caller, scope } = await boardScope(deps, req.caller);
   const reason = dismissReasonOf(req.reason);
   const found = await findMessage(deps.db.em(), req.evidenceId);
@@ -75,30 +101,30 @@ export async function attach(
   const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId));
   const result = await deps.db
     .tx(async (em) => {
-    await lockSim(em, found.sim_id);
-    const m = checkAttachable(req.evidenceId, await lockMessage(em, req.evidenceId)) as MessageRecord;
-    const res = await deps.dispatch.attachEvidence({
-      caller,
-      operationId: req.operationId,
-      messageId: m.id,
-      simId: m.sim_id,
-      evidence: summaryOf(m),
-    });
-    const operation = res.operation;
-    if (!operation?.operationId) throw new Error(`dispatch attached message ${m.id} without returning the operation`);
-    const updated = await finishCorrelation(em, m.id, {
-      outcome: "attached",
-      is_ambiguous: m.is_ambiguous,
-      operation_id: operation.operationId,
-      link: "proof",
-      linked_by: caller.agentId,
-      operation_snapshot: toBinary(OperationSchema, operation),
-      balance_state: m.balance_state,
-    });
-    await messageLinked(em, updated);
-    await recomputeDay(em, updated.sim_id, updated.received_at);
-    return { operation, evidence: updated };
-  })
+      await lockSim(em, found.sim_id);
+      const m = checkAttachable(req.evidenceId, await lockMessage(em, req.evidenceId)) as MessageRecord;
+      const res = await deps.dispatch.attachEvidence({
+        caller,
+        operationId: req.operationId,
+        messageId: m.id,
+        simId: m.sim_id,
+        evidence: summaryOf(m),
+      });
+      const operation = res.operation;
+      if (!operation?.operationId) throw new Error(`dispatch attached message ${m.id} without returning the operation`);
+      const updated = await finishCorrelation(em, m.id, {
+        outcome: "attached",
+        is_ambiguous: m.is_ambiguous,
+        operation_id: operation.operationId,
+        link: "proof",
+        linked_by: caller.agentId,
+        operation_snapshot: toBinary(OperationSchema, operation),
+        balance_state: m.balance_state,
+      });
+      await messageLinked(em, updated);
+      await recomputeDay(em, updated.sim_id, updated.received_at);
+      return { operation, evidence: updated };
+    })
     .catch((err: unknown) => {
       // One proving message per operation is a constraint: a second one is a conflict, never a second link.
       if (err instanceof Error && err.message.includes("messages_one_proof_per_operation")) {

@@ -48,8 +48,20 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
     const text = deposit(15_000);
     const first = await one(h, text);
     const again = await one(h, text);
-    expect(first).toMatchObject({ duplicate: false, matched: true, restated: false, outcome: "confirmed", operationId: OP });
-    expect(again).toMatchObject({ duplicate: true, matched: true, restated: false, outcome: "confirmed", operationId: OP });
+    expect(first).toMatchObject({
+      duplicate: false,
+      matched: true,
+      restated: false,
+      outcome: "confirmed",
+      operationId: OP,
+    });
+    expect(again).toMatchObject({
+      duplicate: true,
+      matched: true,
+      restated: false,
+      outcome: "confirmed",
+      operationId: OP,
+    });
     expect(again.messageId).toBe(first.messageId);
     expect(again.operation?.operationId).toBe(OP);
     expect(again.balance).toBe(first.balance);
@@ -130,7 +142,13 @@ describe("rule 5: a restatement names the proved operation and confirms nothing"
     h.dispatch.add({ operationId: OP2, simId: SIM, montant: 12_000 });
     const second = await one(h, deposit(12_000, { ref, balanceAfter: 111_111 }));
     expect(first).toMatchObject({ outcome: "confirmed", operationId: OP });
-    expect(second).toMatchObject({ matched: true, restated: true, outcome: "restated", operationId: OP, duplicate: false });
+    expect(second).toMatchObject({
+      matched: true,
+      restated: true,
+      outcome: "restated",
+      operationId: OP,
+      duplicate: false,
+    });
     expect(second.operation?.operationId).toBe(OP);
     expect(h.dispatch.proveCalls).toHaveLength(1);
     expect(h.dispatch.confirmations).toEqual([{ operationId: OP, messageId: first.messageId, by: "proof" }]);
@@ -172,14 +190,32 @@ describe("rule 7: dispatch's answer", () => {
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 25_000, msisdnDest: "690000001" });
     const receivedAt = new Date(Date.now() - 5000);
     const r = await one(h, deposit(25_000, { balanceAfter: 275_000 }), { receivedAt });
-    expect(r).toMatchObject({ matched: true, restated: false, outcome: "confirmed", kind: "DEP", operationId: OP, isAmbiguous: false });
+    expect(r).toMatchObject({
+      matched: true,
+      restated: false,
+      outcome: "confirmed",
+      kind: "DEP",
+      operationId: OP,
+      isAmbiguous: false,
+    });
     expect(r.balance).toBe(275_000n);
     expect(r.previousBalance).toBe(300_000n);
     expect(h.fleet.balanceCalls).toHaveLength(1);
-    expect(h.fleet.balanceCalls[0]).toMatchObject({ simId: SIM, balance: 275_000n, source: "sms", messageId: r.messageId });
+    expect(h.fleet.balanceCalls[0]).toMatchObject({
+      simId: SIM,
+      balance: 275_000n,
+      source: "sms",
+      messageId: r.messageId,
+    });
     expect(Number(h.fleet.balanceCalls[0].observedAt!.seconds)).toBe(Math.floor(receivedAt.getTime() / 1000));
     const [row] = await messageRows(h);
-    expect(row).toMatchObject({ state: "done", outcome: "confirmed", link: "proof", operation_id: OP, balance_state: "done" });
+    expect(row).toMatchObject({
+      state: "done",
+      outcome: "confirmed",
+      link: "proof",
+      operation_id: OP,
+      balance_state: "done",
+    });
     expect(await outboxTypes(h, "messages")).toEqual(["MessageStored", "MessageCorrelated", "MessageLinked"]);
   });
 
@@ -198,7 +234,9 @@ describe("rule 7: dispatch's answer", () => {
       counterpartyMsisdn: "690000001",
       isAmbiguousHint: false,
     });
-    expect(Number(h.dispatch.proveCalls[0].deviceReceivedAt!.seconds)).toBe(Math.floor(deviceReceivedAt.getTime() / 1000));
+    expect(Number(h.dispatch.proveCalls[0].deviceReceivedAt!.seconds)).toBe(
+      Math.floor(deviceReceivedAt.getTime() / 1000),
+    );
   });
 
   it("confirms a balance check with a balance reply, recorded as a balance_check reading", async () => {
@@ -242,7 +280,10 @@ describe("the SIM must be the calling device's", () => {
     ["an unknown SIM", "sim-nowhere", undefined],
     ["a SIM of another handset", SIM, "other-device"],
   ])("refuses %s with 403 and stores nothing", async (_name, simId, deviceId) => {
-    expect(await refusalOf(one(h, deposit(100), { simId, deviceId }))).toEqual({ status: "forbidden", code: "sim_not_assigned_to_device" });
+    expect(await refusalOf(one(h, deposit(100), { simId, deviceId }))).toEqual({
+      status: "forbidden",
+      code: "sim_not_assigned_to_device",
+    });
     expect(await messageRows(h)).toHaveLength(0);
   });
 
@@ -391,7 +432,12 @@ describe("concurrency", () => {
     await one(h, deposit(2000), { correlate: false });
     const [orphan] = (await messageRows(h)).filter((r) => r.outcome === "not_correlated");
     await expect(
-      h.db.em().execute(`update evidence.messages set operation_id = ?, link = 'proof', state = 'done' where id = ?`, [OP, orphan.id]),
+      h.db
+        .em()
+        .execute(`update evidence.messages set operation_id = ?, link = 'proof', state = 'done' where id = ?`, [
+          OP,
+          orphan.id,
+        ]),
     ).rejects.toThrow(/messages_one_proof_per_operation/);
   });
 });

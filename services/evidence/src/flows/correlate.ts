@@ -123,7 +123,11 @@ async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Prom
         ...unlinked,
         outcome,
         divergentFrom: answer.operation
-          ? { operationId: answer.operation.operationId, montant: answer.operation.montant, msisdnDest: answer.operation.msisdnDest }
+          ? {
+              operationId: answer.operation.operationId,
+              montant: answer.operation.montant,
+              msisdnDest: answer.operation.msisdnDest,
+            }
           : undefined,
       };
     default:
@@ -155,7 +159,10 @@ export async function pushBalance(deps: FlowDeps, m: MessageRecord): Promise<Mes
   }
 }
 
-async function provenBalance(deps: FlowDeps, m: MessageRecord): Promise<{ balance: number | null; previous_balance: number | null }> {
+async function provenBalance(
+  deps: FlowDeps,
+  m: MessageRecord,
+): Promise<{ balance: number | null; previous_balance: number | null }> {
   const proven = provenBalanceOf(m);
   if (!proven) return { balance: null, previous_balance: null };
   try {
@@ -175,7 +182,10 @@ async function provenBalance(deps: FlowDeps, m: MessageRecord): Promise<{ balanc
     // Final answers: a SIM fleet no longer knows has no mirror; a reading fleet refuses never
     // becomes acceptable by asking again. Anything else (unreachable) is retried.
     if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) {
-      deps.log.warn({ err: err.rawMessage, message_id: m.id, sim_id: m.sim_id }, "fleet refused the proven balance; not retried");
+      deps.log.warn(
+        { err: err.rawMessage, message_id: m.id, sim_id: m.sim_id },
+        "fleet refused the proven balance; not retried",
+      );
       return { balance: null, previous_balance: null };
     }
     throw err;

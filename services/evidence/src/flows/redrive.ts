@@ -44,7 +44,12 @@ export class Redrive {
   async pass(now = new Date()): Promise<number> {
     if (this.running) return this.running;
     this.running = (async () => {
-      const due = await unfinished(this.deps.db.em(), now, new Date(now.getTime() - this.options.graceMs), this.options.batchSize ?? 100);
+      const due = await unfinished(
+        this.deps.db.em(),
+        now,
+        new Date(now.getTime() - this.options.graceMs),
+        this.options.batchSize ?? 100,
+      );
       let finished = 0;
       for (const { id } of due) {
         if (this.stopped) break;

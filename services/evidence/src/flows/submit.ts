@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fromTs } from "@transferops/kit";
 import type { SimSummary } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
-import type { MessageResult, SubmitMessagesRequest } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import type {
+  MessageResult,
+  SubmitMessagesRequest,
+} from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { smsHash } from "../domain/hash.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { initialOutcome, routeOf } from "../domain/outcomes.ts";
@@ -77,7 +80,10 @@ export interface StoreInput {
  * nothing and returns the stored row (which may still be pending after a crash: the caller
  * finishes it). Messages that will never be correlated are stored finished.
  */
-export async function storeMessage(deps: FlowDeps, input: StoreInput): Promise<{ message: MessageRecord; duplicate: boolean }> {
+export async function storeMessage(
+  deps: FlowDeps,
+  input: StoreInput,
+): Promise<{ message: MessageRecord; duplicate: boolean }> {
   const hash = smsHash(input.simId, input.raw, input.clientMessageId);
   const existing = await findByHash(deps.db.em(), input.simId, hash);
   if (existing) return { message: existing, duplicate: true };
@@ -127,7 +133,8 @@ async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | un
   try {
     return (await deps.fleet.lookupSim({ simId })).sim;
   } catch (err) {
-    if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument)) return undefined;
+    if (err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument))
+      return undefined;
     throw err;
   }
 }

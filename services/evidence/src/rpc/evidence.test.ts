@@ -44,7 +44,8 @@ async function connectError(p: Promise<unknown>): Promise<{ code: Code; reason: 
   try {
     await p;
   } catch (err) {
-    if (err instanceof ConnectError) return { code: err.code, reason: err.findDetails(ErrorDetailSchema)[0]?.code ?? "" };
+    if (err instanceof ConnectError)
+      return { code: err.code, reason: err.findDetails(ErrorDetailSchema)[0]?.code ?? "" };
     throw err;
   }
   throw new Error("expected a Connect error");
@@ -108,14 +109,36 @@ describe("SubmitMessages", () => {
       at: new Date(),
       language: "fr",
     });
-    const res = await client.submitMessages({ caller: device(), simId: SIM, correlate: true, messages: [message(text)] });
-    expect(res.results[0]).toMatchObject({ matched: true, outcome: "confirmed", operationId: "55555555-5555-4555-8555-555555555555" });
+    const res = await client.submitMessages({
+      caller: device(),
+      simId: SIM,
+      correlate: true,
+      messages: [message(text)],
+    });
+    expect(res.results[0]).toMatchObject({
+      matched: true,
+      outcome: "confirmed",
+      operationId: "55555555-5555-4555-8555-555555555555",
+    });
     expect(res.results[0].operation?.montant).toBe(777n);
-    expect(await connectError(client.submitMessages({ caller: device("someone-else"), simId: SIM, correlate: true, messages: [message("x")] }))).toEqual({
+    expect(
+      await connectError(
+        client.submitMessages({
+          caller: device("someone-else"),
+          simId: SIM,
+          correlate: true,
+          messages: [message("x")],
+        }),
+      ),
+    ).toEqual({
       code: Code.PermissionDenied,
       reason: "sim_not_assigned_to_device",
     });
-    expect(await connectError(client.submitMessages({ caller: session("a"), simId: SIM, correlate: true, messages: [message("x")] }))).toEqual({
+    expect(
+      await connectError(
+        client.submitMessages({ caller: session("a"), simId: SIM, correlate: true, messages: [message("x")] }),
+      ),
+    ).toEqual({
       code: Code.PermissionDenied,
       reason: "device_required",
     });
@@ -124,7 +147,9 @@ describe("SubmitMessages", () => {
 
 describe("ResetEvidence", () => {
   it("is refused to anyone but an admin, and deletes every message and reconciliation", async () => {
-    expect((await connectError(client.resetEvidence({ caller: session("a", "supervisor") }))).reason).toBe("admin_required");
+    expect((await connectError(client.resetEvidence({ caller: session("a", "supervisor") }))).reason).toBe(
+      "admin_required",
+    );
     const res = await client.resetEvidence({ caller: session("a", "admin") });
     expect(res.deleted).toEqual({ evidences: 1n, daily_reconciliations: 1n });
     const again = await client.resetEvidence({ caller: session("a", "admin") });

@@ -72,7 +72,9 @@ export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceSer
         return d;
       });
       deps.published();
-      return { deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) } };
+      return {
+        deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) },
+      };
     },
   };
 }

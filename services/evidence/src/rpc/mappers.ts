@@ -2,7 +2,10 @@ import { create, fromBinary } from "@bufbuild/protobuf";
 import { ts } from "@transferops/kit";
 import { OperationSchema, type Operation } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
-import { MessageResultSchema, type MessageResult } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import {
+  MessageResultSchema,
+  type MessageResult,
+} from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import type { MessageRecord } from "../domain/message.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
 

@@ -9,7 +9,10 @@ const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, de
   language, parse_rule, state, outcome, is_ambiguous, operation_id, link, linked_at, linked_by, operation_snapshot,
   balance_state, balance, previous_balance, dismissed_at, dismiss_reason, dismissed_by, stored_at, correlated_at, attempts`;
 
-type Row = Omit<MessageRecord, "amount" | "fee" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"> & {
+type Row = Omit<
+  MessageRecord,
+  "amount" | "fee" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"
+> & {
   amount: string | number | null;
   fee: string | number | null;
   balance_after: string | number | null;
@@ -104,8 +107,15 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
   return r && record(r);
 }
 
-export async function findByHash(em: EntityManager, simId: string, smsHash: string): Promise<MessageRecord | undefined> {
-  const r = await one<Row>(em, `select ${COLUMNS} from evidence.messages where sim_id = ? and sms_hash = ?`, [simId, smsHash]);
+export async function findByHash(
+  em: EntityManager,
+  simId: string,
+  smsHash: string,
+): Promise<MessageRecord | undefined> {
+  const r = await one<Row>(em, `select ${COLUMNS} from evidence.messages where sim_id = ? and sms_hash = ?`, [
+    simId,
+    smsHash,
+  ]);
   return r && record(r);
 }
 
@@ -192,13 +202,18 @@ export async function recordBalance(
 
 /** Counts a failed correlation attempt; the message stays pending for a retry or the re-drive. */
 export async function recordAttemptFailure(em: EntityManager, id: string, error: string): Promise<void> {
-  await em.execute(`update evidence.messages set attempts = attempts + 1, last_attempt_at = now(), last_error = ? where id = ?`, [
-    error.slice(0, 500),
-    id,
-  ]);
+  await em.execute(
+    `update evidence.messages set attempts = attempts + 1, last_attempt_at = now(), last_error = ? where id = ?`,
+    [error.slice(0, 500), id],
+  );
 }
 
-export async function dismissMessage(em: EntityManager, id: string, reason: string, by: string): Promise<MessageRecord> {
+export async function dismissMessage(
+  em: EntityManager,
+  id: string,
+  reason: string,
+  by: string,
+): Promise<MessageRecord> {
   const r = await one<Row>(
     em,
     `update evidence.messages set dismissed_at = now(), dismiss_reason = ?, dismissed_by = ? where id = ? returning ${COLUMNS}`,
@@ -212,7 +227,12 @@ export async function dismissMessage(em: EntityManager, id: string, reason: stri
  * After a failed attempt a message waits 2^attempts seconds (at most 5 minutes) before the
  * next, so a service that stays down is not hammered; it is never given up on.
  */
-export async function unfinished(em: EntityManager, now: Date, before: Date, limit: number): Promise<{ id: string; sim_id: string }[]> {
+export async function unfinished(
+  em: EntityManager,
+  now: Date,
+  before: Date,
+  limit: number,
+): Promise<{ id: string; sim_id: string }[]> {
   return rows(
     em,
     `select id, sim_id from evidence.messages
@@ -252,28 +272,53 @@ const QUEUE_SQL = kindsSql(UNMATCHED_QUEUE_KINDS);
  * The unmatched queue: finished messages that name no operation, nobody dismissed, of a
  * kind that could prove something or tells of a refusal (outcomes.ts `inUnmatchedQueue`).
  */
-export async function listUnmatched(em: EntityManager, scope: Scope, window: Window, limit: number): Promise<MessageRecord[]> {
+export async function listUnmatched(
+  em: EntityManager,
+  scope: Scope,
+  window: Window,
+  limit: number,
+): Promise<MessageRecord[]> {
   const params: unknown[] = [];
   const where =
     `state = 'done' and operation_id is null and dismissed_at is null and (kind is null or kind in ${QUEUE_SQL})` +
     scopeSql(scope, params) +
     windowSql(window, params);
   params.push(limit);
-  const r = await rows<Row>(em, `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`, params);
+  const r = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`,
+    params,
+  );
   return r.map(record);
 }
 
 /** Movements, newest first; dismissed ones included. */
-export async function listMovements(em: EntityManager, scope: Scope, window: Window, limit: number): Promise<MessageRecord[]> {
+export async function listMovements(
+  em: EntityManager,
+  scope: Scope,
+  window: Window,
+  limit: number,
+): Promise<MessageRecord[]> {
   const params: unknown[] = [];
   const where = `kind in ${MOVEMENTS_SQL}` + scopeSql(scope, params) + windowSql(window, params);
   params.push(limit);
-  const r = await rows<Row>(em, `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`, params);
+  const r = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`,
+    params,
+  );
   return r.map(record);
 }
 
-export async function deleteSimMessages(em: EntityManager, simId: string): Promise<{ messages: number; reconciliations: number }> {
-  const [m] = await rows<{ n: string }>(em, `with d as (delete from evidence.messages where sim_id = ? returning 1) select count(*) as n from d`, [simId]);
+export async function deleteSimMessages(
+  em: EntityManager,
+  simId: string,
+): Promise<{ messages: number; reconciliations: number }> {
+  const [m] = await rows<{ n: string }>(
+    em,
+    `with d as (delete from evidence.messages where sim_id = ? returning 1) select count(*) as n from d`,
+    [simId],
+  );
   const [d] = await rows<{ n: string }>(
     em,
     `with d as (delete from evidence.daily_reconciliations where sim_id = ? returning 1) select count(*) as n from d`,
@@ -283,7 +328,13 @@ export async function deleteSimMessages(em: EntityManager, simId: string): Promi
 }
 
 export async function deleteAllMessages(em: EntityManager): Promise<{ messages: number; reconciliations: number }> {
-  const [m] = await rows<{ n: string }>(em, `with d as (delete from evidence.messages returning 1) select count(*) as n from d`);
-  const [d] = await rows<{ n: string }>(em, `with d as (delete from evidence.daily_reconciliations returning 1) select count(*) as n from d`);
+  const [m] = await rows<{ n: string }>(
+    em,
+    `with d as (delete from evidence.messages returning 1) select count(*) as n from d`,
+  );
+  const [d] = await rows<{ n: string }>(
+    em,
+    `with d as (delete from evidence.daily_reconciliations returning 1) select count(*) as n from d`,
+  );
   return { messages: Number(m.n), reconciliations: Number(d.n) };
 }

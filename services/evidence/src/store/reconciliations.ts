@@ -22,7 +22,10 @@ export async function recomputeDay(em: EntityManager, simId: string, receivedAt:
      values (?, ?::date, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) on conflict do nothing`,
     [simId, day],
   );
-  await em.execute(`select 1 from evidence.daily_reconciliations where sim_id = ? and day = ?::date for update`, [simId, day]);
+  await em.execute(`select 1 from evidence.daily_reconciliations where sim_id = ? and day = ?::date for update`, [
+    simId,
+    day,
+  ]);
   await em.execute(
     `update evidence.daily_reconciliations r set
        messages = s.messages, confirmed = s.confirmed, restated = s.restated, attached = s.attached,

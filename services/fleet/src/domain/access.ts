@@ -38,9 +38,12 @@ export function checkGrant(input: GrantInput, existingSimIds: ReadonlySet<string
   const rejectedTypes = opTypes.filter((t) => !isOpType(t));
   const violations: Violation[] = [];
   if (!simIds.length) violations.push({ field: "allowed_sim_ids", message: "must name at least one SIM" });
-  if (rejectedSims.length) violations.push({ field: "allowed_sim_ids", message: `unknown SIM ids: ${rejectedSims.join(", ")}` });
-  if (rejectedTypes.length) violations.push({ field: "allowed_op_types", message: `unknown operation types: ${rejectedTypes.join(", ")}` });
-  if (!Number.isInteger(maxAmount) || maxAmount <= 0) violations.push({ field: "max_amount", message: "must be an integer above 0" });
+  if (rejectedSims.length)
+    violations.push({ field: "allowed_sim_ids", message: `unknown SIM ids: ${rejectedSims.join(", ")}` });
+  if (rejectedTypes.length)
+    violations.push({ field: "allowed_op_types", message: `unknown operation types: ${rejectedTypes.join(", ")}` });
+  if (!Number.isInteger(maxAmount) || maxAmount <= 0)
+    violations.push({ field: "max_amount", message: "must be an integer above 0" });
   if (violations.length) return { ok: false, violations, rejected: { sim_ids: rejectedSims, op_types: rejectedTypes } };
   return { ok: true, grant: { allowed_sim_ids: simIds, allowed_op_types: opTypes as OpType[], max_amount: maxAmount } };
 }

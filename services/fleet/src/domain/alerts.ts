@@ -30,7 +30,10 @@ export function deviceSilent(d: { device_id: string; label: string; last_seen_at
 }
 
 /** One alert per absence: keyed by the heartbeat that first reported the SIM missing. */
-export function simAbsent(s: { sim_id: string; msisdn: string; device_id: string; absent_since: Date }, now: Date): Alert {
+export function simAbsent(
+  s: { sim_id: string; msisdn: string; device_id: string; absent_since: Date },
+  now: Date,
+): Alert {
   return {
     kind: "sim_absent",
     severity: "critical",

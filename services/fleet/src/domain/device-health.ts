@@ -74,7 +74,8 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
   if (!report) {
     add("no_report", "warning", "The latest heartbeat carried no health report (app older than 1.1.0?)");
     batteryIssues(d.battery, undefined, add);
-    if (d.battery_exempt === false) add("battery_optimised", "warning", "The app is not exempt from battery optimisation");
+    if (d.battery_exempt === false)
+      add("battery_optimised", "warning", "The app is not exempt from battery optimisation");
     return sortWorstFirst(issues);
   }
   const reportedAt = d.health_reported_at ?? d.last_seen_at;
@@ -95,13 +96,16 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
   const background = group(report, "background");
   const exempt = typeof background?.battery_exempt === "boolean" ? background.battery_exempt : d.battery_exempt;
   if (exempt === false) add("battery_optimised", "warning", "The app is not exempt from battery optimisation");
-  if (background?.service_running === false) add("service_stopped", "critical", "The background service is not running");
+  if (background?.service_running === false)
+    add("service_stopped", "critical", "The background service is not running");
   const stops = num(background?.time_limit_stops);
-  if (stops && stops > 0) add("time_limit_stops", "warning", `Android stopped the service ${stops} time(s) for its time limit`);
+  if (stops && stops > 0)
+    add("time_limit_stops", "warning", `Android stopped the service ${stops} time(s) for its time limit`);
 
   const network = group(report, "network");
   if (network?.connected === false) add("network_down", "critical", "The handset has no network connection");
-  else if (network?.internet_reachable === false) add("internet_unreachable", "critical", "The handset cannot reach the internet");
+  else if (network?.internet_reachable === false)
+    add("internet_unreachable", "critical", "The handset cannot reach the internet");
 
   const polling = group(report, "polling");
   if (polling) pollingIssues(polling, add);
@@ -109,17 +113,27 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
   const sms = group(report, "sms");
   if (sms) {
     const oldest = date(sms.outbox_oldest_at);
-    if ((num(sms.outbox_pending) ?? 0) > 0 && oldest && reportedAt.getTime() - oldest.getTime() > SMS_BACKLOG_AFTER_MS) {
-      add("sms_backlog", "warning", `${num(sms.outbox_pending)} SMS waiting to be forwarded since ${oldest.toISOString()}`);
+    if (
+      (num(sms.outbox_pending) ?? 0) > 0 &&
+      oldest &&
+      reportedAt.getTime() - oldest.getTime() > SMS_BACKLOG_AFTER_MS
+    ) {
+      add(
+        "sms_backlog",
+        "warning",
+        `${num(sms.outbox_pending)} SMS waiting to be forwarded since ${oldest.toISOString()}`,
+      );
     }
     const spoolFailures = num(sms.spool_insert_failures);
-    if (spoolFailures && spoolFailures > 0) add("sms_spool_failing", "warning", `${spoolFailures} SMS could not be spooled`);
+    if (spoolFailures && spoolFailures > 0)
+      add("sms_spool_failing", "warning", `${spoolFailures} SMS could not be spooled`);
   }
 
   const app = group(report, "app");
   if (app?.ui === "closed") add("app_closed", "info", "The app's screen is closed");
   const recent = report.recent_errors;
-  if (Array.isArray(recent) && recent.length) add("recent_errors", "info", `${recent.length} recent error(s) reported by the app`);
+  if (Array.isArray(recent) && recent.length)
+    add("recent_errors", "info", `${recent.length} recent error(s) reported by the app`);
   return sortWorstFirst(issues);
 }
 
@@ -129,10 +143,15 @@ function simIssues(d: DeviceHealthInput, add: (c: string, s: Severity, m: string
   const absent = d.assigned_sim_ids.filter((id) => seen.get(id)?.present === false);
   if (absent.length) add("sim_absent", "critical", `SIM(s) reported absent: ${absent.join(", ")}`);
   const unreported = d.assigned_sim_ids.filter((id) => !seen.has(id));
-  if (unreported.length) add("sim_unreported", "warning", `SIM(s) assigned here but not seen by the handset: ${unreported.join(", ")}`);
+  if (unreported.length)
+    add("sim_unreported", "warning", `SIM(s) assigned here but not seen by the handset: ${unreported.join(", ")}`);
 }
 
-function batteryIssues(level: number | null | undefined, charging: boolean | undefined, add: (c: string, s: Severity, m: string) => void): void {
+function batteryIssues(
+  level: number | null | undefined,
+  charging: boolean | undefined,
+  add: (c: string, s: Severity, m: string) => void,
+): void {
   if (level === null || level === undefined || charging) return;
   if (level < BATTERY_CRITICAL_BELOW) add("battery_low", "critical", `Battery at ${level}% and not charging`);
   else if (level < BATTERY_WARNING_BELOW) add("battery_low", "warning", `Battery at ${level}% and not charging`);
@@ -148,7 +167,10 @@ function pollingIssues(polling: Group, add: (c: string, s: Severity, m: string) 
 }
 
 function sortWorstFirst(issues: HealthIssue[]): HealthIssue[] {
-  return issues.map((issue, i) => ({ issue, i })).sort((a, b) => RANK[b.issue.severity] - RANK[a.issue.severity] || a.i - b.i).map((x) => x.issue);
+  return issues
+    .map((issue, i) => ({ issue, i }))
+    .sort((a, b) => RANK[b.issue.severity] - RANK[a.issue.severity] || a.i - b.i)
+    .map((x) => x.issue);
 }
 
 export function summarize(issues: readonly HealthIssue[]): { count: number; worst: Severity | null } {

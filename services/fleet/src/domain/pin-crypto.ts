@@ -28,7 +28,10 @@ export class KeyringError extends Error {}
 export function parseKeyring(spec: string): Keyring {
   const keys = new Map<string, Buffer>();
   let currentKeyId = "";
-  for (const part of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const sep = part.indexOf(":");
     if (sep <= 0) throw new KeyringError("each PIN key must be keyId:base64key");
     const id = part.slice(0, sep);

@@ -18,8 +18,13 @@ export const invalid = (violations: Violation[], context: Record<string, unknown
   new DomainError("invalid", violations.map((v) => `${v.field}: ${v.message}`).join("; "), { violations, context });
 
 export const notFound = (what: "agent" | "device" | "sim" | "notification" | "webhook", id: string) => {
-  const label = { agent: "Agent", device: "Device", sim: "SIM", notification: "Notification", webhook: "Webhook" }[what];
-  return new DomainError("not_found", `${label} ${id} not found`, { code: `${what}_not_found`, context: { [`${what}_id`]: id } });
+  const label = { agent: "Agent", device: "Device", sim: "SIM", notification: "Notification", webhook: "Webhook" }[
+    what
+  ];
+  return new DomainError("not_found", `${label} ${id} not found`, {
+    code: `${what}_not_found`,
+    context: { [`${what}_id`]: id },
+  });
 };
 
 export const conflict = (code: string, detail: string, context: Record<string, unknown>) =>
@@ -29,7 +34,10 @@ export const msisdnExists = (msisdn: string) =>
   conflict("msisdn_exists", `A SIM with MSISDN ${msisdn} already exists`, { msisdn });
 
 export const deviceNotActive = (deviceId: string, status: string) =>
-  conflict("device_not_active", `Device ${deviceId} is ${status}, not active`, { device_id: deviceId, device_status: status });
+  conflict("device_not_active", `Device ${deviceId} is ${status}, not active`, {
+    device_id: deviceId,
+    device_status: status,
+  });
 
 export const deviceFull = (deviceId: string, simIds: string[]) =>
   conflict("device_full", `Device ${deviceId} already holds 2 SIMs`, { device_id: deviceId, sim_ids: simIds });
@@ -51,4 +59,7 @@ export const simBusy = (simId: string, queuedOrRunning: number) =>
   });
 
 export const simRetired = (simId: string) =>
-  conflict("sim_retired", `SIM ${simId} is retired; set its status with the update route`, { sim_id: simId, sim_status: "retired" });
+  conflict("sim_retired", `SIM ${simId} is retired; set its status with the update route`, {
+    sim_id: simId,
+    sim_status: "retired",
+  });

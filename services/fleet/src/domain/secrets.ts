@@ -28,7 +28,9 @@ const SCRYPT = { N: 16384, r: 8, p: 1, keyLen: 32 };
 
 function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keyLen: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, keyLen, { N, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, keyLen, { N, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 
@@ -46,7 +48,14 @@ export async function verifyPassword(password: string, stored: string | undefine
   const [scheme, n, r, p, salt, key] = (stored ?? DUMMY_HASH).split("$");
   if (scheme !== "scrypt") return false;
   const expected = Buffer.from(key, "base64");
-  const actual = await scryptAsync(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p), expected.length);
+  const actual = await scryptAsync(
+    password,
+    Buffer.from(salt, "base64"),
+    Number(n),
+    Number(r),
+    Number(p),
+    expected.length,
+  );
   return timingSafeEqual(actual, expected) && stored !== undefined;
 }
 

@@ -33,7 +33,11 @@ export function checkPlacement(
 ): DomainError | null {
   if (device.status !== "active") return deviceNotActive(device.device_id, device.status);
   const others = occupants.filter((o) => o.sim_id !== movingSimId);
-  if (others.length >= MAX_SIMS_PER_DEVICE) return deviceFull(device.device_id, others.map((o) => o.sim_id));
+  if (others.length >= MAX_SIMS_PER_DEVICE)
+    return deviceFull(
+      device.device_id,
+      others.map((o) => o.sim_id),
+    );
   const inSlot = others.find((o) => o.subscription_slot === slot);
   if (inSlot) return slotOccupied(device.device_id, slot, inSlot.sim_id);
   return null;
@@ -77,7 +81,11 @@ export type FreezeAction = "freeze" | "unfreeze";
  * Freeze: active → frozen; unfreeze: frozen → active. Repeating either is a no-op
  * answered with the SIM. A retired SIM leaves retirement only through the update route.
  */
-export function freezeTransition(simId: string, status: SimStatus, action: FreezeAction): { to: SimStatus; changed: boolean } | DomainError {
+export function freezeTransition(
+  simId: string,
+  status: SimStatus,
+  action: FreezeAction,
+): { to: SimStatus; changed: boolean } | DomainError {
   if (status === "retired") return simRetired(simId);
   const to: SimStatus = action === "freeze" ? "frozen" : "active";
   return { to, changed: status !== to };

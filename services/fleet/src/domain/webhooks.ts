@@ -29,7 +29,12 @@ export function backoffMs(failedAttempts: number, policy: RetryPolicy): number {
 }
 
 /** What follows a failed attempt: the next attempt time, or giving up when it would fall past the period. */
-export function afterFailure(createdAt: Date, failedAttempts: number, now: Date, policy: RetryPolicy): { giveUp: true } | { giveUp: false; nextAt: Date } {
+export function afterFailure(
+  createdAt: Date,
+  failedAttempts: number,
+  now: Date,
+  policy: RetryPolicy,
+): { giveUp: true } | { giveUp: false; nextAt: Date } {
   const nextAt = new Date(now.getTime() + backoffMs(failedAttempts, policy));
   if (nextAt.getTime() - createdAt.getTime() > policy.giveUpAfterMs) return { giveUp: true };
   return { giveUp: false, nextAt };
@@ -53,6 +58,11 @@ export function isDeliverableUrl(url: string): boolean {
 }
 
 /** The JSON body a webhook receives: the event's id and type, when it happened, and its data. */
-export function webhookBody(eventType: string, eventId: string, occurredAt: Date, data: Record<string, unknown>): string {
+export function webhookBody(
+  eventType: string,
+  eventId: string,
+  occurredAt: Date,
+  data: Record<string, unknown>,
+): string {
   return JSON.stringify({ event_id: eventId, event_type: eventType, occurred_at: occurredAt.toISOString(), data });
 }

@@ -36,7 +36,12 @@ export async function raiseAlert(em: EntityManager, alert: Alert): Promise<void>
 }
 
 /** Stores an alert as a notification once per dedupe key, and queues its webhook deliveries. */
-export async function storeAlert(em: EntityManager, alert: AlertRaised, eventId: string, occurredAt: Date): Promise<void> {
+export async function storeAlert(
+  em: EntityManager,
+  alert: AlertRaised,
+  eventId: string,
+  occurredAt: Date,
+): Promise<void> {
   const raisedAt = fromTs(alert.raisedAt) ?? occurredAt;
   const context: Record<string, unknown> = alert.context ?? {};
   const stored = await insertNotification(em, {
@@ -69,4 +74,6 @@ export async function storeAlert(em: EntityManager, alert: AlertRaised, eventId:
   });
 }
 
-export const alertHandlers = [on(AlertRaisedSchema, (em, event, meta) => storeAlert(em, event, meta.eventId, meta.occurredAt))];
+export const alertHandlers = [
+  on(AlertRaisedSchema, (em, event, meta) => storeAlert(em, event, meta.eventId, meta.occurredAt)),
+];

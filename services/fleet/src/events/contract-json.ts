@@ -23,12 +23,22 @@ function fieldValue(field: DescField, message: Message): unknown {
     case "message":
       return isFieldSet(message, field) ? messageValue(field.message, value as Message) : null;
     case "list":
-      return (value as unknown[]).map((v) => (field.listKind === "message" ? messageValue(field.message, v as Message) : field.listKind === "scalar" ? scalar(field.scalar, v) : v));
+      return (value as unknown[]).map((v) =>
+        field.listKind === "message"
+          ? messageValue(field.message, v as Message)
+          : field.listKind === "scalar"
+            ? scalar(field.scalar, v)
+            : v,
+      );
     case "map":
       return Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([k, v]) => [
           k,
-          field.mapKind === "message" ? messageValue(field.message, v as Message) : field.mapKind === "scalar" ? scalar(field.scalar, v) : v,
+          field.mapKind === "message"
+            ? messageValue(field.message, v as Message)
+            : field.mapKind === "scalar"
+              ? scalar(field.scalar, v)
+              : v,
         ]),
       );
   }
@@ -41,6 +51,7 @@ function scalar(type: ScalarType, value: unknown): unknown {
 }
 
 function messageValue(schema: DescMessage, value: Message): unknown {
-  if (schema.typeName === "google.protobuf.Timestamp") return timestampDate(value as unknown as Timestamp).toISOString();
+  if (schema.typeName === "google.protobuf.Timestamp")
+    return timestampDate(value as unknown as Timestamp).toISOString();
   return contractJson(schema, value);
 }

@@ -16,7 +16,11 @@ import { toSim } from "../rpc/mappers.ts";
 export type DeviceChange = "created" | "updated" | "frozen" | "restored";
 export type SimChange = "created" | "updated" | "frozen" | "unfrozen" | "assigned" | "unassigned" | "balance";
 
-export async function deviceChanged(em: EntityManager, d: { id: string; label: string; status: string }, change: DeviceChange): Promise<void> {
+export async function deviceChanged(
+  em: EntityManager,
+  d: { id: string; label: string; status: string },
+  change: DeviceChange,
+): Promise<void> {
   await enqueueEvent(em, "fleet", {
     topic: Topics.fleet,
     key: d.id,
@@ -54,7 +58,12 @@ export async function simDeleted(em: EntityManager, simId: string): Promise<void
   });
 }
 
-export async function productionDataReset(em: EntityManager, deleted: Record<string, number>, agentIds: string[], at: Date): Promise<void> {
+export async function productionDataReset(
+  em: EntityManager,
+  deleted: Record<string, number>,
+  agentIds: string[],
+  at: Date,
+): Promise<void> {
   await enqueueEvent(em, "fleet", {
     topic: Topics.fleet,
     key: "reset",

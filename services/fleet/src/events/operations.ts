@@ -1,6 +1,9 @@
 import { fromTs, on, Topics } from "@transferops/kit";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
-import { OperationConfirmedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import {
+  OperationConfirmedSchema,
+  OperationFailedSchema,
+} from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { enqueueDeliveries } from "../store/webhooks.ts";
 import { webhookBody } from "../domain/webhooks.ts";
 import { contractJson } from "./contract-json.ts";

@@ -44,7 +44,8 @@ export class DeviceSilenceMonitor {
     const now = new Date();
     const silent = await this.db.tx(async (em) => {
       const devices = await claimSilentDevices(em, this.options.silentAfterS);
-      for (const d of devices) await raiseAlert(em, deviceSilent({ device_id: d.id, label: d.label, last_seen_at: d.last_seen_at }, now));
+      for (const d of devices)
+        await raiseAlert(em, deviceSilent({ device_id: d.id, label: d.label, last_seen_at: d.last_seen_at }, now));
       return devices;
     });
     if (silent.length) {

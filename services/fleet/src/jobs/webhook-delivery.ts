@@ -67,7 +67,9 @@ export class WebhookWorker {
           ? ({ status: "delivered" } as const)
           : (() => {
               const f = afterFailure(d.created_at, attempt, now, this.options.retry);
-              return f.giveUp ? ({ status: "failed" } as const) : ({ status: "pending", next_attempt_at: f.nextAt } as const);
+              return f.giveUp
+                ? ({ status: "failed" } as const)
+                : ({ status: "pending", next_attempt_at: f.nextAt } as const);
             })();
         await this.db.tx((em) =>
           recordAttempt(
@@ -83,7 +85,16 @@ export class WebhookWorker {
             next,
           ),
         );
-        this.log.info({ delivery_id: d.id, event_type: d.event_type, attempt, status_code: outcome.statusCode, result: next.status }, "webhook attempt");
+        this.log.info(
+          {
+            delivery_id: d.id,
+            event_type: d.event_type,
+            attempt,
+            status_code: outcome.statusCode,
+            result: next.status,
+          },
+          "webhook attempt",
+        );
       }),
     );
     return due.length;
@@ -91,14 +102,26 @@ export class WebhookWorker {
 
   private async send(
     url: string,
-    d: { id: string; webhook_id: string; event_type: string; event_id: string; body: string; secret_key_id: string; secret_ciphertext: Buffer },
+    d: {
+      id: string;
+      webhook_id: string;
+      event_type: string;
+      event_id: string;
+      body: string;
+      secret_key_id: string;
+      secret_ciphertext: Buffer;
+    },
     attempt: number,
   ): Promise<AttemptOutcome> {
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);
     let secret: string;
     try {
-      secret = open(this.keyring, { keyId: d.secret_key_id, ciphertext: Buffer.from(d.secret_ciphertext) }, webhookSecretAad(d.webhook_id));
+      secret = open(
+        this.keyring,
+        { keyId: d.secret_key_id, ciphertext: Buffer.from(d.secret_ciphertext) },
+        webhookSecretAad(d.webhook_id),
+      );
     } catch (err) {
       return { error: `signing secret unavailable: ${(err as Error).message}`, durationMs: durationMs() };
     }
@@ -121,7 +144,9 @@ export class WebhookWorker {
         body: d.body,
       });
       await res.arrayBuffer().catch(() => undefined);
-      return delivered(res.status) ? { statusCode: res.status, durationMs: durationMs() } : { statusCode: res.status, error: `HTTP ${res.status}`, durationMs: durationMs() };
+      return delivered(res.status)
+        ? { statusCode: res.status, durationMs: durationMs() }
+        : { statusCode: res.status, error: `HTTP ${res.status}`, durationMs: durationMs() };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       return { error: (e.cause?.code ? `${e.cause.code}: ` : "") + e.message.slice(0, 300), durationMs: durationMs() };

@@ -29,7 +29,10 @@ export function accessHandlers({ db }: FleetDeps): Impl {
           known,
         );
         if (!checked.ok) {
-          throw invalid(checked.violations, { rejected_sim_ids: checked.rejected.sim_ids, rejected_op_types: checked.rejected.op_types });
+          throw invalid(checked.violations, {
+            rejected_sim_ids: checked.rejected.sim_ids,
+            rejected_op_types: checked.rejected.op_types,
+          });
         }
         const previous = await findGrant(em, agent.id);
         await upsertGrant(em, agent.id, checked.grant, req.caller!.agentId);

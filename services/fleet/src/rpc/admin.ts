@@ -32,7 +32,8 @@ type Impl = Pick<
   | "getFleetHealth"
 >;
 
-const reasonOf = (err: unknown) => (isUnimplemented(err) ? "not implemented by the service yet" : err instanceof Error ? err.message : String(err));
+const reasonOf = (err: unknown) =>
+  isUnimplemented(err) ? "not implemented by the service yet" : err instanceof Error ? err.message : String(err);
 
 export function adminHandlers(deps: FleetDeps): Impl {
   const { db, config } = deps;
@@ -46,7 +47,12 @@ export function adminHandlers(deps: FleetDeps): Impl {
       if (!t.changed) return before;
       await updateSimFields(em, before.id, { status: t.to });
       const after: SimRecord = { ...before, status: t.to };
-      await audit(em, { actor, action: `sim.${action}`, target: before.id, details: { from: before.status, to: t.to } });
+      await audit(em, {
+        actor,
+        action: `sim.${action}`,
+        target: before.id,
+        details: { from: before.status, to: t.to },
+      });
       await simChanged(em, after, action === "freeze" ? "frozen" : "unfrozen");
       return after;
     });
@@ -82,11 +88,19 @@ export function adminHandlers(deps: FleetDeps): Impl {
         const frozen = req.active ? await setAllDeviceStatus(em, "active", "frozen") : [];
         for (const d of frozen) await deviceChanged(em, d, "frozen");
         const ids = frozen.map((d) => d.id);
-        await audit(em, { actor: req.caller!.agentId, action: "breaker.set", details: { active: req.active, frozen_device_ids: ids } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "breaker.set",
+          details: { active: req.active, frozen_device_ids: ids },
+        });
         return { breaker, frozen: ids };
       });
       deps.published();
-      return { status: result.breaker.active ? "active" : "inactive", frozenDeviceIds: result.frozen, changedAt: ts(result.breaker.changed_at) };
+      return {
+        status: result.breaker.active ? "active" : "inactive",
+        frozenDeviceIds: result.frozen,
+        changedAt: ts(result.breaker.changed_at),
+      };
     },
 
     async liftCircuitBreaker(req) {
@@ -97,7 +111,11 @@ export function adminHandlers(deps: FleetDeps): Impl {
         const devices = await setAllDeviceStatus(em, "frozen", "active");
         for (const d of devices) await deviceChanged(em, d, "restored");
         const ids = devices.map((d) => d.id);
-        await audit(em, { actor: req.caller!.agentId, action: "breaker.lift", details: { was_active: before.active, restored_device_ids: ids } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "breaker.lift",
+          details: { was_active: before.active, restored_device_ids: ids },
+        });
         return ids;
       });
       deps.published();
@@ -109,10 +127,18 @@ export function adminHandlers(deps: FleetDeps): Impl {
       const opType = req.opType || "deposit";
       const problems: Violation[] = [];
       if (req.operator !== undefined && !isOperator(req.operator)) {
-        problems.push({ field: "operator", message: `unknown operator code ${req.operator}; use ${OPERATORS.join(", ")} or null` });
+        problems.push({
+          field: "operator",
+          message: `unknown operator code ${req.operator}; use ${OPERATORS.join(", ")} or null`,
+        });
       }
-      if (!isLimitOpType(opType)) problems.push({ field: "op_type", message: `must be one of ${LIMIT_OP_TYPES.join(", ")}` });
-      for (const [field, v] of [["max_amount", req.maxAmount], ["max_daily_agent", req.maxDailyAgent], ["max_daily_sim", req.maxDailySim]] as const) {
+      if (!isLimitOpType(opType))
+        problems.push({ field: "op_type", message: `must be one of ${LIMIT_OP_TYPES.join(", ")}` });
+      for (const [field, v] of [
+        ["max_amount", req.maxAmount],
+        ["max_daily_agent", req.maxDailyAgent],
+        ["max_daily_sim", req.maxDailySim],
+      ] as const) {
         if (v <= 0n) problems.push({ field, message: "must be an integer above 0" });
       }
       if (problems.length) throw invalid(problems);
@@ -125,7 +151,11 @@ export function adminHandlers(deps: FleetDeps): Impl {
           max_daily_sim: Number(req.maxDailySim),
           by: req.caller!.agentId,
         });
-        await audit(em, { actor: req.caller!.agentId, action: "limits.record", details: { ...l, effective_from: l.effective_from.toISOString() } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "limits.record",
+          details: { ...l, effective_from: l.effective_from.toISOString() },
+        });
         return l;
       });
       return { limit: toLimit(limit) };
@@ -139,7 +169,9 @@ export function adminHandlers(deps: FleetDeps): Impl {
     async resetProductionData(req) {
       requireAdmin(req.caller);
       if (!isResetConfirmed(req.confirm)) {
-        throw new DomainError("refused", `confirm must equal exactly "${RESET_PHRASE}"; nothing was touched`, { code: "reset_not_confirmed" });
+        throw new DomainError("refused", `confirm must equal exactly "${RESET_PHRASE}"; nothing was touched`, {
+          code: "reset_not_confirmed",
+        });
       }
       const caller = req.caller!;
       const deleted: Record<string, number> = {};
@@ -161,7 +193,9 @@ export function adminHandlers(deps: FleetDeps): Impl {
         for (const [k, v] of Object.entries(r.deleted)) deleted[k] = Number(v);
       } catch (err) {
         cleaned = false;
-        notes.push(`Evidences and daily reconciliations were not reset (evidence: ${reasonOf(err)}); run the reset again.`);
+        notes.push(
+          `Evidences and daily reconciliations were not reset (evidence: ${reasonOf(err)}); run the reset again.`,
+        );
         deps.log.error({ err }, "evidence reset failed");
       }
       const at = new Date();

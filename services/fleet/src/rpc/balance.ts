@@ -25,7 +25,10 @@ export interface Reading {
  * reading (then nothing changes but the audit row saying so). A reading that enters the
  * low (or high) band raises an alert.
  */
-export async function applyReading(em: EntityManager, r: Reading): Promise<{ sim: SimRecord; applied: boolean; previous: number | null }> {
+export async function applyReading(
+  em: EntityManager,
+  r: Reading,
+): Promise<{ sim: SimRecord; applied: boolean; previous: number | null }> {
   const sim = await findSimForUpdate(em, r.simId);
   if (!sim) throw notFound("sim", r.simId);
   const applied = readingApplies(sim.balance_updated_at, r.observedAt);
@@ -47,11 +50,27 @@ export async function applyReading(em: EntityManager, r: Reading): Promise<{ sim
   if (!applied) return { sim, applied, previous: sim.balance_mirror };
   const band = balanceBand(r.balance, sim.low_balance_threshold, sim.high_balance_threshold);
   await writeBalance(em, sim.id, { balance: r.balance, observed_at: r.observedAt, source: r.source, band });
-  const after: SimRecord = { ...sim, balance_mirror: r.balance, balance_updated_at: r.observedAt, balance_source: r.source, balance_band: band };
+  const after: SimRecord = {
+    ...sim,
+    balance_mirror: r.balance,
+    balance_updated_at: r.observedAt,
+    balance_source: r.source,
+    balance_band: band,
+  };
   const due = balanceAlertDue(sim.balance_band, band);
   if (due) {
     const threshold = (due === "low" ? sim.low_balance_threshold : sim.high_balance_threshold)!;
-    await raiseAlert(em, balanceOutOfBand({ sim_id: sim.id, msisdn: sim.msisdn, device_id: sim.device_id }, due, r.balance, threshold, r.observedAt, new Date()));
+    await raiseAlert(
+      em,
+      balanceOutOfBand(
+        { sim_id: sim.id, msisdn: sim.msisdn, device_id: sim.device_id },
+        due,
+        r.balance,
+        threshold,
+        r.observedAt,
+        new Date(),
+      ),
+    );
   }
   await simChanged(em, after, "balance");
   return { sim: after, applied, previous: sim.balance_mirror };

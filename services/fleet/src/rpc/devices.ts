@@ -28,7 +28,14 @@ import { toDevice, toDeviceHealth } from "./mappers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
-  "createDevice" | "listDevices" | "getDevice" | "updateDevice" | "deleteDevice" | "getDeviceHealth" | "issueDeviceToken" | "revokeDeviceToken"
+  | "createDevice"
+  | "listDevices"
+  | "getDevice"
+  | "updateDevice"
+  | "deleteDevice"
+  | "getDeviceHealth"
+  | "issueDeviceToken"
+  | "revokeDeviceToken"
 >;
 
 /** Hex device ids: 16 random bytes. */
@@ -67,7 +74,12 @@ export function devicesHandlers(deps: FleetDeps): Impl {
       const token = newToken("device");
       const device = await db.tx(async (em) => {
         const d = await insertDevice(em, { id: newDeviceId(), label: req.label, token_hash: hashToken(token) });
-        await audit(em, { actor: req.caller!.agentId, action: "device.create", target: d.id, details: { label: d.label } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "device.create",
+          target: d.id,
+          details: { label: d.label },
+        });
         await deviceChanged(em, d, "created");
         return d;
       });
@@ -79,7 +91,10 @@ export function devicesHandlers(deps: FleetDeps): Impl {
       requireAdmin(req.caller);
       const em = db.em();
       const devices = await listDevices(em);
-      const sims = await listDeviceSims(em, devices.map((d) => d.id));
+      const sims = await listDeviceSims(
+        em,
+        devices.map((d) => d.id),
+      );
       const now = new Date();
       return {
         devices: devices.map((d) => {
@@ -101,7 +116,12 @@ export function devicesHandlers(deps: FleetDeps): Impl {
         if (!d) throw notFound("device", req.deviceId);
         if (req.label === undefined || req.label === d.label) return d;
         await renameDevice(em, d.id, req.label);
-        await audit(em, { actor: req.caller!.agentId, action: "device.rename", target: d.id, details: { from: d.label, to: req.label } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "device.rename",
+          target: d.id,
+          details: { from: d.label, to: req.label },
+        });
         await deviceChanged(em, { ...d, label: req.label }, "updated");
         return { ...d, label: req.label };
       });
@@ -116,7 +136,12 @@ export function devicesHandlers(deps: FleetDeps): Impl {
         if (!d) throw notFound("device", req.deviceId);
         const simIds = await unassignDeviceSims(em, d.id);
         await deleteDevice(em, d.id);
-        await audit(em, { actor: req.caller!.agentId, action: "device.delete", target: d.id, details: { label: d.label, unassigned_sim_ids: simIds } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "device.delete",
+          target: d.id,
+          details: { label: d.label, unassigned_sim_ids: simIds },
+        });
         await deviceDeleted(em, d.id, simIds);
         return simIds;
       });

@@ -13,7 +13,8 @@ type Impl = Pick<ServiceImpl<typeof FleetService>, "sendHeartbeat" | "listDevice
 /** Handset routes: a device token's caller, whose own device is the only scope. */
 function requireDevice(caller: Caller | undefined): string {
   if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
-  if (caller.kind !== "device" || !caller.deviceId) throw new DomainError("forbidden", "This route requires a device token", { code: "device_required" });
+  if (caller.kind !== "device" || !caller.deviceId)
+    throw new DomainError("forbidden", "This route requires a device token", { code: "device_required" });
   return caller.deviceId;
 }
 
@@ -63,7 +64,10 @@ export function handsetHandlers(deps: FleetDeps): Impl {
           if (!seen) continue;
           if (!seen.present && !sim.absent_since) {
             await updateSimFields(em, sim.id, { absent_since: now });
-            await raiseAlert(em, simAbsent({ sim_id: sim.id, msisdn: sim.msisdn, device_id: deviceId, absent_since: now }, now));
+            await raiseAlert(
+              em,
+              simAbsent({ sim_id: sim.id, msisdn: sim.msisdn, device_id: deviceId, absent_since: now }, now),
+            );
             raised += 1;
           } else if (seen.present && sim.absent_since) {
             await updateSimFields(em, sim.id, { absent_since: null });

@@ -3,8 +3,25 @@ import { DomainError, ts, type Caller, type Database } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { isRole, requireAdmin, requireSession, sessionExpiry, type Role } from "../domain/agents.ts";
-import { hashPassword, hashToken, matchesAny, newTemporaryPassword, newToken, secretEquals, verifyPassword } from "../domain/secrets.ts";
-import { adminExists, audit, findAgent, findAgentByLogin, findAgentForUpdate, insertAgent, listAgents, updateAgent } from "../store/agents.ts";
+import {
+  hashPassword,
+  hashToken,
+  matchesAny,
+  newTemporaryPassword,
+  newToken,
+  secretEquals,
+  verifyPassword,
+} from "../domain/secrets.ts";
+import {
+  adminExists,
+  audit,
+  findAgent,
+  findAgentByLogin,
+  findAgentForUpdate,
+  insertAgent,
+  listAgents,
+  updateAgent,
+} from "../store/agents.ts";
 import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
 import { agentChanged } from "../events/agents.ts";
 import { toAgent } from "./mappers.ts";
@@ -160,7 +177,12 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       await db.tx(async (em) => {
         await updateAgent(em, agentId, { password_hash: passwordHash, must_change_password: false });
         const revoked = await revokeAgentSessions(em, agentId);
-        await audit(em, { actor: agentId, action: "agent.change_password", target: agentId, details: { sessions_revoked: revoked } });
+        await audit(em, {
+          actor: agentId,
+          action: "agent.change_password",
+          target: agentId,
+          details: { sessions_revoked: revoked },
+        });
       });
       return {};
     },
@@ -197,7 +219,11 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const agent = await db.tx(async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
         if (!existing) throw notFound(req.agentId);
-        const updated = (await updateAgent(em, req.agentId, { full_name: req.fullName, is_active: req.isActive, role }))!;
+        const updated = (await updateAgent(em, req.agentId, {
+          full_name: req.fullName,
+          is_active: req.isActive,
+          role,
+        }))!;
         await audit(em, {
           actor: req.caller!.agentId,
           action: "agent.update",
@@ -219,7 +245,12 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         const revoked = await revokeAgentSessions(em, req.agentId);
         if (!existing.is_active && revoked === 0) return; // idempotent: nothing changes
         const updated = (await updateAgent(em, req.agentId, { is_active: false }))!;
-        await audit(em, { actor: req.caller!.agentId, action: "agent.deactivate", target: req.agentId, details: { sessions_revoked: revoked } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "agent.deactivate",
+          target: req.agentId,
+          details: { sessions_revoked: revoked },
+        });
         await agentChanged(em, updated, "deactivated");
       });
       deps.published();
@@ -233,9 +264,17 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const agent = await db.tx(async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
         if (!existing) throw notFound(req.agentId);
-        const updated = (await updateAgent(em, req.agentId, { password_hash: passwordHash, must_change_password: true }))!;
+        const updated = (await updateAgent(em, req.agentId, {
+          password_hash: passwordHash,
+          must_change_password: true,
+        }))!;
         const revoked = await revokeAgentSessions(em, req.agentId);
-        await audit(em, { actor: req.caller!.agentId, action: "agent.temporary_password", target: req.agentId, details: { sessions_revoked: revoked } });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "agent.temporary_password",
+          target: req.agentId,
+          details: { sessions_revoked: revoked },
+        });
         await agentChanged(em, updated, "password_reset");
         return updated;
       });

@@ -18,7 +18,10 @@ import { toCandidate, toGrant, toSimSummary } from "./mappers.ts";
 // The RPCs other services call. They carry no caller of their own: the gateway never
 // exposes them, and the network policy admits only the platform's services to fleet.
 
-type Impl = Pick<ServiceImpl<typeof FleetService>, "getDispatchContext" | "revealPin" | "recordProvenBalance" | "lookupSim" | "getAgentScope">;
+type Impl = Pick<
+  ServiceImpl<typeof FleetService>,
+  "getDispatchContext" | "revealPin" | "recordProvenBalance" | "lookupSim" | "getAgentScope"
+>;
 
 const isUuid = (v: string) => UUID_PATTERN.test(v);
 
@@ -58,12 +61,28 @@ export function internalHandlers(deps: FleetDeps): Impl {
       if (!sealed) throw notFound("sim", req.simId);
       let pin: string;
       try {
-        pin = open(config.pinKeyring, { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) }, pinAad(req.simId));
+        pin = open(
+          config.pinKeyring,
+          { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
+          pinAad(req.simId),
+        );
       } catch (err) {
-        deps.log.error({ sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message }, "PIN does not decrypt");
-        throw new DomainError("internal", `The PIN of SIM ${req.simId} cannot be decrypted`, { code: "pin_unavailable", context: { sim_id: req.simId } });
+        deps.log.error(
+          { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
+          "PIN does not decrypt",
+        );
+        throw new DomainError("internal", `The PIN of SIM ${req.simId} cannot be decrypted`, {
+          code: "pin_unavailable",
+          context: { sim_id: req.simId },
+        });
       }
-      await db.tx((em) => audit(em, { action: "sim.pin_revealed", target: req.simId, details: { operation_id: req.operationId, key_id: sealed.pin_key_id } }));
+      await db.tx((em) =>
+        audit(em, {
+          action: "sim.pin_revealed",
+          target: req.simId,
+          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+        }),
+      );
       return { pin };
     },
 
@@ -74,11 +93,19 @@ export function internalHandlers(deps: FleetDeps): Impl {
       const problems: Violation[] = [];
       if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
       if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
-      if (!isBalanceSource(source)) problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      if (!isBalanceSource(source))
+        problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
       if (problems.length) throw invalid(problems);
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
       const r = await db.tx((em) =>
-        applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "proof", messageId: req.messageId }),
+        applyReading(em, {
+          simId: req.simId,
+          balance: Number(req.balance),
+          observedAt,
+          source,
+          via: "proof",
+          messageId: req.messageId,
+        }),
       );
       deps.published();
       return {
@@ -99,7 +126,13 @@ export function internalHandlers(deps: FleetDeps): Impl {
       const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
       if (!agent) return { allowedSimIds: [], role: "", isActive: false, fullName: "", exists: false };
       const grant = await findGrant(em, agent.id);
-      return { allowedSimIds: grant?.allowed_sim_ids ?? [], role: agent.role, isActive: agent.is_active, fullName: agent.full_name, exists: true };
+      return {
+        allowedSimIds: grant?.allowed_sim_ids ?? [],
+        role: agent.role,
+        isActive: agent.is_active,
+        fullName: agent.full_name,
+        exists: true,
+      };
     },
   };
 }

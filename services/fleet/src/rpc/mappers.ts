@@ -39,7 +39,8 @@ import type { SimRecord, SimWithDevice } from "../store/sims.ts";
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from "../store/webhooks.ts";
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null | undefined): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v));
+const big = (v: number | null | undefined): bigint | undefined =>
+  v === null || v === undefined ? undefined : BigInt(v);
 
 /** A JSON object for a google.protobuf.Struct field (plain JSON in protobuf-es v2). */
 export const struct = (value: Record<string, unknown> | null | undefined): JsonObject | undefined =>
@@ -58,7 +59,10 @@ export function toAgent(a: AgentRecord): Agent {
 }
 
 /** An agent's grant; without one, empty lists and no max_amount. */
-export function toGrant(agent: Pick<AgentRecord, "id" | "login" | "role" | "is_active">, g: GrantRecord | undefined): AccessGrant {
+export function toGrant(
+  agent: Pick<AgentRecord, "id" | "login" | "role" | "is_active">,
+  g: GrantRecord | undefined,
+): AccessGrant {
   return create(AccessGrantSchema, {
     agentId: agent.id,
     login: agent.login,
@@ -152,7 +156,13 @@ export function toDevice(d: DeviceRecord, sims: SimRecord[], issues: HealthIssue
     status: d.status,
     lastSeenAt: ts(d.last_seen_at),
     createdAt: ts(d.created_at),
-    sims: sims.map((s) => ({ id: s.id, operator: s.operator, msisdn: s.msisdn, status: s.status, subscriptionSlot: s.subscription_slot ?? 0 })),
+    sims: sims.map((s) => ({
+      id: s.id,
+      operator: s.operator,
+      msisdn: s.msisdn,
+      status: s.status,
+      subscriptionSlot: s.subscription_slot ?? 0,
+    })),
     appVersion: opt(d.app_version),
     androidVersion: opt(d.android_version),
     manufacturer: opt(d.manufacturer),

@@ -15,7 +15,12 @@ import { toDelivery, toNotification, toWebhook } from "./mappers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
-  "listNotifications" | "acknowledgeNotification" | "createWebhook" | "listWebhooks" | "deleteWebhook" | "listWebhookDeliveries"
+  | "listNotifications"
+  | "acknowledgeNotification"
+  | "createWebhook"
+  | "listWebhooks"
+  | "deleteWebhook"
+  | "listWebhookDeliveries"
 >;
 
 const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, 250) : 50);
@@ -32,7 +37,9 @@ export function notificationsHandlers(deps: FleetDeps): Impl {
 
     async acknowledgeNotification(req) {
       requireAdmin(req.caller);
-      const n = isUuid(req.notificationId) ? await db.tx((em) => acknowledgeNotification(em, req.notificationId, req.caller!.agentId)) : undefined;
+      const n = isUuid(req.notificationId)
+        ? await db.tx((em) => acknowledgeNotification(em, req.notificationId, req.caller!.agentId))
+        : undefined;
       if (!n) throw notFound("notification", req.notificationId);
       return { notification: toNotification(n) };
     },
@@ -40,18 +47,36 @@ export function notificationsHandlers(deps: FleetDeps): Impl {
     async createWebhook(req) {
       requireAdmin(req.caller);
       const problems: Violation[] = [];
-      if (!isDeliverableUrl(req.url)) problems.push({ field: "url", message: "must be an absolute http(s) URL without credentials" });
-      if (req.secret && (req.secret.length < 16 || req.secret.length > 200)) problems.push({ field: "secret", message: "must be 16 to 200 characters" });
+      if (!isDeliverableUrl(req.url))
+        problems.push({ field: "url", message: "must be an absolute http(s) URL without credentials" });
+      if (req.secret && (req.secret.length < 16 || req.secret.length > 200))
+        problems.push({ field: "secret", message: "must be 16 to 200 characters" });
       const unknown = req.events.filter((e) => !isWebhookEvent(e));
-      if (unknown.length) problems.push({ field: "events", message: `unknown event types: ${unknown.join(", ")}; use ${WEBHOOK_EVENTS.join(", ")}` });
+      if (unknown.length)
+        problems.push({
+          field: "events",
+          message: `unknown event types: ${unknown.join(", ")}; use ${WEBHOOK_EVENTS.join(", ")}`,
+        });
       if (problems.length) throw invalid(problems);
       const id = randomUUID();
       const secret = req.secret || newWebhookSecret();
       const sealed = seal(config.pinKeyring, secret, webhookSecretAad(id));
       const events = req.events.length ? [...new Set(req.events)] : [...WEBHOOK_EVENTS];
       const webhook = await db.tx(async (em) => {
-        const w = await insertWebhook(em, { id, url: req.url, events, secret_key_id: sealed.keyId, secret_ciphertext: sealed.ciphertext, created_by: req.caller!.agentId });
-        await audit(em, { actor: req.caller!.agentId, action: "webhook.create", target: id, details: { url: req.url, events } });
+        const w = await insertWebhook(em, {
+          id,
+          url: req.url,
+          events,
+          secret_key_id: sealed.keyId,
+          secret_ciphertext: sealed.ciphertext,
+          created_by: req.caller!.agentId,
+        });
+        await audit(em, {
+          actor: req.caller!.agentId,
+          action: "webhook.create",
+          target: id,
+          details: { url: req.url, events },
+        });
         return w;
       });
       return { webhook: toWebhook(webhook), secret };
@@ -65,7 +90,8 @@ export function notificationsHandlers(deps: FleetDeps): Impl {
     async deleteWebhook(req) {
       requireAdmin(req.caller);
       await db.tx(async (em) => {
-        if (!isUuid(req.webhookId) || !(await deleteWebhook(em, req.webhookId))) throw notFound("webhook", req.webhookId);
+        if (!isUuid(req.webhookId) || !(await deleteWebhook(em, req.webhookId)))
+          throw notFound("webhook", req.webhookId);
         await audit(em, { actor: req.caller!.agentId, action: "webhook.delete", target: req.webhookId });
       });
       return {};

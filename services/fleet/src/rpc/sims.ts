@@ -7,7 +7,15 @@ import { balanceOutOfBand } from "../domain/alerts.ts";
 import { PIN_PATTERN, pinAad, seal } from "../domain/pin-crypto.ts";
 import { invalid, msisdnExists, notFound, simBusy, simUnassigned } from "../domain/reasons.ts";
 import { balanceAlertDue, balanceBand, checkPlacement, isInFuture, thresholdsInverted } from "../domain/sims.ts";
-import { BALANCE_SOURCES, isBalanceSource, isOperator, isSimStatus, MSISDN_PATTERN, OPERATORS, SIM_STATUSES } from "../domain/vocabulary.ts";
+import {
+  BALANCE_SOURCES,
+  isBalanceSource,
+  isOperator,
+  isSimStatus,
+  MSISDN_PATTERN,
+  OPERATORS,
+  SIM_STATUSES,
+} from "../domain/vocabulary.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { simChanged, simDeleted } from "../events/fleet.ts";
 import { audit } from "../store/agents.ts";
@@ -31,13 +39,22 @@ import { simActivity } from "./peers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
-  "listSims" | "getSim" | "createSim" | "updateSim" | "deleteSim" | "assignSim" | "unassignSim" | "recordSimBalance" | "getSimHistory"
+  | "listSims"
+  | "getSim"
+  | "createSim"
+  | "updateSim"
+  | "deleteSim"
+  | "assignSim"
+  | "unassignSim"
+  | "recordSimBalance"
+  | "getSimHistory"
 >;
 
 /** The balance route belongs to the automation caller alone. */
 function requireApiKey(caller: Caller | undefined): void {
   if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
-  if (caller.kind !== "api_key") throw new DomainError("forbidden", "This route requires the API key", { code: "api_key_required" });
+  if (caller.kind !== "api_key")
+    throw new DomainError("forbidden", "This route requires the API key", { code: "api_key_required" });
 }
 
 /** Places a SIM in a device's slot after the device lock: 404, then the 409s in their order. */
@@ -71,8 +88,10 @@ export function simsHandlers(deps: FleetDeps): Impl {
     async createSim(req) {
       requireAdmin(req.caller);
       const problems: Violation[] = [];
-      if (!isOperator(req.operator)) problems.push({ field: "operator", message: `must be one of ${OPERATORS.join(", ")}` });
-      if (!MSISDN_PATTERN.test(req.msisdn)) problems.push({ field: "msisdn", message: "must be 9 digits (local format)" });
+      if (!isOperator(req.operator))
+        problems.push({ field: "operator", message: `must be one of ${OPERATORS.join(", ")}` });
+      if (!MSISDN_PATTERN.test(req.msisdn))
+        problems.push({ field: "msisdn", message: "must be 9 digits (local format)" });
       if (!PIN_PATTERN.test(req.pin)) problems.push({ field: "pin", message: "must be 4 to 8 digits" });
       if ((req.deviceId === undefined) !== (req.subscriptionSlot === undefined)) {
         problems.push({ field: "device_id", message: "device_id and subscription_slot must be given together" });
@@ -105,7 +124,13 @@ export function simsHandlers(deps: FleetDeps): Impl {
           actor: req.caller!.agentId,
           action: "sim.create",
           target: id,
-          details: { operator: created.operator, msisdn: created.msisdn, device_id: created.device_id, subscription_slot: created.subscription_slot, pin_key_id: pin.keyId },
+          details: {
+            operator: created.operator,
+            msisdn: created.msisdn,
+            device_id: created.device_id,
+            subscription_slot: created.subscription_slot,
+            pin_key_id: pin.keyId,
+          },
         });
         await simChanged(em, created, "created");
         return created;
@@ -117,35 +142,76 @@ export function simsHandlers(deps: FleetDeps): Impl {
     async updateSim(req) {
       requireAdmin(req.caller);
       const problems: Violation[] = [];
-      if (req.status !== undefined && !isSimStatus(req.status)) problems.push({ field: "status", message: `must be one of ${SIM_STATUSES.join(", ")}` });
-      for (const [field, v] of [["low_balance_threshold", req.lowBalanceThreshold], ["high_balance_threshold", req.highBalanceThreshold]] as const) {
+      if (req.status !== undefined && !isSimStatus(req.status))
+        problems.push({ field: "status", message: `must be one of ${SIM_STATUSES.join(", ")}` });
+      for (const [field, v] of [
+        ["low_balance_threshold", req.lowBalanceThreshold],
+        ["high_balance_threshold", req.highBalanceThreshold],
+      ] as const) {
         if (v !== undefined && v < 0n) problems.push({ field, message: "must be at least 0" });
       }
       if (problems.length) throw invalid(problems);
       const sim = await db.tx(async (em) => {
         const before = await findSimForUpdate(em, req.simId);
         if (!before) throw notFound("sim", req.simId);
-        const low = req.setLowBalanceThreshold ? (req.lowBalanceThreshold === undefined ? null : Number(req.lowBalanceThreshold)) : before.low_balance_threshold;
-        const high = req.setHighBalanceThreshold ? (req.highBalanceThreshold === undefined ? null : Number(req.highBalanceThreshold)) : before.high_balance_threshold;
+        const low = req.setLowBalanceThreshold
+          ? req.lowBalanceThreshold === undefined
+            ? null
+            : Number(req.lowBalanceThreshold)
+          : before.low_balance_threshold;
+        const high = req.setHighBalanceThreshold
+          ? req.highBalanceThreshold === undefined
+            ? null
+            : Number(req.highBalanceThreshold)
+          : before.high_balance_threshold;
         if (thresholdsInverted(low, high)) {
-          throw invalid([{ field: "low_balance_threshold", message: "must not exceed high_balance_threshold" }], { low_balance_threshold: low, high_balance_threshold: high });
+          throw invalid([{ field: "low_balance_threshold", message: "must not exceed high_balance_threshold" }], {
+            low_balance_threshold: low,
+            high_balance_threshold: high,
+          });
         }
         const status = (req.status ?? before.status) as SimRecord["status"];
         // A threshold change is judged against the measured balance at once.
-        const band = before.balance_mirror === null ? before.balance_band : balanceBand(before.balance_mirror, low, high);
-        await updateSimFields(em, before.id, { status, low_balance_threshold: low, high_balance_threshold: high, balance_band: band });
-        const after: SimRecord = { ...before, status, low_balance_threshold: low, high_balance_threshold: high, balance_band: band };
+        const band =
+          before.balance_mirror === null ? before.balance_band : balanceBand(before.balance_mirror, low, high);
+        await updateSimFields(em, before.id, {
+          status,
+          low_balance_threshold: low,
+          high_balance_threshold: high,
+          balance_band: band,
+        });
+        const after: SimRecord = {
+          ...before,
+          status,
+          low_balance_threshold: low,
+          high_balance_threshold: high,
+          balance_band: band,
+        };
         const due = before.balance_mirror === null ? null : balanceAlertDue(before.balance_band, band);
         if (due) {
           const threshold = (due === "low" ? low : high)!;
-          await raiseAlert(em, balanceOutOfBand({ sim_id: after.id, msisdn: after.msisdn, device_id: after.device_id }, due, before.balance_mirror!, threshold, before.balance_updated_at!, new Date()));
+          await raiseAlert(
+            em,
+            balanceOutOfBand(
+              { sim_id: after.id, msisdn: after.msisdn, device_id: after.device_id },
+              due,
+              before.balance_mirror!,
+              threshold,
+              before.balance_updated_at!,
+              new Date(),
+            ),
+          );
         }
         await audit(em, {
           actor: req.caller!.agentId,
           action: "sim.update",
           target: before.id,
           details: {
-            from: { status: before.status, low_balance_threshold: before.low_balance_threshold, high_balance_threshold: before.high_balance_threshold },
+            from: {
+              status: before.status,
+              low_balance_threshold: before.low_balance_threshold,
+              high_balance_threshold: before.high_balance_threshold,
+            },
             to: { status, low_balance_threshold: low, high_balance_threshold: high },
           },
         });
@@ -167,7 +233,13 @@ export function simsHandlers(deps: FleetDeps): Impl {
           actor: req.caller!.agentId,
           action: "sim.delete",
           target: sim.id,
-          details: { operator: sim.operator, msisdn: sim.msisdn, device_id: sim.device_id, balance_mirror: sim.balance_mirror, removed_from_grants: grants },
+          details: {
+            operator: sim.operator,
+            msisdn: sim.msisdn,
+            device_id: sim.device_id,
+            balance_mirror: sim.balance_mirror,
+            removed_from_grants: grants,
+          },
         });
         await simDeleted(em, sim.id);
       });
@@ -177,19 +249,32 @@ export function simsHandlers(deps: FleetDeps): Impl {
 
     async assignSim(req) {
       requireAdmin(req.caller);
-      if (req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1) throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
+      if (req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1)
+        throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
       const sim = await db.tx(async (em) => {
         const before = await findSimForUpdate(em, req.simId);
         if (!before) throw notFound("sim", req.simId);
         await placeable(em, req.deviceId, req.subscriptionSlot, before.id);
         if (before.device_id === req.deviceId && before.subscription_slot === req.subscriptionSlot) return before;
-        await updateSimFields(em, before.id, { device_id: req.deviceId, subscription_slot: req.subscriptionSlot, absent_since: null });
-        const after: SimRecord = { ...before, device_id: req.deviceId, subscription_slot: req.subscriptionSlot, absent_since: null };
+        await updateSimFields(em, before.id, {
+          device_id: req.deviceId,
+          subscription_slot: req.subscriptionSlot,
+          absent_since: null,
+        });
+        const after: SimRecord = {
+          ...before,
+          device_id: req.deviceId,
+          subscription_slot: req.subscriptionSlot,
+          absent_since: null,
+        };
         await audit(em, {
           actor: req.caller!.agentId,
           action: "sim.assign",
           target: before.id,
-          details: { from: { device_id: before.device_id, subscription_slot: before.subscription_slot }, to: { device_id: req.deviceId, subscription_slot: req.subscriptionSlot } },
+          details: {
+            from: { device_id: before.device_id, subscription_slot: before.subscription_slot },
+            to: { device_id: req.deviceId, subscription_slot: req.subscriptionSlot },
+          },
         });
         await simChanged(em, after, "assigned");
         return after;
@@ -231,9 +316,12 @@ export function simsHandlers(deps: FleetDeps): Impl {
       const problems: Violation[] = [];
       if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
       if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
-      if (!isBalanceSource(source)) problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      if (!isBalanceSource(source))
+        problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
       if (problems.length) throw invalid(problems);
-      const result = await db.tx((em) => applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "api" }));
+      const result = await db.tx((em) =>
+        applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "api" }),
+      );
       deps.published();
       return { sim: toSim(result.sim), applied: result.applied };
     },

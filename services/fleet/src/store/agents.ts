@@ -39,7 +39,13 @@ export async function insertAgent(
 export async function updateAgent(
   em: EntityManager,
   id: string,
-  change: { full_name?: string; is_active?: boolean; role?: Role; password_hash?: string; must_change_password?: boolean },
+  change: {
+    full_name?: string;
+    is_active?: boolean;
+    role?: Role;
+    password_hash?: string;
+    must_change_password?: boolean;
+  },
 ): Promise<AgentRecord | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [];
@@ -49,7 +55,10 @@ export async function updateAgent(
     params.push(v);
   }
   sets.push("updated_at = now()");
-  return one<AgentRecord>(em, `update fleet.agents set ${sets.join(", ")} where id = ? returning ${COLUMNS}`, [...params, id]);
+  return one<AgentRecord>(em, `update fleet.agents set ${sets.join(", ")} where id = ? returning ${COLUMNS}`, [
+    ...params,
+    id,
+  ]);
 }
 
 export async function audit(

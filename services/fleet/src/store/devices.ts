@@ -33,7 +33,10 @@ const device = (r: DeviceRecord | undefined) => (r ? toDevice(r) : undefined);
 const COLUMNS = `id, label, status, created_at, last_seen_at, app_version, android_version, android_sdk, manufacturer, model,
   battery, network, battery_exempt, heartbeat_sims, report, health_reported_at`;
 
-export async function insertDevice(em: EntityManager, d: { id: string; label: string; token_hash: string }): Promise<DeviceRecord> {
+export async function insertDevice(
+  em: EntityManager,
+  d: { id: string; label: string; token_hash: string },
+): Promise<DeviceRecord> {
   return toDevice(
     (await one<DeviceRecord>(
       em,
@@ -56,7 +59,10 @@ export async function listDevices(em: EntityManager): Promise<DeviceRecord[]> {
 }
 
 /** The device a live token belongs to; a revoked token has no hash on any row. */
-export async function findDeviceByTokenHash(em: EntityManager, tokenHash: string): Promise<{ id: string; label: string; status: string } | undefined> {
+export async function findDeviceByTokenHash(
+  em: EntityManager,
+  tokenHash: string,
+): Promise<{ id: string; label: string; status: string } | undefined> {
   return one(em, `select id, label, status from fleet.devices where token_hash = ?`, [tokenHash]);
 }
 
@@ -131,7 +137,11 @@ export async function recordHeartbeat(em: EntityManager, id: string, h: Heartbea
 }
 
 /** Sets every device of one status to another; returns them, by id. */
-export async function setAllDeviceStatus(em: EntityManager, from: DeviceStatus, to: DeviceStatus): Promise<{ id: string; label: string; status: DeviceStatus }[]> {
+export async function setAllDeviceStatus(
+  em: EntityManager,
+  from: DeviceStatus,
+  to: DeviceStatus,
+): Promise<{ id: string; label: string; status: DeviceStatus }[]> {
   const r = await rows<{ id: string; label: string; status: DeviceStatus }>(
     em,
     `update fleet.devices set status = ?, updated_at = now() where status = ? returning id, label, status`,
@@ -144,7 +154,10 @@ export async function setAllDeviceStatus(em: EntityManager, from: DeviceStatus, 
  * Claims the devices silent for longer than `silentAfterS` whose silence has not been
  * alerted yet, marking it alerted in the same statement (safe with several replicas).
  */
-export async function claimSilentDevices(em: EntityManager, silentAfterS: number): Promise<{ id: string; label: string; last_seen_at: Date }[]> {
+export async function claimSilentDevices(
+  em: EntityManager,
+  silentAfterS: number,
+): Promise<{ id: string; label: string; last_seen_at: Date }[]> {
   const r = await rows<{ id: string; label: string; last_seen_at: string }>(
     em,
     `update fleet.devices set silence_alerted_for = last_seen_at

@@ -22,9 +22,19 @@ const toLimit = (r: LimitRecord): LimitRecord => ({
 /** A new version: the current row of (operator, op_type) is deactivated, the new one inserted. */
 export async function recordLimit(
   em: EntityManager,
-  l: { operator: string | null; op_type: string; max_amount: number; max_daily_agent: number; max_daily_sim: number; by: string },
+  l: {
+    operator: string | null;
+    op_type: string;
+    max_amount: number;
+    max_daily_agent: number;
+    max_daily_sim: number;
+    by: string;
+  },
 ): Promise<LimitRecord> {
-  await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.limits:' || coalesce(?::text, '') || ':' || ?))`, [l.operator, l.op_type]);
+  await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.limits:' || coalesce(?::text, '') || ':' || ?))`, [
+    l.operator,
+    l.op_type,
+  ]);
   await em.execute(
     `update fleet.fleet_limits set active = false, deactivated_at = now()
       where active and coalesce(operator, '') = coalesce(?::text, '') and op_type = ?`,
@@ -41,6 +51,9 @@ export async function recordLimit(
 
 export async function currentLimits(em: EntityManager): Promise<LimitRecord[]> {
   return (
-    await rows<LimitRecord>(em, `select ${COLUMNS} from fleet.fleet_limits where active order by operator nulls first, op_type`)
+    await rows<LimitRecord>(
+      em,
+      `select ${COLUMNS} from fleet.fleet_limits where active order by operator nulls first, op_type`,
+    )
   ).map(toLimit);
 }

@@ -15,7 +15,11 @@ export interface NotificationRecord {
   acknowledged_by: string | null;
 }
 
-const toNotification = (r: NotificationRecord): NotificationRecord => ({ ...r, raised_at: date(r.raised_at), acknowledged_at: dateOrNull(r.acknowledged_at) });
+const toNotification = (r: NotificationRecord): NotificationRecord => ({
+  ...r,
+  raised_at: date(r.raised_at),
+  acknowledged_at: dateOrNull(r.acknowledged_at),
+});
 const notification = (r: NotificationRecord | undefined) => (r ? toNotification(r) : undefined);
 
 const COLUMNS = `id, kind, severity, message, sim_id, device_id, operation_id, context, raised_at, acknowledged_at, acknowledged_by`;
@@ -25,26 +29,65 @@ export async function insertNotification(
   em: EntityManager,
   n: Omit<NotificationRecord, "acknowledged_at" | "acknowledged_by"> & { dedupe_key: string },
 ): Promise<NotificationRecord | undefined> {
-  return notification(await one<NotificationRecord>(
-    em,
-    `insert into fleet.notifications (id, kind, severity, message, sim_id, device_id, operation_id, context, raised_at, dedupe_key)
+  return notification(
+    await one<NotificationRecord>(
+      em,
+      `insert into fleet.notifications (id, kind, severity, message, sim_id, device_id, operation_id, context, raised_at, dedupe_key)
      values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) on conflict (dedupe_key) do nothing returning ${COLUMNS}`,
-    [n.id, n.kind, n.severity, n.message, n.sim_id, n.device_id, n.operation_id, JSON.stringify(n.context), n.raised_at, n.dedupe_key],
-  ));
+      [
+        n.id,
+        n.kind,
+        n.severity,
+        n.message,
+        n.sim_id,
+        n.device_id,
+        n.operation_id,
+        JSON.stringify(n.context),
+        n.raised_at,
+        n.dedupe_key,
+      ],
+    ),
+  );
 }
 
-export async function listNotifications(em: EntityManager, f: { acknowledged?: boolean; limit: number }): Promise<NotificationRecord[]> {
-  const where = f.acknowledged === undefined ? "" : f.acknowledged ? "where acknowledged_at is not null" : "where acknowledged_at is null";
-  return (await rows<NotificationRecord>(em, `select ${COLUMNS} from fleet.notifications ${where} order by raised_at desc, id limit ?`, [f.limit])).map(toNotification);
+export async function listNotifications(
+  em: EntityManager,
+  f: { acknowledged?: boolean; limit: number },
+): Promise<NotificationRecord[]> {
+  const where =
+    f.acknowledged === undefined
+      ? ""
+      : f.acknowledged
+        ? "where acknowledged_at is not null"
+        : "where acknowledged_at is null";
+  return (
+    await rows<NotificationRecord>(
+      em,
+      `select ${COLUMNS} from fleet.notifications ${where} order by raised_at desc, id limit ?`,
+      [f.limit],
+    )
+  ).map(toNotification);
 }
 
 /** Acknowledges once: a second acknowledgement keeps the first time and admin. */
-export async function acknowledgeNotification(em: EntityManager, id: string, by: string): Promise<NotificationRecord | undefined> {
-  await em.execute(`update fleet.notifications set acknowledged_at = now(), acknowledged_by = ? where id = ? and acknowledged_at is null`, [by, id]);
-  return notification(await one<NotificationRecord>(em, `select ${COLUMNS} from fleet.notifications where id = ?`, [id]));
+export async function acknowledgeNotification(
+  em: EntityManager,
+  id: string,
+  by: string,
+): Promise<NotificationRecord | undefined> {
+  await em.execute(
+    `update fleet.notifications set acknowledged_at = now(), acknowledged_by = ? where id = ? and acknowledged_at is null`,
+    [by, id],
+  );
+  return notification(
+    await one<NotificationRecord>(em, `select ${COLUMNS} from fleet.notifications where id = ?`, [id]),
+  );
 }
 
 export async function countOpenNotifications(em: EntityManager): Promise<number> {
-  const r = await one<{ n: number }>(em, `select count(*)::int as n from fleet.notifications where acknowledged_at is null`);
+  const r = await one<{ n: number }>(
+    em,
+    `select count(*)::int as n from fleet.notifications where acknowledged_at is null`,
+  );
   return r?.n ?? 0;
 }

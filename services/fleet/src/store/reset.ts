@@ -1,14 +1,17 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 
 const count = async (em: EntityManager, sql: string): Promise<number> => (await one<{ n: number }>(em, sql))?.n ?? 0;
-const deleted = async (em: EntityManager, sql: string): Promise<number> => (await rows(em, sql + " returning 1")).length;
+const deleted = async (em: EntityManager, sql: string): Promise<number> =>
+  (await rows(em, sql + " returning 1")).length;
 
 /**
  * Deletes fleet's production data in the caller's transaction: notifications, webhook
  * deliveries (with their attempts), SIMs, devices, every session and every non-admin
  * agent. Returns rows deleted per table.
  */
-export async function deleteProductionData(em: EntityManager): Promise<{ deleted: Record<string, number>; agentIds: string[] }> {
+export async function deleteProductionData(
+  em: EntityManager,
+): Promise<{ deleted: Record<string, number>; agentIds: string[] }> {
   // Lock the tables being emptied so no heartbeat, SIM or login lands half-way.
   await em.execute(`lock table fleet.sims, fleet.devices, fleet.sessions, fleet.agents in share row exclusive mode`);
   const attempts = await count(em, `select count(*)::int as n from fleet.webhook_attempts`);

@@ -5,13 +5,10 @@ export async function insertSession(
   em: EntityManager,
   s: { id: string; agent_id: string; token_hash: string; created_at: Date; expires_at: Date },
 ): Promise<void> {
-  await em.execute(`insert into fleet.sessions (id, agent_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)`, [
-    s.id,
-    s.agent_id,
-    s.token_hash,
-    s.created_at,
-    s.expires_at,
-  ]);
+  await em.execute(
+    `insert into fleet.sessions (id, agent_id, token_hash, created_at, expires_at) values (?, ?, ?, ?, ?)`,
+    [s.id, s.agent_id, s.token_hash, s.created_at, s.expires_at],
+  );
 }
 
 /** A live session (not revoked, not expired) and its agent. */

@@ -58,12 +58,18 @@ export async function findSimForUpdate(em: EntityManager, id: string): Promise<S
   return r && toSim(r);
 }
 
-export async function listSims(em: EntityManager, filter: { unassigned?: boolean; operator?: string; ids?: string[] } = {}): Promise<SimWithDevice[]> {
+export async function listSims(
+  em: EntityManager,
+  filter: { unassigned?: boolean; operator?: string; ids?: string[] } = {},
+): Promise<SimWithDevice[]> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.unassigned === true) where.push("s.device_id is null");
   if (filter.unassigned === false) where.push("s.device_id is not null");
-  if (filter.operator) (where.push("s.operator = ?"), params.push(filter.operator));
+  if (filter.operator) {
+    where.push("s.operator = ?");
+    params.push(filter.operator);
+  }
   if (filter.ids) {
     const ids = filter.ids.filter((id) => UUID.test(id));
     if (!ids.length) return [];
@@ -77,12 +83,19 @@ export async function listSims(em: EntityManager, filter: { unassigned?: boolean
 export async function listDeviceSims(em: EntityManager, deviceIds: string[]): Promise<SimRecord[]> {
   if (!deviceIds.length) return [];
   return (
-    await rows<SimRecord>(em, `select ${COLUMNS} from fleet.sims s where s.device_id in (?) order by s.subscription_slot`, [deviceIds])
+    await rows<SimRecord>(
+      em,
+      `select ${COLUMNS} from fleet.sims s where s.device_id in (?) order by s.subscription_slot`,
+      [deviceIds],
+    )
   ).map(toSim);
 }
 
 /** The SIMs a device holds, locked: placement checks run against them. */
-export async function lockDeviceOccupants(em: EntityManager, deviceId: string): Promise<{ sim_id: string; subscription_slot: number }[]> {
+export async function lockDeviceOccupants(
+  em: EntityManager,
+  deviceId: string,
+): Promise<{ sim_id: string; subscription_slot: number }[]> {
   const r = await rows<{ sim_id: string; subscription_slot: number }>(
     em,
     `select id as sim_id, subscription_slot from fleet.sims where device_id = ? order by subscription_slot for update`,
@@ -105,7 +118,15 @@ export async function msisdnTaken(em: EntityManager, msisdn: string): Promise<bo
 /** Inserts a SIM; undefined when the MSISDN is taken (unique index). */
 export async function insertSim(
   em: EntityManager,
-  s: { id: string; operator: string; msisdn: string; device_id: string | null; subscription_slot: number | null; pin_key_id: string; pin_ciphertext: Buffer },
+  s: {
+    id: string;
+    operator: string;
+    msisdn: string;
+    device_id: string | null;
+    subscription_slot: number | null;
+    pin_key_id: string;
+    pin_ciphertext: Buffer;
+  },
 ): Promise<boolean> {
   const r = await rows(
     em,
@@ -119,7 +140,18 @@ export async function insertSim(
 export async function updateSimFields(
   em: EntityManager,
   id: string,
-  change: Partial<Pick<SimRecord, "status" | "low_balance_threshold" | "high_balance_threshold" | "device_id" | "subscription_slot" | "balance_band" | "absent_since">>,
+  change: Partial<
+    Pick<
+      SimRecord,
+      | "status"
+      | "low_balance_threshold"
+      | "high_balance_threshold"
+      | "device_id"
+      | "subscription_slot"
+      | "balance_band"
+      | "absent_since"
+    >
+  >,
 ): Promise<void> {
   const sets: string[] = [];
   const params: unknown[] = [];
@@ -145,7 +177,10 @@ export async function writeBalance(
   );
 }
 
-export async function readPin(em: EntityManager, id: string): Promise<{ pin_key_id: string; pin_ciphertext: Buffer } | undefined> {
+export async function readPin(
+  em: EntityManager,
+  id: string,
+): Promise<{ pin_key_id: string; pin_ciphertext: Buffer } | undefined> {
   if (!UUID.test(id)) return undefined;
   return one(em, `select pin_key_id, pin_ciphertext from fleet.sims where id = ?`, [id]);
 }

@@ -45,15 +45,19 @@ const WEBHOOK = `id, url, events, secret_key_id, secret_ciphertext, created_at, 
 const DELIVERY = `id, webhook_id, event_type, event_id, body, status, attempt_count, next_attempt_at, created_at, delivered_at`;
 
 export async function insertWebhook(em: EntityManager, w: Omit<WebhookRecord, "created_at">): Promise<WebhookRecord> {
-  return toWebhook((await one<WebhookRecord>(
-    em,
-    `insert into fleet.webhooks (id, url, events, secret_key_id, secret_ciphertext, created_by) values (?, ?, ${ARRAY_FROM_JSON}, ?, ?, ?) returning ${WEBHOOK}`,
-    [w.id, w.url, jsonList(w.events), w.secret_key_id, w.secret_ciphertext, w.created_by],
-  ))!);
+  return toWebhook(
+    (await one<WebhookRecord>(
+      em,
+      `insert into fleet.webhooks (id, url, events, secret_key_id, secret_ciphertext, created_by) values (?, ?, ${ARRAY_FROM_JSON}, ?, ?, ?) returning ${WEBHOOK}`,
+      [w.id, w.url, jsonList(w.events), w.secret_key_id, w.secret_ciphertext, w.created_by],
+    ))!,
+  );
 }
 
 export async function listWebhooks(em: EntityManager): Promise<WebhookRecord[]> {
-  return (await rows<WebhookRecord>(em, `select ${WEBHOOK} from fleet.webhooks order by created_at, id`)).map(toWebhook);
+  return (await rows<WebhookRecord>(em, `select ${WEBHOOK} from fleet.webhooks order by created_at, id`)).map(
+    toWebhook,
+  );
 }
 
 export async function findWebhook(em: EntityManager, id: string): Promise<WebhookRecord | undefined> {
@@ -66,7 +70,10 @@ export async function deleteWebhook(em: EntityManager, id: string): Promise<bool
 }
 
 /** One delivery per endpoint subscribed to the event type; a redelivered event adds none. */
-export async function enqueueDeliveries(em: EntityManager, e: { event_type: string; event_id: string; body: string }): Promise<number> {
+export async function enqueueDeliveries(
+  em: EntityManager,
+  e: { event_type: string; event_id: string; body: string },
+): Promise<number> {
   const r = await rows(
     em,
     `insert into fleet.webhook_deliveries (id, webhook_id, event_type, event_id, body, next_attempt_at)
@@ -81,7 +88,11 @@ export async function enqueueDeliveries(em: EntityManager, e: { event_type: stri
  * Claims due deliveries for `leaseS` seconds (skip locked: several replicas share the
  * work, and a crashed worker's lease runs out).
  */
-export async function claimDueDeliveries(em: EntityManager, limit: number, leaseS: number): Promise<(DeliveryRecord & { url: string; secret_key_id: string; secret_ciphertext: Buffer })[]> {
+export async function claimDueDeliveries(
+  em: EntityManager,
+  limit: number,
+  leaseS: number,
+): Promise<(DeliveryRecord & { url: string; secret_key_id: string; secret_ciphertext: Buffer })[]> {
   const r = await rows<DeliveryRecord & { url: string; secret_key_id: string; secret_ciphertext: Buffer }>(
     em,
     `with due as (
@@ -112,13 +123,27 @@ export async function recordAttempt(
     `update fleet.webhook_deliveries set attempt_count = ?, status = ?, lease_until = null,
        next_attempt_at = ?, delivered_at = case when ? = 'delivered' then now() else delivered_at end
      where id = ?`,
-    [a.attempt, outcome.status, outcome.status === "pending" ? outcome.next_attempt_at : null, outcome.status, a.delivery_id],
+    [
+      a.attempt,
+      outcome.status,
+      outcome.status === "pending" ? outcome.next_attempt_at : null,
+      outcome.status,
+      a.delivery_id,
+    ],
   );
 }
 
-export async function listDeliveries(em: EntityManager, webhookId: string, limit: number): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }[]> {
+export async function listDeliveries(
+  em: EntityManager,
+  webhookId: string,
+  limit: number,
+): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }[]> {
   const deliveries = (
-    await rows<DeliveryRecord>(em, `select ${DELIVERY} from fleet.webhook_deliveries where webhook_id = ? order by created_at desc, id limit ?`, [webhookId, limit])
+    await rows<DeliveryRecord>(
+      em,
+      `select ${DELIVERY} from fleet.webhook_deliveries where webhook_id = ? order by created_at desc, id limit ?`,
+      [webhookId, limit],
+    )
   ).map(toDelivery);
   if (!deliveries.length) return [];
   const attempts = await rows<AttemptRecord>(
@@ -129,6 +154,8 @@ export async function listDeliveries(em: EntityManager, webhookId: string, limit
   );
   return deliveries.map((delivery) => ({
     delivery,
-    attempts: attempts.filter((a) => a.delivery_id === delivery.id).map((a) => ({ ...a, attempted_at: date(a.attempted_at) })),
+    attempts: attempts
+      .filter((a) => a.delivery_id === delivery.id)
+      .map((a) => ({ ...a, attempted_at: date(a.attempted_at) })),
   }));
 }

@@ -57,12 +57,18 @@ export class Migration0001Evidence extends Migration {
       constraint messages_link_names_operation check ((operation_id is null) = (link is null)),
       constraint messages_done_when_linked check (operation_id is null or state = 'done')
     )`);
-    this.addSql(`create unique index messages_one_proof_per_operation on evidence.messages (operation_id) where link = 'proof'`);
+    this.addSql(
+      `create unique index messages_one_proof_per_operation on evidence.messages (operation_id) where link = 'proof'`,
+    );
     this.addSql(`create index messages_sim_received on evidence.messages (sim_id, received_at desc)`);
     this.addSql(`create index messages_received on evidence.messages (received_at desc, id desc)`);
-    this.addSql(`create index messages_unlinked on evidence.messages (received_at desc) where operation_id is null and dismissed_at is null`);
+    this.addSql(
+      `create index messages_unlinked on evidence.messages (received_at desc) where operation_id is null and dismissed_at is null`,
+    );
     this.addSql(`create index messages_proof_ref on evidence.messages (sim_id, operator_ref) where link = 'proof'`);
-    this.addSql(`create index messages_redrive on evidence.messages (stored_at) where state = 'pending' or balance_state = 'pending'`);
+    this.addSql(
+      `create index messages_redrive on evidence.messages (stored_at) where state = 'pending' or balance_state = 'pending'`,
+    );
     this.addSql(`create table evidence.daily_reconciliations (
       sim_id text not null,
       day date not null,

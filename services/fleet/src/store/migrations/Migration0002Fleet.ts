@@ -80,7 +80,9 @@ export class Migration0002Fleet extends Migration {
       deactivated_at timestamptz,
       recorded_by uuid
     )`);
-    this.addSql(`create unique index fleet_limits_current on fleet.fleet_limits ((coalesce(operator, '')), op_type) where active`);
+    this.addSql(
+      `create unique index fleet_limits_current on fleet.fleet_limits ((coalesce(operator, '')), op_type) where active`,
+    );
 
     this.addSql(`create table fleet.circuit_breaker (
       id smallint primary key check (id = 1),
@@ -130,7 +132,9 @@ export class Migration0002Fleet extends Migration {
       delivered_at timestamptz,
       unique (webhook_id, event_id)
     )`);
-    this.addSql(`create index webhook_deliveries_due on fleet.webhook_deliveries (next_attempt_at) where status = 'pending'`);
+    this.addSql(
+      `create index webhook_deliveries_due on fleet.webhook_deliveries (next_attempt_at) where status = 'pending'`,
+    );
     this.addSql(`create table fleet.webhook_attempts (
       delivery_id uuid not null references fleet.webhook_deliveries (id) on delete cascade,
       attempt integer not null,

@@ -49,11 +49,15 @@ export type Agent = Message<"transferops.fleet.v1.Agent"> & {
   role: string;
 
   /**
+   * Whether the agent is active; an inactive agent is refused on board routes.
+   *
    * @generated from field: bool is_active = 5;
    */
   isActive: boolean;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 6;
    */
   createdAt?: Timestamp | undefined;
@@ -299,6 +303,8 @@ export type Sim = Message<"transferops.fleet.v1.Sim"> & {
   highBalanceThreshold?: bigint | undefined;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 12;
    */
   createdAt?: Timestamp | undefined;
@@ -458,6 +464,8 @@ export type Device = Message<"transferops.fleet.v1.Device"> & {
   lastSeenAt?: Timestamp | undefined;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 5;
    */
   createdAt?: Timestamp | undefined;
@@ -477,16 +485,22 @@ export type Device = Message<"transferops.fleet.v1.Device"> & {
   appVersion?: string | undefined;
 
   /**
+   * Android version, up to 40 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string android_version = 8;
    */
   androidVersion?: string | undefined;
 
   /**
+   * Handset manufacturer, up to 80 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string manufacturer = 9;
    */
   manufacturer?: string | undefined;
 
   /**
+   * Handset model, up to 80 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string model = 10;
    */
   model?: string | undefined;
@@ -555,6 +569,8 @@ export type DeviceHealth = Message<"transferops.fleet.v1.DeviceHealth"> & {
   deviceId: string;
 
   /**
+   * Label of the handset, up to 200 characters.
+   *
    * @generated from field: string label = 2;
    */
   label: string;
@@ -574,26 +590,36 @@ export type DeviceHealth = Message<"transferops.fleet.v1.DeviceHealth"> & {
   reportedAt?: Timestamp | undefined;
 
   /**
+   * Version of the handset app, from the latest heartbeat.
+   *
    * @generated from field: optional string app_version = 5;
    */
   appVersion?: string | undefined;
 
   /**
+   * Android version, up to 40 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string android_version = 6;
    */
   androidVersion?: string | undefined;
 
   /**
+   * Android SDK level, from the latest heartbeat.
+   *
    * @generated from field: optional int32 android_sdk = 7;
    */
   androidSdk?: number | undefined;
 
   /**
+   * Handset manufacturer, up to 80 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string manufacturer = 8;
    */
   manufacturer?: string | undefined;
 
   /**
+   * Handset model, up to 80 characters, from the latest heartbeat.
+   *
    * @generated from field: optional string model = 9;
    */
   model?: string | undefined;
@@ -606,11 +632,15 @@ export type DeviceHealth = Message<"transferops.fleet.v1.DeviceHealth"> & {
   battery?: number | undefined;
 
   /**
+   * Network type as the handset names it, from the latest heartbeat.
+   *
    * @generated from field: optional string network = 11;
    */
   network?: string | undefined;
 
   /**
+   * Whether the app is exempt from battery optimisation.
+   *
    * @generated from field: optional bool battery_exempt = 12;
    */
   batteryExempt?: boolean | undefined;
@@ -743,21 +773,29 @@ export type SimSnapshotRow = Message<"transferops.fleet.v1.SimSnapshotRow"> & {
   id: string;
 
   /**
+   * Hex id of the handset; unset when none.
+   *
    * @generated from field: optional string device_id = 2;
    */
   deviceId?: string | undefined;
 
   /**
+   * 0 is SIM 1, 1 is SIM 2; unset when unassigned.
+   *
    * @generated from field: optional int32 subscription_slot = 3;
    */
   subscriptionSlot?: number | undefined;
 
   /**
+   * `operator_a` or `operator_b`.
+   *
    * @generated from field: string operator = 4;
    */
   operator: string;
 
   /**
+   * Local-format number of the SIM (9 digits).
+   *
    * @generated from field: string msisdn = 5;
    */
   msisdn: string;
@@ -770,11 +808,15 @@ export type SimSnapshotRow = Message<"transferops.fleet.v1.SimSnapshotRow"> & {
   balanceMirror?: bigint | undefined;
 
   /**
+   * When the measured balance was read; unset while unmeasured.
+   *
    * @generated from field: google.protobuf.Timestamp balance_updated_at = 7;
    */
   balanceUpdatedAt?: Timestamp | undefined;
 
   /**
+   * `active`, `frozen` or `retired`.
+   *
    * @generated from field: string status = 8;
    */
   status: string;
@@ -787,6 +829,8 @@ export type SimSnapshotRow = Message<"transferops.fleet.v1.SimSnapshotRow"> & {
   lowBalanceThreshold?: bigint | undefined;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: Timestamp | undefined;
@@ -841,6 +885,8 @@ export type SimHistoryOperation = Message<"transferops.fleet.v1.SimHistoryOperat
   msisdnDest: string;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 6;
    */
   createdAt?: Timestamp | undefined;
@@ -902,11 +948,15 @@ export type Notification = Message<"transferops.fleet.v1.Notification"> & {
   simId?: string | undefined;
 
   /**
+   * Hex id of the handset concerned; unset when not relevant.
+   *
    * @generated from field: optional string device_id = 6;
    */
   deviceId?: string | undefined;
 
   /**
+   * UUID of the operation concerned; unset when not relevant.
+   *
    * @generated from field: optional string operation_id = 7;
    */
   operationId?: string | undefined;
@@ -976,6 +1026,8 @@ export type Webhook = Message<"transferops.fleet.v1.Webhook"> & {
   events: string[];
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
@@ -1009,6 +1061,8 @@ export type WebhookAttempt = Message<"transferops.fleet.v1.WebhookAttempt"> & {
   attempt: number;
 
   /**
+   * When the attempt was sent.
+   *
    * @generated from field: google.protobuf.Timestamp attempted_at = 2;
    */
   attemptedAt?: Timestamp | undefined;
@@ -1056,6 +1110,8 @@ export type WebhookDelivery = Message<"transferops.fleet.v1.WebhookDelivery"> & 
   deliveryId: string;
 
   /**
+   * UUID of the endpoint.
+   *
    * @generated from field: string webhook_id = 2;
    */
   webhookId: string;
@@ -1096,6 +1152,8 @@ export type WebhookDelivery = Message<"transferops.fleet.v1.WebhookDelivery"> & 
   nextAttemptAt?: Timestamp | undefined;
 
   /**
+   * When it was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 8;
    */
   createdAt?: Timestamp | undefined;
@@ -1108,6 +1166,8 @@ export type WebhookDelivery = Message<"transferops.fleet.v1.WebhookDelivery"> & 
   deliveredAt?: Timestamp | undefined;
 
   /**
+   * Every attempt, first first.
+   *
    * @generated from field: repeated transferops.fleet.v1.WebhookAttempt attempts = 10;
    */
   attempts: WebhookAttempt[];
@@ -1134,11 +1194,15 @@ export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
  */
 export type DispatchAgent = Message<"transferops.fleet.v1.DispatchAgent"> & {
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
+   * The agent's full name, up to 200 characters.
+   *
    * @generated from field: string full_name = 2;
    */
   fullName: string;
@@ -1151,6 +1215,8 @@ export type DispatchAgent = Message<"transferops.fleet.v1.DispatchAgent"> & {
   role: string;
 
   /**
+   * Whether the agent is active; an inactive agent is refused on board routes.
+   *
    * @generated from field: bool is_active = 4;
    */
   isActive: boolean;
@@ -1184,11 +1250,15 @@ export type CandidateSim = Message<"transferops.fleet.v1.CandidateSim"> & {
   simId: string;
 
   /**
+   * `operator_a` or `operator_b`.
+   *
    * @generated from field: string operator = 2;
    */
   operator: string;
 
   /**
+   * Local-format number of the SIM (9 digits).
+   *
    * @generated from field: string msisdn = 3;
    */
   msisdn: string;
@@ -1215,6 +1285,8 @@ export type CandidateSim = Message<"transferops.fleet.v1.CandidateSim"> & {
   deviceStatus?: string | undefined;
 
   /**
+   * Label of the handset; unset when unassigned.
+   *
    * @generated from field: optional string device_label = 7;
    */
   deviceLabel?: string | undefined;
@@ -1255,31 +1327,43 @@ export const CandidateSimSchema: GenMessage<CandidateSim> = /*@__PURE__*/
  */
 export type SimSummary = Message<"transferops.fleet.v1.SimSummary"> & {
   /**
+   * UUID of the SIM.
+   *
    * @generated from field: string sim_id = 1;
    */
   simId: string;
 
   /**
+   * `operator_a` or `operator_b`.
+   *
    * @generated from field: string operator = 2;
    */
   operator: string;
 
   /**
+   * Local-format number of the SIM (9 digits).
+   *
    * @generated from field: string msisdn = 3;
    */
   msisdn: string;
 
   /**
+   * `active`, `frozen` or `retired`.
+   *
    * @generated from field: string status = 4;
    */
   status: string;
 
   /**
+   * Hex id of the handset; unset when none.
+   *
    * @generated from field: optional string device_id = 5;
    */
   deviceId?: string | undefined;
 
   /**
+   * 0 is SIM 1, 1 is SIM 2; unset when unassigned.
+   *
    * @generated from field: optional int32 subscription_slot = 6;
    */
   subscriptionSlot?: number | undefined;
@@ -1292,6 +1376,8 @@ export type SimSummary = Message<"transferops.fleet.v1.SimSummary"> & {
   balanceMirror?: bigint | undefined;
 
   /**
+   * When the measured balance was read; unset while unmeasured.
+   *
    * @generated from field: google.protobuf.Timestamp balance_updated_at = 8;
    */
   balanceUpdatedAt?: Timestamp | undefined;

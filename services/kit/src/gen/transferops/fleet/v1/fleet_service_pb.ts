@@ -73,11 +73,15 @@ export type BootstrapAdminRequest = Message<"transferops.fleet.v1.BootstrapAdmin
   bootstrapToken: string;
 
   /**
+   * Sign-in name, up to 100 characters.
+   *
    * @generated from field: string login = 2;
    */
   login: string;
 
   /**
+   * The agent's full name, up to 200 characters.
+   *
    * @generated from field: string full_name = 3;
    */
   fullName: string;
@@ -102,6 +106,8 @@ export const BootstrapAdminRequestSchema: GenMessage<BootstrapAdminRequest> = /*
  */
 export type BootstrapAdminResponse = Message<"transferops.fleet.v1.BootstrapAdminResponse"> & {
   /**
+   * The agent as stored.
+   *
    * @generated from field: transferops.fleet.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -119,6 +125,8 @@ export const BootstrapAdminResponseSchema: GenMessage<BootstrapAdminResponse> = 
  */
 export type LoginRequest = Message<"transferops.fleet.v1.LoginRequest"> & {
   /**
+   * Sign-in name, up to 100 characters.
+   *
    * @generated from field: string login = 1;
    */
   login: string;
@@ -150,11 +158,15 @@ export type LoginResponse = Message<"transferops.fleet.v1.LoginResponse"> & {
   token: string;
 
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
 
   /**
+   * `agent`, `supervisor` or `admin`.
+   *
    * @generated from field: string role = 3;
    */
   role: string;
@@ -167,6 +179,8 @@ export type LoginResponse = Message<"transferops.fleet.v1.LoginResponse"> & {
   expiresAt?: Timestamp | undefined;
 
   /**
+   * Set when an admin issued a temporary password.
+   *
    * @generated from field: bool must_change_password = 5;
    */
   mustChangePassword: boolean;
@@ -231,6 +245,8 @@ export const GetOwnProfileRequestSchema: GenMessage<GetOwnProfileRequest> = /*@_
  */
 export type GetOwnProfileResponse = Message<"transferops.fleet.v1.GetOwnProfileResponse"> & {
   /**
+   * The agent as stored.
+   *
    * @generated from field: transferops.fleet.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -297,11 +313,15 @@ export type CreateAgentRequest = Message<"transferops.fleet.v1.CreateAgentReques
   caller?: Caller | undefined;
 
   /**
+   * Sign-in name, up to 100 characters.
+   *
    * @generated from field: string login = 2;
    */
   login: string;
 
   /**
+   * The agent's full name, up to 200 characters.
+   *
    * @generated from field: string full_name = 3;
    */
   fullName: string;
@@ -333,6 +353,8 @@ export const CreateAgentRequestSchema: GenMessage<CreateAgentRequest> = /*@__PUR
  */
 export type CreateAgentResponse = Message<"transferops.fleet.v1.CreateAgentResponse"> & {
   /**
+   * The agent as stored.
+   *
    * @generated from field: transferops.fleet.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -367,6 +389,8 @@ export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE_
  */
 export type ListAgentsResponse = Message<"transferops.fleet.v1.ListAgentsResponse"> & {
   /**
+   * Every agent, oldest first.
+   *
    * @generated from field: repeated transferops.fleet.v1.Agent agents = 1;
    */
   agents: Agent[];
@@ -389,21 +413,29 @@ export type UpdateAgentRequest = Message<"transferops.fleet.v1.UpdateAgentReques
   caller?: Caller | undefined;
 
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
 
   /**
+   * The agent's full name, up to 200 characters.
+   *
    * @generated from field: optional string full_name = 3;
    */
   fullName?: string | undefined;
 
   /**
+   * Whether the agent is active; an inactive agent is refused on board routes.
+   *
    * @generated from field: optional bool is_active = 4;
    */
   isActive?: boolean | undefined;
 
   /**
+   * `agent`, `supervisor` or `admin`.
+   *
    * @generated from field: optional string role = 5;
    */
   role?: string | undefined;
@@ -421,6 +453,8 @@ export const UpdateAgentRequestSchema: GenMessage<UpdateAgentRequest> = /*@__PUR
  */
 export type UpdateAgentResponse = Message<"transferops.fleet.v1.UpdateAgentResponse"> & {
   /**
+   * The agent as stored.
+   *
    * @generated from field: transferops.fleet.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -443,6 +477,8 @@ export type DeactivateAgentRequest = Message<"transferops.fleet.v1.DeactivateAge
   caller?: Caller | undefined;
 
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
@@ -478,6 +514,8 @@ export type IssueTemporaryPasswordRequest = Message<"transferops.fleet.v1.IssueT
   caller?: Caller | undefined;
 
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
@@ -495,11 +533,15 @@ export const IssueTemporaryPasswordRequestSchema: GenMessage<IssueTemporaryPassw
  */
 export type IssueTemporaryPasswordResponse = Message<"transferops.fleet.v1.IssueTemporaryPasswordResponse"> & {
   /**
+   * UUID of the agent.
+   *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
+   * The agent's sign-in name.
+   *
    * @generated from field: string login = 2;
    */
   login: string;
@@ -827,6 +869,8 @@ export const GetDeviceRequestSchema: GenMessage<GetDeviceRequest> = /*@__PURE__*
  */
 export type GetDeviceResponse = Message<"transferops.fleet.v1.GetDeviceResponse"> & {
   /**
+   * The device as stored, with issues derived now.
+   *
    * @generated from field: transferops.fleet.v1.Device device = 1;
    */
   device?: Device | undefined;
@@ -875,6 +919,8 @@ export const UpdateDeviceRequestSchema: GenMessage<UpdateDeviceRequest> = /*@__P
  */
 export type UpdateDeviceResponse = Message<"transferops.fleet.v1.UpdateDeviceResponse"> & {
   /**
+   * The device as stored, with issues derived now.
+   *
    * @generated from field: transferops.fleet.v1.Device device = 1;
    */
   device?: Device | undefined;
@@ -959,6 +1005,8 @@ export const GetDeviceHealthRequestSchema: GenMessage<GetDeviceHealthRequest> = 
  */
 export type GetDeviceHealthResponse = Message<"transferops.fleet.v1.GetDeviceHealthResponse"> & {
   /**
+   * The latest heartbeat and the issues derived from it now.
+   *
    * @generated from field: transferops.fleet.v1.DeviceHealth health = 1;
    */
   health?: DeviceHealth | undefined;
@@ -1130,6 +1178,8 @@ export const GetSimRequestSchema: GenMessage<GetSimRequest> = /*@__PURE__*/
  */
 export type GetSimResponse = Message<"transferops.fleet.v1.GetSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1199,6 +1249,8 @@ export const CreateSimRequestSchema: GenMessage<CreateSimRequest> = /*@__PURE__*
  */
 export type CreateSimResponse = Message<"transferops.fleet.v1.CreateSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1275,6 +1327,8 @@ export const UpdateSimRequestSchema: GenMessage<UpdateSimRequest> = /*@__PURE__*
  */
 export type UpdateSimResponse = Message<"transferops.fleet.v1.UpdateSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1367,6 +1421,8 @@ export const AssignSimRequestSchema: GenMessage<AssignSimRequest> = /*@__PURE__*
  */
 export type AssignSimResponse = Message<"transferops.fleet.v1.AssignSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1408,6 +1464,8 @@ export const UnassignSimRequestSchema: GenMessage<UnassignSimRequest> = /*@__PUR
  */
 export type UnassignSimResponse = Message<"transferops.fleet.v1.UnassignSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1534,16 +1592,22 @@ export type GetSimHistoryResponse = Message<"transferops.fleet.v1.GetSimHistoryR
   totalOperations: number;
 
   /**
+   * Operations of the SIM in `confirmed`.
+   *
    * @generated from field: int32 total_confirmed = 3;
    */
   totalConfirmed: number;
 
   /**
+   * Operations of the SIM in `failed`.
+   *
    * @generated from field: int32 total_failed = 4;
    */
   totalFailed: number;
 
   /**
+   * Operations of the SIM in `no_evidence`.
+   *
    * @generated from field: int32 total_no_evidence = 5;
    */
   totalNoEvidence: number;
@@ -1599,6 +1663,8 @@ export const FreezeSimRequestSchema: GenMessage<FreezeSimRequest> = /*@__PURE__*
  */
 export type FreezeSimResponse = Message<"transferops.fleet.v1.FreezeSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -1640,6 +1706,8 @@ export const UnfreezeSimRequestSchema: GenMessage<UnfreezeSimRequest> = /*@__PUR
  */
 export type UnfreezeSimResponse = Message<"transferops.fleet.v1.UnfreezeSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.Sim sim = 1;
    */
   sim?: Sim | undefined;
@@ -2139,6 +2207,8 @@ export type SendHeartbeatRequest = Message<"transferops.fleet.v1.SendHeartbeatRe
   androidVersion?: string | undefined;
 
   /**
+   * Android SDK level, from the latest heartbeat.
+   *
    * @generated from field: optional int32 android_sdk = 7;
    */
   androidSdk?: number | undefined;
@@ -2158,6 +2228,8 @@ export type SendHeartbeatRequest = Message<"transferops.fleet.v1.SendHeartbeatRe
   model?: string | undefined;
 
   /**
+   * Whether the app is exempt from battery optimisation.
+   *
    * @generated from field: optional bool battery_exempt = 10;
    */
   batteryExempt?: boolean | undefined;
@@ -2228,16 +2300,22 @@ export type HandsetSim = Message<"transferops.fleet.v1.HandsetSim"> & {
   slot: number;
 
   /**
+   * `operator_a` or `operator_b`.
+   *
    * @generated from field: string operator = 3;
    */
   operator: string;
 
   /**
+   * Local-format number of the SIM (9 digits).
+   *
    * @generated from field: string msisdn = 4;
    */
   msisdn: string;
 
   /**
+   * `active`, `frozen` or `retired`.
+   *
    * @generated from field: string status = 5;
    */
   status: string;
@@ -2250,6 +2328,8 @@ export type HandsetSim = Message<"transferops.fleet.v1.HandsetSim"> & {
   balance?: bigint | undefined;
 
   /**
+   * When the measured balance was read; unset while unmeasured.
+   *
    * @generated from field: google.protobuf.Timestamp balance_updated_at = 7;
    */
   balanceUpdatedAt?: Timestamp | undefined;
@@ -2310,6 +2390,8 @@ export type GetDeviceIdentityResponse = Message<"transferops.fleet.v1.GetDeviceI
   deviceId: string;
 
   /**
+   * Label of the handset, up to 200 characters.
+   *
    * @generated from field: string label = 2;
    */
   label: string;
@@ -2408,6 +2490,8 @@ export const AcknowledgeNotificationRequestSchema: GenMessage<AcknowledgeNotific
  */
 export type AcknowledgeNotificationResponse = Message<"transferops.fleet.v1.AcknowledgeNotificationResponse"> & {
   /**
+   * The notification as stored.
+   *
    * @generated from field: transferops.fleet.v1.Notification notification = 1;
    */
   notification?: Notification | undefined;
@@ -2463,6 +2547,8 @@ export const CreateWebhookRequestSchema: GenMessage<CreateWebhookRequest> = /*@_
  */
 export type CreateWebhookResponse = Message<"transferops.fleet.v1.CreateWebhookResponse"> & {
   /**
+   * The endpoint, without its secret.
+   *
    * @generated from field: transferops.fleet.v1.Webhook webhook = 1;
    */
   webhook?: Webhook | undefined;
@@ -2504,6 +2590,8 @@ export const ListWebhooksRequestSchema: GenMessage<ListWebhooksRequest> = /*@__P
  */
 export type ListWebhooksResponse = Message<"transferops.fleet.v1.ListWebhooksResponse"> & {
   /**
+   * Every endpoint, oldest first, without secrets.
+   *
    * @generated from field: repeated transferops.fleet.v1.Webhook webhooks = 1;
    */
   webhooks: Webhook[];
@@ -2662,6 +2750,8 @@ export type GetDispatchContextResponse = Message<"transferops.fleet.v1.GetDispat
   breakerActive: boolean;
 
   /**
+   * The agent as stored.
+   *
    * @generated from field: transferops.fleet.v1.DispatchAgent agent = 2;
    */
   agent?: DispatchAgent | undefined;
@@ -2837,6 +2927,8 @@ export const LookupSimRequestSchema: GenMessage<LookupSimRequest> = /*@__PURE__*
  */
 export type LookupSimResponse = Message<"transferops.fleet.v1.LookupSimResponse"> & {
   /**
+   * The SIM as stored. Never carries the PIN.
+   *
    * @generated from field: transferops.fleet.v1.SimSummary sim = 1;
    */
   sim?: SimSummary | undefined;
@@ -2887,11 +2979,15 @@ export type GetAgentScopeResponse = Message<"transferops.fleet.v1.GetAgentScopeR
   role: string;
 
   /**
+   * Whether the agent is active; an inactive agent is refused on board routes.
+   *
    * @generated from field: bool is_active = 3;
    */
   isActive: boolean;
 
   /**
+   * The agent's full name, up to 200 characters.
+   *
    * @generated from field: string full_name = 4;
    */
   fullName: string;

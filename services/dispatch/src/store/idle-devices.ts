@@ -1,0 +1,146 @@
+import pg from "pg";
+import type { EntityManager, Logger } from "@transferops/kit";
+
+/** PostgreSQL channel announcing that a device was given queued work (payload: its id). */
+export const DEVICE_WORK_CHANNEL = "dispatch_device_work";
+
+/**
+ * Announces, in the caller's transaction, that a device has queued work: every replica's
+ * IdleDevices forgets it when the transaction commits (NOTIFY is delivered on commit).
+ */
+export async function announceDeviceWork(em: EntityManager, deviceId: string | null): Promise<void> {
+  if (deviceId === null) return;
+  await em.execute(`select pg_notify(?, ?)`, [DEVICE_WORK_CHANNEL, deviceId]);
+}
+
+export interface IdleDevicesOptions {
+  url: string;
+  log: Logger;
+  /** A remembered idle device is checked again at least this often (safety net). */
+  ttlMs?: number;
+  /** Most devices remembered at once. */
+  maxEntries?: number;
+}
+
+/**
+ * Which handsets are known to have nothing to do, so that their polls (the vast
+ * majority) are answered without touching the database at all.
+ *
+ * A device is remembered idle after a poll read found no queued and no running work for
+ * it. It is forgotten as soon as work is queued for it: the writer NOTIFYs
+ * `dispatch_device_work` in its transaction and every replica LISTENs (the replica that
+ * queued the work also forgets it at once, before answering). A read that overlapped
+ * any notification is not remembered (an epoch counter), so a stale "idle" can never be
+ * recorded after the work it missed was announced. Without a live LISTEN connection
+ * nothing is remembered and every poll reads the database; a remembered entry expires
+ * after `ttlMs` whatever happens. The worst case of a notification still in flight is one
+ * more empty poll (a few seconds' delay), never lost work: the queue is the table.
+ */
+export class IdleDevices {
+  private readonly idle = new Map<string, number>();
+  private epoch = 0;
+  private listening = false;
+  private client?: pg.Client;
+  private stopped = false;
+  private retry?: NodeJS.Timeout;
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(private readonly o: IdleDevicesOptions) {
+    this.ttlMs = o.ttlMs ?? 60_000;
+    this.maxEntries = o.maxEntries ?? 200_000;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect().catch((err: unknown) => {
+      this.o.log.warn({ err }, "idle-device index: LISTEN failed; every poll reads the database until it reconnects");
+      this.scheduleReconnect();
+    });
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.o.url });
+    client.on("notification", (n) => {
+      if (n.channel === DEVICE_WORK_CHANNEL && n.payload) this.forget(n.payload);
+    });
+    const lost = (err?: unknown) => {
+      if (this.client !== client) return;
+      this.listening = false;
+      this.idle.clear();
+      this.epoch += 1;
+      this.client = undefined;
+      client.removeAllListeners("notification");
+      void client.end().catch(() => undefined);
+      if (!this.stopped) {
+        this.o.log.warn({ err }, "idle-device index: LISTEN connection lost; reconnecting");
+        this.scheduleReconnect();
+      }
+    };
+    client.on("error", lost);
+    client.on("end", () => lost());
+    await client.connect();
+    this.client = client;
+    await client.query(`LISTEN ${DEVICE_WORK_CHANNEL}`);
+    this.idle.clear();
+    this.epoch += 1;
+    this.listening = true;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.connect().catch(() => this.scheduleReconnect());
+    }, 1000);
+    this.retry.unref();
+  }
+
+  /** Whether the device is known to have nothing queued or running. */
+  isIdle(deviceId: string, nowMs: number): boolean {
+    if (!this.listening) return false;
+    const at = this.idle.get(deviceId);
+    if (at === undefined) return false;
+    if (nowMs - at > this.ttlMs) {
+      this.idle.delete(deviceId);
+      return false;
+    }
+    return true;
+  }
+
+  /** Taken before a poll's read: the read's answer is remembered only if no notification came meanwhile. */
+  mark(): number {
+    return this.epoch;
+  }
+
+  rememberIdle(deviceId: string, markAtRead: number, nowMs: number): void {
+    if (!this.listening || this.epoch !== markAtRead || this.idle.size >= this.maxEntries) return;
+    this.idle.set(deviceId, nowMs);
+  }
+
+  /** This replica queued work for the device: forget it now, before the caller is answered. */
+  forget(deviceId: string | null): void {
+    if (deviceId === null) return;
+    this.epoch += 1;
+    this.idle.delete(deviceId);
+  }
+
+  /** Forgets every device (e.g. after the reset). */
+  clear(): void {
+    this.epoch += 1;
+    this.idle.clear();
+  }
+
+  get size(): number {
+    return this.idle.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.listening = false;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { balanceOutOfBand, deviceSilent, simAbsent } from "./alerts.ts";
+
+const now = new Date("2026-01-01T12:10:00Z");
+
+describe("fleet's alerts", () => {
+  it("keys a silence by the heartbeat it follows, so repeated checks of one silence dedupe", () => {
+    const lastSeen = new Date("2026-01-01T12:03:00Z");
+    const a = deviceSilent({ device_id: "d1", label: "Shop", last_seen_at: lastSeen }, now);
+    const b = deviceSilent(
+      { device_id: "d1", label: "Shop", last_seen_at: lastSeen },
+      new Date(now.getTime() + 60_000),
+    );
+    expect(a).toMatchObject({
+      kind: "device_silent",
+      severity: "critical",
+      device_id: "d1",
+      context: { silent_minutes: 7 },
+    });
+    expect(a.dedupe_key).toBe(b.dedupe_key);
+    expect(
+      deviceSilent({ device_id: "d1", label: "Shop", last_seen_at: new Date("2026-01-01T12:04:00Z") }, now).dedupe_key,
+    ).not.toBe(a.dedupe_key);
+  });
+
+  it("keys an absence by when it began", () => {
+    const since = new Date("2026-01-01T12:00:00Z");
+    const a = simAbsent({ sim_id: "s1", msisdn: "670000000", device_id: "d1", absent_since: since }, now);
+    expect(a).toMatchObject({ kind: "sim_absent", severity: "critical", sim_id: "s1", device_id: "d1" });
+    expect(a.dedupe_key).toBe(`sim_absent:s1:${since.toISOString()}`);
+  });
+
+  it.each([
+    ["low", "low_balance", "warning", "below"],
+    ["high", "high_balance", "info", "above"],
+  ] as const)("names a %s balance with its threshold", (band, kind, severity, word) => {
+    const a = balanceOutOfBand({ sim_id: "s1", msisdn: "670000000", device_id: null }, band, 500, 1000, now, now);
+    expect(a).toMatchObject({ kind, severity, sim_id: "s1", context: { balance: 500, threshold: 1000 } });
+    expect(a.device_id).toBeUndefined();
+    expect(a.message).toContain(word);
+  });
+});

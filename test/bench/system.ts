@@ -1,0 +1,75 @@
+// Child process of the poll benchmark: the system on the benchmark's database. Prints one
+// JSON line with the gateway URL on stdout once it serves, then runs until killed.
+//
+// BENCH_TOPOLOGY=processes (default): one process per service and one for the gateway,
+// as production deploys them (each on its own port, talking gRPC); without Kafka each
+// process has its own in-process bus (no event crosses processes: the poll path needs none).
+// BENCH_TOPOLOGY=single: everything in this process (deploy/local/system.ts, as `npm start`).
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startSystem } from "../../deploy/local/system.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const topology = process.env.BENCH_TOPOLOGY ?? "processes";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
+  const names = ["fleet", "dispatch", "evidence", "intake", "analytics", "messaging"];
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const)));
+  const urls = Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_URL`, `http://127.0.0.1:${ports[n]}`]));
+  const gatewayPort = await freePort();
+  const children: ChildProcess[] = [];
+  const run = (script: string, env: Record<string, string>) => {
+    const profile = process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE) ? ["--cpu-prof", "--cpu-prof-dir=/tmp/bench-prof"] : [];
+    const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, script)], {
+      env: { ...process.env, KAFKA_BROKERS: "", ...urls, ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    children.push(child);
+  };
+  for (const n of names) run(`services/${n}/src/main.ts`, { GRPC_PORT: String(ports[n]) });
+  const cached = Number(process.env.BENCH_AUTH_CACHE_TTL_MS ?? 0) > 0;
+  run(cached ? "test/bench/gateway-auth-cache.ts" : "gateway/src/main.ts", { PORT: String(gatewayPort), HOST: "127.0.0.1" });
+  const url = `http://127.0.0.1:${gatewayPort}`;
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const ok = await fetch(`${url}/v1/health`).then((r) => r.status === 200).catch(() => false);
+    if (ok) break;
+    if (Date.now() > until) throw new Error("the system did not become healthy within 120 s");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    async stop() {
+      for (const c of children) c.kill("SIGTERM");
+      await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
+    },
+  };
+}
+
+async function single(): Promise<{ url: string; stop(): Promise<void> }> {
+  const system = await startSystem({
+    env: { ...process.env, KAFKA_BROKERS: "" },
+    randomPorts: true,
+    logDestination: { write: (line: string) => void process.stderr.write(line) },
+  });
+  return { url: system.gatewayUrl, stop: system.stop };
+}
+
+const system = topology === "single" ? await single() : await processes();
+process.stdout.write(`${JSON.stringify({ gatewayUrl: system.url, topology })}\n`);
+const stop = () => void system.stop().finally(() => process.exit(0));
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
