@@ -420,11 +420,12 @@ async function main(): Promise<void> {
         return;
       }
       const requestId = randomUUID();
-      recent.push(requestId);
-      if (recent.length > 200) recent.shift();
       const copies = creationIndex % 10 === 0 ? 3 : 1;
       void track(
         Promise.all(Array.from({ length: copies }, () => createOne(requestId))).then((answers) => {
+          // Replayed later only once its first answer is in.
+          recent.push(requestId);
+          if (recent.length > 200) recent.shift();
           if (!measuring) return;
           const accepted = answers.filter((a) => a.status === 202).length;
           const replayed = answers.filter((a) => a.status === 409).length;

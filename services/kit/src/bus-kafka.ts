@@ -66,7 +66,8 @@ export class KafkaBus implements EventBus {
     } finally {
       await admin.disconnect();
     }
-    const consumer = this.kafka.consumer({ groupId: this.prefix + group, allowAutoTopicCreation: true });
+    // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
+    const consumer = this.kafka.consumer({ groupId: this.prefix + group, allowAutoTopicCreation: true, maxWaitTimeInMs: 500 });
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
     await consumer.run({
