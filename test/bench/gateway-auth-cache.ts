@@ -19,7 +19,9 @@ const cachedFleet = new Proxy(services.fleet, {
   get(target, prop, receiver) {
     if (prop !== "authenticate") return Reflect.get(target, prop, receiver);
     return async (req: Parameters<Services["fleet"]["authenticate"]>[0]) => {
-      const key = `${req.credentialKind}:${createHash("sha256").update(req.secret ?? "").digest("base64url")}`;
+      const key = `${req.credentialKind}:${createHash("sha256")
+        .update(req.secret ?? "")
+        .digest("base64url")}`;
       const hit = cache.get(key);
       const now = Date.now();
       if (hit && now - hit.at < ttlMs) return hit.answer;

@@ -57,7 +57,10 @@ const HANDSETS = num(flags.handsets, process.env.BENCH_HANDSETS, 3000);
 const INTERVAL_MS = num(flags["interval-ms"], process.env.BENCH_INTERVAL_MS, 4000);
 const DURATION_S = num(flags["duration-s"], process.env.BENCH_DURATION_S, 30);
 const WARMUP_S = num(flags["warmup-s"], undefined, 4);
-const WORKERS = Math.min(HANDSETS, num(flags.workers, process.env.BENCH_WORKERS, Math.min(300, Math.ceil(HANDSETS / 10))));
+const WORKERS = Math.min(
+  HANDSETS,
+  num(flags.workers, process.env.BENCH_WORKERS, Math.min(300, Math.ceil(HANDSETS / 10))),
+);
 const CREATIONS_PER_S = num(flags["creations-per-s"], process.env.BENCH_CREATIONS_PER_S, 10);
 const REPLAY_SHARE = num(flags["replay-share"], undefined, 0.3);
 const CONNECTIONS = num(flags.connections, undefined, 256);
@@ -80,13 +83,26 @@ interface Reply {
   ms: number;
 }
 
-function call(base: string, method: string, p: string, headers: Record<string, string> = {}, body?: unknown): Promise<Reply> {
+function call(
+  base: string,
+  method: string,
+  p: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<Reply> {
   return new Promise((resolve) => {
     const started = performance.now();
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
       base + p,
-      { method, agent, headers: { ...headers, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) } },
+      {
+        method,
+        agent,
+        headers: {
+          ...headers,
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -110,7 +126,11 @@ function call(base: string, method: string, p: string, headers: Record<string, s
   });
 }
 
-async function pool<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function pool<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
@@ -150,7 +170,11 @@ function startChild(script: string, env: Record<string, string>): Promise<{ chil
 // ---------------------------------------------------------------------------------------
 // Closed-loop saturation (the reference, and the poll capacity)
 
-async function saturate(durationS: number, concurrency: number, one: (i: number) => Promise<Reply>): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+async function saturate(
+  durationS: number,
+  concurrency: number,
+  one: (i: number) => Promise<Reply>,
+): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
   const until = performance.now() + durationS * 1000;
   const latencies: number[] = [];
   let errors = 0;
@@ -189,7 +213,8 @@ function cpuTicks(dbName: string): Map<string, number> {
     else {
       const svc = /services\/(\w+)\/src\/main\.ts/.exec(args);
       if (svc) name = svc[1];
-      else if (/test\/bench\/system\.ts/.test(args) && process.env.BENCH_TOPOLOGY === "single") name = "system (one process)";
+      else if (/test\/bench\/system\.ts/.test(args) && process.env.BENCH_TOPOLOGY === "single")
+        name = "system (one process)";
     }
     if (Number(m[1]) === process.pid) name = "load generator";
     if (!name) continue;
@@ -241,7 +266,9 @@ async function settledWrites(url: string, expected: (w: Writes) => boolean): Pro
 // ---------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  log(`poll benchmark: ${HANDSETS} handsets every ${INTERVAL_MS} ms (target ${((HANDSETS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${WORKERS} with a SIM, ${CREATIONS_PER_S} creations/s (${Math.round(REPLAY_SHARE * 100)} % replays), ${DURATION_S} s measured after ${WARMUP_S} s warm-up`);
+  log(
+    `poll benchmark: ${HANDSETS} handsets every ${INTERVAL_MS} ms (target ${((HANDSETS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${WORKERS} with a SIM, ${CREATIONS_PER_S} creations/s (${Math.round(REPLAY_SHARE * 100)} % replays), ${DURATION_S} s measured after ${WARMUP_S} s warm-up`,
+  );
   const children: ChildProcess[] = [];
   const admin = new pg.Client({ connectionString: ADMIN_DB });
   await admin.connect();
@@ -266,27 +293,55 @@ async function main(): Promise<void> {
     children.push(system.child);
     const base: string = system.line.gatewayUrl;
     const authCache = Number(flags["auth-cache-ttl-ms"] ?? process.env.BENCH_AUTH_CACHE_TTL_MS ?? 0);
-    log(`system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName})${authCache > 0 ? `; what-if: gateway caches authentication for ${authCache} ms` : ""}`);
+    log(
+      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName})${authCache > 0 ? `; what-if: gateway caches authentication for ${authCache} ms` : ""}`,
+    );
 
     // Provisioning through the real routes.
-    const boot = await call(base, "POST", "/v1/agents/bootstrap", { "x-bootstrap-token": BOOTSTRAP }, { login: "bench", full_name: "Bench Admin", password: "bench-password-1" });
+    const boot = await call(
+      base,
+      "POST",
+      "/v1/agents/bootstrap",
+      { "x-bootstrap-token": BOOTSTRAP },
+      { login: "bench", full_name: "Bench Admin", password: "bench-password-1" },
+    );
     if (boot.status !== 201) throw new Error(`bootstrap failed: ${boot.status} ${JSON.stringify(boot.body)}`);
     const login = await call(base, "POST", "/v1/agents/login", {}, { login: "bench", password: "bench-password-1" });
     const adminAuth = { authorization: `Bearer ${login.body.token}` };
-    const agentRes = await call(base, "POST", "/v1/agents/admin", adminAuth, { login: "bench-agent", full_name: "Bench Agent", password: "bench-password-1" });
+    const agentRes = await call(base, "POST", "/v1/agents/admin", adminAuth, {
+      login: "bench-agent",
+      full_name: "Bench Agent",
+      password: "bench-password-1",
+    });
     const agentId: string = agentRes.body.agent_id;
     const provisionStarted = performance.now();
     const devices: { deviceId: string; token: string; simId?: string; msisdn?: string }[] = new Array(HANDSETS);
-    await pool(Array.from({ length: HANDSETS }, (_, i) => i), 32, async (i) => {
-      const d = await call(base, "POST", "/v1/devices", adminAuth, { label: `bench ${i}` });
-      if (d.status !== 201) throw new Error(`device registration failed: ${d.status} ${JSON.stringify(d.body)}`);
-      devices[i] = { deviceId: d.body.device_id, token: d.body.device_token };
-    });
+    await pool(
+      Array.from({ length: HANDSETS }, (_, i) => i),
+      32,
+      async (i) => {
+        const d = await call(base, "POST", "/v1/devices", adminAuth, { label: `bench ${i}` });
+        if (d.status !== 201) throw new Error(`device registration failed: ${d.status} ${JSON.stringify(d.body)}`);
+        devices[i] = { deviceId: d.body.device_id, token: d.body.device_token };
+      },
+    );
     await pool(devices.slice(0, WORKERS), 16, async (d, i) => {
       const msisdn = `69${String(1_000_000 + i).padStart(7, "0")}`;
-      const sim = await call(base, "POST", "/v1/sims", adminAuth, { operator: "operator_b", msisdn, pin: PIN, device_id: d.deviceId, subscription_slot: "0" });
+      const sim = await call(base, "POST", "/v1/sims", adminAuth, {
+        operator: "operator_b",
+        msisdn,
+        pin: PIN,
+        device_id: d.deviceId,
+        subscription_slot: "0",
+      });
       if (sim.status !== 201) throw new Error(`SIM creation failed: ${sim.status} ${JSON.stringify(sim.body)}`);
-      const bal = await call(base, "PATCH", `/v1/sims/${sim.body.sim_id}/balance`, { "x-api-key": API_KEY }, { balance: 1_000_000_000 });
+      const bal = await call(
+        base,
+        "PATCH",
+        `/v1/sims/${sim.body.sim_id}/balance`,
+        { "x-api-key": API_KEY },
+        { balance: 1_000_000_000 },
+      );
       if (bal.status !== 200) throw new Error(`balance failed: ${bal.status}`);
       d.simId = sim.body.sim_id;
       d.msisdn = msisdn;
@@ -297,7 +352,9 @@ async function main(): Promise<void> {
       max_amount: 500_000,
     });
     if (grant.status !== 200) throw new Error(`grant failed: ${grant.status} ${JSON.stringify(grant.body)}`);
-    log(`provisioned ${HANDSETS} handsets and ${WORKERS} SIMs in ${((performance.now() - provisionStarted) / 1000).toFixed(1)} s`);
+    log(
+      `provisioned ${HANDSETS} handsets and ${WORKERS} SIMs in ${((performance.now() - provisionStarted) / 1000).toFixed(1)} s`,
+    );
 
     // The reference: a bare express hello-world, and the poll route saturated, same client.
     let reference: Awaited<ReturnType<typeof saturate>> | undefined;
@@ -308,8 +365,12 @@ async function main(): Promise<void> {
       reference = await saturate(REFERENCE_S, 64, () => call(hello.line.url, "GET", "/"));
       hello.child.kill("SIGTERM");
       const idle = devices.slice(WORKERS);
-      capacity = await saturate(REFERENCE_S, 64, (i) => call(base, "GET", "/v1/device/next", { authorization: `Bearer ${idle[i % idle.length].token}` }));
-      log(`reference: express hello-world ${reference.rps.toFixed(0)} req/s (p50 ${reference.p50.toFixed(1)} ms); empty poll saturated ${capacity.rps.toFixed(0)} req/s (p50 ${capacity.p50.toFixed(1)} ms, p99 ${capacity.p99.toFixed(1)} ms, ${capacity.errors} errors)`);
+      capacity = await saturate(REFERENCE_S, 64, (i) =>
+        call(base, "GET", "/v1/device/next", { authorization: `Bearer ${idle[i % idle.length].token}` }),
+      );
+      log(
+        `reference: express hello-world ${reference.rps.toFixed(0)} req/s (p50 ${reference.p50.toFixed(1)} ms); empty poll saturated ${capacity.rps.toFixed(0)} req/s (p50 ${capacity.p50.toFixed(1)} ms, p99 ${capacity.p99.toFixed(1)} ms, ${capacity.errors} errors)`,
+      );
     }
 
     // The load.
@@ -357,8 +418,10 @@ async function main(): Promise<void> {
       if (measuring) {
         stats.polls += 1;
         stats.latencies.push(r.ms);
-        if (r.status === 204) (stats.empty += 1, stats.emptyLatencies.push(r.ms));
-        else if (r.status === 200) stats.claims += 1;
+        if (r.status === 204) {
+          stats.empty += 1;
+          stats.emptyLatencies.push(r.ms);
+        } else if (r.status === 200) stats.claims += 1;
         else if (r.status === 409) stats.busy += 1;
         else {
           stats.pollErrors += 1;
@@ -414,7 +477,11 @@ async function main(): Promise<void> {
           createOne(requestId).then((r) => {
             if (!measuring) return;
             if (r.status === 409 && r.body?.request_id === requestId) stats.replays += 1;
-            else (stats.createErrors += 1, stats.createErrorSamples.length < 5 && stats.createErrorSamples.push(`replay ${r.status} ${JSON.stringify(r.body)}`));
+            else {
+              stats.createErrors += 1;
+              if (stats.createErrorSamples.length < 5)
+                stats.createErrorSamples.push(`replay ${r.status} ${JSON.stringify(r.body)}`);
+            }
           }),
         );
         return;
@@ -432,7 +499,9 @@ async function main(): Promise<void> {
           if (accepted !== 1 || accepted + replayed !== copies) {
             stats.duplicateViolations += accepted > 1 ? 1 : 0;
             stats.createErrors += copies - accepted - replayed;
-            for (const a of answers) if (a.status !== 202 && a.status !== 409 && stats.createErrorSamples.length < 5) stats.createErrorSamples.push(`${a.status} ${JSON.stringify(a.body)}`);
+            for (const a of answers)
+              if (a.status !== 202 && a.status !== 409 && stats.createErrorSamples.length < 5)
+                stats.createErrorSamples.push(`${a.status} ${JSON.stringify(a.body)}`);
           }
           stats.created += accepted;
           stats.replays += replayed;
@@ -462,7 +531,10 @@ async function main(): Promise<void> {
     // Rows of dispatch.operations written while measuring, against what the non-empty work
     // explains: one insert per accepted creation, one update per claim and per outcome.
     const expectedUpdates = work.claims + work.outcomes;
-    const after = await settledWrites(databaseUrl, (w) => w.ins - w.del - (before.ins - before.del) >= work.created && w.upd - before.upd >= expectedUpdates);
+    const after = await settledWrites(
+      databaseUrl,
+      (w) => w.ins - w.del - (before.ins - before.del) >= work.created && w.upd - before.upd >= expectedUpdates,
+    );
     const writes = { ins: after.ins - before.ins, upd: after.upd - before.upd, del: after.del - before.del };
 
     stats.latencies.sort((a, b) => a - b);
@@ -505,14 +577,28 @@ async function main(): Promise<void> {
     const goal = pollsPerS >= 750 * 0.98 && p99 <= 150 && stats.pollErrors === 0 && summary.empty_polls_wrote_nothing;
     log("");
     log(`polls/s            ${summary.polls_per_s} (target ${((HANDSETS * 1000) / INTERVAL_MS).toFixed(0)})`);
-    log(`poll latency       p50 ${summary.poll_p50_ms} ms, p99 ${summary.poll_p99_ms} ms, max ${summary.poll_max_ms} ms (empty polls p99 ${summary.empty_poll_p99_ms} ms)`);
-    log(`polls              ${stats.polls}: ${stats.empty} empty (204), ${stats.claims} claimed (200), ${stats.busy} busy (409), ${stats.pollErrors} errors`);
-    log(`creations/s        ${summary.creations_per_s} (${stats.created} accepted 202, ${stats.replays} replays answered 409, ${stats.createErrors} errors, ${stats.duplicateViolations} double executions; p99 ${summary.creation_p99_ms} ms)`);
-    log(`dispatch writes    operations: ${writes.ins} inserted (${writes.del} of them speculative, removed by a racing repeat), ${writes.upd} updated; the load's work (warm-up included) explains ${work.created} inserts and ${expectedUpdates} updates -> empty polls wrote ${summary.empty_polls_wrote_nothing ? "nothing" : "SOMETHING"}`);
+    log(
+      `poll latency       p50 ${summary.poll_p50_ms} ms, p99 ${summary.poll_p99_ms} ms, max ${summary.poll_max_ms} ms (empty polls p99 ${summary.empty_poll_p99_ms} ms)`,
+    );
+    log(
+      `polls              ${stats.polls}: ${stats.empty} empty (204), ${stats.claims} claimed (200), ${stats.busy} busy (409), ${stats.pollErrors} errors`,
+    );
+    log(
+      `creations/s        ${summary.creations_per_s} (${stats.created} accepted 202, ${stats.replays} replays answered 409, ${stats.createErrors} errors, ${stats.duplicateViolations} double executions; p99 ${summary.creation_p99_ms} ms)`,
+    );
+    log(
+      `dispatch writes    operations: ${writes.ins} inserted (${writes.del} of them speculative, removed by a racing repeat), ${writes.upd} updated; the load's work (warm-up included) explains ${work.created} inserts and ${expectedUpdates} updates -> empty polls wrote ${summary.empty_polls_wrote_nothing ? "nothing" : "SOMETHING"}`,
+    );
     if (reference) {
-      log(`reference          express hello-world ${summary.hello_world_rps} req/s; empty-poll capacity ${summary.poll_capacity_rps} req/s (${summary.poll_capacity_vs_hello_world} of hello-world); this load used ${summary.poll_load_vs_hello_world} of hello-world's throughput`);
+      log(
+        `reference          express hello-world ${summary.hello_world_rps} req/s; empty-poll capacity ${summary.poll_capacity_rps} req/s (${summary.poll_capacity_vs_hello_world} of hello-world); this load used ${summary.poll_load_vs_hello_world} of hello-world's throughput`,
+      );
     }
-    log(`CPU (% of one core) ${Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    log(
+      `CPU (% of one core) ${Object.entries(cpu)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    );
     for (const s of stats.pollErrorSamples) log(`  poll error sample: ${s}`);
     for (const s of stats.createErrorSamples) log(`  creation error sample: ${s}`);
     log(`goal (>= 750 polls/s, p99 <= 150 ms, no errors, empty polls write nothing): ${goal ? "met" : "NOT met"}`);
@@ -522,7 +608,9 @@ async function main(): Promise<void> {
     agent.destroy();
     await new Promise((r) => setTimeout(r, 500));
     if (!flags["keep-db"]) {
-      await admin.query(`drop database if exists ${dbName} with (force)`).catch((err: unknown) => log(`could not drop ${dbName}: ${String(err)}`));
+      await admin
+        .query(`drop database if exists ${dbName} with (force)`)
+        .catch((err: unknown) => log(`could not drop ${dbName}: ${String(err)}`));
     }
     await admin.end();
   }

@@ -5,6 +5,7 @@
 // as production deploys them (each on its own port, talking gRPC); without Kafka each
 // process has its own in-process bus (no event crosses processes: the poll path needs none).
 // BENCH_TOPOLOGY=single: everything in this process (deploy/local/system.ts, as `npm start`).
+// BENCH_CPU_PROFILE=<part of a script path>: that process runs with --cpu-prof into /tmp/bench-prof.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -32,7 +33,10 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
   const gatewayPort = await freePort();
   const children: ChildProcess[] = [];
   const run = (script: string, env: Record<string, string>) => {
-    const profile = process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE) ? ["--cpu-prof", "--cpu-prof-dir=/tmp/bench-prof"] : [];
+    const profile =
+      process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE)
+        ? ["--cpu-prof", "--cpu-prof-dir=/tmp/bench-prof"]
+        : [];
     const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, script)], {
       env: { ...process.env, KAFKA_BROKERS: "", ...urls, ...env },
       stdio: ["ignore", "ignore", "inherit"],
@@ -41,11 +45,16 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
   };
   for (const n of names) run(`services/${n}/src/main.ts`, { GRPC_PORT: String(ports[n]) });
   const cached = Number(process.env.BENCH_AUTH_CACHE_TTL_MS ?? 0) > 0;
-  run(cached ? "test/bench/gateway-auth-cache.ts" : "gateway/src/main.ts", { PORT: String(gatewayPort), HOST: "127.0.0.1" });
+  run(cached ? "test/bench/gateway-auth-cache.ts" : "gateway/src/main.ts", {
+    PORT: String(gatewayPort),
+    HOST: "127.0.0.1",
+  });
   const url = `http://127.0.0.1:${gatewayPort}`;
   const until = Date.now() + 120_000;
   for (;;) {
-    const ok = await fetch(`${url}/v1/health`).then((r) => r.status === 200).catch(() => false);
+    const ok = await fetch(`${url}/v1/health`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
     if (ok) break;
     if (Date.now() > until) throw new Error("the system did not become healthy within 120 s");
     await new Promise((r) => setTimeout(r, 250));

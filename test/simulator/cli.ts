@@ -24,7 +24,14 @@ import { parseArgs } from "node:util";
 import { SimulatedHandset, type FailureMode } from "./handset.ts";
 import { SimulatedOperator, type OperatorName } from "./operator.ts";
 
-const OUTCOMES = ["ussd_timeout", "no_service", "sim_absent", "name_mismatch", "ussd_failed", "ussd_unconfirmed"] as const;
+const OUTCOMES = [
+  "ussd_timeout",
+  "no_service",
+  "sim_absent",
+  "name_mismatch",
+  "ussd_failed",
+  "ussd_unconfirmed",
+] as const;
 
 const { values } = parseArgs({
   options: {
@@ -48,11 +55,18 @@ const { values } = parseArgs({
 
 function usage(message?: string): never {
   if (message) console.error(message);
-  console.error("usage: npx tsx test/simulator/cli.ts --url URL (--token DEVICE_TOKEN | --admin-token SESSION_TOKEN) [options]");
+  console.error(
+    "usage: npx tsx test/simulator/cli.ts --url URL (--token DEVICE_TOKEN | --admin-token SESSION_TOKEN) [options]",
+  );
   process.exit(message ? 2 : 0);
 }
 
-async function http(method: string, path: string, auth: Record<string, string>, body?: unknown): Promise<{ status: number; body: any }> {
+async function http(
+  method: string,
+  path: string,
+  auth: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(values.url + path, {
     method,
     headers: { ...auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -72,12 +86,23 @@ async function register(adminToken: string): Promise<{ token: string; pins: Map<
   for (const [slot, spec] of (values["create-sim"] ?? []).entries()) {
     const [operator, pin = "4826"] = spec.split(":");
     const msisdn = `${operator === "operator_a" ? "67" : "69"}${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    const sim = await http("POST", "/v1/sims", admin, { operator, msisdn, pin, device_id: device.body.device_id, subscription_slot: String(slot) });
+    const sim = await http("POST", "/v1/sims", admin, {
+      operator,
+      msisdn,
+      pin,
+      device_id: device.body.device_id,
+      subscription_slot: String(slot),
+    });
     if (sim.status !== 201) usage(`creating the SIM failed: ${sim.status} ${JSON.stringify(sim.body)}`);
     pins.set(sim.body.sim_id, pin);
     console.log(`  SIM ${sim.body.sim_id} ${operator} ${msisdn} in slot ${slot}`);
     if (values["api-key"] && values.balance) {
-      const bal = await http("PATCH", `/v1/sims/${sim.body.sim_id}/balance`, { "x-api-key": values["api-key"] }, { balance: Number(values.balance) });
+      const bal = await http(
+        "PATCH",
+        `/v1/sims/${sim.body.sim_id}/balance`,
+        { "x-api-key": values["api-key"] },
+        { balance: Number(values.balance) },
+      );
       if (bal.status !== 200) console.error(`  recording the balance failed: ${bal.status}`);
     }
   }
@@ -87,8 +112,11 @@ async function register(adminToken: string): Promise<{ token: string; pins: Map<
 async function main(): Promise<void> {
   if (values.help) usage();
   if (!values.token && !values["admin-token"]) usage("give --token or --admin-token");
-  if (values.fail && !(OUTCOMES as readonly string[]).includes(values.fail)) usage(`--fail must be one of ${OUTCOMES.join(", ")}`);
-  const registered = values.token ? { token: values.token, pins: new Map<string, string>() } : await register(values["admin-token"]!);
+  if (values.fail && !(OUTCOMES as readonly string[]).includes(values.fail))
+    usage(`--fail must be one of ${OUTCOMES.join(", ")}`);
+  const registered = values.token
+    ? { token: values.token, pins: new Map<string, string>() }
+    : await register(values["admin-token"]!);
   for (const pair of (values.pins ?? "").split(",").filter(Boolean)) {
     const [simId, pin] = pair.split("=");
     registered.pins.set(simId, pin);
@@ -110,8 +138,13 @@ async function main(): Promise<void> {
   const sims = await http("GET", "/v1/device/sims", { authorization: `Bearer ${registered.token}` });
   for (const s of sims.body as { sim_id: string; msisdn: string; operator: OperatorName; balance: number | null }[]) {
     const pin = registered.pins.get(s.sim_id) ?? values.pin;
-    operator.registerSim(s.msisdn, s.operator, { pin, balance: values.balance ? Number(values.balance) : (s.balance ?? 0) });
-    console.log(`SIM ${s.sim_id} ${s.operator} ${s.msisdn}: wallet ${operator.balanceOf(s.msisdn)} FCFA${pin ? "" : " (PIN adopted on first use)"}`);
+    operator.registerSim(s.msisdn, s.operator, {
+      pin,
+      balance: values.balance ? Number(values.balance) : (s.balance ?? 0),
+    });
+    console.log(
+      `SIM ${s.sim_id} ${s.operator} ${s.msisdn}: wallet ${operator.balanceOf(s.msisdn)} FCFA${pin ? "" : " (PIN adopted on first use)"}`,
+    );
   }
   const stop = new AbortController();
   process.on("SIGINT", () => stop.abort());

@@ -12,13 +12,7 @@ import { checkName } from "../../services/dispatch/src/domain/name-check.ts";
 import type { OperatorName, Receipt, Screen, SimulatedOperator } from "./operator.ts";
 
 export type DeviceOutcome =
-  | "ussd_ok"
-  | "ussd_unconfirmed"
-  | "ussd_failed"
-  | "ussd_timeout"
-  | "no_service"
-  | "sim_absent"
-  | "name_mismatch";
+  "ussd_ok" | "ussd_unconfirmed" | "ussd_failed" | "ussd_timeout" | "no_service" | "sim_absent" | "name_mismatch";
 
 /** The poll's 200 payload (contract, Poll for next operation). */
 export interface DispatchPayload {
@@ -111,7 +105,10 @@ export class SimulatedHandset {
   private async http(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const res = await fetch(this.o.baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${this.o.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${this.o.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -149,7 +146,12 @@ export class SimulatedHandset {
   }
 
   /** Polls every `intervalMs` until `signal` aborts (or `until` says so). */
-  async run(o: { intervalMs: number; signal?: AbortSignal; until?: () => boolean; onPoll?: (r: PollResult) => void }): Promise<void> {
+  async run(o: {
+    intervalMs: number;
+    signal?: AbortSignal;
+    until?: () => boolean;
+    onPoll?: (r: PollResult) => void;
+  }): Promise<void> {
     while (!o.signal?.aborted && !(o.until?.() ?? false)) {
       try {
         o.onPoll?.(await this.pollOnce());
@@ -180,7 +182,11 @@ export class SimulatedHandset {
     if (failure) this.failures.delete(op.operation_id);
     else if ((failure = this.failures.get("*"))) this.failures.delete("*");
     else failure = this.o.failWith?.(op);
-    const done = (outcome: DeviceOutcome, ussd_response: string | null, extra: Partial<DialResult> = {}): DialResult => ({
+    const done = (
+      outcome: DeviceOutcome,
+      ussd_response: string | null,
+      extra: Partial<DialResult> = {},
+    ): DialResult => ({
       outcome,
       ussd_response,
       failure_detail: null,
@@ -207,7 +213,8 @@ export class SimulatedHandset {
           session.close();
           return done("ussd_failed", "Une erreur est survenue. Veuillez reessayer plus tard.");
         }
-        const mustCheckName = op.op_type === "deposit" && (!op.partner_verified || failure?.outcome === "name_mismatch");
+        const mustCheckName =
+          op.op_type === "deposit" && (!op.partner_verified || failure?.outcome === "name_mismatch");
         if (mustCheckName) {
           const shown = failure?.outcome === "name_mismatch" ? null : session.displayedName();
           const check = checkName(op.dest_name, shown);

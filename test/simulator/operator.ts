@@ -179,9 +179,17 @@ export class SimulatedOperator {
     };
     switch (path.kind) {
       case "balance":
-        return { text: `Le solde de votre compte est de ${sim.balance} FCFA.`, done: true, receipt: receipt(sim.balance, 0, null) };
+        return {
+          text: `Le solde de votre compte est de ${sim.balance} FCFA.`,
+          done: true,
+          receipt: receipt(sim.balance, 0, null),
+        };
       case "mini_statement":
-        return { text: "Vos dernieres transactions vous seront envoyees par SMS.", done: true, receipt: receipt(0, 0, null) };
+        return {
+          text: "Vos dernieres transactions vous seront envoyees par SMS.",
+          done: true,
+          receipt: receipt(0, 0, null),
+        };
       case "deposit":
       case "float_deposit": {
         const fee = path.kind === "deposit" ? depositFee(amount) : 0;
@@ -264,14 +272,17 @@ export class UssdSession {
     if (this.screen.done) return this.screen;
     if (!this.path) {
       this.choicesGiven.push(text);
-      this.candidates = this.candidates.filter((p) => p.choices.slice(0, this.choicesGiven.length).join("*") === this.choicesGiven.join("*"));
+      this.candidates = this.candidates.filter(
+        (p) => p.choices.slice(0, this.choicesGiven.length).join("*") === this.choicesGiven.join("*"),
+      );
       if (this.candidates.length === 0) return (this.screen = { text: "Choix invalide.", done: true, refused: true });
       this.screen = this.next();
       return this.screen;
     }
     const input = this.path.inputs[Object.keys(this.values).length];
     if (input === "pin") {
-      if (!this.operator.pinMatches(this.sim!, text)) return (this.screen = { text: "Code secret incorrect.", done: true, refused: true });
+      if (!this.operator.pinMatches(this.sim!, text))
+        return (this.screen = { text: "Code secret incorrect.", done: true, refused: true });
     } else if (input === "amount" && !/^[1-9]\d*$/.test(text)) {
       return (this.screen = { text: "Montant invalide.", done: true, refused: true });
     } else if (input === "msisdn" && !/^\d{9}$/.test(text)) {

@@ -29,7 +29,14 @@ function setup() {
 function payload(
   operator: OperatorName,
   opType: OpType,
-  o: { amount?: number; msisdn?: string; dest?: string | null; verified?: boolean; pin?: string; merchant?: string } = {},
+  o: {
+    amount?: number;
+    msisdn?: string;
+    dest?: string | null;
+    verified?: boolean;
+    pin?: string;
+    merchant?: string;
+  } = {},
 ): DispatchPayload {
   const steps = buildUssdSteps(operator, opType, {
     amount: o.amount ?? 5000,
@@ -64,16 +71,24 @@ describe("simulated operator against dispatch's USSD templates", () => {
     expect(result.outcome).toBe("ussd_ok");
     expect(op.balanceOf(sim)).toBe(100_000 - 5000 - depositFee(5000));
     expect(op.balanceOf(customer)).toBe(5000);
-    expect(result.receipt).toMatchObject({ kind: "deposit", amount: 5000, balance_after: op.balanceOf(sim), counterparty_msisdn: customer });
+    expect(result.receipt).toMatchObject({
+      kind: "deposit",
+      amount: 5000,
+      balance_after: op.balanceOf(sim),
+      counterparty_msisdn: customer,
+    });
   });
 
-  it.each<OperatorName>(["operator_a", "operator_b"])("reads the balance on %s (operator_b in one dial string)", async (operator) => {
-    const { handset } = setup();
-    const p = payload(operator, "balance", { amount: 1 });
-    expect(p.ussd_steps.length).toBe(operator === "operator_b" ? 1 : 4);
-    const result = await handset.dial(p);
-    expect([result.outcome, result.receipt?.amount, result.receipt?.kind]).toEqual(["ussd_ok", 100_000, "balance"]);
-  });
+  it.each<OperatorName>(["operator_a", "operator_b"])(
+    "reads the balance on %s (operator_b in one dial string)",
+    async (operator) => {
+      const { handset } = setup();
+      const p = payload(operator, "balance", { amount: 1 });
+      expect(p.ussd_steps.length).toBe(operator === "operator_b" ? 1 : 4);
+      const result = await handset.dial(p);
+      expect([result.outcome, result.receipt?.amount, result.receipt?.kind]).toEqual(["ussd_ok", 100_000, "balance"]);
+    },
+  );
 
   it("refuses a wrong PIN: ussd_failed, nothing moves", async () => {
     const { operator: op, handset } = setup();
@@ -94,11 +109,11 @@ describe("simulated operator against dispatch's USSD templates", () => {
     const { handset } = setup();
     for (const operator of ["operator_a", "operator_b"] as const) {
       for (const type of ["float_deposit", "mini_statement"] as const) {
-        expect([operator, type, (await handset.dial(payload(operator, type, { amount: type === "mini_statement" ? 1 : 1000 }))).outcome]).toEqual([
+        expect([
           operator,
           type,
-          "ussd_ok",
-        ]);
+          (await handset.dial(payload(operator, type, { amount: type === "mini_statement" ? 1 : 1000 }))).outcome,
+        ]).toEqual([operator, type, "ussd_ok"]);
       }
     }
   });

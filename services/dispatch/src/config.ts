@@ -22,7 +22,11 @@ export const dispatchConfigShape = {
   /** Largest batch one sweep pass moves (it loops until nothing is left). */
   SWEEP_BATCH: z.coerce.number().int().positive().default(500),
   /** Balance readings older than this are refused at creation (the contract's 24 hours). */
-  BALANCE_STALENESS_S: z.coerce.number().int().positive().default(24 * 3600),
+  BALANCE_STALENESS_S: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /** Refuse USSD templates not yet verified on a real line (ussd-menus.json `verified`). */
   USSD_REQUIRE_VERIFIED: z
     .enum(["true", "false", "1", "0"])

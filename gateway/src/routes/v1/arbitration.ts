@@ -14,7 +14,10 @@ export const arbitrationRoutes: Route[] = [
     uuidParams: ["operation_id"],
     body: z.object({
       decision: z.enum(["confirmed", "failed"]),
-      note: z.string().max(500).refine((s) => s.trim() !== "", "must not be empty"),
+      note: z
+        .string()
+        .max(500)
+        .refine((s) => s.trim() !== "", "must not be empty"),
     }),
     responses: {
       200: "Updated operation",

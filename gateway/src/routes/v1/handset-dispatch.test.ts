@@ -6,7 +6,13 @@ import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/al
 import { OperationChangedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 import { grantAccess, provisionHandset, type Device, type Sim } from "../../../../test/support/fleet-fixtures.ts";
-import { SimulatedHandset, SimulatedOperator, type DialResult, type DispatchPayload, type FailureMode } from "../../../../test/simulator/index.ts";
+import {
+  SimulatedHandset,
+  SimulatedOperator,
+  type DialResult,
+  type DispatchPayload,
+  type FailureMode,
+} from "../../../../test/simulator/index.ts";
 import { OperatorSms } from "../../../../test/simulator/operator-sms.ts";
 
 // End-to-end journeys: the handset simulator polls the gateway, dials against the
@@ -33,14 +39,22 @@ const PIN_A = "28461";
 const START_BALANCE = 500_000;
 
 beforeAll(async () => {
-  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0", EVIDENCE_WINDOW_S: "2", LATE_EVIDENCE_S: "3600", SWEEP_INTERVAL_S: "0.5" });
+  sys = await startTestSystem({
+    DEVICE_COOLDOWN_S: "0",
+    EVIDENCE_WINDOW_S: "2",
+    LATE_EVIDENCE_S: "3600",
+    SWEEP_INTERVAL_S: "0.5",
+  });
   admin = await sys.api.bootstrapAdmin();
   agent = await sys.api.createAgent(admin.token, { login: "journey-agent", full_name: "Jules Journey" });
   const provisioned = await provisionHandset(sys.api, admin.token, { operators: [], label: "Journey handset" });
   handsetDevice = provisioned.device;
   simB = await createSimWithPin("operator_b", PIN_B, 0);
   simA = await createSimWithPin("operator_a", PIN_A, 1);
-  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [simB.simId, simA.simId], opTypes: ["deposit", "balance", "withdrawal"] });
+  await grantAccess(sys.api, admin.token, agent.agentId, {
+    simIds: [simB.simId, simA.simId],
+    opTypes: ["deposit", "balance", "withdrawal"],
+  });
 
   operator = new SimulatedOperator();
   operator.registerSim(simB.msisdn, "operator_b", { pin: PIN_B, balance: START_BALANCE });
@@ -56,7 +70,12 @@ beforeAll(async () => {
   });
   await handset.refreshSims(false);
 
-  kafka = new KafkaBus({ brokers: sys.env.KAFKA_BROKERS.split(","), clientId: "journeys", prefix: sys.topicPrefix, log: createLogger("journeys", { level: "silent" }) });
+  kafka = new KafkaBus({
+    brokers: sys.env.KAFKA_BROKERS.split(","),
+    clientId: "journeys",
+    prefix: sys.topicPrefix,
+    log: createLogger("journeys", { level: "silent" }),
+  });
   subscription = await kafka.subscribe(`journeys-${randomUUID()}`, ["operations", "alerts"], async (m) => {
     seen.push({ type: m.headers["event-type"], key: m.key, value: m.value });
   });
@@ -74,7 +93,10 @@ async function createSimWithPin(op: "operator_a" | "operator_b", pin: string, sl
     body: { operator: op, msisdn, pin, device_id: handsetDevice.deviceId, subscription_slot: String(slot) },
   });
   expect(res.status).toBe(201);
-  const bal = await sys.api.patch(`/v1/sims/${res.body.sim_id}/balance`, { apiKey: true, body: { balance: START_BALANCE } });
+  const bal = await sys.api.patch(`/v1/sims/${res.body.sim_id}/balance`, {
+    apiKey: true,
+    body: { balance: START_BALANCE },
+  });
   expect(bal.status).toBe(200);
   return { simId: res.body.sim_id, operator: op, msisdn, pin, deviceId: handsetDevice.deviceId, slot };
 }
@@ -97,22 +119,37 @@ async function create(o: Record<string, unknown> = {}): Promise<string> {
 
 const get = async (id: string) => (await sys.api.get(`/v1/operations/${id}`, { token: admin.token })).body;
 const until = (id: string, status: string) =>
-  eventually(async () => {
-    const op = await get(id);
-    return op.status === status ? op : undefined;
-  }, 20_000, `operation ${id} ${status}`);
+  eventually(
+    async () => {
+      const op = await get(id);
+      return op.status === status ? op : undefined;
+    },
+    20_000,
+    `operation ${id} ${status}`,
+  );
 
 /** Polls until the handset claims and dials `id` (other work first, if any). */
-async function dial(id: string, failure?: FailureMode): Promise<{ operation: DispatchPayload; result: DialResult; report: { status: number; body: any } }> {
+async function dial(
+  id: string,
+  failure?: FailureMode,
+): Promise<{ operation: DispatchPayload; result: DialResult; report: { status: number; body: any } }> {
   if (failure) handset.failNext(id, failure);
-  return eventually(async () => {
-    const r = await handset.pollOnce();
-    return r.operation?.operation_id === id ? { operation: r.operation, result: r.result!, report: r.report! } : undefined;
-  }, 20_000, `the handset to dial ${id}`);
+  return eventually(
+    async () => {
+      const r = await handset.pollOnce();
+      return r.operation?.operation_id === id
+        ? { operation: r.operation, result: r.result!, report: r.report! }
+        : undefined;
+    },
+    20_000,
+    `the handset to dial ${id}`,
+  );
 }
 
 const changesOf = (id: string) =>
-  seen.filter((e) => e.key === id && e.type.endsWith(".OperationChanged")).map((e) => fromBinary(OperationChangedSchema, e.value).trigger);
+  seen
+    .filter((e) => e.key === id && e.type.endsWith(".OperationChanged"))
+    .map((e) => fromBinary(OperationChangedSchema, e.value).trigger);
 
 describe("journeys with the simulated handset and operator", () => {
   it("a deposit: queued, claimed with the contract's payload, dialled with the PIN, confirmed by the operator's SMS", async () => {
@@ -120,9 +157,30 @@ describe("journeys with the simulated handset and operator", () => {
     const id = await create();
     const { operation, result, report } = await dial(id);
     expect(Object.keys(operation).sort()).toEqual(
-      ["operation_id", "sim_id", "subscription_slot", "ussd_string", "ussd_steps", "expected_sender", "timeout_seconds", "montant", "op_type", "partner_verified", "dest_name", "msisdn_dest", "operator"].sort(),
+      [
+        "operation_id",
+        "sim_id",
+        "subscription_slot",
+        "ussd_string",
+        "ussd_steps",
+        "expected_sender",
+        "timeout_seconds",
+        "montant",
+        "op_type",
+        "partner_verified",
+        "dest_name",
+        "msisdn_dest",
+        "operator",
+      ].sort(),
     );
-    expect(operation).toMatchObject({ sim_id: simB.simId, subscription_slot: 0, op_type: "deposit", montant: 5000, dest_name: "Marie-Claire Ngo", partner_verified: true });
+    expect(operation).toMatchObject({
+      sim_id: simB.simId,
+      subscription_slot: 0,
+      op_type: "deposit",
+      montant: 5000,
+      dest_name: "Marie-Claire Ngo",
+      partner_verified: true,
+    });
     expect(operation.ussd_steps.at(-1)).toBe(PIN_B);
     expect([result.outcome, report.status, report.body.status]).toEqual(["ussd_ok", 200, "awaiting_evidence"]);
     expect(operator.balanceOf("690111222")).toBeGreaterThanOrEqual(5000);
@@ -133,7 +191,11 @@ describe("journeys with the simulated handset and operator", () => {
     expect(changesOf(id)).toEqual(["create", "claim", "outcome", "proof"]);
     expect(seen.some((e) => e.key === id && e.type.endsWith(".OperationConfirmed"))).toBe(true);
     const claimed = await sys.api.get("/v1/device/operations?limit=5", { token: handsetDevice.token });
-    expect(claimed.body.find((o: { operation_id: string }) => o.operation_id === id)).toMatchObject({ status: "confirmed", sms_kind: "DEP", sim_slot: 0 });
+    expect(claimed.body.find((o: { operation_id: string }) => o.operation_id === id)).toMatchObject({
+      status: "confirmed",
+      sms_kind: "DEP",
+      sim_slot: 0,
+    });
   });
 
   it("a transfer whose SMS never comes: awaiting_evidence, swept to no_evidence, in the arbitration queue, settled as arrived", async () => {
@@ -145,14 +207,40 @@ describe("journeys with the simulated handset and operator", () => {
     await until(id, "no_evidence");
     const queue = await sys.api.get("/v1/operations/unproven", { token: agent.token });
     const row = queue.body.find((r: { operation_id: string }) => r.operation_id === id);
-    expect(row).toMatchObject({ op_type: "deposit", montant: 5100, sim_id: simB.simId, self_resolving: true, evidence_count: 0 });
+    expect(row).toMatchObject({
+      op_type: "deposit",
+      montant: 5100,
+      sim_id: simB.simId,
+      self_resolving: true,
+      evidence_count: 0,
+    });
     expect(Object.keys(row).sort()).toEqual(
-      ["operation_id", "request_id", "sim_id", "device_id", "op_type", "montant", "msisdn_dest", "dest_name", "contact_id", "finished_at", "ussd_response", "evidence_count", "self_resolving"].sort(),
+      [
+        "operation_id",
+        "request_id",
+        "sim_id",
+        "device_id",
+        "op_type",
+        "montant",
+        "msisdn_dest",
+        "dest_name",
+        "contact_id",
+        "finished_at",
+        "ussd_response",
+        "evidence_count",
+        "self_resolving",
+      ].sort(),
     );
-    const settled = await sys.api.post(`/v1/operations/${id}/settle`, { token: agent.token, body: { outcome: "arrived", note: "Customer confirmed" } });
+    const settled = await sys.api.post(`/v1/operations/${id}/settle`, {
+      token: agent.token,
+      body: { outcome: "arrived", note: "Customer confirmed" },
+    });
     expect([settled.status, settled.body.status]).toEqual([200, "confirmed"]);
     const word = await sys.api.get("/v1/operations/settled-on-word", { token: agent.token });
-    expect(word.body.find((r: { operation_id: string }) => r.operation_id === id)).toMatchObject({ arbitrated_by_name: "Jules Journey", arbitration_note: "Customer confirmed" });
+    expect(word.body.find((r: { operation_id: string }) => r.operation_id === id)).toMatchObject({
+      arbitrated_by_name: "Jules Journey",
+      arbitration_note: "Customer confirmed",
+    });
     await eventually(async () => (changesOf(id).includes("settle") ? true : undefined), 20_000, "the settle event");
     expect(changesOf(id)).toEqual(["create", "claim", "outcome", "sweep", "settle"]);
   });
@@ -162,30 +250,55 @@ describe("journeys with the simulated handset and operator", () => {
     const id = await create({ montant: 5200 });
     await dial(id);
     await until(id, "no_evidence");
-    const res = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, { token: admin.token, body: { decision: "failed", note: "Operator statement shows nothing" } });
+    const res = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "failed", note: "Operator statement shows nothing" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "failed", retry_allowed: true, retry_requires_confirmation: false });
-    const failed = await eventually(async () => seen.find((e) => e.key === id && e.type.endsWith(".OperationFailed")), 20_000, "operation.failed");
+    const failed = await eventually(
+      async () => seen.find((e) => e.key === id && e.type.endsWith(".OperationFailed")),
+      20_000,
+      "operation.failed",
+    );
     expect(fromBinary(OperationFailedSchema, failed.value).reason).toBe("arbitrated_failed");
   });
 
   it.each<[string, FailureMode | undefined, Record<string, unknown>, string, string | RegExp, boolean]>([
-    ["ussd_failed (failure_reason falls back to the outcome)", { outcome: "ussd_failed" }, {}, "failed", "ussd_failed", false],
+    [
+      "ussd_failed (failure_reason falls back to the outcome)",
+      { outcome: "ussd_failed" },
+      {},
+      "failed",
+      "ussd_failed",
+      false,
+    ],
     ["no_service", { outcome: "no_service" }, {}, "no_evidence", "no_service", false],
     ["ussd_timeout before the PIN", { outcome: "ussd_timeout" }, {}, "no_evidence", "ussd_timeout", false],
     ["ussd_unconfirmed", { outcome: "ussd_unconfirmed" }, {}, "awaiting_evidence", "", true],
-    ["name_mismatch (the network shows another name)", undefined, { partner_verified: false, client: { msisdn: "690111222", nom: "Paul Biya" } }, "failed", /Marie-Claire Ngo/, false],
-  ])("%s: the handset reports it and the operation follows the contract", async (_what, failure, body, status, reason, moved) => {
-    smsOn = false;
-    const before = operator.balanceOf(simB.msisdn);
-    const id = await create({ montant: 5300, ...body });
-    const { report } = await dial(id, failure);
-    expect(report.body.status).toBe(status);
-    const op = await get(id);
-    expect(op.status === status || (status === "awaiting_evidence" && op.status === "no_evidence")).toBe(true);
-    if (reason) expect(op.failure_reason).toEqual(typeof reason === "string" ? reason : expect.stringMatching(reason));
-    expect(operator.balanceOf(simB.msisdn) < before).toBe(moved);
-  });
+    [
+      "name_mismatch (the network shows another name)",
+      undefined,
+      { partner_verified: false, client: { msisdn: "690111222", nom: "Paul Biya" } },
+      "failed",
+      /Marie-Claire Ngo/,
+      false,
+    ],
+  ])(
+    "%s: the handset reports it and the operation follows the contract",
+    async (_what, failure, body, status, reason, moved) => {
+      smsOn = false;
+      const before = operator.balanceOf(simB.msisdn);
+      const id = await create({ montant: 5300, ...body });
+      const { report } = await dial(id, failure);
+      expect(report.body.status).toBe(status);
+      const op = await get(id);
+      expect(op.status === status || (status === "awaiting_evidence" && op.status === "no_evidence")).toBe(true);
+      if (reason)
+        expect(op.failure_reason).toEqual(typeof reason === "string" ? reason : expect.stringMatching(reason));
+      expect(operator.balanceOf(simB.msisdn) < before).toBe(moved);
+    },
+  );
 
   it("sim_absent: failed, and an alert reaches Kafka", async () => {
     smsOn = false;
@@ -193,11 +306,16 @@ describe("journeys with the simulated handset and operator", () => {
     const { report } = await dial(id, { outcome: "sim_absent" });
     expect(report.body.status).toBe("failed");
     const alert = await eventually(
-      async () => seen.find((e) => e.type.endsWith(".AlertRaised") && fromBinary(AlertRaisedSchema, e.value).operationId === id),
+      async () =>
+        seen.find((e) => e.type.endsWith(".AlertRaised") && fromBinary(AlertRaisedSchema, e.value).operationId === id),
       20_000,
       "the sim_absent alert",
     );
-    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({ kind: "sim_absent", simId: simB.simId, deviceId: handsetDevice.deviceId });
+    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({
+      kind: "sim_absent",
+      simId: simB.simId,
+      deviceId: handsetDevice.deviceId,
+    });
   });
 
   it("cancel: a queued operation is never dialled; one cancelled mid-dial stays rejected when the handset reports", async () => {
@@ -210,7 +328,9 @@ describe("journeys with the simulated handset and operator", () => {
     const polled = await sys.api.get("/v1/device/next", { token: handsetDevice.token });
     expect([polled.status, polled.body.operation_id]).toEqual([200, running]);
     expect((await sys.api.get("/v1/device/next", { token: handsetDevice.token })).status).toBe(409);
-    expect((await sys.api.post(`/v1/operations/${running}/cancel`, { token: agent.token })).body.status).toBe("rejected");
+    expect((await sys.api.post(`/v1/operations/${running}/cancel`, { token: agent.token })).body.status).toBe(
+      "rejected",
+    );
     const result = await handset.dial(polled.body);
     const report = await handset.report(polled.body, result);
     expect([report.status, report.body.status]).toEqual([200, "rejected"]);
@@ -230,7 +350,12 @@ describe("journeys with the simulated handset and operator", () => {
 
   it("a deposit on operator_a, with the name checked before the PIN", async () => {
     smsOn = true;
-    const id = await create({ operator: "operator_a", client: { msisdn: "670111222", nom: "jean dupont" }, partner_verified: false, montant: 7000 });
+    const id = await create({
+      operator: "operator_a",
+      client: { msisdn: "670111222", nom: "jean dupont" },
+      partner_verified: false,
+      montant: 7000,
+    });
     const { operation, result } = await dial(id);
     expect([operation.sim_id, operation.subscription_slot, operation.ussd_steps[0]]).toEqual([simA.simId, 1, "*126#"]);
     expect(result.outcome).toBe("ussd_ok");
@@ -239,11 +364,21 @@ describe("journeys with the simulated handset and operator", () => {
 
   it("a matching operation: recorded on the board, never dialled by the handset, dialled by hand and proven by the SMS", async () => {
     smsOn = true;
-    const created = await sys.api.post("/v1/operations/matching", { token: agent.token, body: { beneficiary_msisdn: "690111222", montant: 8100, contact_id: "c-77" } });
-    expect([created.status, created.body.status, created.body.origin]).toEqual([201, "awaiting_manual_dial", "matching"]);
+    const created = await sys.api.post("/v1/operations/matching", {
+      token: agent.token,
+      body: { beneficiary_msisdn: "690111222", montant: 8100, contact_id: "c-77" },
+    });
+    expect([created.status, created.body.status, created.body.origin]).toEqual([
+      201,
+      "awaiting_manual_dial",
+      "matching",
+    ]);
     const id = created.body.operation_id;
     expect((await handset.pollOnce()).status).toBe(204);
-    const edited = await sys.api.patch(`/v1/operations/matching/${id}`, { token: agent.token, body: { montant: 8200 } });
+    const edited = await sys.api.patch(`/v1/operations/matching/${id}`, {
+      token: agent.token,
+      body: { montant: 8200 },
+    });
     expect(edited.body.montant).toBe(8200);
     const listed = await sys.api.get("/v1/operations/matching", { token: agent.token });
     expect(listed.body.map((o: { operation_id: string }) => o.operation_id)).toContain(id);
@@ -253,8 +388,21 @@ describe("journeys with the simulated handset and operator", () => {
     session.reply("690111222");
     const screen = session.reply(PIN_B);
     expect(screen.receipt?.amount).toBe(8200);
-    const byHand: DispatchPayload = { ...edited.body, operation_id: id, sim_id: simB.simId, operator: "operator_b", op_type: "deposit", montant: 8200 } as DispatchPayload;
-    await sms.onDialled(byHand, { outcome: "ussd_ok", ussd_response: screen.text, failure_detail: null, receipt: screen.receipt, executed_at: new Date() });
+    const byHand: DispatchPayload = {
+      ...edited.body,
+      operation_id: id,
+      sim_id: simB.simId,
+      operator: "operator_b",
+      op_type: "deposit",
+      montant: 8200,
+    } as DispatchPayload;
+    await sms.onDialled(byHand, {
+      outcome: "ussd_ok",
+      ussd_response: screen.text,
+      failure_detail: null,
+      receipt: screen.receipt,
+      executed_at: new Date(),
+    });
     const confirmed = await until(id, "confirmed");
     expect(confirmed).toMatchObject({ contact_id: "c-77", evidence: { amount: 8200 } });
     const late = await sys.api.post(`/v1/operations/matching/${id}/cancel`, { token: agent.token });
@@ -264,11 +412,29 @@ describe("journeys with the simulated handset and operator", () => {
   it("a handset frozen by the circuit breaker gets no work until the breaker is lifted", async () => {
     smsOn = false;
     const id = await create({ montant: 5700 });
-    expect((await sys.api.put("/v1/admin/circuit-breaker", { token: admin.token, body: { active: true } })).status).toBe(200);
+    expect(
+      (await sys.api.put("/v1/admin/circuit-breaker", { token: admin.token, body: { active: true } })).status,
+    ).toBe(200);
     try {
-      const refused = await sys.api.post("/v1/operations", { apiKey: true, body: { request_id: randomUUID(), agent_id: agent.agentId, operator: "operator_b", client: { msisdn: "690111222", nom: "X" }, montant: 100 } });
+      const refused = await sys.api.post("/v1/operations", {
+        apiKey: true,
+        body: {
+          request_id: randomUUID(),
+          agent_id: agent.agentId,
+          operator: "operator_b",
+          client: { msisdn: "690111222", nom: "X" },
+          montant: 100,
+        },
+      });
       expect([refused.status, refused.body.detail]).toEqual([423, "circuit_breaker"]);
-      await eventually(async () => ((await sys.db.query(`select 1 from dispatch.devices where device_id = $1`, [handsetDevice.deviceId])).length ? true : undefined), 20_000, "the freeze to reach dispatch");
+      await eventually(
+        async () =>
+          (await sys.db.query(`select 1 from dispatch.devices where device_id = $1`, [handsetDevice.deviceId])).length
+            ? true
+            : undefined,
+        20_000,
+        "the freeze to reach dispatch",
+      );
       expect((await handset.pollOnce()).status).toBe(204);
       expect((await get(id)).status).toBe("queued");
     } finally {

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import {
-  DeviceDispatchSchema,
-  DeviceOperationSchema,
-} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
@@ -28,7 +25,8 @@ export const handsetDispatchRoutes: Route[] = [
     method: "get",
     path: "/v1/device/next",
     tag: "Handset",
-    summary: "Poll for the next operation: claims the device's oldest queued one (running); 204 when idle or in cooldown",
+    summary:
+      "Poll for the next operation: claims the device's oldest queued one (running); 204 when idle or in cooldown",
     auth: ["device"],
     responses: {
       200: "Operation payload (ussd_steps with the PIN)",
@@ -92,7 +90,9 @@ export const handsetDispatchRoutes: Route[] = [
       const reply = await services.dispatch.listDeviceOperations({
         caller,
         since:
-          since === undefined ? undefined : { seconds: BigInt(Math.floor(since / 1000)), nanos: (since % 1000) * 1_000_000 },
+          since === undefined
+            ? undefined
+            : { seconds: BigInt(Math.floor(since / 1000)), nanos: (since % 1000) * 1_000_000 },
         limit: query.limit ?? 0,
       });
       return ok(reply.operations.map((o) => toContractJson(DeviceOperationSchema, o)));

@@ -57,10 +57,16 @@ beforeAll(async () => {
   creds = await fleetCredentials(sys.api, admin.token, "ops");
   agent = await sys.api.createAgent(admin.token, { login: "ops-owner", full_name: "Olga Owner" });
   colleague = await sys.api.createAgent(admin.token, { login: "ops-colleague" });
-  const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b", "operator_a"], balance: 300_000 });
+  const handset = await provisionHandset(sys.api, admin.token, {
+    operators: ["operator_b", "operator_a"],
+    balance: 300_000,
+  });
   simB = handset.sims[0];
   device = handset.device;
-  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: handset.sims.map((s) => s.simId), opTypes: ["deposit", "balance"] });
+  await grantAccess(sys.api, admin.token, agent.agentId, {
+    simIds: handset.sims.map((s) => s.simId),
+    opTypes: ["deposit", "balance"],
+  });
   // The fixtures' "agent" credential holds the same SIMs.
   const me = await sys.api.get("/v1/agents/me", { token: creds.agent.token });
   await grantAccess(sys.api, admin.token, me.body.agent_id, { simIds: [simB.simId] });
@@ -76,7 +82,8 @@ const body = (o: Record<string, unknown> = {}) => ({
   montant: 5000,
   ...o,
 });
-const createAs = async (token: string, o: Record<string, unknown> = {}) => sys.api.post("/v1/operations", { token, body: body(o) });
+const createAs = async (token: string, o: Record<string, unknown> = {}) =>
+  sys.api.post("/v1/operations", { token, body: body(o) });
 
 describe("POST /v1/operations (createOperation)", () => {
   it("answers 202 with operation_id and status queued", async () => {
@@ -117,11 +124,15 @@ describe("POST /v1/operations (createOperation)", () => {
 
   it("executes once when 10 repeats race through the gateway", async () => {
     const b = body();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => sys.api.post("/v1/operations", { token: agent.token, body: b })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => sys.api.post("/v1/operations", { token: agent.token, body: b })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([202, ...Array(9).fill(409)]);
     const ids = new Set(answers.map((a) => a.body.operation_id));
     expect(ids.size).toBe(1);
-    const rows = await sys.db.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [b.request_id]);
+    const rows = await sys.db.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
+      b.request_id,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -135,26 +146,47 @@ describe("POST /v1/operations (createOperation)", () => {
   });
 
   it.each([
-    ["operator mismatch", { client: { msisdn: "670000001", nom: "X" } }, "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b"],
+    [
+      "operator mismatch",
+      { client: { msisdn: "670000001", nom: "X" } },
+      "Operator mismatch: 670000001 is operator_a, but the operation declares operator_b",
+    ],
     ["unknown prefix", { client: { msisdn: "662000000", nom: "X" } }, "Cannot determine the operator for 662000000"],
-    ["insufficient balance", { montant: 400_000 }, expect.stringMatching(/^Insufficient balance on SIM .*: requested 400000, available 300000/)],
+    [
+      "insufficient balance",
+      { montant: 400_000 },
+      expect.stringMatching(/^Insufficient balance on SIM .*: requested 400000, available 300000/),
+    ],
   ])("answers 422 for %s with the contract's text", async (_what, o, detail) => {
     const res = await createAs(agent.token, o);
     expect([res.status, res.body.detail]).toEqual([422, detail]);
   });
 
   it("answers 403 naming the rule when the grant does not allow it", async () => {
-    const res = await createAs(agent.token, { type_op: "withdrawal", merchant_code: "M1", client: { msisdn: "690000001", nom: "X" } });
-    expect([res.status, res.body.code, res.body.detail]).toEqual([403, "not_in_grant_type", "Access profile does not allow withdrawal operations"]);
+    const res = await createAs(agent.token, {
+      type_op: "withdrawal",
+      merchant_code: "M1",
+      client: { msisdn: "690000001", nom: "X" },
+    });
+    expect([res.status, res.body.code, res.body.detail]).toEqual([
+      403,
+      "not_in_grant_type",
+      "Access profile does not allow withdrawal operations",
+    ]);
     const none = await createAs(colleague.token);
     expect([none.status, none.body.code]).toEqual([403, "no_grant"]);
   });
 
   it("answers 422 invalid_request with the list of problems for a malformed body", async () => {
-    const res = await sys.api.post("/v1/operations", { token: agent.token, body: { request_id: "x", operator: "operator_z", montant: -1 } });
+    const res = await sys.api.post("/v1/operations", {
+      token: agent.token,
+      body: { request_id: "x", operator: "operator_z", montant: -1 },
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("invalid_request");
-    expect(res.body.detail.map((p: { field: string }) => p.field)).toEqual(expect.arrayContaining(["body.operator", "body.montant", "body.client"]));
+    expect(res.body.detail.map((p: { field: string }) => p.field)).toEqual(
+      expect.arrayContaining(["body.operator", "body.montant", "body.client"]),
+    );
   });
 
   it("answers 423 with detail circuit_breaker while the breaker is active", async () => {
@@ -187,12 +219,20 @@ describe("list, get, cancel through the gateway", () => {
     expect(list.status).toBe(200);
     expect(list.body.length).toBeGreaterThan(0);
     expect(list.body.length).toBeLessThanOrEqual(5);
-    expect(list.body.every((o: { agent_id: string; status: string }) => o.agent_id === agent.agentId && o.status === "queued")).toBe(true);
+    expect(
+      list.body.every(
+        (o: { agent_id: string; status: string }) => o.agent_id === agent.agentId && o.status === "queued",
+      ),
+    ).toBe(true);
     expect((await sys.api.get("/v1/operations?status=done", { token: agent.token })).status).toBe(422);
     expect((await sys.api.get("/v1/operations?date=2026-1-1", { token: agent.token })).status).toBe(422);
-    expect((await sys.api.get("/v1/operations?date_from=2026-02-02&date_to=2026-02-01", { token: agent.token })).status).toBe(422);
+    expect(
+      (await sys.api.get("/v1/operations?date_from=2026-02-02&date_to=2026-02-01", { token: agent.token })).status,
+    ).toBe(422);
     expect((await sys.api.get("/v1/operations?limit=251", { token: agent.token })).status).toBe(422);
-    expect((await sys.api.get(`/v1/operations?agent_id=${colleague.agentId}`, { token: agent.token })).status).toBe(403);
+    expect((await sys.api.get(`/v1/operations?agent_id=${colleague.agentId}`, { token: agent.token })).status).toBe(
+      403,
+    );
     const byAdmin = await sys.api.get(`/v1/operations?agent_id=${agent.agentId}`, { token: admin.token });
     expect(byAdmin.body.every((o: { agent_id: string }) => o.agent_id === agent.agentId)).toBe(true);
   });
@@ -216,7 +256,12 @@ describe("list, get, cancel through the gateway", () => {
     const id = created.body.operation_id;
     const res = await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "rejected", reject_reason: "Cancelled by Olga Owner.", retry_allowed: true, retry_requires_confirmation: false });
+    expect(res.body).toMatchObject({
+      status: "rejected",
+      reject_reason: "Cancelled by Olga Owner.",
+      retry_allowed: true,
+      retry_requires_confirmation: false,
+    });
     expect(res.body.finished_at).not.toBeNull();
     const again = await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
     expect(again.status).toBe(409);
@@ -233,16 +278,40 @@ describe("scope: every route and credential", () => {
   let matchingOp: string;
   beforeAll(async () => {
     ownOp = (await createAs(agent.token)).body.operation_id;
-    matchingOp = (await sys.api.post("/v1/operations/matching", { token: agent.token, body: { beneficiary_msisdn: "690000002", montant: 1000 } })).body
-      .operation_id;
+    matchingOp = (
+      await sys.api.post("/v1/operations/matching", {
+        token: agent.token,
+        body: { beneficiary_msisdn: "690000002", montant: 1000 },
+      })
+    ).body.operation_id;
   });
-  const ALL = ["none", "admin", "supervisor", "agent", "inactive", "apiKey", "wrongApiKey", "device", "revokedDevice"] as const;
-  const everyoneBut = (base: Record<string, number>) => ({ none: 401, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 403, revokedDevice: 401, ...base });
+  const ALL = [
+    "none",
+    "admin",
+    "supervisor",
+    "agent",
+    "inactive",
+    "apiKey",
+    "wrongApiKey",
+    "device",
+    "revokedDevice",
+  ] as const;
+  const everyoneBut = (base: Record<string, number>) => ({
+    none: 401,
+    inactive: 403,
+    apiKey: 403,
+    wrongApiKey: 401,
+    device: 403,
+    revokedDevice: 401,
+    ...base,
+  });
 
   it("POST /v1/operations: API key and sessions; device 403; inactive 403", async () => {
     const statuses: Record<string, number> = {};
     for (const name of ALL) {
-      statuses[name] = (await sys.api.request("POST", "/v1/operations", { ...creds[name], body: body({ agent_id: agent.agentId }) })).status;
+      statuses[name] = (
+        await sys.api.request("POST", "/v1/operations", { ...creds[name], body: body({ agent_id: agent.agentId }) })
+      ).status;
     }
     // The supervisor has no grant (403 no_grant); the admin bypasses the grant.
     expect(statuses).toEqual({ ...everyoneBut({ admin: 202, supervisor: 403, agent: 202 }), apiKey: 202 });
@@ -265,17 +334,25 @@ describe("scope: every route and credential", () => {
 
   it("POST /v1/operations/{id}/cancel and settle: other sessions 403, credentials of other kinds 401/403", async () => {
     const names = ALL.filter((n) => n !== "admin");
-    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/cancel`, names)).toEqual(everyoneBut({ supervisor: 403, agent: 403 }));
-    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/settle`, names, { outcome: "arrived", note: "x" })).toEqual(
-      everyoneBut({ supervisor: 403, agent: 409 }),
+    expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/cancel`, names)).toEqual(
+      everyoneBut({ supervisor: 403, agent: 403 }),
     );
+    expect(
+      await statusesFor(sys.api, creds, "POST", `/v1/operations/${ownOp}/settle`, names, {
+        outcome: "arrived",
+        note: "x",
+      }),
+    ).toEqual(everyoneBut({ supervisor: 403, agent: 409 }));
   });
 
   it("POST /v1/operations/matching: sessions only, the API key 403", async () => {
     const statuses: Record<string, number> = {};
     for (const name of ALL) {
       statuses[name] = (
-        await sys.api.request("POST", "/v1/operations/matching", { ...creds[name], body: { beneficiary_msisdn: "690000003", montant: 1000 } })
+        await sys.api.request("POST", "/v1/operations/matching", {
+          ...creds[name],
+          body: { beneficiary_msisdn: "690000003", montant: 1000 },
+        })
       ).status;
     }
     expect(statuses).toEqual(everyoneBut({ admin: 201, supervisor: 403, agent: 201 }));
@@ -283,23 +360,35 @@ describe("scope: every route and credential", () => {
 
   it("PATCH and cancel a matching operation: the owner and admins", async () => {
     const names = ALL.filter((n) => n !== "admin");
-    expect(await statusesFor(sys.api, creds, "PATCH", `/v1/operations/matching/${matchingOp}`, names, { montant: 1100 })).toEqual(
-      everyoneBut({ supervisor: 403, agent: 403 }),
-    );
+    expect(
+      await statusesFor(sys.api, creds, "PATCH", `/v1/operations/matching/${matchingOp}`, names, { montant: 1100 }),
+    ).toEqual(everyoneBut({ supervisor: 403, agent: 403 }));
     expect(await statusesFor(sys.api, creds, "POST", `/v1/operations/matching/${matchingOp}/cancel`, names)).toEqual(
       everyoneBut({ supervisor: 403, agent: 403 }),
     );
-    expect((await sys.api.patch(`/v1/operations/matching/${matchingOp}`, { token: agent.token, body: { montant: 1100 } })).body.montant).toBe(1100);
+    expect(
+      (await sys.api.patch(`/v1/operations/matching/${matchingOp}`, { token: agent.token, body: { montant: 1100 } }))
+        .body.montant,
+    ).toBe(1100);
   });
 
   it("POST /v1/admin/operations/{id}/arbitrate: admin only (the API key is refused)", async () => {
     const names = ALL.filter((n) => n !== "admin");
-    expect(await statusesFor(sys.api, creds, "POST", `/v1/admin/operations/${ownOp}/arbitrate`, names, { decision: "confirmed", note: "x" })).toEqual(
-      ADMIN_ONLY,
-    );
-    const wrongStatus = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: "x" } });
+    expect(
+      await statusesFor(sys.api, creds, "POST", `/v1/admin/operations/${ownOp}/arbitrate`, names, {
+        decision: "confirmed",
+        note: "x",
+      }),
+    ).toEqual(ADMIN_ONLY);
+    const wrongStatus = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "confirmed", note: "x" },
+    });
     expect([wrongStatus.status, wrongStatus.body.code]).toEqual([422, "operation_not_arbitrable"]);
-    const noNote = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, { token: admin.token, body: { decision: "confirmed", note: " " } });
+    const noNote = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "confirmed", note: " " },
+    });
     expect(noNote.status).toBe(422);
   });
 
@@ -308,13 +397,33 @@ describe("scope: every route and credential", () => {
     ["GET", "/v1/device/operations", 200],
   ])("%s %s: device tokens only", async (method, path, deviceStatus) => {
     const statuses = await statusesFor(sys.api, creds, method as "GET", path, [...ALL]);
-    expect(statuses).toEqual({ none: 401, admin: 403, supervisor: 403, agent: 403, inactive: 403, apiKey: 403, wrongApiKey: 401, device: deviceStatus, revokedDevice: 401 });
+    expect(statuses).toEqual({
+      none: 401,
+      admin: 403,
+      supervisor: 403,
+      agent: 403,
+      inactive: 403,
+      apiKey: 403,
+      wrongApiKey: 401,
+      device: deviceStatus,
+      revokedDevice: 401,
+    });
   });
 
   it("POST /v1/device/outcome: device tokens only; another device's operation is 404", async () => {
     const report = { operation_id: ownOp, outcome: "ussd_ok", executed_at: new Date().toISOString() };
     const statuses = await statusesFor(sys.api, creds, "POST", "/v1/device/outcome", [...ALL], report);
-    expect(statuses).toEqual({ none: 401, admin: 403, supervisor: 403, agent: 403, inactive: 403, apiKey: 403, wrongApiKey: 401, device: 404, revokedDevice: 401 });
+    expect(statuses).toEqual({
+      none: 401,
+      admin: 403,
+      supervisor: 403,
+      agent: 403,
+      inactive: 403,
+      apiKey: 403,
+      wrongApiKey: 401,
+      device: 404,
+      revokedDevice: 401,
+    });
   });
 });
 

@@ -145,9 +145,18 @@ export const operationRoutes: Route[] = [
     summary: "Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at",
     auth: ["session"],
     query: windowQuery,
-    responses: { 200: "Array of settled-on-word rows", 401: "Not signed in", 403: "Inactive agent", 422: "from after to" },
+    responses: {
+      200: "Array of settled-on-word rows",
+      401: "Not signed in",
+      403: "Inactive agent",
+      422: "from after to",
+    },
     async handle({ caller, query, services }) {
-      const res = await services.dispatch.listSettledOnWord({ caller, window: dayWindow(query), limit: query.limit ?? 0 });
+      const res = await services.dispatch.listSettledOnWord({
+        caller,
+        window: dayWindow(query),
+        limit: query.limit ?? 0,
+      });
       return ok(res.operations.map((o) => toContractJson(SettledOnWordRowSchema, o)));
     },
   }),
@@ -159,7 +168,13 @@ export const operationRoutes: Route[] = [
     summary: "One operation (own; any for admins)",
     auth: ["session"],
     uuidParams: ["operation_id"],
-    responses: { 200: "Operation detail", 401: "Not signed in", 403: "Another agent's operation", 404: "Unknown", 422: "Malformed id" },
+    responses: {
+      200: "Operation detail",
+      401: "Not signed in",
+      403: "Another agent's operation",
+      404: "Unknown",
+      422: "Malformed id",
+    },
     async handle({ caller, params, services }) {
       const res = await services.dispatch.getOperation({ caller, operationId: params.operation_id });
       return ok(operationJson(res.operation));
@@ -196,7 +211,10 @@ export const operationRoutes: Route[] = [
     uuidParams: ["operation_id"],
     body: z.object({
       outcome: z.enum(["arrived", "did_not_arrive"]),
-      note: z.string().max(500).refine((s) => s.trim() !== "", "must not be empty"),
+      note: z
+        .string()
+        .max(500)
+        .refine((s) => s.trim() !== "", "must not be empty"),
     }),
     responses: {
       200: "Operation detail",

@@ -183,7 +183,9 @@ export function checkOwningAgent(agent: OwningAgent): DomainError | null {
 export function checkParent(parentId: string | null, parent: ParentOperation | null): DomainError | null {
   if (parentId === null) return null;
   if (parent === null) {
-    return refusal("parent_not_found", `Parent operation ${parentId} does not exist`, { parent_operation_id: parentId });
+    return refusal("parent_not_found", `Parent operation ${parentId} does not exist`, {
+      parent_operation_id: parentId,
+    });
   }
   if (retryFlags(parent.status, parent.has_retry).retry_allowed) return null;
   const detail = parent.has_retry

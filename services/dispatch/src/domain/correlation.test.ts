@@ -32,10 +32,25 @@ const decide = (candidates: ProofCandidate[], m: Partial<ProofMessage> = {}): Pr
 
 describe("decideProof: one row per rule, in the order they apply", () => {
   it.each<[string, ProofCandidate[], Partial<ProofMessage>, ProofDecision]>([
-    ["confirms the single active operation of exactly that amount", [op("o1")], {}, { outcome: "confirmed", operation_id: "o1" }],
+    [
+      "confirms the single active operation of exactly that amount",
+      [op("o1")],
+      {},
+      { outcome: "confirmed", operation_id: "o1" },
+    ],
     ["finds nothing for another amount", [op("o1", { montant: 5001 })], {}, { outcome: "no_candidate" }],
-    ["lets an unrecognised message (kind null) prove a transfer", [op("o1")], { kind: null }, { outcome: "confirmed", operation_id: "o1" }],
-    ["never lets a deposit message prove a balance check", [op("o1", { op_type: "balance", montant: 5000 })], {}, { outcome: "no_candidate" }],
+    [
+      "lets an unrecognised message (kind null) prove a transfer",
+      [op("o1")],
+      { kind: null },
+      { outcome: "confirmed", operation_id: "o1" },
+    ],
+    [
+      "never lets a deposit message prove a balance check",
+      [op("o1", { op_type: "balance", montant: 5000 })],
+      {},
+      { outcome: "no_candidate" },
+    ],
     [
       "lets a balance reply prove a balance check whatever the amount read",
       [op("o1", { op_type: "balance", montant: 1 }), op("o2")],
@@ -44,7 +59,12 @@ describe("decideProof: one row per rule, in the order they apply", () => {
     ],
     ["never lets a balance reply prove a transfer", [op("o1")], { kind: "BAL" }, { outcome: "no_candidate" }],
     ["never lets a movement prove anything", [op("o1")], { kind: "UV_OUT" }, { outcome: "no_candidate" }],
-    ["never lets a mini statement prove anything", [op("o1", { op_type: "mini_statement", montant: 5000 })], { kind: "OPERATOR_B_REC" }, { outcome: "no_candidate" }],
+    [
+      "never lets a mini statement prove anything",
+      [op("o1", { op_type: "mini_statement", montant: 5000 })],
+      { kind: "OPERATOR_B_REC" },
+      { outcome: "no_candidate" },
+    ],
     [
       "ignores an operation created after the handset received the message",
       [op("o1", { created_at: minutesAgo(1) })],
@@ -127,7 +147,12 @@ describe("decideProof: one row per rule, in the order they apply", () => {
       { counterparty_msisdn: "+237 690 000 001" },
       { outcome: "confirmed", operation_id: "o1" },
     ],
-    ["ignores a counterparty that is not a number", [op("o1")], { counterparty_msisdn: "ORANGE" }, { outcome: "confirmed", operation_id: "o1" }],
+    [
+      "ignores a counterparty that is not a number",
+      [op("o1")],
+      { counterparty_msisdn: "ORANGE" },
+      { outcome: "confirmed", operation_id: "o1" },
+    ],
     [
       "never calls a balance reply divergent",
       [op("o1", { op_type: "balance", montant: 1 })],

@@ -77,7 +77,10 @@ function parseStatus(value: string): Result<OperationStatus | null> {
 }
 
 function dateFromTo(from: string, to: string) {
-  return localDateRange(from === "" ? null : from, to === "" ? null : to, { fromField: "date_from", toField: "date_to" });
+  return localDateRange(from === "" ? null : from, to === "" ? null : to, {
+    fromField: "date_from",
+    toField: "date_to",
+  });
 }
 
 export interface DayWindowQuery {

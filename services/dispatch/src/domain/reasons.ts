@@ -51,9 +51,15 @@ export const REASONS = {
   insufficient_balance: { status: "refused", when: "Measured balance below the amount of a debiting operation" },
 
   // --- scope and lookups ----------------------------------------------------------
-  operation_not_found: { status: "not_found", when: "No operation has this id (or, for a device, none of its own has)" },
+  operation_not_found: {
+    status: "not_found",
+    when: "No operation has this id (or, for a device, none of its own has)",
+  },
   caller_not_allowed: { status: "forbidden", when: "The credential kind or role may not use this action" },
-  not_in_scope: { status: "forbidden", when: "The operation is outside the caller's scope (another agent's, another SIM's)" },
+  not_in_scope: {
+    status: "forbidden",
+    when: "The operation is outside the caller's scope (another agent's, another SIM's)",
+  },
 
   // --- operation lifecycle ----------------------------------------------------
   operation_not_cancellable: { status: "conflict", when: "Cancel of an operation not in a cancellable status" },
@@ -71,7 +77,10 @@ export const REASONS = {
   outcome_conflict: { status: "conflict", when: "Device outcome differs from the outcome already recorded" },
   invalid_transition: { status: "conflict", when: "Any other trigger not allowed from the current status" },
   device_busy: { status: "conflict", when: "Device poll while the device already has a running operation" },
-  evidence_sim_mismatch: { status: "refused", when: "Attach of a message that arrived on another SIM than the operation's" },
+  evidence_sim_mismatch: {
+    status: "refused",
+    when: "Attach of a message that arrived on another SIM than the operation's",
+  },
   evidence_already_used: { status: "conflict", when: "Attach of a message that already proves another operation" },
 
   // --- faults ---------------------------------------------------------------------
@@ -87,8 +96,7 @@ export function refusal(code: ReasonCode, detail: string, context: Record<string
   // A validation problem travels as the contract's list of problems (`detail` becomes
   // `[{field, message}]` at the gateway, code invalid_request); every other refusal
   // keeps its text.
-  const violations =
-    code === "invalid_request" ? [{ field: fieldOf(context), message: detail }] : [];
+  const violations = code === "invalid_request" ? [{ field: fieldOf(context), message: detail }] : [];
   return new DomainError(REASONS[code].status, detail, { code, context, violations });
 }
 

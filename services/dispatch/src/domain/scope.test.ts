@@ -84,7 +84,11 @@ describe("attach: the agent named on the operation, supervisors and admins", () 
 describe("credential kinds and roles", () => {
   it("refuses a kind the action does not accept with 403 naming it", () => {
     const e = requireKind(DEVICE, ["session"], "cancel an operation");
-    expect([e?.code, e?.status, e?.detail]).toEqual(["caller_not_allowed", "forbidden", "A device credential cannot cancel an operation"]);
+    expect([e?.code, e?.status, e?.detail]).toEqual([
+      "caller_not_allowed",
+      "forbidden",
+      "A device credential cannot cancel an operation",
+    ]);
     expect(requireKind(AGENT, ["session"], "x")).toBeNull();
   });
 

@@ -4,7 +4,15 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { apiKey, eventsOf, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  apiKey,
+  eventsOf,
+  eventually,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../testing/harness.ts";
 
 let h: DispatchHarness;
 beforeAll(async () => {
@@ -33,7 +41,11 @@ beforeEach(() => {
   h.fleet.addSim({ sim_id: b1, operator: "operator_b", device_id: "dev-1", balance_mirror: 100_000 });
   h.fleet.addSim({ sim_id: b2, operator: "operator_b", device_id: "dev-2", balance_mirror: 100_000 });
   h.fleet.addSim({ sim_id: a1, operator: "operator_a", device_id: "dev-1", balance_mirror: 100_000 });
-  h.fleet.grant(agent, { allowed_sim_ids: [b1, a1], allowed_op_types: ["deposit", "balance", "withdrawal"], max_amount: 50_000 });
+  h.fleet.grant(agent, {
+    allowed_sim_ids: [b1, a1],
+    allowed_op_types: ["deposit", "balance", "withdrawal"],
+    max_amount: 50_000,
+  });
 });
 
 type Req = Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">;
@@ -58,7 +70,14 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "circuit_breaker",
       "circuit_breaker",
     ],
-    ["2. amount above 0", () => {}, () => ({ montant: 0n, clientMsisdn: "662000000" }), 422, "invalid_request", /montant/],
+    [
+      "2. amount above 0",
+      () => {},
+      () => ({ montant: 0n, clientMsisdn: "662000000" }),
+      422,
+      "invalid_request",
+      /montant/,
+    ],
     [
       "3. origin matching refused on this route",
       () => {},
@@ -67,7 +86,14 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "origin_matching_refused",
       "origin matching is set only by creating a matching operation",
     ],
-    ["3. an unknown origin", () => {}, () => ({ caller: apiKey(), agentId: agent, origin: "manual" }), 422, "invalid_request", /origin/],
+    [
+      "3. an unknown origin",
+      () => {},
+      () => ({ caller: apiKey(), agentId: agent, origin: "manual" }),
+      422,
+      "invalid_request",
+      /origin/,
+    ],
     [
       "4. merchant code for an operator_b withdrawal",
       () => {},
@@ -140,7 +166,14 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "over_max_amount",
       "Access profile limits an operation to 50000 FCFA; requested 50001",
     ],
-    ["8. a named SIM outside the grant", () => {}, () => ({ simId: b2 }), 403, "not_in_grant_sim", /does not allow SIM b2-/],
+    [
+      "8. a named SIM outside the grant",
+      () => {},
+      () => ({ simId: b2 }),
+      403,
+      "not_in_grant_sim",
+      /does not allow SIM b2-/,
+    ],
     [
       "8. no granted SIM of the operator",
       () => h.fleet.grant(agent, { allowed_sim_ids: [a1] }),
@@ -149,7 +182,14 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "not_in_grant_sim",
       "Access profile grants no operator_b SIM",
     ],
-    ["9. a named SIM that is frozen", () => void (h.fleet.sims.get(b1)!.status = "frozen"), () => ({ simId: b1 }), 422, "sim_frozen", /^SIM b1-.* is frozen$/],
+    [
+      "9. a named SIM that is frozen",
+      () => void (h.fleet.sims.get(b1)!.status = "frozen"),
+      () => ({ simId: b1 }),
+      422,
+      "sim_frozen",
+      /^SIM b1-.* is frozen$/,
+    ],
     [
       "9. a named SIM in no handset",
       () => Object.assign(h.fleet.sims.get(b1)!, { device_id: null, device_status: null }),
@@ -265,7 +305,9 @@ describe("create operation: SIM selection against the store's load", () => {
   it("stores the selected SIM's handset, label and slot on the operation", async () => {
     const res = await h.client.createOperation(req());
     expect(res.operation).toMatchObject({ simId: b1, deviceId: "dev-1", deviceLabel: "Handset dev-1" });
-    const [row] = await h.query(`select subscription_slot from dispatch.operations where operation_id = $1`, [res.operation!.operationId]);
+    const [row] = await h.query(`select subscription_slot from dispatch.operations where operation_id = $1`, [
+      res.operation!.operationId,
+    ]);
     expect(row.subscription_slot).toBe(0);
   });
 });
@@ -275,7 +317,11 @@ describe("create operation: what is stored", () => {
     const s = await h.client.createOperation(req({ origin: "aggregated" }));
     const k = await h.client.createOperation(req({ caller: apiKey(), agentId: agent }));
     const ka = await h.client.createOperation(req({ caller: apiKey(), agentId: agent, origin: "assisted" }));
-    expect([s.operation?.origin, k.operation?.origin, ka.operation?.origin]).toEqual(["assisted", "aggregated", "assisted"]);
+    expect([s.operation?.origin, k.operation?.origin, ka.operation?.origin]).toEqual([
+      "assisted",
+      "aggregated",
+      "assisted",
+    ]);
   });
 
   it("takes agent_id from the session and ignores the body's", async () => {
@@ -284,13 +330,20 @@ describe("create operation: what is stored", () => {
   });
 
   it("stores the local destination, the recipient, the contact and partner_verified (false for account queries)", async () => {
-    const res = await h.client.createOperation(req({ clientMsisdn: "+237 690 000 002", contactId: "c-42", partnerVerified: false }));
-    expect(res.operation).toMatchObject({ msisdnDest: "690000002", destName: "Jean Dupont", contactId: "c-42", montant: 5000n });
+    const res = await h.client.createOperation(
+      req({ clientMsisdn: "+237 690 000 002", contactId: "c-42", partnerVerified: false }),
+    );
+    expect(res.operation).toMatchObject({
+      msisdnDest: "690000002",
+      destName: "Jean Dupont",
+      contactId: "c-42",
+      montant: 5000n,
+    });
     const balance = await h.client.createOperation(req({ typeOp: "balance", montant: 1n, partnerVerified: true }));
-    const rows = await h.query(`select operation_id, partner_verified from dispatch.operations where operation_id in ($1, $2) order by created_at`, [
-      res.operation!.operationId,
-      balance.operation!.operationId,
-    ]);
+    const rows = await h.query(
+      `select operation_id, partner_verified from dispatch.operations where operation_id in ($1, $2) order by created_at`,
+      [res.operation!.operationId, balance.operation!.operationId],
+    );
     expect(rows.map((r) => r.partner_verified)).toEqual([false, false]);
   });
 
@@ -312,7 +365,9 @@ describe("create operation: idempotent on request_id", () => {
     expect([first.created, again.created]).toEqual([true, false]);
     expect(again.operation?.operationId).toBe(first.operation?.operationId);
     expect(again.operation?.montant).toBe(5000n);
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [body.requestId]);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
+      body.requestId,
+    ]);
     expect(n).toBe(1);
   });
 
@@ -327,11 +382,15 @@ describe("create operation: idempotent on request_id", () => {
   it("keeps exactly one row when 20 repeats race", async () => {
     const body = req();
     const answers = await Promise.all(Array.from({ length: 20 }, () => h.client.createOperation(body)));
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [body.requestId]);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
+      body.requestId,
+    ]);
     expect(n).toBe(1);
     expect(answers.filter((a) => a.created)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.operation?.operationId)).size).toBe(1);
-    const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [answers[0].operation!.operationId]);
+    const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [
+      answers[0].operation!.operationId,
+    ]);
     expect(events).toBe(1);
   });
 });
@@ -353,7 +412,11 @@ describe("create operation: manual replays (parent_operation_id) and retry flags
     const after = await h.client.getOperation({ caller: session(agent), operationId: parent });
     expect([after.operation?.retryAllowed, after.operation?.retryRequiresConfirmation]).toEqual([false, undefined]);
     const second = await refusalOf(h.client.createOperation(req({ parentOperationId: parent })));
-    expect([second.status, second.code, second.detail]).toEqual([409, "retry_not_allowed", `Operation ${parent} already has a retry`]);
+    expect([second.status, second.code, second.detail]).toEqual([
+      409,
+      "retry_not_allowed",
+      `Operation ${parent} already has a retry`,
+    ]);
   });
 
   it("refuses to replay an operation still in flight", async () => {
@@ -364,9 +427,13 @@ describe("create operation: manual replays (parent_operation_id) and retry flags
 
   it("lets one of several racing replays of one operation through", async () => {
     const parent = await failedOperation();
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => h.client.createOperation(req({ parentOperationId: parent }))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => h.client.createOperation(req({ parentOperationId: parent }))),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where parent_operation_id = $1`, [parent]);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where parent_operation_id = $1`, [
+      parent,
+    ]);
     expect(n).toBe(1);
   });
 });
@@ -382,6 +449,9 @@ describe("create operation: who may call", () => {
 
   it("requires agent_id from the API key", async () => {
     const refused = await refusalOf(h.client.createOperation(req({ caller: apiKey(), agentId: "" })));
-    expect([refused.status, refused.detail]).toEqual([422, [{ field: "agent_id", message: "agent_id is required with the API key" }]]);
+    expect([refused.status, refused.detail]).toEqual([
+      422,
+      [{ field: "agent_id", message: "agent_id is required with the API key" }],
+    ]);
   });
 });

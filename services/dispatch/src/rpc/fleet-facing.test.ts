@@ -2,9 +2,22 @@ import { randomUUID } from "node:crypto";
 import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeviceChangedSchema, DeviceDeletedSchema, SimChangedSchema, SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
+import {
+  DeviceChangedSchema,
+  DeviceDeletedSchema,
+  SimChangedSchema,
+  SimDeletedSchema,
+} from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
-import { apiKey, device, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  apiKey,
+  device,
+  eventually,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../testing/harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -45,7 +58,12 @@ async function publishFleet<S extends DescMessage>(schema: S, message: MessageSh
       topic: "fleet",
       key,
       value: toBinary(schema, message),
-      headers: { "event-id": randomUUID(), "event-type": schema.typeName, "occurred-at": new Date().toISOString(), "correlation-id": randomUUID() },
+      headers: {
+        "event-id": randomUUID(),
+        "event-type": schema.typeName,
+        "occurred-at": new Date().toISOString(),
+        "correlation-id": randomUUID(),
+      },
     },
   ]);
 }
@@ -55,11 +73,20 @@ describe("GetSimActivity", () => {
     const s = sim();
     const queued = await queue(s.simId, 1000);
     const done = await queue(s.simId, 2000);
-    await h.query(`update dispatch.operations set status = 'confirmed', finished_at = now() where operation_id = $1`, [done]);
+    await h.query(`update dispatch.operations set status = 'confirmed', finished_at = now() where operation_id = $1`, [
+      done,
+    ]);
     const a = await h.client.getSimActivity({ simId: s.simId });
-    expect([a.queuedOrRunning, a.totalOperations, a.totalConfirmed, a.totalFailed, a.totalNoEvidence]).toEqual([1, 2, 1, 0, 0]);
+    expect([a.queuedOrRunning, a.totalOperations, a.totalConfirmed, a.totalFailed, a.totalNoEvidence]).toEqual([
+      1, 2, 1, 0, 0,
+    ]);
     expect(a.operations.map((o) => o.operationId)).toEqual([done, queued]);
-    expect(a.operations[0]).toMatchObject({ status: "confirmed", opType: "deposit", montant: 2000n, msisdnDest: "690000001" });
+    expect(a.operations[0]).toMatchObject({
+      status: "confirmed",
+      opType: "deposit",
+      montant: 2000n,
+      msisdnDest: "690000001",
+    });
   });
 });
 
@@ -81,8 +108,16 @@ describe("events from fleet", () => {
     const queued = await queue(s.simId);
     await h.client.getNextOperation({ caller: device(s.deviceId) });
     expect((await row(running)).status).toBe("running");
-    await publishFleet(DeviceDeletedSchema, create(DeviceDeletedSchema, { deviceId: s.deviceId, unassignedSimIds: [s.simId] }), s.deviceId);
-    await eventually(async () => ((await row(running)).device_id === null ? true : undefined), 5000, "device_id nulled");
+    await publishFleet(
+      DeviceDeletedSchema,
+      create(DeviceDeletedSchema, { deviceId: s.deviceId, unassignedSimIds: [s.simId] }),
+      s.deviceId,
+    );
+    await eventually(
+      async () => ((await row(running)).device_id === null ? true : undefined),
+      5000,
+      "device_id nulled",
+    );
     expect(await row(running)).toMatchObject({ status: "no_evidence", sim_id: s.simId });
     expect(await row(queued)).toMatchObject({ status: "failed", failure_reason: "device_deleted", device_id: null });
   });
@@ -90,11 +125,28 @@ describe("events from fleet", () => {
   it("on DeviceChanged frozen: hands the handset no queued work until it is restored", async () => {
     const s = sim();
     const queued = await queue(s.simId);
-    await publishFleet(DeviceChangedSchema, create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "frozen", change: "frozen" }), s.deviceId);
-    await eventually(async () => ((await h.query(`select 1 from dispatch.devices where device_id = $1`, [s.deviceId])).length ? true : undefined), 5000, "frozen");
+    await publishFleet(
+      DeviceChangedSchema,
+      create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "frozen", change: "frozen" }),
+      s.deviceId,
+    );
+    await eventually(
+      async () =>
+        (await h.query(`select 1 from dispatch.devices where device_id = $1`, [s.deviceId])).length ? true : undefined,
+      5000,
+      "frozen",
+    );
     expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
-    await publishFleet(DeviceChangedSchema, create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "active", change: "restored" }), s.deviceId);
-    const claimed = await eventually(async () => (await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch, 5000, "restored");
+    await publishFleet(
+      DeviceChangedSchema,
+      create(DeviceChangedSchema, { deviceId: s.deviceId, label: "h", status: "active", change: "restored" }),
+      s.deviceId,
+    );
+    const claimed = await eventually(
+      async () => (await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch,
+      5000,
+      "restored",
+    );
     expect(claimed.operationId).toBe(queued);
   });
 
@@ -102,11 +154,18 @@ describe("events from fleet", () => {
     const s = sim();
     const queued = await queue(s.simId);
     const message = toBinary(SimDeletedSchema, create(SimDeletedSchema, { simId: s.simId }));
-    const headers = { "event-id": randomUUID(), "event-type": SimDeletedSchema.typeName, "occurred-at": new Date().toISOString(), "correlation-id": "c" };
+    const headers = {
+      "event-id": randomUUID(),
+      "event-type": SimDeletedSchema.typeName,
+      "occurred-at": new Date().toISOString(),
+      "correlation-id": "c",
+    };
     await h.bus.publish([{ topic: "fleet", key: s.simId, value: message, headers }]);
     await h.bus.publish([{ topic: "fleet", key: s.simId, value: message, headers }]);
     await eventually(async () => ((await row(queued)).sim_id === null ? true : undefined), 5000, "sim_id nulled");
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.inbox where event_id = $1`, [headers["event-id"]]);
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.inbox where event_id = $1`, [
+      headers["event-id"],
+    ]);
     expect(n).toBe(1);
     const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [queued]);
     expect(events).toBe(3); // create, then one failed transition: OperationChanged + OperationFailed
@@ -115,7 +174,15 @@ describe("events from fleet", () => {
   it("on SimChanged (assigned elsewhere): the SIM's queued work follows it to its new handset", async () => {
     const s = sim();
     const queued = await queue(s.simId);
-    const moved = create(SimSchema, { simId: s.simId, operator: "operator_b", msisdn: "690000000", status: "active", deviceId: "dev-new", subscriptionSlot: 1, createdAt: timestampFromDate(new Date()) });
+    const moved = create(SimSchema, {
+      simId: s.simId,
+      operator: "operator_b",
+      msisdn: "690000000",
+      status: "active",
+      deviceId: "dev-new",
+      subscriptionSlot: 1,
+      createdAt: timestampFromDate(new Date()),
+    });
     await publishFleet(SimChangedSchema, create(SimChangedSchema, { sim: moved, change: "assigned" }), s.simId);
     await eventually(async () => ((await row(queued)).device_id === "dev-new" ? true : undefined), 5000, "rerouted");
     expect((await row(queued)).subscription_slot).toBe(1);
@@ -128,7 +195,10 @@ describe("GetSweepBacklog and ResetOperations", () => {
     const s = sim();
     const id = await queue(s.simId);
     const before = (await h.client.getSweepBacklog({})).unprovenWaiting;
-    await h.query(`update dispatch.operations set status = 'no_evidence', finished_at = now() where operation_id = $1`, [id]);
+    await h.query(
+      `update dispatch.operations set status = 'no_evidence', finished_at = now() where operation_id = $1`,
+      [id],
+    );
     expect((await h.client.getSweepBacklog({})).unprovenWaiting).toBe(before + 1);
   });
 

@@ -6,7 +6,15 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { device, eventsOf, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  device,
+  eventsOf,
+  eventually,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../testing/harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -26,13 +34,22 @@ afterAll(async () => {
 function handset(o: { slot?: number; pin?: string } = {}): { deviceId: string; simId: string } {
   const deviceId = `dev-${randomUUID().slice(0, 8)}`;
   const simId = randomUUID();
-  h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: deviceId, subscription_slot: o.slot ?? 1 }, o.pin ?? PIN);
+  h.fleet.addSim(
+    { sim_id: simId, operator: "operator_b", device_id: deviceId, subscription_slot: o.slot ?? 1 },
+    o.pin ?? PIN,
+  );
   const granted = h.fleet.grants.get(agent)?.allowed_sim_ids ?? [];
-  h.fleet.grant(agent, { allowed_sim_ids: [...granted, simId], allowed_op_types: ["deposit", "balance", "withdrawal"] });
+  h.fleet.grant(agent, {
+    allowed_sim_ids: [...granted, simId],
+    allowed_op_types: ["deposit", "balance", "withdrawal"],
+  });
   return { deviceId, simId };
 }
 
-async function queue(simId: string, o: Partial<Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">> = {}): Promise<string> {
+async function queue(
+  simId: string,
+  o: Partial<Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">> = {},
+): Promise<string> {
   const res = await h.client.createOperation({
     caller: session(agent, "agent", "Ada Agent"),
     requestId: randomUUID(),
@@ -47,8 +64,19 @@ async function queue(simId: string, o: Partial<Omit<MessageInitShape<typeof Crea
 }
 
 const poll = (deviceId: string) => h.client.getNextOperation({ caller: device(deviceId) });
-const report = (deviceId: string, operationId: string, outcome: string, o: { ussdResponse?: string; failureDetail?: string } = {}) =>
-  h.client.reportOutcome({ caller: device(deviceId), operationId, outcome, executedAt: timestampFromDate(new Date()), ...o });
+const report = (
+  deviceId: string,
+  operationId: string,
+  outcome: string,
+  o: { ussdResponse?: string; failureDetail?: string } = {},
+) =>
+  h.client.reportOutcome({
+    caller: device(deviceId),
+    operationId,
+    outcome,
+    executedAt: timestampFromDate(new Date()),
+    ...o,
+  });
 const row = async (id: string) => (await h.query(`select * from dispatch.operations where operation_id = $1`, [id]))[0];
 
 describe("poll: an idle device", () => {
@@ -58,7 +86,10 @@ describe("poll: an idle device", () => {
     const idle = handset();
     const statements: string[] = [];
     const original = EntityManager.prototype.execute;
-    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (this: EntityManager, ...args: any[]) {
+    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
+      this: EntityManager,
+      ...args: any[]
+    ) {
       statements.push(String(args[0]));
       return (original as any).apply(this, args);
     } as never);
@@ -137,7 +168,11 @@ describe("poll: claiming", () => {
       operator: "operator_b",
     });
     const claimed = await row(first);
-    expect([claimed.status, claimed.started_at !== null, claimed.ussd_string]).toEqual(["running", true, "#148*2*5000*690000001*****#"]);
+    expect([claimed.status, claimed.started_at !== null, claimed.ussd_string]).toEqual([
+      "running",
+      true,
+      "#148*2*5000*690000001*****#",
+    ]);
     expect((await row(second)).status).toBe("queued");
   });
 
@@ -147,7 +182,11 @@ describe("poll: claiming", () => {
     await queue(d.simId);
     await poll(d.deviceId);
     const refused = await refusalOf(poll(d.deviceId));
-    expect([refused.status, refused.code, refused.detail]).toEqual([409, "device_busy", `Device ${d.deviceId} already has a running operation`]);
+    expect([refused.status, refused.code, refused.detail]).toEqual([
+      409,
+      "device_busy",
+      `Device ${d.deviceId} already has a running operation`,
+    ]);
   });
 
   it("never gives one device two running operations when many pollers race (one 200, the rest 409 or 204)", async () => {
@@ -159,7 +198,10 @@ describe("poll: claiming", () => {
     for (const r of results) {
       if (r.status === "rejected") expect((await refusalOf(Promise.reject(r.reason))).code).toBe("device_busy");
     }
-    const [{ running }] = await h.query(`select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`, [d.deviceId]);
+    const [{ running }] = await h.query(
+      `select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`,
+      [d.deviceId],
+    );
     expect(running).toBe(1);
   });
 
@@ -168,9 +210,9 @@ describe("poll: claiming", () => {
     const a = await queue(d.simId);
     const b = await queue(d.simId);
     await h.query(`update dispatch.operations set status = 'running' where operation_id = $1`, [a]);
-    await expect(h.query(`update dispatch.operations set status = 'running' where operation_id = $1`, [b])).rejects.toThrow(
-      /operations_one_running_per_device/,
-    );
+    await expect(
+      h.query(`update dispatch.operations set status = 'running' where operation_id = $1`, [b]),
+    ).rejects.toThrow(/operations_one_running_per_device/);
   });
 
   it("answers 204 inside the cooldown after a finished operation, then claims once it is over", async () => {
@@ -194,7 +236,11 @@ describe("poll: claiming", () => {
     const fine = await queue(d.simId);
     const refused = await refusalOf(poll(d.deviceId));
     expect(refused.status).toBe(500);
-    expect(await row(broken)).toMatchObject({ status: "failed", failure_reason: "ussd_steps_unavailable", started_at: null });
+    expect(await row(broken)).toMatchObject({
+      status: "failed",
+      failure_reason: "ussd_steps_unavailable",
+      started_at: null,
+    });
     expect((await poll(d.deviceId)).dispatch?.operationId).toBe(fine);
   });
 
@@ -213,7 +259,11 @@ describe("poll: claiming", () => {
     const res = await poll(d.deviceId);
     expect(res.dispatch?.ussdSteps.at(-1)).toBe(secret);
     await report(d.deviceId, id, "ussd_ok");
-    await eventually(() => (eventsOf(h, "OperationChanged", id).length >= 3 ? true : undefined), 5000, "the claim and outcome events");
+    await eventually(
+      () => (eventsOf(h, "OperationChanged", id).length >= 3 ? true : undefined),
+      5000,
+      "the claim and outcome events",
+    );
     const stored = JSON.stringify(await h.query(`select * from dispatch.operations where operation_id = $1`, [id]));
     expect(stored).not.toContain(secret);
     for (const e of h.events) expect(Buffer.from(e.value).includes(secret)).toBe(false);
@@ -231,8 +281,20 @@ describe("outcome report: every outcome of the contract", () => {
     ["ussd_failed", { failureDetail: "Solde insuffisant" }, "failed", "Solde insuffisant", false],
     ["ussd_failed", {}, "failed", "ussd_failed", false],
     ["sim_absent", {}, "failed", "sim_absent", false],
-    ["name_mismatch", { ussdResponse: "Depot de 5000 FCFA a PAUL BIYA (690000001)." }, "failed", "Depot de 5000 FCFA a PAUL BIYA (690000001).", false],
-    ["name_mismatch", { ussdResponse: "X", failureDetail: "screen showed PAUL" }, "failed", "screen showed PAUL", false],
+    [
+      "name_mismatch",
+      { ussdResponse: "Depot de 5000 FCFA a PAUL BIYA (690000001)." },
+      "failed",
+      "Depot de 5000 FCFA a PAUL BIYA (690000001).",
+      false,
+    ],
+    [
+      "name_mismatch",
+      { ussdResponse: "X", failureDetail: "screen showed PAUL" },
+      "failed",
+      "screen showed PAUL",
+      false,
+    ],
     ["ussd_timeout", {}, "no_evidence", "ussd_timeout", false],
     ["no_service", {}, "no_evidence", "no_service", false],
   ])("%s with %j: %s, failure_reason %s", async (outcome, extra, status, failureReason, awaits) => {
@@ -243,7 +305,12 @@ describe("outcome report: every outcome of the contract", () => {
     const res = await report(d.deviceId, id, outcome, extra);
     expect([res.operationId, res.status]).toEqual([id, status]);
     const stored = await row(id);
-    expect([stored.status, stored.failure_reason, stored.device_outcome, stored.finished_at !== null]).toEqual([status, failureReason, outcome, true]);
+    expect([stored.status, stored.failure_reason, stored.device_outcome, stored.finished_at !== null]).toEqual([
+      status,
+      failureReason,
+      outcome,
+      true,
+    ]);
     if (awaits) {
       const expires = Number(res.evidenceExpiresAt!.seconds) * 1000;
       expect(expires).toBeGreaterThanOrEqual(before + 600_000 - 1000);
@@ -252,7 +319,10 @@ describe("outcome report: every outcome of the contract", () => {
       expect(res.evidenceExpiresAt).toBeUndefined();
     }
     // The device slot is free again.
-    const [{ running }] = await h.query(`select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`, [d.deviceId]);
+    const [{ running }] = await h.query(
+      `select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`,
+      [d.deviceId],
+    );
     expect(running).toBe(0);
   });
 
@@ -263,8 +333,17 @@ describe("outcome report: every outcome of the contract", () => {
     await report(d.deviceId, id, "sim_absent");
     const failed = await eventually(() => eventsOf(h, "OperationFailed", id)[0], 5000, "operation.failed");
     expect(fromBinary(OperationFailedSchema, failed.value).reason).toBe("sim_absent");
-    const alert = await eventually(() => h.events.find((e) => e.topic === "alerts" && fromBinary(AlertRaisedSchema, e.value).operationId === id), 5000, "the alert");
-    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({ kind: "sim_absent", simId: d.simId, deviceId: d.deviceId, severity: "critical" });
+    const alert = await eventually(
+      () => h.events.find((e) => e.topic === "alerts" && fromBinary(AlertRaisedSchema, e.value).operationId === id),
+      5000,
+      "the alert",
+    );
+    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({
+      kind: "sim_absent",
+      simId: d.simId,
+      deviceId: d.deviceId,
+      severity: "critical",
+    });
   });
 
   it("is idempotent: the same outcome again answers 200 with the current status; another outcome is 409", async () => {
@@ -302,7 +381,11 @@ describe("outcome report: every outcome of the contract", () => {
     await h.client.cancelOperation({ caller: session(agent, "agent", "Ada Agent"), operationId: id });
     const res = await report(d.deviceId, id, "ussd_ok", { ussdResponse: "Depot reussi" });
     expect(res.status).toBe("rejected");
-    expect(await row(id)).toMatchObject({ status: "rejected", device_outcome: "ussd_ok", ussd_response: "Depot reussi" });
+    expect(await row(id)).toMatchObject({
+      status: "rejected",
+      device_outcome: "ussd_ok",
+      ussd_response: "Depot reussi",
+    });
   });
 });
 
@@ -312,7 +395,11 @@ describe("cancel", () => {
     const id = await queue(d.simId);
     await poll(d.deviceId);
     const res = await h.client.cancelOperation({ caller: session(agent, "agent", "Ada Agent"), operationId: id });
-    expect(res.operation).toMatchObject({ status: "rejected", rejectReason: "Cancelled by Ada Agent.", retryAllowed: true });
+    expect(res.operation).toMatchObject({
+      status: "rejected",
+      rejectReason: "Cancelled by Ada Agent.",
+      retryAllowed: true,
+    });
     expect(res.operation?.finishedAt).toBeDefined();
     const failed = await eventually(() => eventsOf(h, "OperationFailed", id)[0], 5000, "operation.failed");
     expect(fromBinary(OperationFailedSchema, failed.value)).toMatchObject({ reason: "cancelled_by_agent" });
@@ -337,7 +424,9 @@ describe("cancel", () => {
     const id = await queue(d.simId);
     const stranger = await refusalOf(h.client.cancelOperation({ caller: session(randomUUID()), operationId: id }));
     expect([stranger.status, stranger.code]).toEqual([403, "not_in_scope"]);
-    expect((await refusalOf(h.client.cancelOperation({ caller: session(agent), operationId: randomUUID() }))).status).toBe(404);
+    expect(
+      (await refusalOf(h.client.cancelOperation({ caller: session(agent), operationId: randomUUID() }))).status,
+    ).toBe(404);
     const byAdmin = await h.client.cancelOperation({ caller: session(admin, "admin", "Root Admin"), operationId: id });
     expect(byAdmin.operation?.rejectReason).toBe("Cancelled by Root Admin.");
   });
@@ -347,7 +436,10 @@ describe("cancel", () => {
     for (let round = 0; round < 12; round += 1) {
       const id = await queue(d.simId);
       h.clock.offsetMs += 60_000; // past any cooldown of the previous round
-      const [polled, cancelled] = await Promise.allSettled([poll(d.deviceId), h.client.cancelOperation({ caller: session(agent), operationId: id })]);
+      const [polled, cancelled] = await Promise.allSettled([
+        poll(d.deviceId),
+        h.client.cancelOperation({ caller: session(agent), operationId: id }),
+      ]);
       expect(cancelled.status).toBe("fulfilled");
       const stored = await row(id);
       expect(stored.status).toBe("rejected");
@@ -355,7 +447,10 @@ describe("cancel", () => {
       // Claimed first: it was running when cancelled. Cancelled first: no handset ever saw it.
       expect(stored.started_at !== null).toBe(claimed);
       if (polled.status === "fulfilled" && !claimed) expect(polled.value.dispatch).toBeUndefined();
-      const [{ running }] = await h.query(`select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`, [d.deviceId]);
+      const [{ running }] = await h.query(
+        `select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`,
+        [d.deviceId],
+      );
       expect(running).toBe(0);
     }
   });
@@ -376,11 +471,19 @@ describe("operations claimed by the device", () => {
     const all = await h.client.listDeviceOperations({ caller: device(d.deviceId) });
     expect(all.operations.map((o) => o.operationId)).toEqual([second, first]);
     expect(all.operations.map((o) => o.operationId)).not.toContain(unclaimed);
-    expect(all.operations[1]).toMatchObject({ status: "awaiting_evidence", simSlot: 1, simId: d.simId, operator: "operator_b" });
+    expect(all.operations[1]).toMatchObject({
+      status: "awaiting_evidence",
+      simSlot: 1,
+      simId: d.simId,
+      operator: "operator_b",
+    });
     expect(all.operations[1].evidenceExpiresAt).toBeDefined();
     const limited = await h.client.listDeviceOperations({ caller: device(d.deviceId), limit: 1 });
     expect(limited.operations.map((o) => o.operationId)).toEqual([second]);
-    const future = await h.client.listDeviceOperations({ caller: device(d.deviceId), since: timestampFromDate(new Date(Date.now() + 3600_000)) });
+    const future = await h.client.listDeviceOperations({
+      caller: device(d.deviceId),
+      since: timestampFromDate(new Date(Date.now() + 3600_000)),
+    });
     expect(future.operations).toEqual([]);
   });
 });

@@ -32,10 +32,7 @@ import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
 type Impl = Pick<ServiceImpl<typeof DispatchService>, "getNextOperation" | "reportOutcome" | "listDeviceOperations">;
 
-type Claim =
-  | { kind: "idle" }
-  | { kind: "dispatch"; dispatch: DeviceDispatch }
-  | { kind: "fault"; error: DomainError };
+type Claim = { kind: "idle" } | { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
 
 export function handsetHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
@@ -45,7 +42,9 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
    * message: it is never stored (the row keeps the masked ussd_string), logged, or put
    * in an event or error (buildUssdSteps leaves values out of its refusals).
    */
-  async function buildDispatch(op: OperationRecord): Promise<{ steps: ReturnType<typeof buildUssdSteps> } | DomainError> {
+  async function buildDispatch(
+    op: OperationRecord,
+  ): Promise<{ steps: ReturnType<typeof buildUssdSteps> } | DomainError> {
     if (op.sim_id === null) {
       return refusal("ussd_steps_unavailable", `Operation ${op.operation_id} has no SIM any more`, {
         operation_id: op.operation_id,
@@ -155,9 +154,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
         const before = await lockOrNotFound(em, req.operationId);
         // Another device's operation is as unknown to this one as a missing id.
         if (!belongsToDevice(actor, before)) throw notFound(req.operationId);
-        const decision = unwrap(
-          classifyOutcomeReport({ ...before, outcome: before.device_outcome }, outcome),
-        );
+        const decision = unwrap(classifyOutcomeReport({ ...before, outcome: before.device_outcome }, outcome));
         if (decision === "replay") return { op: before, changed: false };
         if (decision === "record") {
           // It left running without the device (an SMS proved it, an agent cancelled it):
@@ -181,7 +178,9 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
             finished_at: now,
             failure_reason: failureReason,
             evidence_expires_at:
-              outcome === "ussd_ok" || outcome === "ussd_unconfirmed" ? evidenceExpiresAt(now, config.evidenceWindowS) : null,
+              outcome === "ussd_ok" || outcome === "ussd_unconfirmed"
+                ? evidenceExpiresAt(now, config.evidenceWindowS)
+                : null,
           },
           { trigger: "outcome", device_outcome: outcome, failure_reason: failureReason, at: now },
         );

@@ -63,9 +63,22 @@ describe("create matching operation", () => {
     ["refuses the API key (board only)", () => create({ caller: apiKey() }), 403, "caller_not_allowed"],
     ["refuses an undetermined prefix", () => create({ msisdn: "662000000" }), 422, "operator_undetermined"],
     ["refuses an amount above the grant", () => create({ amount: 40_001 }), 403, "over_max_amount"],
-    ["refuses a SIM the agent does not hold", () => create({ caller: session(colleague), msisdn: "670000001" }), 403, "not_in_grant_sim"],
+    [
+      "refuses a SIM the agent does not hold",
+      () => create({ caller: session(colleague), msisdn: "670000001" }),
+      403,
+      "not_in_grant_sim",
+    ],
     ["refuses a named SIM of the other operator", () => create({ simId: simA }), 422, "sim_operator_mismatch"],
-    ["applies a deposit's balance rules", () => create({ amount: 39_000, simId: simB, caller: session(admin, "admin") }).then(() => create({ amount: 60_000, caller: session(admin, "admin") })), 422, "insufficient_balance"],
+    [
+      "applies a deposit's balance rules",
+      () =>
+        create({ amount: 39_000, simId: simB, caller: session(admin, "admin") }).then(() =>
+          create({ amount: 60_000, caller: session(admin, "admin") }),
+        ),
+      422,
+      "insufficient_balance",
+    ],
   ])("%s", async (_rule, call, status, code) => {
     const r = await refusalOf(call());
     expect([r.status, r.code]).toEqual([status, code]);
@@ -85,44 +98,100 @@ describe("list, edit and cancel matching operations", () => {
   it("lists only matching operations, own for an agent and all for an admin", async () => {
     const mine = (await create()).operation!.operationId;
     const theirs = (await create({ caller: session(colleague) })).operation!.operationId;
-    await h.client.createOperation({ caller: session(agent), requestId: randomUUID(), operator: "operator_b", clientMsisdn: "690000001", clientNom: "X", montant: 1000n });
+    await h.client.createOperation({
+      caller: session(agent),
+      requestId: randomUUID(),
+      operator: "operator_b",
+      clientMsisdn: "690000001",
+      clientNom: "X",
+      montant: 1000n,
+    });
     const own = (await h.client.listMatchingOperations({ caller: session(agent), limit: 250 })).operations;
     expect(own.every((o) => o.origin === "matching" && o.agentId === agent)).toBe(true);
     expect(own.map((o) => o.operationId)).toContain(mine);
-    const all = (await h.client.listMatchingOperations({ caller: session(admin, "admin"), limit: 250 })).operations.map((o) => o.operationId);
+    const all = (await h.client.listMatchingOperations({ caller: session(admin, "admin"), limit: 250 })).operations.map(
+      (o) => o.operationId,
+    );
     expect(all).toEqual(expect.arrayContaining([mine, theirs]));
     expect((await h.client.listMatchingOperations({ caller: session(agent), limit: 1 })).operations).toHaveLength(1);
   });
 
   it("rewrites what correlation looks for: a proof then finds the new amount and number", async () => {
     const id = (await create({ amount: 5000, contactId: "c-old" })).operation!.operationId;
-    const edited = await h.client.updateMatchingOperation({ caller: session(agent), operationId: id, montant: 6543n, beneficiaryMsisdn: "690777777", clearContactId: true });
+    const edited = await h.client.updateMatchingOperation({
+      caller: session(agent),
+      operationId: id,
+      montant: 6543n,
+      beneficiaryMsisdn: "690777777",
+      clearContactId: true,
+    });
     expect(edited.operation).toMatchObject({ montant: 6543n, msisdnDest: "690777777", status: "awaiting_manual_dial" });
     expect(edited.operation?.contactId).toBeUndefined();
-    const proved = await h.client.proveOperation({ messageId: randomUUID(), simId: simB, kind: "DEP", amount: 6543n, counterpartyMsisdn: "690777777", rawText: "Depot" });
+    const proved = await h.client.proveOperation({
+      messageId: randomUUID(),
+      simId: simB,
+      kind: "DEP",
+      amount: 6543n,
+      counterpartyMsisdn: "690777777",
+      rawText: "Depot",
+    });
     expect([proved.outcome, proved.operation?.operationId]).toEqual(["confirmed", id]);
-    const late = await refusalOf(h.client.updateMatchingOperation({ caller: session(agent), operationId: id, montant: 100n }));
+    const late = await refusalOf(
+      h.client.updateMatchingOperation({ caller: session(agent), operationId: id, montant: 100n }),
+    );
     expect([late.status, late.code]).toEqual([409, "operation_not_editable"]);
   });
 
   it("refuses a number of another operator (422), another agent's operation (403), an unknown or non-matching id (404)", async () => {
     const id = (await create()).operation!.operationId;
-    const other = await refusalOf(h.client.updateMatchingOperation({ caller: session(agent), operationId: id, beneficiaryMsisdn: "670000001" }));
+    const other = await refusalOf(
+      h.client.updateMatchingOperation({ caller: session(agent), operationId: id, beneficiaryMsisdn: "670000001" }),
+    );
     expect([other.status, other.code]).toEqual([422, "operator_mismatch"]);
-    const stranger = await refusalOf(h.client.updateMatchingOperation({ caller: session(colleague), operationId: id, montant: 10n }));
+    const stranger = await refusalOf(
+      h.client.updateMatchingOperation({ caller: session(colleague), operationId: id, montant: 10n }),
+    );
     expect(stranger.status).toBe(403);
-    expect((await refusalOf(h.client.updateMatchingOperation({ caller: session(agent), operationId: randomUUID() }))).status).toBe(404);
-    const normal = await h.client.createOperation({ caller: session(agent), requestId: randomUUID(), operator: "operator_b", clientMsisdn: "690000001", clientNom: "X", montant: 1000n });
-    expect((await refusalOf(h.client.cancelMatchingOperation({ caller: session(agent), operationId: normal.operation!.operationId }))).status).toBe(404);
+    expect(
+      (await refusalOf(h.client.updateMatchingOperation({ caller: session(agent), operationId: randomUUID() }))).status,
+    ).toBe(404);
+    const normal = await h.client.createOperation({
+      caller: session(agent),
+      requestId: randomUUID(),
+      operator: "operator_b",
+      clientMsisdn: "690000001",
+      clientNom: "X",
+      montant: 1000n,
+    });
+    expect(
+      (
+        await refusalOf(
+          h.client.cancelMatchingOperation({ caller: session(agent), operationId: normal.operation!.operationId }),
+        )
+      ).status,
+    ).toBe(404);
   });
 
   it("cancels while unmatched: rejected with the canceller's name; a second cancel is 409", async () => {
     const id = (await create()).operation!.operationId;
-    const res = await h.client.cancelMatchingOperation({ caller: session(agent, "agent", "Ada Agent"), operationId: id });
+    const res = await h.client.cancelMatchingOperation({
+      caller: session(agent, "agent", "Ada Agent"),
+      operationId: id,
+    });
     expect(res.operation).toMatchObject({ status: "rejected", rejectReason: "Cancelled by Ada Agent." });
     const again = await refusalOf(h.client.cancelMatchingOperation({ caller: session(agent), operationId: id }));
-    expect([again.status, again.code, again.context]).toEqual([409, "operation_not_cancellable", { operation_id: id, operation_status: "rejected" }]);
-    const noProof = await h.client.proveOperation({ messageId: randomUUID(), simId: simB, kind: "DEP", amount: 5000n, rawText: "x" });
+    expect([again.status, again.code, again.context]).toEqual([
+      409,
+      "operation_not_cancellable",
+      { operation_id: id, operation_status: "rejected" },
+    ]);
+    const noProof = await h.client.proveOperation({
+      messageId: randomUUID(),
+      simId: simB,
+      kind: "DEP",
+      amount: 5000n,
+      rawText: "x",
+    });
     expect(noProof.operation?.operationId).not.toBe(id);
   });
 

@@ -72,7 +72,8 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       check(requireKind(actor, ["api_key", "session"], "create an operation"));
       const opType = req.typeOp || "deposit";
       if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
-      if (!isOpType(opType)) throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
+      if (!isOpType(opType))
+        throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
       if (!isOperator(req.operator)) throw invalid("operator", "operator must be operator_a or operator_b");
       const agentId = actor.kind === "session" ? actor.agent_id! : req.agentId;
       if (!agentId) throw invalid("agent_id", "agent_id is required with the API key");

@@ -4,7 +4,15 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import type { ProveOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { apiKey, eventsOf, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  apiKey,
+  eventsOf,
+  eventually,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../testing/harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -29,7 +37,10 @@ function sim(): string {
   return simId;
 }
 
-async function operation(simId: string, o: { amount?: number; type?: string; status?: string; finishedAgoS?: number; msisdn?: string } = {}): Promise<string> {
+async function operation(
+  simId: string,
+  o: { amount?: number; type?: string; status?: string; finishedAgoS?: number; msisdn?: string } = {},
+): Promise<string> {
   const res = await h.client.createOperation({
     caller: apiKey(),
     agentId: agent,
@@ -43,11 +54,10 @@ async function operation(simId: string, o: { amount?: number; type?: string; sta
   });
   const id = res.operation!.operationId;
   if (o.status) {
-    await h.query(`update dispatch.operations set status = $2, finished_at = now() - make_interval(secs => $3) where operation_id = $1`, [
-      id,
-      o.status,
-      o.finishedAgoS ?? 0,
-    ]);
+    await h.query(
+      `update dispatch.operations set status = $2, finished_at = now() - make_interval(secs => $3) where operation_id = $1`,
+      [id, o.status, o.finishedAgoS ?? 0],
+    );
   }
   return id;
 }
@@ -67,7 +77,8 @@ const prove = (simId: string, o: Partial<Prove> = {}) =>
     receivedAt: timestampFromDate(new Date("2026-11-22T10:00:00Z")),
     ...o,
   });
-const statusOf = async (id: string) => (await h.query(`select status from dispatch.operations where operation_id = $1`, [id]))[0].status;
+const statusOf = async (id: string) =>
+  (await h.query(`select status from dispatch.operations where operation_id = $1`, [id]))[0].status;
 
 describe("ProveOperation: confirmation", () => {
   it("confirms the single candidate and stores the evidence summary on it, in one transaction", async () => {
@@ -85,7 +96,10 @@ describe("ProveOperation: confirmation", () => {
       kind: "DEP",
       isAmbiguous: false,
     });
-    const [stored] = await h.query(`select evidence_message_id, confirmed_by from dispatch.operations where operation_id = $1`, [id]);
+    const [stored] = await h.query(
+      `select evidence_message_id, confirmed_by from dispatch.operations where operation_id = $1`,
+      [id],
+    );
     expect(stored).toEqual({ evidence_message_id: "m-confirm-1", confirmed_by: "proof" });
     await eventually(() => eventsOf(h, "OperationConfirmed", id)[0], 5000, "operation.confirmed");
   });
@@ -96,12 +110,22 @@ describe("ProveOperation: confirmation", () => {
     expect((await prove(s)).outcome).toBe("confirmed");
     expect(await statusOf(id)).toBe("confirmed");
     const dev = h.fleet.sims.get(s)!.device_id!;
-    expect((await h.client.getNextOperation({ caller: { kind: "device", deviceId: dev } as never })).dispatch).toBeUndefined();
+    expect(
+      (await h.client.getNextOperation({ caller: { kind: "device", deviceId: dev } as never })).dispatch,
+    ).toBeUndefined();
   });
 
   it.each<[string, { status: string; finishedAgoS: number }, string]>([
-    ["confirms a no_evidence operation inside the late window", { status: "no_evidence", finishedAgoS: 3000 }, "confirmed"],
-    ["leaves a no_evidence operation past the late window", { status: "no_evidence", finishedAgoS: 3700 }, "no_candidate"],
+    [
+      "confirms a no_evidence operation inside the late window",
+      { status: "no_evidence", finishedAgoS: 3000 },
+      "confirmed",
+    ],
+    [
+      "leaves a no_evidence operation past the late window",
+      { status: "no_evidence", finishedAgoS: 3700 },
+      "no_candidate",
+    ],
     ["never proves a failed operation", { status: "failed", finishedAgoS: 10 }, "no_candidate"],
   ])("%s", async (_rule, state, outcome) => {
     const s = sim();
@@ -142,11 +166,20 @@ describe("ProveOperation: confirmation", () => {
     expect([res.outcome, res.operation?.operationId]).toEqual(["divergent", id]);
     expect(await statusOf(id)).toBe("awaiting_evidence");
     const alert = await eventually(
-      () => h.events.find((e) => e.topic === "alerts" && fromBinary(AlertRaisedSchema, e.value).dedupeKey === "evidence_divergent:m-divergent"),
+      () =>
+        h.events.find(
+          (e) =>
+            e.topic === "alerts" &&
+            fromBinary(AlertRaisedSchema, e.value).dedupeKey === "evidence_divergent:m-divergent",
+        ),
       5000,
       "the divergence alert",
     );
-    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({ kind: "evidence_divergent", operationId: id, simId: s });
+    expect(fromBinary(AlertRaisedSchema, alert.value)).toMatchObject({
+      kind: "evidence_divergent",
+      operationId: id,
+      simId: s,
+    });
   });
 });
 
@@ -158,7 +191,10 @@ describe("ProveOperation: idempotent on message_id", () => {
     const again = await prove(s, { messageId: "m-repeat" });
     expect([again.outcome, again.operation?.operationId]).toEqual([first.outcome, id]);
     await eventually(() => eventsOf(h, "OperationConfirmed", id)[0], 5000, "operation.confirmed");
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.outbox where key = $1 and type like '%OperationConfirmed'`, [id]);
+    const [{ n }] = await h.query(
+      `select count(*)::int as n from dispatch.outbox where key = $1 and type like '%OperationConfirmed'`,
+      [id],
+    );
     expect(n).toBe(1);
   });
 
@@ -173,10 +209,17 @@ describe("ProveOperation: idempotent on message_id", () => {
     const s = sim();
     const id = await operation(s, { status: "awaiting_evidence" });
     const answers = await Promise.all(Array.from({ length: 12 }, () => prove(s, { messageId: "m-race" })));
-    expect(new Set(answers.map((a) => `${a.outcome}:${a.operation?.operationId}`))).toEqual(new Set([`confirmed:${id}`]));
-    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.outbox where key = $1 and type like '%OperationConfirmed'`, [id]);
+    expect(new Set(answers.map((a) => `${a.outcome}:${a.operation?.operationId}`))).toEqual(
+      new Set([`confirmed:${id}`]),
+    );
+    const [{ n }] = await h.query(
+      `select count(*)::int as n from dispatch.outbox where key = $1 and type like '%OperationConfirmed'`,
+      [id],
+    );
     expect(n).toBe(1);
-    const [{ proofs }] = await h.query(`select count(*)::int as proofs from dispatch.proofs where message_id = 'm-race'`);
+    const [{ proofs }] = await h.query(
+      `select count(*)::int as proofs from dispatch.proofs where message_id = 'm-race'`,
+    );
     expect(proofs).toBe(1);
   });
 
@@ -186,7 +229,9 @@ describe("ProveOperation: idempotent on message_id", () => {
       const id = await operation(s, { status: "awaiting_evidence" });
       const [x, y] = await Promise.all([prove(s, { messageId: `x-${round}` }), prove(s, { messageId: `y-${round}` })]);
       expect([x.outcome, y.outcome].sort()).toEqual(["confirmed", "no_candidate"]);
-      const [stored] = await h.query(`select evidence_message_id from dispatch.operations where operation_id = $1`, [id]);
+      const [stored] = await h.query(`select evidence_message_id from dispatch.operations where operation_id = $1`, [
+        id,
+      ]);
       expect(stored.evidence_message_id).toBe(x.outcome === "confirmed" ? `x-${round}` : `y-${round}`);
     }
   });
@@ -196,7 +241,10 @@ describe("ProveOperation: idempotent on message_id", () => {
     const id = await operation(s, { status: "awaiting_evidence" });
     await prove(s, { messageId: "m-db-1" });
     await expect(
-      h.query(`insert into dispatch.proofs (message_id, sim_id, outcome, operation_id) values ('m-db-2', $1, 'confirmed', $2)`, [s, id]),
+      h.query(
+        `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id) values ('m-db-2', $1, 'confirmed', $2)`,
+        [s, id],
+      ),
     ).rejects.toThrow(/proofs_one_confirmation_per_operation/);
   });
 });
@@ -209,7 +257,10 @@ describe("AttachEvidence", () => {
   it("confirms the operation for the agent named on it, a supervisor or an admin, and refuses other agents", async () => {
     const s = sim();
     const own = await operation(s, { status: "no_evidence", finishedAgoS: 99_999 });
-    expect((await attach(session(agent), own, s)).operation).toMatchObject({ status: "confirmed", evidence: { isAmbiguous: true } });
+    expect((await attach(session(agent), own, s)).operation).toMatchObject({
+      status: "confirmed",
+      evidence: { isAmbiguous: true },
+    });
     const byStranger = await refusalOf(attach(session(other), await operation(s, { status: "awaiting_evidence" }), s));
     expect([byStranger.status, byStranger.code]).toEqual([403, "not_in_scope"]);
     const bySupervisor = await attach(session(supervisor, "supervisor"), await operation(s, { status: "running" }), s);
@@ -248,14 +299,23 @@ describe("AttachEvidence", () => {
   it("proves an operation settled on word without a second operation.confirmed", async () => {
     const s = sim();
     const id = await operation(s, { status: "no_evidence", finishedAgoS: 10 });
-    await h.client.settleOperation({ caller: session(agent), operationId: id, outcome: "arrived", note: "Customer called" });
+    await h.client.settleOperation({
+      caller: session(agent),
+      operationId: id,
+      outcome: "arrived",
+      note: "Customer called",
+    });
     const word = await h.client.listSettledOnWord({ caller: session(agent), window: { all: true } });
     expect(word.operations.map((o) => o.operationId)).toContain(id);
     const res = await attach(session(agent), id, s);
     expect(res.operation?.status).toBe("confirmed");
     const after = await h.client.listSettledOnWord({ caller: session(agent), window: { all: true } });
     expect(after.operations.map((o) => o.operationId)).not.toContain(id);
-    await eventually(() => (eventsOf(h, "OperationChanged", id).length >= 3 ? true : undefined), 5000, "the attach event");
+    await eventually(
+      () => (eventsOf(h, "OperationChanged", id).length >= 3 ? true : undefined),
+      5000,
+      "the attach event",
+    );
     expect(eventsOf(h, "OperationConfirmed", id)).toHaveLength(1);
   });
 });

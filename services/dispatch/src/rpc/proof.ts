@@ -187,9 +187,7 @@ export function proofHandlers(deps: DispatchDeps): Impl {
         check(checkAttachScope(actor, before));
         // Idempotent: the same message attached again changes nothing.
         if (before.evidence_message_id === req.messageId) return { op: before, changed: false };
-        unwrap(
-          transition(before, { type: "attach", has_evidence: before.evidence_message_id !== null }),
-        );
+        unwrap(transition(before, { type: "attach", has_evidence: before.evidence_message_id !== null }));
         if (before.sim_id !== req.simId) {
           throw refusal(
             "evidence_sim_mismatch",

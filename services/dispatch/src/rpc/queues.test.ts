@@ -3,7 +3,16 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { apiKey, device, eventsOf, eventually, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  apiKey,
+  device,
+  eventsOf,
+  eventually,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../testing/harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -37,7 +46,15 @@ afterAll(async () => {
 async function operation(
   owner: string,
   simId: string,
-  o: { status?: string; finishedAgoS?: number; amount?: number; type?: string; name?: string; msisdn?: string; requestId?: string } = {},
+  o: {
+    status?: string;
+    finishedAgoS?: number;
+    amount?: number;
+    type?: string;
+    name?: string;
+    msisdn?: string;
+    requestId?: string;
+  } = {},
 ): Promise<string> {
   const res = await h.client.createOperation({
     caller: apiKey(),
@@ -64,20 +81,34 @@ describe("evidence window: the sweep", () => {
   it("moves an operation awaiting evidence to no_evidence once its window closed, and not before", async () => {
     const id = await operation(agent, mySim);
     await h.client.getNextOperation({ caller: device("dev-mine") });
-    const reported = await h.client.reportOutcome({ caller: device("dev-mine"), operationId: id, outcome: "ussd_ok", executedAt: timestampFromDate(new Date()) });
+    const reported = await h.client.reportOutcome({
+      caller: device("dev-mine"),
+      operationId: id,
+      outcome: "ussd_ok",
+      executedAt: timestampFromDate(new Date()),
+    });
     expect(reported.status).toBe("awaiting_evidence");
     await h.service.sweep();
-    expect((await h.client.getOperation({ caller: session(agent), operationId: id })).operation?.status).toBe("awaiting_evidence");
+    expect((await h.client.getOperation({ caller: session(agent), operationId: id })).operation?.status).toBe(
+      "awaiting_evidence",
+    );
     h.clock.offsetMs += 600_000;
     try {
       const backlog = await h.client.getSweepBacklog({});
       expect(backlog.pastWindowNotSwept).toBeGreaterThanOrEqual(1);
       expect(await h.service.sweep()).toBeGreaterThanOrEqual(1);
       const after = await h.client.getOperation({ caller: session(agent), operationId: id });
-      expect(after.operation).toMatchObject({ status: "no_evidence", retryAllowed: true, retryRequiresConfirmation: true });
+      expect(after.operation).toMatchObject({
+        status: "no_evidence",
+        retryAllowed: true,
+        retryRequiresConfirmation: true,
+      });
       expect((await h.client.getSweepBacklog({})).pastWindowNotSwept).toBe(0);
       const ev = await eventually(
-        () => eventsOf(h, "OperationChanged", id).find((e) => fromBinary(OperationChangedSchema, e.value).trigger === "sweep"),
+        () =>
+          eventsOf(h, "OperationChanged", id).find(
+            (e) => fromBinary(OperationChangedSchema, e.value).trigger === "sweep",
+          ),
         5000,
         "the sweep event",
       );
@@ -89,7 +120,13 @@ describe("evidence window: the sweep", () => {
 
   it("leaves a swept operation provable by a late message inside the late window", async () => {
     const id = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 900, amount: 6100 });
-    const res = await h.client.proveOperation({ messageId: randomUUID(), simId: mySim, kind: "DEP", amount: 6100n, rawText: "late" });
+    const res = await h.client.proveOperation({
+      messageId: randomUUID(),
+      simId: mySim,
+      kind: "DEP",
+      amount: 6100n,
+      rawText: "late",
+    });
     expect([res.outcome, res.operation?.operationId]).toEqual(["confirmed", id]);
   });
 });
@@ -104,9 +141,13 @@ describe("arbitration queue (unproven)", () => {
     const mine = (await h.client.listUnproven({ caller: session(agent) })).operations.map((o) => o.operationId);
     expect(mine).toEqual(expect.arrayContaining([own, onShared]));
     expect(mine).not.toContain(elsewhere);
-    const sup = (await h.client.listUnproven({ caller: session(supervisor, "supervisor") })).operations.map((o) => o.operationId);
+    const sup = (await h.client.listUnproven({ caller: session(supervisor, "supervisor") })).operations.map(
+      (o) => o.operationId,
+    );
     expect(sup).not.toContain(elsewhere);
-    const fleet = (await h.client.listUnproven({ caller: session(admin, "admin") })).operations.map((o) => o.operationId);
+    const fleet = (await h.client.listUnproven({ caller: session(admin, "admin") })).operations.map(
+      (o) => o.operationId,
+    );
     expect(fleet).toEqual(expect.arrayContaining([own, onShared, elsewhere]));
   });
 
@@ -128,7 +169,13 @@ describe("arbitration queue (unproven)", () => {
     }
     const rows = (await h.client.listUnproven({ caller: session(agent) })).operations;
     const byId = new Map(rows.map((r) => [r.operationId, r]));
-    expect(byId.get(recent)).toMatchObject({ selfResolving: true, evidenceCount: 2, montant: 7777n, opType: "deposit", requestId: expect.any(String) });
+    expect(byId.get(recent)).toMatchObject({
+      selfResolving: true,
+      evidenceCount: 2,
+      montant: 7777n,
+      opType: "deposit",
+      requestId: expect.any(String),
+    });
     expect(byId.get(twin)?.evidenceCount).toBe(2);
     expect(byId.get(old)).toMatchObject({ selfResolving: false, evidenceCount: 0 });
   });
@@ -136,13 +183,17 @@ describe("arbitration queue (unproven)", () => {
   it("is windowed on finished_at: days, from/to, all; a reversed range is 422", async () => {
     const ancient = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 40 * 86400, amount: 9100 });
     const ids = async (window: object) =>
-      (await h.client.listUnproven({ caller: session(agent), window: window as never })).operations.map((o) => o.operationId);
+      (await h.client.listUnproven({ caller: session(agent), window: window as never })).operations.map(
+        (o) => o.operationId,
+      );
     expect(await ids({})).not.toContain(ancient);
     expect(await ids({ days: 45 })).toContain(ancient);
     expect(await ids({ all: true })).toContain(ancient);
     const day = new Date(Date.now() - 40 * 86400_000 + 3600_000).toISOString().slice(0, 10);
     expect(await ids({ from: "2020-01-01", to: day })).toContain(ancient);
-    const reversed = await refusalOf(h.client.listUnproven({ caller: session(agent), window: { from: "2026-11-05", to: "2026-11-01" } }));
+    const reversed = await refusalOf(
+      h.client.listUnproven({ caller: session(agent), window: { from: "2026-11-05", to: "2026-11-01" } }),
+    );
     expect([reversed.status, reversed.code]).toEqual([422, "invalid_request"]);
   });
 });
@@ -150,30 +201,64 @@ describe("arbitration queue (unproven)", () => {
 describe("board settlement", () => {
   it("confirms with `arrived`, recording the note, the person and the time; the transfer joins the settled-on-word queue", async () => {
     const id = await operation(colleague, sharedSim, { status: "no_evidence", finishedAgoS: 100 });
-    const res = await h.client.settleOperation({ caller: session(agent, "agent", "Ada Agent"), operationId: id, outcome: "arrived", note: "Recipient confirmed by phone" });
+    const res = await h.client.settleOperation({
+      caller: session(agent, "agent", "Ada Agent"),
+      operationId: id,
+      outcome: "arrived",
+      note: "Recipient confirmed by phone",
+    });
     expect([res.operation?.status, res.operation?.evidence]).toEqual(["confirmed", undefined]);
-    const word = (await h.client.listSettledOnWord({ caller: session(agent) })).operations.find((o) => o.operationId === id);
-    expect(word).toMatchObject({ arbitratedByName: "Ada Agent", arbitrationNote: "Recipient confirmed by phone", simId: sharedSim, montant: 5000n });
+    const word = (await h.client.listSettledOnWord({ caller: session(agent) })).operations.find(
+      (o) => o.operationId === id,
+    );
+    expect(word).toMatchObject({
+      arbitratedByName: "Ada Agent",
+      arbitrationNote: "Recipient confirmed by phone",
+      simId: sharedSim,
+      montant: 5000n,
+    });
     expect(word?.arbitratedAt).toBeDefined();
     await eventually(() => eventsOf(h, "OperationConfirmed", id)[0], 5000, "operation.confirmed");
   });
 
   it("fails with `did_not_arrive`", async () => {
     const id = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 100 });
-    const res = await h.client.settleOperation({ caller: session(agent), operationId: id, outcome: "did_not_arrive", note: "Nothing came" });
+    const res = await h.client.settleOperation({
+      caller: session(agent),
+      operationId: id,
+      outcome: "did_not_arrive",
+      note: "Nothing came",
+    });
     expect(res.operation).toMatchObject({ status: "failed", failureReason: "did_not_arrive", retryAllowed: true });
   });
 
   it("answers 403 outside the scope, 409 when not in no_evidence, 422 for an empty note, 404 for an unknown id", async () => {
     const elsewhere = await operation(colleague, otherSim, { status: "no_evidence", finishedAgoS: 100 });
-    const scope = await refusalOf(h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "x" }));
+    const scope = await refusalOf(
+      h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "x" }),
+    );
     expect([scope.status, scope.code]).toEqual([403, "not_in_scope"]);
     const waiting = await operation(agent, mySim, { status: "awaiting_evidence", finishedAgoS: 5, amount: 5300 });
-    const status = await refusalOf(h.client.settleOperation({ caller: session(agent), operationId: waiting, outcome: "arrived", note: "x" }));
+    const status = await refusalOf(
+      h.client.settleOperation({ caller: session(agent), operationId: waiting, outcome: "arrived", note: "x" }),
+    );
     expect([status.status, status.code]).toEqual([409, "operation_not_settleable"]);
-    const note = await refusalOf(h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "  " }));
+    const note = await refusalOf(
+      h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "  " }),
+    );
     expect([note.status, note.code]).toEqual([422, "invalid_request"]);
-    expect((await refusalOf(h.client.settleOperation({ caller: session(agent), operationId: randomUUID(), outcome: "arrived", note: "x" }))).status).toBe(404);
+    expect(
+      (
+        await refusalOf(
+          h.client.settleOperation({
+            caller: session(agent),
+            operationId: randomUUID(),
+            outcome: "arrived",
+            note: "x",
+          }),
+        )
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -181,23 +266,59 @@ describe("admin arbitration", () => {
   it("confirms or fails a no_evidence operation with a note", async () => {
     const a = await operation(colleague, otherSim, { status: "no_evidence", finishedAgoS: 100 });
     const b = await operation(colleague, otherSim, { status: "no_evidence", finishedAgoS: 100, amount: 5400 });
-    const confirmed = await h.client.arbitrateOperation({ caller: session(admin, "admin", "Root Admin"), operationId: a, decision: "confirmed", note: "Statement shows it" });
-    const failed = await h.client.arbitrateOperation({ caller: session(admin, "admin", "Root Admin"), operationId: b, decision: "failed", note: "Reversed" });
-    expect([confirmed.operation?.status, failed.operation?.status, failed.operation?.failureReason]).toEqual(["confirmed", "failed", "arbitrated_failed"]);
-    const word = (await h.client.listSettledOnWord({ caller: session(admin, "admin") })).operations.find((o) => o.operationId === a);
+    const confirmed = await h.client.arbitrateOperation({
+      caller: session(admin, "admin", "Root Admin"),
+      operationId: a,
+      decision: "confirmed",
+      note: "Statement shows it",
+    });
+    const failed = await h.client.arbitrateOperation({
+      caller: session(admin, "admin", "Root Admin"),
+      operationId: b,
+      decision: "failed",
+      note: "Reversed",
+    });
+    expect([confirmed.operation?.status, failed.operation?.status, failed.operation?.failureReason]).toEqual([
+      "confirmed",
+      "failed",
+      "arbitrated_failed",
+    ]);
+    const word = (await h.client.listSettledOnWord({ caller: session(admin, "admin") })).operations.find(
+      (o) => o.operationId === a,
+    );
     expect(word).toMatchObject({ arbitratedByName: "Root Admin", arbitrationNote: "Statement shows it" });
   });
 
   it("refuses non-admins (403), an operation not in no_evidence (422), an unknown id (404)", async () => {
     const id = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 100, amount: 5500 });
     for (const caller of [session(agent), session(supervisor, "supervisor"), apiKey()]) {
-      const r = await refusalOf(h.client.arbitrateOperation({ caller, operationId: id, decision: "confirmed", note: "x" }));
+      const r = await refusalOf(
+        h.client.arbitrateOperation({ caller, operationId: id, decision: "confirmed", note: "x" }),
+      );
       expect([r.status, r.code]).toEqual([403, "caller_not_allowed"]);
     }
     const queued = await operation(agent, mySim, { amount: 5600 });
-    const wrong = await refusalOf(h.client.arbitrateOperation({ caller: session(admin, "admin"), operationId: queued, decision: "confirmed", note: "x" }));
+    const wrong = await refusalOf(
+      h.client.arbitrateOperation({
+        caller: session(admin, "admin"),
+        operationId: queued,
+        decision: "confirmed",
+        note: "x",
+      }),
+    );
     expect([wrong.status, wrong.code]).toEqual([422, "operation_not_arbitrable"]);
-    expect((await refusalOf(h.client.arbitrateOperation({ caller: session(admin, "admin"), operationId: randomUUID(), decision: "failed", note: "x" }))).status).toBe(404);
+    expect(
+      (
+        await refusalOf(
+          h.client.arbitrateOperation({
+            caller: session(admin, "admin"),
+            operationId: randomUUID(),
+            decision: "failed",
+            note: "x",
+          }),
+        )
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -208,21 +329,36 @@ describe("list and get operations", () => {
     const own = (await h.client.listOperations({ caller: session(agent), limit: 250 })).operations;
     expect(own.every((o) => o.agentId === agent)).toBe(true);
     expect(own.map((o) => o.operationId)).toContain(mine);
-    const fleet = (await h.client.listOperations({ caller: session(admin, "admin"), limit: 250 })).operations.map((o) => o.operationId);
+    const fleet = (await h.client.listOperations({ caller: session(admin, "admin"), limit: 250 })).operations.map(
+      (o) => o.operationId,
+    );
     expect(fleet).toEqual(expect.arrayContaining([mine, theirs]));
-    const narrowed = (await h.client.listOperations({ caller: session(admin, "admin"), agentId: colleague, limit: 250 })).operations;
+    const narrowed = (
+      await h.client.listOperations({ caller: session(admin, "admin"), agentId: colleague, limit: 250 })
+    ).operations;
     expect(narrowed.every((o) => o.agentId === colleague)).toBe(true);
     const refused = await refusalOf(h.client.listOperations({ caller: session(agent), agentId: colleague }));
     expect([refused.status, refused.code]).toEqual([403, "not_in_scope"]);
-    expect((await h.client.listOperations({ caller: session(agent), agentId: agent })).operations.length).toBeGreaterThan(0);
+    expect(
+      (await h.client.listOperations({ caller: session(agent), agentId: agent })).operations.length,
+    ).toBeGreaterThan(0);
   });
 
   it("filters by status, SIM, local day and search (name, request_id, operation_id, digits of the number), newest first, limited", async () => {
     const requestId = `req-${randomUUID()}`;
-    const named = await operation(agent, mySim, { name: "Béatrice Zangue", msisdn: "699123456", requestId, amount: 5800 });
-    await h.query(`update dispatch.operations set created_at = '2026-03-10T23:30:00Z' where operation_id = $1`, [named]);
+    const named = await operation(agent, mySim, {
+      name: "Béatrice Zangue",
+      msisdn: "699123456",
+      requestId,
+      amount: 5800,
+    });
+    await h.query(`update dispatch.operations set created_at = '2026-03-10T23:30:00Z' where operation_id = $1`, [
+      named,
+    ]);
     const list = async (q: object) =>
-      (await h.client.listOperations({ caller: session(agent), limit: 250, ...q })).operations.map((o) => o.operationId);
+      (await h.client.listOperations({ caller: session(agent), limit: 250, ...q })).operations.map(
+        (o) => o.operationId,
+      );
     expect(await list({ search: "zangue" })).toEqual([named]);
     expect(await list({ search: requestId.toUpperCase() })).toEqual([named]);
     expect(await list({ search: named.slice(0, 13) })).toEqual([named]);
@@ -250,7 +386,11 @@ describe("list and get operations", () => {
   it("reads an own operation, refuses another agent's (403) and an unknown id (404)", async () => {
     const theirs = await operation(colleague, otherSim, { amount: 5900 });
     expect((await refusalOf(h.client.getOperation({ caller: session(agent), operationId: theirs }))).status).toBe(403);
-    expect((await h.client.getOperation({ caller: session(admin, "admin"), operationId: theirs })).operation?.operationId).toBe(theirs);
-    expect((await refusalOf(h.client.getOperation({ caller: session(agent), operationId: randomUUID() }))).status).toBe(404);
+    expect(
+      (await h.client.getOperation({ caller: session(admin, "admin"), operationId: theirs })).operation?.operationId,
+    ).toBe(theirs);
+    expect((await refusalOf(h.client.getOperation({ caller: session(agent), operationId: randomUUID() }))).status).toBe(
+      404,
+    );
   });
 });

@@ -73,7 +73,13 @@ const DATE_FIELDS = [
   "finished_at",
   "updated_at",
 ] as const;
-const NUMBER_FIELDS = ["montant", "evidence_amount", "evidence_fee", "evidence_balance_after", "subscription_slot"] as const;
+const NUMBER_FIELDS = [
+  "montant",
+  "evidence_amount",
+  "evidence_fee",
+  "evidence_balance_after",
+  "subscription_slot",
+] as const;
 
 export function toRecord(raw: Raw): OperationRecord {
   const r: Raw = { ...raw };
@@ -84,7 +90,11 @@ export function toRecord(raw: Raw): OperationRecord {
 }
 
 async function select(em: EntityManager, where: string, params: unknown[], tail = ""): Promise<OperationRecord[]> {
-  const found = await rows<Raw>(em, `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where} ${tail}`, params);
+  const found = await rows<Raw>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where} ${tail}`,
+    params,
+  );
   return found.map(toRecord);
 }
 

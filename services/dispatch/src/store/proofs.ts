@@ -42,7 +42,13 @@ export async function findProof(em: EntityManager, messageId: string): Promise<P
 
 export async function insertProof(
   em: EntityManager,
-  p: { message_id: string; sim_id: string; outcome: ProofOutcome; operation_id: string | null; candidate_operation_ids: string[] },
+  p: {
+    message_id: string;
+    sim_id: string;
+    outcome: ProofOutcome;
+    operation_id: string | null;
+    candidate_operation_ids: string[];
+  },
 ): Promise<void> {
   await em.execute(
     `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, candidate_operation_ids)
@@ -96,7 +102,10 @@ export async function lockProofCandidates(
 }
 
 /** How many messages named each operation as an ambiguous candidate (the unproven row's evidence_count). */
-export async function ambiguousCounts(em: EntityManager, operationIds: readonly string[]): Promise<Map<string, number>> {
+export async function ambiguousCounts(
+  em: EntityManager,
+  operationIds: readonly string[],
+): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (operationIds.length === 0) return counts;
   const found = await rows<{ operation_id: string; n: unknown }>(

@@ -25,13 +25,23 @@ function scoped(where: string[], params: unknown[], scope: QueueScopeFilter | nu
   }
 }
 
+function window(where: string[], params: unknown[], column: string, f: { from: Date | null; to: Date | null }): void {
+  if (f.from) {
+    where.push(`${column} >= ?`);
+    params.push(f.from);
+  }
+  if (f.to) {
+    where.push(`${column} < ?`);
+    params.push(f.to);
+  }
+}
+
 /** Transfers that dialled and got no proof (no_evidence), newest finished first; windowed on finished_at. */
 export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
   const where = [`o.status = 'no_evidence'`, `o.op_type not in ('balance', 'mini_statement')`];
   const params: unknown[] = [];
   scoped(where, params, f.scope);
-  if (f.from) (where.push(`o.finished_at >= ?`), params.push(f.from));
-  if (f.to) (where.push(`o.finished_at < ?`), params.push(f.to));
+  window(where, params, "o.finished_at", f);
   const found = await rows<Record<string, unknown>>(
     em,
     `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
@@ -54,8 +64,7 @@ export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Prom
   ];
   const params: unknown[] = [];
   scoped(where, params, f.scope);
-  if (f.from) (where.push(`o.decided_at >= ?`), params.push(f.from));
-  if (f.to) (where.push(`o.decided_at < ?`), params.push(f.to));
+  window(where, params, "o.decided_at", f);
   const found = await rows<Record<string, unknown>>(
     em,
     `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}

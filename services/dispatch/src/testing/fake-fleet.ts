@@ -29,7 +29,10 @@ export class FakeFleet implements FleetPort {
     this.grants.set(agentId, { allowed_op_types: ["deposit", "balance"], max_amount: 500_000, ...grant });
   }
 
-  addSim(sim: Partial<FleetSim> & { sim_id: string; operator: Operator; device_id: string | null }, pin = "1234"): FleetSim {
+  addSim(
+    sim: Partial<FleetSim> & { sim_id: string; operator: Operator; device_id: string | null },
+    pin = "1234",
+  ): FleetSim {
     const full: FleetSim & { pin: string } = {
       msisdn: sim.operator === "operator_a" ? "670000000" : "690000000",
       status: "active",

@@ -73,15 +73,51 @@ export async function startDispatchHarness(env: Record<string, string> = {}): Pr
   };
 }
 
-export const session = (agentId: string, role: "agent" | "supervisor" | "admin" = "agent", fullName = "Ada Agent"): Caller =>
-  ({ kind: "session", agentId, role, isActive: true, fullName, deviceId: "", sessionId: randomUUID(), login: "ada", deviceLabel: "" }) as Caller;
+export const session = (
+  agentId: string,
+  role: "agent" | "supervisor" | "admin" = "agent",
+  fullName = "Ada Agent",
+): Caller =>
+  ({
+    kind: "session",
+    agentId,
+    role,
+    isActive: true,
+    fullName,
+    deviceId: "",
+    sessionId: randomUUID(),
+    login: "ada",
+    deviceLabel: "",
+  }) as Caller;
 export const apiKey = (): Caller =>
-  ({ kind: "api_key", agentId: "", role: "", isActive: false, fullName: "", deviceId: "", sessionId: "", login: "", deviceLabel: "" }) as Caller;
+  ({
+    kind: "api_key",
+    agentId: "",
+    role: "",
+    isActive: false,
+    fullName: "",
+    deviceId: "",
+    sessionId: "",
+    login: "",
+    deviceLabel: "",
+  }) as Caller;
 export const device = (deviceId: string): Caller =>
-  ({ kind: "device", agentId: "", role: "", isActive: false, fullName: "", deviceId, sessionId: "", login: "", deviceLabel: deviceId }) as Caller;
+  ({
+    kind: "device",
+    agentId: "",
+    role: "",
+    isActive: false,
+    fullName: "",
+    deviceId,
+    sessionId: "",
+    login: "",
+    deviceLabel: deviceId,
+  }) as Caller;
 
 /** The HTTP status and contract body a failed call would get at the gateway; throws if the call succeeded. */
-export async function refusalOf(call: Promise<unknown>): Promise<{ status: number; code: string; detail: unknown; context: Record<string, unknown> }> {
+export async function refusalOf(
+  call: Promise<unknown>,
+): Promise<{ status: number; code: string; detail: unknown; context: Record<string, unknown> }> {
   try {
     await call;
   } catch (err) {
@@ -92,7 +128,11 @@ export async function refusalOf(call: Promise<unknown>): Promise<{ status: numbe
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < until) {

@@ -72,11 +72,15 @@ export class Migration0001Operations extends Migration {
       `create unique index operations_one_retry on dispatch.operations (parent_operation_id) where parent_operation_id is not null`,
     );
     // The poll: a device's queued work, oldest first; its last finished dial (cooldown).
-    this.addSql(`create index operations_queued_by_device on dispatch.operations (device_id, created_at) where status = 'queued'`);
+    this.addSql(
+      `create index operations_queued_by_device on dispatch.operations (device_id, created_at) where status = 'queued'`,
+    );
     this.addSql(
       `create index operations_device_finished on dispatch.operations (device_id, finished_at) where started_at is not null`,
     );
-    this.addSql(`create index operations_device_updated on dispatch.operations (device_id, updated_at) where started_at is not null`);
+    this.addSql(
+      `create index operations_device_updated on dispatch.operations (device_id, updated_at) where started_at is not null`,
+    );
     // Selection (in-flight load, idle time) and correlation (candidates by SIM and amount).
     this.addSql(`create index operations_sim_status on dispatch.operations (sim_id, status, montant)`);
     this.addSql(`create index operations_sim_finished on dispatch.operations (sim_id, finished_at)`);
@@ -87,7 +91,9 @@ export class Migration0001Operations extends Migration {
     this.addSql(
       `create index operations_awaiting_evidence on dispatch.operations (evidence_expires_at) where status = 'awaiting_evidence'`,
     );
-    this.addSql(`create index operations_no_evidence on dispatch.operations (finished_at) where status = 'no_evidence'`);
+    this.addSql(
+      `create index operations_no_evidence on dispatch.operations (finished_at) where status = 'no_evidence'`,
+    );
     this.addSql(`create index operations_decided on dispatch.operations (decided_at) where decided_at is not null`);
 
     // Every answer ProveOperation gave, by evidence's message id: a repeat returns it.
@@ -102,7 +108,9 @@ export class Migration0001Operations extends Migration {
     this.addSql(
       `create unique index proofs_one_confirmation_per_operation on dispatch.proofs (operation_id) where outcome = 'confirmed'`,
     );
-    this.addSql(`create index proofs_ambiguous on dispatch.proofs using gin (candidate_operation_ids) where outcome = 'ambiguous'`);
+    this.addSql(
+      `create index proofs_ambiguous on dispatch.proofs using gin (candidate_operation_ids) where outcome = 'ambiguous'`,
+    );
 
     for (const sql of outboxInboxSql("dispatch")) this.addSql(sql);
   }
