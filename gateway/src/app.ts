@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { AuthCache } from "./http/auth-cache.ts";
 import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
@@ -13,6 +14,8 @@ export interface GatewayOptions {
   log: Logger;
   rateLimit: { ratePerS: number; burst: number };
   requestTimeoutMs: number;
+  /** How long a device token's answer is reused; 0 asks fleet on every request. */
+  authCacheTtlMs?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,23 +23,31 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 interface Credential {
   kind: "api_key" | "bearer";
   secret: string;
+  /** SHA-256 of the secret: the rate limiter's and the cache's key, never the secret itself. */
+  digest: string;
 }
 
 function credentialOf(req: Request): Credential | undefined {
   const apiKey = req.header("x-api-key");
-  if (apiKey) return { kind: "api_key", secret: apiKey };
+  if (apiKey) return { kind: "api_key", secret: apiKey, digest: digestOf(apiKey) };
   const auth = req.header("authorization");
   const m = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
-  return m ? { kind: "bearer", secret: m[1] } : undefined;
+  return m ? { kind: "bearer", secret: m[1], digest: digestOf(m[1]) } : undefined;
+}
+
+function digestOf(secret: string): string {
+  return createHash("sha256").update(secret).digest("base64url");
 }
 
 /** The express app serving the `/v1` contract over the services. */
 export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
+  const authCache = new AuthCache(options.authCacheTtlMs ?? 0);
   const routes = allRoutes();
   const app = express();
   app.disable("x-powered-by");
+  app.set("etag", false);
   app.set("trust proxy", false);
   app.set("query parser", "simple");
 
@@ -48,9 +59,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
 
   app.use((req, res, next) => {
     const credential = credentialOf(req);
-    const key = credential
-      ? "c:" + createHash("sha256").update(credential.secret).digest("base64url")
-      : "ip:" + (req.socket.remoteAddress ?? "unknown");
+    res.locals.credential = credential;
+    const key = credential ? "c:" + credential.digest : "ip:" + (req.socket.remoteAddress ?? "unknown");
     const wait = limiter.take(key);
     if (wait > 0) {
       return sendError(res, new HttpError(429, "Too many requests", "rate_limited", { retry_after_s: wait }, { "Retry-After": String(wait) }), log);
@@ -64,7 +74,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     res.json(openApiDocument(routes));
   });
 
-  for (const r of routes) app[r.method](r.path, handler(r, services, log));
+  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache));
 
   app.use((req, res) => {
     sendError(res, new HttpError(404, `No route ${req.method} ${req.path}`, "not_found"), log);
@@ -84,10 +94,10 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   return app;
 }
 
-function handler(r: Route, services: Services, log: Logger) {
+function handler(r: Route, services: Services, log: Logger, authCache: AuthCache) {
   return async (req: Request, res: Response) => {
     try {
-      const caller = await authenticate(r, req, services);
+      const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
       const params = req.params as Record<string, string>;
       for (const name of r.uuidParams ?? []) {
         if (!UUID.test(params[name] ?? "")) {
@@ -107,6 +117,8 @@ function handler(r: Route, services: Services, log: Logger) {
         query = parsed.data;
       }
       const reply = await r.handle({ caller, body, query, params, services, req, res });
+      // A board change may have revoked a device (deletion, token, reset, breaker).
+      if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
       if (reply.json === undefined) res.status(reply.status).end();
       else res.status(reply.status).json(reply.json);
@@ -116,13 +128,22 @@ function handler(r: Route, services: Services, log: Logger) {
   };
 }
 
-async function authenticate(r: Route, req: Request, services: Services): Promise<Caller | undefined> {
+async function authenticate(
+  r: Route,
+  credential: Credential | undefined,
+  services: Services,
+  authCache: AuthCache,
+): Promise<Caller | undefined> {
   if (r.auth === "none") return undefined;
-  const credential = credentialOf(req);
   if (!credential) throw new HttpError(401, "Missing or invalid credentials", "not_signed_in");
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
-  const { caller } = await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
+  const cacheKey = `${kind}:${credential.digest}`;
+  let caller = authCache.get(cacheKey);
+  if (!caller) {
+    caller = (await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret })).caller;
+    if (caller) authCache.remember(cacheKey, caller);
+  }
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
     throw new HttpError(403, `This route does not accept a ${caller?.kind ?? "this"} credential`, "not_allowed", {
       accepted: r.auth,

@@ -10,6 +10,8 @@ export const gatewayConfigShape = {
   RATE_LIMIT_RPS: z.coerce.number().positive().default(20),
   /** Burst allowed per credential above the sustained rate. */
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
+  /** How long a device token's authentication is reused by this replica; 0 disables it. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Deadline of a request across every service it calls. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 };

@@ -18,6 +18,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     log,
     rateLimit: { ratePerS: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, host, () => resolve(s));

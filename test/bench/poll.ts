@@ -209,7 +209,7 @@ function cpuTicks(dbName: string): Map<string, number> {
     const args = m[2];
     let name: string | undefined;
     if (args.includes(dbName) && args.startsWith("postgres")) name = "postgresql";
-    else if (/gateway\/src\/main\.ts|test\/bench\/gateway-auth-cache\.ts/.test(args)) name = "gateway";
+    else if (/gateway\/src\/main\.ts/.test(args)) name = "gateway";
     else {
       const svc = /services\/(\w+)\/src\/main\.ts/.exec(args);
       if (svc) name = svc[1];
@@ -277,6 +277,7 @@ async function main(): Promise<void> {
   const dbUrl = new URL(ADMIN_DB);
   dbUrl.pathname = `/${dbName}`;
   const databaseUrl = dbUrl.toString();
+  const authCacheTtl = flags["auth-cache-ttl-ms"] ?? process.env.AUTH_CACHE_TTL_MS;
   try {
     const system = await startChild("system.ts", {
       NODE_ENV: "development",
@@ -288,13 +289,13 @@ async function main(): Promise<void> {
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "2",
       BENCH_TOPOLOGY: flags.topology ?? process.env.BENCH_TOPOLOGY ?? "processes",
-      BENCH_AUTH_CACHE_TTL_MS: flags["auth-cache-ttl-ms"] ?? process.env.BENCH_AUTH_CACHE_TTL_MS ?? "0",
+      // The gateway's device-token cache; its own default applies unless a TTL is given (0 disables it).
+      ...(authCacheTtl !== undefined ? { AUTH_CACHE_TTL_MS: authCacheTtl } : {}),
     });
     children.push(system.child);
     const base: string = system.line.gatewayUrl;
-    const authCache = Number(flags["auth-cache-ttl-ms"] ?? process.env.BENCH_AUTH_CACHE_TTL_MS ?? 0);
     log(
-      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName})${authCache > 0 ? `; what-if: gateway caches authentication for ${authCache} ms` : ""}`,
+      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName}); gateway device-token cache: ${authCacheTtl ?? "default (30000)"} ms`,
     );
 
     // Provisioning through the real routes.

@@ -44,8 +44,7 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
     children.push(child);
   };
   for (const n of names) run(`services/${n}/src/main.ts`, { GRPC_PORT: String(ports[n]) });
-  const cached = Number(process.env.BENCH_AUTH_CACHE_TTL_MS ?? 0) > 0;
-  run(cached ? "test/bench/gateway-auth-cache.ts" : "gateway/src/main.ts", {
+  run("gateway/src/main.ts", {
     PORT: String(gatewayPort),
     HOST: "127.0.0.1",
   });

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { AuthCache } from "./auth-cache.ts";
+
+const device = { kind: "device", deviceId: "d1" } as never;
+const session = { kind: "session", agentId: "a1" } as never;
+
+describe("device-token authentication cache", () => {
+  it("reuses a device's answer until its time is up", () => {
+    const cache = new AuthCache(1000);
+    cache.remember("k", device, 0);
+    expect(cache.get("k", 999)).toBe(device);
+    expect(cache.get("k", 1000)).toBeUndefined();
+  });
+
+  it("never keeps a board session, whose revocation must take effect at once", () => {
+    const cache = new AuthCache(1000);
+    cache.remember("k", session, 0);
+    expect(cache.get("k", 1)).toBeUndefined();
+  });
+
+  it("forgets everything when cleared, and keeps nothing with a TTL of 0", () => {
+    const cache = new AuthCache(1000);
+    cache.remember("k", device, 0);
+    cache.clear();
+    expect(cache.get("k", 1)).toBeUndefined();
+    const off = new AuthCache(0);
+    off.remember("k", device, 0);
+    expect(off.get("k", 0)).toBeUndefined();
+  });
+});

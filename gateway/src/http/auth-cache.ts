@@ -1,0 +1,37 @@
+import type { Caller } from "@transferops/kit";
+
+/**
+ * Short-lived memory of device-token answers, so a handset polling every few seconds does
+ * not cost an authentication call each time. Only device callers are kept: board sessions
+ * must die the moment they are revoked. The replica that serves a board change that can
+ * revoke a device (delete, token revoke, reset, breaker) forgets everything at once; other
+ * replicas forget within `ttlMs`. A TTL of 0 disables the cache.
+ */
+export class AuthCache {
+  private readonly entries = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 50_000,
+  ) {}
+
+  get(key: string, now = Date.now()): Caller | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.until <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return hit.caller;
+  }
+
+  remember(key: string, caller: Caller, now = Date.now()): void {
+    if (this.ttlMs <= 0 || caller.kind !== "device") return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { caller, until: now + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
