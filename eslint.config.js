@@ -20,7 +20,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["@transferops/fleet*", "@transferops/dispatch*", "@transferops/evidence*", "@transferops/intake*", "@transferops/analytics*", "@transferops/messaging*", "@transferops/gateway*"],
+              group: [
+                "@transferops/fleet*",
+                "@transferops/dispatch*",
+                "@transferops/evidence*",
+                "@transferops/intake*",
+                "@transferops/analytics*",
+                "@transferops/messaging*",
+                "@transferops/gateway*",
+              ],
               message: "a service talks to another over gRPC or Kafka, never by importing its code",
             },
           ],
@@ -37,15 +45,29 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["@mikro-orm/*", "@connectrpc/*", "kafkajs", "pg", "express"], message: "domain/ is pure: no ORM, transport or bus" },
-            { group: ["../store/*", "../rpc/*", "../events/*"], message: "dependencies point one way: rpc/events/store use domain, not the reverse" },
             {
-              group: ["@transferops/fleet*", "@transferops/dispatch*", "@transferops/evidence*", "@transferops/intake*", "@transferops/analytics*", "@transferops/messaging*", "@transferops/gateway*"],
+              group: ["@mikro-orm/*", "@connectrpc/*", "kafkajs", "pg", "express"],
+              message: "domain/ is pure: no ORM, transport or bus",
+            },
+            {
+              group: ["../store/*", "../rpc/*", "../events/*"],
+              message: "dependencies point one way: rpc/events/store use domain, not the reverse",
+            },
+            {
+              group: [
+                "@transferops/fleet*",
+                "@transferops/dispatch*",
+                "@transferops/evidence*",
+                "@transferops/intake*",
+                "@transferops/analytics*",
+                "@transferops/messaging*",
+                "@transferops/gateway*",
+              ],
               message: "a service talks to another over gRPC or Kafka, never by importing its code",
             },
           ],
         },
       ],
     },
-  }
+  },
 );

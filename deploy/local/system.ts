@@ -1,4 +1,12 @@
-import { createLogger, KafkaBus, MemoryBus, csv, type EventBus, type Logger, type LoggerOptions } from "@transferops/kit";
+import {
+  createLogger,
+  KafkaBus,
+  MemoryBus,
+  csv,
+  type EventBus,
+  type Logger,
+  type LoggerOptions,
+} from "@transferops/kit";
 import { startFleet } from "@transferops/fleet";
 import { loadFleetConfig } from "@transferops/fleet/config";
 import { startAnalytics } from "@transferops/analytics";
@@ -61,7 +69,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const start = async <C extends { env: { GRPC_PORT: number } }>(
     name: string,
     config: C,
-    run: (o: { config: C; port: number; bus: EventBus; log: Logger }) => Promise<{ url: string; stop(): Promise<void> }>,
+    run: (o: {
+      config: C;
+      port: number;
+      bus: EventBus;
+      log: Logger;
+    }) => Promise<{ url: string; stop(): Promise<void> }>,
   ) => {
     const log = logOf(name);
     const s = await run({ config, port: port(name, config.env.GRPC_PORT), bus: busOf(name, log), log });

@@ -63,7 +63,17 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     const key = credential ? "c:" + credential.digest : "ip:" + (req.socket.remoteAddress ?? "unknown");
     const wait = limiter.take(key);
     if (wait > 0) {
-      return sendError(res, new HttpError(429, "Too many requests", "rate_limited", { retry_after_s: wait }, { "Retry-After": String(wait) }), log);
+      return sendError(
+        res,
+        new HttpError(
+          429,
+          "Too many requests",
+          "rate_limited",
+          { retry_after_s: wait },
+          { "Retry-After": String(wait) },
+        ),
+        log,
+      );
     }
     next();
   });
@@ -101,7 +111,9 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
       const params = req.params as Record<string, string>;
       for (const name of r.uuidParams ?? []) {
         if (!UUID.test(params[name] ?? "")) {
-          throw new HttpError(422, [{ field: `path.${name}`, message: "must be a UUID" }], "invalid_request", { [name]: params[name] });
+          throw new HttpError(422, [{ field: `path.${name}`, message: "must be a UUID" }], "invalid_request", {
+            [name]: params[name],
+          });
         }
       }
       let body: unknown = undefined;

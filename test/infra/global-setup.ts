@@ -31,7 +31,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   try {
     const dropped = await dropStaleTestDatabases(postgres.adminUrl, TEST_DATABASE_PREFIX);
-    if (dropped.length > 0) log(`[infra] PostgreSQL: dropped ${dropped.length} leftover ${TEST_DATABASE_PREFIX}_* database(s) of earlier runs`);
+    if (dropped.length > 0)
+      log(
+        `[infra] PostgreSQL: dropped ${dropped.length} leftover ${TEST_DATABASE_PREFIX}_* database(s) of earlier runs`,
+      );
   } catch (err) {
     log(`[infra] PostgreSQL: could not clean up leftover test databases: ${message(err)}`);
   }

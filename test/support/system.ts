@@ -54,7 +54,11 @@ export async function startTestSystem(extraEnv: Record<string, string> = {}): Pr
   };
   let system: RunningSystem;
   try {
-    system = await startSystem({ env, randomPorts: true, logDestination: { write: (line: string) => void logs.push(line) } });
+    system = await startSystem({
+      env,
+      randomPorts: true,
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
   } catch (err) {
     await db.drop();
     throw err;
@@ -75,7 +79,11 @@ export async function startTestSystem(extraEnv: Record<string, string> = {}): Pr
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < until) {

@@ -24,12 +24,21 @@ function fieldValue(field: DescField, message: Message): unknown {
       return isFieldSet(message, field) ? messageValue(field.message, value as Message) : null;
     case "list":
       return (value as unknown[]).map((v) =>
-        field.listKind === "message" ? messageValue(field.message, v as Message) : field.listKind === "scalar" ? scalar(field.scalar, v) : v,
+        field.listKind === "message"
+          ? messageValue(field.message, v as Message)
+          : field.listKind === "scalar"
+            ? scalar(field.scalar, v)
+            : v,
       );
     case "map": {
       const obj: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        obj[k] = field.mapKind === "message" ? messageValue(field.message, v as Message) : field.mapKind === "scalar" ? scalar(field.scalar, v) : v;
+        obj[k] =
+          field.mapKind === "message"
+            ? messageValue(field.message, v as Message)
+            : field.mapKind === "scalar"
+              ? scalar(field.scalar, v)
+              : v;
       }
       return obj;
     }
@@ -56,7 +65,12 @@ function messageValue(schema: DescMessage, value: Message): unknown {
 }
 
 function structJson(value: unknown): unknown {
-  const v = value as { $typeName?: string; fields?: Record<string, unknown>; kind?: { case?: string; value?: unknown }; values?: unknown[] };
+  const v = value as {
+    $typeName?: string;
+    fields?: Record<string, unknown>;
+    kind?: { case?: string; value?: unknown };
+    values?: unknown[];
+  };
   if (v.$typeName === "google.protobuf.Struct") {
     return Object.fromEntries(Object.entries(v.fields ?? {}).map(([k, f]) => [k, structJson(f)]));
   }

@@ -32,7 +32,12 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     const parameters: unknown[] = [];
     for (const m of r.path.matchAll(/:([a-z_]+)/g)) {
       const isUuid = r.uuidParams?.includes(m[1]);
-      parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string", ...(isUuid ? { format: "uuid" } : {}) } });
+      parameters.push({
+        name: m[1],
+        in: "path",
+        required: true,
+        schema: { type: "string", ...(isUuid ? { format: "uuid" } : {}) },
+      });
     }
     if (r.query) {
       const q = jsonSchema(r.query) as { properties?: Record<string, unknown>; required?: string[] };
@@ -41,22 +46,35 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
       }
     }
     for (const h of r.headers ?? []) {
-      parameters.push({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } });
+      parameters.push({
+        name: h.name,
+        in: "header",
+        required: h.required,
+        description: h.description,
+        schema: { type: "string" },
+      });
     }
     const responses: Record<string, unknown> = {};
     for (const [status, description] of Object.entries(r.responses)) {
       const code = Number(status);
       responses[status] =
-        code >= 400 ? { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : { description };
+        code >= 400
+          ? { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }
+          : { description };
     }
-    responses["429"] ??= { description: "Too many requests; retry after Retry-After", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    responses["429"] ??= {
+      description: "Too many requests; retry after Retry-After",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
     paths[path] ??= {};
     paths[path][r.method] = {
       operationId: r.operationId,
       summary: r.summary,
       tags: [r.tag],
       parameters,
-      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body) } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body) } } } }
+        : {}),
       responses,
       security: r.auth === "none" ? [] : r.auth.map((k) => ({ [SECURITY[k]]: [] })),
     };
@@ -66,7 +84,8 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     info: {
       title: "Transfer operations API",
       version: "1.0.0",
-      description: "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id.",
+      description:
+        "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id.",
     },
     servers: [{ url: "/" }],
     paths,

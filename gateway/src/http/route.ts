@@ -57,6 +57,5 @@ export const noContent = (): Reply => ({ status: 204 });
 export const text = (max: number) => z.string().min(1).max(max);
 export const uuid = () => z.string().uuid();
 /** Query booleans arrive as strings. */
-export const queryBool = () =>
-  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+export const queryBool = () => z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

@@ -16,7 +16,14 @@ export interface AnalyticsOptions {
 export async function startAnalytics(options: AnalyticsOptions) {
   const { config, log, bus } = options;
   const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
-  const consumer = await startConsumer({ bus, db, group: "analytics.fleet", topics: fleetTopics, handlers: fleetHandlers, log });
+  const consumer = await startConsumer({
+    bus,
+    db,
+    group: "analytics.fleet",
+    topics: fleetTopics,
+    handlers: fleetHandlers,
+    log,
+  });
   const server = await startGrpcServer({
     name: "analytics",
     port: options.port,

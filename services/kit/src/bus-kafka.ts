@@ -67,7 +67,11 @@ export class KafkaBus implements EventBus {
       await admin.disconnect();
     }
     // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
-    const consumer = this.kafka.consumer({ groupId: this.prefix + group, allowAutoTopicCreation: true, maxWaitTimeInMs: 500 });
+    const consumer = this.kafka.consumer({
+      groupId: this.prefix + group,
+      allowAutoTopicCreation: true,
+      maxWaitTimeInMs: 500,
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
     await consumer.run({

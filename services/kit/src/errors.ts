@@ -130,8 +130,7 @@ export function httpStatus(status: ErrorStatus): number {
 export function errorBodyFromConnect(err: ConnectError): ErrorBody {
   const [detail] = err.findDetails(ErrorDetailSchema);
   const tagged = err.metadata.get("x-error-status") as ErrorStatus | null;
-  const status: ErrorStatus =
-    tagged && tagged in httpStatusOf ? tagged : (statusOfConnectCode[err.code] ?? "internal");
+  const status: ErrorStatus = tagged && tagged in httpStatusOf ? tagged : (statusOfConnectCode[err.code] ?? "internal");
   if (!detail || status === "internal") {
     return { status: 500, body: { detail: "Internal server error", code: "server_error", context: {} } };
   }

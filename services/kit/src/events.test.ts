@@ -11,7 +11,9 @@ import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
 class Migration0001Test extends Migration {
   override name = "Migration0001Test";
   up(): void {
-    this.addSql(`create table kittest.effects (event_id uuid not null, dedupe_key text not null, applied_at timestamptz default now())`);
+    this.addSql(
+      `create table kittest.effects (event_id uuid not null, dedupe_key text not null, applied_at timestamptz default now())`,
+    );
     for (const sql of outboxInboxSql("kittest")) this.addSql(sql);
   }
 }
@@ -24,7 +26,12 @@ let bus: KafkaBus;
 beforeAll(async () => {
   tdb = await freshDatabase();
   db = await openDatabase({ url: tdb.url, schema: "kittest", migrations: [Migration0001Test] });
-  bus = new KafkaBus({ brokers: infra().kafkaBrokers.split(","), clientId: "kit-test", prefix: uniqueTopicPrefix(), log });
+  bus = new KafkaBus({
+    brokers: infra().kafkaBrokers.split(","),
+    clientId: "kit-test",
+    prefix: uniqueTopicPrefix(),
+    log,
+  });
 });
 afterAll(async () => {
   await bus?.close();
@@ -52,7 +59,10 @@ async function enqueueAlerts(n: number, tag: string): Promise<string[]> {
 /** A bus that publishes for real, then "dies" before the relay can mark the rows. */
 class CrashAfterPublish implements EventBus {
   crashes = 0;
-  constructor(private readonly inner: EventBus, private crashesLeft: number) {}
+  constructor(
+    private readonly inner: EventBus,
+    private crashesLeft: number,
+  ) {}
   async publish(messages: BusMessage[]): Promise<void> {
     await this.inner.publish(messages);
     if (this.crashesLeft > 0) {
@@ -91,7 +101,10 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
       log,
       handlers: [
         on(AlertRaisedSchema, async (em, e, meta) => {
-          await em.execute(`insert into kittest.effects (event_id, dedupe_key) values (?, ?)`, [meta.eventId, e.dedupeKey]);
+          await em.execute(`insert into kittest.effects (event_id, dedupe_key) values (?, ?)`, [
+            meta.eventId,
+            e.dedupeKey,
+          ]);
         }),
       ],
     });
@@ -99,7 +112,9 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
       const until = Date.now() + 30_000;
       let effects: { event_id: string }[] = [];
       while (Date.now() < until) {
-        effects = (await db.em().execute(`select event_id from kittest.effects where dedupe_key like 'crash-%'`)) as { event_id: string }[];
+        effects = (await db.em().execute(`select event_id from kittest.effects where dedupe_key like 'crash-%'`)) as {
+          event_id: string;
+        }[];
         if (effects.length >= 12 && delivered.length >= 12 + 2 * 5) break;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -120,7 +135,9 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
     };
     expect(await consumeOnce(db, "kittest.redelivery", "00000000-0000-4000-8000-000000000001", effect)).toBe(true);
     expect(await consumeOnce(db, "kittest.redelivery", "00000000-0000-4000-8000-000000000001", effect)).toBe(false);
-    const rows = await db.em().execute(`select count(*)::int as n from kittest.effects where dedupe_key = 'redelivered'`);
+    const rows = await db
+      .em()
+      .execute(`select count(*)::int as n from kittest.effects where dedupe_key = 'redelivered'`);
     expect(rows[0].n).toBe(1);
   });
 

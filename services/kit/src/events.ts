@@ -63,7 +63,14 @@ export async function enqueueEvent<S extends DescMessage>(
   };
   await em.execute(
     `insert into "${schemaName}".outbox (id, topic, key, type, payload, headers) values (?, ?, ?, ?, ?, ?)`,
-    [id, event.topic, event.key, event.schema.typeName, Buffer.from(toBinary(event.schema, event.message)), JSON.stringify(headers)],
+    [
+      id,
+      event.topic,
+      event.key,
+      event.schema.typeName,
+      Buffer.from(toBinary(event.schema, event.message)),
+      JSON.stringify(headers),
+    ],
   );
   return id;
 }
@@ -140,7 +147,12 @@ export class OutboxRelay {
       )) as { id: string; topic: string; key: string; payload: Buffer; headers: Record<string, string> }[];
       if (!batch.length) return 0;
       await this.bus.publish(
-        batch.map((r): BusMessage => ({ topic: r.topic, key: r.key, value: new Uint8Array(r.payload), headers: r.headers })),
+        batch.map((r): BusMessage => ({
+          topic: r.topic,
+          key: r.key,
+          value: new Uint8Array(r.payload),
+          headers: r.headers,
+        })),
       );
       await em.execute(`update "${schema}".outbox set published_at = now() where id in (?)`, [batch.map((r) => r.id)]);
       return batch.length;
@@ -211,7 +223,9 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
     const event = fromBinary(handler.schema, m.value);
     await runWithContext({ correlationId: meta.correlationId }, async () => {
       try {
-        const applied = await consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
+        const applied = await consumeOnce(options.db, options.group, meta.eventId, (em) =>
+          handler.handle(em, event, meta),
+        );
         options.log.debug({ event: type, event_id: meta.eventId, applied }, "event consumed");
       } catch (err) {
         options.log.error({ err, event: type, event_id: meta.eventId }, "event handler failed; will be redelivered");

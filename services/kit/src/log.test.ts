@@ -16,12 +16,17 @@ describe("log redaction", () => {
       "payload",
     );
     const text = lines.join("");
-    for (const secret of ["1234", "hunter2", "9876", "tos_abc", "tod_secret", "key-1"]) expect(text).not.toContain(secret);
+    for (const secret of ["1234", "hunter2", "9876", "tos_abc", "tod_secret", "key-1"])
+      expect(text).not.toContain(secret);
     expect(text).toContain("kept");
     expect(JSON.parse(text).request.body.password).toBe(REDACTED);
   });
 
   it("keeps ordinary values untouched", () => {
-    expect(redact({ amount: 5000, msisdn: "677000000", list: [1, 2] })).toEqual({ amount: 5000, msisdn: "677000000", list: [1, 2] });
+    expect(redact({ amount: 5000, msisdn: "677000000", list: [1, 2] })).toEqual({
+      amount: 5000,
+      msisdn: "677000000",
+      list: [1, 2],
+    });
   });
 });

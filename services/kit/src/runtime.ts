@@ -5,7 +5,11 @@ import { csv } from "./config.ts";
 import type { Logger } from "./log.ts";
 
 /** Kafka when brokers are configured; otherwise the in-process bus of the embedded local run. */
-export function createBus(config: { KAFKA_BROKERS?: string; KAFKA_TOPIC_PREFIX?: string }, clientId: string, log: Logger): EventBus {
+export function createBus(
+  config: { KAFKA_BROKERS?: string; KAFKA_TOPIC_PREFIX?: string },
+  clientId: string,
+  log: Logger,
+): EventBus {
   const brokers = csv(config.KAFKA_BROKERS);
   if (!brokers.length) {
     log.warn("KAFKA_BROKERS unset: using the in-process event bus (local run only)");

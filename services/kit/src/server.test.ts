@@ -29,7 +29,10 @@ beforeAll(async () => {
     services: [
       served(AnalyticsService, {
         async listKnownAgents() {
-          throw new DomainError("refused", "No active operator_a SIM available", { code: "no_active_sim", context: { operator: "operator_a" } });
+          throw new DomainError("refused", "No active operator_a SIM available", {
+            code: "no_active_sim",
+            context: { operator: "operator_a" },
+          });
         },
       }),
     ],
@@ -41,9 +44,20 @@ afterAll(async () => {
   await server?.close();
 });
 
-function unary<Req, Res>(path: string, req: Req, ser: (r: Req) => Uint8Array, de: (b: Uint8Array) => Res): Promise<Res> {
+function unary<Req, Res>(
+  path: string,
+  req: Req,
+  ser: (r: Req) => Uint8Array,
+  de: (b: Uint8Array) => Res,
+): Promise<Res> {
   return new Promise((resolve, reject) =>
-    client.makeUnaryRequest(path, (r: Req) => Buffer.from(ser(r)), (b: Buffer) => de(b), req, (err, res) => (err ? reject(err) : resolve(res!))),
+    client.makeUnaryRequest(
+      path,
+      (r: Req) => Buffer.from(ser(r)),
+      (b: Buffer) => de(b),
+      req,
+      (err, res) => (err ? reject(err) : resolve(res!)),
+    ),
   );
 }
 
@@ -68,8 +82,12 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
     it(`lists services and serves descriptors through reflection ${version}`, async () => {
       const call = client.makeBidiStreamRequest(
         `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`,
-        (r: reflection.ServerReflectionRequest) => Buffer.from(toBinary(mod.ServerReflectionRequestSchema as typeof reflection.ServerReflectionRequestSchema, r)),
-        (b: Buffer) => fromBinary(mod.ServerReflectionResponseSchema as typeof reflection.ServerReflectionResponseSchema, b),
+        (r: reflection.ServerReflectionRequest) =>
+          Buffer.from(
+            toBinary(mod.ServerReflectionRequestSchema as typeof reflection.ServerReflectionRequestSchema, r),
+          ),
+        (b: Buffer) =>
+          fromBinary(mod.ServerReflectionResponseSchema as typeof reflection.ServerReflectionResponseSchema, b),
       );
       const answers: reflection.ServerReflectionResponse[] = [];
       const done = new Promise<void>((resolve, reject) => {
@@ -99,7 +117,10 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
       );
       const files = answers[1].messageResponse;
       expect(files.case).toBe("fileDescriptorResponse");
-      const fileNames = files.case === "fileDescriptorResponse" ? files.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b).name) : [];
+      const fileNames =
+        files.case === "fileDescriptorResponse"
+          ? files.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b).name)
+          : [];
       expect(fileNames).toContain("transferops/analytics/v1/analytics_service.proto");
       expect(fileNames).toContain("transferops/common/v1/identity.proto");
     });
@@ -111,7 +132,11 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
     expect(err).toBeInstanceOf(ConnectError);
     expect(errorBodyFromConnect(err as ConnectError)).toEqual({
       status: 422,
-      body: { detail: "No active operator_a SIM available", code: "no_active_sim", context: { operator: "operator_a" } },
+      body: {
+        detail: "No active operator_a SIM available",
+        code: "no_active_sim",
+        context: { operator: "operator_a" },
+      },
     });
   });
 });

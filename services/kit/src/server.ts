@@ -82,7 +82,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { log } = options;
   const served = options.services.map((s) => s.service);
   const health = new HealthState(served.map((s) => s.typeName));
-  const index = new DescriptorIndex([...served, Health, reflectionV1.ServerReflection, reflectionV1alpha.ServerReflection]);
+  const index = new DescriptorIndex([
+    ...served,
+    Health,
+    reflectionV1.ServerReflection,
+    reflectionV1alpha.ServerReflection,
+  ]);
   const routes = (router: ConnectRouter) => {
     for (const s of options.services) router.service(s.service, s.impl as ServiceImpl<DescService>);
     registerHealth(router, health);

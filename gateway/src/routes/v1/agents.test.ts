@@ -28,7 +28,13 @@ describe("bootstrap first admin", () => {
       headers: { "x-bootstrap-token": TEST_BOOTSTRAP_TOKEN },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ login: "root", full_name: "Root Admin", role: "admin", is_active: true, must_change_password: false });
+    expect(res.body).toMatchObject({
+      login: "root",
+      full_name: "Root Admin",
+      role: "admin",
+      is_active: true,
+      must_change_password: false,
+    });
     expect(res.body).not.toHaveProperty("password");
     const again = await sys.api.post("/v1/agents/bootstrap", {
       body: { ...body, login: "second" },
@@ -127,10 +133,16 @@ describe("agents (admin)", () => {
 
   it("updates an agent and 404s an unknown one", async () => {
     const a = await sys.api.createAgent(admin.token, { login: "carol" });
-    const res = await sys.api.patch(`/v1/agents/admin/${a.agentId}`, { token: admin.token, body: { full_name: "Carol K.", role: "supervisor" } });
+    const res = await sys.api.patch(`/v1/agents/admin/${a.agentId}`, {
+      token: admin.token,
+      body: { full_name: "Carol K.", role: "supervisor" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ full_name: "Carol K.", role: "supervisor" });
-    const missing = await sys.api.patch(`/v1/agents/admin/00000000-0000-4000-8000-000000000000`, { token: admin.token, body: {} });
+    const missing = await sys.api.patch(`/v1/agents/admin/00000000-0000-4000-8000-000000000000`, {
+      token: admin.token,
+      body: {},
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -140,7 +152,9 @@ describe("agents (admin)", () => {
     const res = await sys.api.get("/v1/agents/admin", { token: a.token });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("agent_inactive");
-    expect((await sys.api.post("/v1/agents/login", { body: { login: "dave", password: a.password } })).status).toBe(401);
+    expect((await sys.api.post("/v1/agents/login", { body: { login: "dave", password: a.password } })).status).toBe(
+      401,
+    );
   });
 
   it("deactivates an agent, revokes its sessions, and is idempotent", async () => {
@@ -179,17 +193,24 @@ describe("agents (admin)", () => {
 
   it("refuses a password change with a wrong current password", async () => {
     const a = await sys.api.createAgent(admin.token, { login: "gus" });
-    const res = await sys.api.patch("/v1/agents/me/password", { token: a.token, body: { current_password: "nope", new_password: "whatever-1" } });
+    const res = await sys.api.patch("/v1/agents/me/password", {
+      token: a.token,
+      body: { current_password: "nope", new_password: "whatever-1" },
+    });
     expect(res.status).toBe(401);
   });
 
   it("publishes agent changes through the outbox and Kafka to analytics", async () => {
     const a = await sys.api.createAgent(admin.token, { login: "hugo", full_name: "Hugo First" });
     await sys.api.patch(`/v1/agents/admin/${a.agentId}`, { token: admin.token, body: { full_name: "Hugo Renamed" } });
-    const known = await eventually(async () => {
-      const rows = await sys.db.query(`select full_name from analytics.agents where agent_id = $1`, [a.agentId]);
-      return rows[0]?.full_name === "Hugo Renamed" ? rows[0] : undefined;
-    }, 30_000, "analytics to learn the renamed agent");
+    const known = await eventually(
+      async () => {
+        const rows = await sys.db.query(`select full_name from analytics.agents where agent_id = $1`, [a.agentId]);
+        return rows[0]?.full_name === "Hugo Renamed" ? rows[0] : undefined;
+      },
+      30_000,
+      "analytics to learn the renamed agent",
+    );
     expect(known.full_name).toBe("Hugo Renamed");
   });
 });

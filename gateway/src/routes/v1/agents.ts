@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { AgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
-import { LoginResponseSchema, IssueTemporaryPasswordResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import {
+  LoginResponseSchema,
+  IssueTemporaryPasswordResponseSchema,
+} from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
 
@@ -68,7 +71,11 @@ export const agentRoutes: Route[] = [
     body: z.object({ current_password: text(100), new_password: text(100) }),
     responses: { 204: "Changed", 401: "Not signed in or wrong current password", 404: "Agent gone" },
     async handle({ caller, body, services }) {
-      await services.fleet.changeOwnPassword({ caller, currentPassword: body.current_password, newPassword: body.new_password });
+      await services.fleet.changeOwnPassword({
+        caller,
+        currentPassword: body.current_password,
+        newPassword: body.new_password,
+      });
       return noContent();
     },
   }),
@@ -81,7 +88,11 @@ export const agentRoutes: Route[] = [
     auth: "none",
     headers: [{ name: "X-Bootstrap-Token", description: "The server's BOOTSTRAP_TOKEN", required: true }],
     body: newAgentBody,
-    responses: { 201: "Agent profile (always admin)", 403: "Token absent, wrong or unset", 409: "An admin exists or login taken" },
+    responses: {
+      201: "Agent profile (always admin)",
+      403: "Token absent, wrong or unset",
+      409: "An admin exists or login taken",
+    },
     async handle({ body, req, services }) {
       const res = await services.fleet.bootstrapAdmin({
         bootstrapToken: req.header("x-bootstrap-token") ?? "",
@@ -100,7 +111,13 @@ export const agentRoutes: Route[] = [
     summary: "Create an agent (admin)",
     auth: ["session"],
     body: newAgentBody,
-    responses: { 201: "Agent profile", 401: "Not signed in", 403: "Admin required", 409: "Login exists", 422: "Invalid body" },
+    responses: {
+      201: "Agent profile",
+      401: "Not signed in",
+      403: "Admin required",
+      409: "Login exists",
+      422: "Invalid body",
+    },
     async handle({ caller, body, services }) {
       const res = await services.fleet.createAgent({
         caller,
@@ -134,7 +151,13 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["agent_id"],
     body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
-    responses: { 200: "Agent profile", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent", 422: "Invalid body" },
+    responses: {
+      200: "Agent profile",
+      401: "Not signed in",
+      403: "Admin required",
+      404: "Unknown agent",
+      422: "Invalid body",
+    },
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateAgent({
         caller,
@@ -168,7 +191,12 @@ export const agentRoutes: Route[] = [
     summary: "Issue a temporary password, returned once; forces a change and revokes sessions (admin)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: { 200: "agent_id, login, temporary_password", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+    responses: {
+      200: "agent_id, login, temporary_password",
+      401: "Not signed in",
+      403: "Admin required",
+      404: "Unknown agent",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueTemporaryPassword({ caller, agentId: params.agent_id });
       return ok(toContractJson(IssueTemporaryPasswordResponseSchema, res));

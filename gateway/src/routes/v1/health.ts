@@ -13,7 +13,10 @@ export const healthRoutes: Route[] = [
     async handle({ services }) {
       const states = await probeServices(services.urls);
       const healthy = Object.values(states).every((s) => s === "SERVING");
-      return { status: healthy ? 200 : 503, json: { status: healthy ? "ok" : "degraded", services: states, time: new Date().toISOString() } };
+      return {
+        status: healthy ? 200 : 503,
+        json: { status: healthy ? "ok" : "degraded", services: states, time: new Date().toISOString() },
+      };
     },
   }),
 ];

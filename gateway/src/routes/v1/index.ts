@@ -16,5 +16,20 @@ import { arbitrationRoutes } from "./arbitration.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
-  return [...healthRoutes, ...agentRoutes, ...evidenceRoutes, ...handsetMessageRoutes, ...accessRoutes, ...deviceRoutes, ...simRoutes, ...adminRoutes, ...handsetFleetRoutes, ...notificationRoutes, ...matchingRoutes, ...operationRoutes, ...handsetDispatchRoutes, ...arbitrationRoutes];
+  return [
+    ...healthRoutes,
+    ...agentRoutes,
+    ...evidenceRoutes,
+    ...handsetMessageRoutes,
+    ...accessRoutes,
+    ...deviceRoutes,
+    ...simRoutes,
+    ...adminRoutes,
+    ...handsetFleetRoutes,
+    ...notificationRoutes,
+    ...matchingRoutes,
+    ...operationRoutes,
+    ...handsetDispatchRoutes,
+    ...arbitrationRoutes,
+  ];
 }

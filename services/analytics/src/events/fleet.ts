@@ -9,6 +9,10 @@ export const fleetHandlers = [
   on(AgentChangedSchema, async (em, event, meta) => {
     const a = event.agent;
     if (!a) return;
-    await upsertAgent(em, { agent_id: a.agentId, full_name: a.fullName, role: a.role, is_active: a.isActive }, meta.occurredAt);
+    await upsertAgent(
+      em,
+      { agent_id: a.agentId, full_name: a.fullName, role: a.role, is_active: a.isActive },
+      meta.occurredAt,
+    );
   }),
 ];

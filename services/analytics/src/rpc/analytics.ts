@@ -12,7 +12,12 @@ export function analyticsHandlers(db: Database): Partial<ServiceImpl<typeof Anal
       }
       const agents = await listAgents(db.em());
       return {
-        agents: agents.map((a) => ({ agentId: a.agent_id, fullName: a.full_name, role: a.role, isActive: a.is_active })),
+        agents: agents.map((a) => ({
+          agentId: a.agent_id,
+          fullName: a.full_name,
+          role: a.role,
+          isActive: a.is_active,
+        })),
       };
     },
   };

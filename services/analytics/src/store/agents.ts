@@ -19,5 +19,8 @@ export async function upsertAgent(em: EntityManager, a: KnownAgentRow, occurredA
 }
 
 export async function listAgents(em: EntityManager): Promise<KnownAgentRow[]> {
-  return rows<KnownAgentRow>(em, `select agent_id, full_name, role, is_active from analytics.agents order by full_name`);
+  return rows<KnownAgentRow>(
+    em,
+    `select agent_id, full_name, role, is_active from analytics.agents order by full_name`,
+  );
 }
