@@ -3,6 +3,8 @@ import { startSystem, type RunningSystem } from "../../deploy/local/system.ts";
 import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../infra/context.ts";
 import { Api } from "./api.ts";
 
+export { eventually } from "./eventually.ts";
+
 export const TEST_API_KEY = "test-api-key-0123456789";
 export const TEST_BOOTSTRAP_TOKEN = "test-bootstrap-token-0123456789";
 
@@ -30,6 +32,8 @@ export interface TestSystem {
 export async function startTestSystem(extraEnv: Record<string, string> = {}): Promise<TestSystem> {
   const fresh = await freshDatabase();
   const pool = new pg.Pool({ connectionString: fresh.url, max: 3 });
+  // Dropping the test database terminates idle pooled connections: expected, not a failure.
+  pool.on("error", () => undefined);
   const db: QueryableDatabase = {
     ...fresh,
     query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
@@ -76,24 +80,4 @@ export async function startTestSystem(extraEnv: Record<string, string> = {}): Pr
       await db.drop();
     },
   };
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-  what = "condition",
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }

@@ -9,6 +9,8 @@ export * from "./bus.ts";
 export { MemoryBus } from "./bus-memory.ts";
 export { KafkaBus } from "./bus-kafka.ts";
 export * from "./events.ts";
+export { PeriodicJob } from "./periodic.ts";
 export * from "./runtime.ts";
 export * from "./time.ts";
+export { toContractJson } from "./contract-json.ts";
 export type { Caller } from "./gen/transferops/common/v1/identity_pb.ts";

@@ -1,4 +1,4 @@
-import type { Database, Logger } from "@transferops/kit";
+import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
 import { lockExpiredAwaiting } from "../store/sweep.ts";
 import { move } from "../rpc/transitions.ts";
 
@@ -18,25 +18,17 @@ export interface SweepOptions {
  * Safe with several replicas: each batch skips rows another holds.
  */
 export class EvidenceSweep {
-  private timer?: NodeJS.Timeout;
+  private readonly job: PeriodicJob;
   private running?: Promise<number>;
   private stopped = false;
 
-  constructor(private readonly o: SweepOptions) {}
+  constructor(private readonly o: SweepOptions) {
+    this.job = new PeriodicJob("evidence sweep pass", o.intervalMs, () => this.runOnce(), o.log);
+  }
 
   start(): void {
     this.stopped = false;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.runOnce()
-        .catch((err: unknown) => this.o.log.warn({ err }, "evidence sweep pass failed; will retry"))
-        .finally(() => this.schedule());
-    }, this.o.intervalMs);
-    this.timer.unref();
+    this.job.start();
   }
 
   /** One pass: batches until nothing expired is left. Returns how many operations moved. */
@@ -69,7 +61,7 @@ export class EvidenceSweep {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.job.stop();
     await this.running?.catch(() => undefined);
   }
 }

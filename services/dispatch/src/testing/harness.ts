@@ -9,6 +9,8 @@ import { startDispatch, type RunningDispatch } from "../app.ts";
 import { loadDispatchConfig } from "../config.ts";
 import { FakeFleet } from "./fake-fleet.ts";
 
+export { eventually } from "../../../../test/support/eventually.ts";
+
 export interface DispatchHarness {
   client: Client<typeof DispatchService>;
   fleet: FakeFleet;
@@ -30,6 +32,8 @@ export interface DispatchHarness {
 export async function startDispatchHarness(env: Record<string, string> = {}): Promise<DispatchHarness> {
   const db: TestDatabase = await freshDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  // Dropping the test database terminates idle pooled connections: expected, not a failure.
+  pool.on("error", () => undefined);
   const logs: string[] = [];
   const log = createLogger("dispatch", { level: "debug", destination: { write: (l: string) => void logs.push(l) } });
   const bus = new MemoryBus();
@@ -125,26 +129,6 @@ export async function refusalOf(
     return { status, code: body.code, detail: body.detail, context: body.context };
   }
   throw new Error("expected a refusal, but the call succeeded");
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-  what = "condition",
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
 
 /** Events published so far of one type (the short name, e.g. `OperationChanged`), optionally for one key. */

@@ -1,3 +1,4 @@
+import { PeriodicJob } from "@transferops/kit";
 import { findMessage, unfinished } from "../store/messages.ts";
 import type { FlowDeps } from "./ports.ts";
 import { finish } from "./submit.ts";
@@ -16,28 +17,20 @@ export interface RedriveOptions {
  * message id, so asking again never confirms twice.
  */
 export class Redrive {
-  private timer?: NodeJS.Timeout;
+  private readonly job: PeriodicJob;
   private running?: Promise<number>;
   private stopped = false;
 
   constructor(
     private readonly deps: FlowDeps,
     private readonly options: RedriveOptions,
-  ) {}
+  ) {
+    this.job = new PeriodicJob("evidence re-drive pass", options.intervalMs, () => this.pass(), deps.log);
+  }
 
   start(): void {
     this.stopped = false;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.pass()
-        .catch((err: unknown) => this.deps.log.warn({ err }, "evidence re-drive pass failed"))
-        .finally(() => this.schedule());
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.job.start();
   }
 
   /** One pass; returns how many messages it finished. */
@@ -68,7 +61,7 @@ export class Redrive {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.job.stop();
     await this.running?.catch(() => undefined);
   }
 }

@@ -1,4 +1,4 @@
-import { fromTs, on, Topics } from "@transferops/kit";
+import { fromTs, on, Topics, toContractJson } from "@transferops/kit";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import {
   OperationConfirmedSchema,
@@ -6,7 +6,6 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { enqueueDeliveries } from "../store/webhooks.ts";
 import { webhookBody } from "../domain/webhooks.ts";
-import { contractJson } from "./contract-json.ts";
 
 // The contract's public events `operation.confirmed` and `operation.failed`, published by
 // dispatch on `operations`, become one webhook delivery per subscribed endpoint. The
@@ -23,7 +22,7 @@ export const operationHandlers = [
       body: webhookBody("operation.confirmed", meta.eventId, at, {
         trigger: event.trigger,
         confirmed_at: at.toISOString(),
-        operation: event.operation ? contractJson(OperationSchema, event.operation) : null,
+        operation: event.operation ? toContractJson(OperationSchema, event.operation) : null,
       }),
     });
   }),
@@ -35,7 +34,7 @@ export const operationHandlers = [
       body: webhookBody("operation.failed", meta.eventId, at, {
         reason: event.reason,
         failed_at: at.toISOString(),
-        operation: event.operation ? contractJson(OperationSchema, event.operation) : null,
+        operation: event.operation ? toContractJson(OperationSchema, event.operation) : null,
       }),
     });
   }),

@@ -1,4 +1,4 @@
-import type { Database, Logger } from "@transferops/kit";
+import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
 import { deviceSilent } from "../domain/alerts.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { claimSilentDevices } from "../store/devices.ts";
@@ -9,34 +9,19 @@ import { claimSilentDevices } from "../store/devices.ts";
  * heartbeat are not watched: they are not deployed yet.
  */
 export class DeviceSilenceMonitor {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly db: Database,
     private readonly options: { silentAfterS: number; checkMs: number },
     private readonly published: () => void,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
+  ) {
+    this.job = new PeriodicJob("device silence check", options.checkMs, () => this.check(), log);
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.check()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log.warn({ err }, "device silence check failed; will retry"))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.options.checkMs);
-    this.timer.unref();
+  start(): void {
+    this.job.start();
   }
 
   /** One check; returns the devices alerted. */
@@ -55,9 +40,7 @@ export class DeviceSilenceMonitor {
     return silent.map((d) => d.id);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }

@@ -1,4 +1,4 @@
-import type { Database, Logger } from "@transferops/kit";
+import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
 import { open, webhookSecretAad, type Keyring } from "../domain/pin-crypto.ts";
 import { afterFailure, delivered, signature, type RetryPolicy } from "../domain/webhooks.ts";
 import { claimDueDeliveries, recordAttempt } from "../store/webhooks.ts";
@@ -23,34 +23,19 @@ interface AttemptOutcome {
  * claimed under a lease, so several fleet replicas share the work without sending twice.
  */
 export class WebhookWorker {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly db: Database,
     private readonly keyring: Keyring,
     private readonly options: WebhookWorkerOptions,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
+  ) {
+    this.job = new PeriodicJob("webhook delivery pass", options.pollMs, () => this.pass(), log);
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log.warn({ err }, "webhook delivery pass failed; will retry"))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.options.pollMs);
-    this.timer.unref();
+  start(): void {
+    this.job.start();
   }
 
   /** One pass: claim what is due, send it, record each attempt. Returns how many were attempted. */
@@ -153,9 +138,7 @@ export class WebhookWorker {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }
