@@ -43,6 +43,13 @@ describe("what a new message is routed to (rules 2 to 4, in precedence order)", 
     expect(routeOf(kind, false)).toBe(without);
   });
 
+  it("never correlates a wording a rule recognised without a kind (merchant payment, repayment)", () => {
+    expect(routeOf(null, true, "a.fr.payment.effectue")).toBe("stored");
+    expect(routeOf(null, true, "too_long")).toBe("stored");
+    expect(routeOf(null, true, null)).toBe("correlate");
+    expect(routeOf("DEP", true, "a.fr.dep.cash_in")).toBe("correlate");
+  });
+
   it("covers every kind of the contract", () => {
     expect(
       table

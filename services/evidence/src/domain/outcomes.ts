@@ -32,9 +32,13 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** What to do with a new message before any correlation: rules 2 to 4. */
 export type Route = "correlate" | "movement" | "stored" | "not_correlated";
 
-export function routeOf(kind: MessageKind | null, correlate: boolean): Route {
+export function routeOf(kind: MessageKind | null, correlate: boolean, rule: string | null = null): Route {
   if (isMovement(kind)) return "movement";
   if (!canConfirm(kind) && !canConfirmBalance(kind)) return "stored";
+  // Only a text no rule recognises is a possible deposit. A wording a rule did recognise
+  // without giving it a kind (a merchant payment, a loan repayment, an over-long text) moved
+  // money nobody asked us to send: it must never prove a same-amount transfer.
+  if (kind === null && rule !== null) return "stored";
   if (!correlate) return "not_correlated";
   return "correlate";
 }

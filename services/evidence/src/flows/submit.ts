@@ -88,7 +88,7 @@ export async function storeMessage(
   const existing = await findByHash(deps.db.em(), input.simId, hash);
   if (existing) return { message: existing, duplicate: true };
   const parsed = parseMessage(input.operator, input.raw);
-  const route = routeOf(parsed.kind, input.correlate);
+  const route = routeOf(parsed.kind, input.correlate, parsed.rule);
   const outcome = initialOutcome(route);
   const stored = await deps.db.tx(async (em) => {
     const inserted = await insertMessage(em, {
