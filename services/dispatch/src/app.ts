@@ -78,6 +78,7 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     log,
     intervalMs: config.sweepIntervalMs,
     batch: config.sweepBatch,
+    runningTimeoutS: config.runningTimeoutS,
     now,
     published: deps.published,
   });

@@ -18,6 +18,8 @@ export const dispatchConfigShape = {
   /** `timeout_seconds` of the dispatch payload: how long the handset waits for the USSD dialog. */
   USSD_TIMEOUT_S: z.coerce.number().int().positive().default(90),
   /** How often the evidence-window sweep runs. */
+  /** A running operation whose handset has not reported this long after the claim goes to no_evidence. */
+  RUNNING_TIMEOUT_S: z.coerce.number().int().positive().default(900),
   SWEEP_INTERVAL_S: z.coerce.number().positive().default(30),
   /** Largest batch one sweep pass moves (it loops until nothing is left). */
   SWEEP_BATCH: z.coerce.number().int().positive().default(500),
@@ -51,6 +53,7 @@ export interface DispatchConfig {
   lateEvidenceS: number;
   deviceCooldownS: number;
   ussdTimeoutS: number;
+  runningTimeoutS: number;
   sweepIntervalMs: number;
   sweepBatch: number;
   balanceStalenessMs: number;
@@ -76,6 +79,7 @@ export function loadDispatchConfig(env = process.env): DispatchConfig {
     lateEvidenceS: e.LATE_EVIDENCE_S,
     deviceCooldownS: e.DEVICE_COOLDOWN_S,
     ussdTimeoutS: e.USSD_TIMEOUT_S,
+    runningTimeoutS: e.RUNNING_TIMEOUT_S,
     sweepIntervalMs: Math.round(e.SWEEP_INTERVAL_S * 1000),
     sweepBatch: e.SWEEP_BATCH,
     balanceStalenessMs: e.BALANCE_STALENESS_S * 1000,

@@ -51,6 +51,7 @@ describe("transition: the contract's table, one row per rule", () => {
     ["no_evidence", { type: "arbitrate", decision: "confirmed" }, "confirmed"],
     ["no_evidence", { type: "arbitrate", decision: "failed" }, "failed"],
     ["awaiting_evidence", { type: "sweep" }, "no_evidence"],
+    ["running", { type: "running_timeout" }, "no_evidence"],
     ["queued", { type: "dispatch_fault" }, "failed"],
     ["queued", { type: "device_deleted" }, "failed"],
     ["running", { type: "device_deleted" }, "no_evidence"],
@@ -172,6 +173,13 @@ describe("transition: refusals", () => {
       { type: "sweep" },
       "invalid_transition",
       `Operation ${ID} is confirmed; sweep does not apply`,
+    ],
+    [
+      "refuses to time out an operation its handset already reported",
+      "awaiting_evidence",
+      { type: "running_timeout" },
+      "invalid_transition",
+      `Operation ${ID} is awaiting_evidence; running_timeout does not apply`,
     ],
     [
       "refuses a dispatch fault on an operation a handset already runs",
@@ -336,6 +344,7 @@ describe("transition: totality", () => {
     { type: "arbitrate", decision: "confirmed" },
     { type: "arbitrate", decision: "failed" },
     { type: "sweep" },
+    { type: "running_timeout" },
     { type: "dispatch_fault" },
     { type: "device_deleted" },
   ];

@@ -75,6 +75,12 @@ export type Trigger =
   /** The evidence-window sweep found the window closed. */
   | { readonly type: "sweep" }
   /**
+   * The sweep found an operation still running long after its handset's USSD timeout: the
+   * handset died or lost it. It may have been dialled, so it goes to no_evidence, where a
+   * late SMS or a person decides it, and the handset is free to take new work.
+   */
+  | { readonly type: "running_timeout" }
+  /**
    * The poll found the operation but could not build its USSD steps (no template, a
    * value that cannot be typed, a SIM gone): it never reached the operator, so it fails
    * instead of answering 500 to every later poll of its handset.
@@ -136,6 +142,8 @@ export function transition(operation: OperationRef, trigger: Trigger): Result<Op
       // The contract leaves the swept status open; no_evidence puts the transfer in
       // front of a person (arbitration queue) while a late SMS can still confirm it.
       return status === "awaiting_evidence" ? ok("no_evidence") : invalid(operation, trigger);
+    case "running_timeout":
+      return status === "running" ? ok("no_evidence") : invalid(operation, trigger);
     case "dispatch_fault":
       return status === "queued" ? ok("failed") : invalid(operation, trigger);
     case "device_deleted":

@@ -21,6 +21,7 @@ export type ChangeTrigger =
   | "settle"
   | "arbitrate"
   | "sweep"
+  | "running_timeout"
   | "dispatch_fault"
   | "device_deleted"
   | "sim_moved";

@@ -1,5 +1,7 @@
-import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
-import { lockExpiredAwaiting } from "../store/sweep.ts";
+import { PeriodicJob, type Database, type EntityManager, type Logger } from "@transferops/kit";
+import type { Trigger } from "../domain/index.ts";
+import type { OperationChange, OperationRecord } from "../store/operations.ts";
+import { lockExpiredAwaiting, lockStaleRunning } from "../store/sweep.ts";
 import { move } from "../rpc/transitions.ts";
 
 export interface SweepOptions {
@@ -7,6 +9,8 @@ export interface SweepOptions {
   log: Logger;
   intervalMs: number;
   batch: number;
+  /** Running operations claimed longer ago than this, never reported, go to no_evidence. */
+  runningTimeoutS: number;
   now: () => Date;
   published: () => void;
 }
@@ -41,22 +45,39 @@ export class EvidenceSweep {
   }
 
   private async pass(): Promise<number> {
+    const expired = await this.batches(
+      (em, now) => lockExpiredAwaiting(em, now, this.o.batch),
+      { type: "sweep" },
+      () => ({}),
+    );
+    if (expired > 0) this.o.log.info({ swept: expired }, "evidence window closed: operations now no_evidence");
+    const stale = await this.batches(
+      (em, now) => lockStaleRunning(em, new Date(now.getTime() - this.o.runningTimeoutS * 1000), this.o.batch),
+      { type: "running_timeout" },
+      (now) => ({ finished_at: now, failure_reason: "handset_never_reported" }),
+    );
+    if (stale > 0) this.o.log.warn({ timed_out: stale }, "handsets never reported: running operations now no_evidence");
+    return expired + stale;
+  }
+
+  /** Moves locked batches until a short one; returns how many operations moved. */
+  private async batches(
+    lock: (em: EntityManager, now: Date) => Promise<OperationRecord[]>,
+    trigger: Extract<Trigger, { type: "sweep" | "running_timeout" }>,
+    change: (now: Date) => OperationChange,
+  ): Promise<number> {
     let total = 0;
     for (;;) {
       const now = this.o.now();
       const moved = await this.o.db.tx(async (em) => {
-        const expired = await lockExpiredAwaiting(em, now, this.o.batch);
-        for (const op of expired) {
-          await move(em, op, { type: "sweep" }, {}, { trigger: "sweep", at: now });
-        }
-        return expired.length;
+        const due = await lock(em, now);
+        for (const op of due) await move(em, op, trigger, change(now), { trigger: trigger.type, at: now });
+        return due.length;
       });
       total += moved;
       if (moved > 0) this.o.published();
-      if (moved < this.o.batch || this.stopped) break;
+      if (moved < this.o.batch || this.stopped) return total;
     }
-    if (total > 0) this.o.log.info({ swept: total }, "evidence window closed: operations now no_evidence");
-    return total;
   }
 
   async stop(): Promise<void> {

@@ -118,6 +118,34 @@ describe("evidence window: the sweep", () => {
     }
   });
 
+  it("frees a handset whose running operation was never reported: no_evidence after the running timeout", async () => {
+    const id = await operation(agent, mySim);
+    const claimed = await h.client.getNextOperation({ caller: device("dev-mine") });
+    expect(claimed.dispatch?.operationId).toBe(id);
+    await h.service.sweep();
+    expect((await h.client.getOperation({ caller: session(agent), operationId: id })).operation?.status).toBe(
+      "running",
+    );
+    h.clock.offsetMs += 901_000;
+    try {
+      expect(await h.service.sweep()).toBeGreaterThanOrEqual(1);
+      const after = (await h.client.getOperation({ caller: session(agent), operationId: id })).operation;
+      expect(after).toMatchObject({ status: "no_evidence", failureReason: "handset_never_reported" });
+      expect(after?.finishedAt).toBeDefined();
+      const ev = await eventually(
+        () =>
+          eventsOf(h, "OperationChanged", id).find(
+            (e) => fromBinary(OperationChangedSchema, e.value).trigger === "running_timeout",
+          ),
+        5000,
+        "the running-timeout event",
+      );
+      expect(fromBinary(OperationChangedSchema, ev.value).previousStatus).toBe("running");
+    } finally {
+      h.clock.offsetMs -= 901_000;
+    }
+  });
+
   it("leaves a swept operation provable by a late message inside the late window", async () => {
     const id = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 900, amount: 6100 });
     const res = await h.client.proveOperation({

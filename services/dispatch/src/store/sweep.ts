@@ -18,3 +18,24 @@ export async function lockExpiredAwaiting(em: EntityManager, now: Date, limit: n
   );
   return found.map(toRecord);
 }
+
+/**
+ * Locks a batch of operations still running since before `startedBefore` (their handset
+ * never reported), oldest first, skipping rows an outcome report or another sweeper holds.
+ */
+export async function lockStaleRunning(
+  em: EntityManager,
+  startedBefore: Date,
+  limit: number,
+): Promise<OperationRecord[]> {
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.status = 'running' and o.started_at <= ?
+      order by o.started_at, o.operation_id
+      limit ${limit}
+      for update of o skip locked`,
+    [startedBefore],
+  );
+  return found.map(toRecord);
+}
