@@ -58,7 +58,8 @@ export async function createSim(
 ): Promise<Sim> {
   const operator = o.operator ?? "operator_a";
   const msisdn = o.msisdn ?? uniqueMsisdn(operator);
-  const pin = o.pin ?? "4826";
+  // Eight digits: a shorter PIN can turn up by chance in ids and numbers of a body or a log.
+  const pin = o.pin ?? "48260913";
   const body: Record<string, unknown> = { operator, msisdn, pin };
   if (o.deviceId !== undefined) {
     body.device_id = o.deviceId;

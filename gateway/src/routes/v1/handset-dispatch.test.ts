@@ -34,8 +34,8 @@ let kafka: KafkaBus;
 let subscription: Subscription;
 const seen: { type: string; key: string; value: Uint8Array }[] = [];
 
-const PIN_B = "73915";
-const PIN_A = "28461";
+const PIN_B = "73915046";
+const PIN_A = "28461937";
 const START_BALANCE = 500_000;
 
 beforeAll(async () => {
