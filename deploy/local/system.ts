@@ -114,7 +114,7 @@ async function stopAll(started: { stop(): Promise<void> }[], buses: EventBus[], 
 }
 
 /** A port free right now on the loopback interface. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const { createServer } = await import("node:net");
   return new Promise((resolve, reject) => {
     const srv = createServer();

@@ -7,24 +7,12 @@
 // BENCH_TOPOLOGY=single: everything in this process (deploy/local/system.ts, as `npm start`).
 // BENCH_CPU_PROFILE=<part of a script path>: that process runs with --cpu-prof into /tmp/bench-prof.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startSystem } from "../../deploy/local/system.ts";
+import { freePort, startSystem } from "../../deploy/local/system.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const topology = process.env.BENCH_TOPOLOGY ?? "processes";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
   const names = ["fleet", "dispatch", "evidence", "intake", "analytics", "messaging"];

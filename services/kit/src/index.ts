@@ -9,6 +9,7 @@ export * from "./bus.ts";
 export { MemoryBus } from "./bus-memory.ts";
 export { KafkaBus } from "./bus-kafka.ts";
 export * from "./events.ts";
+export * from "./alerts.ts";
 export { PeriodicJob } from "./periodic.ts";
 export * from "./runtime.ts";
 export * from "./time.ts";

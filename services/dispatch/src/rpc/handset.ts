@@ -194,7 +194,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
             operation_id: op.operation_id,
             context: { operation_id: op.operation_id, subscription_slot: op.subscription_slot },
             dedupe_key: `sim_absent:${op.sim_id}:${op.operation_id}`,
-            at: now,
+            raised_at: now,
           });
         }
         return { op, changed: true };

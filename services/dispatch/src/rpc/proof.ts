@@ -156,7 +156,7 @@ export function proofHandlers(deps: DispatchDeps): Impl {
               found_msisdn: decision.found_msisdn,
             },
             dedupe_key: `evidence_divergent:${req.messageId}`,
-            at: now,
+            raised_at: now,
           });
         }
         await insertProof(em, {

@@ -111,27 +111,28 @@ export async function findByRequestId(em: EntityManager, requestId: string): Pro
   return (await select(em, "o.request_id = ?", [requestId]))[0];
 }
 
-export interface NewOperation {
-  operation_id: string;
-  request_id: string;
-  parent_operation_id: string | null;
-  status: OperationStatus;
-  origin: Origin;
-  op_type: OpType;
-  agent_id: string;
-  operator: Operator;
-  montant: number;
-  msisdn_dest: string;
-  dest_name: string | null;
-  contact_id: string | null;
-  merchant_code: string | null;
-  partner_verified: boolean;
-  sim_id: string;
-  device_id: string | null;
-  device_label: string | null;
-  subscription_slot: number | null;
-  created_at: Date;
-}
+/** What creation writes: the request's fields; every other column starts empty. A new operation always has its SIM. */
+export type NewOperation = Pick<
+  OperationRecord,
+  | "operation_id"
+  | "request_id"
+  | "parent_operation_id"
+  | "status"
+  | "origin"
+  | "op_type"
+  | "agent_id"
+  | "operator"
+  | "montant"
+  | "msisdn_dest"
+  | "dest_name"
+  | "contact_id"
+  | "merchant_code"
+  | "partner_verified"
+  | "device_id"
+  | "device_label"
+  | "subscription_slot"
+  | "created_at"
+> & { sim_id: string };
 
 /**
  * Inserts an operation; undefined when its request_id already exists (the unique index

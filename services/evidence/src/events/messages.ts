@@ -1,6 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, Topics, ts, type EntityManager } from "@transferops/kit";
-import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
+import { enqueueEvent, raiseAlert, Topics, ts, type EntityManager } from "@transferops/kit";
 import {
   MessageCorrelatedSchema,
   MessageDismissedSchema,
@@ -119,21 +118,16 @@ export async function divergenceAlert(
     context.operation_montant = Number(operation.montant);
     context.operation_msisdn_dest = operation.msisdnDest;
   }
-  await enqueueEvent(em, SCHEMA, {
-    topic: Topics.alerts,
-    key: operation?.operationId || m.sim_id,
-    schema: AlertRaisedSchema,
-    message: create(AlertRaisedSchema, {
-      kind: "evidence_divergent",
-      severity: "warning",
-      message: operation
-        ? `Operator message ${m.id} on SIM ${m.sim_id} diverges from operation ${operation.operationId} (amount or MSISDN); nothing was confirmed`
-        : `Operator message ${m.id} on SIM ${m.sim_id} diverges from its operation (amount or MSISDN); nothing was confirmed`,
-      simId: m.sim_id,
-      operationId: operation?.operationId ?? "",
-      context,
-      raisedAt: ts(new Date()),
-      dedupeKey: `evidence_divergent:${m.id}`,
-    }),
+  await raiseAlert(em, SCHEMA, {
+    kind: "evidence_divergent",
+    severity: "warning",
+    message: operation
+      ? `Operator message ${m.id} on SIM ${m.sim_id} diverges from operation ${operation.operationId} (amount or MSISDN); nothing was confirmed`
+      : `Operator message ${m.id} on SIM ${m.sim_id} diverges from its operation (amount or MSISDN); nothing was confirmed`,
+    sim_id: m.sim_id,
+    operation_id: operation?.operationId || null,
+    context,
+    raised_at: new Date(),
+    dedupe_key: `evidence_divergent:${m.id}`,
   });
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, on, Topics, ts, fromTs, type EntityManager } from "@transferops/kit";
+import { on, Topics, fromTs, raiseAlert as publish, type EntityManager } from "@transferops/kit";
 import { AlertRaisedSchema, type AlertRaised } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import type { Alert } from "../domain/alerts.ts";
 import { webhookBody } from "../domain/webhooks.ts";
@@ -16,24 +15,8 @@ import { struct } from "../rpc/mappers.ts";
 export const alertTopics = [Topics.alerts];
 
 /** Publishes an alert in the caller's transaction, keyed by its subject. */
-export async function raiseAlert(em: EntityManager, alert: Alert): Promise<void> {
-  await enqueueEvent(em, "fleet", {
-    topic: Topics.alerts,
-    key: alert.sim_id ?? alert.device_id ?? alert.dedupe_key,
-    schema: AlertRaisedSchema,
-    message: create(AlertRaisedSchema, {
-      kind: alert.kind,
-      severity: alert.severity,
-      message: alert.message,
-      simId: alert.sim_id ?? "",
-      deviceId: alert.device_id ?? "",
-      operationId: "",
-      context: struct(alert.context),
-      raisedAt: ts(alert.raised_at),
-      dedupeKey: alert.dedupe_key,
-    }),
-  });
-}
+export const raiseAlert = (em: EntityManager, alert: Alert): Promise<void> =>
+  publish(em, "fleet", { ...alert, context: struct(alert.context) ?? {} });
 
 /** Stores an alert as a notification once per dedupe key, and queues its webhook deliveries. */
 export async function storeAlert(

@@ -1,0 +1,40 @@
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import type { EntityManager } from "./db.ts";
+import { enqueueEvent, Topics } from "./events.ts";
+import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
+import { ts } from "./time.ts";
+
+/** Something a person must look at, as any service raises it (fleet stores and delivers it). */
+export interface Alert {
+  kind: string;
+  severity: "info" | "warning" | "critical";
+  /** Text for the person reading it; never a secret. */
+  message: string;
+  sim_id?: string | null;
+  device_id?: string | null;
+  operation_id?: string | null;
+  context: JsonObject;
+  /** Same value for the same condition, so a repeat notifies once. */
+  dedupe_key: string;
+  raised_at: Date;
+}
+
+/** Writes `AlertRaised` to the service's outbox on the `alerts` topic, in the caller's transaction. */
+export async function raiseAlert(em: EntityManager, schemaName: string, alert: Alert): Promise<void> {
+  await enqueueEvent(em, schemaName, {
+    topic: Topics.alerts,
+    key: alert.sim_id ?? alert.device_id ?? alert.operation_id ?? alert.dedupe_key,
+    schema: AlertRaisedSchema,
+    message: create(AlertRaisedSchema, {
+      kind: alert.kind,
+      severity: alert.severity,
+      message: alert.message,
+      simId: alert.sim_id ?? "",
+      deviceId: alert.device_id ?? "",
+      operationId: alert.operation_id ?? "",
+      context: alert.context,
+      raisedAt: ts(alert.raised_at),
+      dedupeKey: alert.dedupe_key,
+    }),
+  });
+}
