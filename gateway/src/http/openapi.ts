@@ -55,12 +55,17 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
       });
     }
     const responses: Record<string, unknown> = {};
-    for (const [status, description] of Object.entries(r.responses)) {
+    for (const [status, doc] of Object.entries(r.responses)) {
+      const { description, schema, example } = typeof doc === "string" ? { description: doc } : doc;
       const code = Number(status);
-      responses[status] =
-        code >= 400
-          ? { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }
-          : { description };
+      const bodySchema =
+        code >= 400 ? { $ref: "#/components/schemas/Error" } : schema ? jsonSchema(schema, "output") : undefined;
+      responses[status] = bodySchema
+        ? {
+            description,
+            content: { "application/json": { schema: bodySchema, ...(example !== undefined ? { example } : {}) } },
+          }
+        : { description };
     }
     responses["429"] ??= {
       description: "Too many requests; retry after Retry-After",

@@ -22,6 +22,18 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/**
+ * A documented response. 2xx responses carry the `schema` of their body (zod, published
+ * as JSON Schema) and an `example`; error responses list the `reasons` (stable
+ * `context.reason` values) the route can give with that status.
+ */
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  example?: unknown;
+  reasons?: readonly string[];
+}
+
 export interface Route<B = unknown, Q = unknown> {
   operationId: string;
   method: "get" | "post" | "patch" | "put" | "delete";
@@ -29,6 +41,8 @@ export interface Route<B = unknown, Q = unknown> {
   path: string;
   tag: string;
   summary: string;
+  /** Longer text for the OpenAPI document: rules, scope, what the contract leaves open and how it was decided. */
+  description?: string;
   /** `none` for routes with their own credential (login, bootstrap) or none at all. */
   auth: "none" | CallerKind[];
   /** Inactive agents are refused (403) on board routes unless the route names itself open to them. */
@@ -37,8 +51,10 @@ export interface Route<B = unknown, Q = unknown> {
   uuidParams?: string[];
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
-  /** Documented responses: status → description. */
-  responses: Record<number, string>;
+  /** Example request body for the OpenAPI document. */
+  requestExample?: unknown;
+  /** Documented responses: status → description, or the full ResponseDoc. */
+  responses: Record<number, string | ResponseDoc>;
   /** Extra request headers to document, e.g. X-Bootstrap-Token. */
   headers?: { name: string; description: string; required: boolean }[];
   handle(ctx: RouteContext<B, Q>): Promise<Reply>;

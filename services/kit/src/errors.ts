@@ -51,26 +51,44 @@ export interface Violation {
   message: string;
 }
 
-/** A refusal raised by the domain: stable code, text for the agent, context of ids and values. */
+/**
+ * Codes the contract names besides the per-status defaults. Every other reason a
+ * service gives travels as `context.reason` under the default code of its status:
+ * clients switch on the status and `code`, support reads the reason.
+ */
+export const CONTRACT_NAMED_CODES: ReadonlySet<string> = new Set(["operation_not_cancellable"]);
+
+/** The contract's `code` for a refusal of this status and reason. */
+export function contractCodeOf(status: ErrorStatus, reason?: string): string {
+  return reason && CONTRACT_NAMED_CODES.has(reason) ? reason : defaultCodeOf[status];
+}
+
+/**
+ * A refusal raised by the domain: the status, text for the agent, a stable `reason`
+ * (snake_case, listed per route in the OpenAPI document) and the ids and values of the
+ * refusal. The body's `code` is derived (contractCodeOf); the reason goes into context.
+ */
 export class DomainError extends Error {
   readonly code: string;
+  readonly reason: string | undefined;
+  readonly context: Record<string, unknown>;
+  readonly violations: Violation[];
   constructor(
     readonly status: ErrorStatus,
     readonly detail: string,
-    options: { code?: string; context?: Record<string, unknown>; violations?: Violation[] } = {},
+    options: { reason?: string; context?: Record<string, unknown>; violations?: Violation[] } = {},
   ) {
     super(detail);
     this.name = "DomainError";
-    this.code = options.code ?? defaultCodeOf[status];
-    this.context = options.context ?? {};
+    this.reason = options.reason;
+    this.code = contractCodeOf(status, options.reason);
+    this.context = options.reason ? { reason: options.reason, ...options.context } : (options.context ?? {});
     this.violations = options.violations ?? [];
   }
-  readonly context: Record<string, unknown>;
-  readonly violations: Violation[];
 }
 
-export const refuse = (status: ErrorStatus, detail: string, code?: string, context?: Record<string, unknown>) =>
-  new DomainError(status, detail, { code, context });
+export const refuse = (status: ErrorStatus, detail: string, reason?: string, context?: Record<string, unknown>) =>
+  new DomainError(status, detail, { reason, context });
 
 /** The status a refusal travels as, so the gateway can rebuild it exactly. */
 function statusTag(err: DomainError): string {

@@ -30,7 +30,7 @@ beforeAll(async () => {
       served(AnalyticsService, {
         async listKnownAgents() {
           throw new DomainError("refused", "No active operator_a SIM available", {
-            code: "no_active_sim",
+            reason: "no_active_sim",
             context: { operator: "operator_a" },
           });
         },
@@ -134,7 +134,7 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
       status: 422,
       body: {
         detail: "No active operator_a SIM available",
-        code: "no_active_sim",
+        reason: "no_active_sim",
         context: { operator: "operator_a" },
       },
     });

@@ -5,21 +5,26 @@ import { DomainError, fail, ok, unwrap } from "./errors.ts";
 import { checkCircuitBreaker, CREATE_OPERATION_PRECEDENCE, REASON_CODES, REASONS, refusal } from "./reasons.ts";
 
 describe("DomainError", () => {
-  it("carries code, status, the detail text as message, and context", () => {
-    const error = new DomainError("refused", "SIM s1 is frozen", { code: "sim_frozen", context: { sim_id: "s1" } });
+  it("carries the status's default code, the reason in context, and the detail text as message", () => {
+    const error = new DomainError("refused", "SIM s1 is frozen", { reason: "sim_frozen", context: { sim_id: "s1" } });
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe("DomainError");
     expect([error.code, error.status, error.message, error.detail]).toEqual([
-      "sim_frozen",
+      "refused",
       "refused",
       "SIM s1 is frozen",
       "SIM s1 is frozen",
     ]);
-    expect(error.context).toEqual({ sim_id: "s1" });
+    expect(error.context).toEqual({ reason: "sim_frozen", sim_id: "s1" });
   });
 
-  it("defaults the context to an empty object", () => {
-    expect(new DomainError("internal", "m", { code: "x" }).context).toEqual({});
+  it("keeps a code the contract names as the code", () => {
+    const error = new DomainError("conflict", "Already confirmed", { reason: "operation_not_cancellable" });
+    expect([error.code, error.context.reason]).toEqual(["operation_not_cancellable", "operation_not_cancellable"]);
+  });
+
+  it("defaults the context to an empty object without a reason", () => {
+    expect(new DomainError("internal", "m").context).toEqual({});
   });
 });
 

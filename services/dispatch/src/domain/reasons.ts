@@ -97,7 +97,7 @@ export function refusal(code: ReasonCode, detail: string, context: Record<string
   // `[{field, message}]` at the gateway, code invalid_request); every other refusal
   // keeps its text.
   const violations = code === "invalid_request" ? [{ field: fieldOf(context), message: detail }] : [];
-  return new DomainError(REASONS[code].status, detail, { code, context, violations });
+  return new DomainError(REASONS[code].status, detail, { reason: code, context, violations });
 }
 
 /** The field a validation refusal is about: `context.field`, else the first key of its context. */

@@ -31,13 +31,13 @@ export const REASONS = {
 export type Reason = keyof typeof REASONS;
 
 export function refusal(code: Reason, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(REASONS[code].status, detail, { code, context });
+  return new DomainError(REASONS[code].status, detail, { reason: code, context });
 }
 
 /** A validation refusal naming the field, as the gateway's own validation errors do. */
 export function invalid(field: string, message: string, value?: unknown): DomainError {
   return new DomainError("invalid", `${field}: ${message}`, {
-    code: "invalid_request",
+    reason: "invalid_request",
     context: value === undefined ? { field } : { field, value },
     violations: [{ field, message }],
   });

@@ -28,15 +28,15 @@ export interface CallerLike {
 export function requireAdmin(caller: { kind: string; role: string; isActive: boolean } | undefined): void {
   requireSession(caller);
   if (caller!.role !== "admin")
-    throw new DomainError("forbidden", "This route requires the admin role", { code: "admin_required" });
+    throw new DomainError("forbidden", "This route requires the admin role", { reason: "admin_required" });
 }
 
 /** Board routes: a session of an active agent of any role. */
 export function requireSession(caller: { kind: string; role: string; isActive: boolean } | undefined): void {
   if (!caller || !caller.kind) throw new DomainError("unauthenticated", "Sign in first");
   if (caller.kind !== "session")
-    throw new DomainError("forbidden", "This route requires a board session", { code: "session_required" });
-  if (!caller.isActive) throw new DomainError("forbidden", "This agent is inactive", { code: "agent_inactive" });
+    throw new DomainError("forbidden", "This route requires a board session", { reason: "session_required" });
+  if (!caller.isActive) throw new DomainError("forbidden", "This agent is inactive", { reason: "agent_inactive" });
 }
 
 export function sessionExpiry(issuedAt: Date, ttlS: number): Date {

@@ -22,13 +22,13 @@ export const notFound = (what: "agent" | "device" | "sim" | "notification" | "we
     what
   ];
   return new DomainError("not_found", `${label} ${id} not found`, {
-    code: `${what}_not_found`,
+    reason: `${what}_not_found`,
     context: { [`${what}_id`]: id },
   });
 };
 
 export const conflict = (code: string, detail: string, context: Record<string, unknown>) =>
-  new DomainError("conflict", detail, { code, context });
+  new DomainError("conflict", detail, { reason: code, context });
 
 export const msisdnExists = (msisdn: string) =>
   conflict("msisdn_exists", `A SIM with MSISDN ${msisdn} already exists`, { msisdn });

@@ -170,7 +170,7 @@ export function adminHandlers(deps: FleetDeps): Impl {
       requireAdmin(req.caller);
       if (!isResetConfirmed(req.confirm)) {
         throw new DomainError("refused", `confirm must equal exactly "${RESET_PHRASE}"; nothing was touched`, {
-          code: "reset_not_confirmed",
+          reason: "reset_not_confirmed",
         });
       }
       const caller = req.caller!;

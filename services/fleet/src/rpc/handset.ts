@@ -14,7 +14,7 @@ type Impl = Pick<ServiceImpl<typeof FleetService>, "sendHeartbeat" | "listDevice
 function requireDevice(caller: Caller | undefined): string {
   if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
   if (caller.kind !== "device" || !caller.deviceId)
-    throw new DomainError("forbidden", "This route requires a device token", { code: "device_required" });
+    throw new DomainError("forbidden", "This route requires a device token", { reason: "device_required" });
   return caller.deviceId;
 }
 

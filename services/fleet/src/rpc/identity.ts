@@ -38,7 +38,7 @@ export interface IdentityDeps {
 
 const unauthenticated = () => new DomainError("unauthenticated", "Missing or invalid credentials");
 const loginTaken = (login: string) =>
-  new DomainError("conflict", `Login ${login} already exists`, { code: "login_exists", context: { login } });
+  new DomainError("conflict", `Login ${login} already exists`, { reason: "login_exists", context: { login } });
 
 function roleOf(value: string, fallback: Role): Role {
   if (!value) return fallback;
@@ -104,14 +104,14 @@ export function identityHandlers(deps: IdentityDeps): Impl {
 
     async bootstrapAdmin(req) {
       if (!config.bootstrapToken || !req.bootstrapToken || !secretEquals(req.bootstrapToken, config.bootstrapToken)) {
-        throw new DomainError("forbidden", "Bootstrap token absent, wrong or unset", { code: "bootstrap_refused" });
+        throw new DomainError("forbidden", "Bootstrap token absent, wrong or unset", { reason: "bootstrap_refused" });
       }
       const passwordHash = await hashPassword(req.password);
       const agent = await db.tx(async (em) => {
         // One bootstrap at a time: two racing requests cannot both find no admin.
         await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.bootstrap'))`);
         if (await adminExists(em)) {
-          throw new DomainError("conflict", "An admin already exists", { code: "admin_exists" });
+          throw new DomainError("conflict", "An admin already exists", { reason: "admin_exists" });
         }
         const created = await insertAgent(em, {
           id: randomUUID(),
@@ -171,7 +171,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const agent = await findAgent(db.em(), agentId);
       if (!agent) throw notFound(agentId);
       if (!(await verifyPassword(req.currentPassword, agent.password_hash))) {
-        throw new DomainError("unauthenticated", "Current password is wrong", { code: "wrong_password" });
+        throw new DomainError("unauthenticated", "Current password is wrong", { reason: "wrong_password" });
       }
       const passwordHash = await hashPassword(req.newPassword);
       await db.tx(async (em) => {

@@ -72,7 +72,7 @@ export function internalHandlers(deps: FleetDeps): Impl {
           "PIN does not decrypt",
         );
         throw new DomainError("internal", `The PIN of SIM ${req.simId} cannot be decrypted`, {
-          code: "pin_unavailable",
+          reason: "pin_unavailable",
           context: { sim_id: req.simId },
         });
       }

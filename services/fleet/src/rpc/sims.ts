@@ -54,7 +54,7 @@ type Impl = Pick<
 function requireApiKey(caller: Caller | undefined): void {
   if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
   if (caller.kind !== "api_key")
-    throw new DomainError("forbidden", "This route requires the API key", { code: "api_key_required" });
+    throw new DomainError("forbidden", "This route requires the API key", { reason: "api_key_required" });
 }
 
 /** Places a SIM in a device's slot after the device lock: 404, then the 409s in their order. */
