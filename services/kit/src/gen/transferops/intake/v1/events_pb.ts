@@ -2,12 +2,142 @@
 // @generated from file transferops/intake/v1/events.proto (package transferops.intake.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/intake/v1/events.proto.
  */
 export const file_transferops_intake_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvZXZlbnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjFiBnByb3RvMw");
+  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvZXZlbnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEiwwMKElRyYW5zYWN0aW9uQ2hhbmdlZBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXN0YXRlGAMgASgJEhYKDnByZXZpb3VzX3N0YXRlGAQgASgJEg8KB3RyaWdnZXIYBSABKAkSEAoIb3BlcmF0b3IYBiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgHIAEoAxIRCgRyYXRlGAggASgBSACIAQESHAoPc2VuZF9hbW91bnRfZXVyGAkgASgBSAGIAQESEgoKY29udGFjdF9pZBgKIAEoCRIUCgxvcGVyYXRpb25faWQYCyABKAkSFgoOYWN0b3JfYWdlbnRfaWQYDCABKAkSEwoLbGF1bmNoZWRfYnkYDSABKAkSDwoHb3V0Y29tZRgOIAEoCRI0ChB0cmFuc2FjdGlvbl9kYXRlGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjaGFuZ2VkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfcmF0ZUISChBfc2VuZF9hbW91bnRfZXVyYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * TransactionChanged reports one transition of an intake transaction (or its creation).
+ *
+ * @generated from message transferops.intake.v1.TransactionChanged
+ */
+export type TransactionChanged = Message<"transferops.intake.v1.TransactionChanged"> & {
+  /**
+   * Transaction id (UUID).
+   *
+   * @generated from field: string transaction_id = 1;
+   */
+  transactionId: string;
+
+  /**
+   * Caller's idempotency key of the intake.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * State after the change: `pending`, `launched`, `done`, `cancelled`, `closed`.
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * State before the change; "" on creation.
+   *
+   * @generated from field: string previous_state = 4;
+   */
+  previousState: string;
+
+  /**
+   * What moved it: `create`, `correct_receiver`, `confirm_payment`, `undo_payment`,
+   * `launch`, `launch_released`, `cancel`, `close_by_receipt`, `settle`.
+   *
+   * @generated from field: string trigger = 5;
+   */
+  trigger: string;
+
+  /**
+   * `operator_a` or `operator_b`.
+   *
+   * @generated from field: string operator = 6;
+   */
+  operator: string;
+
+  /**
+   * Amount to deliver, FCFA.
+   *
+   * @generated from field: int64 received_amount_xaf = 7;
+   */
+  receivedAmountXaf: bigint;
+
+  /**
+   * XAF per EUR, when known.
+   *
+   * @generated from field: optional double rate = 8;
+   */
+  rate?: number | undefined;
+
+  /**
+   * Amount the customer paid, EUR, when known.
+   *
+   * @generated from field: optional double send_amount_eur = 9;
+   */
+  sendAmountEur?: number | undefined;
+
+  /**
+   * Opaque contact id of the receiver.
+   *
+   * @generated from field: string contact_id = 10;
+   */
+  contactId: string;
+
+  /**
+   * Operation created by the launch; "" before.
+   *
+   * @generated from field: string operation_id = 11;
+   */
+  operationId: string;
+
+  /**
+   * Agent who acted (board actions); "" for the automation caller and for settlement by event.
+   *
+   * @generated from field: string actor_agent_id = 12;
+   */
+  actorAgentId: string;
+
+  /**
+   * Agent who launched it; "" before launch.
+   *
+   * @generated from field: string launched_by = 13;
+   */
+  launchedBy: string;
+
+  /**
+   * Outcome once `done` (the operation's terminal status, or the closing reason).
+   *
+   * @generated from field: string outcome = 14;
+   */
+  outcome: string;
+
+  /**
+   * When the transfer was recorded by intake (`transaction_date`).
+   *
+   * @generated from field: google.protobuf.Timestamp transaction_date = 15;
+   */
+  transactionDate?: Timestamp | undefined;
+
+  /**
+   * When the change happened.
+   *
+   * @generated from field: google.protobuf.Timestamp changed_at = 16;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.TransactionChanged.
+ * Use `create(TransactionChangedSchema)` to create a new message.
+ */
+export const TransactionChangedSchema: GenMessage<TransactionChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_events, 0);
 
