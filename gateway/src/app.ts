@@ -65,13 +65,11 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     if (wait > 0) {
       return sendError(
         res,
-        new HttpError(
-          429,
-          "Too many requests",
-          "rate_limited",
-          { retry_after_s: wait },
-          { "Retry-After": String(wait) },
-        ),
+        new HttpError("rate_limited", "Too many requests", {
+          reason: "rate_limited",
+          context: { retry_after_s: wait },
+          headers: { "Retry-After": String(wait) },
+        }),
         log,
       );
     }
@@ -87,17 +85,17 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache));
 
   app.use((req, res) => {
-    sendError(res, new HttpError(404, `No route ${req.method} ${req.path}`, "not_found"), log);
+    sendError(res, new HttpError("not_found", `No route ${req.method} ${req.path}`, { reason: "route_not_found" }), log);
   });
 
   // Body parser failures (malformed JSON) and anything a handler let through.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number };
     if (e?.type === "entity.parse.failed") {
-      return sendError(res, new HttpError(400, "Malformed JSON body", "bad_request"), log);
+      return sendError(res, new HttpError("bad_request", "Malformed JSON body", { reason: "malformed_json" }), log);
     }
     if (e?.type === "entity.too.large") {
-      return sendError(res, new HttpError(413, "Body too large", "bad_request"), log);
+      return sendError(res, new HttpError("bad_request", "Body too large", { reason: "body_too_large", httpStatus: 413 }), log);
     }
     sendError(res, err, log);
   });
@@ -111,8 +109,8 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
       const params = req.params as Record<string, string>;
       for (const name of r.uuidParams ?? []) {
         if (!UUID.test(params[name] ?? "")) {
-          throw new HttpError(422, [{ field: `path.${name}`, message: "must be a UUID" }], "invalid_request", {
-            [name]: params[name],
+          throw new HttpError("invalid", [{ field: `path.${name}`, message: "must be a UUID" }], {
+            context: { [name]: params[name] },
           });
         }
       }
@@ -147,7 +145,7 @@ async function authenticate(
   authCache: AuthCache,
 ): Promise<Caller | undefined> {
   if (r.auth === "none") return undefined;
-  if (!credential) throw new HttpError(401, "Missing or invalid credentials", "not_signed_in");
+  if (!credential) throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
@@ -157,12 +155,13 @@ async function authenticate(
     if (caller) authCache.remember(cacheKey, caller);
   }
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
-    throw new HttpError(403, `This route does not accept a ${caller?.kind ?? "this"} credential`, "not_allowed", {
-      accepted: r.auth,
+    throw new HttpError("forbidden", `This route does not accept a ${caller?.kind ?? "this"} credential`, {
+      reason: "credential_not_accepted",
+      context: { accepted: r.auth },
     });
   }
   if (caller.kind === "session" && !caller.isActive && !r.allowInactive) {
-    throw new HttpError(403, "This agent is inactive", "agent_inactive");
+    throw new HttpError("forbidden", "This agent is inactive", { reason: "agent_inactive" });
   }
   return caller;
 }

@@ -1,22 +1,37 @@
 import type { Response } from "express";
 import { ConnectError } from "@connectrpc/connect";
-import { errorBodyFromConnect, type ErrorStatus, httpStatus, defaultCodeOf, type Logger } from "@transferops/kit";
+import { contractCodeOf, errorBodyFromConnect, type ErrorStatus, httpStatus, type Logger } from "@transferops/kit";
 import type { z } from "zod";
 
-/** An error the gateway answers itself, in the contract's `{detail, code, context}` body. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: unknown,
-    readonly code: string,
-    readonly context: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof detail === "string" ? detail : code);
-  }
+export interface HttpErrorOptions {
+  /** Stable `context.reason`; the body's `code` is derived from the status and reason like a service's. */
+  reason?: string;
+  context?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** An HTTP status outside the contract's table (413), answered with the `code` of `status`. */
+  httpStatus?: number;
+}
 
-  static of(status: ErrorStatus, detail: unknown, code?: string, context?: Record<string, unknown>): HttpError {
-    return new HttpError(httpStatus(status), detail, code ?? defaultCodeOf[status], context);
+/**
+ * An error the gateway answers itself, in the contract's `{detail, code, context}` body. The
+ * same rule as a service's DomainError: `code` is the contract's default for the status (or a
+ * code the contract names), the precise reason goes into `context.reason`.
+ */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly context: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly kind: ErrorStatus,
+    readonly detail: unknown,
+    options: HttpErrorOptions = {},
+  ) {
+    super(typeof detail === "string" ? detail : kind);
+    this.status = options.httpStatus ?? httpStatus(kind);
+    this.code = contractCodeOf(kind, options.reason);
+    this.context = options.reason ? { reason: options.reason, ...options.context } : (options.context ?? {});
+    this.headers = options.headers ?? {};
   }
 }
 
@@ -26,7 +41,7 @@ export function validationError(issues: z.core.$ZodIssue[], where: string): Http
     field: [where, ...i.path.map(String)].filter(Boolean).join("."),
     message: i.message,
   }));
-  return new HttpError(422, problems, "invalid_request");
+  return new HttpError("invalid", problems);
 }
 
 export function sendError(res: Response, err: unknown, log: Logger): void {
