@@ -123,7 +123,7 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
       body: { allowed_sim_ids: [sim.simId] },
     });
     expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe("agent_not_found");
+    expect([missing.body.code, missing.body.context.reason]).toEqual(["not_found", "agent_not_found"]);
     expect((await sys.api.get(`/v1/admin/agents/${GHOST}/access`, { token: admin.token })).status).toBe(404);
     expect((await sys.api.get(`/v1/admin/agents/nope/access`, { token: admin.token })).status).toBe(422);
   });

@@ -64,7 +64,7 @@ describe("freeze and unfreeze a SIM", () => {
     await sys.api.patch(`/v1/sims/${sim.simId}`, { token: admin.token, body: { status: "retired" } });
     const res = await sys.api.post(`/v1/admin/sims/${sim.simId}/freeze`, { token: admin.token });
     expect(res.status).toBe(409);
-    expect(res.body.code).toBe("sim_retired");
+    expect([res.body.code, res.body.context.reason]).toEqual(["conflict", "sim_retired"]);
     expect((await sys.api.post(`/v1/admin/sims/${sim.simId}/unfreeze`, { token: admin.token })).status).toBe(409);
   });
 });
@@ -116,6 +116,8 @@ describe("circuit breaker", () => {
 
     const reset = await setCircuitBreaker(sys.api, admin.token, false);
     expect(reset.body).toMatchObject({ status: "inactive", frozen_device_ids: [] });
+    // The reset answer names the devices that stay frozen until the lift.
+    expect(reset.body.frozen_until_lift_device_ids).toContain(d.deviceId);
     expect((await sys.api.get("/v1/device/me", { token: d.token })).body.status).toBe("frozen");
 
     const lift = await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token });

@@ -17,7 +17,7 @@ describe("bootstrap first admin", () => {
   it("refuses a missing or wrong bootstrap token with 403", async () => {
     const missing = await sys.api.post("/v1/agents/bootstrap", { body });
     expect(missing.status).toBe(403);
-    expect(missing.body.code).toBe("bootstrap_refused");
+    expect([missing.body.code, missing.body.context.reason]).toEqual(["not_allowed", "bootstrap_refused"]);
     const wrong = await sys.api.post("/v1/agents/bootstrap", { body, headers: { "x-bootstrap-token": "nope" } });
     expect(wrong.status).toBe(403);
   });
@@ -41,7 +41,7 @@ describe("bootstrap first admin", () => {
       headers: { "x-bootstrap-token": TEST_BOOTSTRAP_TOKEN },
     });
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe("admin_exists");
+    expect([again.body.code, again.body.context.reason]).toEqual(["conflict", "admin_exists"]);
     admin = { token: await sys.api.login("root", "root-password-1"), agentId: res.body.agent_id };
   });
 });
@@ -69,7 +69,11 @@ describe("login and sessions", () => {
     expect((await sys.api.post("/v1/agents/login", { body: { login: "ghost", password: "wrong" } })).status).toBe(401);
     const me = await sys.api.get("/v1/agents/me");
     expect(me.status).toBe(401);
-    expect(me.body).toEqual({ detail: expect.any(String), code: "not_signed_in", context: {} });
+    expect(me.body).toEqual({
+      detail: expect.any(String),
+      code: "not_signed_in",
+      context: { reason: "credentials_missing" },
+    });
   });
 
   it("revokes the session on logout", async () => {
@@ -92,7 +96,7 @@ describe("agents (admin)", () => {
       body: { login: "ALICE", full_name: "Other", password: "x-password-1" },
     });
     expect(dup.status).toBe(409);
-    expect(dup.body.code).toBe("login_exists");
+    expect([dup.body.code, dup.body.context.reason]).toEqual(["conflict", "login_exists"]);
     const list = await sys.api.get("/v1/agents/admin", { token: admin.token });
     expect(list.status).toBe(200);
     expect(list.body.map((a: { login: string }) => a.login)).toEqual(expect.arrayContaining(["root", "alice"]));
@@ -124,7 +128,7 @@ describe("agents (admin)", () => {
     for (const token of [agent.token, supervisor.token]) {
       const res = await sys.api.get("/v1/agents/admin", { token });
       expect(res.status).toBe(403);
-      expect(res.body.code).toBe("admin_required");
+      expect([res.body.code, res.body.context.reason]).toEqual(["not_allowed", "admin_required"]);
     }
     const key = await sys.api.get("/v1/agents/admin", { apiKey: true });
     expect(key.status).toBe(403);
@@ -151,7 +155,7 @@ describe("agents (admin)", () => {
     await sys.api.patch(`/v1/agents/admin/${a.agentId}`, { token: admin.token, body: { is_active: false } });
     const res = await sys.api.get("/v1/agents/admin", { token: a.token });
     expect(res.status).toBe(403);
-    expect(res.body.code).toBe("agent_inactive");
+    expect([res.body.code, res.body.context.reason]).toEqual(["not_allowed", "agent_inactive"]);
     expect((await sys.api.post("/v1/agents/login", { body: { login: "dave", password: a.password } })).status).toBe(
       401,
     );

@@ -87,7 +87,8 @@ export const agentRoutes: Route[] = [
     summary: "Create the first admin (header X-Bootstrap-Token; only while no admin exists)",
     auth: "none",
     headers: [{ name: "X-Bootstrap-Token", description: "The server's BOOTSTRAP_TOKEN", required: true }],
-    body: newAgentBody,
+    // The contract: "role ignored, account is always admin", so a role of any value is dropped, not validated.
+    body: newAgentBody.omit({ role: true }),
     responses: {
       201: "Agent profile (always admin)",
       403: "Token absent, wrong or unset",

@@ -118,7 +118,7 @@ describe("read devices", () => {
     for (const id of [UNKNOWN_DEVICE, "not-hex"]) {
       const res = await get(id);
       expect(res.status).toBe(404);
-      expect(res.body.code).toBe("device_not_found");
+      expect([res.body.code, res.body.context.reason]).toEqual(["not_found", "device_not_found"]);
       expect((await health(id)).status).toBe(404);
     }
   });

@@ -244,7 +244,7 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
   it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
     const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
     expect(res.status).toBe(403);
-    expect(res.body.code).toBe("sim_not_assigned_to_device");
+    expect([res.body.code, res.body.context.reason]).toEqual(["not_allowed", "sim_not_assigned_to_device"]);
     const body = {
       sim_id: handset.sim.simId,
       messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }],
@@ -400,7 +400,8 @@ describe("unmatched evidence (GET /v1/evidences?unmatched=true)", () => {
 
   it("answers 400 without unmatched=true and 422 for a bad limit or range", async () => {
     expect((await unmatched(agent.token, "")).status).toBe(400);
-    expect((await unmatched(agent.token, "unmatched=false")).body.code).toBe("unmatched_required");
+    const refused = (await unmatched(agent.token, "unmatched=false")).body;
+    expect([refused.code, refused.context.reason]).toEqual(["bad_request", "unmatched_required"]);
     expect((await unmatched(agent.token, "unmatched=true&limit=251")).status).toBe(422);
     expect((await unmatched(agent.token, "unmatched=true&from=2026-02-02&to=2026-02-01")).status).toBe(422);
     expect((await unmatched(agent.token, "unmatched=true&days=400")).status).toBe(422);
@@ -425,7 +426,8 @@ describe("dismiss evidence (POST /v1/evidences/:id/dismiss)", () => {
     const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
     const dismiss = (id: string, token: string, reason = "other") =>
       sys.api.post(`/v1/evidences/${id}/dismiss`, { token, body: { reason } });
-    expect((await dismiss(orphan, outsider.token)).body.code).toBe("sim_not_in_grant");
+    const refused = (await dismiss(orphan, outsider.token)).body;
+    expect([refused.code, refused.context.reason]).toEqual(["not_allowed", "sim_not_in_grant"]);
     expect((await dismiss(orphan, outsider.token)).status).toBe(403);
     expect((await dismiss("00000000-0000-4000-8000-000000000000", agent.token)).status).toBe(404);
     expect((await dismiss(linked, agent.token)).status).toBe(409);
@@ -523,7 +525,7 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
       body: { evidence_id: id },
     });
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe("evidence_already_linked");
+    expect([again.body.code, again.body.context.reason]).toEqual(["conflict", "evidence_already_linked"]);
   });
 
   it("answers 404 for an unknown operation or evidence, 409 for a terminal operation, 422 for another SIM, 403 to an outsider", async () => {

@@ -6,12 +6,13 @@ import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../
 
 const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
 
-/** `days`, `from`, `to`, `all` as the board lists take them; the service checks days and dates. */
+/** `days`, `from`, `to`, `all` as the board lists take them; the service checks the dates. */
 const windowQuery = {
   limit: queryInt(1, 250).optional(),
-  days: z.coerce.number().int().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  // The same range, and so the same 422, as every other windowed list.
+  days: queryInt(1, 365).optional(),
+  from: z.string().max(10).optional(),
+  to: z.string().max(10).optional(),
   all: queryBool().optional(),
 };
 

@@ -12,6 +12,28 @@ import { noContent, ok, route, type Route } from "../../http/route.ts";
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 
+/**
+ * The health report: every group optional and kept as sent, with the limits the contract
+ * names (`sims` up to 4, `recent_errors` up to 5, battery level 0 to 100) checked here.
+ */
+const healthReport = z.looseObject({
+  battery: z
+    .looseObject({ level: z.number().int().min(0).max(100).nullable().optional() })
+    .nullable()
+    .optional(),
+  sims: z.array(z.record(z.string(), z.unknown())).max(4).nullable().optional(),
+  recent_errors: z
+    .array(
+      z.looseObject({
+        at: z.string().max(40).nullable().optional(),
+        message: z.string().max(1000).nullable().optional(),
+      }),
+    )
+    .max(5)
+    .nullable()
+    .optional(),
+});
+
 export const handsetFleetRoutes: Route[] = [
   route({
     operationId: "sendHeartbeat",
@@ -30,7 +52,7 @@ export const handsetFleetRoutes: Route[] = [
       manufacturer: nullable(z.string().max(80)),
       model: nullable(z.string().max(80)),
       battery_exempt: nullable(z.boolean()),
-      report: nullable(z.record(z.string(), z.unknown())),
+      report: nullable(healthReport),
     }),
     responses: { 204: "Recorded", 401: "Bad credentials", 403: "Not a device token", 422: "Invalid body" },
     async handle({ caller, body, services }) {

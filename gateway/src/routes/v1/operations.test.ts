@@ -168,13 +168,14 @@ describe("POST /v1/operations (createOperation)", () => {
       merchant_code: "M1",
       client: { msisdn: "690000001", nom: "X" },
     });
-    expect([res.status, res.body.code, res.body.detail]).toEqual([
+    expect([res.status, res.body.code, res.body.context.reason, res.body.detail]).toEqual([
       403,
+      "not_allowed",
       "not_in_grant_type",
       "Access profile does not allow withdrawal operations",
     ]);
     const none = await createAs(colleague.token);
-    expect([none.status, none.body.code]).toEqual([403, "no_grant"]);
+    expect([none.status, none.body.code, none.body.context.reason]).toEqual([403, "not_allowed", "no_grant"]);
   });
 
   it("answers 422 invalid_request with the list of problems for a malformed body", async () => {
@@ -194,7 +195,7 @@ describe("POST /v1/operations (createOperation)", () => {
     try {
       const res = await createAs(agent.token);
       expect(res.status).toBe(423);
-      expect(res.body).toEqual({ detail: "circuit_breaker", code: "circuit_breaker", context: {} });
+      expect(res.body).toEqual({ detail: "circuit_breaker", code: "locked", context: { reason: "circuit_breaker" } });
     } finally {
       // Tripping froze every handset; the lift route restores them.
       expect((await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token })).status).toBe(200);
@@ -208,7 +209,7 @@ describe("POST /v1/operations (createOperation)", () => {
       token: admin.token,
       body: body({ operator: "operator_a", client: { msisdn: "670000001", nom: "X" }, sim_id: stale.sims[0].simId }),
     });
-    expect([res.status, res.body.code]).toEqual([422, "stale_balance"]);
+    expect([res.status, res.body.code, res.body.context.reason]).toEqual([422, "refused", "stale_balance"]);
     expect(res.body.detail).toMatch(/^SIM .* balance was last measured at /);
   });
 });
@@ -268,7 +269,7 @@ describe("list, get, cancel through the gateway", () => {
     expect(again.body).toEqual({
       detail: `Operation ${id} is rejected and cannot be cancelled`,
       code: "operation_not_cancellable",
-      context: { operation_id: id, operation_status: "rejected" },
+      context: { reason: "operation_not_cancellable", operation_id: id, operation_status: "rejected" },
     });
   });
 });
@@ -384,7 +385,11 @@ describe("scope: every route and credential", () => {
       token: admin.token,
       body: { decision: "confirmed", note: "x" },
     });
-    expect([wrongStatus.status, wrongStatus.body.code]).toEqual([422, "operation_not_arbitrable"]);
+    expect([wrongStatus.status, wrongStatus.body.code, wrongStatus.body.context.reason]).toEqual([
+      422,
+      "refused",
+      "operation_not_arbitrable",
+    ]);
     const noNote = await sys.api.post(`/v1/admin/operations/${ownOp}/arbitrate`, {
       token: admin.token,
       body: { decision: "confirmed", note: " " },

@@ -20,7 +20,7 @@ const createBody = z.object({
   // Required with the API key (the service says so); ignored for a session, so not validated here.
   agent_id: z.string().max(100).nullable().optional(),
   operator: z.enum(["operator_a", "operator_b"]),
-  client: z.object({ msisdn: text(20), nom: z.string().max(200) }),
+  client: z.object({ msisdn: text(20), nom: text(200).refine((s) => s.trim() !== "", "must not be empty") }),
   type_op: opType.optional(),
   montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   merchant_code: nullableText(50),

@@ -120,24 +120,24 @@ describe("create a SIM (POST /v1/sims)", () => {
     });
     const unknown = await post(body({ device_id: UNKNOWN_DEVICE, subscription_slot: "0" }));
     expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe("device_not_found");
+    expect([unknown.body.code, unknown.body.context.reason]).toEqual(["not_found", "device_not_found"]);
 
     const taken = await createSim(sys.api, admin.token);
     const dup = await post(body({ msisdn: taken.msisdn }));
     expect(dup.status).toBe(409);
-    expect(dup.body).toMatchObject({ code: "msisdn_exists", context: { msisdn: taken.msisdn } });
+    expect(dup.body).toMatchObject({ code: "conflict", context: { reason: "msisdn_exists", msisdn: taken.msisdn } });
 
     const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"] });
     const occupied = await post(body({ device_id: device.deviceId, subscription_slot: "0" }));
     expect(occupied.status).toBe(409);
     expect(occupied.body).toMatchObject({
-      code: "slot_occupied",
-      context: { device_id: device.deviceId, subscription_slot: 0, sim_id: sims[0].simId },
+      code: "conflict",
+      context: { reason: "slot_occupied", device_id: device.deviceId, subscription_slot: 0, sim_id: sims[0].simId },
     });
     await createSim(sys.api, admin.token, { deviceId: device.deviceId, slot: 1 });
     const full = await post(body({ device_id: device.deviceId, subscription_slot: "1" }));
     expect(full.status).toBe(409);
-    expect(full.body.code).toBe("device_full");
+    expect([full.body.code, full.body.context.reason]).toEqual(["conflict", "device_full"]);
 
     const idle = await registerDevice(sys.api, admin.token);
     await setCircuitBreaker(sys.api, admin.token, true);
@@ -145,8 +145,8 @@ describe("create a SIM (POST /v1/sims)", () => {
       const frozen = await post(body({ device_id: idle.deviceId, subscription_slot: "0" }));
       expect(frozen.status).toBe(409);
       expect(frozen.body).toMatchObject({
-        code: "device_not_active",
-        context: { device_id: idle.deviceId, device_status: "frozen" },
+        code: "conflict",
+        context: { reason: "device_not_active", device_id: idle.deviceId, device_status: "frozen" },
       });
     } finally {
       await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token });
@@ -193,8 +193,8 @@ describe("list and read SIMs", () => {
         "subscription_slot",
       ].sort(),
     );
-    expect((await getSim(GHOST)).status).toBe(404);
-    expect((await getSim(GHOST)).body.code).toBe("sim_not_found");
+    const ghost = await getSim(GHOST);
+    expect([ghost.status, ghost.body.code, ghost.body.context.reason]).toEqual([404, "not_found", "sim_not_found"]);
     expect((await getSim("nope")).status).toBe(422);
   });
 });
@@ -294,13 +294,16 @@ describe("assign and move (PATCH /v1/sims/{id}/assignment)", () => {
     // Slot 0 is held by sims[0]: moving sims[1] there is refused, but sims[0] may re-assign itself.
     const occupied = await assign(sims[1].simId, { device_id: device.deviceId, subscription_slot: "0" });
     expect(occupied.status).toBe(409);
-    expect(occupied.body.code).toBe("slot_occupied");
+    expect([occupied.body.code, occupied.body.context.reason]).toEqual(["conflict", "slot_occupied"]);
     const same = await assign(sims[0].simId, { device_id: device.deviceId, subscription_slot: "0" });
     expect(same.status).toBe(200);
     const other = await createSim(sys.api, admin.token);
     const full = await assign(other.simId, { device_id: device.deviceId, subscription_slot: "1" });
     expect(full.status).toBe(409);
-    expect(full.body).toMatchObject({ code: "device_full", context: { device_id: device.deviceId } });
+    expect(full.body).toMatchObject({
+      code: "conflict",
+      context: { reason: "device_full", device_id: device.deviceId },
+    });
     const lone = await provisionHandset(sys.api, admin.token);
     const swap = await assign(lone.sims[0].simId, { device_id: lone.device.deviceId, subscription_slot: "1" });
     expect(swap.status).toBe(200);
@@ -313,7 +316,7 @@ describe("assign and move (PATCH /v1/sims/{id}/assignment)", () => {
     expect((await assign(GHOST, { device_id: d.deviceId, subscription_slot: "0" })).status).toBe(404);
     const noDevice = await assign(sim.simId, { device_id: UNKNOWN_DEVICE, subscription_slot: "0" });
     expect(noDevice.status).toBe(404);
-    expect(noDevice.body.code).toBe("device_not_found");
+    expect([noDevice.body.code, noDevice.body.context.reason]).toEqual(["not_found", "device_not_found"]);
     expect((await assign(sim.simId, { device_id: d.deviceId })).status).toBe(422);
     expect((await assign(sim.simId, { subscription_slot: "0" })).status).toBe(422);
     expect((await assign(sim.simId, { device_id: d.deviceId, subscription_slot: "3" })).status).toBe(422);
@@ -321,7 +324,7 @@ describe("assign and move (PATCH /v1/sims/{id}/assignment)", () => {
     try {
       const frozen = await assign(sim.simId, { device_id: d.deviceId, subscription_slot: "0" });
       expect(frozen.status).toBe(409);
-      expect(frozen.body.code).toBe("device_not_active");
+      expect([frozen.body.code, frozen.body.context.reason]).toEqual(["conflict", "device_not_active"]);
     } finally {
       await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token });
     }
@@ -343,7 +346,7 @@ describe("unassign (DELETE /v1/sims/{id}/assignment)", () => {
     expect((await sys.api.get(`/v1/devices/${device.deviceId}`, { token: admin.token })).body.sims).toEqual([]);
     const again = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe("sim_unassigned");
+    expect([again.body.code, again.body.context.reason]).toEqual(["conflict", "sim_unassigned"]);
     expect((await sys.api.delete(`/v1/sims/${GHOST}/assignment`, { token: admin.token })).status).toBe(404);
   });
 });
@@ -549,7 +552,10 @@ describe("with dispatch's operations", () => {
     expect((await operation(id)).sim_id).toBe(sims[0].simId);
     const res = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: "sim_busy", context: { sim_id: sims[0].simId, queued_or_running: 1 } });
+    expect(res.body).toMatchObject({
+      code: "conflict",
+      context: { reason: "sim_busy", sim_id: sims[0].simId, queued_or_running: 1 },
+    });
     expect((await getSim(sims[0].simId)).body.device_id).not.toBeNull();
     const history = await sys.api.get(`/v1/sims/${sims[0].simId}/history`, { token: admin.token });
     expect(history.body).toMatchObject({ sim_id: sims[0].simId, total_operations: 1, balance_mirror: 500000 });

@@ -46,7 +46,7 @@ const facts = (overrides: Partial<AdmissionFacts> = {}): AdmissionFacts => ({
 });
 
 function outcome(result: Result<{ sim: SimCandidate }>): string | [string, string] {
-  return result.ok ? result.value.sim.sim_id : [result.error.code, result.error.message];
+  return result.ok ? result.value.sim.sim_id : [result.error.reason ?? "", result.error.message];
 }
 
 describe("admitOperation: precedence of the create-operation gates", () => {

@@ -6,7 +6,7 @@
 //   2. amount, origin, merchant code  request-rules (422 invalid)
 //   3. operator against destination   operators (422)
 //   4. owning agent exists, active    admission (422 agent_unknown, 403 agent_inactive)
-//   5. parent of a manual replay      admission (422 parent_not_found, 409 retry_not_allowed)
+//   5. parent of a manual replay      admission (422 parent_not_found, 422 retry_not_allowed)
 //   6. access grant, named SIM first  grant (403)
 //   7. SIM selection and balance      selection (422, 423 for a frozen handset)
 //

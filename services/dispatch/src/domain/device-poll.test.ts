@@ -21,6 +21,6 @@ describe("decidePoll", () => {
       NOW,
       30,
     );
-    expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
+    expect(result.ok ? result.value : [result.error.reason, result.error.message]).toEqual(expected);
   });
 });

@@ -51,7 +51,7 @@ describe("reasons", () => {
     ["agent_unknown", "invalid"],
     ["agent_inactive", "forbidden"],
     ["parent_not_found", "refused"],
-    ["retry_not_allowed", "conflict"],
+    ["retry_not_allowed", "refused"],
     ["no_grant", "forbidden"],
     ["not_in_grant_type", "forbidden"],
     ["over_max_amount", "forbidden"],
@@ -61,7 +61,7 @@ describe("reasons", () => {
     ["sim_frozen", "refused"],
     ["sim_retired", "refused"],
     ["sim_not_assigned", "refused"],
-    ["device_frozen", "locked"],
+    ["device_frozen", "refused"],
     ["no_active_sim", "refused"],
     ["no_assigned_sim", "refused"],
     ["no_measured_balance", "refused"],
@@ -115,21 +115,31 @@ describe("one error type", () => {
       body: {
         detail: "Operation o1 is confirmed and cannot be cancelled",
         code: "operation_not_cancellable",
-        context: { operation_id: "o1", operation_status: "confirmed" },
+        context: { reason: "operation_not_cancellable", operation_id: "o1", operation_status: "confirmed" },
       },
     });
   });
 
   it("travels the circuit breaker as 423 with detail circuit_breaker", () => {
     const { status, body } = errorBodyFromConnect(toConnectError(checkCircuitBreaker(true)!));
-    expect([status, body.detail, body.code]).toEqual([423, "circuit_breaker", "circuit_breaker"]);
+    expect([status, body.detail, body.code, body.context.reason]).toEqual([
+      423,
+      "circuit_breaker",
+      "locked",
+      "circuit_breaker",
+    ]);
   });
 });
 
 describe("circuit breaker", () => {
   it("refuses with 423 and the exact detail circuit_breaker while active", () => {
     const error = checkCircuitBreaker(true);
-    expect(error).toMatchObject({ code: "circuit_breaker", status: "locked", message: "circuit_breaker" });
+    expect(error).toMatchObject({
+      code: "locked",
+      reason: "circuit_breaker",
+      status: "locked",
+      message: "circuit_breaker",
+    });
   });
 
   it("lets the request through while inactive", () => {

@@ -203,7 +203,7 @@ describe("transition: refusals", () => {
     const result = transition({ operation_id: ID, status: "failed" }, { type: "cancel" });
     expect(result.ok ? null : [result.error.status, result.error.context]).toEqual([
       "conflict",
-      { operation_id: ID, operation_status: "failed" },
+      { reason: "operation_not_cancellable", operation_id: ID, operation_status: "failed" },
     ]);
   });
 

@@ -29,8 +29,9 @@ export const REASONS = {
   agent_unknown: { status: "invalid", when: "The API key names no agent, or an agent that does not exist" },
   agent_inactive: { status: "forbidden", when: "The owning agent is inactive" },
   parent_not_found: { status: "refused", when: "parent_operation_id names no operation" },
+  // 422, not 409: on create, 409 means only "request_id exists" (the contract's replay answer).
   retry_not_allowed: {
-    status: "conflict",
+    status: "refused",
     when: "parent_operation_id names an operation whose retry is not allowed (in flight, confirmed, or already retried)",
   },
   no_grant: { status: "forbidden", when: "Agent has no access grant, or a grant with no SIM" },
@@ -42,7 +43,8 @@ export const REASONS = {
   sim_frozen: { status: "refused", when: "Named SIM is frozen" },
   sim_retired: { status: "refused", when: "Named SIM is retired" },
   sim_not_assigned: { status: "refused", when: "Named SIM is in no handset" },
-  device_frozen: { status: "locked", when: "Named SIM's handset is not active (frozen by the breaker)" },
+  // 422, not 423: on create, 423 is the breaker alone (the launch route of transactions keeps its own 423).
+  device_frozen: { status: "refused", when: "Named SIM's handset is not active (frozen by the breaker)" },
   no_active_sim: { status: "refused", when: "No active SIM on an active device for the operator" },
   no_assigned_sim: { status: "refused", when: "Active SIMs of the operator exist but none is in a handset" },
   no_measured_balance: { status: "refused", when: "No eligible SIM of the operator has a measured balance" },

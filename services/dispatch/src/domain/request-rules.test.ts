@@ -30,7 +30,7 @@ describe("resolveOrigin", () => {
     ],
   ])("%s", (_rule, caller, requested, expected) => {
     const result = resolveOrigin(caller, requested);
-    expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
+    expect(result.ok ? result.value : [result.error.reason, result.error.message]).toEqual(expected);
   });
 });
 
@@ -63,7 +63,7 @@ describe("checkMerchantCode", () => {
     ["does not require it on operator_a", "operator_a", "withdrawal", null, null],
   ])("%s", (_rule, operator, opType, code, detail) => {
     const error = checkMerchantCode(operator, opType, code);
-    expect(error === null ? null : [error.code, error.status, error.message]).toEqual(
+    expect(error === null ? null : [error.reason, error.status, error.message]).toEqual(
       detail === null ? null : ["merchant_code_required", "invalid", detail],
     );
   });
@@ -79,7 +79,7 @@ describe("checkAmount", () => {
     ["refuses NaN", Number.NaN, "montant must be a whole number of FCFA above 0, got NaN"],
   ])("%s", (_rule, amount, detail) => {
     const error = checkAmount(amount);
-    expect(error === null ? null : [error.code, error.message]).toEqual(
+    expect(error === null ? null : [error.reason, error.message]).toEqual(
       detail === null ? null : ["invalid_request", detail],
     );
   });

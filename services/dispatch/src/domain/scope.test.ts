@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DomainError } from "@transferops/kit";
 import {
   belongsToDevice,
   checkAttachScope,
@@ -28,7 +29,7 @@ const mine = { operation_id: "o1", agent_id: "me", sim_id: "s-other" };
 const theirs = { operation_id: "o2", agent_id: "other", sim_id: "s-granted" };
 const theirsElsewhere = { operation_id: "o3", agent_id: "other", sim_id: "s-other" };
 
-const code = (e: { code: string } | null) => e?.code ?? null;
+const code = (e: { reason?: string } | null) => e?.reason ?? null;
 
 describe("read and cancel: own operations, every operation for admins and the API key", () => {
   it.each<[string, Actor, typeof mine, string | null]>([
@@ -53,7 +54,7 @@ describe("list scope: a filter narrows, never widens", () => {
     ["admin naming an agent", ADMIN, "other", { agent_id: "other" }],
   ])("%s", (_who, a, requested, expected) => {
     const r = listAgentScope(a, requested);
-    expect(r instanceof Error ? r.code : r).toEqual(expected);
+    expect(r instanceof DomainError ? r.reason : r).toEqual(expected);
   });
 });
 
@@ -84,7 +85,7 @@ describe("attach: the agent named on the operation, supervisors and admins", () 
 describe("credential kinds and roles", () => {
   it("refuses a kind the action does not accept with 403 naming it", () => {
     const e = requireKind(DEVICE, ["session"], "cancel an operation");
-    expect([e?.code, e?.status, e?.detail]).toEqual([
+    expect([e?.reason, e?.status, e?.detail]).toEqual([
       "caller_not_allowed",
       "forbidden",
       "A device credential cannot cancel an operation",

@@ -31,7 +31,7 @@ const request = (overrides: Partial<SelectionRequest> = {}): SelectionRequest =>
 
 /** The chosen SIM's id, or the refusal's code and exact detail. */
 function outcome(result: Result<SimCandidate>): string | [string, string] {
-  return result.ok ? result.value.sim_id : [result.error.code, result.error.message];
+  return result.ok ? result.value.sim_id : [result.error.reason ?? "", result.error.message];
 }
 
 describe("automatic SIM selection", () => {

@@ -142,11 +142,12 @@ describe("buildUssdSteps", () => {
     ],
   ])("%s", (_rule, operator, opType, params, menus, detail, context) => {
     const error = thrown(() => buildUssdSteps(operator, opType, params, menus === undefined ? {} : { menus }));
-    expect([error.code, error.status, error.message, error.context]).toEqual([
+    expect([error.code, error.reason, error.status, error.message, error.context]).toEqual([
+      "server_error",
       "ussd_steps_unavailable",
       "internal",
       detail,
-      context,
+      { reason: "ussd_steps_unavailable", ...context },
     ]);
     expect(JSON.stringify(error.context) + error.message).not.toContain("4821");
   });

@@ -19,7 +19,7 @@ const at = (iso: string) => new Date(iso);
 function show(result: Result<{ from: Date | null; to: Date | null }>): unknown {
   return result.ok
     ? [result.value.from?.toISOString() ?? null, result.value.to?.toISOString() ?? null]
-    : [result.error.code, result.error.message];
+    : [result.error.reason, result.error.message];
 }
 
 describe("evidence and late windows", () => {
@@ -80,7 +80,7 @@ describe("local days (UTC+1)", () => {
     ],
   ])("parses %s", (text, expected) => {
     const result = parseLocalDay(text);
-    expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
+    expect(result.ok ? result.value : [result.error.reason, result.error.message]).toEqual(expected);
   });
 
   it("answers a malformed day with 422", () => {

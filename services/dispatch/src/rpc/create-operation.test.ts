@@ -4,6 +4,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import { REASONS, type ReasonCode } from "../domain/reasons.ts";
 import {
   apiKey,
   eventsOf,
@@ -199,10 +200,10 @@ describe("create operation: the gates in their documented precedence (docs/decis
       /^SIM b1-.* is not assigned to a device$/,
     ],
     [
-      "9. a named SIM whose handset is frozen (423)",
+      "9. a named SIM whose handset is frozen (422: on create 423 is the breaker alone)",
       () => void (h.fleet.sims.get(b1)!.device_status = "frozen"),
       () => ({ simId: b1 }),
-      423,
+      422,
       "device_frozen",
       /holding SIM b1-.* is frozen/,
     ],
@@ -265,7 +266,13 @@ describe("create operation: the gates in their documented precedence (docs/decis
   ])("%s", async (_rule, arrange, request, status, code, detail) => {
     arrange();
     const refused = await refusalOf(h.client.createOperation(req(request())));
-    expect([refused.status, refused.code]).toEqual([status, code]);
+    const defaultCode =
+      status === 422
+        ? code === "invalid_request" || REASONS[code as ReasonCode].status === "invalid"
+          ? "invalid_request"
+          : "refused"
+        : { 403: "not_allowed", 423: "locked" }[status as 403 | 423];
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([status, defaultCode, code]);
     if (code === "invalid_request") {
       expect(refused.detail).toEqual([{ field: expect.any(String), message: expect.stringMatching(detail) }]);
     } else {
@@ -279,7 +286,7 @@ describe("create operation: the gates in their documented precedence (docs/decis
     expect(ok.operation?.simId).toBe(b2);
     h.fleet.sims.get(b2)!.balance_mirror = 10;
     const refused = await refusalOf(h.client.createOperation(req({ caller: session(admin, "admin"), simId: b2 })));
-    expect(refused.code).toBe("insufficient_balance");
+    expect([refused.code, refused.context.reason]).toEqual(["refused", "insufficient_balance"]);
   });
 
   it("lets a balance check run on an unmeasured SIM and skips the prefix rule", async () => {
@@ -412,8 +419,9 @@ describe("create operation: manual replays (parent_operation_id) and retry flags
     const after = await h.client.getOperation({ caller: session(agent), operationId: parent });
     expect([after.operation?.retryAllowed, after.operation?.retryRequiresConfirmation]).toEqual([false, undefined]);
     const second = await refusalOf(h.client.createOperation(req({ parentOperationId: parent })));
-    expect([second.status, second.code, second.detail]).toEqual([
-      409,
+    expect([second.status, second.code, second.context.reason, second.detail]).toEqual([
+      422,
+      "refused",
       "retry_not_allowed",
       `Operation ${parent} already has a retry`,
     ]);
@@ -422,7 +430,7 @@ describe("create operation: manual replays (parent_operation_id) and retry flags
   it("refuses to replay an operation still in flight", async () => {
     const res = await h.client.createOperation(req());
     const refused = await refusalOf(h.client.createOperation(req({ parentOperationId: res.operation!.operationId })));
-    expect([refused.status, refused.code]).toEqual([409, "retry_not_allowed"]);
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([422, "refused", "retry_not_allowed"]);
   });
 
   it("lets one of several racing replays of one operation through", async () => {
@@ -444,7 +452,7 @@ describe("create operation: who may call", () => {
     ["no caller", undefined],
   ])("refuses %s with 403", async (_who, caller) => {
     const refused = await refusalOf(h.client.createOperation(req({ caller: caller as never })));
-    expect([refused.status, refused.code]).toEqual([403, "caller_not_allowed"]);
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([403, "not_allowed", "caller_not_allowed"]);
   });
 
   it("requires agent_id from the API key", async () => {

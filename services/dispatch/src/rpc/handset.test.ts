@@ -182,8 +182,9 @@ describe("poll: claiming", () => {
     await queue(d.simId);
     await poll(d.deviceId);
     const refused = await refusalOf(poll(d.deviceId));
-    expect([refused.status, refused.code, refused.detail]).toEqual([
+    expect([refused.status, refused.code, refused.context.reason, refused.detail]).toEqual([
       409,
+      "conflict",
       "device_busy",
       `Device ${d.deviceId} already has a running operation`,
     ]);
@@ -196,7 +197,9 @@ describe("poll: claiming", () => {
     const claimed = results.filter((r) => r.status === "fulfilled" && r.value.dispatch !== undefined);
     expect(claimed).toHaveLength(1);
     for (const r of results) {
-      if (r.status === "rejected") expect((await refusalOf(Promise.reject(r.reason))).code).toBe("device_busy");
+      if (r.status !== "rejected") continue;
+      const refused = await refusalOf(Promise.reject(r.reason));
+      expect([refused.code, refused.context.reason]).toEqual(["conflict", "device_busy"]);
     }
     const [{ running }] = await h.query(
       `select count(*)::int as running from dispatch.operations where device_id = $1 and status = 'running'`,
@@ -356,7 +359,7 @@ describe("outcome report: every outcome of the contract", () => {
     const again = await report(d.deviceId, id, "ussd_ok");
     expect([again.status, again.evidenceExpiresAt]).toEqual([first.status, first.evidenceExpiresAt]);
     const other = await refusalOf(report(d.deviceId, id, "ussd_failed"));
-    expect([other.status, other.code]).toEqual([409, "outcome_conflict"]);
+    expect([other.status, other.code, other.context.reason]).toEqual([409, "conflict", "outcome_conflict"]);
   });
 
   it("answers 404 for another device's operation and 409 for one not yet claimed", async () => {
@@ -366,7 +369,11 @@ describe("outcome report: every outcome of the contract", () => {
     expect((await refusalOf(report(e.deviceId, id, "ussd_ok"))).status).toBe(404);
     expect((await refusalOf(report(d.deviceId, randomUUID(), "ussd_ok"))).status).toBe(404);
     const notRunning = await refusalOf(report(d.deviceId, id, "ussd_ok"));
-    expect([notRunning.status, notRunning.code]).toEqual([409, "operation_not_running"]);
+    expect([notRunning.status, notRunning.code, notRunning.context.reason]).toEqual([
+      409,
+      "conflict",
+      "operation_not_running",
+    ]);
   });
 
   it("refuses an outcome outside the contract's list with 422", async () => {
@@ -417,7 +424,7 @@ describe("cancel", () => {
       status: 409,
       code: "operation_not_cancellable",
       detail: `Operation ${id} is failed and cannot be cancelled`,
-      context: { operation_id: id, operation_status: "failed" },
+      context: { reason: "operation_not_cancellable", operation_id: id, operation_status: "failed" },
     });
   });
 
@@ -425,7 +432,7 @@ describe("cancel", () => {
     const d = handset();
     const id = await queue(d.simId);
     const stranger = await refusalOf(h.client.cancelOperation({ caller: session(randomUUID()), operationId: id }));
-    expect([stranger.status, stranger.code]).toEqual([403, "not_in_scope"]);
+    expect([stranger.status, stranger.code, stranger.context.reason]).toEqual([403, "not_allowed", "not_in_scope"]);
     expect(
       (await refusalOf(h.client.cancelOperation({ caller: session(agent), operationId: randomUUID() }))).status,
     ).toBe(404);

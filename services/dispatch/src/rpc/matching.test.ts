@@ -79,9 +79,10 @@ describe("create matching operation", () => {
       422,
       "insufficient_balance",
     ],
-  ])("%s", async (_rule, call, status, code) => {
+  ])("%s", async (_rule, call, status, reason) => {
     const r = await refusalOf(call());
-    expect([r.status, r.code]).toEqual([status, code]);
+    const code = { 403: "not_allowed", 422: "refused" }[status as 403 | 422];
+    expect([r.status, r.code, r.context.reason]).toEqual([status, code, reason]);
   });
 
   it("ignores the circuit breaker: a person dials", async () => {
@@ -139,7 +140,7 @@ describe("list, edit and cancel matching operations", () => {
     const late = await refusalOf(
       h.client.updateMatchingOperation({ caller: session(agent), operationId: id, montant: 100n }),
     );
-    expect([late.status, late.code]).toEqual([409, "operation_not_editable"]);
+    expect([late.status, late.code, late.context.reason]).toEqual([409, "conflict", "operation_not_editable"]);
   });
 
   it("refuses a number of another operator (422), another agent's operation (403), an unknown or non-matching id (404)", async () => {
@@ -147,7 +148,7 @@ describe("list, edit and cancel matching operations", () => {
     const other = await refusalOf(
       h.client.updateMatchingOperation({ caller: session(agent), operationId: id, beneficiaryMsisdn: "670000001" }),
     );
-    expect([other.status, other.code]).toEqual([422, "operator_mismatch"]);
+    expect([other.status, other.code, other.context.reason]).toEqual([422, "refused", "operator_mismatch"]);
     const stranger = await refusalOf(
       h.client.updateMatchingOperation({ caller: session(colleague), operationId: id, montant: 10n }),
     );
@@ -183,7 +184,7 @@ describe("list, edit and cancel matching operations", () => {
     expect([again.status, again.code, again.context]).toEqual([
       409,
       "operation_not_cancellable",
-      { operation_id: id, operation_status: "rejected" },
+      { reason: "operation_not_cancellable", operation_id: id, operation_status: "rejected" },
     ]);
     const noProof = await h.client.proveOperation({
       messageId: randomUUID(),

@@ -72,6 +72,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       check(requireKind(actor, ["api_key", "session"], "create an operation"));
       const opType = req.typeOp || "deposit";
       if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
+      if (!req.clientNom.trim()) throw invalid("client.nom", "client.nom is required");
       if (!isOpType(opType))
         throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
       if (!isOperator(req.operator)) throw invalid("operator", "operator must be operator_a or operator_b");

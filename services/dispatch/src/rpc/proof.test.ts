@@ -262,7 +262,11 @@ describe("AttachEvidence", () => {
       evidence: { isAmbiguous: true },
     });
     const byStranger = await refusalOf(attach(session(other), await operation(s, { status: "awaiting_evidence" }), s));
-    expect([byStranger.status, byStranger.code]).toEqual([403, "not_in_scope"]);
+    expect([byStranger.status, byStranger.code, byStranger.context.reason]).toEqual([
+      403,
+      "not_allowed",
+      "not_in_scope",
+    ]);
     const bySupervisor = await attach(session(supervisor, "supervisor"), await operation(s, { status: "running" }), s);
     expect(bySupervisor.operation?.status).toBe("confirmed");
   });
@@ -272,10 +276,18 @@ describe("AttachEvidence", () => {
     expect((await refusalOf(attach(session(agent), randomUUID(), s))).status).toBe(404);
     const failed = await operation(s, { status: "failed" });
     const terminal = await refusalOf(attach(session(agent), failed, sim()));
-    expect([terminal.status, terminal.code]).toEqual([409, "operation_not_attachable"]);
+    expect([terminal.status, terminal.code, terminal.context.reason]).toEqual([
+      409,
+      "conflict",
+      "operation_not_attachable",
+    ]);
     const open = await operation(s, { status: "awaiting_evidence" });
     const elsewhere = await refusalOf(attach(session(agent), open, sim()));
-    expect([elsewhere.status, elsewhere.code]).toEqual([422, "evidence_sim_mismatch"]);
+    expect([elsewhere.status, elsewhere.code, elsewhere.context.reason]).toEqual([
+      422,
+      "refused",
+      "evidence_sim_mismatch",
+    ]);
   });
 
   it("refuses an operation already proven by another message (409) and accepts the same message again (200)", async () => {
@@ -284,7 +296,7 @@ describe("AttachEvidence", () => {
     await attach(session(agent), id, s, "m-attach-1");
     expect((await attach(session(agent), id, s, "m-attach-1")).operation?.evidence?.operatorRef).toBe("REF-1");
     const second = await refusalOf(attach(session(agent), id, s, "m-attach-2"));
-    expect([second.status, second.code]).toEqual([409, "operation_not_attachable"]);
+    expect([second.status, second.code, second.context.reason]).toEqual([409, "conflict", "operation_not_attachable"]);
   });
 
   it("refuses a message that already proves another operation", async () => {
@@ -293,7 +305,7 @@ describe("AttachEvidence", () => {
     const b = await operation(s, { status: "awaiting_evidence", amount: 7000 });
     await attach(session(agent), a, s, "m-used");
     const refused = await refusalOf(attach(session(agent), b, s, "m-used"));
-    expect([refused.status, refused.code]).toEqual([409, "evidence_already_used"]);
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([409, "conflict", "evidence_already_used"]);
   });
 
   it("proves an operation settled on word without a second operation.confirmed", async () => {

@@ -265,12 +265,12 @@ describe("board settlement", () => {
     const scope = await refusalOf(
       h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "x" }),
     );
-    expect([scope.status, scope.code]).toEqual([403, "not_in_scope"]);
+    expect([scope.status, scope.code, scope.context.reason]).toEqual([403, "not_allowed", "not_in_scope"]);
     const waiting = await operation(agent, mySim, { status: "awaiting_evidence", finishedAgoS: 5, amount: 5300 });
     const status = await refusalOf(
       h.client.settleOperation({ caller: session(agent), operationId: waiting, outcome: "arrived", note: "x" }),
     );
-    expect([status.status, status.code]).toEqual([409, "operation_not_settleable"]);
+    expect([status.status, status.code, status.context.reason]).toEqual([409, "conflict", "operation_not_settleable"]);
     const note = await refusalOf(
       h.client.settleOperation({ caller: session(agent), operationId: elsewhere, outcome: "arrived", note: "  " }),
     );
@@ -323,7 +323,7 @@ describe("admin arbitration", () => {
       const r = await refusalOf(
         h.client.arbitrateOperation({ caller, operationId: id, decision: "confirmed", note: "x" }),
       );
-      expect([r.status, r.code]).toEqual([403, "caller_not_allowed"]);
+      expect([r.status, r.code, r.context.reason]).toEqual([403, "not_allowed", "caller_not_allowed"]);
     }
     const queued = await operation(agent, mySim, { amount: 5600 });
     const wrong = await refusalOf(
@@ -334,7 +334,7 @@ describe("admin arbitration", () => {
         note: "x",
       }),
     );
-    expect([wrong.status, wrong.code]).toEqual([422, "operation_not_arbitrable"]);
+    expect([wrong.status, wrong.code, wrong.context.reason]).toEqual([422, "refused", "operation_not_arbitrable"]);
     expect(
       (
         await refusalOf(
@@ -366,7 +366,7 @@ describe("list and get operations", () => {
     ).operations;
     expect(narrowed.every((o) => o.agentId === colleague)).toBe(true);
     const refused = await refusalOf(h.client.listOperations({ caller: session(agent), agentId: colleague }));
-    expect([refused.status, refused.code]).toEqual([403, "not_in_scope"]);
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([403, "not_allowed", "not_in_scope"]);
     expect(
       (await h.client.listOperations({ caller: session(agent), agentId: agent })).operations.length,
     ).toBeGreaterThan(0);

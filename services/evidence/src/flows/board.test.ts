@@ -48,11 +48,12 @@ const window = (w: Partial<{ days: number; from: string; to: string; all: boolea
   ...w,
 });
 
-async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string }> {
+async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string; reason?: string }> {
   try {
     await p;
   } catch (err) {
-    if (err instanceof DomainError) return { status: err.status, code: err.code };
+    if (err instanceof DomainError)
+      return { status: err.status, code: err.code, ...(err.reason ? { reason: err.reason } : {}) };
     throw err;
   }
   throw new Error("expected a refusal");
@@ -94,7 +95,8 @@ describe("unmatched queue", () => {
   it("refuses unmatched=false with 400", async () => {
     expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({
       status: "bad_request",
-      code: "unmatched_required",
+      code: "bad_request",
+      reason: "unmatched_required",
     });
   });
 
@@ -103,7 +105,7 @@ describe("unmatched queue", () => {
     const theirs = await one(h, deposit(2000), { simId: OTHER_SIM });
     expect((await unmatched(AGENT)).map((m) => m.id)).toEqual([mine.messageId]);
     expect((await unmatched(OUTSIDER)).map((m) => m.id)).toEqual([theirs.messageId]);
-    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.code)).toBe(
+    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.reason)).toBe(
       "agent_inactive",
     );
     for (const role of ["supervisor", "admin"]) expect(await unmatched(SUPERVISOR, role)).toHaveLength(2);
@@ -179,17 +181,28 @@ describe("dismiss", () => {
       dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
     expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({
       status: "not_found",
-      code: "evidence_not_found",
+      code: "not_found",
+      reason: "evidence_not_found",
     });
-    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
-    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
+    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({
+      status: "forbidden",
+      code: "not_allowed",
+      reason: "sim_not_in_grant",
+    });
+    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({
+      status: "forbidden",
+      code: "not_allowed",
+      reason: "sim_not_in_grant",
+    });
     expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      code: "conflict",
+      reason: "evidence_already_linked",
     });
     expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      code: "conflict",
+      reason: "evidence_already_linked",
     });
     await d(SUPERVISOR, orphan.messageId, "supervisor");
   });
@@ -217,7 +230,8 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      code: "conflict",
+      reason: "evidence_already_linked",
     });
     expect(h.dispatch.confirmations).toHaveLength(1);
   });
@@ -229,7 +243,8 @@ describe("attach", () => {
       ),
     ).toEqual({
       status: "not_found",
-      code: "evidence_not_found",
+      code: "not_found",
+      reason: "evidence_not_found",
     });
     expect(h.dispatch.attachCalls).toHaveLength(0);
   });
@@ -253,7 +268,8 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "operation_already_proven",
+      code: "conflict",
+      reason: "operation_already_proven",
     });
   });
 });

@@ -30,7 +30,7 @@ describe("parseSlot", () => {
 });
 
 describe("checkPlacement (precedence: device not active, device full, slot occupied)", () => {
-  const reason = (r: DomainError | null) => r?.code ?? null;
+  const reason = (r: DomainError | null) => r?.reason ?? null;
   it.each([
     ["an empty active device", active, [], 0, undefined, null],
     ["a free slot next to another SIM", active, [{ sim_id: "a", subscription_slot: 0 }], 1, undefined, null],
@@ -149,7 +149,7 @@ describe("freezeTransition", () => {
   it.each(["freeze", "unfreeze"] as const)("refuses to %s a retired SIM with sim_retired", (action) => {
     const r = freezeTransition(S, "retired", action);
     expect(r).toBeInstanceOf(DomainError);
-    expect((r as DomainError).code).toBe("sim_retired");
+    expect([(r as DomainError).code, (r as DomainError).reason]).toEqual(["conflict", "sim_retired"]);
     expect((r as DomainError).status).toBe("conflict");
   });
 });

@@ -9,7 +9,7 @@ import { BALANCE_STALE_AFTER_MS, isLimitOpType, isOperator, LIMIT_OP_TYPES, OPER
 import { deviceChanged, productionDataReset, simChanged } from "../events/fleet.ts";
 import { audit } from "../store/agents.ts";
 import { lockBreaker, readBreaker, setBreaker } from "../store/breaker.ts";
-import { setAllDeviceStatus } from "../store/devices.ts";
+import { deviceIdsWithStatus, setAllDeviceStatus } from "../store/devices.ts";
 import { fleetCounts } from "../store/health.ts";
 import { currentLimits, recordLimit } from "../store/limits.ts";
 import { countOpenNotifications } from "../store/notifications.ts";
@@ -93,13 +93,14 @@ export function adminHandlers(deps: FleetDeps): Impl {
           action: "breaker.set",
           details: { active: req.active, frozen_device_ids: ids },
         });
-        return { breaker, frozen: ids };
+        return { breaker, frozen: ids, frozenUntilLift: await deviceIdsWithStatus(em, "frozen") };
       });
       deps.published();
       return {
         status: result.breaker.active ? "active" : "inactive",
         frozenDeviceIds: result.frozen,
         changedAt: ts(result.breaker.changed_at),
+        frozenUntilLiftDeviceIds: result.frozenUntilLift,
       };
     },
 

@@ -137,6 +137,12 @@ export async function recordHeartbeat(em: EntityManager, id: string, h: Heartbea
 }
 
 /** Sets every device of one status to another; returns them, by id. */
+/** Ids of the devices in a status, in id order. */
+export async function deviceIdsWithStatus(em: EntityManager, status: DeviceStatus): Promise<string[]> {
+  const r = await rows<{ id: string }>(em, `select id from fleet.devices where status = ? order by id`, [status]);
+  return r.map((d) => d.id);
+}
+
 export async function setAllDeviceStatus(
   em: EntityManager,
   from: DeviceStatus,
