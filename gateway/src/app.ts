@@ -85,7 +85,11 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache));
 
   app.use((req, res) => {
-    sendError(res, new HttpError("not_found", `No route ${req.method} ${req.path}`, { reason: "route_not_found" }), log);
+    sendError(
+      res,
+      new HttpError("not_found", `No route ${req.method} ${req.path}`, { reason: "route_not_found" }),
+      log,
+    );
   });
 
   // Body parser failures (malformed JSON) and anything a handler let through.
@@ -95,7 +99,11 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
       return sendError(res, new HttpError("bad_request", "Malformed JSON body", { reason: "malformed_json" }), log);
     }
     if (e?.type === "entity.too.large") {
-      return sendError(res, new HttpError("bad_request", "Body too large", { reason: "body_too_large", httpStatus: 413 }), log);
+      return sendError(
+        res,
+        new HttpError("bad_request", "Body too large", { reason: "body_too_large", httpStatus: 413 }),
+        log,
+      );
     }
     sendError(res, err, log);
   });
@@ -145,7 +153,8 @@ async function authenticate(
   authCache: AuthCache,
 ): Promise<Caller | undefined> {
   if (r.auth === "none") return undefined;
-  if (!credential) throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
+  if (!credential)
+    throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;

@@ -2,10 +2,11 @@ import type { Response } from "express";
 import { ConnectError } from "@connectrpc/connect";
 import { contractCodeOf, errorBodyFromConnect, type ErrorStatus, httpStatus, type Logger } from "@transferops/kit";
 import type { z } from "zod";
+import type { GatewayReason } from "./reasons.ts";
 
 export interface HttpErrorOptions {
   /** Stable `context.reason`; the body's `code` is derived from the status and reason like a service's. */
-  reason?: string;
+  reason?: GatewayReason;
   context?: Record<string, unknown>;
   headers?: Record<string, string>;
   /** An HTTP status outside the contract's table (413), answered with the `code` of `status`. */

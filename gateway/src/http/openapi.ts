@@ -1,14 +1,70 @@
 import { z } from "zod";
-import type { Route } from "./route.ts";
+import type { ResponseDoc, Route } from "./route.ts";
+import { GATEWAY_REASONS } from "./reasons.ts";
 
-const ERROR_BODY = {
+type Json = Record<string, unknown>;
+
+const ERROR_BODY: Json = {
   type: "object",
+  description:
+    "Every error. `code` is the contract's default for the status (400 bad_request, 401 not_signed_in, 403 not_allowed, 404 not_found, 409 conflict, 422 refused or invalid_request, 423 locked, 429 rate_limited, 500 server_error) unless the contract names one (operation_not_cancellable); the precise reason is `context.reason`.",
   required: ["detail", "code", "context"],
   properties: {
-    detail: { description: "Text for the agent reading it, or the list of validation problems" },
-    code: { type: "string", description: "Stable identifier, e.g. invalid_request, operation_not_cancellable" },
-    context: { type: "object", description: "Ids and values relevant to the refusal" },
+    detail: {
+      description: "Text for the agent reading it, or the list of validation problems (code invalid_request)",
+      oneOf: [
+        { type: "string" },
+        {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["field", "message"],
+            properties: { field: { type: "string" }, message: { type: "string" } },
+          },
+        },
+        { type: "object", description: "The receipt routes: `reason` and `message`" },
+      ],
+    },
+    code: { type: "string", description: "The status's default code, or operation_not_cancellable" },
+    context: {
+      type: "object",
+      description: "Ids and values relevant to the refusal",
+      properties: {
+        reason: {
+          type: "string",
+          description:
+            "Stable snake_case identifier of the precise reason; each response lists the values it can give. Absent on validation problems (the list in `detail` says it all).",
+        },
+      },
+      additionalProperties: true,
+    },
   },
+  example: { detail: "Operation 3f0c… not found", code: "not_found", context: { reason: "operation_not_found" } },
+};
+
+/** Descriptions of the tags; a tag a route names and this list lacks gets a plain one. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Health: "Liveness of the gateway and the services behind it",
+  Agents: "Sign-in, sessions and the agents' own accounts",
+  Operations: "Transfers: create, follow, cancel, the arbitration and settled-on-word queues, matching operations",
+  Handset: "Routes of the handset application (device token): poll, outcome, SMS, heartbeat",
+  Devices: "Handset registration and management (admin)",
+  SIMs: "SIM cards, their assignment to handsets and their balances",
+  Admin: "Administration: access grants, circuit breaker, fleet limits, health, reset",
+  Notifications: "Notifications and webhooks",
+};
+
+const DEFAULT_CODE: Record<number, string> = {
+  400: "bad_request",
+  401: "not_signed_in",
+  403: "not_allowed",
+  404: "not_found",
+  409: "conflict",
+  413: "bad_request",
+  422: "refused",
+  423: "locked",
+  429: "rate_limited",
+  500: "server_error",
 };
 
 const SECURITY: Record<string, string> = {
@@ -18,16 +74,170 @@ const SECURITY: Record<string, string> = {
   messaging_key: "messagingApiKey",
 };
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): Record<string, unknown> {
-  const s = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete s.$schema;
-  return s;
+/**
+ * zod → JSON Schema for the document. Named schemas (`.meta({ id })`, e.g. every proto
+ * message of contractSchema) go to components/schemas once and are referenced.
+ */
+class SchemaSet {
+  readonly components: Record<string, Json> = {};
+
+  convert(schema: z.ZodType, io: "input" | "output"): Json {
+    const s = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json;
+    delete s.$schema;
+    const defs = (s.$defs ?? {}) as Record<string, Json>;
+    delete s.$defs;
+    for (const [name, def] of Object.entries(defs)) this.components[name] ??= tidy(def) as Json;
+    if (typeof s.id === "string") {
+      const name = s.id;
+      this.components[name] ??= tidy(s) as Json;
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return tidy(s) as Json;
+  }
+}
+
+/** `$defs` refs → components; drops zod's `id` and its long date-time pattern (the format says it). */
+function tidy(value: unknown, names = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => tidy(v));
+  if (!value || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value as Json)) {
+    if (names) {
+      out[k] = tidy(v);
+      continue;
+    }
+    if (k === "id" && typeof v === "string") continue;
+    if (k === "pattern" && (value as Json).format === "date-time") continue;
+    out[k] =
+      k === "$ref" && typeof v === "string"
+        ? v.replace("#/$defs/", "#/components/schemas/")
+        : tidy(v, k === "properties");
+  }
+  return out;
+}
+
+/** A value valid against a JSON schema, for routes that give no example. */
+function exampleOf(schema: unknown, components: Record<string, Json>, name = "", depth = 0): unknown {
+  const s = (schema ?? {}) as Json;
+  if (depth > 8) return null;
+  if (typeof s.$ref === "string") {
+    return exampleOf(components[s.$ref.split("/").pop()!], components, name, depth + 1);
+  }
+  if (s.example !== undefined) return s.example;
+  if (s.default !== undefined) return s.default;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  for (const k of ["anyOf", "oneOf"] as const) {
+    if (Array.isArray(s[k])) {
+      const options = s[k] as Json[];
+      return exampleOf(options.find((o) => o.type !== "null") ?? options[0], components, name, depth + 1);
+    }
+  }
+  if (Array.isArray(s.allOf)) return exampleOf((s.allOf as Json[])[0], components, name, depth + 1);
+  switch (s.type) {
+    case "object": {
+      const out: Json = {};
+      for (const [k, v] of Object.entries((s.properties ?? {}) as Json))
+        out[k] = exampleOf(v, components, k, depth + 1);
+      return out;
+    }
+    case "array":
+      return s.items ? [exampleOf(s.items, components, name, depth + 1)] : [];
+    case "integer":
+    case "number": {
+      const min = typeof s.minimum === "number" && s.minimum > 0 ? s.minimum : 0;
+      const max = typeof s.maximum === "number" ? s.maximum : Number.MAX_SAFE_INTEGER;
+      const wanted = /montant|amount|balance/.test(name) ? 5000 : /slot/.test(name) ? 0 : 1;
+      return Math.min(Math.max(wanted, min), max);
+    }
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    case "string":
+      return stringExample(s, name);
+    default:
+      return null;
+  }
+}
+
+function stringExample(s: Json, name: string): string {
+  const guess = guessString(s, name);
+  if (typeof s.pattern !== "string") return guess;
+  const re = new RegExp(s.pattern);
+  return [guess, "12345678", "1234", "2026-11-22", "690000001", "A1"].find((c) => re.test(c)) ?? guess;
+}
+
+function guessString(s: Json, name: string): string {
+  if (s.format === "date-time") return "2026-11-22T09:30:00.000Z";
+  if (s.format === "uuid" || /(^|_)id$/.test(name)) return "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f";
+  if (s.format === "date" || /^(date|from|to|day)/.test(name)) return "2026-11-22";
+  if (/msisdn|phone/.test(name)) return "690000001";
+  if (/operator/.test(name)) return "operator_b";
+  const max = typeof s.maxLength === "number" ? s.maxLength : 40;
+  const min = typeof s.minLength === "number" ? s.minLength : 0;
+  const text = name ? name.replace(/_/g, " ") : "text";
+  return text.padEnd(min, "x").slice(0, Math.max(max, min));
+}
+
+/** Reasons the gateway itself can give on a route (credentials, body, rate), by status. */
+function gatewayReasons(r: Route): Record<number, string[]> {
+  const out: Record<number, string[]> = { 429: [GATEWAY_REASONS.rate_limited], 404: [] };
+  if (r.auth !== "none") {
+    out[401] = [GATEWAY_REASONS.credentials_missing];
+    out[403] = [GATEWAY_REASONS.credential_not_accepted];
+    if (r.auth.includes("session") && !r.allowInactive) out[403].push(GATEWAY_REASONS.agent_inactive);
+  }
+  if (r.body) {
+    out[400] = [GATEWAY_REASONS.malformed_json];
+    out[413] = [GATEWAY_REASONS.body_too_large];
+  }
+  return out;
+}
+
+const GATEWAY_DESCRIPTIONS: Record<number, string> = {
+  400: "Malformed JSON body",
+  401: "Missing or invalid credentials",
+  403: "The credential is not accepted by this route",
+  413: "Body larger than 1 MB",
+  422: "Validation problems: `detail` lists them (code invalid_request)",
+  429: "Too many requests; retry after Retry-After",
+  500: "Internal error; nothing about it is sent",
+};
+
+function errorResponse(status: number, description: string, reasons: string[]): Json {
+  const code = status === 422 && reasons.length === 0 ? "invalid_request" : DEFAULT_CODE[status];
+  const unique = [...new Set(reasons)].sort();
+  const schema = unique.length
+    ? {
+        allOf: [
+          { $ref: "#/components/schemas/Error" },
+          {
+            type: "object",
+            properties: { context: { type: "object", properties: { reason: { type: "string", enum: unique } } } },
+          },
+        ],
+      }
+    : { $ref: "#/components/schemas/Error" };
+  const example = {
+    detail:
+      status === 422 && !unique.length
+        ? [{ field: "body.montant", message: "Too small: expected number to be >0" }]
+        : description,
+    code: code ?? "bad_request",
+    context: unique.length ? { reason: unique[0] } : {},
+  };
+  const text = unique.length ? `${description}. Reasons (context.reason): ${unique.join(", ")}` : description;
+  return { description: text, content: { "application/json": { schema, example } } };
 }
 
 /** The OpenAPI 3.1 document of every route, each with its operationId. */
 export function openApiDocument(routes: Route[]): Record<string, unknown> {
+  const schemas = new SchemaSet();
   const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
   for (const r of routes) {
+    tags.add(r.tag);
     const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
     const parameters: unknown[] = [];
     for (const m of r.path.matchAll(/:([a-z_]+)/g)) {
@@ -36,11 +246,14 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
         name: m[1],
         in: "path",
         required: true,
+        description: isUuid
+          ? `The ${m[1].replace(/_/g, " ")} (UUID; malformed is 422)`
+          : `The ${m[1].replace(/_/g, " ")}`,
         schema: { type: "string", ...(isUuid ? { format: "uuid" } : {}) },
       });
     }
     if (r.query) {
-      const q = jsonSchema(r.query) as { properties?: Record<string, unknown>; required?: string[] };
+      const q = schemas.convert(r.query, "input") as { properties?: Json; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
         parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema });
       }
@@ -54,32 +267,48 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
         schema: { type: "string" },
       });
     }
+
     const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(r.responses)) {
-      const { description, schema, example } = typeof doc === "string" ? { description: doc } : doc;
-      const code = Number(status);
-      const bodySchema =
-        code >= 400 ? { $ref: "#/components/schemas/Error" } : schema ? jsonSchema(schema, "output") : undefined;
-      responses[status] = bodySchema
-        ? {
-            description,
-            content: { "application/json": { schema: bodySchema, ...(example !== undefined ? { example } : {}) } },
-          }
-        : { description };
+    const extra = gatewayReasons(r);
+    const declared = Object.entries(r.responses).map(([status, doc]) => [Number(status), doc] as const);
+    const statuses = new Set([...declared.map(([s]) => s), ...Object.keys(extra).map(Number)]);
+    if (r.body || r.query || r.uuidParams?.length) statuses.add(422);
+    statuses.add(500);
+    for (const status of [...statuses].sort((a, b) => a - b)) {
+      const given = r.responses[status];
+      const doc: ResponseDoc | undefined = typeof given === "string" ? { description: given } : given;
+      // A 2xx, or a status whose body is not the error body (409 replay of create, 503 of health).
+      if (status < 400 || doc?.schema) {
+        const description = doc?.description ?? "OK";
+        if (!doc?.schema) {
+          responses[status] = { description };
+          continue;
+        }
+        const schema = schemas.convert(doc.schema, "output");
+        const example = doc.example ?? exampleOf(schema, schemas.components);
+        responses[status] = { description, content: { "application/json": { schema, example } } };
+        continue;
+      }
+      const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];
+      if (status === 404 && !doc) continue;
+      responses[status] = errorResponse(status, doc?.description ?? GATEWAY_DESCRIPTIONS[status] ?? "Refused", reasons);
     }
-    responses["429"] ??= {
-      description: "Too many requests; retry after Retry-After",
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-    };
+
+    const requestBody = r.body
+      ? (() => {
+          const schema = schemas.convert(r.body, "input");
+          const example = r.requestExample ?? exampleOf(schema, schemas.components);
+          return { required: true, content: { "application/json": { schema, example } } };
+        })()
+      : undefined;
     paths[path] ??= {};
     paths[path][r.method] = {
       operationId: r.operationId,
       summary: r.summary,
+      description: r.description ?? r.summary,
       tags: [r.tag],
-      parameters,
-      ...(r.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body) } } } }
-        : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
       responses,
       security: r.auth === "none" ? [] : r.auth.map((k) => ({ [SECURITY[k]]: [] })),
     };
@@ -90,12 +319,15 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
       title: "Transfer operations API",
       version: "1.0.0",
       description:
-        "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id.",
+        "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id. Errors: see the Error schema; `context.reason` values are listed per response.",
+      contact: { name: "Transfer operations maintainers" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: "/" }],
+    servers: [{ url: "/", description: "The gateway serving this document" }],
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} routes` })),
     paths,
     components: {
-      schemas: { Error: ERROR_BODY },
+      schemas: { Error: ERROR_BODY, ...schemas.components },
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "Automation caller" },
         sessionToken: { type: "http", scheme: "bearer", description: "Board session token from POST /v1/agents/login" },

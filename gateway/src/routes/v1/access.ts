@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AccessGrantSchema, OwnSimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // Access grants (the contract's access profiles): set and read by admins, read by the
 // agent itself. `dual_approval_above` is retired: an unknown key, stripped from the body.
@@ -23,7 +24,7 @@ export const accessRoutes: Route[] = [
       max_amount: z.number().int().positive().optional(),
     }),
     responses: {
-      200: "The access grant",
+      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
       401: "Not signed in",
       403: "Admin required",
       404: "Unknown agent",
@@ -48,7 +49,12 @@ export const accessRoutes: Route[] = [
     summary: "Read an agent's access grant; empty lists and null max_amount without one (admin)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: { 200: "The access grant", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+    responses: {
+      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
+      401: "Not signed in",
+      403: "Admin required",
+      404: "Unknown agent",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.getAgentAccess({ caller, agentId: params.agent_id });
       return ok(grantJson(res.grant));
@@ -61,7 +67,12 @@ export const accessRoutes: Route[] = [
     tag: "Agents",
     summary: "The signed-in agent's access grant (an admin bypasses it: read role)",
     auth: ["session"],
-    responses: { 200: "The access grant", 401: "Not signed in", 403: "Agent inactive", 404: "Agent gone" },
+    responses: {
+      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
+      401: "Not signed in",
+      403: "Agent inactive",
+      404: "Agent gone",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.getOwnLimits({ caller });
       return ok(grantJson(res.grant));
@@ -75,7 +86,10 @@ export const accessRoutes: Route[] = [
     summary: "The SIMs of the signed-in agent's grant with their balance; empty without a grant",
     auth: ["session"],
     responses: {
-      200: "Array of SIM balance summaries (no PIN, no device token)",
+      200: {
+        description: "Array of SIM balance summaries (no PIN, no device token)",
+        schema: z.array(contractSchema(OwnSimSchema)),
+      },
       401: "Not signed in",
       403: "Agent inactive",
     },

@@ -9,12 +9,37 @@ import {
 import { probeServices } from "../../health.ts";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // Admin routes of fleet: SIM freeze, snapshot, circuit breaker, fleet limits, reset and
 // fleet health. A session of an admin; the API key and device tokens are refused (403).
 
 const ADMIN = { 401: "Not signed in", 403: "Admin required" };
 const positive = z.number().int().positive();
+
+/** GET /v1/admin/health: the basic health plus fleet's counts. */
+const fleetHealthSchema = z.object({
+  status: z.enum(["ok", "degraded"]),
+  services: z.record(z.string(), z.string()),
+  time: z.iso.datetime(),
+  breaker_active: z.boolean(),
+  devices: z.object({
+    total: z.number().int(),
+    online: z.number().int(),
+    offline: z.number().int(),
+    frozen: z.number().int(),
+  }),
+  sims: z.object({
+    total: z.number().int(),
+    unmeasured: z.number().int(),
+    stale: z.number().int(),
+    frozen: z.number().int(),
+    unassigned: z.number().int(),
+  }),
+  operations: z.object({ past_evidence_window_not_swept: z.number().int(), unproven_waiting: z.number().int() }),
+  notifications_open: z.number().int(),
+  notes: z.array(z.string()),
+});
 
 export const adminRoutes: Route[] = [
   route({
@@ -25,7 +50,12 @@ export const adminRoutes: Route[] = [
     summary: "Freeze a SIM: new operations are prevented, in-flight ones continue",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: "The SIM with status frozen", ...ADMIN, 404: "Unknown SIM", 409: "The SIM is retired" },
+    responses: {
+      200: { description: "The SIM with status frozen", schema: contractSchema(SimSchema) },
+      ...ADMIN,
+      404: "Unknown SIM",
+      409: "The SIM is retired",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.freezeSim({ caller, simId: params.sim_id });
       return ok(toContractJson(SimSchema, res.sim!));
@@ -39,7 +69,12 @@ export const adminRoutes: Route[] = [
     summary: "Unfreeze a SIM",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: "The SIM with status active", ...ADMIN, 404: "Unknown SIM", 409: "The SIM is retired" },
+    responses: {
+      200: { description: "The SIM with status active", schema: contractSchema(SimSchema) },
+      ...ADMIN,
+      404: "Unknown SIM",
+      409: "The SIM is retired",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.unfreezeSim({ caller, simId: params.sim_id });
       return ok(toContractJson(SimSchema, res.sim!));
@@ -53,7 +88,11 @@ export const adminRoutes: Route[] = [
     summary: "Every SIM with its handset, balance and thresholds",
     auth: ["session"],
     responses: {
-      200: "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
+      200: {
+        description:
+          "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
+        schema: z.array(contractSchema(SimSnapshotRowSchema)),
+      },
       ...ADMIN,
     },
     async handle({ caller, services }) {
@@ -70,7 +109,14 @@ export const adminRoutes: Route[] = [
       "Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker",
     auth: ["session"],
     body: z.object({ active: z.boolean() }),
-    responses: { 200: "status active or inactive, frozen_device_ids, changed_at", ...ADMIN, 422: "Invalid body" },
+    responses: {
+      200: {
+        description: "status active or inactive, frozen_device_ids, changed_at",
+        schema: contractSchema(SetCircuitBreakerResponseSchema),
+      },
+      ...ADMIN,
+      422: "Invalid body",
+    },
     async handle({ caller, body, services }) {
       const res = await services.fleet.setCircuitBreaker({ caller, active: body.active });
       return ok(toContractJson(SetCircuitBreakerResponseSchema, res));
@@ -83,7 +129,13 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Reset the breaker and set every frozen handset to active (audited)",
     auth: ["session"],
-    responses: { 200: "status inactive, restored_device_ids", ...ADMIN },
+    responses: {
+      200: {
+        description: "status inactive, restored_device_ids",
+        schema: contractSchema(LiftCircuitBreakerResponseSchema),
+      },
+      ...ADMIN,
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.liftCircuitBreaker({ caller });
       return ok(toContractJson(LiftCircuitBreakerResponseSchema, res));
@@ -104,7 +156,7 @@ export const adminRoutes: Route[] = [
       max_daily_sim: positive,
     }),
     responses: {
-      200: "The recorded limit",
+      200: { description: "The recorded limit", schema: contractSchema(FleetLimitSchema) },
       ...ADMIN,
       422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
     },
@@ -127,7 +179,13 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "The current fleet limits; enforced is always false",
     auth: ["session"],
-    responses: { 200: "enforced (false) and limits", ...ADMIN },
+    responses: {
+      200: {
+        description: "enforced (false) and limits",
+        schema: z.object({ enforced: z.boolean(), limits: z.array(contractSchema(FleetLimitSchema)) }),
+      },
+      ...ADMIN,
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.getFleetLimits({ caller });
       return ok({ enforced: res.enforced, limits: res.limits.map((l) => toContractJson(FleetLimitSchema, l)) });
@@ -142,7 +200,10 @@ export const adminRoutes: Route[] = [
     auth: ["session"],
     body: z.object({ confirm: z.string().max(200) }),
     responses: {
-      200: "cleaned, deleted, preserved, queue_purged, notes",
+      200: {
+        description: "cleaned, deleted, preserved, queue_purged, notes",
+        schema: contractSchema(ResetProductionDataResponseSchema),
+      },
       ...ADMIN,
       422: "Wrong or missing confirmation phrase; nothing was touched",
     },
@@ -159,7 +220,7 @@ export const adminRoutes: Route[] = [
     summary:
       "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
     auth: ["session"],
-    responses: { 200: "Fleet health", ...ADMIN },
+    responses: { 200: { description: "Fleet health", schema: fleetHealthSchema }, ...ADMIN },
     async handle({ caller, services }) {
       const fleet = await services.fleet.getFleetHealth({ caller });
       const states = await probeServices(services.urls);

@@ -6,6 +6,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 const agentJson = (a: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(AgentSchema, a!);
 
@@ -26,7 +27,13 @@ export const agentRoutes: Route[] = [
     summary: "Sign in; the token lasts 5 hours and is not extended by use",
     auth: "none",
     body: z.object({ login: text(100), password: text(100) }),
-    responses: { 200: "token, agent_id, role, expires_at, must_change_password", 401: "Wrong login or password" },
+    responses: {
+      200: {
+        description: "token, agent_id, role, expires_at, must_change_password",
+        schema: contractSchema(LoginResponseSchema),
+      },
+      401: "Wrong login or password",
+    },
     async handle({ body, services }) {
       const res = await services.fleet.login(body);
       return ok(toContractJson(LoginResponseSchema, res));
@@ -54,7 +61,11 @@ export const agentRoutes: Route[] = [
     summary: "The signed-in agent's profile",
     auth: ["session"],
     allowInactive: true,
-    responses: { 200: "Agent profile", 401: "Not signed in", 404: "Agent gone" },
+    responses: {
+      200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
+      401: "Not signed in",
+      404: "Agent gone",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.getOwnProfile({ caller });
       return ok(agentJson(res.agent));
@@ -90,7 +101,7 @@ export const agentRoutes: Route[] = [
     // The contract: "role ignored, account is always admin", so a role of any value is dropped, not validated.
     body: newAgentBody.omit({ role: true }),
     responses: {
-      201: "Agent profile (always admin)",
+      201: { description: "Agent profile (always admin)", schema: contractSchema(AgentSchema) },
       403: "Token absent, wrong or unset",
       409: "An admin exists or login taken",
     },
@@ -113,7 +124,7 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     body: newAgentBody,
     responses: {
-      201: "Agent profile",
+      201: { description: "Agent profile", schema: contractSchema(AgentSchema) },
       401: "Not signed in",
       403: "Admin required",
       409: "Login exists",
@@ -137,7 +148,11 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "List every agent (admin)",
     auth: ["session"],
-    responses: { 200: "Array of agent profiles", 401: "Not signed in", 403: "Admin required" },
+    responses: {
+      200: { description: "Array of agent profiles", schema: z.array(contractSchema(AgentSchema)) },
+      401: "Not signed in",
+      403: "Admin required",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.listAgents({ caller });
       return ok(res.agents.map((a) => agentJson(a)));
@@ -153,7 +168,7 @@ export const agentRoutes: Route[] = [
     uuidParams: ["agent_id"],
     body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
     responses: {
-      200: "Agent profile",
+      200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
       401: "Not signed in",
       403: "Admin required",
       404: "Unknown agent",
@@ -193,7 +208,10 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["agent_id"],
     responses: {
-      200: "agent_id, login, temporary_password",
+      200: {
+        description: "agent_id, login, temporary_password",
+        schema: contractSchema(IssueTemporaryPasswordResponseSchema),
+      },
       401: "Not signed in",
       403: "Admin required",
       404: "Unknown agent",

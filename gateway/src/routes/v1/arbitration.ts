@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ok, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
+import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { operationJson } from "./operations.ts";
 
 /** Admin arbitration of a no_evidence operation. */
@@ -20,7 +22,7 @@ export const arbitrationRoutes: Route[] = [
         .refine((s) => s.trim() !== "", "must not be empty"),
     }),
     responses: {
-      200: "Updated operation",
+      200: { description: "Updated operation", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Admin required",
       404: "Unknown operation",

@@ -19,6 +19,8 @@ let admin: { token: string; agentId: string };
 let agent: { token: string; agentId: string };
 let device: Device;
 let sim: Sim;
+/** A handset of its own for the outcome reports, so no other test's queued work is claimed first. */
+let dialer: { device: Device; sim: Sim };
 
 beforeAll(async () => {
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
@@ -32,7 +34,12 @@ beforeAll(async () => {
   agent = await sys.api.createAgent(admin.token, { login: "fidel", full_name: "Fidel Agent" });
   const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 300_000 });
   [device, sim] = [handset.device, handset.sims[0]];
-  await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [sim.simId], opTypes: ["deposit"] });
+  const other = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"], balance: 300_000 });
+  dialer = { device: other.device, sim: other.sims[0] };
+  await grantAccess(sys.api, admin.token, agent.agentId, {
+    simIds: [sim.simId, dialer.sim.simId],
+    opTypes: ["deposit"],
+  });
 });
 afterAll(async () => {
   await sys?.stop();
@@ -120,7 +127,7 @@ describe("client.nom is required and non-empty", () => {
 });
 
 describe("423 is the breaker alone; a frozen handset is 422", () => {
-  it("answers 423 circuit_breaker while active, then 422 device_frozen for a SIM whose handset stays frozen", async () => {
+  it("answers 423 circuit_breaker while active (create only), then 422 device_frozen for a SIM whose handset stays frozen", async () => {
     const matching = (o: Record<string, unknown> = {}) =>
       sys.api.post("/v1/operations/matching", {
         token: agent.token,
@@ -135,7 +142,9 @@ describe("423 is the breaker alone; a frozen handset is 422", () => {
         423,
         { detail: "circuit_breaker", code: "locked", context: { reason: "circuit_breaker" } },
       ]);
-      expect(refusal(await matching())).toEqual([423, "locked", "circuit_breaker"]);
+      // Matching create lists no 423: the breaker stops machine dialling only (docs/decisions/dispatch.md);
+      // with every handset frozen it finds no SIM, a 422.
+      expect(refusal(await matching())).toEqual([422, "refused", "no_active_sim"]);
 
       // Resetting the breaker leaves the handsets frozen until the lift, and says so.
       const reset = await setCircuitBreaker(sys.api, admin.token, false);
@@ -196,13 +205,13 @@ describe("days outside 1 to 365 is a 422 on every windowed list", () => {
 describe("outcome report: failure_reason, replay and 409 as docs/decisions/dispatch.md states", () => {
   const report = (operationId: string, outcome: string, extra: Record<string, unknown> = {}) =>
     sys.api.post("/v1/device/outcome", {
-      token: device.token,
+      token: dialer.device.token,
       body: { operation_id: operationId, outcome, executed_at: new Date().toISOString(), ...extra },
     });
   const claim = async () => {
-    const created = await create({ sim_id: sim.simId });
+    const created = await create({ operator: "operator_a", client: { msisdn: "670000001", nom: "Jean" } });
     expect(created.status).toBe(202);
-    const next = await sys.api.get("/v1/device/next", { token: device.token });
+    const next = await sys.api.get("/v1/device/next", { token: dialer.device.token });
     expect(next.body.operation_id).toBe(created.body.operation_id);
     return created.body.operation_id as string;
   };

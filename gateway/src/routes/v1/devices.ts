@@ -6,6 +6,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // Handsets (admin). device_id is a server-generated hex string, not a UUID: an id of any
 // other form names no device (404).
@@ -23,7 +24,10 @@ export const deviceRoutes: Route[] = [
     auth: ["session"],
     body: z.object({ label: text(200) }),
     responses: {
-      201: "device_id, device_token (once), label, created_at",
+      201: {
+        description: "device_id, device_token (once), label, created_at",
+        schema: contractSchema(CreateDeviceResponseSchema),
+      },
       401: "Not signed in",
       403: "Admin required",
       422: "Invalid body",
@@ -40,7 +44,11 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Every handset with its SIMs, last heartbeat, health summary and issues (admin)",
     auth: ["session"],
-    responses: { 200: "Array of devices", 401: "Not signed in", 403: "Admin required" },
+    responses: {
+      200: { description: "Array of devices", schema: z.array(contractSchema(DeviceSchema)) },
+      401: "Not signed in",
+      403: "Admin required",
+    },
     async handle({ caller, services }) {
       const res = await services.fleet.listDevices({ caller });
       return ok(res.devices.map((d) => deviceJson(d)));
@@ -53,7 +61,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "One handset with its SIMs (subscription_slot 0 is SIM 1) (admin)",
     auth: ["session"],
-    responses: { 200: "Device", ...NAMED },
+    responses: { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED },
     async handle({ caller, params, services }) {
       const res = await services.fleet.getDevice({ caller, deviceId: params.device_id });
       return ok(deviceJson(res.device));
@@ -67,7 +75,7 @@ export const deviceRoutes: Route[] = [
     summary: "Rename a handset (admin)",
     auth: ["session"],
     body: z.object({ label: text(200).optional() }),
-    responses: { 200: "Device", ...NAMED, 422: "Invalid body" },
+    responses: { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED, 422: "Invalid body" },
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateDevice({ caller, deviceId: params.device_id, label: body.label });
       return ok(deviceJson(res.device));
@@ -93,7 +101,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "A handset's latest heartbeat and health report, with issues derived on this read (admin)",
     auth: ["session"],
-    responses: { 200: "Device health", ...NAMED },
+    responses: { 200: { description: "Device health", schema: contractSchema(DeviceHealthSchema) }, ...NAMED },
     async handle({ caller, params, services }) {
       const { health } = await services.fleet.getDeviceHealth({ caller, deviceId: params.device_id });
       return ok({ ...toContractJson(DeviceHealthSchema, health!), report: health!.report ?? null });
@@ -106,7 +114,10 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Replace a handset's token with a new one, returned once; the old one stops working (admin)",
     auth: ["session"],
-    responses: { 201: "device_id, device_token (once)", ...NAMED },
+    responses: {
+      201: { description: "device_id, device_token (once)", schema: contractSchema(IssueDeviceTokenResponseSchema) },
+      ...NAMED,
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueDeviceToken({ caller, deviceId: params.device_id });
       return created(toContractJson(IssueDeviceTokenResponseSchema, res));

@@ -3,6 +3,7 @@ import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/di
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
 
@@ -37,7 +38,7 @@ export const evidenceRoutes: Route[] = [
     auth: ["session"],
     query: z.object(windowQuery),
     responses: {
-      200: "Array of evidence records",
+      200: { description: "Array of evidence records", schema: z.array(contractSchema(EvidenceSchema)) },
       401: "Not signed in",
       403: "Agent inactive",
       422: "Bad limit, days or dates",
@@ -56,7 +57,7 @@ export const evidenceRoutes: Route[] = [
     auth: ["session"],
     query: z.object({ unmatched: z.string().optional(), ...windowQuery }),
     responses: {
-      200: "Array of evidence records, newest first",
+      200: { description: "Array of evidence records, newest first", schema: z.array(contractSchema(EvidenceSchema)) },
       400: "unmatched is not true",
       401: "Not signed in",
       403: "Agent inactive",
@@ -104,7 +105,7 @@ export const evidenceRoutes: Route[] = [
     uuidParams: ["operation_id"],
     body: z.object({ evidence_id: uuid() }),
     responses: {
-      200: "Confirmed operation detail",
+      200: { description: "Confirmed operation detail", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Not the operation's agent, a supervisor or an admin",
       404: "Unknown operation or evidence",

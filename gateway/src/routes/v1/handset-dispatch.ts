@@ -3,6 +3,7 @@ import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/ge
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 const outcome = z.enum([
   "ussd_ok",
@@ -29,7 +30,7 @@ export const handsetDispatchRoutes: Route[] = [
       "Poll for the next operation: claims the device's oldest queued one (running); 204 when idle or in cooldown",
     auth: ["device"],
     responses: {
-      200: "Operation payload (ussd_steps with the PIN)",
+      200: { description: "Operation payload (ussd_steps with the PIN)", schema: contractSchema(DeviceDispatchSchema) },
       204: "No queued operation, or inside the cooldown",
       401: "Bad credentials",
       409: "The device already has a running operation",
@@ -58,7 +59,10 @@ export const handsetDispatchRoutes: Route[] = [
       failure_detail: z.string().max(1000).nullable().optional(),
     }),
     responses: {
-      200: "operation_id, status, evidence_expires_at",
+      200: {
+        description: "operation_id, status, evidence_expires_at",
+        schema: contractSchema(ReportOutcomeResponseSchema),
+      },
       401: "Bad credentials",
       404: "Not an operation of this device",
       409: "Not running, or a different outcome was already reported",
@@ -84,7 +88,11 @@ export const handsetDispatchRoutes: Route[] = [
     summary: "Operations the device claimed, most recently changed first",
     auth: ["device"],
     query: z.object({ since: z.iso.datetime({ offset: true }).optional(), limit: queryInt(1, 250).optional() }),
-    responses: { 200: "Array of device operation rows", 401: "Bad credentials", 422: "Malformed since or limit" },
+    responses: {
+      200: { description: "Array of device operation rows", schema: z.array(contractSchema(DeviceOperationSchema)) },
+      401: "Bad credentials",
+      422: "Malformed since or limit",
+    },
     async handle({ caller, query, services }) {
       const since = query.since ? Date.parse(query.since) : undefined;
       const reply = await services.dispatch.listDeviceOperations({

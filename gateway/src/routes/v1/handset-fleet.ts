@@ -6,6 +6,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // Handset routes served by fleet (device token): heartbeat, the device's SIMs, its identity.
 // A device sees only itself: scope comes from the token.
@@ -80,7 +81,10 @@ export const handsetFleetRoutes: Route[] = [
     summary: "The calling handset's SIMs with their measured balance",
     auth: ["device"],
     responses: {
-      200: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at",
+      200: {
+        description: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at",
+        schema: z.array(contractSchema(HandsetSimSchema)),
+      },
       401: "Bad credentials",
       403: "Not a device token",
     },
@@ -97,7 +101,7 @@ export const handsetFleetRoutes: Route[] = [
     summary: "The calling handset's identity",
     auth: ["device"],
     responses: {
-      200: "device_id, label, status",
+      200: { description: "device_id, label, status", schema: contractSchema(GetDeviceIdentityResponseSchema) },
       401: "Bad credentials",
       403: "Not a device token",
       404: "Device gone",

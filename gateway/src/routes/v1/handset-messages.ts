@@ -6,6 +6,7 @@ import {
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, text, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 const timestamp = () => z.iso.datetime({ offset: true });
 
@@ -52,6 +53,18 @@ function submissionJson(results: MessageResult[]) {
   };
 }
 
+const resultSchema = contractSchema(MessageResultSchema);
+const submissionSchema = z.object({
+  matched: z.boolean(),
+  restated: z.boolean(),
+  kind: resultSchema.shape.kind,
+  outcome: resultSchema.shape.outcome,
+  operation: resultSchema.shape.operation,
+  balance: resultSchema.shape.balance,
+  previous_balance: resultSchema.shape.previous_balance,
+  results: z.array(resultSchema),
+});
+
 export const handsetMessageRoutes: Route[] = [
   route({
     operationId: "submitMessages",
@@ -62,7 +75,11 @@ export const handsetMessageRoutes: Route[] = [
     auth: ["device"],
     body,
     responses: {
-      200: "matched, restated, kind, outcome, operation, balance, previous_balance, and `results` (one per message)",
+      200: {
+        description:
+          "matched, restated, kind, outcome, operation, balance, previous_balance, and `results` (one per message)",
+        schema: submissionSchema,
+      },
       401: "Bad credentials",
       403: "SIM not assigned to this device",
       422: "Invalid body",

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
+import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { operationJson } from "./operations.ts";
 
 /**
@@ -21,7 +23,7 @@ export const matchingRoutes: Route[] = [
       sim_id: z.string().max(100).nullable().optional(),
     }),
     responses: {
-      201: "Operation detail, status awaiting_manual_dial",
+      201: { description: "Operation detail, status awaiting_manual_dial", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Profile does not permit it, SIM not assigned to the agent, or the API key",
       422: "Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance",
@@ -45,7 +47,11 @@ export const matchingRoutes: Route[] = [
     summary: "Matching operations (own; all for admins), newest first",
     auth: ["session"],
     query: z.object({ limit: queryInt(1, 250).optional() }),
-    responses: { 200: "Array of operation detail", 401: "Not signed in", 403: "Agent inactive or gone" },
+    responses: {
+      200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
+      401: "Not signed in",
+      403: "Agent inactive or gone",
+    },
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listMatchingOperations({ caller, limit: query.limit ?? 0 });
       return ok(res.operations.map(operationJson));
@@ -65,7 +71,7 @@ export const matchingRoutes: Route[] = [
       montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
     }),
     responses: {
-      200: "Operation detail",
+      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Another agent's operation",
       404: "Unknown matching operation",
@@ -93,7 +99,7 @@ export const matchingRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["operation_id"],
     responses: {
-      200: "Operation detail (rejected)",
+      200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Another agent's operation",
       404: "Unknown matching operation",

@@ -8,6 +8,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // Notifications (stored alerts) and webhook endpoints (admin). The contract names the
 // alerts and the events operation.confirmed / operation.failed but not their delivery:
@@ -29,7 +30,11 @@ export const notificationRoutes: Route[] = [
     summary: "Stored alerts, newest first; acknowledged=false for the open ones",
     auth: ["session"],
     query: z.object({ acknowledged: queryBool().optional(), limit: queryInt(1, 250).optional() }),
-    responses: { 200: "Array of notifications", ...ADMIN, 422: "Invalid query" },
+    responses: {
+      200: { description: "Array of notifications", schema: z.array(contractSchema(NotificationSchema)) },
+      ...ADMIN,
+      422: "Invalid query",
+    },
     async handle({ caller, query, services }) {
       const res = await services.fleet.listNotifications({
         caller,
@@ -47,7 +52,11 @@ export const notificationRoutes: Route[] = [
     summary: "Acknowledge an alert (idempotent: the first acknowledgement is kept)",
     auth: ["session"],
     uuidParams: ["notification_id"],
-    responses: { 200: "The notification", ...ADMIN, 404: "Unknown notification" },
+    responses: {
+      200: { description: "The notification", schema: contractSchema(NotificationSchema) },
+      ...ADMIN,
+      404: "Unknown notification",
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.acknowledgeNotification({ caller, notificationId: params.notification_id });
       return ok(notificationJson(res.notification!));
@@ -66,7 +75,10 @@ export const notificationRoutes: Route[] = [
       events: z.array(z.string().max(40)).max(10).optional(),
     }),
     responses: {
-      201: "The webhook with its secret (returned once)",
+      201: {
+        description: "The webhook with its secret (returned once)",
+        schema: contractSchema(WebhookSchema).extend({ secret: z.string() }),
+      },
       ...ADMIN,
       422: "Invalid URL, secret or event type",
     },
@@ -87,7 +99,7 @@ export const notificationRoutes: Route[] = [
     tag: "Admin",
     summary: "Registered webhook endpoints (never their secrets)",
     auth: ["session"],
-    responses: { 200: "Array of webhooks", ...ADMIN },
+    responses: { 200: { description: "Array of webhooks", schema: z.array(contractSchema(WebhookSchema)) }, ...ADMIN },
     async handle({ caller, services }) {
       const res = await services.fleet.listWebhooks({ caller });
       return ok(res.webhooks.map((w) => toContractJson(WebhookSchema, w)));
@@ -116,7 +128,12 @@ export const notificationRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["webhook_id"],
     query: z.object({ limit: queryInt(1, 250).optional() }),
-    responses: { 200: "Array of deliveries", ...ADMIN, 404: "Unknown webhook", 422: "Invalid query" },
+    responses: {
+      200: { description: "Array of deliveries", schema: z.array(contractSchema(WebhookDeliverySchema)) },
+      ...ADMIN,
+      404: "Unknown webhook",
+      422: "Invalid query",
+    },
     async handle({ caller, params, query, services }) {
       const res = await services.fleet.listWebhookDeliveries({
         caller,

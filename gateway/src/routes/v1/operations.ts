@@ -7,6 +7,7 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 /** The contract's operation detail. */
 export const operationJson = (o: Operation | undefined) => toContractJson(OperationSchema, o!);
@@ -20,7 +21,13 @@ const createBody = z.object({
   // Required with the API key (the service says so); ignored for a session, so not validated here.
   agent_id: z.string().max(100).nullable().optional(),
   operator: z.enum(["operator_a", "operator_b"]),
-  client: z.object({ msisdn: text(20), nom: text(200).refine((s) => s.trim() !== "", "must not be empty") }),
+  client: z.object({
+    msisdn: text(20),
+    nom: z
+      .string()
+      .max(200)
+      .refine((s) => s.trim() !== "", "must not be empty"),
+  }),
   type_op: opType.optional(),
   montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   merchant_code: nullableText(50),
@@ -56,10 +63,16 @@ export const operationRoutes: Route[] = [
     auth: ["api_key", "session"],
     body: createBody,
     responses: {
-      202: "Accepted and queued: operation_id, status = queued",
+      202: {
+        description: "Accepted and queued: operation_id, status = queued",
+        schema: z.object({ operation_id: z.uuid(), status: z.literal("queued") }),
+      },
       401: "Bad credentials",
       403: "Access profile does not permit it (detail names the rule)",
-      409: "request_id exists: the existing operation object (treat as success)",
+      409: {
+        description: "request_id exists: the existing operation object (treat as success, never mint a new request_id)",
+        schema: contractSchema(OperationSchema),
+      },
       422: "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",
       423: "Circuit breaker active (detail = circuit_breaker)",
       429: "Too many requests",
@@ -103,7 +116,7 @@ export const operationRoutes: Route[] = [
       limit: queryInt(1, 250).optional(),
     }),
     responses: {
-      200: "Array of operation detail",
+      200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
       401: "Not signed in",
       403: "A non-admin naming another agent",
       422: "Unknown status, malformed date, date_from after date_to",
@@ -131,7 +144,12 @@ export const operationRoutes: Route[] = [
     summary: "Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)",
     auth: ["session"],
     query: windowQuery,
-    responses: { 200: "Array of unproven rows", 401: "Not signed in", 403: "Inactive agent", 422: "from after to" },
+    responses: {
+      200: { description: "Array of unproven rows", schema: z.array(contractSchema(UnprovenOperationSchema)) },
+      401: "Not signed in",
+      403: "Inactive agent",
+      422: "from after to",
+    },
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listUnproven({ caller, window: dayWindow(query), limit: query.limit ?? 0 });
       return ok(res.operations.map((o) => toContractJson(UnprovenOperationSchema, o)));
@@ -146,7 +164,7 @@ export const operationRoutes: Route[] = [
     auth: ["session"],
     query: windowQuery,
     responses: {
-      200: "Array of settled-on-word rows",
+      200: { description: "Array of settled-on-word rows", schema: z.array(contractSchema(SettledOnWordRowSchema)) },
       401: "Not signed in",
       403: "Inactive agent",
       422: "from after to",
@@ -169,7 +187,7 @@ export const operationRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["operation_id"],
     responses: {
-      200: "Operation detail",
+      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Another agent's operation",
       404: "Unknown",
@@ -189,7 +207,7 @@ export const operationRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["operation_id"],
     responses: {
-      200: "Operation detail (rejected)",
+      200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Another agent's operation",
       404: "Unknown",
@@ -217,7 +235,7 @@ export const operationRoutes: Route[] = [
         .refine((s) => s.trim() !== "", "must not be empty"),
     }),
     responses: {
-      200: "Operation detail",
+      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
       401: "Not signed in",
       403: "Not a transfer on a SIM the agent is assigned, nor one it dialled",
       404: "Unknown",

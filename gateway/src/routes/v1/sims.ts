@@ -4,6 +4,7 @@ import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { GetSimHistoryResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, route, type Route } from "../../http/route.ts";
+import { contractSchema } from "../../http/contract-schema.ts";
 
 // SIM inventory (admin) and balance recording (API key). sim_id is a server-generated UUID.
 
@@ -16,6 +17,15 @@ const threshold = z.number().int().min(0).nullable();
 
 const NAMED = { 401: "Not signed in", 403: "Admin required", 404: "Unknown SIM" };
 
+const simSchema = contractSchema(SimSchema);
+const balanceRecordedSchema = z.object({
+  sim_id: simSchema.shape.sim_id,
+  balance_mirror: simSchema.shape.balance_mirror,
+  balance_updated_at: simSchema.shape.balance_updated_at,
+  balance_source: simSchema.shape.balance_source,
+  applied: z.boolean(),
+});
+
 export const simRoutes: Route[] = [
   route({
     operationId: "listSims",
@@ -25,7 +35,12 @@ export const simRoutes: Route[] = [
     summary: "Every SIM; unassigned=true only unassigned, false only assigned (admin)",
     auth: ["session"],
     query: z.object({ unassigned: queryBool().optional() }),
-    responses: { 200: "Array of SIMs", 401: "Not signed in", 403: "Admin required", 422: "Invalid query" },
+    responses: {
+      200: { description: "Array of SIMs", schema: z.array(contractSchema(SimSchema)) },
+      401: "Not signed in",
+      403: "Admin required",
+      422: "Invalid query",
+    },
     async handle({ caller, query, services }) {
       const res = await services.fleet.listSims({ caller, unassigned: query.unassigned });
       return ok(res.sims.map((s) => simJson(s)));
@@ -39,7 +54,7 @@ export const simRoutes: Route[] = [
     summary: "One SIM (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: "SIM", ...NAMED },
+    responses: { 200: { description: "SIM", schema: contractSchema(SimSchema) }, ...NAMED },
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSim({ caller, simId: params.sim_id });
       return ok(simJson(res.sim));
@@ -65,7 +80,10 @@ export const simRoutes: Route[] = [
         path: ["subscription_slot"],
       }),
     responses: {
-      201: "sim_id, operator, msisdn, device_id, subscription_slot, created_at (the SIM)",
+      201: {
+        description: "sim_id, operator, msisdn, device_id, subscription_slot, created_at (the SIM)",
+        schema: contractSchema(SimSchema),
+      },
       401: "Not signed in",
       403: "Admin required",
       404: "Unknown device",
@@ -97,7 +115,11 @@ export const simRoutes: Route[] = [
       low_balance_threshold: threshold.optional(),
       high_balance_threshold: threshold.optional(),
     }),
-    responses: { 200: "SIM", ...NAMED, 422: "Invalid body, or low threshold above high" },
+    responses: {
+      200: { description: "SIM", schema: contractSchema(SimSchema) },
+      ...NAMED,
+      422: "Invalid body, or low threshold above high",
+    },
     async handle({ caller, body, params, services }) {
       const big = (v: number | null | undefined) => (v === null || v === undefined ? undefined : BigInt(v));
       const res = await services.fleet.updateSim({
@@ -137,7 +159,7 @@ export const simRoutes: Route[] = [
     uuidParams: ["sim_id"],
     body: z.object({ device_id: deviceId, subscription_slot: slot }),
     responses: {
-      200: "sim_id, device_id, subscription_slot (the SIM)",
+      200: { description: "sim_id, device_id, subscription_slot (the SIM)", schema: contractSchema(SimSchema) },
       ...NAMED,
       404: "Unknown SIM or device",
       409: "Device already has 2 SIMs, slot occupied, or device not active",
@@ -162,7 +184,7 @@ export const simRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["sim_id"],
     responses: {
-      200: "The SIM with device_id and subscription_slot null",
+      200: { description: "The SIM with device_id and subscription_slot null", schema: contractSchema(SimSchema) },
       ...NAMED,
       409: "Already unassigned, or operations queued or running",
     },
@@ -185,7 +207,11 @@ export const simRoutes: Route[] = [
       source: z.enum(["sms", "balance_check", "api", "n8n"]).optional(),
     }),
     responses: {
-      200: "sim_id, balance_mirror, balance_updated_at, balance_source, applied (false when the reading was older than the mirror)",
+      200: {
+        description:
+          "sim_id, balance_mirror, balance_updated_at, balance_source, applied (false when the reading was older than the mirror)",
+        schema: balanceRecordedSchema,
+      },
       401: "Bad credentials",
       403: "Not the API key",
       404: "Unknown SIM",
@@ -217,7 +243,13 @@ export const simRoutes: Route[] = [
     summary: "Totals and operations of a SIM, derived from operations (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: "sim_id, totals, balance_mirror, operations", ...NAMED },
+    responses: {
+      200: {
+        description: "sim_id, totals, balance_mirror, operations",
+        schema: contractSchema(GetSimHistoryResponseSchema),
+      },
+      ...NAMED,
+    },
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSimHistory({ caller, simId: params.sim_id });
       return ok(toContractJson(GetSimHistoryResponseSchema, res));

@@ -98,7 +98,7 @@ describe("checkGrant", () => {
     if (code === null) {
       expect(error).toBeNull();
     } else {
-      expect(error).toMatchObject({ code, status: "forbidden", message: detail });
+      expect(error).toMatchObject({ code: "not_allowed", reason: code, status: "forbidden", message: detail });
     }
   });
 });
@@ -129,8 +129,8 @@ describe("checkGrantCoversOperator", () => {
     ["passes an admin whatever the candidates", [], "admin", "operator_b", null],
   ])("%s", (_rule, granted, role, operator, detail) => {
     const error = checkGrantCoversOperator(granted, role, operator);
-    expect(error === null ? null : [error.code, error.message]).toEqual(
-      detail === null ? null : ["not_in_grant_sim", detail],
+    expect(error === null ? null : [error.code, error.reason, error.message]).toEqual(
+      detail === null ? null : ["not_allowed", "not_in_grant_sim", detail],
     );
   });
 });

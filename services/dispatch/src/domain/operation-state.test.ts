@@ -16,7 +16,7 @@ const ID = "6f1c2a9e-0000-4000-8000-000000000001";
 
 function next(status: OperationStatus, trigger: Trigger): OperationStatus | [string, string] {
   const result = transition({ operation_id: ID, status }, trigger);
-  return result.ok ? result.value : [result.error.code, result.error.message];
+  return result.ok ? result.value : [result.error.reason ?? "", result.error.message];
 }
 
 describe("transition: the contract's table, one row per rule", () => {
@@ -270,7 +270,7 @@ describe("classifyOutcomeReport", () => {
     ],
   ])("%s", (_rule, status, recorded, reported, expected) => {
     const result = classifyOutcomeReport({ operation_id: ID, status, outcome: recorded }, reported);
-    expect(result.ok ? result.value : [result.error.code, result.error.message]).toEqual(expected);
+    expect(result.ok ? result.value : [result.error.reason, result.error.message]).toEqual(expected);
   });
 });
 

@@ -93,12 +93,13 @@ describe("checkOperator", () => {
     if (code === null) {
       expect(error).toBeNull();
     } else {
-      expect(error).toMatchObject({ code, message: detail });
+      expect(error).toMatchObject({ reason: code, message: detail });
     }
   });
 
   it("puts the number and both operators in the context of a mismatch", () => {
     expect(checkOperator("operator_a", "690000001", "deposit")?.context).toEqual({
+      reason: "operator_mismatch",
       msisdn: "690000001",
       operator: "operator_b",
       declared_operator: "operator_a",

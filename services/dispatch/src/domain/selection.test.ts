@@ -180,6 +180,7 @@ describe("automatic SIM selection", () => {
   it("puts requested amount, available balance and measurement time in the context of an insufficient balance", () => {
     const result = selectSim([sim("b1", { balance_mirror: 1200 })], request());
     expect(result.ok ? null : result.error.context).toEqual({
+      reason: "insufficient_balance",
       sim_id: "b1",
       requested: 5000,
       available: 1200,
@@ -253,8 +254,8 @@ describe("named SIM", () => {
     expect(outcome(selectSim(candidates, request(overrides)))).toEqual(expected);
   });
 
-  it("answers a frozen handset with 423", () => {
+  it("answers a frozen handset with 422 (on create, 423 is the breaker alone)", () => {
     const result = selectSim([sim("b1", { device_status: "frozen" })], request({ sim_id: "b1" }));
-    expect(result.ok ? null : result.error.status).toBe("locked");
+    expect(result.ok ? null : [result.error.status, result.error.reason]).toEqual(["refused", "device_frozen"]);
   });
 });

@@ -45,7 +45,7 @@ async function connectError(p: Promise<unknown>): Promise<{ code: Code; reason: 
     await p;
   } catch (err) {
     if (err instanceof ConnectError)
-      return { code: err.code, reason: err.findDetails(ErrorDetailSchema)[0]?.code ?? "" };
+      return { code: err.code, reason: String(err.findDetails(ErrorDetailSchema)[0]?.context?.reason ?? "") };
     throw err;
   }
   throw new Error("expected a Connect error");

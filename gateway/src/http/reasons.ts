@@ -1,0 +1,15 @@
+/**
+ * The reasons (`context.reason`) the gateway answers itself, before any service is asked.
+ * openapi.ts adds them to every route they can concern.
+ */
+export const GATEWAY_REASONS = {
+  credentials_missing: "credentials_missing",
+  credential_not_accepted: "credential_not_accepted",
+  agent_inactive: "agent_inactive",
+  malformed_json: "malformed_json",
+  body_too_large: "body_too_large",
+  route_not_found: "route_not_found",
+  rate_limited: "rate_limited",
+} as const;
+
+export type GatewayReason = keyof typeof GATEWAY_REASONS;
