@@ -7,7 +7,7 @@ const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 export function toTransaction(r: TransactionRecord): Transaction {
   return create(TransactionSchema, {
-    transactionId: r.id,
+    id: r.id,
     requestId: r.request_id,
     parentRequestId: opt(r.parent_request_id),
     masterTransactionId: opt(r.master_transaction_id),
