@@ -55,7 +55,7 @@ export class Launcher {
       t.state === "launched" &&
       t.operation_id === null &&
       t.launched_at !== null &&
-      Date.now() - t.launched_at.getTime() > this.deps.config.claimStaleMs
+      Date.now() - new Date(t.launched_at).getTime() > this.deps.config.claimStaleMs
     );
   }
 

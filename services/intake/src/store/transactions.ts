@@ -1,6 +1,7 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import { checkWrite, type TransactionState, type Writer } from "../domain/index.ts";
 
+/** A row as PostgreSQL returns it through `em.execute` (timestamps may arrive as text). */
 export interface TransactionRecord {
   id: string;
   request_id: string;
@@ -16,21 +17,21 @@ export interface TransactionRecord {
   rate: number | null;
   send_amount_eur: number | null;
   partner_verify: boolean;
-  transaction_date: Date;
+  transaction_date: Date | string;
   state: TransactionState;
   launched_by: string | null;
   launched_by_name: string | null;
-  launched_at: Date | null;
+  launched_at: Date | string | null;
   operation_id: string | null;
   outcome: string | null;
-  settled_at: Date | null;
+  settled_at: Date | string | null;
   settled_by: string | null;
   settled_by_name: string | null;
-  payment_confirmed_at: Date | null;
+  payment_confirmed_at: Date | string | null;
   payment_confirmed_by: string | null;
   cancelled_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 const T = "intake.transactions";
