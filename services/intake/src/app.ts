@@ -1,21 +1,82 @@
-import { served, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import {
+  OutboxRelay,
+  openDatabase,
+  served,
+  serviceClient,
+  startConsumer,
+  startGrpcServer,
+  type EventBus,
+  type Logger,
+} from "@transferops/kit";
+import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake_service_pb";
 import type { IntakeConfig } from "./config.ts";
+import { operationHandlers, operationTopics } from "./events/operations.ts";
+import { LaunchSweep } from "./jobs/launch-sweep.ts";
+import type { IntakeDeps } from "./rpc/deps.ts";
+import { Launcher, launchHandlers } from "./rpc/launch.ts";
+import { grpcPorts, type Ports } from "./rpc/ports.ts";
+import { transactionHandlers } from "./rpc/transactions.ts";
+import { migrations } from "./store/migrations/index.ts";
 
 export interface IntakeOptions {
   config: IntakeConfig;
   port: number;
   bus: EventBus;
   log: Logger;
+  /** Stands in for dispatch and fleet (tests); by default gRPC clients of DISPATCH_URL and FLEET_URL. */
+  ports?: Ports;
 }
 
-/** Serves health and reflection only, until the intake issue builds the service. */
+/** Wires intake: database, outbox relay, the operations consumer, the launch sweep, the gRPC server. */
 export async function startIntake(options: IntakeOptions) {
+  const { config, log, bus } = options;
+  const db = await openDatabase({ url: config.databaseUrl, schema: "intake", migrations, poolMax: config.dbPoolMax });
+  if (config.disabledProtection === "unique_operation") {
+    // Test switch: protection (3) off, to show (1) and (2) hold without it.
+    await db.em().execute(`drop index if exists intake.transactions_operation_id`);
+  }
+  const relay = new OutboxRelay(db, bus, log);
+  relay.start();
+  const ports =
+    options.ports ??
+    grpcPorts(serviceClient(DispatchService, config.dispatchUrl), serviceClient(FleetService, config.fleetUrl));
+  const deps: IntakeDeps = { db, config, ports, log, published: () => relay.kick() };
+  const launcher = new Launcher(deps);
+  const consumer = await startConsumer({
+    bus,
+    db,
+    group: "intake.operations",
+    topics: operationTopics,
+    handlers: operationHandlers(ports),
+    log,
+  });
+  const sweep = new LaunchSweep({
+    db,
+    log,
+    launcher,
+    intervalMs: config.sweepIntervalMs,
+    staleMs: config.claimStaleMs,
+  });
+  sweep.start();
   const server = await startGrpcServer({
     name: "intake",
     port: options.port,
-    log: options.log,
-    services: [served(IntakeService, {})],
+    log,
+    services: [served(IntakeService, { ...transactionHandlers(deps), ...launchHandlers(launcher) })],
   });
-  return { url: server.url, port: server.port, stop: () => server.close() };
+  return {
+    url: server.url,
+    port: server.port,
+    /** Runs one launch-sweep pass now (tests and operations tooling). */
+    sweep: () => sweep.runOnce(),
+    async stop() {
+      await server.close();
+      await sweep.stop();
+      await consumer.close();
+      await relay.stop();
+      await db.close();
+    },
+  };
 }

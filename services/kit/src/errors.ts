@@ -161,3 +161,23 @@ export function errorBodyFromConnect(err: ConnectError): ErrorBody {
   };
   return { status: httpStatusOf[status], body };
 }
+
+/**
+ * Another service's refusal, rebuilt as a DomainError so a caller can pass it on with
+ * its status, detail, reason and context intact (intake's launch relays dispatch's
+ * 422 and 423). Undefined for anything that is not a documented refusal.
+ */
+export function domainErrorFromConnect(err: unknown): DomainError | undefined {
+  if (!(err instanceof ConnectError)) return undefined;
+  const [detail] = err.findDetails(ErrorDetailSchema);
+  const tagged = err.metadata.get("x-error-status") as ErrorStatus | null;
+  if (!detail || !tagged || !(tagged in httpStatusOf) || tagged === "internal") return undefined;
+  const context = { ...((detail.context ?? {}) as Record<string, unknown>) };
+  const reason = typeof context.reason === "string" ? context.reason : undefined;
+  delete context.reason;
+  return new DomainError(tagged, detail.detail, {
+    reason,
+    context,
+    violations: detail.violations.map((v) => ({ field: v.field, message: v.message })),
+  });
+}

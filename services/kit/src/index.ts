@@ -13,5 +13,6 @@ export * from "./alerts.ts";
 export { PeriodicJob } from "./periodic.ts";
 export * from "./runtime.ts";
 export * from "./time.ts";
+export * from "./msisdn.ts";
 export { toContractJson } from "./contract-json.ts";
 export type { Caller } from "./gen/transferops/common/v1/identity_pb.ts";

@@ -50,7 +50,10 @@ export type TransactionChanged = Message<"transferops.intake.v1.TransactionChang
 
   /**
    * What moved it: `create`, `correct_receiver`, `confirm_payment`, `undo_payment`,
-   * `launch`, `launch_released`, `cancel`, `close_by_receipt`, `settle`.
+   * `launch` (the claim; operation_id still ""), `operation_linked` (the operation the
+   * launch created is recorded; state stays `launched`), `launch_released`, `cancel`,
+   * `close_by_receipt`, `settle` (also `done` to `done` when a no_evidence operation is
+   * later confirmed or failed: the outcome follows the operation).
    *
    * @generated from field: string trigger = 5;
    */
@@ -113,7 +116,7 @@ export type TransactionChanged = Message<"transferops.intake.v1.TransactionChang
   launchedBy: string;
 
   /**
-   * Outcome once `done` (the operation's terminal status, or the closing reason).
+   * Outcome once `done` (the operation's terminal status), or `closed_by_receipt`.
    *
    * @generated from field: string outcome = 14;
    */

@@ -2,12 +2,240 @@
 // @generated from file transferops/intake/v1/intake.proto (package transferops.intake.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/intake/v1/intake.proto.
  */
 export const file_transferops_intake_v1_intake: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjFiBnByb3RvMw");
+  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEijQkKC1RyYW5zYWN0aW9uEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSHgoRcGFyZW50X3JlcXVlc3RfaWQYAyABKAlIAIgBARIiChVtYXN0ZXJfdHJhbnNhY3Rpb25faWQYBCABKAlIAYgBARISCgpjb250YWN0X2lkGAUgASgJEhoKDWN1c3RvbWVyX25hbWUYBiABKAlIAogBARIbCg5jdXN0b21lcl9waG9uZRgHIAEoCUgDiAEBEhUKDXJlY2VpdmVyX25hbWUYCCABKAkSFgoOcmVjZWl2ZXJfcGhvbmUYCSABKAkSEAoIb3BlcmF0b3IYCiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgLIAEoAxIRCgRyYXRlGAwgASgBSASIAQESHAoPc2VuZF9hbW91bnRfZXVyGA0gASgBSAWIAQESFgoOcGFydG5lcl92ZXJpZnkYDiABKAgSNAoQdHJhbnNhY3Rpb25fZGF0ZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhdGUYECABKAkSGAoLbGF1bmNoZWRfYnkYESABKAlIBogBARIdChBsYXVuY2hlZF9ieV9uYW1lGBIgASgJSAeIAQESLwoLbGF1bmNoZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKDG9wZXJhdGlvbl9pZBgUIAEoCUgIiAEBEhQKB291dGNvbWUYFSABKAlICYgBARIuCgpzZXR0bGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpzZXR0bGVkX2J5GBcgASgJSAqIAQESHAoPc2V0dGxlZF9ieV9uYW1lGBggASgJSAuIAQESOAoUcGF5bWVudF9jb25maXJtZWRfYXQYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKFHBheW1lbnRfY29uZmlybWVkX2J5GBogASgJSAyIAQESHQoQY2FuY2VsbGVkX3JlYXNvbhgbIAEoCUgNiAEBEi4KCmNyZWF0ZWRfYXQYHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYHSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhQKEl9wYXJlbnRfcmVxdWVzdF9pZEIYChZfbWFzdGVyX3RyYW5zYWN0aW9uX2lkQhAKDl9jdXN0b21lcl9uYW1lQhEKD19jdXN0b21lcl9waG9uZUIHCgVfcmF0ZUISChBfc2VuZF9hbW91bnRfZXVyQg4KDF9sYXVuY2hlZF9ieUITChFfbGF1bmNoZWRfYnlfbmFtZUIPCg1fb3BlcmF0aW9uX2lkQgoKCF9vdXRjb21lQg0KC19zZXR0bGVkX2J5QhIKEF9zZXR0bGVkX2J5X25hbWVCFwoVX3BheW1lbnRfY29uZmlybWVkX2J5QhMKEV9jYW5jZWxsZWRfcmVhc29uYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * Transaction is the contract's "Transaction (intake)": a paid transfer the automation
+ * caller wrote into the launch queue, and what the board did with it.
+ *
+ * Ownership is split. Intake (the API key) writes the transfer details once, at
+ * creation: request_id through transaction_date. The board (sessions) owns state,
+ * launched_by, launched_at, operation_id, payment confirmation, cancelled_reason and the
+ * settlement, and rewrites only receiver_name, receiver_phone and contact_id.
+ *
+ * @generated from message transferops.intake.v1.Transaction
+ */
+export type Transaction = Message<"transferops.intake.v1.Transaction"> & {
+  /**
+   * UUID minted by intake (the contract's `id`).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The automation caller's idempotency key, unique, up to 200 characters.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * Caller's parent request, up to 200 characters.
+   *
+   * @generated from field: optional string parent_request_id = 3;
+   */
+  parentRequestId?: string | undefined;
+
+  /**
+   * Caller's master transaction, up to 200 characters.
+   *
+   * @generated from field: optional string master_transaction_id = 4;
+   */
+  masterTransactionId?: string | undefined;
+
+  /**
+   * Opaque contact reference of the receiver, up to 200 characters.
+   *
+   * @generated from field: string contact_id = 5;
+   */
+  contactId: string;
+
+  /**
+   * Paying customer's name, up to 200 characters.
+   *
+   * @generated from field: optional string customer_name = 6;
+   */
+  customerName?: string | undefined;
+
+  /**
+   * Paying customer's phone, up to 20 characters.
+   *
+   * @generated from field: optional string customer_phone = 7;
+   */
+  customerPhone?: string | undefined;
+
+  /**
+   * Receiver's name, up to 200 characters; becomes the operation's `client.nom`.
+   *
+   * @generated from field: string receiver_name = 8;
+   */
+  receiverName: string;
+
+  /**
+   * Receiver's number in the 9-digit local form; becomes the operation's `client.msisdn`.
+   *
+   * @generated from field: string receiver_phone = 9;
+   */
+  receiverPhone: string;
+
+  /**
+   * `operator_a` or `operator_b`; agrees with receiver_phone's prefix.
+   *
+   * @generated from field: string operator = 10;
+   */
+  operator: string;
+
+  /**
+   * Amount to deliver, FCFA, above 0; becomes the operation's `montant`.
+   *
+   * @generated from field: int64 received_amount_xaf = 11;
+   */
+  receivedAmountXaf: bigint;
+
+  /**
+   * XAF per EUR, above 0.
+   *
+   * @generated from field: optional double rate = 12;
+   */
+  rate?: number | undefined;
+
+  /**
+   * Amount the customer paid, EUR, above 0.
+   *
+   * @generated from field: optional double send_amount_eur = 13;
+   */
+  sendAmountEur?: number | undefined;
+
+  /**
+   * Whether the partner verified the receiver; becomes `partner_verified`.
+   *
+   * @generated from field: bool partner_verify = 14;
+   */
+  partnerVerify: boolean;
+
+  /**
+   * When the transfer was taken in by the caller.
+   *
+   * @generated from field: google.protobuf.Timestamp transaction_date = 15;
+   */
+  transactionDate?: Timestamp | undefined;
+
+  /**
+   * `pending`, `launched`, `done`, `cancelled` or `closed`.
+   *
+   * @generated from field: string state = 16;
+   */
+  state: string;
+
+  /**
+   * Agent (UUID) who launched it; unset before launch.
+   *
+   * @generated from field: optional string launched_by = 17;
+   */
+  launchedBy?: string | undefined;
+
+  /**
+   * That agent's full name.
+   *
+   * @generated from field: optional string launched_by_name = 18;
+   */
+  launchedByName?: string | undefined;
+
+  /**
+   * When it was launched (the claim).
+   *
+   * @generated from field: google.protobuf.Timestamp launched_at = 19;
+   */
+  launchedAt?: Timestamp | undefined;
+
+  /**
+   * Operation created by the launch (UUID); unset before.
+   *
+   * @generated from field: optional string operation_id = 20;
+   */
+  operationId?: string | undefined;
+
+  /**
+   * Once `done`: the operation's terminal status (`confirmed`, `failed`, `no_evidence`,
+   * `rejected`); once `closed`: `closed_by_receipt`.
+   *
+   * @generated from field: optional string outcome = 21;
+   */
+  outcome?: string | undefined;
+
+  /**
+   * When it became `done` or `closed`.
+   *
+   * @generated from field: google.protobuf.Timestamp settled_at = 22;
+   */
+  settledAt?: Timestamp | undefined;
+
+  /**
+   * Agent (UUID) who settled it, or `system` when a machine did (operator proof,
+   * handset outcome, sweep).
+   *
+   * @generated from field: optional string settled_by = 23;
+   */
+  settledBy?: string | undefined;
+
+  /**
+   * That agent's full name, or `System`.
+   *
+   * @generated from field: optional string settled_by_name = 24;
+   */
+  settledByName?: string | undefined;
+
+  /**
+   * When an agent confirmed the customer's payment; unset while unconfirmed.
+   *
+   * @generated from field: google.protobuf.Timestamp payment_confirmed_at = 25;
+   */
+  paymentConfirmedAt?: Timestamp | undefined;
+
+  /**
+   * Agent (UUID) who confirmed the payment.
+   *
+   * @generated from field: optional string payment_confirmed_by = 26;
+   */
+  paymentConfirmedBy?: string | undefined;
+
+  /**
+   * Reason given on cancel, up to 500 characters.
+   *
+   * @generated from field: optional string cancelled_reason = 27;
+   */
+  cancelledReason?: string | undefined;
+
+  /**
+   * When intake recorded it.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 28;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Last change of any field.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 29;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.Transaction.
+ * Use `create(TransactionSchema)` to create a new message.
+ */
+export const TransactionSchema: GenMessage<Transaction> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake, 0);
 

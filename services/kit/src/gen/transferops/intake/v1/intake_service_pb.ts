@@ -2,21 +2,582 @@
 // @generated from file transferops/intake/v1/intake_service.proto (package transferops.intake.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Caller } from "../../common/v1/identity_pb.ts";
+import { file_transferops_common_v1_identity } from "../../common/v1/identity_pb.ts";
+import type { Transaction } from "./intake_pb.ts";
+import { file_transferops_intake_v1_intake } from "./intake_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/intake/v1/intake_service.proto.
  */
 export const file_transferops_intake_v1_intake_service: GenFile = /*@__PURE__*/
-  fileDesc("Cip0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlX3NlcnZpY2UucHJvdG8SFXRyYW5zZmVyb3BzLmludGFrZS52MTIPCg1JbnRha2VTZXJ2aWNlYgZwcm90bzM");
+  fileDesc("Cip0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlX3NlcnZpY2UucHJvdG8SFXRyYW5zZmVyb3BzLmludGFrZS52MSK9BAoYQ3JlYXRlVHJhbnNhY3Rpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKcmVxdWVzdF9pZBgCIAEoCRIeChFwYXJlbnRfcmVxdWVzdF9pZBgDIAEoCUgAiAEBEiIKFW1hc3Rlcl90cmFuc2FjdGlvbl9pZBgEIAEoCUgBiAEBEhIKCmNvbnRhY3RfaWQYBSABKAkSGgoNY3VzdG9tZXJfbmFtZRgGIAEoCUgCiAEBEhsKDmN1c3RvbWVyX3Bob25lGAcgASgJSAOIAQESFQoNcmVjZWl2ZXJfbmFtZRgIIAEoCRIWCg5yZWNlaXZlcl9waG9uZRgJIAEoCRIQCghvcGVyYXRvchgKIAEoCRIbChNyZWNlaXZlZF9hbW91bnRfeGFmGAsgASgDEhEKBHJhdGUYDCABKAFIBIgBARIcCg9zZW5kX2Ftb3VudF9ldXIYDSABKAFIBYgBARIWCg5wYXJ0bmVyX3ZlcmlmeRgOIAEoCBI0ChB0cmFuc2FjdGlvbl9kYXRlGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIUChJfcGFyZW50X3JlcXVlc3RfaWRCGAoWX21hc3Rlcl90cmFuc2FjdGlvbl9pZEIQCg5fY3VzdG9tZXJfbmFtZUIRCg9fY3VzdG9tZXJfcGhvbmVCBwoFX3JhdGVCEgoQX3NlbmRfYW1vdW50X2V1ciJUChlDcmVhdGVUcmFuc2FjdGlvblJlc3BvbnNlEjcKC3RyYW5zYWN0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuaW50YWtlLnYxLlRyYW5zYWN0aW9uImYKF0xpc3RUcmFuc2FjdGlvbnNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISDQoFc3RhdGUYAiABKAkSDQoFbGltaXQYAyABKAUiVAoYTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEjgKDHRyYW5zYWN0aW9ucxgBIAMoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbiJeChVHZXRUcmFuc2FjdGlvblJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIWCg50cmFuc2FjdGlvbl9pZBgCIAEoCSJRChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEjcKC3RyYW5zYWN0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuaW50YWtlLnYxLlRyYW5zYWN0aW9uIvABCiFDb3JyZWN0VHJhbnNhY3Rpb25SZWNlaXZlclJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIWCg50cmFuc2FjdGlvbl9pZBgCIAEoCRIaCg1yZWNlaXZlcl9uYW1lGAMgASgJSACIAQESGwoOcmVjZWl2ZXJfcGhvbmUYBCABKAlIAYgBARIXCgpjb250YWN0X2lkGAUgASgJSAKIAQFCEAoOX3JlY2VpdmVyX25hbWVCEQoPX3JlY2VpdmVyX3Bob25lQg0KC19jb250YWN0X2lkIl0KIkNvcnJlY3RUcmFuc2FjdGlvblJlY2VpdmVyUmVzcG9uc2USNwoLdHJhbnNhY3Rpb24YASABKAsyIi50cmFuc2Zlcm9wcy5pbnRha2UudjEuVHJhbnNhY3Rpb24iYQoYTGF1bmNoVHJhbnNhY3Rpb25SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFgoOdHJhbnNhY3Rpb25faWQYAiABKAkiVAoZTGF1bmNoVHJhbnNhY3Rpb25SZXNwb25zZRI3Cgt0cmFuc2FjdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbiJxChhDYW5jZWxUcmFuc2FjdGlvblJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIWCg50cmFuc2FjdGlvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiVAoZQ2FuY2VsVHJhbnNhY3Rpb25SZXNwb25zZRI3Cgt0cmFuc2FjdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbiJpCiBDb25maXJtVHJhbnNhY3Rpb25QYXltZW50UmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhYKDnRyYW5zYWN0aW9uX2lkGAIgASgJIlwKIUNvbmZpcm1UcmFuc2FjdGlvblBheW1lbnRSZXNwb25zZRI3Cgt0cmFuc2FjdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbiJmCh1VbmRvVHJhbnNhY3Rpb25QYXltZW50UmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhYKDnRyYW5zYWN0aW9uX2lkGAIgASgJIlkKHlVuZG9UcmFuc2FjdGlvblBheW1lbnRSZXNwb25zZRI3Cgt0cmFuc2FjdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbiJpCiBDbG9zZVRyYW5zYWN0aW9uQnlSZWNlaXB0UmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhYKDnRyYW5zYWN0aW9uX2lkGAIgASgJIlwKIUNsb3NlVHJhbnNhY3Rpb25CeVJlY2VpcHRSZXNwb25zZRI3Cgt0cmFuc2FjdGlvbhgBIAEoCzIiLnRyYW5zZmVyb3BzLmludGFrZS52MS5UcmFuc2FjdGlvbjKZCQoNSW50YWtlU2VydmljZRJ2ChFDcmVhdGVUcmFuc2FjdGlvbhIvLnRyYW5zZmVyb3BzLmludGFrZS52MS5DcmVhdGVUcmFuc2FjdGlvblJlcXVlc3QaMC50cmFuc2Zlcm9wcy5pbnRha2UudjEuQ3JlYXRlVHJhbnNhY3Rpb25SZXNwb25zZRJzChBMaXN0VHJhbnNhY3Rpb25zEi4udHJhbnNmZXJvcHMuaW50YWtlLnYxLkxpc3RUcmFuc2FjdGlvbnNSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuaW50YWtlLnYxLkxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJtCg5HZXRUcmFuc2FjdGlvbhIsLnRyYW5zZmVyb3BzLmludGFrZS52MS5HZXRUcmFuc2FjdGlvblJlcXVlc3QaLS50cmFuc2Zlcm9wcy5pbnRha2UudjEuR2V0VHJhbnNhY3Rpb25SZXNwb25zZRKRAQoaQ29ycmVjdFRyYW5zYWN0aW9uUmVjZWl2ZXISOC50cmFuc2Zlcm9wcy5pbnRha2UudjEuQ29ycmVjdFRyYW5zYWN0aW9uUmVjZWl2ZXJSZXF1ZXN0GjkudHJhbnNmZXJvcHMuaW50YWtlLnYxLkNvcnJlY3RUcmFuc2FjdGlvblJlY2VpdmVyUmVzcG9uc2USdgoRTGF1bmNoVHJhbnNhY3Rpb24SLy50cmFuc2Zlcm9wcy5pbnRha2UudjEuTGF1bmNoVHJhbnNhY3Rpb25SZXF1ZXN0GjAudHJhbnNmZXJvcHMuaW50YWtlLnYxLkxhdW5jaFRyYW5zYWN0aW9uUmVzcG9uc2USdgoRQ2FuY2VsVHJhbnNhY3Rpb24SLy50cmFuc2Zlcm9wcy5pbnRha2UudjEuQ2FuY2VsVHJhbnNhY3Rpb25SZXF1ZXN0GjAudHJhbnNmZXJvcHMuaW50YWtlLnYxLkNhbmNlbFRyYW5zYWN0aW9uUmVzcG9uc2USjgEKGUNvbmZpcm1UcmFuc2FjdGlvblBheW1lbnQSNy50cmFuc2Zlcm9wcy5pbnRha2UudjEuQ29uZmlybVRyYW5zYWN0aW9uUGF5bWVudFJlcXVlc3QaOC50cmFuc2Zlcm9wcy5pbnRha2UudjEuQ29uZmlybVRyYW5zYWN0aW9uUGF5bWVudFJlc3BvbnNlEoUBChZVbmRvVHJhbnNhY3Rpb25QYXltZW50EjQudHJhbnNmZXJvcHMuaW50YWtlLnYxLlVuZG9UcmFuc2FjdGlvblBheW1lbnRSZXF1ZXN0GjUudHJhbnNmZXJvcHMuaW50YWtlLnYxLlVuZG9UcmFuc2FjdGlvblBheW1lbnRSZXNwb25zZRKOAQoZQ2xvc2VUcmFuc2FjdGlvbkJ5UmVjZWlwdBI3LnRyYW5zZmVyb3BzLmludGFrZS52MS5DbG9zZVRyYW5zYWN0aW9uQnlSZWNlaXB0UmVxdWVzdBo4LnRyYW5zZmVyb3BzLmludGFrZS52MS5DbG9zZVRyYW5zYWN0aW9uQnlSZWNlaXB0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_intake_v1_intake]);
 
 /**
- * IntakeService is served with health and reflection only until its issue builds it.
+ * @generated from message transferops.intake.v1.CreateTransactionRequest
+ */
+export type CreateTransactionRequest = Message<"transferops.intake.v1.CreateTransactionRequest"> & {
+  /**
+   * `api_key`.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: optional string parent_request_id = 3;
+   */
+  parentRequestId?: string | undefined;
+
+  /**
+   * @generated from field: optional string master_transaction_id = 4;
+   */
+  masterTransactionId?: string | undefined;
+
+  /**
+   * @generated from field: string contact_id = 5;
+   */
+  contactId: string;
+
+  /**
+   * @generated from field: optional string customer_name = 6;
+   */
+  customerName?: string | undefined;
+
+  /**
+   * @generated from field: optional string customer_phone = 7;
+   */
+  customerPhone?: string | undefined;
+
+  /**
+   * @generated from field: string receiver_name = 8;
+   */
+  receiverName: string;
+
+  /**
+   * Country code and spaces accepted; stored in the 9-digit local form.
+   *
+   * @generated from field: string receiver_phone = 9;
+   */
+  receiverPhone: string;
+
+  /**
+   * @generated from field: string operator = 10;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: int64 received_amount_xaf = 11;
+   */
+  receivedAmountXaf: bigint;
+
+  /**
+   * @generated from field: optional double rate = 12;
+   */
+  rate?: number | undefined;
+
+  /**
+   * @generated from field: optional double send_amount_eur = 13;
+   */
+  sendAmountEur?: number | undefined;
+
+  /**
+   * @generated from field: bool partner_verify = 14;
+   */
+  partnerVerify: boolean;
+
+  /**
+   * Unset means the time of creation.
+   *
+   * @generated from field: google.protobuf.Timestamp transaction_date = 15;
+   */
+  transactionDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CreateTransactionRequest.
+ * Use `create(CreateTransactionRequestSchema)` to create a new message.
+ */
+export const CreateTransactionRequestSchema: GenMessage<CreateTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 0);
+
+/**
+ * @generated from message transferops.intake.v1.CreateTransactionResponse
+ */
+export type CreateTransactionResponse = Message<"transferops.intake.v1.CreateTransactionResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CreateTransactionResponse.
+ * Use `create(CreateTransactionResponseSchema)` to create a new message.
+ */
+export const CreateTransactionResponseSchema: GenMessage<CreateTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 1);
+
+/**
+ * @generated from message transferops.intake.v1.ListTransactionsRequest
+ */
+export type ListTransactionsRequest = Message<"transferops.intake.v1.ListTransactionsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * `pending`, `launched`, `done`, `cancelled` or `closed`; empty means any.
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * 1 to 250; 0 means 100.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.intake.v1.ListTransactionsRequest.
+ * Use `create(ListTransactionsRequestSchema)` to create a new message.
+ */
+export const ListTransactionsRequestSchema: GenMessage<ListTransactionsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 2);
+
+/**
+ * @generated from message transferops.intake.v1.ListTransactionsResponse
+ */
+export type ListTransactionsResponse = Message<"transferops.intake.v1.ListTransactionsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.intake.v1.Transaction transactions = 1;
+   */
+  transactions: Transaction[];
+};
+
+/**
+ * Describes the message transferops.intake.v1.ListTransactionsResponse.
+ * Use `create(ListTransactionsResponseSchema)` to create a new message.
+ */
+export const ListTransactionsResponseSchema: GenMessage<ListTransactionsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 3);
+
+/**
+ * @generated from message transferops.intake.v1.GetTransactionRequest
+ */
+export type GetTransactionRequest = Message<"transferops.intake.v1.GetTransactionRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.GetTransactionRequest.
+ * Use `create(GetTransactionRequestSchema)` to create a new message.
+ */
+export const GetTransactionRequestSchema: GenMessage<GetTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 4);
+
+/**
+ * @generated from message transferops.intake.v1.GetTransactionResponse
+ */
+export type GetTransactionResponse = Message<"transferops.intake.v1.GetTransactionResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.GetTransactionResponse.
+ * Use `create(GetTransactionResponseSchema)` to create a new message.
+ */
+export const GetTransactionResponseSchema: GenMessage<GetTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 5);
+
+/**
+ * @generated from message transferops.intake.v1.CorrectTransactionReceiverRequest
+ */
+export type CorrectTransactionReceiverRequest = Message<"transferops.intake.v1.CorrectTransactionReceiverRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+
+  /**
+   * Each unset field is left as it is; at least one must be set.
+   *
+   * @generated from field: optional string receiver_name = 3;
+   */
+  receiverName?: string | undefined;
+
+  /**
+   * @generated from field: optional string receiver_phone = 4;
+   */
+  receiverPhone?: string | undefined;
+
+  /**
+   * @generated from field: optional string contact_id = 5;
+   */
+  contactId?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CorrectTransactionReceiverRequest.
+ * Use `create(CorrectTransactionReceiverRequestSchema)` to create a new message.
+ */
+export const CorrectTransactionReceiverRequestSchema: GenMessage<CorrectTransactionReceiverRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 6);
+
+/**
+ * @generated from message transferops.intake.v1.CorrectTransactionReceiverResponse
+ */
+export type CorrectTransactionReceiverResponse = Message<"transferops.intake.v1.CorrectTransactionReceiverResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CorrectTransactionReceiverResponse.
+ * Use `create(CorrectTransactionReceiverResponseSchema)` to create a new message.
+ */
+export const CorrectTransactionReceiverResponseSchema: GenMessage<CorrectTransactionReceiverResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 7);
+
+/**
+ * @generated from message transferops.intake.v1.LaunchTransactionRequest
+ */
+export type LaunchTransactionRequest = Message<"transferops.intake.v1.LaunchTransactionRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.LaunchTransactionRequest.
+ * Use `create(LaunchTransactionRequestSchema)` to create a new message.
+ */
+export const LaunchTransactionRequestSchema: GenMessage<LaunchTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 8);
+
+/**
+ * @generated from message transferops.intake.v1.LaunchTransactionResponse
+ */
+export type LaunchTransactionResponse = Message<"transferops.intake.v1.LaunchTransactionResponse"> & {
+  /**
+   * The launched transaction (state `launched`, operation_id set).
+   *
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.LaunchTransactionResponse.
+ * Use `create(LaunchTransactionResponseSchema)` to create a new message.
+ */
+export const LaunchTransactionResponseSchema: GenMessage<LaunchTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 9);
+
+/**
+ * @generated from message transferops.intake.v1.CancelTransactionRequest
+ */
+export type CancelTransactionRequest = Message<"transferops.intake.v1.CancelTransactionRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+
+  /**
+   * Required, up to 500 characters.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CancelTransactionRequest.
+ * Use `create(CancelTransactionRequestSchema)` to create a new message.
+ */
+export const CancelTransactionRequestSchema: GenMessage<CancelTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 10);
+
+/**
+ * @generated from message transferops.intake.v1.CancelTransactionResponse
+ */
+export type CancelTransactionResponse = Message<"transferops.intake.v1.CancelTransactionResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CancelTransactionResponse.
+ * Use `create(CancelTransactionResponseSchema)` to create a new message.
+ */
+export const CancelTransactionResponseSchema: GenMessage<CancelTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 11);
+
+/**
+ * @generated from message transferops.intake.v1.ConfirmTransactionPaymentRequest
+ */
+export type ConfirmTransactionPaymentRequest = Message<"transferops.intake.v1.ConfirmTransactionPaymentRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.ConfirmTransactionPaymentRequest.
+ * Use `create(ConfirmTransactionPaymentRequestSchema)` to create a new message.
+ */
+export const ConfirmTransactionPaymentRequestSchema: GenMessage<ConfirmTransactionPaymentRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 12);
+
+/**
+ * @generated from message transferops.intake.v1.ConfirmTransactionPaymentResponse
+ */
+export type ConfirmTransactionPaymentResponse = Message<"transferops.intake.v1.ConfirmTransactionPaymentResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.ConfirmTransactionPaymentResponse.
+ * Use `create(ConfirmTransactionPaymentResponseSchema)` to create a new message.
+ */
+export const ConfirmTransactionPaymentResponseSchema: GenMessage<ConfirmTransactionPaymentResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 13);
+
+/**
+ * @generated from message transferops.intake.v1.UndoTransactionPaymentRequest
+ */
+export type UndoTransactionPaymentRequest = Message<"transferops.intake.v1.UndoTransactionPaymentRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.UndoTransactionPaymentRequest.
+ * Use `create(UndoTransactionPaymentRequestSchema)` to create a new message.
+ */
+export const UndoTransactionPaymentRequestSchema: GenMessage<UndoTransactionPaymentRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 14);
+
+/**
+ * @generated from message transferops.intake.v1.UndoTransactionPaymentResponse
+ */
+export type UndoTransactionPaymentResponse = Message<"transferops.intake.v1.UndoTransactionPaymentResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.UndoTransactionPaymentResponse.
+ * Use `create(UndoTransactionPaymentResponseSchema)` to create a new message.
+ */
+export const UndoTransactionPaymentResponseSchema: GenMessage<UndoTransactionPaymentResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 15);
+
+/**
+ * @generated from message transferops.intake.v1.CloseTransactionByReceiptRequest
+ */
+export type CloseTransactionByReceiptRequest = Message<"transferops.intake.v1.CloseTransactionByReceiptRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 2;
+   */
+  transactionId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CloseTransactionByReceiptRequest.
+ * Use `create(CloseTransactionByReceiptRequestSchema)` to create a new message.
+ */
+export const CloseTransactionByReceiptRequestSchema: GenMessage<CloseTransactionByReceiptRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 16);
+
+/**
+ * @generated from message transferops.intake.v1.CloseTransactionByReceiptResponse
+ */
+export type CloseTransactionByReceiptResponse = Message<"transferops.intake.v1.CloseTransactionByReceiptResponse"> & {
+  /**
+   * @generated from field: transferops.intake.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * Describes the message transferops.intake.v1.CloseTransactionByReceiptResponse.
+ * Use `create(CloseTransactionByReceiptResponseSchema)` to create a new message.
+ */
+export const CloseTransactionByReceiptResponseSchema: GenMessage<CloseTransactionByReceiptResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake_service, 17);
+
+/**
+ * IntakeService owns intake transactions: creation by the automation caller, the
+ * board's actions (correct, confirm or undo payment, cancel, close by receipt), the
+ * launch that creates the operation through dispatch, and settlement when that
+ * operation ends (dispatch's OperationChanged on the `operations` topic).
+ *
+ * Every refusal travels as a Connect error carrying transferops.common.v1.ErrorDetail.
+ * Scope always comes from `caller`.
  *
  * @generated from service transferops.intake.v1.IntakeService
  */
 export const IntakeService: GenService<{
+  /**
+   * CreateTransaction records a paid transfer as `pending` (API key only).
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.CreateTransaction
+   */
+  createTransaction: {
+    methodKind: "unary";
+    input: typeof CreateTransactionRequestSchema;
+    output: typeof CreateTransactionResponseSchema;
+  },
+  /**
+   * ListTransactions lists what the caller may see, newest first.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.ListTransactions
+   */
+  listTransactions: {
+    methodKind: "unary";
+    input: typeof ListTransactionsRequestSchema;
+    output: typeof ListTransactionsResponseSchema;
+  },
+  /**
+   * GetTransaction reads one transaction the caller may see.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.GetTransaction
+   */
+  getTransaction: {
+    methodKind: "unary";
+    input: typeof GetTransactionRequestSchema;
+    output: typeof GetTransactionResponseSchema;
+  },
+  /**
+   * CorrectTransactionReceiver rewrites receiver fields while pending.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.CorrectTransactionReceiver
+   */
+  correctTransactionReceiver: {
+    methodKind: "unary";
+    input: typeof CorrectTransactionReceiverRequestSchema;
+    output: typeof CorrectTransactionReceiverResponseSchema;
+  },
+  /**
+   * LaunchTransaction claims a pending, payment-confirmed transaction and creates its
+   * operation through dispatch with request_id `tx-<transaction_id>`.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.LaunchTransaction
+   */
+  launchTransaction: {
+    methodKind: "unary";
+    input: typeof LaunchTransactionRequestSchema;
+    output: typeof LaunchTransactionResponseSchema;
+  },
+  /**
+   * CancelTransaction ends a pending transaction with a reason.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.CancelTransaction
+   */
+  cancelTransaction: {
+    methodKind: "unary";
+    input: typeof CancelTransactionRequestSchema;
+    output: typeof CancelTransactionResponseSchema;
+  },
+  /**
+   * ConfirmTransactionPayment records that the customer paid; a repeat returns the existing confirmation.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.ConfirmTransactionPayment
+   */
+  confirmTransactionPayment: {
+    methodKind: "unary";
+    input: typeof ConfirmTransactionPaymentRequestSchema;
+    output: typeof ConfirmTransactionPaymentResponseSchema;
+  },
+  /**
+   * UndoTransactionPayment clears the payment confirmation while pending.
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.UndoTransactionPayment
+   */
+  undoTransactionPayment: {
+    methodKind: "unary";
+    input: typeof UndoTransactionPaymentRequestSchema;
+    output: typeof UndoTransactionPaymentResponseSchema;
+  },
+  /**
+   * CloseTransactionByReceipt ends a pending transaction covered outside the service (`closed`).
+   *
+   * @generated from rpc transferops.intake.v1.IntakeService.CloseTransactionByReceipt
+   */
+  closeTransactionByReceipt: {
+    methodKind: "unary";
+    input: typeof CloseTransactionByReceiptRequestSchema;
+    output: typeof CloseTransactionByReceiptResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_intake_v1_intake_service, 0);
 

@@ -1,0 +1,38 @@
+// The closed set of intake refusal reasons. Every DomainError raised by intake uses one
+// of these, and its status comes from this table only. The order is the order of
+// precedence in which a request's checks run: a request breaking two rules always gets
+// the same answer (caller, then input, then existence and scope, then state, then
+// payment).
+
+import { DomainError, type ErrorStatus } from "@transferops/kit";
+
+interface ReasonSpec {
+  readonly status: ErrorStatus;
+  readonly when: string;
+}
+
+export const REASONS = {
+  caller_not_allowed: { status: "forbidden", when: "The credential kind may not use this route" },
+  agent_inactive: { status: "forbidden", when: "The signed-in agent is inactive or deleted" },
+  invalid_request: { status: "invalid", when: "A value is missing, malformed, too long or out of range" },
+  no_receiver_field: { status: "invalid", when: "Correct receiver with none of its fields" },
+  invalid_msisdn: { status: "refused", when: "receiver_phone is not a 9-digit national number" },
+  operator_undetermined: { status: "refused", when: "receiver_phone's prefix belongs to no mobile-money operator" },
+  operator_mismatch: { status: "refused", when: "receiver_phone belongs to the other operator" },
+  request_id_exists: { status: "conflict", when: "Create with a request_id already taken: refused, never requeued" },
+  transaction_not_found: {
+    status: "not_found",
+    when: "No transaction has this id, or it is outside the caller's scope",
+  },
+  transaction_not_pending: { status: "conflict", when: "The action needs a pending transaction" },
+  already_launched: { status: "conflict", when: "Launch of a transaction another launch already claimed" },
+  payment_not_confirmed: { status: "refused", when: "Launch before an agent confirmed the payment" },
+} as const satisfies Record<string, ReasonSpec>;
+
+export type ReasonCode = keyof typeof REASONS;
+
+/** Builds the DomainError of a reason; the status is looked up, never chosen by the caller. */
+export function refusal(code: ReasonCode, detail: string, context: Record<string, unknown> = {}): DomainError {
+  const violations = code === "invalid_request" ? [{ field: String(context.field ?? ""), message: detail }] : [];
+  return new DomainError(REASONS[code].status, detail, { reason: code, context, violations });
+}

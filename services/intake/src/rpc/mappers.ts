@@ -1,0 +1,40 @@
+import { create } from "@bufbuild/protobuf";
+import { ts } from "@transferops/kit";
+import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
+import type { TransactionRecord } from "../store/transactions.ts";
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+export function toTransaction(r: TransactionRecord): Transaction {
+  return create(TransactionSchema, {
+    id: r.id,
+    requestId: r.request_id,
+    parentRequestId: opt(r.parent_request_id),
+    masterTransactionId: opt(r.master_transaction_id),
+    contactId: r.contact_id,
+    customerName: opt(r.customer_name),
+    customerPhone: opt(r.customer_phone),
+    receiverName: r.receiver_name,
+    receiverPhone: r.receiver_phone,
+    operator: r.operator,
+    receivedAmountXaf: BigInt(r.received_amount_xaf),
+    rate: opt(r.rate),
+    sendAmountEur: opt(r.send_amount_eur),
+    partnerVerify: r.partner_verify,
+    transactionDate: ts(r.transaction_date),
+    state: r.state,
+    launchedBy: opt(r.launched_by),
+    launchedByName: opt(r.launched_by_name),
+    launchedAt: ts(r.launched_at),
+    operationId: opt(r.operation_id),
+    outcome: opt(r.outcome),
+    settledAt: ts(r.settled_at),
+    settledBy: opt(r.settled_by),
+    settledByName: opt(r.settled_by_name),
+    paymentConfirmedAt: ts(r.payment_confirmed_at),
+    paymentConfirmedBy: opt(r.payment_confirmed_by),
+    cancelledReason: opt(r.cancelled_reason),
+    createdAt: ts(r.created_at),
+    updatedAt: ts(r.updated_at),
+  });
+}

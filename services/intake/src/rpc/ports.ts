@@ -1,0 +1,51 @@
+import type { Client } from "@connectrpc/connect";
+import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+
+/** The operation a launch asks dispatch for, as the contract maps the transaction onto it. */
+export interface LaunchOrder {
+  requestId: string;
+  agentId: string;
+  operator: string;
+  clientMsisdn: string;
+  clientNom: string;
+  montant: bigint;
+  contactId: string;
+  partnerVerified: boolean;
+}
+
+/** What intake asks the other services; an interface so a test can see the calls. */
+export interface Ports {
+  /** Creates (or, for a known request_id, returns) the operation; dispatch refusals are thrown as ConnectErrors. */
+  createOperation(order: LaunchOrder): Promise<{ operationId: string; created: boolean }>;
+  /** An agent's full name; null when fleet knows no such agent. */
+  agentName(agentId: string): Promise<string | null>;
+}
+
+export function grpcPorts(dispatch: Client<typeof DispatchService>, fleet: Client<typeof FleetService>): Ports {
+  return {
+    async createOperation(o) {
+      // Intake is an internal caller with the API key's semantics: it names the owning
+      // agent (the one who launched) and the origin; dispatch selects the SIM within
+      // that agent's grant and runs every create gate.
+      const res = await dispatch.createOperation({
+        caller: { kind: "api_key" },
+        requestId: o.requestId,
+        agentId: o.agentId,
+        operator: o.operator,
+        clientMsisdn: o.clientMsisdn,
+        clientNom: o.clientNom,
+        typeOp: "deposit",
+        montant: o.montant,
+        contactId: o.contactId,
+        partnerVerified: o.partnerVerified,
+        origin: "assisted",
+      });
+      return { operationId: res.operation!.operationId, created: res.created };
+    },
+    async agentName(agentId) {
+      const res = await fleet.getAgentScope({ agentId });
+      return res.exists ? res.fullName : null;
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { fromTs, type EntityManager } from "@transferops/kit";
+import type { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake_service_pb";
+import {
+  checkBoardActor,
+  checkIntakeActor,
+  checkLength,
+  checkReceiverPhone,
+  CLOSED_BY_RECEIPT,
+  OPERATORS,
+  parseListQuery,
+  refusal,
+  type Actor,
+} from "../domain/index.ts";
+import { publishTransactionChange, type TransactionTrigger } from "../events/transactions.ts";
+import {
+  findByRequestId,
+  insertTransaction,
+  listTransactions,
+  updateWhere,
+  type TransactionRecord,
+} from "../store/transactions.ts";
+import { actorOf, check, requirePending, visibleTransaction, type IntakeDeps } from "./deps.ts";
+import { toTransaction } from "./mappers.ts";
+
+type Impl = Omit<ServiceImpl<typeof IntakeService>, "launchTransaction">;
+
+const positive = (field: string, v: number | undefined) =>
+  v === undefined || (Number.isFinite(v) && v > 0)
+    ? null
+    : refusal("invalid_request", `${field} must be above 0`, { field });
+
+export function transactionHandlers(deps: IntakeDeps): Impl {
+  const { db } = deps;
+
+  /** A board action on one visible transaction, under its row lock, with its event. */
+  async function boardAction(
+    actor: Actor,
+    id: string,
+    act: (em: EntityManager, t: TransactionRecord) => Promise<[TransactionRecord, TransactionTrigger] | null>,
+  ) {
+    check(checkBoardActor(actor));
+    const after = await db.tx(async (em) => {
+      const t = await visibleTransaction(em, actor, id, true);
+      const changed = await act(em, t);
+      if (!changed) return t;
+      await publishTransactionChange(em, changed[0], {
+        trigger: changed[1],
+        previousState: t.state,
+        actorAgentId: actor.agent_id,
+      });
+      return changed[0];
+    });
+    deps.published();
+    return { transaction: toTransaction(after) };
+  }
+
+  return {
+    async createTransaction(req) {
+      check(checkIntakeActor(actorOf(req.caller)));
+      const amount = req.receivedAmountXaf;
+      check(
+        checkLength("request_id", req.requestId, 200, true) ??
+          checkLength("parent_request_id", req.parentRequestId, 200) ??
+          checkLength("master_transaction_id", req.masterTransactionId, 200) ??
+          checkLength("contact_id", req.contactId, 200, true) ??
+          checkLength("customer_name", req.customerName, 200) ??
+          checkLength("customer_phone", req.customerPhone, 20) ??
+          checkLength("receiver_name", req.receiverName, 200, true) ??
+          checkLength("receiver_phone", req.receiverPhone, 20, true) ??
+          ((OPERATORS as readonly string[]).includes(req.operator)
+            ? null
+            : refusal("invalid_request", "operator must be operator_a or operator_b", { field: "operator" })) ??
+          (amount > 0n && amount <= BigInt(Number.MAX_SAFE_INTEGER)
+            ? null
+            : refusal("invalid_request", "received_amount_xaf must be above 0", { field: "received_amount_xaf" })) ??
+          positive("rate", req.rate) ??
+          positive("send_amount_eur", req.sendAmountEur),
+      );
+      const phone = checkReceiverPhone(req.operator, req.receiverPhone);
+      if (!phone.ok) throw phone.error;
+      const created = await db.tx(async (em) => {
+        const t = await insertTransaction(em, {
+          id: randomUUID(),
+          request_id: req.requestId,
+          parent_request_id: req.parentRequestId ?? null,
+          master_transaction_id: req.masterTransactionId ?? null,
+          contact_id: req.contactId,
+          customer_name: req.customerName ?? null,
+          customer_phone: req.customerPhone ?? null,
+          receiver_name: req.receiverName,
+          receiver_phone: phone.msisdn,
+          operator: req.operator,
+          received_amount_xaf: amount.toString(),
+          rate: req.rate ?? null,
+          send_amount_eur: req.sendAmountEur ?? null,
+          partner_verify: req.partnerVerify,
+          transaction_date: fromTs(req.transactionDate) ?? new Date(),
+        });
+        if (t) await publishTransactionChange(em, t, { trigger: "create", previousState: "" });
+        return t;
+      });
+      if (!created) {
+        // A replay is refused and changes nothing: the existing transaction is not requeued.
+        const existing = await findByRequestId(db.em(), req.requestId);
+        throw refusal("request_id_exists", `request_id ${req.requestId} already exists`, {
+          request_id: req.requestId,
+          transaction_id: existing?.id ?? null,
+        });
+      }
+      deps.published();
+      return { transaction: toTransaction(created) };
+    },
+
+    async listTransactions(req) {
+      const actor = actorOf(req.caller);
+      check(checkBoardActor(actor));
+      const q = parseListQuery(req.state, req.limit);
+      if (!q.ok) throw q.error;
+      const found = await listTransactions(db.em(), {
+        state: q.state,
+        limit: q.limit,
+        agentId: actor.role === "admin" ? null : actor.agent_id,
+      });
+      return { transactions: found.map(toTransaction) };
+    },
+
+    async getTransaction(req) {
+      const actor = actorOf(req.caller);
+      check(checkBoardActor(actor));
+      return { transaction: toTransaction(await visibleTransaction(db.em(), actor, req.transactionId)) };
+    },
+
+    async correctTransactionReceiver(req) {
+      const actor = actorOf(req.caller);
+      check(checkBoardActor(actor));
+      if (req.receiverName === undefined && req.receiverPhone === undefined && req.contactId === undefined) {
+        throw refusal("no_receiver_field", "Give receiver_name, receiver_phone or contact_id", {});
+      }
+      check(
+        checkLength("receiver_name", req.receiverName, 200, req.receiverName !== undefined) ??
+          checkLength("receiver_phone", req.receiverPhone, 20, req.receiverPhone !== undefined) ??
+          checkLength("contact_id", req.contactId, 200, req.contactId !== undefined),
+      );
+      return boardAction(actor, req.transactionId, async (em, t) => {
+        requirePending(t);
+        const values: Record<string, unknown> = {};
+        if (req.receiverName !== undefined) values.receiver_name = req.receiverName;
+        if (req.contactId !== undefined) values.contact_id = req.contactId;
+        if (req.receiverPhone !== undefined) {
+          const phone = checkReceiverPhone(t.operator, req.receiverPhone);
+          if (!phone.ok) throw phone.error;
+          values.receiver_phone = phone.msisdn;
+        }
+        return [(await updateWhere(em, "board", t.id, values))!, "correct_receiver"];
+      });
+    },
+
+    async confirmTransactionPayment(req) {
+      const actor = actorOf(req.caller);
+      return boardAction(actor, req.transactionId, async (em, t) => {
+        requirePending(t);
+        // Confirming twice returns the first confirmation, unchanged.
+        if (t.payment_confirmed_at) return null;
+        const values = { payment_confirmed_at: new Date(), payment_confirmed_by: actor.agent_id };
+        return [(await updateWhere(em, "board", t.id, values))!, "confirm_payment"];
+      });
+    },
+
+    async undoTransactionPayment(req) {
+      const actor = actorOf(req.caller);
+      return boardAction(actor, req.transactionId, async (em, t) => {
+        requirePending(t);
+        if (!t.payment_confirmed_at) return null;
+        const values = { payment_confirmed_at: null, payment_confirmed_by: null };
+        return [(await updateWhere(em, "board", t.id, values))!, "undo_payment"];
+      });
+    },
+
+    async cancelTransaction(req) {
+      const actor = actorOf(req.caller);
+      check(checkBoardActor(actor));
+      check(checkLength("reason", req.reason, 500, true));
+      return boardAction(actor, req.transactionId, async (em, t) => {
+        requirePending(t);
+        const values = { state: "cancelled", cancelled_reason: req.reason };
+        return [(await updateWhere(em, "board", t.id, values))!, "cancel"];
+      });
+    },
+
+    async closeTransactionByReceipt(req) {
+      const actor = actorOf(req.caller);
+      return boardAction(actor, req.transactionId, async (em, t) => {
+        requirePending(t);
+        const values = {
+          state: "closed",
+          outcome: CLOSED_BY_RECEIPT,
+          settled_at: new Date(),
+          settled_by: actor.agent_id,
+          settled_by_name: actor.full_name,
+        };
+        return [(await updateWhere(em, "board", t.id, values))!, "close_by_receipt"];
+      });
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { Migration0001Transactions } from "./Migration0001Transactions.ts";
+
+export const migrations = [Migration0001Transactions];

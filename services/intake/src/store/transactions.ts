@@ -1,0 +1,119 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import { checkWrite, type TransactionState, type Writer } from "../domain/index.ts";
+
+/** A row as PostgreSQL returns it through `em.execute` (timestamps may arrive as text). */
+export interface TransactionRecord {
+  id: string;
+  request_id: string;
+  parent_request_id: string | null;
+  master_transaction_id: string | null;
+  contact_id: string;
+  customer_name: string | null;
+  customer_phone: string | null;
+  receiver_name: string;
+  receiver_phone: string;
+  operator: string;
+  received_amount_xaf: string;
+  rate: number | null;
+  send_amount_eur: number | null;
+  partner_verify: boolean;
+  transaction_date: Date | string;
+  state: TransactionState;
+  launched_by: string | null;
+  launched_by_name: string | null;
+  launched_at: Date | string | null;
+  operation_id: string | null;
+  outcome: string | null;
+  settled_at: Date | string | null;
+  settled_by: string | null;
+  settled_by_name: string | null;
+  payment_confirmed_at: Date | string | null;
+  payment_confirmed_by: string | null;
+  cancelled_reason: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const T = "intake.transactions";
+
+/** Intake's one write: the transfer details. Null when the request_id is taken (nothing written). */
+export async function insertTransaction(
+  em: EntityManager,
+  values: Record<string, unknown>,
+): Promise<TransactionRecord | undefined> {
+  const columns = Object.keys(values);
+  checkWrite("intake", columns);
+  return one<TransactionRecord>(
+    em,
+    `insert into ${T} (${columns.join(", ")}) values (${columns.map(() => "?").join(", ")})
+     on conflict (request_id) do nothing returning *`,
+    Object.values(values),
+  );
+}
+
+export async function findTransaction(em: EntityManager, id: string, lock = false) {
+  return one<TransactionRecord>(em, `select * from ${T} where id = ?${lock ? " for update" : ""}`, [id]);
+}
+
+export async function findByRequestId(em: EntityManager, requestId: string) {
+  return one<TransactionRecord>(em, `select * from ${T} where request_id = ?`, [requestId]);
+}
+
+/**
+ * A conditional update: sets `values` (columns the writer owns, plus updated_at) on the
+ * row where `where` holds. Returns the row after, or undefined when nothing matched.
+ */
+export async function updateWhere(
+  em: EntityManager,
+  writer: Writer,
+  id: string,
+  values: Record<string, unknown>,
+  where = "true",
+  whereParams: unknown[] = [],
+): Promise<TransactionRecord | undefined> {
+  const columns = Object.keys(values);
+  checkWrite(writer, columns);
+  const set = columns.map((c) => `${c} = ?`).join(", ");
+  return one<TransactionRecord>(
+    em,
+    `update ${T} set ${set}, updated_at = clock_timestamp() where id = ? and (${where}) returning *`,
+    [...Object.values(values), id, ...whereParams],
+  );
+}
+
+export interface ListScope {
+  state: TransactionState | null;
+  limit: number;
+  /** Null for an admin (everything); otherwise pending work plus what this agent launched. */
+  agentId: string | null;
+}
+
+export async function listTransactions(em: EntityManager, q: ListScope): Promise<TransactionRecord[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.state) {
+    where.push("state = ?");
+    params.push(q.state);
+  }
+  if (q.agentId) {
+    where.push("(state = 'pending' or launched_by = ?)");
+    params.push(q.agentId);
+  }
+  return rows<TransactionRecord>(
+    em,
+    `select * from ${T} ${where.length ? `where ${where.join(" and ")}` : ""}
+     order by created_at desc, id desc limit ?`,
+    [...params, q.limit],
+  );
+}
+
+/** Launched transactions whose operation was never recorded and whose claim is older than `staleMs`. */
+export async function unlinkedClaims(em: EntityManager, staleMs: number, limit: number): Promise<string[]> {
+  const r = await rows<{ id: string }>(
+    em,
+    `select id from ${T} where state = 'launched' and operation_id is null
+       and launched_at < clock_timestamp() - (? * interval '1 millisecond') order by launched_at limit ?`,
+    [staleMs, limit],
+  );
+  return r.map((x) => x.id);
+}

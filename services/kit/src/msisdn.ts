@@ -1,0 +1,70 @@
+// The operator/prefix rule of the platform, in one place: dispatch's create-operation
+// gate and intake's create-transaction check both use it.
+//
+// Numbers are handled in the contract's 9-digit local form. A caller may write the
+// country code (`+237`, `00237` or `237` followed by the 9 local digits) and spaces;
+// `normaliseMsisdn` reduces those to the local form before any rule runs. Nothing else
+// is rewritten: a number that is not 9 digits afterwards is not a mobile-money number.
+
+export const MOBILE_OPERATORS = ["operator_a", "operator_b"] as const;
+export type MobileOperator = (typeof MOBILE_OPERATORS)[number];
+
+const LOCAL_LENGTH = 9;
+
+/** Three-digit prefixes per operator, from the contract's table. Anything else (66x included) is undetermined. */
+const PREFIX_RANGES: Readonly<Record<MobileOperator, readonly (readonly [number, number])[]>> = {
+  operator_a: [
+    [670, 679],
+    [650, 654],
+    [680, 680],
+    [682, 683],
+  ],
+  operator_b: [
+    [690, 699],
+    [640, 649],
+    [655, 659],
+    [681, 681],
+    [684, 689],
+  ],
+};
+
+/** The 9-digit local form, or null when the text is not a Cameroon number in any accepted spelling. */
+export function normaliseMsisdn(raw: string): string | null {
+  const compact = raw.replace(/\s+/g, "");
+  const local = stripCountryCode(compact);
+  return /^\d+$/.test(local) && local.length === LOCAL_LENGTH ? local : null;
+}
+
+function stripCountryCode(compact: string): string {
+  // `237` is stripped only when 9 digits follow, so a local number is never cut.
+  for (const prefix of ["+237", "00237", "237"]) {
+    if (compact.startsWith(prefix) && compact.length === prefix.length + LOCAL_LENGTH) {
+      return compact.slice(prefix.length);
+    }
+  }
+  return compact;
+}
+
+/** The operator owning the number's prefix, or null when the number is malformed or the prefix is nobody's. */
+export function operatorOf(msisdn: string): MobileOperator | null {
+  const local = normaliseMsisdn(msisdn);
+  if (local === null) return null;
+  const prefix = Number(local.slice(0, 3));
+  for (const operator of MOBILE_OPERATORS) {
+    if (PREFIX_RANGES[operator].some(([low, high]) => prefix >= low && prefix <= high)) return operator;
+  }
+  return null;
+}
+
+/** What the rule says of a destination: malformed, nobody's prefix, or its operator and local form. */
+export type DestinationCheck =
+  | { kind: "invalid_msisdn" }
+  | { kind: "operator_undetermined"; msisdn: string }
+  | { kind: "ok"; msisdn: string; operator: MobileOperator };
+
+export function checkDestination(raw: string): DestinationCheck {
+  const local = normaliseMsisdn(raw);
+  if (local === null) return { kind: "invalid_msisdn" };
+  const operator = operatorOf(local);
+  return operator === null ? { kind: "operator_undetermined", msisdn: local } : { kind: "ok", msisdn: local, operator };
+}
