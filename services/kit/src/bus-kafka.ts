@@ -121,6 +121,22 @@ export class KafkaBus implements EventBus {
     }
   }
 
+  /**
+   * Moves the group back to the start of each topic, so its next run consumes everything
+   * again (rebuilding a read model). Kafka refuses while the group has running members.
+   */
+  async rewind(group: string, topics: string[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      for (const topic of topics) {
+        await admin.resetOffsets({ groupId: this.prefix + group, topic: this.prefix + topic, earliest: true });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();

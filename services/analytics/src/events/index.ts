@@ -20,7 +20,10 @@ export const CONSUMERS = [
 export type ProjectionLag = () => Promise<Record<string, bigint> | undefined>;
 
 export async function startConsumers(bus: EventBus, db: Database, log: Logger): Promise<Subscription[]> {
-  return Promise.all(CONSUMERS.map((c) => startConsumer({ bus, db, log, ...c })));
+  // One after the other: each subscription creates its missing topics first.
+  const subscriptions: Subscription[] = [];
+  for (const c of CONSUMERS) subscriptions.push(await startConsumer({ bus, db, log, ...c }));
+  return subscriptions;
 }
 
 export function projectionLag(bus: EventBus): ProjectionLag {

@@ -11,18 +11,24 @@ import { refuse } from "../domain/reasons.ts";
 import { fillSeries, isWeekly } from "../domain/series.ts";
 import { previousWindow, resolveWindow, windowSince, windowUntil, type Window } from "../domain/window.ts";
 import {
-  agentRows,
   dailyRows,
   firstDay,
   hourRows,
   loadFigures,
-  messageTotals,
   operationTotals,
   statusCounts,
   transactionTotals,
   unprovenByHandset,
   type Scope,
 } from "../store/report.ts";
+import {
+  fleetAgentRows,
+  fleetDailyRows,
+  fleetHourRows,
+  fleetStatusCounts,
+  fleetTotals,
+  messageTotalsFromRollup,
+} from "../store/rollups.ts";
 
 /** An active session caller's scope: supervisors and admins see the fleet, an agent its own work. */
 export function scopeOf(c: Caller | undefined): Scope {
@@ -53,16 +59,18 @@ export async function analyticsReport(
   const last = w.all ? today : w.lastDay;
   const weekly = isWeekly(daysBetween(first, last) + 1);
   const prevW = previousWindow(w);
+  // The fleet reads the per-day rollups; an agent its own rows (through its index).
+  const totals = (win: Window) => (scope.fleet ? fleetTotals(em, win) : operationTotals(em, scope, win));
   const [t, days, hours, agents, msgs, tx, byStatus, load, prev, prevTx] = await Promise.all([
-    operationTotals(em, scope, w),
-    dailyRows(em, scope, w, weekly),
-    hourRows(em, scope, w),
-    scope.fleet ? agentRows(em, w) : Promise.resolve([]),
-    messageTotals(em, scope, w),
+    totals(w),
+    scope.fleet ? fleetDailyRows(em, w, weekly) : dailyRows(em, scope, w, weekly),
+    scope.fleet ? fleetHourRows(em, w) : hourRows(em, scope, w),
+    scope.fleet ? fleetAgentRows(em, w) : Promise.resolve([]),
+    messageTotalsFromRollup(em, w, scope.fleet ? undefined : scope.agentId),
     transactionTotals(em, scope, w),
-    statusCounts(em, scope, w),
+    scope.fleet ? fleetStatusCounts(em, w) : statusCounts(em, scope, w),
     loadFigures(em, scope, now, new Date(now.getTime() - config.balanceStalenessMs)),
-    prevW ? operationTotals(em, scope, prevW) : undefined,
+    prevW ? totals(prevW) : undefined,
     prevW ? transactionTotals(em, scope, prevW) : undefined,
   ]);
   const byWeekday = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({

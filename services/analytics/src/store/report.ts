@@ -156,38 +156,6 @@ export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
 }
 
-export async function agentRows(em: EntityManager, w: Window) {
-  const f = dayFilter(w, "o.local_day");
-  const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
-    em,
-    `select o.agent_id, a.full_name as name, o.operations, o.value_xaf from (
-       select agent_id, count(*) as operations,
-         coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as value_xaf
-       from analytics.operations o where ${f.sql || "true"} group by agent_id) o
-     left join analytics.agents a using (agent_id)
-     order by o.operations desc, o.value_xaf desc, o.agent_id`,
-    f.params,
-  );
-  return r.map((x) => ({
-    agentId: x.agent_id,
-    name: x.name ?? "",
-    operations: n(x.operations),
-    valueXaf: n(x.value_xaf),
-  }));
-}
-
-/** Messages received in the window (`received_at`, local days) and those that were ambiguous. */
-export async function messageTotals(em: EntityManager, scope: Scope, w: Window) {
-  const f = and(simScope(scope), dayFilter(w));
-  const r = (await one<{ total: string; ambiguous: string }>(
-    em,
-    `select count(*) as total, count(*) filter (where is_ambiguous) as ambiguous
-     from analytics.messages where ${f.sql}`,
-    f.params,
-  ))!;
-  return { total: n(r.total), ambiguous: n(r.ambiguous) };
-}
-
 /** Intake money of the window (by transaction date), cancelled transactions excluded. */
 export async function transactionTotals(em: EntityManager, scope: Scope, w: Window) {
   const f = and(txScope(scope), dayFilter(w), { sql: "state <> 'cancelled'", params: [] });
