@@ -1,7 +1,7 @@
-import { openDatabase, served, startConsumer, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import { openDatabase, served, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
 import { AnalyticsService } from "@transferops/kit/gen/transferops/analytics/v1/analytics_service_pb";
 import type { AnalyticsConfig } from "./config.ts";
-import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
+import { projectionLag, startConsumers } from "./events/index.ts";
 import { analyticsHandlers } from "./rpc/analytics.ts";
 import { migrations } from "./store/migrations/index.ts";
 
@@ -16,26 +16,19 @@ export interface AnalyticsOptions {
 export async function startAnalytics(options: AnalyticsOptions) {
   const { config, log, bus } = options;
   const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
-  const consumer = await startConsumer({
-    bus,
-    db,
-    group: "analytics.fleet",
-    topics: fleetTopics,
-    handlers: fleetHandlers,
-    log,
-  });
+  const consumers = await startConsumers(bus, db, log);
   const server = await startGrpcServer({
     name: "analytics",
     port: options.port,
     log,
-    services: [served(AnalyticsService, analyticsHandlers(db))],
+    services: [served(AnalyticsService, analyticsHandlers(db, config, projectionLag(bus)))],
   });
   return {
     url: server.url,
     port: server.port,
     async stop() {
       await server.close();
-      await consumer.close();
+      await Promise.all(consumers.map((c) => c.close()));
       await db.close();
     },
   };

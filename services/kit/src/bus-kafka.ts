@@ -96,6 +96,47 @@ export class KafkaBus implements EventBus {
     };
   }
 
+  async lag(group: string, topics: string[]): Promise<Record<string, bigint>> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const committed = await admin.fetchOffsets({
+        groupId: this.prefix + group,
+        topics: topics.map((t) => this.prefix + t),
+      });
+      const out: Record<string, bigint> = {};
+      for (const t of committed) {
+        const ends = await admin.fetchTopicOffsets(t.topic);
+        let lag = 0n;
+        for (const p of ends) {
+          const done = t.partitions.find((c) => c.partition === p.partition)?.offset ?? "-1";
+          const start = BigInt(done) < 0n ? BigInt(p.low) : BigInt(done);
+          lag += BigInt(p.high) > start ? BigInt(p.high) - start : 0n;
+        }
+        out[t.topic.slice(this.prefix.length)] = lag;
+      }
+      return out;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /**
+   * Moves the group back to the start of each topic, so its next run consumes everything
+   * again (rebuilding a read model). Kafka refuses while the group has running members.
+   */
+  async rewind(group: string, topics: string[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      for (const topic of topics) {
+        await admin.resetOffsets({ groupId: this.prefix + group, topic: this.prefix + topic, earliest: true });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();

@@ -23,4 +23,9 @@ export interface EventBus {
   /** Delivers each message of the topics to one member of the group; retries a failed handler. */
   subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription>;
   close(): Promise<void>;
+  /**
+   * Messages of each topic published and not yet consumed by the group (consumer lag),
+   * where the bus can tell.
+   */
+  lag?(group: string, topics: string[]): Promise<Record<string, bigint>>;
 }

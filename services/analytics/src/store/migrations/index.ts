@@ -1,3 +1,5 @@
 import { Migration0001Agents } from "./Migration0001Agents.ts";
+import { Migration0002ReadModel } from "./Migration0002ReadModel.ts";
+import { Migration0003Rollups } from "./Migration0003Rollups.ts";
 
-export const migrations = [Migration0001Agents];
+export const migrations = [Migration0001Agents, Migration0002ReadModel, Migration0003Rollups];

@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/analytics/v1/analytics.proto.
  */
 export const file_transferops_analytics_v1_analytics: GenFile = /*@__PURE__*/
-  fileDesc("Cih0cmFuc2Zlcm9wcy9hbmFseXRpY3MvdjEvYW5hbHl0aWNzLnByb3RvEhh0cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEiUgoKS25vd25BZ2VudBIQCghhZ2VudF9pZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAhiBnByb3RvMw");
+  fileDesc("Cih0cmFuc2Zlcm9wcy9hbmFseXRpY3MvdjEvYW5hbHl0aWNzLnByb3RvEhh0cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEiUgoKS25vd25BZ2VudBIQCghhZ2VudF9pZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgi/AIKD0FuYWx5dGljc1JlcG9ydBINCgVmbGVldBgBIAEoCBIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KBW1vbmV5GAQgASgLMh8udHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLk1vbmV5EjQKCGFjdGl2aXR5GAUgASgLMiIudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkFjdGl2aXR5EjoKC3JlbGlhYmlsaXR5GAYgASgLMiUudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLlJlbGlhYmlsaXR5EiwKBGxvYWQYByABKAsyHi50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuTG9hZBI0CghwcmV2aW91cxgIIAEoCzIiLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5QcmV2aW91cyKyAgoFTW9uZXkSEAoIc2VudF94YWYYASABKAMSEQoJdHJhbnNmZXJzGAIgASgDEhcKD21lZGlhbl90cmFuc2ZlchgDIAEoAxIYChBsYXJnZXN0X3RyYW5zZmVyGAQgASgDEhEKCWV1cl90YWtlbhgFIAEoARIUCgxyZWNlaXZlZF94YWYYBiABKAMSGgoNcmVhbGlzZWRfcmF0ZRgHIAEoAUgAiAEBEhAKCGZlZXNfeGFmGAggASgDEhYKDmZlZXNfa25vd25fZm9yGAkgASgDEhMKC2F0X3Jpc2tfeGFmGAogASgDEhUKDWF0X3Jpc2tfY291bnQYCyABKAMSEAoIbG9zdF94YWYYDCABKAMSEgoKbG9zdF9jb3VudBgNIAEoA0IQCg5fcmVhbGlzZWRfcmF0ZSLUAgoIQWN0aXZpdHkSEgoKb3BlcmF0aW9ucxgBIAEoAxIRCgl0cmFuc2ZlcnMYAiABKAMSFgoOYmFsYW5jZV9jaGVja3MYAyABKAMSEwoLYWN0aXZlX3NpbXMYBCABKAMSFQoNYWN0aXZlX2FnZW50cxgFIAEoAxIzCgVkYWlseRgGIAMoCzIkLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5EYWlseVBvaW50EjoKCmJ5X3dlZWtkYXkYByADKAsyJi50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuV2Vla2RheVBvaW50EjQKB2J5X2hvdXIYCCADKAsyIy50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuSG91clBvaW50EjYKCGJ5X2FnZW50GAkgAygLMiQudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkFnZW50UG9pbnQiuAEKCkRhaWx5UG9pbnQSCwoDZGF5GAEgASgJEhIKCm9wZXJhdGlvbnMYAiABKAMSEQoJdHJhbnNmZXJzGAMgASgDEhYKDmJhbGFuY2VfY2hlY2tzGAQgASgDEhEKCXZhbHVlX3hhZhgFIAEoAxIRCgljb25maXJtZWQYBiABKAMSFgoOYXV0b19jb25maXJtZWQYByABKAMSDgoGZmFpbGVkGAggASgDEhAKCHVucHJvdmVuGAkgASgDIjMKDFdlZWtkYXlQb2ludBIPCgd3ZWVrZGF5GAEgASgFEhIKCm9wZXJhdGlvbnMYAiABKAMiPgoJSG91clBvaW50Eg8KB3dlZWtkYXkYASABKAUSDAoEaG91chgCIAEoBRISCgpvcGVyYXRpb25zGAMgASgDIlMKCkFnZW50UG9pbnQSEAoIYWdlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpvcGVyYXRpb25zGAMgASgDEhEKCXZhbHVlX3hhZhgEIAEoAyKyBAoLUmVsaWFiaWxpdHkSEQoJY29uZmlybWVkGAEgASgDEhYKDmF1dG9fY29uZmlybWVkGAIgASgDEh4KEWF1dG9fY29uZmlybV9yYXRlGAMgASgBSACIAQESFwoPc2V0dGxlZF9ieV9oYW5kGAQgASgDEg4KBmZhaWxlZBgFIAEoAxIQCgh1bnByb3ZlbhgGIAEoAxIhChRwcm9vZl9kZWxheV9tZWRpYW5fcxgHIAEoAUgBiAEBEh4KEXByb29mX2RlbGF5X3A5MF9zGAggASgBSAKIAQESFgoOdG90YWxfbWVzc2FnZXMYCSABKAMSGgoSYW1iaWd1b3VzX21lc3NhZ2VzGAogASgDEhsKDmNvbGxpc2lvbl9yYXRlGAsgASgBSAOIAQESOAoKdGhyZXNob2xkcxgMIAEoCzIkLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5UaHJlc2hvbGRzEkYKCWJ5X3N0YXR1cxgNIAMoCzIzLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5SZWxpYWJpbGl0eS5CeVN0YXR1c0VudHJ5Gi8KDUJ5U3RhdHVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AUIUChJfYXV0b19jb25maXJtX3JhdGVCFwoVX3Byb29mX2RlbGF5X21lZGlhbl9zQhQKEl9wcm9vZl9kZWxheV9wOTBfc0IRCg9fY29sbGlzaW9uX3JhdGUiQAoKVGhyZXNob2xkcxIZChFldmlkZW5jZV93aW5kb3dfcxgBIAEoAxIXCg9sYXRlX2V2aWRlbmNlX3MYAiABKAMiswIKBExvYWQSGAoQdW5wcm92ZW5fd2FpdGluZxgBIAEoAxIYChBtZXNzYWdlc193YWl0aW5nGAIgASgDEiIKFW9sZGVzdF91bnByb3Zlbl9ob3VycxgDIAEoAUgAiAEBEiEKFG9sZGVzdF9tZXNzYWdlX2hvdXJzGAQgASgBSAGIAQESEQoJZGlzbWlzc2VkGAUgASgDEg8KB3NldHRsZWQYBiABKAMSFwoPc2ltc191bm1lYXN1cmVkGAcgASgDEhIKCnNpbXNfc3RhbGUYCCABKAMSEwoLc2ltc19mcm96ZW4YCSABKAMSFwoPc2ltc191bmFzc2lnbmVkGAogASgDQhgKFl9vbGRlc3RfdW5wcm92ZW5faG91cnNCFwoVX29sZGVzdF9tZXNzYWdlX2hvdXJzIpECCghQcmV2aW91cxIQCghzZW50X3hhZhgBIAEoAxIRCgl0cmFuc2ZlcnMYAiABKAMSEQoJY29uZmlybWVkGAMgASgDEhYKDmF1dG9fY29uZmlybWVkGAQgASgDEikKBXNpbmNlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPbWVkaWFuX3RyYW5zZmVyGAcgASgDEhgKEGxhcmdlc3RfdHJhbnNmZXIYCCABKAMSGgoNcmVhbGlzZWRfcmF0ZRgJIAEoAUgAiAEBQhAKDl9yZWFsaXNlZF9yYXRlIrsBChdVbnByb3ZlbkJ5SGFuZHNldFJlcG9ydBINCgVmbGVldBgBIAEoCBIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjsKCGhhbmRzZXRzGAQgAygLMikudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkhhbmRzZXRVbnByb3ZlbiKbAgoPSGFuZHNldFVucHJvdmVuEhEKCWRldmljZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIPCgdkaWFsbGVkGAMgASgDEhAKCHVucHJvdmVuGAQgASgDEhQKDHVucHJvdmVuX3hhZhgFIAEoAxIPCgd3YWl0aW5nGAYgASgDEhMKC3dhaXRpbmdfeGFmGAcgASgDEhcKD3NldHRsZWRfYXJyaXZlZBgIIAEoAxIbChNzZXR0bGVkX25vdF9hcnJpdmVkGAkgASgDEhUKDXVucHJvdmVuX3JhdGUYCiABKAESIQoUb2xkZXN0X3dhaXRpbmdfaG91cnMYCyABKAFIAIgBAUIXChVfb2xkZXN0X3dhaXRpbmdfaG91cnMi5AEKEFByb2plY3Rpb25TdGF0dXMSEAoDbGFnGAEgASgDSACIAQESUAoMbGFnX2J5X3RvcGljGAIgAygLMjoudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLlByb2plY3Rpb25TdGF0dXMuTGFnQnlUb3BpY0VudHJ5EjEKDWxhc3RfZXZlbnRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjEKD0xhZ0J5VG9waWNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQgYKBF9sYWdiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * KnownAgent is analytics' projection of a fleet agent, kept from fleet's
@@ -46,4 +48,763 @@ export type KnownAgent = Message<"transferops.analytics.v1.KnownAgent"> & {
  */
 export const KnownAgentSchema: GenMessage<KnownAgent> = /*@__PURE__*/
   messageDesc(file_transferops_analytics_v1_analytics, 0);
+
+/**
+ * AnalyticsReport is the contract's GET /analytics body. Field names are the contract's.
+ *
+ * @generated from message transferops.analytics.v1.AnalyticsReport
+ */
+export type AnalyticsReport = Message<"transferops.analytics.v1.AnalyticsReport"> & {
+  /**
+   * True for supervisors and admins (the fleet), false for an agent (its own work).
+   *
+   * @generated from field: bool fleet = 1;
+   */
+  fleet: boolean;
+
+  /**
+   * Start of the window (a local midnight); unset with `all`.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * End of the window (the local midnight after its last day); unset with `all`.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Money money = 4;
+   */
+  money?: Money | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Activity activity = 5;
+   */
+  activity?: Activity | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Reliability reliability = 6;
+   */
+  reliability?: Reliability | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Load load = 7;
+   */
+  load?: Load | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Previous previous = 8;
+   */
+  previous?: Previous | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.AnalyticsReport.
+ * Use `create(AnalyticsReportSchema)` to create a new message.
+ */
+export const AnalyticsReportSchema: GenMessage<AnalyticsReport> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 1);
+
+/**
+ * Money covers the window; transfers are deposits, withdrawals and float deposits.
+ *
+ * @generated from message transferops.analytics.v1.Money
+ */
+export type Money = Message<"transferops.analytics.v1.Money"> & {
+  /**
+   * Value of the confirmed transfers, FCFA (balance checks excluded).
+   *
+   * @generated from field: int64 sent_xaf = 1;
+   */
+  sentXaf: bigint;
+
+  /**
+   * Confirmed transfers.
+   *
+   * @generated from field: int64 transfers = 2;
+   */
+  transfers: bigint;
+
+  /**
+   * Median and largest confirmed transfer, FCFA (0 when none).
+   *
+   * @generated from field: int64 median_transfer = 3;
+   */
+  medianTransfer: bigint;
+
+  /**
+   * @generated from field: int64 largest_transfer = 4;
+   */
+  largestTransfer: bigint;
+
+  /**
+   * EUR customers paid for the intake transactions of the window.
+   *
+   * @generated from field: double eur_taken = 5;
+   */
+  eurTaken: number;
+
+  /**
+   * FCFA those transactions deliver.
+   *
+   * @generated from field: int64 received_xaf = 6;
+   */
+  receivedXaf: bigint;
+
+  /**
+   * received_xaf / eur_taken over the transactions with a known EUR amount; null for an agent or without any.
+   *
+   * @generated from field: optional double realised_rate = 7;
+   */
+  realisedRate?: number | undefined;
+
+  /**
+   * Fees read off the confirming messages, FCFA, and how many confirmed transfers had a readable fee.
+   *
+   * @generated from field: int64 fees_xaf = 8;
+   */
+  feesXaf: bigint;
+
+  /**
+   * @generated from field: int64 fees_known_for = 9;
+   */
+  feesKnownFor: bigint;
+
+  /**
+   * Transfers waiting on a human decision (no_evidence).
+   *
+   * @generated from field: int64 at_risk_xaf = 10;
+   */
+  atRiskXaf: bigint;
+
+  /**
+   * @generated from field: int64 at_risk_count = 11;
+   */
+  atRiskCount: bigint;
+
+  /**
+   * Transfers refused by the operator (ussd_failed) or settled as never arrived.
+   *
+   * @generated from field: int64 lost_xaf = 12;
+   */
+  lostXaf: bigint;
+
+  /**
+   * @generated from field: int64 lost_count = 13;
+   */
+  lostCount: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Money.
+ * Use `create(MoneySchema)` to create a new message.
+ */
+export const MoneySchema: GenMessage<Money> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 2);
+
+/**
+ * @generated from message transferops.analytics.v1.Activity
+ */
+export type Activity = Message<"transferops.analytics.v1.Activity"> & {
+  /**
+   * Every operation, balance checks included.
+   *
+   * @generated from field: int64 operations = 1;
+   */
+  operations: bigint;
+
+  /**
+   * @generated from field: int64 transfers = 2;
+   */
+  transfers: bigint;
+
+  /**
+   * Balance checks and mini statements.
+   *
+   * @generated from field: int64 balance_checks = 3;
+   */
+  balanceChecks: bigint;
+
+  /**
+   * SIMs and agents with at least one operation in the window.
+   *
+   * @generated from field: int64 active_sims = 4;
+   */
+  activeSims: bigint;
+
+  /**
+   * @generated from field: int64 active_agents = 5;
+   */
+  activeAgents: bigint;
+
+  /**
+   * @generated from field: repeated transferops.analytics.v1.DailyPoint daily = 6;
+   */
+  daily: DailyPoint[];
+
+  /**
+   * @generated from field: repeated transferops.analytics.v1.WeekdayPoint by_weekday = 7;
+   */
+  byWeekday: WeekdayPoint[];
+
+  /**
+   * @generated from field: repeated transferops.analytics.v1.HourPoint by_hour = 8;
+   */
+  byHour: HourPoint[];
+
+  /**
+   * @generated from field: repeated transferops.analytics.v1.AgentPoint by_agent = 9;
+   */
+  byAgent: AgentPoint[];
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Activity.
+ * Use `create(ActivitySchema)` to create a new message.
+ */
+export const ActivitySchema: GenMessage<Activity> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 3);
+
+/**
+ * One local day, or one week (dated by its Monday) past 120 days.
+ *
+ * @generated from message transferops.analytics.v1.DailyPoint
+ */
+export type DailyPoint = Message<"transferops.analytics.v1.DailyPoint"> & {
+  /**
+   * YYYY-MM-DD.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: int64 operations = 2;
+   */
+  operations: bigint;
+
+  /**
+   * @generated from field: int64 transfers = 3;
+   */
+  transfers: bigint;
+
+  /**
+   * @generated from field: int64 balance_checks = 4;
+   */
+  balanceChecks: bigint;
+
+  /**
+   * Value of the confirmed transfers, FCFA.
+   *
+   * @generated from field: int64 value_xaf = 5;
+   */
+  valueXaf: bigint;
+
+  /**
+   * @generated from field: int64 confirmed = 6;
+   */
+  confirmed: bigint;
+
+  /**
+   * @generated from field: int64 auto_confirmed = 7;
+   */
+  autoConfirmed: bigint;
+
+  /**
+   * @generated from field: int64 failed = 8;
+   */
+  failed: bigint;
+
+  /**
+   * @generated from field: int64 unproven = 9;
+   */
+  unproven: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.DailyPoint.
+ * Use `create(DailyPointSchema)` to create a new message.
+ */
+export const DailyPointSchema: GenMessage<DailyPoint> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 4);
+
+/**
+ * @generated from message transferops.analytics.v1.WeekdayPoint
+ */
+export type WeekdayPoint = Message<"transferops.analytics.v1.WeekdayPoint"> & {
+  /**
+   * 1 Monday to 7 Sunday.
+   *
+   * @generated from field: int32 weekday = 1;
+   */
+  weekday: number;
+
+  /**
+   * @generated from field: int64 operations = 2;
+   */
+  operations: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.WeekdayPoint.
+ * Use `create(WeekdayPointSchema)` to create a new message.
+ */
+export const WeekdayPointSchema: GenMessage<WeekdayPoint> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 5);
+
+/**
+ * @generated from message transferops.analytics.v1.HourPoint
+ */
+export type HourPoint = Message<"transferops.analytics.v1.HourPoint"> & {
+  /**
+   * @generated from field: int32 weekday = 1;
+   */
+  weekday: number;
+
+  /**
+   * 0 to 23, local time.
+   *
+   * @generated from field: int32 hour = 2;
+   */
+  hour: number;
+
+  /**
+   * @generated from field: int64 operations = 3;
+   */
+  operations: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.HourPoint.
+ * Use `create(HourPointSchema)` to create a new message.
+ */
+export const HourPointSchema: GenMessage<HourPoint> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 6);
+
+/**
+ * @generated from message transferops.analytics.v1.AgentPoint
+ */
+export type AgentPoint = Message<"transferops.analytics.v1.AgentPoint"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int64 operations = 3;
+   */
+  operations: bigint;
+
+  /**
+   * @generated from field: int64 value_xaf = 4;
+   */
+  valueXaf: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.AgentPoint.
+ * Use `create(AgentPointSchema)` to create a new message.
+ */
+export const AgentPointSchema: GenMessage<AgentPoint> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 7);
+
+/**
+ * @generated from message transferops.analytics.v1.Reliability
+ */
+export type Reliability = Message<"transferops.analytics.v1.Reliability"> & {
+  /**
+   * @generated from field: int64 confirmed = 1;
+   */
+  confirmed: bigint;
+
+  /**
+   * Confirmed by an operator message with nobody arbitrating or attaching.
+   *
+   * @generated from field: int64 auto_confirmed = 2;
+   */
+  autoConfirmed: bigint;
+
+  /**
+   * @generated from field: optional double auto_confirm_rate = 3;
+   */
+  autoConfirmRate?: number | undefined;
+
+  /**
+   * Decided by a person: board settle or admin arbitration.
+   *
+   * @generated from field: int64 settled_by_hand = 4;
+   */
+  settledByHand: bigint;
+
+  /**
+   * @generated from field: int64 failed = 5;
+   */
+  failed: bigint;
+
+  /**
+   * Currently no_evidence.
+   *
+   * @generated from field: int64 unproven = 6;
+   */
+  unproven: bigint;
+
+  /**
+   * Seconds from message arrival (operator timestamp) to pairing.
+   *
+   * @generated from field: optional double proof_delay_median_s = 7;
+   */
+  proofDelayMedianS?: number | undefined;
+
+  /**
+   * @generated from field: optional double proof_delay_p90_s = 8;
+   */
+  proofDelayP90S?: number | undefined;
+
+  /**
+   * Operator messages received in the window, and those several operations matched.
+   *
+   * @generated from field: int64 total_messages = 9;
+   */
+  totalMessages: bigint;
+
+  /**
+   * @generated from field: int64 ambiguous_messages = 10;
+   */
+  ambiguousMessages: bigint;
+
+  /**
+   * @generated from field: optional double collision_rate = 11;
+   */
+  collisionRate?: number | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.Thresholds thresholds = 12;
+   */
+  thresholds?: Thresholds | undefined;
+
+  /**
+   * Operations of the window per current status.
+   *
+   * @generated from field: map<string, int64> by_status = 13;
+   */
+  byStatus: { [key: string]: bigint };
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Reliability.
+ * Use `create(ReliabilitySchema)` to create a new message.
+ */
+export const ReliabilitySchema: GenMessage<Reliability> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 8);
+
+/**
+ * @generated from message transferops.analytics.v1.Thresholds
+ */
+export type Thresholds = Message<"transferops.analytics.v1.Thresholds"> & {
+  /**
+   * @generated from field: int64 evidence_window_s = 1;
+   */
+  evidenceWindowS: bigint;
+
+  /**
+   * @generated from field: int64 late_evidence_s = 2;
+   */
+  lateEvidenceS: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Thresholds.
+ * Use `create(ThresholdsSchema)` to create a new message.
+ */
+export const ThresholdsSchema: GenMessage<Thresholds> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 9);
+
+/**
+ * Load is never windowed: the work waiting now.
+ *
+ * @generated from message transferops.analytics.v1.Load
+ */
+export type Load = Message<"transferops.analytics.v1.Load"> & {
+  /**
+   * Transfers in no_evidence, and messages in the unmatched queue.
+   *
+   * @generated from field: int64 unproven_waiting = 1;
+   */
+  unprovenWaiting: bigint;
+
+  /**
+   * @generated from field: int64 messages_waiting = 2;
+   */
+  messagesWaiting: bigint;
+
+  /**
+   * @generated from field: optional double oldest_unproven_hours = 3;
+   */
+  oldestUnprovenHours?: number | undefined;
+
+  /**
+   * @generated from field: optional double oldest_message_hours = 4;
+   */
+  oldestMessageHours?: number | undefined;
+
+  /**
+   * Messages dismissed, and transfers settled by a person, ever.
+   *
+   * @generated from field: int64 dismissed = 5;
+   */
+  dismissed: bigint;
+
+  /**
+   * @generated from field: int64 settled = 6;
+   */
+  settled: bigint;
+
+  /**
+   * @generated from field: int64 sims_unmeasured = 7;
+   */
+  simsUnmeasured: bigint;
+
+  /**
+   * @generated from field: int64 sims_stale = 8;
+   */
+  simsStale: bigint;
+
+  /**
+   * @generated from field: int64 sims_frozen = 9;
+   */
+  simsFrozen: bigint;
+
+  /**
+   * @generated from field: int64 sims_unassigned = 10;
+   */
+  simsUnassigned: bigint;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Load.
+ * Use `create(LoadSchema)` to create a new message.
+ */
+export const LoadSchema: GenMessage<Load> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 10);
+
+/**
+ * The same figures over the window of the same length just before this one.
+ *
+ * @generated from message transferops.analytics.v1.Previous
+ */
+export type Previous = Message<"transferops.analytics.v1.Previous"> & {
+  /**
+   * @generated from field: int64 sent_xaf = 1;
+   */
+  sentXaf: bigint;
+
+  /**
+   * @generated from field: int64 transfers = 2;
+   */
+  transfers: bigint;
+
+  /**
+   * @generated from field: int64 confirmed = 3;
+   */
+  confirmed: bigint;
+
+  /**
+   * @generated from field: int64 auto_confirmed = 4;
+   */
+  autoConfirmed: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 5;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 6;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 median_transfer = 7;
+   */
+  medianTransfer: bigint;
+
+  /**
+   * @generated from field: int64 largest_transfer = 8;
+   */
+  largestTransfer: bigint;
+
+  /**
+   * @generated from field: optional double realised_rate = 9;
+   */
+  realisedRate?: number | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.Previous.
+ * Use `create(PreviousSchema)` to create a new message.
+ */
+export const PreviousSchema: GenMessage<Previous> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 11);
+
+/**
+ * UnprovenByHandsetReport: transfers that dialled and whose confirming message never
+ * arrived, per handset (device at creation).
+ *
+ * @generated from message transferops.analytics.v1.UnprovenByHandsetReport
+ */
+export type UnprovenByHandsetReport = Message<"transferops.analytics.v1.UnprovenByHandsetReport"> & {
+  /**
+   * @generated from field: bool fleet = 1;
+   */
+  fleet: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated transferops.analytics.v1.HandsetUnproven handsets = 4;
+   */
+  handsets: HandsetUnproven[];
+};
+
+/**
+ * Describes the message transferops.analytics.v1.UnprovenByHandsetReport.
+ * Use `create(UnprovenByHandsetReportSchema)` to create a new message.
+ */
+export const UnprovenByHandsetReportSchema: GenMessage<UnprovenByHandsetReport> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 12);
+
+/**
+ * @generated from message transferops.analytics.v1.HandsetUnproven
+ */
+export type HandsetUnproven = Message<"transferops.analytics.v1.HandsetUnproven"> & {
+  /**
+   * Hex device id; "" for operations whose device was deleted.
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * Label of the handset (last known, else the one at creation).
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * Transfers of the window that dialled on this handset.
+   *
+   * @generated from field: int64 dialled = 3;
+   */
+  dialled: bigint;
+
+  /**
+   * Of those, the ones no operator message confirmed: still waiting, settled by hand either way.
+   *
+   * @generated from field: int64 unproven = 4;
+   */
+  unproven: bigint;
+
+  /**
+   * @generated from field: int64 unproven_xaf = 5;
+   */
+  unprovenXaf: bigint;
+
+  /**
+   * Still in no_evidence.
+   *
+   * @generated from field: int64 waiting = 6;
+   */
+  waiting: bigint;
+
+  /**
+   * @generated from field: int64 waiting_xaf = 7;
+   */
+  waitingXaf: bigint;
+
+  /**
+   * Settled by a person as arrived (confirmed without a message) or as not arrived.
+   *
+   * @generated from field: int64 settled_arrived = 8;
+   */
+  settledArrived: bigint;
+
+  /**
+   * @generated from field: int64 settled_not_arrived = 9;
+   */
+  settledNotArrived: bigint;
+
+  /**
+   * unproven / dialled.
+   *
+   * @generated from field: double unproven_rate = 10;
+   */
+  unprovenRate: number;
+
+  /**
+   * Age in hours of the oldest transfer still waiting (from when it finished dialling); null when none waits.
+   *
+   * @generated from field: optional double oldest_waiting_hours = 11;
+   */
+  oldestWaitingHours?: number | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.HandsetUnproven.
+ * Use `create(HandsetUnprovenSchema)` to create a new message.
+ */
+export const HandsetUnprovenSchema: GenMessage<HandsetUnproven> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 13);
+
+/**
+ * ProjectionStatus: how far analytics' read model is behind the topics.
+ *
+ * @generated from message transferops.analytics.v1.ProjectionStatus
+ */
+export type ProjectionStatus = Message<"transferops.analytics.v1.ProjectionStatus"> & {
+  /**
+   * Messages published and not yet consumed, over every topic; unset when the bus cannot tell.
+   *
+   * @generated from field: optional int64 lag = 1;
+   */
+  lag?: bigint | undefined;
+
+  /**
+   * Per topic.
+   *
+   * @generated from field: map<string, int64> lag_by_topic = 2;
+   */
+  lagByTopic: { [key: string]: bigint };
+
+  /**
+   * When the newest event applied occurred.
+   *
+   * @generated from field: google.protobuf.Timestamp last_event_at = 3;
+   */
+  lastEventAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.ProjectionStatus.
+ * Use `create(ProjectionStatusSchema)` to create a new message.
+ */
+export const ProjectionStatusSchema: GenMessage<ProjectionStatus> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics, 14);
 

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { KnownAgent } from "./analytics_pb.ts";
+import type { AnalyticsReport, KnownAgent, ProjectionStatus, UnprovenByHandsetReport } from "./analytics_pb.ts";
 import { file_transferops_analytics_v1_analytics } from "./analytics_pb.ts";
 import type { Caller } from "../../common/v1/identity_pb.ts";
 import { file_transferops_common_v1_identity } from "../../common/v1/identity_pb.ts";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/analytics/v1/analytics_service.proto.
  */
 export const file_transferops_analytics_v1_analytics_service: GenFile = /*@__PURE__*/
-  fileDesc("CjB0cmFuc2Zlcm9wcy9hbmFseXRpY3MvdjEvYW5hbHl0aWNzX3NlcnZpY2UucHJvdG8SGHRyYW5zZmVyb3BzLmFuYWx5dGljcy52MSJHChZMaXN0S25vd25BZ2VudHNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIiTwoXTGlzdEtub3duQWdlbnRzUmVzcG9uc2USNAoGYWdlbnRzGAEgAygLMiQudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLktub3duQWdlbnQyigEKEEFuYWx5dGljc1NlcnZpY2USdgoPTGlzdEtub3duQWdlbnRzEjAudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkxpc3RLbm93bkFnZW50c1JlcXVlc3QaMS50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuTGlzdEtub3duQWdlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_transferops_analytics_v1_analytics, file_transferops_common_v1_identity]);
+  fileDesc("CjB0cmFuc2Zlcm9wcy9hbmFseXRpY3MvdjEvYW5hbHl0aWNzX3NlcnZpY2UucHJvdG8SGHRyYW5zZmVyb3BzLmFuYWx5dGljcy52MSJHChZMaXN0S25vd25BZ2VudHNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIiTwoXTGlzdEtub3duQWdlbnRzUmVzcG9uc2USNAoGYWdlbnRzGAEgAygLMiQudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLktub3duQWdlbnQiRgoPQW5hbHl0aWNzV2luZG93EgwKBGRheXMYASABKAUSDAoEZnJvbRgCIAEoCRIKCgJ0bxgDIAEoCRILCgNhbGwYBCABKAgifwoTR2V0QW5hbHl0aWNzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEjkKBndpbmRvdxgCIAEoCzIpLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5BbmFseXRpY3NXaW5kb3ciUQoUR2V0QW5hbHl0aWNzUmVzcG9uc2USOQoGcmVwb3J0GAEgASgLMikudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkFuYWx5dGljc1JlcG9ydCKHAQobR2V0VW5wcm92ZW5CeUhhbmRzZXRSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISOQoGd2luZG93GAIgASgLMikudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkFuYWx5dGljc1dpbmRvdyJhChxHZXRVbnByb3ZlbkJ5SGFuZHNldFJlc3BvbnNlEkEKBnJlcG9ydBgBIAEoCzIxLnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5VbnByb3ZlbkJ5SGFuZHNldFJlcG9ydCIcChpHZXRQcm9qZWN0aW9uU3RhdHVzUmVxdWVzdCJZChtHZXRQcm9qZWN0aW9uU3RhdHVzUmVzcG9uc2USOgoGc3RhdHVzGAEgASgLMioudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLlByb2plY3Rpb25TdGF0dXMyhgQKEEFuYWx5dGljc1NlcnZpY2USdgoPTGlzdEtub3duQWdlbnRzEjAudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkxpc3RLbm93bkFnZW50c1JlcXVlc3QaMS50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuTGlzdEtub3duQWdlbnRzUmVzcG9uc2USbQoMR2V0QW5hbHl0aWNzEi0udHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkdldEFuYWx5dGljc1JlcXVlc3QaLi50cmFuc2Zlcm9wcy5hbmFseXRpY3MudjEuR2V0QW5hbHl0aWNzUmVzcG9uc2UShQEKFEdldFVucHJvdmVuQnlIYW5kc2V0EjUudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkdldFVucHJvdmVuQnlIYW5kc2V0UmVxdWVzdBo2LnRyYW5zZmVyb3BzLmFuYWx5dGljcy52MS5HZXRVbnByb3ZlbkJ5SGFuZHNldFJlc3BvbnNlEoIBChNHZXRQcm9qZWN0aW9uU3RhdHVzEjQudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkdldFByb2plY3Rpb25TdGF0dXNSZXF1ZXN0GjUudHJhbnNmZXJvcHMuYW5hbHl0aWNzLnYxLkdldFByb2plY3Rpb25TdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_transferops_analytics_v1_analytics, file_transferops_common_v1_identity]);
 
 /**
  * @generated from message transferops.analytics.v1.ListKnownAgentsRequest
@@ -51,6 +51,156 @@ export const ListKnownAgentsResponseSchema: GenMessage<ListKnownAgentsResponse> 
   messageDesc(file_transferops_analytics_v1_analytics_service, 1);
 
 /**
+ * The window of both reports. `from` wins over `days`; `all` reaches every operation.
+ *
+ * @generated from message transferops.analytics.v1.AnalyticsWindow
+ */
+export type AnalyticsWindow = Message<"transferops.analytics.v1.AnalyticsWindow"> & {
+  /**
+   * Local calendar days back from the coming midnight (UTC+1), 1 to 365; 0 means the default 7.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+
+  /**
+   * YYYY-MM-DD, local, inclusive; "" when absent.
+   *
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * YYYY-MM-DD, local, inclusive; "" when absent.
+   *
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Every operation, past the days ceiling.
+   *
+   * @generated from field: bool all = 4;
+   */
+  all: boolean;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.AnalyticsWindow.
+ * Use `create(AnalyticsWindowSchema)` to create a new message.
+ */
+export const AnalyticsWindowSchema: GenMessage<AnalyticsWindow> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 2);
+
+/**
+ * @generated from message transferops.analytics.v1.GetAnalyticsRequest
+ */
+export type GetAnalyticsRequest = Message<"transferops.analytics.v1.GetAnalyticsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.AnalyticsWindow window = 2;
+   */
+  window?: AnalyticsWindow | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetAnalyticsRequest.
+ * Use `create(GetAnalyticsRequestSchema)` to create a new message.
+ */
+export const GetAnalyticsRequestSchema: GenMessage<GetAnalyticsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 3);
+
+/**
+ * @generated from message transferops.analytics.v1.GetAnalyticsResponse
+ */
+export type GetAnalyticsResponse = Message<"transferops.analytics.v1.GetAnalyticsResponse"> & {
+  /**
+   * @generated from field: transferops.analytics.v1.AnalyticsReport report = 1;
+   */
+  report?: AnalyticsReport | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetAnalyticsResponse.
+ * Use `create(GetAnalyticsResponseSchema)` to create a new message.
+ */
+export const GetAnalyticsResponseSchema: GenMessage<GetAnalyticsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 4);
+
+/**
+ * @generated from message transferops.analytics.v1.GetUnprovenByHandsetRequest
+ */
+export type GetUnprovenByHandsetRequest = Message<"transferops.analytics.v1.GetUnprovenByHandsetRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: transferops.analytics.v1.AnalyticsWindow window = 2;
+   */
+  window?: AnalyticsWindow | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetUnprovenByHandsetRequest.
+ * Use `create(GetUnprovenByHandsetRequestSchema)` to create a new message.
+ */
+export const GetUnprovenByHandsetRequestSchema: GenMessage<GetUnprovenByHandsetRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 5);
+
+/**
+ * @generated from message transferops.analytics.v1.GetUnprovenByHandsetResponse
+ */
+export type GetUnprovenByHandsetResponse = Message<"transferops.analytics.v1.GetUnprovenByHandsetResponse"> & {
+  /**
+   * @generated from field: transferops.analytics.v1.UnprovenByHandsetReport report = 1;
+   */
+  report?: UnprovenByHandsetReport | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetUnprovenByHandsetResponse.
+ * Use `create(GetUnprovenByHandsetResponseSchema)` to create a new message.
+ */
+export const GetUnprovenByHandsetResponseSchema: GenMessage<GetUnprovenByHandsetResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 6);
+
+/**
+ * @generated from message transferops.analytics.v1.GetProjectionStatusRequest
+ */
+export type GetProjectionStatusRequest = Message<"transferops.analytics.v1.GetProjectionStatusRequest"> & {
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetProjectionStatusRequest.
+ * Use `create(GetProjectionStatusRequestSchema)` to create a new message.
+ */
+export const GetProjectionStatusRequestSchema: GenMessage<GetProjectionStatusRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 7);
+
+/**
+ * @generated from message transferops.analytics.v1.GetProjectionStatusResponse
+ */
+export type GetProjectionStatusResponse = Message<"transferops.analytics.v1.GetProjectionStatusResponse"> & {
+  /**
+   * @generated from field: transferops.analytics.v1.ProjectionStatus status = 1;
+   */
+  status?: ProjectionStatus | undefined;
+};
+
+/**
+ * Describes the message transferops.analytics.v1.GetProjectionStatusResponse.
+ * Use `create(GetProjectionStatusResponseSchema)` to create a new message.
+ */
+export const GetProjectionStatusResponseSchema: GenMessage<GetProjectionStatusResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_analytics_v1_analytics_service, 8);
+
+/**
  * AnalyticsService reports volume and reliability from read models projected from events.
  *
  * @generated from service transferops.analytics.v1.AnalyticsService
@@ -65,6 +215,39 @@ export const AnalyticsService: GenService<{
     methodKind: "unary";
     input: typeof ListKnownAgentsRequestSchema;
     output: typeof ListKnownAgentsResponseSchema;
+  },
+  /**
+   * GetAnalytics is the contract's GET /analytics: money, activity, reliability, load and
+   * the previous window, over the caller's scope (an agent its own work, supervisors and
+   * admins the fleet).
+   *
+   * @generated from rpc transferops.analytics.v1.AnalyticsService.GetAnalytics
+   */
+  getAnalytics: {
+    methodKind: "unary";
+    input: typeof GetAnalyticsRequestSchema;
+    output: typeof GetAnalyticsResponseSchema;
+  },
+  /**
+   * GetUnprovenByHandset lists, per handset, the transfers that dialled and whose
+   * confirming operator message never arrived.
+   *
+   * @generated from rpc transferops.analytics.v1.AnalyticsService.GetUnprovenByHandset
+   */
+  getUnprovenByHandset: {
+    methodKind: "unary";
+    input: typeof GetUnprovenByHandsetRequestSchema;
+    output: typeof GetUnprovenByHandsetResponseSchema;
+  },
+  /**
+   * GetProjectionStatus reports how far the read model is behind the topics it projects.
+   *
+   * @generated from rpc transferops.analytics.v1.AnalyticsService.GetProjectionStatus
+   */
+  getProjectionStatus: {
+    methodKind: "unary";
+    input: typeof GetProjectionStatusRequestSchema;
+    output: typeof GetProjectionStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_analytics_v1_analytics_service, 0);

@@ -1,0 +1,17 @@
+// The closed set of analytics refusal reasons, each with its status.
+import { DomainError, type ErrorStatus } from "@transferops/kit";
+
+export const REASONS = {
+  not_signed_in: { status: "unauthenticated", when: "No session caller" },
+  agent_inactive: { status: "forbidden", when: "The calling agent is inactive" },
+  admin_required: { status: "forbidden", when: "The route needs the admin role" },
+  invalid_window: { status: "invalid", when: "days outside 1 to 365, or a malformed from/to date" },
+  reversed_range: { status: "invalid", when: "from is after to" },
+  future_range: { status: "invalid", when: "The range starts after today (local)" },
+} as const satisfies Record<string, { status: ErrorStatus; when: string }>;
+
+export type Reason = keyof typeof REASONS;
+
+export function refuse(reason: Reason, detail: string, context: Record<string, unknown> = {}): DomainError {
+  return new DomainError(REASONS[reason].status, detail, { reason, context });
+}

@@ -1,0 +1,36 @@
+import { startConsumer, type Database, type EventBus, type Logger, type Subscription } from "@transferops/kit";
+import { fleetHandlers, fleetTopics } from "./fleet.ts";
+import { messageHandlers, messageTopics } from "./messages.ts";
+import { operationHandlers, operationTopics } from "./operations.ts";
+import { transactionHandlers, transactionTopics } from "./transactions.ts";
+
+/**
+ * Analytics' consumers, one group per topic so a busy topic never delays another. The
+ * read model is rebuilt by emptying the schema and rewinding these groups
+ * (`npm run analytics:rebuild`).
+ */
+export const CONSUMERS = [
+  { group: "analytics.fleet", topics: fleetTopics, handlers: fleetHandlers },
+  { group: "analytics.operations", topics: operationTopics, handlers: operationHandlers },
+  { group: "analytics.messages", topics: messageTopics, handlers: messageHandlers },
+  { group: "analytics.transactions", topics: transactionTopics, handlers: transactionHandlers },
+];
+
+/** Consumer lag per topic, or undefined when the bus cannot tell. */
+export type ProjectionLag = () => Promise<Record<string, bigint> | undefined>;
+
+export async function startConsumers(bus: EventBus, db: Database, log: Logger): Promise<Subscription[]> {
+  // One after the other: each subscription creates its missing topics first.
+  const subscriptions: Subscription[] = [];
+  for (const c of CONSUMERS) subscriptions.push(await startConsumer({ bus, db, log, ...c }));
+  return subscriptions;
+}
+
+export function projectionLag(bus: EventBus): ProjectionLag {
+  return async () => {
+    if (!bus.lag) return undefined;
+    const out: Record<string, bigint> = {};
+    for (const c of CONSUMERS) Object.assign(out, await bus.lag(c.group, c.topics));
+    return out;
+  };
+}

@@ -1,0 +1,27 @@
+// `npm run analytics:rebuild`: empties analytics' schema and rewinds its consumer groups to
+// the beginning of the topics, so the next start of analytics replays every event into an
+// empty read model. Run it with analytics stopped (Kafka refuses to rewind a group with
+// running members); the replay's progress shows as `analytics.lag` in GET /v1/health.
+import { createLogger, KafkaBus, openDatabase } from "@transferops/kit";
+import { loadAnalyticsConfig } from "./config.ts";
+import { CONSUMERS } from "./events/index.ts";
+import { migrations } from "./store/migrations/index.ts";
+
+const config = loadAnalyticsConfig();
+const log = createLogger("analytics-rebuild", { level: config.env.LOG_LEVEL });
+const brokers = (config.env.KAFKA_BROKERS ?? "").split(",").filter(Boolean);
+if (!config.databaseUrl || !brokers.length) {
+  log.error("DATABASE_URL and KAFKA_BROKERS are required: the in-process bus keeps no history to replay");
+  process.exit(2);
+}
+const bus = new KafkaBus({ brokers, clientId: "analytics-rebuild", prefix: config.env.KAFKA_TOPIC_PREFIX, log });
+try {
+  for (const c of CONSUMERS) await bus.rewind(c.group, c.topics);
+  const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
+  await db.em().execute(`drop schema analytics cascade`);
+  await db.close();
+  await (await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations })).close();
+  log.info({ groups: CONSUMERS.map((c) => c.group) }, "analytics emptied and rewound; start analytics to replay");
+} finally {
+  await bus.close();
+}

@@ -1,0 +1,285 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { Window } from "../domain/window.ts";
+
+/** Whose work a report covers: the fleet, or one agent's operations. */
+export type Scope = { fleet: true } | { fleet: false; agentId: string };
+
+/** SQL text and parameters of a filter, built only from fixed fragments. */
+interface Filter {
+  sql: string;
+  params: unknown[];
+}
+
+const and = (...fs: Filter[]): Filter => ({
+  sql:
+    fs
+      .map((f) => f.sql)
+      .filter(Boolean)
+      .join(" and ") || "true",
+  params: fs.flatMap((f) => f.params),
+});
+
+function dayFilter(w: Window, column = "local_day"): Filter {
+  return w.all
+    ? { sql: "", params: [] }
+    : { sql: `${column} between ?::date and ?::date`, params: [w.firstDay, w.lastDay] };
+}
+
+const opScope = (s: Scope): Filter =>
+  s.fleet ? { sql: "", params: [] } : { sql: "agent_id = ?", params: [s.agentId] };
+/** An agent's messages and SIMs are those of the SIMs its operations ran on. */
+const simScope = (s: Scope): Filter =>
+  s.fleet
+    ? { sql: "", params: [] }
+    : { sql: "sim_id in (select distinct sim_id from analytics.operations where agent_id = ?)", params: [s.agentId] };
+const txScope = (s: Scope): Filter =>
+  s.fleet ? { sql: "", params: [] } : { sql: "launched_by = ?", params: [s.agentId] };
+
+const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
+const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
+
+export interface Totals {
+  operations: bigint;
+  transfers: bigint;
+  balance_checks: bigint;
+  active_sims: bigint;
+  active_agents: bigint;
+  sent_xaf: bigint;
+  confirmed_transfers: bigint;
+  median_transfer: bigint;
+  largest_transfer: bigint;
+  fees_xaf: bigint;
+  fees_known_for: bigint;
+  at_risk_xaf: bigint;
+  at_risk_count: bigint;
+  lost_xaf: bigint;
+  lost_count: bigint;
+  confirmed: bigint;
+  auto_confirmed: bigint;
+  settled_by_hand: bigint;
+  failed: bigint;
+  unproven: bigint;
+  proof_delay_median_s?: number;
+  proof_delay_p90_s?: number;
+}
+
+const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
+export const AUTO_CONFIRMED = `status = 'confirmed' and confirmed_by = 'proof' and not touched_by_hand`;
+
+/** Every windowed figure of the operations projection in one pass. */
+export async function operationTotals(em: EntityManager, scope: Scope, w: Window): Promise<Totals> {
+  const f = and(opScope(scope), dayFilter(w));
+  const r = (await one<Record<string, unknown>>(
+    em,
+    `select count(*) as operations,
+       count(*) filter (where is_transfer) as transfers,
+       count(*) filter (where not is_transfer) as balance_checks,
+       count(distinct sim_id) as active_sims,
+       count(distinct agent_id) as active_agents,
+       coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as sent_xaf,
+       count(*) filter (where ${CONFIRMED_TRANSFER}) as confirmed_transfers,
+       round(percentile_cont(0.5) within group (order by montant) filter (where ${CONFIRMED_TRANSFER})) as median_transfer,
+       max(montant) filter (where ${CONFIRMED_TRANSFER}) as largest_transfer,
+       coalesce(sum(fee) filter (where ${CONFIRMED_TRANSFER}), 0) as fees_xaf,
+       count(fee) filter (where ${CONFIRMED_TRANSFER}) as fees_known_for,
+       coalesce(sum(montant) filter (where is_transfer and status = 'no_evidence'), 0) as at_risk_xaf,
+       count(*) filter (where is_transfer and status = 'no_evidence') as at_risk_count,
+       coalesce(sum(montant) filter (where is_transfer and lost), 0) as lost_xaf,
+       count(*) filter (where is_transfer and lost) as lost_count,
+       count(*) filter (where status = 'confirmed') as confirmed,
+       count(*) filter (where ${AUTO_CONFIRMED}) as auto_confirmed,
+       count(*) filter (where settled_by_hand is not null) as settled_by_hand,
+       count(*) filter (where status = 'failed') as failed,
+       count(*) filter (where status = 'no_evidence') as unproven,
+       percentile_cont(0.5) within group (order by proof_delay_s) as proof_delay_median_s,
+       percentile_cont(0.9) within group (order by proof_delay_s) as proof_delay_p90_s
+     from analytics.operations where ${f.sql}`,
+    f.params,
+  ))!;
+  const out = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals;
+  out.proof_delay_median_s = num(r.proof_delay_median_s);
+  out.proof_delay_p90_s = num(r.proof_delay_p90_s);
+  return out;
+}
+
+export interface DayRow {
+  day: string;
+  operations: bigint;
+  transfers: bigint;
+  balance_checks: bigint;
+  value_xaf: bigint;
+  confirmed: bigint;
+  auto_confirmed: bigint;
+  failed: bigint;
+  unproven: bigint;
+}
+
+/** The series, per local day or per week (dated by its Monday). Empty days are absent here. */
+export async function dailyRows(em: EntityManager, scope: Scope, w: Window, weekly: boolean): Promise<DayRow[]> {
+  const f = and(opScope(scope), dayFilter(w));
+  const bucket = weekly ? `date_trunc('week', local_day)::date` : "local_day";
+  const r = await rows<Record<string, unknown>>(
+    em,
+    `select to_char(${bucket}, 'YYYY-MM-DD') as day, count(*) as operations,
+       count(*) filter (where is_transfer) as transfers,
+       count(*) filter (where not is_transfer) as balance_checks,
+       coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as value_xaf,
+       count(*) filter (where status = 'confirmed') as confirmed,
+       count(*) filter (where ${AUTO_CONFIRMED}) as auto_confirmed,
+       count(*) filter (where status = 'failed') as failed,
+       count(*) filter (where status = 'no_evidence') as unproven
+     from analytics.operations where ${f.sql} group by 1 order by 1`,
+    f.params,
+  );
+  return r.map((x) => ({
+    day: x.day as string,
+    operations: n(x.operations),
+    transfers: n(x.transfers),
+    balance_checks: n(x.balance_checks),
+    value_xaf: n(x.value_xaf),
+    confirmed: n(x.confirmed),
+    auto_confirmed: n(x.auto_confirmed),
+    failed: n(x.failed),
+    unproven: n(x.unproven),
+  }));
+}
+
+/** Operations per local weekday and hour (non-empty cells only). */
+export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
+  const f = and(opScope(scope), dayFilter(w));
+  const r = await rows<{ weekday: number; hour: number; operations: string }>(
+    em,
+    `select local_dow as weekday, local_hour as hour, count(*) as operations
+     from analytics.operations where ${f.sql} group by 1, 2 order by 1, 2`,
+    f.params,
+  );
+  return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
+}
+
+/** Intake money of the window (by transaction date), cancelled transactions excluded. */
+export async function transactionTotals(em: EntityManager, scope: Scope, w: Window) {
+  const f = and(txScope(scope), dayFilter(w), { sql: "state <> 'cancelled'", params: [] });
+  const r = (await one<{ eur: string | null; xaf: string; rate_xaf: string | null; rate_eur: string | null }>(
+    em,
+    `select coalesce(sum(send_amount_eur), 0) as eur, coalesce(sum(received_amount_xaf), 0) as xaf,
+       sum(received_amount_xaf) filter (where send_amount_eur > 0) as rate_xaf,
+       sum(send_amount_eur) filter (where send_amount_eur > 0) as rate_eur
+     from analytics.transactions where ${f.sql}`,
+    f.params,
+  ))!;
+  const rateEur = num(r.rate_eur);
+  return {
+    eurTaken: Number(r.eur ?? 0),
+    receivedXaf: n(r.xaf),
+    realisedRate: rateEur ? Number(r.rate_xaf) / rateEur : undefined,
+  };
+}
+
+export async function statusCounts(em: EntityManager, scope: Scope, w: Window): Promise<Record<string, bigint>> {
+  const f = and(opScope(scope), dayFilter(w));
+  const r = await rows<{ status: string; count: string }>(
+    em,
+    `select status, count(*) as count from analytics.operations where ${f.sql} group by status order by status`,
+    f.params,
+  );
+  return Object.fromEntries(r.map((x) => [x.status, n(x.count)]));
+}
+
+/** First local day with an operation in scope (for `all`), if any. */
+export async function firstDay(em: EntityManager, scope: Scope): Promise<string | undefined> {
+  const f = opScope(scope);
+  const r = await one<{ day: string | null }>(
+    em,
+    `select to_char(min(local_day), 'YYYY-MM-DD') as day from analytics.operations where ${f.sql || "true"}`,
+    f.params,
+  );
+  return r?.day ?? undefined;
+}
+
+/** Messages in the unmatched queue: finished, naming no operation, not dismissed, of a kind a person must see. */
+const WAITING_MESSAGE = `operation_id is null and dismissed_at is null
+  and outcome in ('ambiguous', 'divergent', 'orphan', 'not_correlated')
+  and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))`;
+
+export async function loadFigures(em: EntityManager, scope: Scope, now: Date, staleBefore: Date) {
+  const o = opScope(scope);
+  const s = simScope(scope);
+  const ops = (await one<Record<string, unknown>>(
+    em,
+    `select count(*) filter (where status = 'no_evidence' and is_transfer) as unproven_waiting,
+       min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence' and is_transfer) as oldest_unproven,
+       count(*) filter (where settled_by_hand is not null) as settled
+     from analytics.operations where ${o.sql || "true"}`,
+    o.params,
+  ))!;
+  const msgs = (await one<Record<string, unknown>>(
+    em,
+    `select count(*) filter (where ${WAITING_MESSAGE}) as messages_waiting,
+       min(received_at) filter (where ${WAITING_MESSAGE}) as oldest_message,
+       count(*) filter (where dismissed_at is not null) as dismissed
+     from analytics.messages where ${s.sql || "true"}`,
+    s.params,
+  ))!;
+  const sims = (await one<Record<string, unknown>>(
+    em,
+    `select count(*) filter (where balance_mirror is null and status <> 'retired') as sims_unmeasured,
+       count(*) filter (where balance_updated_at < ? and status <> 'retired') as sims_stale,
+       count(*) filter (where status = 'frozen') as sims_frozen,
+       count(*) filter (where device_id is null and status <> 'retired') as sims_unassigned
+     from analytics.sims where ${s.sql || "true"}`,
+    [staleBefore, ...s.params],
+  ))!;
+  const hoursSince = (v: unknown) =>
+    v ? Math.round(((now.getTime() - new Date(v as string).getTime()) / 3600_000) * 100) / 100 : undefined;
+  return {
+    unprovenWaiting: n(ops.unproven_waiting),
+    messagesWaiting: n(msgs.messages_waiting),
+    oldestUnprovenHours: hoursSince(ops.oldest_unproven),
+    oldestMessageHours: hoursSince(msgs.oldest_message),
+    dismissed: n(msgs.dismissed),
+    settled: n(ops.settled),
+    simsUnmeasured: n(sims.sims_unmeasured),
+    simsStale: n(sims.sims_stale),
+    simsFrozen: n(sims.sims_frozen),
+    simsUnassigned: n(sims.sims_unassigned),
+  };
+}
+
+/** Transfers that dialled, per handset, and those no operator message confirmed. */
+export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window, now: Date) {
+  const f = and(opScope(scope), dayFilter(w), { sql: "is_transfer and dialled", params: [] });
+  const unproven = `status = 'no_evidence' or settled_by_hand is not null`;
+  const r = await rows<Record<string, unknown>>(
+    em,
+    `select coalesce(o.device_id, '') as device_id, coalesce(d.label, o.label, '') as label, o.dialled, o.unproven,
+       o.unproven_xaf, o.waiting, o.waiting_xaf, o.settled_arrived, o.settled_not_arrived, o.oldest_waiting
+     from (select device_id, max(device_label) as label, count(*) as dialled,
+             count(*) filter (where ${unproven}) as unproven,
+             coalesce(sum(montant) filter (where ${unproven}), 0) as unproven_xaf,
+             count(*) filter (where status = 'no_evidence') as waiting,
+             coalesce(sum(montant) filter (where status = 'no_evidence'), 0) as waiting_xaf,
+             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed')) as settled_arrived,
+             count(*) filter (where status = 'failed' and settled_by_hand in ('did_not_arrive', 'failed')) as settled_not_arrived,
+             min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence') as oldest_waiting
+           from analytics.operations where ${f.sql} group by device_id) o
+     left join analytics.devices d on d.device_id = o.device_id
+     where o.unproven > 0
+     order by o.unproven desc, o.unproven_xaf desc, device_id`,
+    f.params,
+  );
+  return r.map((x) => ({
+    deviceId: x.device_id as string,
+    label: x.label as string,
+    dialled: n(x.dialled),
+    unproven: n(x.unproven),
+    unprovenXaf: n(x.unproven_xaf),
+    waiting: n(x.waiting),
+    waitingXaf: n(x.waiting_xaf),
+    settledArrived: n(x.settled_arrived),
+    settledNotArrived: n(x.settled_not_arrived),
+    unprovenRate: Math.round((Number(x.unproven) / Number(x.dialled)) * 10000) / 10000,
+    oldestWaitingHours: x.oldest_waiting
+      ? Math.round(((now.getTime() - new Date(x.oldest_waiting as string).getTime()) / 3600_000) * 100) / 100
+      : undefined,
+  }));
+}

@@ -1,0 +1,177 @@
+import { one, rows, type EntityManager } from "@transferops/kit";
+import type { Window } from "../domain/window.ts";
+import { NO_SIM } from "./migrations/Migration0003Rollups.ts";
+import type { DayRow, Totals } from "./report.ts";
+
+/**
+ * The fleet view, read from the per-day rollups (Migration0003Rollups) and, for the
+ * percentiles, by walking the ordered partial indexes instead of sorting the window.
+ * Every figure equals what report.ts computes from the rows (the tests compare both).
+ */
+
+const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
+
+function days(w: Window, column = "local_day"): { sql: string; params: unknown[] } {
+  return w.all
+    ? { sql: "true", params: [] }
+    : { sql: `${column} between ?::date and ?::date`, params: [w.firstDay, w.lastDay] };
+}
+
+const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
+
+/**
+ * percentile_cont over the values an ordered index yields: the two values around
+ * position p × (count − 1), interpolated.
+ */
+async function percentileFromIndex(
+  em: EntityManager,
+  sql: string,
+  params: unknown[],
+  count: bigint,
+  p: number,
+): Promise<number | undefined> {
+  if (count === 0n) return undefined;
+  const pos = p * (Number(count) - 1);
+  const lo = Math.floor(pos);
+  const r = await rows<{ v: string | number }>(em, `${sql} offset ? limit 2`, [...params, lo]);
+  if (!r.length) return undefined;
+  const a = Number(r[0].v);
+  const b = r.length > 1 ? Number(r[1].v) : a;
+  return a + (pos - lo) * (b - a);
+}
+
+export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals> {
+  const d = days(w);
+  const r = (await one<Record<string, unknown>>(
+    em,
+    `select coalesce(sum(n), 0) as operations,
+       coalesce(sum(n) filter (where is_transfer), 0) as transfers,
+       coalesce(sum(n) filter (where not is_transfer), 0) as balance_checks,
+       count(distinct agent_id) filter (where n > 0) as active_agents,
+       coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as sent_xaf,
+       coalesce(sum(n) filter (where ${CONFIRMED_TRANSFER}), 0) as confirmed_transfers,
+       coalesce(sum(fee) filter (where ${CONFIRMED_TRANSFER}), 0) as fees_xaf,
+       coalesce(sum(fee_n) filter (where ${CONFIRMED_TRANSFER}), 0) as fees_known_for,
+       coalesce(sum(montant) filter (where is_transfer and status = 'no_evidence'), 0) as at_risk_xaf,
+       coalesce(sum(n) filter (where is_transfer and status = 'no_evidence'), 0) as at_risk_count,
+       coalesce(sum(montant) filter (where is_transfer and lost), 0) as lost_xaf,
+       coalesce(sum(n) filter (where is_transfer and lost), 0) as lost_count,
+       coalesce(sum(n) filter (where status = 'confirmed'), 0) as confirmed,
+       coalesce(sum(n) filter (where auto), 0) as auto_confirmed,
+       coalesce(sum(n) filter (where settled), 0) as settled_by_hand,
+       coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
+       coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven,
+       coalesce(sum(delay_n), 0) as delays
+     from analytics.op_daily where ${d.sql}`,
+    d.params,
+  ))!;
+  const sims = (await one<{ c: string }>(
+    em,
+    `select count(distinct sim_id) as c from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}'`,
+    d.params,
+  ))!;
+  const t = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals & { delays: bigint };
+  const amounts = `select montant as v from analytics.operations where ${CONFIRMED_TRANSFER} and ${d.sql} order by montant`;
+  const delays = `select proof_delay_s as v from analytics.operations where proof_delay_s is not null and ${d.sql}
+    order by proof_delay_s`;
+  const [median, largest, delayMedian, delayP90] = await Promise.all([
+    percentileFromIndex(em, amounts, d.params, t.confirmed_transfers, 0.5),
+    one<{ v: string }>(em, `${amounts} desc limit 1`, d.params),
+    percentileFromIndex(em, delays, d.params, t.delays, 0.5),
+    percentileFromIndex(em, delays, d.params, t.delays, 0.9),
+  ]);
+  return {
+    ...t,
+    active_sims: n(sims.c),
+    median_transfer: BigInt(Math.round(median ?? 0)),
+    largest_transfer: n(largest?.v),
+    proof_delay_median_s: delayMedian,
+    proof_delay_p90_s: delayP90,
+  };
+}
+
+export async function fleetDailyRows(em: EntityManager, w: Window, weekly: boolean): Promise<DayRow[]> {
+  const d = days(w);
+  const bucket = weekly ? `date_trunc('week', local_day)::date` : "local_day";
+  const r = await rows<Record<string, unknown>>(
+    em,
+    `select to_char(${bucket}, 'YYYY-MM-DD') as day, sum(n) as operations,
+       coalesce(sum(n) filter (where is_transfer), 0) as transfers,
+       coalesce(sum(n) filter (where not is_transfer), 0) as balance_checks,
+       coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as value_xaf,
+       coalesce(sum(n) filter (where status = 'confirmed'), 0) as confirmed,
+       coalesce(sum(n) filter (where auto), 0) as auto_confirmed,
+       coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
+       coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven
+     from analytics.op_daily where ${d.sql} group by 1 having sum(n) > 0 order by 1`,
+    d.params,
+  );
+  return r.map((x) => ({
+    day: x.day as string,
+    operations: n(x.operations),
+    transfers: n(x.transfers),
+    balance_checks: n(x.balance_checks),
+    value_xaf: n(x.value_xaf),
+    confirmed: n(x.confirmed),
+    auto_confirmed: n(x.auto_confirmed),
+    failed: n(x.failed),
+    unproven: n(x.unproven),
+  }));
+}
+
+export async function fleetHourRows(em: EntityManager, w: Window) {
+  const d = days(w);
+  const r = await rows<{ weekday: number; hour: number; operations: string }>(
+    em,
+    `select local_dow as weekday, local_hour as hour, sum(n) as operations
+     from analytics.op_hourly where ${d.sql} group by 1, 2 having sum(n) > 0 order by 1, 2`,
+    d.params,
+  );
+  return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
+}
+
+export async function fleetAgentRows(em: EntityManager, w: Window) {
+  const d = days(w, "o.local_day");
+  const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
+    em,
+    `select o.agent_id, a.full_name as name, o.operations, o.value_xaf from (
+       select agent_id, sum(n) as operations,
+         coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as value_xaf
+       from analytics.op_daily o where ${d.sql} group by agent_id having sum(n) > 0) o
+     left join analytics.agents a using (agent_id)
+     order by o.operations desc, o.value_xaf desc, o.agent_id`,
+    d.params,
+  );
+  return r.map((x) => ({
+    agentId: x.agent_id,
+    name: x.name ?? "",
+    operations: n(x.operations),
+    valueXaf: n(x.value_xaf),
+  }));
+}
+
+export async function fleetStatusCounts(em: EntityManager, w: Window): Promise<Record<string, bigint>> {
+  const d = days(w);
+  const r = await rows<{ status: string; count: string }>(
+    em,
+    `select status, sum(n) as count from analytics.op_daily where ${d.sql}
+     group by status having sum(n) > 0 order by status`,
+    d.params,
+  );
+  return Object.fromEntries(r.map((x) => [x.status, n(x.count)]));
+}
+
+/** Messages of the window from the per-day, per-SIM rollup; `simIds` limits it to an agent's SIMs. */
+export async function messageTotalsFromRollup(em: EntityManager, w: Window, agentId?: string) {
+  const d = days(w);
+  const sims = agentId
+    ? { sql: "sim_id in (select distinct sim_id from analytics.operations where agent_id = ?)", params: [agentId] }
+    : { sql: "true", params: [] };
+  const r = (await one<{ total: string; ambiguous: string }>(
+    em,
+    `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
+     from analytics.msg_daily where ${d.sql} and ${sims.sql}`,
+    [...d.params, ...sims.params],
+  ))!;
+  return { total: n(r.total), ambiguous: n(r.ambiguous) };
+}
