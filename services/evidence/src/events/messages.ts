@@ -8,6 +8,7 @@ import {
   MessageStoredSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/events_pb";
 import type { MessageRecord } from "../domain/message.ts";
+import type { Operator } from "../domain/parsers/types.ts";
 import { toEvidence } from "../rpc/mappers.ts";
 
 const SCHEMA = "evidence";
@@ -129,5 +130,29 @@ export async function divergenceAlert(
     context,
     raised_at: new Date(),
     dedupe_key: `evidence_divergent:${m.id}`,
+  });
+}
+
+/**
+ * A message that does not come from one of the operator's sender ids: stored, never matched.
+ * Someone may be forging the operator's wording to get a transfer confirmed.
+ */
+export async function unknownSenderAlert(em: EntityManager, m: MessageRecord, operator: Operator): Promise<void> {
+  await raiseAlert(em, SCHEMA, {
+    kind: "evidence_unknown_sender",
+    severity: "critical",
+    message: `Message ${m.id} on SIM ${m.sim_id} reads like ${operator} but came from "${m.sender}", not one of its sender ids; it confirms nothing`,
+    sim_id: m.sim_id,
+    context: {
+      message_id: m.id,
+      sender: m.sender,
+      operator,
+      kind: m.kind,
+      amount: m.amount,
+      counterparty_msisdn: m.counterparty_msisdn,
+      operator_ref: m.operator_ref,
+    },
+    raised_at: new Date(),
+    dedupe_key: `evidence_unknown_sender:${m.id}`,
   });
 }
