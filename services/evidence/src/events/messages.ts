@@ -7,6 +7,7 @@ import {
   MessagesPurgedSchema,
   MessageStoredSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/events_pb";
+import type { ChainBreak } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import type { Operator } from "../domain/parsers/types.ts";
 import { toEvidence } from "../rpc/mappers.ts";
@@ -154,5 +155,21 @@ export async function unknownSenderAlert(em: EntityManager, m: MessageRecord, op
     },
     raised_at: new Date(),
     dedupe_key: `evidence_unknown_sender:${m.id}`,
+  });
+}
+
+/**
+ * A break in a SIM's balance chain: the balance one message printed does not follow from the
+ * previous one (a message lost, withheld, out of order, or forged). One alert per pair.
+ */
+export async function chainBreakAlert(em: EntityManager, simId: string, b: ChainBreak): Promise<void> {
+  await raiseAlert(em, SCHEMA, {
+    kind: "balance_chain_break",
+    severity: "warning",
+    message: `Balance chain of SIM ${simId} breaks between messages ${b.previous_message_id} and ${b.message_id}: expected ${b.expected_balance} FCFA, the operator printed ${b.found_balance} FCFA (gap ${b.gap})`,
+    sim_id: simId,
+    context: { ...b },
+    raised_at: new Date(),
+    dedupe_key: `balance_chain_break:${b.previous_message_id}:${b.message_id}`,
   });
 }

@@ -18,6 +18,7 @@ import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/
 import { toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
+import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 
@@ -122,6 +123,7 @@ export async function storeMessage(
     await messageStored(em, inserted);
     if (inserted.state === "done") await messageCorrelated(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
+    await checkChain(em, inserted);
     await recomputeDay(em, inserted.sim_id, inserted.received_at);
     return inserted;
   });
