@@ -241,6 +241,28 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     );
   });
 
+  it("confirms nothing when the amount to the operation's destination differs, and notifies the fleet", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const res = await submit(depositText(amount + 500, msisdn));
+    expect(res.body).toMatchObject({ matched: false, outcome: "divergent", kind: "DEP" });
+    expect((await getOperation(opId)).status).toBe("queued");
+    const alerts = await eventually(
+      async () => {
+        const n = await sys.db
+          .query(`select context from fleet.notifications where operation_id = $1 and kind = 'evidence_divergent'`, [
+            opId,
+          ])
+          .catch(() => []);
+        return n.length > 0 ? n : undefined;
+      },
+      30_000,
+      "the amount divergence alert to reach fleet's notifications",
+    );
+    expect(alerts[0].context).toMatchObject({ expected_amount: amount, found_amount: amount + 500 });
+  });
+
   it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
     const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
     expect(res.status).toBe(403);
