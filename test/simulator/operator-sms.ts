@@ -25,7 +25,7 @@ import {
 } from "../../services/evidence/src/domain/sms-templates.ts";
 import type { Language } from "../../services/evidence/src/domain/parsers/types.ts";
 import type { DialResult, DispatchPayload } from "./handset.ts";
-import type { OperatorName, Receipt } from "./operator.ts";
+import { depositFee, type OperatorName, type Receipt } from "./operator.ts";
 
 export type SmsFault =
   | { kind: "lost" }
@@ -270,6 +270,61 @@ export class OperatorSms {
       clientMessageId: randomUUID(),
       about: { kind: "movement", amount, reference: ref },
     };
+  }
+
+  /**
+   * A day of one SIM's SMS with a consistent running balance, as the network sends them:
+   * deposits to customers (out: amount and, on operator_b, the printed fee), transfers
+   * received (in), balance replies and promotions, `everyMinutes` apart from `start`
+   * (operator timestamps). No commission is printed, so each balance follows from the
+   * previous one. Deliver them with `deliver` and its faults to simulate the handset's day.
+   */
+  dayOf(
+    simId: string,
+    operator: OperatorName,
+    o: { start: Date; opening: number; count: number; everyMinutes?: number },
+  ): OutgoingSms[] {
+    let balance = o.opening;
+    const out: OutgoingSms[] = [];
+    for (let i = 0; i < o.count; i += 1) {
+      const at = new Date(o.start.getTime() + i * (o.everyMinutes ?? 7) * 60_000);
+      const roll = this.random();
+      const amount = 1000 + Math.floor(this.random() * 98) * 500;
+      const fee = operator === "operator_b" ? depositFee(amount) : null;
+      if (roll < 0.5 && balance >= amount + (fee ?? 0)) {
+        balance -= amount + (fee ?? 0);
+        const msisdn = `${operator === "operator_a" ? "67" : "69"}${String(Math.floor(this.random() * 10_000_000)).padStart(7, "0")}`;
+        const ref = referenceOf(operator, randomUUID(), at);
+        const raw = depositConfirmation(operator, {
+          amount,
+          fee,
+          balanceAfter: balance,
+          ref,
+          msisdn: printedMsisdn(operator, msisdn),
+          name: nameOf(msisdn, null),
+          at,
+          language: this.language(operator, "deposit"),
+          commission: 0,
+        });
+        out.push({
+          simId,
+          operator,
+          sender: SENDERS[operator],
+          raw,
+          receivedAt: at,
+          clientMessageId: randomUUID(),
+          about: { kind: "deposit", amount, reference: ref },
+        });
+      } else if (roll < 0.85) {
+        balance += amount;
+        out.push(this.movement(simId, operator, { amount, balanceAfter: balance, at }));
+      } else if (roll < 0.95) {
+        out.push({ ...this.balanceSms(simId, operator, balance), receivedAt: at });
+      } else {
+        out.push({ ...this.promotionSms(simId, operator), receivedAt: at });
+      }
+    }
+    return out;
   }
 
   /** Marketing with a prize amount that must never be read as money. */

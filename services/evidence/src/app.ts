@@ -49,6 +49,7 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
     dispatch: options.dispatch ?? serviceClient(DispatchService, config.env.DISPATCH_URL),
     fleet: options.fleet ?? serviceClient(FleetService, config.env.FLEET_URL),
     hooks: options.hooks,
+    senders: config.senders,
   };
   const consumer = await startConsumer({
     bus,

@@ -1,5 +1,15 @@
 import { z } from "zod";
 import { baseConfigShape, parseConfig, requireInProduction } from "@transferops/kit";
+import { DEFAULT_SENDER_IDS, parseSenderList, type SenderIds } from "./domain/senders.ts";
+
+/** A comma-separated list of sender ids with at least one entry. */
+const senderList = (defaults: readonly string[]) =>
+  z
+    .string()
+    .max(2000)
+    .default(defaults.join(","))
+    .transform(parseSenderList)
+    .refine((ids) => ids.length > 0, "at least one sender id");
 
 export const evidenceConfigShape = {
   ...baseConfigShape,
@@ -11,6 +21,10 @@ export const evidenceConfigShape = {
   EVIDENCE_REDRIVE_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Database connections; correlation holds one across its call to dispatch. */
   EVIDENCE_DB_POOL_MAX: z.coerce.number().int().positive().default(20),
+  /** operator_a's sender ids (comma-separated); a message from any other sender never confirms. */
+  OPERATOR_A_SENDERS: senderList(DEFAULT_SENDER_IDS.operator_a),
+  /** operator_b's sender ids (comma-separated). */
+  OPERATOR_B_SENDERS: senderList(DEFAULT_SENDER_IDS.operator_b),
 };
 
 export type EvidenceEnv = z.infer<z.ZodObject<typeof evidenceConfigShape>>;
@@ -20,6 +34,7 @@ export interface EvidenceConfig {
   databaseUrl: string;
   redrive: { intervalMs: number; graceMs: number };
   poolMax: number;
+  senders: SenderIds;
 }
 
 /** Local defaults are safe for a laptop; production refuses to start without its database. */
@@ -30,5 +45,6 @@ export function loadEvidenceConfig(env = process.env): EvidenceConfig {
     databaseUrl: requireInProduction(e.NODE_ENV, "DATABASE_URL", e.DATABASE_URL, ""),
     redrive: { intervalMs: e.EVIDENCE_REDRIVE_INTERVAL_MS, graceMs: e.EVIDENCE_REDRIVE_GRACE_MS },
     poolMax: e.EVIDENCE_DB_POOL_MAX,
+    senders: { operator_a: e.OPERATOR_A_SENDERS, operator_b: e.OPERATOR_B_SENDERS },
   };
 }

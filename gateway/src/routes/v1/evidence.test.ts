@@ -100,7 +100,7 @@ function depositText(amount: number, msisdn: string, o: { ref?: string; balanceA
 
 async function submit(
   raw: string | string[],
-  o: { token?: string; simId?: string; correlate?: boolean; clientMessageId?: string } = {},
+  o: { token?: string; simId?: string; correlate?: boolean; clientMessageId?: string; sender?: string } = {},
 ) {
   const list = Array.isArray(raw) ? raw : [raw];
   return sys.api.post("/v1/device/messages", {
@@ -110,7 +110,7 @@ async function submit(
       subscription_slot: 0,
       ...(o.correlate === undefined ? {} : { correlate: o.correlate }),
       messages: list.map((r) => ({
-        sender: "OrangeMoney",
+        sender: o.sender ?? "OrangeMoney",
         raw: r,
         received_at: new Date().toISOString(),
         device_received_at: new Date().toISOString(),
@@ -241,6 +241,28 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     );
   });
 
+  it("confirms nothing when the amount to the operation's destination differs, and notifies the fleet", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const res = await submit(depositText(amount + 500, msisdn));
+    expect(res.body).toMatchObject({ matched: false, outcome: "divergent", kind: "DEP" });
+    expect((await getOperation(opId)).status).toBe("queued");
+    const alerts = await eventually(
+      async () => {
+        const n = await sys.db
+          .query(`select context from fleet.notifications where operation_id = $1 and kind = 'evidence_divergent'`, [
+            opId,
+          ])
+          .catch(() => []);
+        return n.length > 0 ? n : undefined;
+      },
+      30_000,
+      "the amount divergence alert to reach fleet's notifications",
+    );
+    expect(alerts[0].context).toMatchObject({ expected_amount: amount, found_amount: amount + 500 });
+  });
+
   it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
     const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
     expect(res.status).toBe(403);
@@ -310,6 +332,72 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     ]);
     expect(res.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(["orphan", "confirmed"]);
     expect(res.body).toMatchObject({ matched: true, outcome: "confirmed", kind: "DEP" });
+  });
+});
+
+describe("who may speak for the operator, and what no rule recognises", () => {
+  const notificationsOf = (kind: string, simId: string) =>
+    sys.db
+      .query(`select context from fleet.notifications where kind = $1 and sim_id = $2`, [kind, simId])
+      .catch(() => []);
+
+  it("stores, flags and alerts on the operator's wording from an ordinary number, confirms nothing; the operator's own copy still confirms", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const text = depositText(amount, msisdn);
+    const forged = await submit(text, { sender: "+237670000000" });
+    expect(forged.status).toBe(200);
+    expect(forged.body).toMatchObject({ matched: false, restated: false, kind: "DEP", outcome: "unknown_sender" });
+    expect(forged.body.results[0]).toMatchObject({ duplicate: false, operation_id: null });
+    expect((await getOperation(opId)).status).toBe("queued");
+    // Sent again, it is the same stored message, still confirming nothing.
+    const again = await submit(text, { sender: "+237670000000" });
+    expect(again.body.results[0]).toMatchObject({ duplicate: true, outcome: "unknown_sender" });
+    expect((await getOperation(opId)).status).toBe("queued");
+    // Flagged in the unmatched queue for a person, with its sender.
+    const queue = await unmatched(admin.token);
+    const listed = queue.body.find((e: { id: string }) => e.id === forged.body.results[0].message_id);
+    expect(listed).toMatchObject({ outcome: "unknown_sender", sender: "+237670000000", kind: "DEP", amount });
+    const alerts = await eventually(
+      async () => {
+        const rows = await notificationsOf("evidence_unknown_sender", handset.sim.simId);
+        return rows.length > 0 ? rows : undefined;
+      },
+      30_000,
+      "the unknown-sender alert to reach fleet's notifications",
+    );
+    expect(alerts.map((r: { context: { message_id: string } }) => r.context.message_id)).toContain(
+      forged.body.results[0].message_id,
+    );
+    // The operator's own copy of the same words is not a duplicate of the forged one.
+    const genuine = await submit(text, { sender: "Orange Money" });
+    expect(genuine.body).toMatchObject({ matched: true, outcome: "confirmed" });
+    expect(genuine.body.results[0].duplicate).toBe(false);
+    expect((await getOperation(opId)).status).toBe("confirmed");
+  });
+
+  it("refuses another operator's sender id too", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const res = await submit(depositText(amount, msisdn), { sender: "MobileMoney" });
+    expect(res.body).toMatchObject({ matched: false, outcome: "unknown_sender" });
+    expect((await getOperation(opId)).status).toBe("queued");
+  });
+
+  it("keeps a text no rule recognises as an orphan with what it labels, never confirming a same-amount transfer", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const opId = await createDeposit(amount, msisdn);
+    const text = `Operation validee vers ${msisdn}. Montant: ${amount} FCFA. Ref: ZX${seq}.0042. Nouveau solde: 77000 FCFA.`;
+    const res = await submit(text);
+    expect(res.body).toMatchObject({ matched: false, kind: null, outcome: "orphan" });
+    expect((await getOperation(opId)).status).toBe("queued");
+    const listed = (await unmatched(admin.token)).body.find(
+      (e: { id: string }) => e.id === res.body.results[0].message_id,
+    );
+    expect(listed).toMatchObject({ kind: null, amount, balance_after: 77_000, operator_ref: `ZX${seq}.0042` });
   });
 });
 

@@ -15,6 +15,7 @@ import { handsetDispatchRoutes } from "./handset-dispatch.ts";
 import { arbitrationRoutes } from "./arbitration.ts";
 import { transactionRoutes } from "./transactions.ts";
 import { analyticsRoutes } from "./analytics.ts";
+import { reconciliationRoutes } from "./reconciliations.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
@@ -35,5 +36,6 @@ export function allRoutes(): Route[] {
     ...arbitrationRoutes,
     ...transactionRoutes,
     ...analyticsRoutes,
+    ...reconciliationRoutes,
   ];
 }

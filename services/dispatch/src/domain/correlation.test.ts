@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decideProof, kindProves, type ProofCandidate, type ProofDecision, type ProofMessage } from "./correlation.ts";
+import {
+  amountDivergence,
+  decideProof,
+  kindProves,
+  type ProofCandidate,
+  type ProofDecision,
+  type ProofMessage,
+} from "./correlation.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const LATE_S = 7200;
@@ -179,5 +186,37 @@ describe("kindProves", () => {
     ["REV", "deposit", false],
   ])("kind %s proves %s: %s", (kind, opType, expected) => {
     expect(kindProves(kind, opType as never)).toBe(expected);
+  });
+});
+
+describe("amountDivergence: a message to an active operation's destination for another amount", () => {
+  it("names the newest active operation sent to that number, with both amounts", () => {
+    const older = op("o1", { montant: 7000, created_at: minutesAgo(30) });
+    const newer = op("o2", { montant: 6000, created_at: minutesAgo(20) });
+    expect(amountDivergence([older, newer], msg({ counterparty_msisdn: "237690000001" }))).toEqual({
+      outcome: "divergent",
+      operation_id: "o2",
+      expected_msisdn: "690000001",
+      found_msisdn: "690000001",
+      expected_amount: 6000,
+      found_amount: 5000,
+    });
+  });
+
+  it("finds none without a number, for another number, a balance reply, a finished or later operation", () => {
+    const other = op("o1", { montant: 7000 });
+    expect(amountDivergence([other], msg())).toBeNull();
+    expect(amountDivergence([other], msg({ counterparty_msisdn: "690000002" }))).toBeNull();
+    expect(amountDivergence([other], msg({ kind: "BAL", counterparty_msisdn: "690000001" }))).toBeNull();
+    expect(
+      amountDivergence([op("o1", { montant: 7000, status: "no_evidence" })], msg({ counterparty_msisdn: "690000001" })),
+    ).toBeNull();
+    expect(
+      amountDivergence([other], msg({ counterparty_msisdn: "690000001", device_received_at: minutesAgo(15) })),
+    ).toBeNull();
+    expect(amountDivergence([op("o1")], msg({ counterparty_msisdn: "690000001" }))).toBeNull();
+    expect(
+      amountDivergence([op("o1", { montant: 7000, op_type: "balance" })], msg({ counterparty_msisdn: "690000001" })),
+    ).toBeNull();
   });
 });

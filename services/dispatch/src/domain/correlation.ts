@@ -18,7 +18,9 @@
 //   5. One candidate left: confirmed, unless the message names a counterparty number
 //      that contradicts the operation's destination: divergent (nothing confirmed, an
 //      alert is raised). Several: ambiguous (nothing confirmed; a person decides).
-//      None: no_candidate (evidence keeps the message as an orphan).
+//      None: no_candidate (evidence keeps the message as an orphan), unless an active
+//      operation of the SIM was sent to the number the message names for another amount:
+//      divergent too (amountDivergence).
 
 import { normaliseMsisdn } from "./operators.ts";
 import { ACTIVE_STATUSES, type OperationStatus } from "./operation-state.ts";
@@ -53,6 +55,9 @@ export type ProofDecision =
       readonly operation_id: string;
       readonly expected_msisdn: string;
       readonly found_msisdn: string;
+      /** Set when the amount diverges (the message names the operation's destination). */
+      readonly expected_amount?: number;
+      readonly found_amount?: number;
     };
 
 /** Handset-dialled origins, tried before the hand-dialled matching operations. */
@@ -120,4 +125,39 @@ function divergentNumber(message: ProofMessage, candidate: ProofCandidate): stri
   if (found === null) return null;
   const expected = normaliseMsisdn(candidate.msisdn_dest) ?? candidate.msisdn_dest;
   return found === expected ? null : found;
+}
+
+/**
+ * Amount divergence (contract: "Divergent amount or MSISDN: no confirmation, alert"): when no
+ * operation matched the message's amount, an active operation of the same SIM sent to the
+ * number the message names, for another amount, is divergent. `sameDestination` are the SIM's
+ * operations to that number (any amount); the newest that the message could answer is named.
+ */
+export function amountDivergence(
+  sameDestination: readonly ProofCandidate[],
+  message: ProofMessage,
+): Extract<ProofDecision, { outcome: "divergent" }> | null {
+  if (message.kind === "BAL" || message.counterparty_msisdn == null) return null;
+  const found = normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""));
+  if (found === null) return null;
+  const named = sameDestination
+    .filter(
+      (c) =>
+        kindProves(message.kind, c.op_type) &&
+        ACTIVE_STATUSES.includes(c.status) &&
+        (normaliseMsisdn(c.msisdn_dest) ?? c.msisdn_dest) === found &&
+        c.montant !== message.amount &&
+        (message.device_received_at === null || c.created_at.getTime() <= message.device_received_at.getTime()),
+    )
+    .sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  const op = named[0];
+  if (!op) return null;
+  return {
+    outcome: "divergent",
+    operation_id: op.operation_id,
+    expected_msisdn: op.msisdn_dest,
+    found_msisdn: found,
+    expected_amount: op.montant,
+    found_amount: message.amount,
+  };
 }

@@ -3,10 +3,13 @@ import { fromTs, type EntityManager } from "@transferops/kit";
 import type { EvidenceSummary } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
+  ACTIVE_STATUSES,
+  amountDivergence,
   checkAttachScope,
   decideProof,
   isWithinLateWindow,
   kindProves,
+  normaliseMsisdn,
   OP_TYPES,
   PROVABLE_STATUSES,
   refusal,
@@ -16,7 +19,7 @@ import {
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { findOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
-import { findProof, insertProof, lockMessage, lockProofCandidates } from "../store/proofs.ts";
+import { findProof, insertProof, lockMessage, lockProofCandidates, proofCandidatesTo } from "../store/proofs.ts";
 import { rows } from "@transferops/kit";
 import { actorOf } from "./actor.ts";
 import { check, type DispatchDeps } from "./deps.ts";
@@ -116,7 +119,7 @@ export function proofHandlers(deps: DispatchDeps): Impl {
           opTypes,
           kind === "BAL" ? null : Number(req.amount),
         );
-        const decision: ProofDecision = decideProof(
+        let decision: ProofDecision = decideProof(
           candidates,
           {
             kind,
@@ -127,6 +130,19 @@ export function proofHandlers(deps: DispatchDeps): Impl {
           now,
           config.lateEvidenceS,
         );
+        if (decision.outcome === "no_candidate" && req.counterpartyMsisdn) {
+          const local = normaliseMsisdn(req.counterpartyMsisdn.replace(/[^\d+]/g, ""));
+          const sameDestination = local
+            ? await proofCandidatesTo(em, req.simId, ACTIVE_STATUSES, opTypes, [local, `237${local}`])
+            : [];
+          decision =
+            amountDivergence(sameDestination, {
+              kind,
+              amount: Number(req.amount),
+              counterparty_msisdn: req.counterpartyMsisdn,
+              device_received_at: fromTs(req.deviceReceivedAt) ?? null,
+            }) ?? decision;
+        }
         let op: OperationRecord | undefined;
         let candidateIds: string[] = [];
         if (decision.outcome === "confirmed") {
@@ -141,19 +157,28 @@ export function proofHandlers(deps: DispatchDeps): Impl {
         } else if (decision.outcome === "ambiguous") {
           candidateIds = [...decision.candidate_ids];
         } else if (decision.outcome === "divergent") {
-          op = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
+          const divergent = decision;
+          op =
+            candidates.find((c) => c.operation_id === divergent.operation_id)?.record ??
+            (await findOperation(em, divergent.operation_id))!;
+          const byAmount = divergent.expected_amount !== undefined;
           await raiseAlert(em, {
             kind: "evidence_divergent",
             severity: "warning",
-            message: `Message ${req.messageId} on SIM ${req.simId} names ${decision.found_msisdn}, but operation ${op.operation_id} was sent to ${decision.expected_msisdn}`,
+            message: byAmount
+              ? `Message ${req.messageId} on SIM ${req.simId} moved ${divergent.found_amount} to ${divergent.found_msisdn}, but operation ${op.operation_id} to that number is for ${divergent.expected_amount}`
+              : `Message ${req.messageId} on SIM ${req.simId} names ${divergent.found_msisdn}, but operation ${op.operation_id} was sent to ${divergent.expected_msisdn}`,
             sim_id: req.simId,
             device_id: op.device_id,
             operation_id: op.operation_id,
             context: {
               message_id: req.messageId,
               amount: Number(req.amount),
-              expected_msisdn: decision.expected_msisdn,
-              found_msisdn: decision.found_msisdn,
+              expected_msisdn: divergent.expected_msisdn,
+              found_msisdn: divergent.found_msisdn,
+              ...(byAmount
+                ? { expected_amount: divergent.expected_amount!, found_amount: divergent.found_amount! }
+                : {}),
             },
             dedupe_key: `evidence_divergent:${req.messageId}`,
             raised_at: now,

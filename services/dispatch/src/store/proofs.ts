@@ -101,6 +101,40 @@ export async function lockProofCandidates(
   });
 }
 
+/**
+ * The SIM's operations in these statuses and types sent to one of these numbers, any amount
+ * (amount divergence). Not locked: a divergence changes no operation.
+ */
+export async function proofCandidatesTo(
+  em: EntityManager,
+  simId: string,
+  statuses: readonly string[],
+  opTypes: readonly string[],
+  msisdns: readonly string[],
+): Promise<ProofCandidate[]> {
+  if (opTypes.length === 0 || msisdns.length === 0) return [];
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.sim_id = ? and o.status in (?) and o.op_type in (?) and o.msisdn_dest in (?)
+      order by o.created_at desc limit 20`,
+    [simId, [...statuses], [...opTypes], [...msisdns]],
+  );
+  return found.map((raw) => {
+    const r = toRecord(raw);
+    return {
+      operation_id: r.operation_id,
+      status: r.status,
+      origin: r.origin,
+      op_type: r.op_type,
+      montant: r.montant,
+      msisdn_dest: r.msisdn_dest,
+      created_at: r.created_at,
+      finished_at: r.finished_at,
+    };
+  });
+}
+
 /** How many messages named each operation as an ambiguous candidate (the unproven row's evidence_count). */
 export async function ambiguousCounts(
   em: EntityManager,

@@ -22,6 +22,13 @@ describe("sms_hash", () => {
     expect(smsHash("sim-1", text)).not.toBe(base);
   });
 
+  it("sets a copy from an unknown sender apart, and leaves the operator's copy unchanged", () => {
+    const operatorCopy = smsHash("sim-1", text, "c-1");
+    expect(smsHash("sim-1", text, "c-1", null)).toBe(operatorCopy);
+    expect(smsHash("sim-1", text, "c-1", "+237670000000")).not.toBe(operatorCopy);
+    expect(smsHash("sim-1", text, "c-1", "+237670000000")).not.toBe(smsHash("sim-1", text, "c-1", "+237670000001"));
+  });
+
   it("treats an empty client id as none", () => {
     expect(smsHash("sim-1", text, "")).toBe(smsHash("sim-1", text, null));
     expect(smsHash("sim-1", text, undefined)).toBe(smsHash("sim-1", text));

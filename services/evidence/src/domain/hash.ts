@@ -14,10 +14,20 @@ export function normalizeRaw(raw: string): string {
   return raw.normalize("NFC").replace(/\s+/gu, " ").trim();
 }
 
-/** Hex SHA-256 of the SIM, the normalized text and the client id (absent and empty are the same). */
-export function smsHash(simId: string, raw: string, clientMessageId?: string | null): string {
+/**
+ * Hex SHA-256 of the SIM, the normalized text and the client id (absent and empty are the
+ * same). `unknownSender` is given only for a sender that is not the operator's: its copy of a
+ * text is then a different message from the operator's own, which the hash of the operator's
+ * copy (unchanged, without a sender) keeps recognising.
+ */
+export function smsHash(
+  simId: string,
+  raw: string,
+  clientMessageId?: string | null,
+  unknownSender?: string | null,
+): string {
   const id = clientMessageId ? clientMessageId : null;
-  return createHash("sha256")
-    .update(JSON.stringify([simId, normalizeRaw(raw), id]))
-    .digest("hex");
+  const parts: unknown[] = [simId, normalizeRaw(raw), id];
+  if (unknownSender) parts.push({ unknown_sender: unknownSender });
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

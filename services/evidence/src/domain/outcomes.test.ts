@@ -18,7 +18,7 @@ describe("what a new message is routed to (rules 2 to 4, in precedence order)", 
   // One row per kind: the route with correlate=true, then with correlate=false.
   const table: [MessageKind | null, string, string][] = [
     ["DEP", "correlate", "not_correlated"],
-    [null, "correlate", "not_correlated"],
+    [null, "orphan", "not_correlated"],
     ["BAL", "correlate", "not_correlated"],
     ["UV_OUT", "movement", "movement"],
     ["UV_IN", "movement", "movement"],
@@ -46,8 +46,18 @@ describe("what a new message is routed to (rules 2 to 4, in precedence order)", 
   it("never correlates a wording a rule recognised without a kind (merchant payment, repayment)", () => {
     expect(routeOf(null, true, "a.fr.payment.effectue")).toBe("stored");
     expect(routeOf(null, true, "too_long")).toBe("stored");
-    expect(routeOf(null, true, null)).toBe("correlate");
+    expect(routeOf(null, true, null)).toBe("orphan");
+    expect(routeOf(null, true, "unrecognised")).toBe("orphan");
     expect(routeOf("DEP", true, "a.fr.dep.cash_in")).toBe("correlate");
+  });
+
+  it("never correlates a message from a sender that is not the operator's, whatever its kind", () => {
+    for (const kind of [...MESSAGE_KINDS, null]) {
+      expect(routeOf(kind, true, null, false)).toBe("unknown_sender");
+      expect(routeOf(kind, false, null, false)).toBe("unknown_sender");
+    }
+    expect(initialOutcome("unknown_sender")).toBe("unknown_sender");
+    expect(initialOutcome("orphan")).toBe("orphan");
   });
 
   it("covers every kind of the contract", () => {

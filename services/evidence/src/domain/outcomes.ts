@@ -2,8 +2,10 @@
 // order of precedence, as pure decisions. The flow in ../flows/ applies them under locks.
 //
 //   1. duplicate (same sms_hash)           -> the stored result, nothing processed again
+//   1b. sender is not one of the operator's sender ids -> `unknown_sender` (alert, never matched)
 //   2. kind is a movement                   -> `movement` (movements list, never matched)
 //   3. kind can never confirm               -> `stored` (mini statements, notices, FAIL)
+//   3b. no rule recognised the text (kind null) -> `orphan` (unmatched queue, never confirms)
 //   4. correlate is false                   -> `not_correlated`
 //   5. operator_ref already proved an operation on this SIM -> `restated` (same operation)
 //   6. nothing to match by (no amount; no balance for BAL)   -> `orphan`
@@ -11,7 +13,7 @@
 //
 // See message-state.md for the states a stored message goes through.
 
-import { canConfirm, canConfirmBalance, isMovement } from "./parsers/parse.ts";
+import { canConfirm, canConfirmBalance, isMovement, UNRECOGNISED_RULE } from "./parsers/parse.ts";
 import type { MessageKind } from "./parsers/types.ts";
 
 export const OUTCOMES = [
@@ -25,20 +27,34 @@ export const OUTCOMES = [
   "stored", // a kind that never confirms (mini statement, notice, marketing, template, FAIL)
   "not_correlated", // submitted with correlate=false: stored only
   "attached", // a person attached it to an operation (attach route)
+  "unknown_sender", // not sent by one of the operator's sender ids: alert raised, never matched
 ] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** What to do with a new message before any correlation: rules 2 to 4. */
-export type Route = "correlate" | "movement" | "stored" | "not_correlated";
+export type Route = "correlate" | "movement" | "stored" | "not_correlated" | "orphan" | "unknown_sender";
 
-export function routeOf(kind: MessageKind | null, correlate: boolean, rule: string | null = null): Route {
+export function routeOf(
+  kind: MessageKind | null,
+  correlate: boolean,
+  rule: string | null = null,
+  senderKnown = true,
+): Route {
+  // Anyone can text a SIM the operator's wording: only the operator's sender ids speak for it.
+  if (!senderKnown) return "unknown_sender";
   if (isMovement(kind)) return "movement";
+  if (kind === null) {
+    // A wording a rule recognised without giving it a kind (a merchant payment, a loan
+    // repayment, an over-long text) moved money nobody asked us to send.
+    if (rule !== null && rule !== UNRECOGNISED_RULE) return "stored";
+    if (!correlate) return "not_correlated";
+    // A text no rule recognises is the contract's "possible deposit": it waits in the
+    // unmatched queue with what could be read of it, for a person. It never confirms
+    // automatically: nothing proves it is a deposit (docs/decisions/evidence.md).
+    return "orphan";
+  }
   if (!canConfirm(kind) && !canConfirmBalance(kind)) return "stored";
-  // Only a text no rule recognises is a possible deposit. A wording a rule did recognise
-  // without giving it a kind (a merchant payment, a loan repayment, an over-long text) moved
-  // money nobody asked us to send: it must never prove a same-amount transfer.
-  if (kind === null && rule !== null) return "stored";
   if (!correlate) return "not_correlated";
   return "correlate";
 }
@@ -107,7 +123,7 @@ export function isRestated(outcome: Outcome): boolean {
  * nothing and would only bury the queue.
  */
 export function inUnmatchedQueue(kind: MessageKind | null): boolean {
-  return canConfirm(kind) || canConfirmBalance(kind) || kind === "FAIL";
+  return kind === null || canConfirm(kind) || canConfirmBalance(kind) || kind === "FAIL";
 }
 
 export const UNMATCHED_QUEUE_KINDS: readonly MessageKind[] = ["DEP", "BAL", "FAIL"];

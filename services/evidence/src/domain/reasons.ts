@@ -16,6 +16,7 @@ export const REASONS = {
   session_required: { status: "forbidden", when: "Board route with a credential other than a session" },
   agent_inactive: { status: "forbidden", when: "Board route with an inactive agent's session" },
   admin_required: { status: "forbidden", when: "Reset with a session other than an admin's" },
+  supervisor_required: { status: "forbidden", when: "Reconciliation with an agent's session (supervisors, admins)" },
   // --- submission ----------------------------------------------------------------------
   sim_not_assigned_to_device: { status: "forbidden", when: "The SIM is unknown or not in the calling handset" },
   // --- lists ---------------------------------------------------------------------------

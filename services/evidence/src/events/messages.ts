@@ -7,7 +7,9 @@ import {
   MessagesPurgedSchema,
   MessageStoredSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/events_pb";
+import type { ChainBreak } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
+import type { Operator } from "../domain/parsers/types.ts";
 import { toEvidence } from "../rpc/mappers.ts";
 
 const SCHEMA = "evidence";
@@ -129,5 +131,45 @@ export async function divergenceAlert(
     context,
     raised_at: new Date(),
     dedupe_key: `evidence_divergent:${m.id}`,
+  });
+}
+
+/**
+ * A message that does not come from one of the operator's sender ids: stored, never matched.
+ * Someone may be forging the operator's wording to get a transfer confirmed.
+ */
+export async function unknownSenderAlert(em: EntityManager, m: MessageRecord, operator: Operator): Promise<void> {
+  await raiseAlert(em, SCHEMA, {
+    kind: "evidence_unknown_sender",
+    severity: "critical",
+    message: `Message ${m.id} on SIM ${m.sim_id} reads like ${operator} but came from "${m.sender}", not one of its sender ids; it confirms nothing`,
+    sim_id: m.sim_id,
+    context: {
+      message_id: m.id,
+      sender: m.sender,
+      operator,
+      kind: m.kind,
+      amount: m.amount,
+      counterparty_msisdn: m.counterparty_msisdn,
+      operator_ref: m.operator_ref,
+    },
+    raised_at: new Date(),
+    dedupe_key: `evidence_unknown_sender:${m.id}`,
+  });
+}
+
+/**
+ * A break in a SIM's balance chain: the balance one message printed does not follow from the
+ * previous one (a message lost, withheld, out of order, or forged). One alert per pair.
+ */
+export async function chainBreakAlert(em: EntityManager, simId: string, b: ChainBreak): Promise<void> {
+  await raiseAlert(em, SCHEMA, {
+    kind: "balance_chain_break",
+    severity: "warning",
+    message: `Balance chain of SIM ${simId} breaks between messages ${b.previous_message_id} and ${b.message_id}: expected ${b.expected_balance} FCFA, the operator printed ${b.found_balance} FCFA (gap ${b.gap})`,
+    sim_id: simId,
+    context: { ...b },
+    raised_at: new Date(),
+    dedupe_key: `balance_chain_break:${b.previous_message_id}:${b.message_id}`,
   });
 }

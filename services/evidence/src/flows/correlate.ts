@@ -17,6 +17,7 @@ import {
   type Correlation,
 } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
+import { checkChain } from "./chain.ts";
 import type { FlowDeps } from "./ports.ts";
 
 /**
@@ -46,6 +47,7 @@ export async function correlateMessage(deps: FlowDeps, messageId: string): Promi
       await messageCorrelated(em, updated);
       if (updated.operation_id) await messageLinked(em, updated);
       if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
+      await checkChain(em, updated);
       await recomputeDay(em, updated.sim_id, updated.received_at);
       return updated;
     });

@@ -2,6 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import type { Database, Logger } from "@transferops/kit";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import type { SenderIds } from "../domain/senders.ts";
 
 /** What evidence asks of dispatch: prove an operation with a message, attach one by hand. */
 export type DispatchPort = Pick<Client<typeof DispatchService>, "proveOperation" | "attachEvidence">;
@@ -28,4 +29,6 @@ export interface FlowDeps {
   /** Called after a commit that wrote to the outbox. */
   published: () => void;
   hooks?: FaultHooks;
+  /** Each operator's known sender ids; DEFAULT_SENDER_IDS when absent. */
+  senders?: SenderIds;
 }

@@ -12,11 +12,13 @@ import { initialOutcome, routeOf } from "../domain/outcomes.ts";
 import { parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
 import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
+import { DEFAULT_SENDER_IDS, isKnownSender } from "../domain/senders.ts";
 import { validateSubmission } from "../domain/submission.ts";
-import { messageCorrelated, messageStored } from "../events/messages.ts";
+import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/messages.ts";
 import { toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
+import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 
@@ -84,11 +86,14 @@ export async function storeMessage(
   deps: FlowDeps,
   input: StoreInput,
 ): Promise<{ message: MessageRecord; duplicate: boolean }> {
-  const hash = smsHash(input.simId, input.raw, input.clientMessageId);
+  const senderKnown = isKnownSender(deps.senders ?? DEFAULT_SENDER_IDS, input.operator, input.sender);
+  // A copy from another sender is hashed with its sender: a forged copy sent first must not
+  // make the operator's own message a "duplicate" of it.
+  const hash = smsHash(input.simId, input.raw, input.clientMessageId, senderKnown ? null : input.sender);
   const existing = await findByHash(deps.db.em(), input.simId, hash);
   if (existing) return { message: existing, duplicate: true };
   const parsed = parseMessage(input.operator, input.raw);
-  const route = routeOf(parsed.kind, input.correlate, parsed.rule);
+  const route = routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown);
   const outcome = initialOutcome(route);
   const stored = await deps.db.tx(async (em) => {
     const inserted = await insertMessage(em, {
@@ -117,6 +122,8 @@ export async function storeMessage(
     if (!inserted) return undefined;
     await messageStored(em, inserted);
     if (inserted.state === "done") await messageCorrelated(em, inserted);
+    if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
+    await checkChain(em, inserted);
     await recomputeDay(em, inserted.sim_id, inserted.received_at);
     return inserted;
   });

@@ -84,7 +84,7 @@ describe("ParseMessage", () => {
     const res = await client.parseMessage({ operator: "operator_a", text: "bonjour" });
     expect(res.kind).toBeUndefined();
     expect(res.amount).toBeUndefined();
-    expect(res.canConfirm).toBe(true);
+    expect(res.canConfirm).toBe(false);
   });
 
   it("refuses an unknown operator as invalid_request", async () => {

@@ -7,6 +7,7 @@ import { requireAdmin } from "../domain/scope.ts";
 import { messagesPurged } from "../events/messages.ts";
 import { attach, dismiss, movements, unmatchedEvidence } from "../flows/board.ts";
 import type { FlowDeps } from "../flows/ports.ts";
+import { dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
 import { toEvidence } from "./mappers.ts";
@@ -61,6 +62,54 @@ export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceSer
         canConfirm: canConfirm(p.kind),
         canConfirmBalance: canConfirmBalance(p.kind),
         isMovement: isMovement(p.kind),
+      };
+    },
+
+    async getDailyReconciliation(req) {
+      const { fleet, sims } = await dailyReconciliation(deps, req);
+      return {
+        fleet: {
+          day: fleet.day,
+          sims: fleet.sims,
+          openingBalance: BigInt(fleet.opening_balance),
+          closingBalance: BigInt(fleet.closing_balance),
+          provenXaf: BigInt(fleet.proven_xaf),
+          provenFeesXaf: BigInt(fleet.proven_fees_xaf),
+          inXaf: BigInt(fleet.in_xaf),
+          outXaf: BigInt(fleet.out_xaf),
+          feesXaf: BigInt(fleet.fees_xaf),
+          explainedXaf: BigInt(fleet.explained_xaf),
+          unexplainedXaf: BigInt(fleet.unexplained_xaf),
+          chainBreaks: fleet.chain_breaks,
+          simsNotReconciled: fleet.sims_not_reconciled,
+        },
+        sims: sims.map((s) => ({
+          simId: s.sim_id,
+          day: s.day,
+          openingBalance: big(s.opening_balance),
+          closingBalance: big(s.closing_balance),
+          provenXaf: BigInt(s.proven_xaf),
+          provenFeesXaf: BigInt(s.proven_fees_xaf),
+          inXaf: BigInt(s.in_xaf),
+          outXaf: BigInt(s.out_xaf),
+          feesXaf: BigInt(s.fees_xaf),
+          explainedXaf: BigInt(s.explained_xaf),
+          unexplainedXaf: big(s.unexplained_xaf),
+          breaks: s.breaks.map((b) => ({
+            previousMessageId: b.previous_message_id,
+            messageId: b.message_id,
+            expectedBalance: BigInt(b.expected_balance),
+            foundBalance: BigInt(b.found_balance),
+            gap: BigInt(b.gap),
+          })),
+          unreadableMovements: s.unreadable_movements,
+          messages: s.messages,
+          confirmed: s.confirmed,
+          unmatched: s.unmatched,
+          movements: s.movements,
+          divergent: s.divergent,
+          unknownSender: s.unknown_sender,
+        })),
       };
     },
 

@@ -338,3 +338,61 @@ export async function deleteAllMessages(em: EntityManager): Promise<{ messages: 
   );
   return { messages: Number(m.n), reconciliations: Number(d.n) };
 }
+
+/** Messages the balance chain reads: finished, the operator's word, not a restatement. */
+const IN_CHAIN = `state = 'done' and outcome not in ('unknown_sender', 'restated')`;
+
+/**
+ * The chain messages that print a balance just before and just after `m` on its SIM, in
+ * operator-timestamp order (storage order breaks ties), and whether `m` repeats an operator
+ * reference an earlier message of the same kind already put in the chain.
+ */
+export async function chainNeighbours(
+  em: EntityManager,
+  m: MessageRecord,
+): Promise<{ previous?: MessageRecord; next?: MessageRecord; repeat: boolean }> {
+  const base = `select ${COLUMNS} from evidence.messages where sim_id = ? and id <> ? and ${IN_CHAIN}
+    and balance_after is not null`;
+  const previous = await one<Row>(
+    em,
+    `${base} and (received_at, stored_at) < (?, ?) order by received_at desc, stored_at desc limit 1`,
+    [m.sim_id, m.id, m.received_at, m.stored_at],
+  );
+  const next = await one<Row>(
+    em,
+    `${base} and (received_at, stored_at) > (?, ?) order by received_at, stored_at limit 1`,
+    [m.sim_id, m.id, m.received_at, m.stored_at],
+  );
+  const repeat =
+    m.operator_ref !== null && m.kind !== "BAL"
+      ? (await one<{ id: string }>(
+          em,
+          `select id from evidence.messages where sim_id = ? and id <> ? and ${IN_CHAIN} and operator_ref = ?
+             and kind is not distinct from ? and (received_at, stored_at) < (?, ?) limit 1`,
+          [m.sim_id, m.id, m.operator_ref, m.kind, m.received_at, m.stored_at],
+        )) !== undefined
+      : false;
+  return { previous: previous && record(previous), next: next && record(next), repeat };
+}
+
+/** A SIM's chain messages of [from, to), and the last chain message that printed a balance before `from`. */
+export async function chainOfPeriod(
+  em: EntityManager,
+  simId: string,
+  from: Date,
+  to: Date,
+): Promise<{ before?: MessageRecord; messages: MessageRecord[] }> {
+  const before = await one<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where sim_id = ? and ${IN_CHAIN} and balance_after is not null
+       and received_at < ? order by received_at desc, stored_at desc limit 1`,
+    [simId, from],
+  );
+  const messages = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where sim_id = ? and ${IN_CHAIN} and received_at >= ? and received_at < ?
+       order by received_at, stored_at`,
+    [simId, from, to],
+  );
+  return { before: before && record(before), messages: messages.map(record) };
+}

@@ -1,4 +1,4 @@
-import { type EntityManager } from "@transferops/kit";
+import { rows, type EntityManager } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS } from "../domain/outcomes.ts";
 
@@ -55,4 +55,43 @@ export async function recomputeDay(em: EntityManager, simId: string, receivedAt:
      where r.sim_id = ? and r.day = ?::date`,
     [simId, from, to, simId, day],
   );
+}
+
+/** The stored counts of one local day, per SIM (all SIMs with messages that day, or one). */
+export interface DayRow {
+  sim_id: string;
+  messages: number;
+  confirmed: number;
+  unmatched: number;
+  movements: number;
+  divergent: number;
+  proven_xaf: number;
+  fees_xaf: number;
+  unknown_sender: number;
+}
+
+export async function dayRows(em: EntityManager, day: string, simId: string | null): Promise<DayRow[]> {
+  const from = localMidnight(day)!;
+  const to = new Date(from.getTime() + DAY_MS);
+  const found = await rows<Record<keyof DayRow, string | number>>(
+    em,
+    `select r.sim_id, r.messages, r.confirmed, r.unmatched, r.movements, r.divergent, r.proven_xaf, r.fees_xaf,
+       (select count(*) from evidence.messages m where m.sim_id = r.sim_id and m.received_at >= ? and m.received_at < ?
+          and m.outcome = 'unknown_sender') as unknown_sender
+     from evidence.daily_reconciliations r
+     where r.day = ?::date and (?::text is null or r.sim_id = ?)
+     order by r.sim_id`,
+    [from, to, day, simId, simId],
+  );
+  return found.map((r) => ({
+    sim_id: String(r.sim_id),
+    messages: Number(r.messages),
+    confirmed: Number(r.confirmed),
+    unmatched: Number(r.unmatched),
+    movements: Number(r.movements),
+    divergent: Number(r.divergent),
+    proven_xaf: Number(r.proven_xaf),
+    fees_xaf: Number(r.fees_xaf),
+    unknown_sender: Number(r.unknown_sender),
+  }));
 }

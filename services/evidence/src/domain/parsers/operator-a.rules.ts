@@ -5,7 +5,7 @@
 // (testdata/samples.jsonl) and, where marked "corpus", genuine SMS published in
 // github:kadian-arch/stop-arnaque-237 data/details/genuine_messages.jsonl.
 
-import { AMT, labelled, MONEY, MSISDN, NOT_EXTERNAL, pattern, REF, skeleton } from "./fields.ts";
+import { AMT, labelled, MONEY, MSISDN, NOT_EXTERNAL, pattern, PHONE, REF, skeleton } from "./fields.ts";
 import type { FieldPatterns, Language, MessageKind, Rule } from "./types.ts";
 
 const DATE = String.raw`\d{4}-\d{2}-\d{2}`;
@@ -27,6 +27,13 @@ const OPERATOR_REF = labelled(
   REF,
 );
 const COMMON: FieldPatterns = { balance_after: BALANCE, fee: FEE, operator_ref: OPERATOR_REF };
+/** The terse family's labels: "Solde:", "Frais:", and the numeric "ID:" (see its rules). */
+const TERSE: FieldPatterns = {
+  balance_after: labelled(String.raw`\bSolde`, MONEY),
+  // "ID:10932256987Frais:0F": the label can be glued to the reference before it.
+  fee: labelled(String.raw`(?<![A-Za-z])Frais`, MONEY),
+  operator_ref: pattern(String.raw`${NOT_EXTERNAL}\bID\s*:\s*(?<v>\d{6,})`),
+};
 
 /** MTN's own airtime and bundle accounts: a debit to them is an AIRTIME sale. */
 const MTN_AIRTIME = String.raw`(?=MTNC? [^.()]*?(?:airtime|bundles?|forfaits?))`;
@@ -133,6 +140,23 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
     },
   },
 
+  {
+    // corpus (lonla01/flutter_cashflow_redesign): "Transfert de 3054 FCFA effectue avec succes a
+    // NAME (237...) le <date>. FRAIS 10 FCFA. transaction Id: 18387577522. Reference: <sender's
+    // text>. Nouveau solde est: 314756 FCFA."
+    id: "a.fr.uv_out.transfert_de_effectue",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bTransfert de ${AMT} effectue avec succes a .{1,120}? \([^()]*\) le ${DATE}`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bTransfert de ${MONEY} effectue avec succes a `),
+      counterparty_name: pattern(String.raw`\beffectue avec succes a ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\beffectue avec succes a [^()]+? \(${MSISDN}\)`),
+    },
+  },
+
   // ---- UV_IN: transfer received ---------------------------------------------------------
   {
     // "Vous avez recu [un transfert de] 2000 FCFA de NAME (2376...) le ... / sur votre
@@ -167,6 +191,49 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
       counterparty_msisdn: pattern(String.raw`\breceived ${AMT} (?:from|of) [^()]+? \(${MSISDN}(?: [^()]*)?\)`),
     },
   },
+
+  // ---- The terse wording family (MTN Benin, 2025): "<What> <amount>F <a|de> NAME (number)
+  // <date> ... Solde:<balance>F ... ID:<reference>". "Ref:" is the sender's free text; the
+  // operator's reference is the numeric ID, read up to the first non-digit (it can be glued
+  // to "Frais:").
+  {
+    // corpus: "Transfert 10000F de AEIG BULK (2290151774272) 2025-11-25 19:36:20
+    // Ref:AEIGPmtForfaitComm Solde:14607F ID:11012760098"
+    id: "a.fr.uv_in.terse",
+    kind: "UV_IN",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`^Transfert ${AMT} de [^()]{1,120}?\(${PHONE}\b[^()]*\) ?${DATE}`),
+    fields: {
+      ...TERSE,
+      amount: pattern(String.raw`^Transfert ${MONEY} de `),
+      counterparty_name: pattern(String.raw`^Transfert ${AMT} de ${NAME} ?\(`),
+      counterparty_msisdn: pattern(String.raw`^Transfert ${AMT} de [^()]+?\(${MSISDN}\b`),
+    },
+  },
+  {
+    // corpus, the credited wallet's copy of a cash-in: "Depot recu 3250F de NAME (229... - )
+    // le <date> Solde:4222F ID:10932256987Frais:0F." Read like operator_b's credited copy (DEP, in).
+    id: "a.fr.dep.recu_terse",
+    kind: "DEP",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`^Depot recu ${AMT} de [^()]{1,120}?\(${PHONE}\b`),
+    fields: {
+      ...TERSE,
+      amount: pattern(String.raw`^Depot recu ${MONEY} de `),
+      counterparty_name: pattern(String.raw`^Depot recu ${AMT} de ${NAME} ?\(`),
+      counterparty_msisdn: pattern(String.raw`^Depot recu ${AMT} de [^()]+?\(${MSISDN}\b`),
+    },
+  },
+  // corpus: "Paiement 500F a MTN BUNDLES 2025-11-15 22:21:49 Frais:0F Solde:4572F ID:..." (AIRTIME)
+  // and "Paiement 2900F a NAME (229...) <date> Frais:0F Solde:5022F ID:..." (a payment).
+  ...merchantDebit("terse", "fr", (m) => String.raw`^Paiement ${AMT} a ${m}[^()]{1,120}?(?:\(${PHONE}\) )?${DATE}`, {
+    ...TERSE,
+    amount: pattern(String.raw`^Paiement ${MONEY} a `),
+    counterparty_name: pattern(String.raw`^Paiement ${AMT} a (?<v>[^()]+?) ?(?:\(|${DATE})`),
+    counterparty_msisdn: pattern(String.raw`^Paiement ${AMT} a [^()]+?\(${MSISDN}\)`),
+  }),
 
   // ---- UV_WITH: withdrawals -------------------------------------------------------------
   {

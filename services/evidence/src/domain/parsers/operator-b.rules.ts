@@ -91,12 +91,18 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     kind: "UV_IN",
     language: "fr",
     direction: "in",
-    match: skeleton(String.raw`\bVous avez recu ${AMT} de .{0,120}?${PHONE}\b`),
+    // corpus, Orange Mali and Cote d'Ivoire: "Vous avez recu un transfert de 3300 FCFA du
+    // 79531543. ID: PP251226.2111.C98322. Consultez votre nouveau solde ..." (no balance).
+    match: skeleton(String.raw`\bVous avez recu (?:un transfert de )?${AMT} d(?:e|u) .{0,120}?${PHONE}\b`),
     fields: {
       ...COMMON,
-      amount: pattern(String.raw`\bavez recu ${MONEY} de `),
-      counterparty_msisdn: pattern(String.raw`\bavez recu ${AMT} de (?:.{1,120}? )?${MSISDN}\b`),
-      counterparty_name: pattern(String.raw`\bavez recu ${AMT} de (?<v>.+?) ${PHONE}\b`),
+      amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} d(?:e|u) `),
+      counterparty_msisdn: pattern(
+        String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?:.{1,120}? )?${MSISDN}\b`,
+      ),
+      counterparty_name: pattern(
+        String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?<v>[^\d.]+?) ${PHONE}\b`,
+      ),
     },
   },
 
@@ -141,6 +147,38 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       ...COMMON,
       counterparty_msisdn: pattern(String.raw`\bsuccess to ${MSISDN}\b`),
       counterparty_name: pattern(String.raw`\bsuccess to ${PHONE} (?<v>.+?) from ${PHONE}\b`),
+    },
+  },
+
+  {
+    // corpus, Orange DRC: "Le retrait de 400 USD est effectue par le 0894422463 BULULU. Frais:
+    // 6.4 USD. Nouveau solde: 13.704 USD. Ref: CO241108.1325.B77543" (customer side: out).
+    id: "b.fr.with.retrait_effectue_par",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bLe retrait de ${AMT} est effectue par le ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bLe retrait de ${MONEY} est effectue`),
+      counterparty_msisdn: pattern(String.raw`\beffectue par le ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\beffectue par le ${PHONE} (?<v>[^.]+?)\.`),
+    },
+  },
+
+  // ---- AIRTIME: bundles bought from the wallet ------------------------------------------------
+  {
+    // corpus: "Felicitations, vous venez d'effectuer un payement de 300 FCFA pour 300U = 850 Mo/3J.
+    // N° de transaction : MP260802.0716.D80550. Nouveau solde : 31.88 FCFA."
+    id: "b.fr.airtime.payement_forfait",
+    kind: "AIRTIME",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bvous venez d'effectuer un payement de ${AMT} pour `),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bun payement de ${MONEY} pour `),
+      operator_ref: labelled(String.raw`\bN\W{0,2} de transaction`, REF),
     },
   },
 

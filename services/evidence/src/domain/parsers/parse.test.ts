@@ -734,13 +734,30 @@ describe("kinds outside transfers", () => {
     expect(fieldsOf(p)).toEqual(NULL_FIELDS);
   });
 
-  it("an unrecognised text has no kind, no rule and no field", () => {
-    expect(parseMessage("operator_a", "Bonjour, es-tu disponible demain ? Je t'envoie 5000 FCFA ce soir.")).toEqual({
+  it("an unrecognised text has no kind and no field when it labels nothing", () => {
+    expect(
+      parseMessage("operator_a", "Bonjour, es-tu disponible demain ? Je t'envoie 5000 FCFA ce soir."),
+    ).toMatchObject({
       kind: null,
       ...NULL_FIELDS,
       direction: null,
-      language: null,
-      rule: null,
+      rule: "unrecognised",
+    });
+  });
+
+  it("an unrecognised text gives a person the values it labels, and no kind", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Operation de caisse validee. Montant: 12 500 FCFA, Frais: 0 FCFA, Ref: XK2201.2231, Nouveau solde: 98 400 FCFA.",
+    );
+    expect(p).toMatchObject({
+      kind: null,
+      rule: "unrecognised",
+      amount: 12_500,
+      fee: 0,
+      balance_after: 98_400,
+      operator_ref: "XK2201.2231",
+      counterparty_msisdn: null,
     });
   });
 
@@ -777,10 +794,10 @@ describe("direction", () => {
 });
 
 describe("kind helpers", () => {
-  it("only DEP and unrecognised texts can confirm a transfer", () => {
+  it("only DEP can confirm a transfer; an unrecognised text waits for a person", () => {
     const confirming = MESSAGE_KINDS.filter((k) => canConfirm(k));
     expect(confirming).toEqual(["DEP"]);
-    expect(canConfirm(null)).toBe(true);
+    expect(canConfirm(null)).toBe(false);
   });
 
   it("only BAL confirms a balance check", () => {
@@ -809,7 +826,7 @@ describe("rules", () => {
     for (const operator of ["operator_a", "operator_b"] as const) {
       const prefix = operator === "operator_a" ? "a." : "b.";
       for (const rule of rulesFor(operator))
-        expect(rule.id.startsWith(prefix) || rule.id.startsWith("shared.")).toBe(true);
+        expect(rule.id.startsWith(prefix) || rule.id.startsWith("shared.") || rule.id === "unrecognised").toBe(true);
     }
   });
 });

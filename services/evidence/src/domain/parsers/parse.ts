@@ -5,7 +5,7 @@ import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { promoCut } from "./promo.ts";
-import { SHARED_FIRST, SHARED_LAST } from "./shared.rules.ts";
+import { SHARED_FIRST, SHARED_LAST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
   type FieldName,
@@ -34,9 +34,12 @@ const EMPTY: ParsedMessage = Object.freeze({
   rule: null,
 });
 
+/** The rule id of a text no wording recognised (kind null; labelled values read). */
+export const UNRECOGNISED_RULE = UNRECOGNISED.id;
+
 const RULES: Readonly<Record<Operator, readonly Rule[]>> = {
-  operator_a: checkRules([...SHARED_FIRST, ...OPERATOR_A_RULES, ...SHARED_LAST]),
-  operator_b: checkRules([...SHARED_FIRST, ...OPERATOR_B_RULES, ...SHARED_LAST]),
+  operator_a: checkRules([...SHARED_FIRST, ...OPERATOR_A_RULES, ...SHARED_LAST, UNRECOGNISED]),
+  operator_b: checkRules([...SHARED_FIRST, ...OPERATOR_B_RULES, ...SHARED_LAST, UNRECOGNISED]),
 };
 
 /** The rules applied to an operator's texts, in evaluation order (for diagnostics and tests). */
@@ -47,6 +50,7 @@ export function rulesFor(operator: Operator): readonly Rule[] {
 export function parseMessage(operator: Operator, text: string): ParsedMessage {
   if (text.length > MAX_TEXT_LENGTH) return { ...EMPTY, rule: "too_long" };
   const norm = normalizeText(text);
+  if (norm.text === "") return { ...EMPTY };
   for (const rule of RULES[operator]) {
     const m = rule.match.exec(norm.folded);
     if (m) return applyRule(rule, m.index, m.index + m[0].length, norm, NUMBER_FORMATS[operator]);
@@ -54,9 +58,12 @@ export function parseMessage(operator: Operator, text: string): ParsedMessage {
   return { ...EMPTY };
 }
 
-/** DEP and unrecognised texts (kind null) can confirm a transfer; nothing else can. */
+/**
+ * Only a DEP can confirm a transfer. An unrecognised text (kind null) is a possible deposit
+ * that waits for a person: nothing in it proves it is one.
+ */
 export function canConfirm(kind: MessageKind | null): boolean {
-  return kind === null || kind === "DEP";
+  return kind === "DEP";
 }
 
 /** Only a balance reply confirms a balance check. */

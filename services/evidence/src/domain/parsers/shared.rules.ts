@@ -1,7 +1,8 @@
 // Rules that apply to both operators. They carry no fields: a template, a refusal, a notice
-// or a promotion never proves money, so no number is read from them.
+// or a promotion never proves money, so no number is read from them. UNRECOGNISED (last)
+// reads the labelled values of a text nothing else recognised, for a person to see.
 
-import { skeleton } from "./fields.ts";
+import { labelled, MONEY, NOT_EXTERNAL, REF, skeleton } from "./fields.ts";
 import type { Rule } from "./types.ts";
 
 /** Evaluated before the operator's own rules. */
@@ -51,7 +52,8 @@ export const SHARED_LAST: readonly Rule[] = [
         String.raw`\b(?:confidential|verification|secret|otp) code\b|\bdo not share\b|^warning\b`,
         String.raw`\btransfer (?:error|mistake)\b|\bmaintenance\b|\bhave (?:now )?been restored\b`,
         String.raw`\bcode (?:confidentiel|secret|de verification)\b|\bne (?:le |la )?partagez\b|^attention\b`,
-        String.raw`\berreur de transfert\b|\ble code de \+?\d{8,15} est\b`,
+        String.raw`\berreur de (?:transfert|frappe)\b|\ble code de \+?\d{8,15} est\b`,
+        String.raw`\byou can check your last \d+ transactions\b`,
       ].join("|"),
     ),
   },
@@ -68,3 +70,30 @@ export const SHARED_LAST: readonly Rule[] = [
     ),
   },
 ];
+
+/**
+ * What no rule recognised: kind null, a possible deposit for a person to look at. Only
+ * labelled values are read (a bare number could be anything), so the person sees the amount,
+ * the balance and the reference the text states. Such a text never confirms anything.
+ */
+export const UNRECOGNISED: Rule = {
+  id: "unrecognised",
+  kind: null,
+  language: null,
+  match: /^/,
+  fields: {
+    amount: labelled(
+      String.raw`\b(?:montant(?: de (?:la )?transaction)?|transaction amount|amount)(?! net)(?! du credit)`,
+      MONEY,
+    ),
+    fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
+    balance_after: labelled(
+      String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|solde|balance)`,
+      MONEY,
+    ),
+    operator_ref: labelled(
+      String.raw`${NOT_EXTERNAL}\b(?:(?:financial )?transaction id|id de (?:la )?transaction|txn id|no de transaction|ref(?:erence)?\b)`,
+      REF,
+    ),
+  },
+};

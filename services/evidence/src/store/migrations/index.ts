@@ -1,4 +1,5 @@
 import { Migration0001Evidence } from "./Migration0001Evidence.ts";
+import { Migration0002UnknownSender } from "./Migration0002UnknownSender.ts";
 
 /** Every migration of the evidence schema, in order. */
-export const migrations = [Migration0001Evidence];
+export const migrations = [Migration0001Evidence, Migration0002UnknownSender];

@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence_service.proto.
  */
 export const file_transferops_evidence_v1_evidence_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3QiiwMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbkIUChJfY2xpZW50X21lc3NhZ2VfaWRCBwoFX2tpbmRCDwoNX29wZXJhdGlvbl9pZEIKCghfYmFsYW5jZUITChFfcHJldmlvdXNfYmFsYW5jZSJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ATLDBgoPRXZpZGVuY2VTZXJ2aWNlEnEKDlN1Ym1pdE1lc3NhZ2VzEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuU3VibWl0TWVzc2FnZXNSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuU3VibWl0TWVzc2FnZXNSZXNwb25zZRKGAQoVTGlzdFVubWF0Y2hlZEV2aWRlbmNlEjUudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVxdWVzdBo2LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RVbm1hdGNoZWRFdmlkZW5jZVJlc3BvbnNlEnQKD0Rpc21pc3NFdmlkZW5jZRIvLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkRpc21pc3NFdmlkZW5jZVJlcXVlc3QaMC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5EaXNtaXNzRXZpZGVuY2VSZXNwb25zZRJuCg1MaXN0TW92ZW1lbnRzEi0udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdE1vdmVtZW50c1JlcXVlc3QaLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0TW92ZW1lbnRzUmVzcG9uc2UScQoOQXR0YWNoRXZpZGVuY2USLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5BdHRhY2hFdmlkZW5jZVJlcXVlc3QaLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5BdHRhY2hFdmlkZW5jZVJlc3BvbnNlEmsKDFBhcnNlTWVzc2FnZRIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlBhcnNlTWVzc2FnZVJlcXVlc3QaLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5QYXJzZU1lc3NhZ2VSZXNwb25zZRJuCg1SZXNldEV2aWRlbmNlEi0udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlcXVlc3QaLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXNldEV2aWRlbmNlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
+  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3QiiwMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbkIUChJfY2xpZW50X21lc3NhZ2VfaWRCBwoFX2tpbmRCDwoNX29wZXJhdGlvbl9pZEIKCghfYmFsYW5jZUITChFfcHJldmlvdXNfYmFsYW5jZSJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJrCh1HZXREYWlseVJlY29uY2lsaWF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEgsKA2RheRgCIAEoCRIOCgZzaW1faWQYAyABKAkiggEKEUJhbGFuY2VDaGFpbkJyZWFrEhsKE3ByZXZpb3VzX21lc3NhZ2VfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIYChBleHBlY3RlZF9iYWxhbmNlGAMgASgDEhUKDWZvdW5kX2JhbGFuY2UYBCABKAMSCwoDZ2FwGAUgASgDIo0EChFTaW1SZWNvbmNpbGlhdGlvbhIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEhwKD29wZW5pbmdfYmFsYW5jZRgDIAEoA0gAiAEBEhwKD2Nsb3NpbmdfYmFsYW5jZRgEIAEoA0gBiAEBEhIKCnByb3Zlbl94YWYYBSABKAMSFwoPcHJvdmVuX2ZlZXNfeGFmGAYgASgDEg4KBmluX3hhZhgHIAEoAxIPCgdvdXRfeGFmGAggASgDEhAKCGZlZXNfeGFmGAkgASgDEhUKDWV4cGxhaW5lZF94YWYYCiABKAMSHAoPdW5leHBsYWluZWRfeGFmGAsgASgDSAKIAQESOgoGYnJlYWtzGAwgAygLMioudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQmFsYW5jZUNoYWluQnJlYWsSHAoUdW5yZWFkYWJsZV9tb3ZlbWVudHMYDSABKAUSEAoIbWVzc2FnZXMYDiABKAUSEQoJY29uZmlybWVkGA8gASgFEhEKCXVubWF0Y2hlZBgQIAEoBRIRCgltb3ZlbWVudHMYESABKAUSEQoJZGl2ZXJnZW50GBIgASgFEhYKDnVua25vd25fc2VuZGVyGBMgASgFQhIKEF9vcGVuaW5nX2JhbGFuY2VCEgoQX2Nsb3NpbmdfYmFsYW5jZUISChBfdW5leHBsYWluZWRfeGFmIqUCChNGbGVldFJlY29uY2lsaWF0aW9uEgsKA2RheRgBIAEoCRIMCgRzaW1zGAIgASgFEhcKD29wZW5pbmdfYmFsYW5jZRgDIAEoAxIXCg9jbG9zaW5nX2JhbGFuY2UYBCABKAMSEgoKcHJvdmVuX3hhZhgFIAEoAxIXCg9wcm92ZW5fZmVlc194YWYYBiABKAMSDgoGaW5feGFmGAcgASgDEg8KB291dF94YWYYCCABKAMSEAoIZmVlc194YWYYCSABKAMSFQoNZXhwbGFpbmVkX3hhZhgKIAEoAxIXCg91bmV4cGxhaW5lZF94YWYYCyABKAMSFAoMY2hhaW5fYnJlYWtzGAwgASgFEhsKE3NpbXNfbm90X3JlY29uY2lsZWQYDSADKAkilwEKHkdldERhaWx5UmVjb25jaWxpYXRpb25SZXNwb25zZRI7CgVmbGVldBgBIAEoCzIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkZsZWV0UmVjb25jaWxpYXRpb24SOAoEc2ltcxgCIAMoCzIqLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlNpbVJlY29uY2lsaWF0aW9uMs8HCg9FdmlkZW5jZVNlcnZpY2UScQoOU3VibWl0TWVzc2FnZXMSLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1JlcXVlc3QaLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEoYBChVMaXN0VW5tYXRjaGVkRXZpZGVuY2USNS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0GjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USdAoPRGlzbWlzc0V2aWRlbmNlEi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBowLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkRpc21pc3NFdmlkZW5jZVJlc3BvbnNlEm4KDUxpc3RNb3ZlbWVudHMSLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0TW92ZW1lbnRzUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXNwb25zZRJxCg5BdHRhY2hFdmlkZW5jZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USawoMUGFyc2VNZXNzYWdlEiwudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVxdWVzdBotLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlBhcnNlTWVzc2FnZVJlc3BvbnNlEm4KDVJlc2V0RXZpZGVuY2USLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXNldEV2aWRlbmNlUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXNwb25zZRKJAQoWR2V0RGFpbHlSZWNvbmNpbGlhdGlvbhI2LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkdldERhaWx5UmVjb25jaWxpYXRpb25SZXF1ZXN0GjcudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0RGFpbHlSZWNvbmNpbGlhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
 
 /**
  * IncomingMessage is one SMS as the handset forwards it.
@@ -622,6 +622,314 @@ export const ResetEvidenceResponseSchema: GenMessage<ResetEvidenceResponse> = /*
   messageDesc(file_transferops_evidence_v1_evidence_service, 15);
 
 /**
+ * @generated from message transferops.evidence.v1.GetDailyReconciliationRequest
+ */
+export type GetDailyReconciliationRequest = Message<"transferops.evidence.v1.GetDailyReconciliationRequest"> & {
+  /**
+   * A supervisor's or admin's session.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Local day (UTC+1), YYYY-MM-DD; empty is today.
+   *
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * One SIM; empty is every SIM that has messages that day.
+   *
+   * @generated from field: string sim_id = 3;
+   */
+  simId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.GetDailyReconciliationRequest.
+ * Use `create(GetDailyReconciliationRequestSchema)` to create a new message.
+ */
+export const GetDailyReconciliationRequestSchema: GenMessage<GetDailyReconciliationRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 16);
+
+/**
+ * BalanceChainBreak is a link of a SIM's balance chain that does not hold.
+ *
+ * @generated from message transferops.evidence.v1.BalanceChainBreak
+ */
+export type BalanceChainBreak = Message<"transferops.evidence.v1.BalanceChainBreak"> & {
+  /**
+   * @generated from field: string previous_message_id = 1;
+   */
+  previousMessageId: string;
+
+  /**
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+
+  /**
+   * The previous balance after, moved by this message's amount and fee.
+   *
+   * @generated from field: int64 expected_balance = 3;
+   */
+  expectedBalance: bigint;
+
+  /**
+   * The balance after this message, as the operator printed it.
+   *
+   * @generated from field: int64 found_balance = 4;
+   */
+  foundBalance: bigint;
+
+  /**
+   * found_balance - expected_balance.
+   *
+   * @generated from field: int64 gap = 5;
+   */
+  gap: bigint;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.BalanceChainBreak.
+ * Use `create(BalanceChainBreakSchema)` to create a new message.
+ */
+export const BalanceChainBreakSchema: GenMessage<BalanceChainBreak> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 17);
+
+/**
+ * SimReconciliation is one SIM's day.
+ *
+ * @generated from message transferops.evidence.v1.SimReconciliation
+ */
+export type SimReconciliation = Message<"transferops.evidence.v1.SimReconciliation"> & {
+  /**
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * Balance before the day's first message (absent when no message says it).
+   *
+   * @generated from field: optional int64 opening_balance = 3;
+   */
+  openingBalance?: bigint | undefined;
+
+  /**
+   * Balance after the day's last message that printed one.
+   *
+   * @generated from field: optional int64 closing_balance = 4;
+   */
+  closingBalance?: bigint | undefined;
+
+  /**
+   * Amounts of the messages that proved operations (balance replies excluded), and their fees.
+   *
+   * @generated from field: int64 proven_xaf = 5;
+   */
+  provenXaf: bigint;
+
+  /**
+   * @generated from field: int64 proven_fees_xaf = 6;
+   */
+  provenFeesXaf: bigint;
+
+  /**
+   * Every movement the day's messages state, proofs included: money in, money out, fees.
+   *
+   * @generated from field: int64 in_xaf = 7;
+   */
+  inXaf: bigint;
+
+  /**
+   * @generated from field: int64 out_xaf = 8;
+   */
+  outXaf: bigint;
+
+  /**
+   * @generated from field: int64 fees_xaf = 9;
+   */
+  feesXaf: bigint;
+
+  /**
+   * in - out - fees.
+   *
+   * @generated from field: int64 explained_xaf = 10;
+   */
+  explainedXaf: bigint;
+
+  /**
+   * closing - opening - explained; absent when the day has no opening or closing balance.
+   *
+   * @generated from field: optional int64 unexplained_xaf = 11;
+   */
+  unexplainedXaf?: bigint | undefined;
+
+  /**
+   * @generated from field: repeated transferops.evidence.v1.BalanceChainBreak breaks = 12;
+   */
+  breaks: BalanceChainBreak[];
+
+  /**
+   * Messages that moved money without saying how much or which way.
+   *
+   * @generated from field: int32 unreadable_movements = 13;
+   */
+  unreadableMovements: number;
+
+  /**
+   * Counts of the day's messages (from the stored daily reconciliation row).
+   *
+   * @generated from field: int32 messages = 14;
+   */
+  messages: number;
+
+  /**
+   * @generated from field: int32 confirmed = 15;
+   */
+  confirmed: number;
+
+  /**
+   * @generated from field: int32 unmatched = 16;
+   */
+  unmatched: number;
+
+  /**
+   * @generated from field: int32 movements = 17;
+   */
+  movements: number;
+
+  /**
+   * @generated from field: int32 divergent = 18;
+   */
+  divergent: number;
+
+  /**
+   * @generated from field: int32 unknown_sender = 19;
+   */
+  unknownSender: number;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.SimReconciliation.
+ * Use `create(SimReconciliationSchema)` to create a new message.
+ */
+export const SimReconciliationSchema: GenMessage<SimReconciliation> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 18);
+
+/**
+ * FleetReconciliation sums the SIMs' days.
+ *
+ * @generated from message transferops.evidence.v1.FleetReconciliation
+ */
+export type FleetReconciliation = Message<"transferops.evidence.v1.FleetReconciliation"> & {
+  /**
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: int32 sims = 2;
+   */
+  sims: number;
+
+  /**
+   * @generated from field: int64 opening_balance = 3;
+   */
+  openingBalance: bigint;
+
+  /**
+   * @generated from field: int64 closing_balance = 4;
+   */
+  closingBalance: bigint;
+
+  /**
+   * @generated from field: int64 proven_xaf = 5;
+   */
+  provenXaf: bigint;
+
+  /**
+   * @generated from field: int64 proven_fees_xaf = 6;
+   */
+  provenFeesXaf: bigint;
+
+  /**
+   * @generated from field: int64 in_xaf = 7;
+   */
+  inXaf: bigint;
+
+  /**
+   * @generated from field: int64 out_xaf = 8;
+   */
+  outXaf: bigint;
+
+  /**
+   * @generated from field: int64 fees_xaf = 9;
+   */
+  feesXaf: bigint;
+
+  /**
+   * @generated from field: int64 explained_xaf = 10;
+   */
+  explainedXaf: bigint;
+
+  /**
+   * Sum of the SIMs' unexplained differences (SIMs without one count as 0).
+   *
+   * @generated from field: int64 unexplained_xaf = 11;
+   */
+  unexplainedXaf: bigint;
+
+  /**
+   * @generated from field: int32 chain_breaks = 12;
+   */
+  chainBreaks: number;
+
+  /**
+   * SIMs whose day does not reconcile: a non-zero or unknown unexplained difference, or a break.
+   *
+   * @generated from field: repeated string sims_not_reconciled = 13;
+   */
+  simsNotReconciled: string[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.FleetReconciliation.
+ * Use `create(FleetReconciliationSchema)` to create a new message.
+ */
+export const FleetReconciliationSchema: GenMessage<FleetReconciliation> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 19);
+
+/**
+ * @generated from message transferops.evidence.v1.GetDailyReconciliationResponse
+ */
+export type GetDailyReconciliationResponse = Message<"transferops.evidence.v1.GetDailyReconciliationResponse"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.FleetReconciliation fleet = 1;
+   */
+  fleet?: FleetReconciliation | undefined;
+
+  /**
+   * @generated from field: repeated transferops.evidence.v1.SimReconciliation sims = 2;
+   */
+  sims: SimReconciliation[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.GetDailyReconciliationResponse.
+ * Use `create(GetDailyReconciliationResponseSchema)` to create a new message.
+ */
+export const GetDailyReconciliationResponseSchema: GenMessage<GetDailyReconciliationResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 20);
+
+/**
  * EvidenceService owns every operator SMS (hash, parsed fields, kind, link to an operation,
  * dismissal), the operator parsers and the daily reconciliations. It proves operations by
  * asking dispatch to confirm them with a message; it never changes an operation itself.
@@ -698,6 +1006,18 @@ export const EvidenceService: GenService<{
     methodKind: "unary";
     input: typeof ResetEvidenceRequestSchema;
     output: typeof ResetEvidenceResponseSchema;
+  },
+  /**
+   * GetDailyReconciliation accounts for one local day per SIM and for the fleet: opening and
+   * closing balance, proven outflows and fees, movements, balance chain breaks, and the
+   * difference nothing explains (supervisor or admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.GetDailyReconciliation
+   */
+  getDailyReconciliation: {
+    methodKind: "unary";
+    input: typeof GetDailyReconciliationRequestSchema;
+    output: typeof GetDailyReconciliationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_evidence_v1_evidence_service, 0);

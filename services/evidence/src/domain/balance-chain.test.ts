@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { chainBreaks, chainOf, linkBreak, movementOf, reconcileDay, type ChainMessage } from "./balance-chain.ts";
+
+let n = 0;
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 8, minute));
+function msg(minute: number, o: Partial<ChainMessage>): ChainMessage {
+  n += 1;
+  return {
+    id: `m${String(n).padStart(3, "0")}`,
+    received_at: at(minute),
+    kind: "DEP",
+    amount: null,
+    fee: null,
+    balance_after: null,
+    direction: "out",
+    operator_ref: `R${n}`,
+    outcome: "confirmed",
+    ...o,
+  };
+}
+
+describe("balance chain", () => {
+  it("moves by amount and fee in the message's direction; a balance reply moves nothing", () => {
+    expect(movementOf(msg(0, { amount: 1000, fee: 25, direction: "out" }))).toBe(-1025);
+    expect(movementOf(msg(0, { kind: "UV_IN", amount: 1000, fee: null, direction: "in" }))).toBe(1000);
+    expect(movementOf(msg(0, { kind: "BAL", balance_after: 5 }))).toBe(0);
+    expect(movementOf(msg(0, { kind: null, amount: 1000, direction: null }))).toBeNull();
+  });
+
+  it("holds when each balance follows from the previous one", () => {
+    const day = [
+      msg(1, { amount: 1000, balance_after: 9000 }),
+      msg(2, { kind: "UV_IN", direction: "in", amount: 500, balance_after: 9500 }),
+      msg(3, { kind: "BAL", direction: null, balance_after: 9500 }),
+      msg(4, { amount: 2000, fee: 50, balance_after: 7450 }),
+    ];
+    expect(chainBreaks(chainOf(day))).toEqual([]);
+  });
+
+  it("names the two messages and the gap when a message is missing, in any arrival order", () => {
+    const a = msg(1, { amount: 1000, balance_after: 9000 });
+    msg(2, { amount: 3000, balance_after: 6000 }); // lost
+    const c = msg(3, { amount: 500, balance_after: 5500 });
+    expect(chainBreaks(chainOf([c, a]))).toEqual([
+      { previous_message_id: a.id, message_id: c.id, expected_balance: 8500, found_balance: 5500, gap: -3000 },
+    ]);
+    expect(linkBreak(a, c)?.gap).toBe(-3000);
+  });
+
+  it("puts reordered arrivals back in operator-timestamp order", () => {
+    const a = msg(1, { amount: 1000, balance_after: 9000 });
+    const b = msg(2, { amount: 3000, balance_after: 6000 });
+    const c = msg(3, { amount: 500, balance_after: 5500 });
+    expect(chainBreaks(chainOf([c, b, a]))).toEqual([]);
+  });
+
+  it("leaves out restatements, unknown senders and a reference read twice", () => {
+    const a = msg(1, { amount: 1000, balance_after: 9000 });
+    const restated = msg(2, { amount: 1000, balance_after: 9000, outcome: "restated", operator_ref: a.operator_ref });
+    const forged = msg(3, { amount: 1000, balance_after: 1, outcome: "unknown_sender" });
+    const repeat = msg(4, { amount: 1000, balance_after: 9000, outcome: "orphan", operator_ref: a.operator_ref });
+    const b = msg(5, { amount: 1000, balance_after: 8000 });
+    expect(chainOf([a, restated, forged, repeat, b]).map((m) => m.id)).toEqual([a.id, b.id]);
+    expect(chainBreaks(chainOf([a, restated, forged, repeat, b]))).toEqual([]);
+  });
+
+  it("restarts at a message that does not say what it moved", () => {
+    const a = msg(1, { amount: 1000, balance_after: 9000 });
+    const unknown = msg(2, { kind: null, direction: null, amount: 700, balance_after: 4000 });
+    const b = msg(3, { amount: 1000, balance_after: 3000 });
+    expect(chainBreaks(chainOf([a, unknown, b]))).toEqual([]);
+  });
+});
+
+describe("the day of one SIM", () => {
+  it("reconciles to zero unexplained difference when nothing is lost", () => {
+    const before = msg(0, { amount: 100, balance_after: 10_000 });
+    const day = [
+      msg(10, { amount: 1000, fee: 0, balance_after: 9000 }),
+      msg(11, { kind: "UV_IN", direction: "in", amount: 4000, balance_after: 13_000 }),
+      msg(12, { kind: "UV_WITH", direction: "out", amount: 2000, fee: 100, balance_after: 10_900 }),
+    ];
+    expect(reconcileDay(before, day)).toMatchObject({
+      opening_balance: 10_000,
+      closing_balance: 10_900,
+      in_xaf: 4000,
+      out_xaf: 3000,
+      fees_xaf: 100,
+      explained_xaf: 900,
+      unexplained_xaf: 0,
+      breaks: [],
+    });
+  });
+
+  it("names the gap and the break when a message is withheld", () => {
+    const d1 = msg(10, { amount: 1000, balance_after: 9000 });
+    msg(11, { amount: 2500, balance_after: 6500 }); // withheld
+    const d3 = msg(12, { amount: 500, balance_after: 6000 });
+    const r = reconcileDay(null, [d3, d1]);
+    expect(r).toMatchObject({ opening_balance: 10_000, closing_balance: 6000, out_xaf: 1500, unexplained_xaf: -2500 });
+    expect(r.breaks).toEqual([
+      { previous_message_id: d1.id, message_id: d3.id, expected_balance: 8500, found_balance: 6000, gap: -2500 },
+    ]);
+  });
+
+  it("opens at the first balance printed, less what came before it", () => {
+    const promo = msg(9, { kind: "MKT", direction: null, operator_ref: null });
+    const d1 = msg(10, { amount: 1000, balance_after: 9000 });
+    expect(reconcileDay(null, [promo, d1])).toMatchObject({ opening_balance: 10_000, unexplained_xaf: 0 });
+  });
+
+  it("has no unexplained difference to name without any balance", () => {
+    expect(reconcileDay(null, [msg(1, { amount: 5 })]).unexplained_xaf).toBeNull();
+    expect(reconcileDay(null, [])).toMatchObject({ opening_balance: null, closing_balance: null, breaks: [] });
+  });
+});

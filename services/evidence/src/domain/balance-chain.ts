@@ -1,0 +1,177 @@
+// The balance chain of one SIM: in operator-timestamp order, each message's balance after
+// must be the previous balance after, moved by this message's amount and fee in its
+// direction. A break means a message is missing (lost, withheld), out of order, or forged.
+// And the day's reconciliation: opening and closing balance, what the messages explain,
+// and the difference nothing explains.
+
+import type { Outcome } from "./outcomes.ts";
+import type { MessageKind } from "./parsers/types.ts";
+
+/** What the chain reads of a stored message. */
+export interface ChainMessage {
+  id: string;
+  received_at: Date;
+  stored_at?: Date;
+  kind: MessageKind | null;
+  amount: number | null;
+  fee: number | null;
+  balance_after: number | null;
+  direction: "in" | "out" | null;
+  operator_ref: string | null;
+  outcome: Outcome;
+}
+
+export interface ChainBreak {
+  previous_message_id: string;
+  message_id: string;
+  /** The balance after the previous message, moved by this one. */
+  expected_balance: number;
+  /** The balance after this message, as the operator printed it. */
+  found_balance: number;
+  /** found − expected: negative when money left that no message here explains. */
+  gap: number;
+}
+
+/**
+ * What a message does to the wallet whose SMS it is: +amount in, −amount out, minus the fee
+ * either way; 0 for a balance reply. Null when the text does not say (no amount or no
+ * direction): such a message cannot be checked and restarts the chain.
+ */
+export function movementOf(m: ChainMessage): number | null {
+  if (m.kind === "BAL") return 0;
+  if (m.amount === null || m.direction === null) return null;
+  const fee = m.fee ?? 0;
+  return m.direction === "in" ? m.amount - fee : -m.amount - fee;
+}
+
+/**
+ * The messages the chain is made of: an operator's word (not an unknown sender's), read
+ * once (a restatement repeats a proof already counted; the same operator reference twice is
+ * one operation), in operator-timestamp order (storage order breaks ties).
+ */
+export function chainOf(messages: readonly ChainMessage[]): ChainMessage[] {
+  const seenRefs = new Set<string>();
+  return [...messages]
+    .filter((m) => m.outcome !== "unknown_sender" && m.outcome !== "restated")
+    .sort(
+      (a, b) =>
+        a.received_at.getTime() - b.received_at.getTime() ||
+        (a.stored_at?.getTime() ?? 0) - (b.stored_at?.getTime() ?? 0) ||
+        a.id.localeCompare(b.id),
+    )
+    .filter((m) => {
+      if (m.operator_ref === null || m.kind === "BAL") return true;
+      const key = `${m.kind ?? ""}:${m.operator_ref}`;
+      if (seenRefs.has(key)) return false;
+      seenRefs.add(key);
+      return true;
+    });
+}
+
+/** The link between two consecutive balance-bearing messages, or null when it holds or cannot be checked. */
+export function linkBreak(previous: ChainMessage, m: ChainMessage): ChainBreak | null {
+  if (previous.balance_after === null || m.balance_after === null) return null;
+  const moved = movementOf(m);
+  if (moved === null) return null;
+  const expected = previous.balance_after + moved;
+  if (expected === m.balance_after) return null;
+  return {
+    previous_message_id: previous.id,
+    message_id: m.id,
+    expected_balance: expected,
+    found_balance: m.balance_after,
+    gap: m.balance_after - expected,
+  };
+}
+
+/** Every break along an ordered chain (see chainOf). */
+export function chainBreaks(chain: readonly ChainMessage[]): ChainBreak[] {
+  const breaks: ChainBreak[] = [];
+  let previous: ChainMessage | null = null;
+  for (const m of chain) {
+    if (m.balance_after === null) continue;
+    if (previous) {
+      const b = linkBreak(previous, m);
+      if (b) breaks.push(b);
+    }
+    previous = m;
+  }
+  return breaks;
+}
+
+export interface DayBalance {
+  /**
+   * Balance after the last message before the day; without one, the first message's balance
+   * after, less what it moved; null when neither is known.
+   */
+  opening_balance: number | null;
+  /** Balance after the day's last message that printed one (else the opening balance). */
+  closing_balance: number | null;
+  /** Sum of what the day's messages say they moved (in − out − fees). */
+  explained_xaf: number;
+  in_xaf: number;
+  out_xaf: number;
+  fees_xaf: number;
+  /** Day's messages that moved money without saying how much or which way. */
+  unreadable_movements: number;
+  breaks: ChainBreak[];
+  /**
+   * closing − opening − explained: money that moved without a message here to say so (a lost
+   * or withheld SMS, a forged balance). Null when the day has no opening or closing balance.
+   */
+  unexplained_xaf: number | null;
+}
+
+/**
+ * The day's balance account of one SIM: `before` is the last chain message before the day
+ * (or null), `day` the day's messages in any order.
+ */
+export function reconcileDay(before: ChainMessage | null, day: readonly ChainMessage[]): DayBalance {
+  const chain = chainOf(before ? [before, ...day] : day);
+  const todays = chain.filter((m) => m !== before);
+  let inXaf = 0;
+  let outXaf = 0;
+  let fees = 0;
+  let unreadable = 0;
+  for (const m of todays) {
+    if (m.kind === "BAL") continue;
+    const moved = movementOf(m);
+    if (moved === null) {
+      if (m.amount !== null || m.balance_after !== null) unreadable += 1;
+      continue;
+    }
+    if (m.direction === "in") inXaf += m.amount!;
+    else outXaf += m.amount!;
+    fees += m.fee ?? 0;
+  }
+  const opening = before ? before.balance_after : openingFromFirst(todays);
+  const lastWithBalance = [...todays].reverse().find((m) => m.balance_after !== null);
+  const closing = lastWithBalance?.balance_after ?? opening;
+  const explained = inXaf - outXaf - fees;
+  return {
+    opening_balance: opening,
+    closing_balance: closing,
+    explained_xaf: explained,
+    in_xaf: inXaf,
+    out_xaf: outXaf,
+    fees_xaf: fees,
+    unreadable_movements: unreadable,
+    breaks: chainBreaks(chain),
+    unexplained_xaf: opening === null || closing === null ? null : closing - opening - explained,
+  };
+}
+
+/**
+ * Without an earlier message, the day opened at the first balance it printed, less what the
+ * messages up to it moved; null when one of them does not say what it moved.
+ */
+function openingFromFirst(todays: readonly ChainMessage[]): number | null {
+  let moved = 0;
+  for (const m of todays) {
+    const step = movementOf(m);
+    if (step === null && (m.amount !== null || m.balance_after !== null)) return null;
+    moved += step ?? 0;
+    if (m.balance_after !== null) return m.balance_after - moved;
+  }
+  return null;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SENDER_IDS, isKnownSender, parseSenderList, senderKey } from "./senders.ts";
+
+describe("operator sender ids", () => {
+  it("recognises each operator's own ids, whatever the case, spaces or punctuation", () => {
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_a", "MobileMoney")).toBe(true);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_a", "MTN MoMo")).toBe(true);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "OrangeMoney")).toBe(true);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "orange-money")).toBe(true);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", " ORANGE MONEY ")).toBe(true);
+  });
+
+  it("refuses an ordinary number, another operator's id, an empty or look-alike sender", () => {
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "+237670000000")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "MobileMoney")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_a", "OrangeMoney")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_a", "")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_a", "--")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "OrangeMoney1")).toBe(false);
+    expect(isKnownSender(DEFAULT_SENDER_IDS, "operator_b", "0rangeMoney")).toBe(false);
+  });
+
+  it("reads the setting as a comma-separated list", () => {
+    expect(parseSenderList("MobileMoney, MTN MoMo,,  ,8000")).toEqual(["MobileMoney", "MTN MoMo", "8000"]);
+    expect(isKnownSender({ operator_a: ["8000"], operator_b: [] }, "operator_a", "8000")).toBe(true);
+    expect(senderKey("Orange\u00a0Money")).toBe("orangemoney");
+  });
+});

@@ -1,0 +1,23 @@
+import type { EntityManager } from "@transferops/kit";
+import { linkBreak, type ChainBreak } from "../domain/balance-chain.ts";
+import type { MessageRecord } from "../domain/message.ts";
+import { chainBreakAlert } from "../events/messages.ts";
+import { chainNeighbours, lockSim } from "../store/messages.ts";
+
+/**
+ * Checks the links a finished message makes in its SIM's balance chain (with the message
+ * before it and the one after it) and raises an alert for each break, in the caller's
+ * transaction. Under the SIM's lock, so two messages finishing at once see each other.
+ * The daily reconciliation recomputes the whole chain on read, so a message that arrives
+ * late and closes a gap leaves the day with no break.
+ */
+export async function checkChain(em: EntityManager, m: MessageRecord): Promise<ChainBreak[]> {
+  if (m.state !== "done" || m.balance_after === null) return [];
+  if (m.outcome === "unknown_sender" || m.outcome === "restated") return [];
+  await lockSim(em, m.sim_id);
+  const { previous, next, repeat } = await chainNeighbours(em, m);
+  if (repeat) return [];
+  const breaks = [previous && linkBreak(previous, m), next && linkBreak(m, next)].filter((b): b is ChainBreak => !!b);
+  for (const b of breaks) await chainBreakAlert(em, m.sim_id, b);
+  return breaks;
+}

@@ -1,0 +1,98 @@
+import type { Caller } from "@transferops/kit";
+import { reconcileDay, type ChainMessage, type DayBalance } from "../domain/balance-chain.ts";
+import { invalid, refusal } from "../domain/reasons.ts";
+import { needsGrant, requireBoard } from "../domain/scope.ts";
+import { localDayOf, localMidnight } from "../domain/window.ts";
+import { chainOfPeriod } from "../store/messages.ts";
+import { dayRows, type DayRow } from "../store/reconciliations.ts";
+import type { FlowDeps } from "./ports.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type SimDay = DayBalance &
+  Omit<DayRow, "proven_xaf" | "fees_xaf"> & {
+    day: string;
+    proven_xaf: number;
+    proven_fees_xaf: number;
+  };
+
+export interface FleetDay {
+  day: string;
+  sims: number;
+  opening_balance: number;
+  closing_balance: number;
+  proven_xaf: number;
+  proven_fees_xaf: number;
+  in_xaf: number;
+  out_xaf: number;
+  fees_xaf: number;
+  explained_xaf: number;
+  unexplained_xaf: number;
+  chain_breaks: number;
+  sims_not_reconciled: string[];
+}
+
+/**
+ * One local day (UTC+1) per SIM and for the fleet: supervisors and admins only. The stored
+ * daily rows say which SIMs had messages and how many of each outcome; the balance account
+ * and the chain breaks are recomputed from the messages, so a message that arrived late and
+ * closed a gap leaves no break.
+ */
+export async function dailyReconciliation(
+  deps: FlowDeps,
+  req: { caller?: Caller; day: string; simId: string },
+): Promise<{ fleet: FleetDay; sims: SimDay[] }> {
+  const caller = requireBoard(req.caller);
+  if (needsGrant(caller)) throw refusal("supervisor_required", "Reconciliation is for supervisors and admins");
+  const day = req.day === "" ? localDayOf(new Date()) : req.day;
+  const from = localMidnight(day);
+  if (from === null) throw invalid("day", "must be a calendar day YYYY-MM-DD", req.day);
+  if (req.simId.length > 100) throw invalid("sim_id", "at most 100 characters");
+  const to = new Date(from.getTime() + DAY_MS);
+  const em = deps.db.em();
+  const rowsOfDay = await dayRows(em, day, req.simId || null);
+  const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
+  const sims: SimDay[] = [];
+  for (const row of stored) {
+    const { before, messages } = await chainOfPeriod(em, row.sim_id, from, to);
+    const balance = reconcileDay(before ?? null, messages as ChainMessage[]);
+    const { proven_xaf, fees_xaf, ...counts } = row;
+    sims.push({ ...balance, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf });
+  }
+  return { fleet: fleetOf(day, sims), sims };
+}
+
+function emptyRow(simId: string): DayRow {
+  return {
+    sim_id: simId,
+    messages: 0,
+    confirmed: 0,
+    unmatched: 0,
+    movements: 0,
+    divergent: 0,
+    proven_xaf: 0,
+    fees_xaf: 0,
+    unknown_sender: 0,
+  };
+}
+
+function fleetOf(day: string, sims: readonly SimDay[]): FleetDay {
+  const sum = (f: (s: SimDay) => number | null) => sims.reduce((t, s) => t + (f(s) ?? 0), 0);
+  return {
+    day,
+    sims: sims.length,
+    opening_balance: sum((s) => s.opening_balance),
+    closing_balance: sum((s) => s.closing_balance),
+    proven_xaf: sum((s) => s.proven_xaf),
+    proven_fees_xaf: sum((s) => s.proven_fees_xaf),
+    in_xaf: sum((s) => s.in_xaf),
+    out_xaf: sum((s) => s.out_xaf),
+    fees_xaf: sum((s) => s.fees_xaf),
+    explained_xaf: sum((s) => s.explained_xaf),
+    unexplained_xaf: sum((s) => s.unexplained_xaf),
+    chain_breaks: sum((s) => s.breaks.length),
+    sims_not_reconciled: sims
+      .filter((s) => s.messages > 0 && (s.unexplained_xaf !== 0 || s.breaks.length > 0))
+      .map((s) => s.sim_id),
+  };
+}
