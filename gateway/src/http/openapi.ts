@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Route } from "./route.ts";
+import { MESSAGING_SCHEMA_VERSION } from "../routes/v1/messaging-common.ts";
 
 const ERROR_BODY = {
   type: "object",
@@ -56,7 +57,7 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     }
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(r.responses)) {
-      const { description, schema, example } = typeof doc === "string" ? { description: doc } : doc;
+      const { description, schema, example, reasons } = typeof doc === "string" ? { description: doc } : doc;
       const code = Number(status);
       const bodySchema =
         code >= 400 ? { $ref: "#/components/schemas/Error" } : schema ? jsonSchema(schema, "output") : undefined;
@@ -64,6 +65,7 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
         ? {
             description,
             content: { "application/json": { schema: bodySchema, ...(example !== undefined ? { example } : {}) } },
+            ...(reasons?.length ? { "x-reasons": reasons } : {}),
           }
         : { description };
     }
@@ -75,10 +77,21 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     paths[path][r.method] = {
       operationId: r.operationId,
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       parameters,
       ...(r.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: jsonSchema(r.body),
+                  ...(r.requestExample !== undefined ? { example: r.requestExample } : {}),
+                },
+              },
+            },
+          }
         : {}),
       responses,
       security: r.auth === "none" ? [] : r.auth.map((k) => ({ [SECURITY[k]]: [] })),
@@ -89,6 +102,8 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     info: {
       title: "Transfer operations API",
       version: "1.0.0",
+      // The messaging-side reference (Contacts, Imports) publishes its own schema version.
+      "x-messaging-schema-version": MESSAGING_SCHEMA_VERSION,
       description:
         "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id.",
     },

@@ -13,6 +13,7 @@ import { matchingRoutes } from "./matching.ts";
 import { operationRoutes } from "./operations.ts";
 import { handsetDispatchRoutes } from "./handset-dispatch.ts";
 import { arbitrationRoutes } from "./arbitration.ts";
+import { contactRoutes } from "./contacts.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
@@ -31,5 +32,6 @@ export function allRoutes(): Route[] {
     ...operationRoutes,
     ...handsetDispatchRoutes,
     ...arbitrationRoutes,
+    ...contactRoutes,
   ];
 }
