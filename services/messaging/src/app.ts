@@ -12,9 +12,12 @@ import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_se
 import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
 import type { MessagingConfig } from "./config.ts";
 import { operationHandlers, operationTopics } from "./events/operations.ts";
+import { ImportWorker } from "./jobs/import-worker.ts";
 import { KeyPurge } from "./jobs/key-purge.ts";
 import { contactListHandlers } from "./rpc/contact-list.ts";
 import { contactHandlers } from "./rpc/contacts.ts";
+import { importHandlers } from "./rpc/imports.ts";
+import { mappingHandlers } from "./rpc/mappings.ts";
 import type { MessagingDeps } from "./rpc/deps.ts";
 import { fleetAgents, type AgentDirectory } from "./rpc/fleet-port.ts";
 import { migrations } from "./store/migrations/index.ts";
@@ -26,6 +29,8 @@ export interface MessagingOptions {
   log: Logger;
   /** Stands in for fleet's agents (tests); by default a gRPC client of FLEET_URL. */
   agents?: AgentDirectory;
+  /** Called after each committed import batch (tests). */
+  afterImportBatch?(importId: string, processed: number): Promise<void>;
 }
 
 /** Wires messaging: database, outbox relay, operations consumer, import worker, key purge, gRPC server. */
@@ -39,12 +44,23 @@ export async function startMessaging(options: MessagingOptions) {
   });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
+  const worker = new ImportWorker({
+    db,
+    log,
+    pollMs: config.importPollMs,
+    batchRows: config.importBatchRows,
+    leaseS: config.importLeaseS,
+    stages: config.lifecycleStages,
+    published: () => relay.kick(),
+    afterBatch: options.afterImportBatch,
+  });
+  worker.start();
   const deps: MessagingDeps = {
     db,
     config,
     agents: options.agents ?? fleetAgents(serviceClient(FleetService, config.fleetUrl)),
     published: () => relay.kick(),
-    importQueued: () => undefined,
+    importQueued: () => worker.wake(),
     log,
   };
   const consumer = await startConsumer({
@@ -61,13 +77,21 @@ export async function startMessaging(options: MessagingOptions) {
     name: "messaging",
     port: options.port,
     log,
-    services: [served(MessagingService, { ...contactHandlers(deps), ...contactListHandlers(deps) })],
+    services: [
+      served(MessagingService, {
+        ...contactHandlers(deps),
+        ...contactListHandlers(deps),
+        ...mappingHandlers(deps),
+        ...importHandlers(deps),
+      }),
+    ],
   });
   return {
     url: server.url,
     port: server.port,
     async stop() {
       await server.close();
+      await worker.stop();
       await purge.stop();
       await consumer.close();
       await relay.stop();

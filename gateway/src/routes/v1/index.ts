@@ -14,6 +14,7 @@ import { operationRoutes } from "./operations.ts";
 import { handsetDispatchRoutes } from "./handset-dispatch.ts";
 import { arbitrationRoutes } from "./arbitration.ts";
 import { contactRoutes } from "./contacts.ts";
+import { importRoutes } from "./imports.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
@@ -33,5 +34,6 @@ export function allRoutes(): Route[] {
     ...handsetDispatchRoutes,
     ...arbitrationRoutes,
     ...contactRoutes,
+    ...importRoutes,
   ];
 }
