@@ -44,9 +44,11 @@ export class ImportWorker {
     this.job = new PeriodicJob("import worker", o.pollMs, () => this.drain(), o.log);
   }
 
+  /** Starts polling, with a pass at once: imports a stopped service left are resumed on start. */
   start(): void {
     this.stopping = false;
     this.job.start();
+    this.wake();
   }
 
   /** Wakes the worker (an import was queued): the next pass runs soon, never overlapping. */
