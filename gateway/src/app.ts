@@ -76,6 +76,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     next();
   });
 
+  // Routes that take large bodies (imports) parse them first; the 1 MB parser then skips them.
+  for (const r of routes) if (r.bodyLimit) app[r.method](r.path, express.json({ limit: r.bodyLimit }));
   app.use(express.json({ limit: "1mb" }));
 
   app.get("/v1/openapi.json", (_req, res) => {

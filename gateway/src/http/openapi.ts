@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ResponseDoc, Route } from "./route.ts";
 import { GATEWAY_REASONS } from "./reasons.ts";
+import { MESSAGING_SCHEMA_VERSION } from "../routes/v1/messaging-common.ts";
 
 type Json = Record<string, unknown>;
 
@@ -318,6 +319,8 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     info: {
       title: "Transfer operations API",
       version: "1.0.0",
+      // The messaging-side reference (Contacts, Imports) publishes its own schema version.
+      "x-messaging-schema-version": MESSAGING_SCHEMA_VERSION,
       description:
         "Mobile-money transfers dialled by handsets over USSD and proven from operator SMS. Every response carries X-Correlation-Id. Errors: see the Error schema; `context.reason` values are listed per response.",
       contact: { name: "Transfer operations maintainers" },

@@ -50,6 +50,8 @@ export interface Route<B = unknown, Q = unknown> {
   /** Path parameters typed UUID: a malformed one is 422. */
   uuidParams?: string[];
   body?: z.ZodType<B>;
+  /** Largest JSON body this route takes (express size, e.g. "60mb"); default 1mb. */
+  bodyLimit?: string;
   query?: z.ZodType<Q>;
   /** Example request body for the OpenAPI document. */
   requestExample?: unknown;

@@ -12,6 +12,7 @@ export const Topics = {
   messages: "messages",
   transactions: "transactions",
   alerts: "alerts",
+  contacts: "contacts",
 } as const;
 
 export interface EventMeta {

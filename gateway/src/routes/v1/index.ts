@@ -16,6 +16,8 @@ import { arbitrationRoutes } from "./arbitration.ts";
 import { transactionRoutes } from "./transactions.ts";
 import { analyticsRoutes } from "./analytics.ts";
 import { reconciliationRoutes } from "./reconciliations.ts";
+import { contactRoutes } from "./contacts.ts";
+import { importRoutes } from "./imports.ts";
 
 /** Every route of the /v1 contract, one file per route group. Order matters where paths overlap. */
 export function allRoutes(): Route[] {
@@ -37,5 +39,7 @@ export function allRoutes(): Route[] {
     ...transactionRoutes,
     ...analyticsRoutes,
     ...reconciliationRoutes,
+    ...contactRoutes,
+    ...importRoutes,
   ];
 }

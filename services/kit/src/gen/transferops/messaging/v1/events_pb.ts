@@ -2,12 +2,75 @@
 // @generated from file transferops/messaging/v1/events.proto (package transferops.messaging.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Contact, Import } from "./messaging_pb.ts";
+import { file_transferops_messaging_v1_messaging } from "./messaging_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/messaging/v1/events.proto.
  */
 export const file_transferops_messaging_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiV0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvZXZlbnRzLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjFiBnByb3RvMw");
+  fileDesc("CiV0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvZXZlbnRzLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEiZwoOQ29udGFjdENoYW5nZWQSMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0Eg4KBmNoYW5nZRgCIAEoCRIRCglpbXBvcnRfaWQYAyABKAkicwoOSW1wb3J0RmluaXNoZWQSMAoGaW1wb3J0GAEgASgLMiAudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkltcG9ydBIvCgtmaW5pc2hlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_messaging_v1_messaging]);
+
+/**
+ * ContactChanged reports a change of a contact: its state after the change.
+ *
+ * @generated from message transferops.messaging.v1.ContactChanged
+ */
+export type ContactChanged = Message<"transferops.messaging.v1.ContactChanged"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+
+  /**
+   * `created`, `updated`, `deleted`, `restored`, `blocked`, `unblocked`, `tagged`,
+   * `untagged`, `lifecycle`, `collaborators`, `imported`, `transfer_recorded`.
+   *
+   * @generated from field: string change = 2;
+   */
+  change: string;
+
+  /**
+   * Import that made the change, for `imported`; empty otherwise.
+   *
+   * @generated from field: string import_id = 3;
+   */
+  importId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ContactChanged.
+ * Use `create(ContactChangedSchema)` to create a new message.
+ */
+export const ContactChangedSchema: GenMessage<ContactChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_events, 0);
+
+/**
+ * ImportFinished reports an import that completed or failed.
+ *
+ * @generated from message transferops.messaging.v1.ImportFinished
+ */
+export type ImportFinished = Message<"transferops.messaging.v1.ImportFinished"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Import import = 1;
+   */
+  import?: Import | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 2;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ImportFinished.
+ * Use `create(ImportFinishedSchema)` to create a new message.
+ */
+export const ImportFinishedSchema: GenMessage<ImportFinished> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_events, 1);
 

@@ -2,12 +2,680 @@
 // @generated from file transferops/messaging/v1/messaging.proto (package transferops.messaging.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/messaging/v1/messaging.proto.
  */
 export const file_transferops_messaging_v1_messaging: GenFile = /*@__PURE__*/
-  fileDesc("Cih0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjFiBnByb3RvMw");
+  fileDesc("Cih0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvbWVzc2FnaW5nLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEi3AUKB0NvbnRhY3QSEwoLY3VzdG9tZXJfaWQYASABKAkSFwoKZmlyc3RfbmFtZRgCIAEoCUgAiAEBEhYKCWxhc3RfbmFtZRgDIAEoCUgBiAEBEhIKBXBob25lGAQgASgJSAKIAQESEgoFZW1haWwYBSABKAlIA4gBARIVCghsYW5ndWFnZRgGIAEoCUgEiAEBEkoKDWN1c3RvbV9maWVsZHMYByADKAsyMy50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuQ29udGFjdC5DdXN0b21GaWVsZHNFbnRyeRIrCgR0YWdzGAggAygLMh0udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlRhZxIWCglsaWZlY3ljbGUYCSABKAlIBYgBARIVCg1jb2xsYWJvcmF0b3JzGAogAygJEg8KB2Jsb2NrZWQYCyABKAgSLgoKZGVsZXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoQbGFzdF90cmFuc2Zlcl9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOdHJhbnNmZXJfY291bnQYECABKAUSHgoRbGFzdF9vcGVyYXRpb25faWQYESABKAlIBogBARozChFDdXN0b21GaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg0KC19maXJzdF9uYW1lQgwKCl9sYXN0X25hbWVCCAoGX3Bob25lQggKBl9lbWFpbEILCglfbGFuZ3VhZ2VCDAoKX2xpZmVjeWNsZUIUChJfbGFzdF9vcGVyYXRpb25faWQiIwoDVGFnEg4KBnRhZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJIt8CCg1Db250YWN0RmllbGRzEhcKCmZpcnN0X25hbWUYASABKAlIAIgBARIWCglsYXN0X25hbWUYAiABKAlIAYgBARISCgVwaG9uZRgDIAEoCUgCiAEBEhIKBWVtYWlsGAQgASgJSAOIAQESFQoIbGFuZ3VhZ2UYBSABKAlIBIgBARJQCg1jdXN0b21fZmllbGRzGAYgAygLMjkudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3RGaWVsZHMuQ3VzdG9tRmllbGRzRW50cnkSGQoRY3VzdG9tX2ZpZWxkc19zZXQYByABKAgaMwoRQ3VzdG9tRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQggKBl9waG9uZUIICgZfZW1haWxCCwoJX2xhbmd1YWdlIqUBCg1Db250YWN0RmlsdGVyEg4KBnNlYXJjaBgBIAEoCRILCgN0YWcYAiABKAkSEQoJbGlmZWN5Y2xlGAMgASgJEhQKB2Jsb2NrZWQYBCABKAhIAIgBARIPCgdkZWxldGVkGAUgASgJEjEKDXVwZGF0ZWRfc2luY2UYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9ibG9ja2VkIigKCkNvdW50RW50cnkSCwoDa2V5GAEgASgJEg0KBWNvdW50GAIgASgDIrIBCg1Db250YWN0Q291bnRzEg0KBXRvdGFsGAEgASgDEjoKDGJ5X2xpZmVjeWNsZRgCIAMoCzIkLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db3VudEVudHJ5EjQKBmJ5X3RhZxgDIAMoCzIkLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db3VudEVudHJ5Eg8KB2Jsb2NrZWQYBCABKAMSDwoHZGVsZXRlZBgFIAEoAyJcCg1NYXBwaW5nQ29sdW1uEg4KBmNvbHVtbhgBIAEoCRIOCgZ0YXJnZXQYAiABKAkSGAoQY3VzdG9tX2ZpZWxkX2tleRgDIAEoCRIRCgl0cmFuc2Zvcm0YBCABKAkixQEKB01hcHBpbmcSEgoKbWFwcGluZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjgKB2NvbHVtbnMYAyADKAsyJy50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuTWFwcGluZ0NvbHVtbhIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJyCg9NYXBwaW5nVGVtcGxhdGUSEAoIdGVtcGxhdGUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSOAoHY29sdW1ucxgDIAMoCzInLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5NYXBwaW5nQ29sdW1uInoKDkltcG9ydFByb2dyZXNzEhIKCnJvd3NfdG90YWwYASABKAUSEQoJcHJvY2Vzc2VkGAIgASgFEg8KB2NyZWF0ZWQYAyABKAUSDwoHdXBkYXRlZBgEIAEoBRIPCgdza2lwcGVkGAUgASgFEg4KBmZhaWxlZBgGIAEoBSKrBAoGSW1wb3J0EhEKCWltcG9ydF9pZBgBIAEoCRINCgVzdGF0ZRgCIAEoCRIWCglmaWxlX25hbWUYAyABKAlIAIgBARIYChBkdXBsaWNhdGVfcG9saWN5GAQgASgJEhcKCm1hcHBpbmdfaWQYBSABKAlIAYgBARIVCgh0ZW1wbGF0ZRgGIAEoCUgCiAEBEhYKCWRlbGltaXRlchgHIAEoCUgDiAEBEhQKB2NoYXJzZXQYCCABKAlIBIgBARI6Cghwcm9ncmVzcxgJIAEoCzIoLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5JbXBvcnRQcm9ncmVzcxIbCg5mYWlsdXJlX3JlYXNvbhgKIAEoCUgFiAEBEhsKDmZhaWx1cmVfZGV0YWlsGAsgASgJSAaIAQESLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl9maWxlX25hbWVCDQoLX21hcHBpbmdfaWRCCwoJX3RlbXBsYXRlQgwKCl9kZWxpbWl0ZXJCCgoIX2NoYXJzZXRCEQoPX2ZhaWx1cmVfcmVhc29uQhEKD19mYWlsdXJlX2RldGFpbCJOCg5JbXBvcnRSb3dFcnJvchIMCgRsaW5lGAEgASgFEg4KBmNvbHVtbhgCIAEoCRIOCgZyZWFzb24YAyABKAkSDgoGZGV0YWlsGAQgASgJYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * Contact is a customer the messaging side talks to, addressed by `customer_id`.
+ * A deleted contact is soft-deleted: it keeps its fields and can be restored.
+ *
+ * @generated from message transferops.messaging.v1.Contact
+ */
+export type Contact = Message<"transferops.messaging.v1.Contact"> & {
+  /**
+   * UUID minted by the service.
+   *
+   * @generated from field: string customer_id = 1;
+   */
+  customerId: string;
+
+  /**
+   * Given name, up to 100 characters; null when unknown.
+   *
+   * @generated from field: optional string first_name = 2;
+   */
+  firstName?: string | undefined;
+
+  /**
+   * Family name, up to 100 characters; null when unknown.
+   *
+   * @generated from field: optional string last_name = 3;
+   */
+  lastName?: string | undefined;
+
+  /**
+   * Phone number in E.164 (`+237677123456`); null when none. Unique among live contacts.
+   *
+   * @generated from field: optional string phone = 4;
+   */
+  phone?: string | undefined;
+
+  /**
+   * E-mail address, lower-cased; null when none. Unique among live contacts.
+   *
+   * @generated from field: optional string email = 5;
+   */
+  email?: string | undefined;
+
+  /**
+   * Preferred language, a BCP 47 tag such as `fr` or `en-CM`; null when unknown.
+   *
+   * @generated from field: optional string language = 6;
+   */
+  language?: string | undefined;
+
+  /**
+   * Free custom fields: key (snake_case, up to 64) → text value (up to 1000).
+   *
+   * @generated from field: map<string, string> custom_fields = 7;
+   */
+  customFields: { [key: string]: string };
+
+  /**
+   * Tags on the contact, by name order.
+   *
+   * @generated from field: repeated transferops.messaging.v1.Tag tags = 8;
+   */
+  tags: Tag[];
+
+  /**
+   * Lifecycle stage, one of the configured stages; null when none.
+   *
+   * @generated from field: optional string lifecycle = 9;
+   */
+  lifecycle?: string | undefined;
+
+  /**
+   * Fleet agent ids (UUID) collaborating on this contact.
+   *
+   * @generated from field: repeated string collaborators = 10;
+   */
+  collaborators: string[];
+
+  /**
+   * Whether the contact is blocked.
+   *
+   * @generated from field: bool blocked = 11;
+   */
+  blocked: boolean;
+
+  /**
+   * When the contact was soft-deleted; null while live.
+   *
+   * @generated from field: google.protobuf.Timestamp deleted_at = 12;
+   */
+  deletedAt?: Timestamp | undefined;
+
+  /**
+   * When the contact was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When any field of the contact last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 14;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * When the last confirmed operation for this contact was confirmed; null when none.
+   *
+   * @generated from field: google.protobuf.Timestamp last_transfer_at = 15;
+   */
+  lastTransferAt?: Timestamp | undefined;
+
+  /**
+   * Number of confirmed operations recorded for this contact.
+   *
+   * @generated from field: int32 transfer_count = 16;
+   */
+  transferCount: number;
+
+  /**
+   * Id of the last confirmed operation for this contact; null when none.
+   *
+   * @generated from field: optional string last_operation_id = 17;
+   */
+  lastOperationId?: string | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.Contact.
+ * Use `create(ContactSchema)` to create a new message.
+ */
+export const ContactSchema: GenMessage<Contact> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 0);
+
+/**
+ * Tag is an entry of the tag catalogue, created on first use.
+ *
+ * @generated from message transferops.messaging.v1.Tag
+ */
+export type Tag = Message<"transferops.messaging.v1.Tag"> & {
+  /**
+   * UUID minted by the service.
+   *
+   * @generated from field: string tag_id = 1;
+   */
+  tagId: string;
+
+  /**
+   * Name as first written, up to 64 characters; unique regardless of case.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.Tag.
+ * Use `create(TagSchema)` to create a new message.
+ */
+export const TagSchema: GenMessage<Tag> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 1);
+
+/**
+ * ContactFields are the writable fields of a contact (create, change, import).
+ * On change only the fields set are written; an empty string clears a text field.
+ *
+ * @generated from message transferops.messaging.v1.ContactFields
+ */
+export type ContactFields = Message<"transferops.messaging.v1.ContactFields"> & {
+  /**
+   * @generated from field: optional string first_name = 1;
+   */
+  firstName?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_name = 2;
+   */
+  lastName?: string | undefined;
+
+  /**
+   * Any accepted form: E.164, `00237…`, `237…`, or a Cameroon national number.
+   *
+   * @generated from field: optional string phone = 3;
+   */
+  phone?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 4;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string language = 5;
+   */
+  language?: string | undefined;
+
+  /**
+   * Keys to set; a key mapped to "" is removed (on change).
+   *
+   * @generated from field: map<string, string> custom_fields = 6;
+   */
+  customFields: { [key: string]: string };
+
+  /**
+   * Whether custom_fields was sent (a change of custom fields merges them).
+   *
+   * @generated from field: bool custom_fields_set = 7;
+   */
+  customFieldsSet: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ContactFields.
+ * Use `create(ContactFieldsSchema)` to create a new message.
+ */
+export const ContactFieldsSchema: GenMessage<ContactFields> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 2);
+
+/**
+ * ContactFilter selects contacts of a list.
+ *
+ * @generated from message transferops.messaging.v1.ContactFilter
+ */
+export type ContactFilter = Message<"transferops.messaging.v1.ContactFilter"> & {
+  /**
+   * Text searched in names, phone and e-mail; a phone-like text matches phone prefixes.
+   *
+   * @generated from field: string search = 1;
+   */
+  search: string;
+
+  /**
+   * Tag name (case-insensitive) the contacts carry.
+   *
+   * @generated from field: string tag = 2;
+   */
+  tag: string;
+
+  /**
+   * Lifecycle stage.
+   *
+   * @generated from field: string lifecycle = 3;
+   */
+  lifecycle: string;
+
+  /**
+   * Only blocked (true) or unblocked (false) contacts.
+   *
+   * @generated from field: optional bool blocked = 4;
+   */
+  blocked?: boolean | undefined;
+
+  /**
+   * `exclude` (default), `include` or `only` soft-deleted contacts.
+   *
+   * @generated from field: string deleted = 5;
+   */
+  deleted: string;
+
+  /**
+   * Only contacts changed at or after this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_since = 6;
+   */
+  updatedSince?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ContactFilter.
+ * Use `create(ContactFilterSchema)` to create a new message.
+ */
+export const ContactFilterSchema: GenMessage<ContactFilter> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 3);
+
+/**
+ * CountEntry is one bucket of the contact counts.
+ *
+ * @generated from message transferops.messaging.v1.CountEntry
+ */
+export type CountEntry = Message<"transferops.messaging.v1.CountEntry"> & {
+  /**
+   * Lifecycle stage or tag name.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Live contacts in the bucket.
+   *
+   * @generated from field: int64 count = 2;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CountEntry.
+ * Use `create(CountEntrySchema)` to create a new message.
+ */
+export const CountEntrySchema: GenMessage<CountEntry> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 4);
+
+/**
+ * ContactCounts counts live contacts (deleted ones separately).
+ *
+ * @generated from message transferops.messaging.v1.ContactCounts
+ */
+export type ContactCounts = Message<"transferops.messaging.v1.ContactCounts"> & {
+  /**
+   * Live (not deleted) contacts.
+   *
+   * @generated from field: int64 total = 1;
+   */
+  total: bigint;
+
+  /**
+   * Live contacts per lifecycle stage (every configured stage, and `none`).
+   *
+   * @generated from field: repeated transferops.messaging.v1.CountEntry by_lifecycle = 2;
+   */
+  byLifecycle: CountEntry[];
+
+  /**
+   * Live contacts per tag of the catalogue.
+   *
+   * @generated from field: repeated transferops.messaging.v1.CountEntry by_tag = 3;
+   */
+  byTag: CountEntry[];
+
+  /**
+   * Live blocked contacts.
+   *
+   * @generated from field: int64 blocked = 4;
+   */
+  blocked: bigint;
+
+  /**
+   * Soft-deleted contacts.
+   *
+   * @generated from field: int64 deleted = 5;
+   */
+  deleted: bigint;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ContactCounts.
+ * Use `create(ContactCountsSchema)` to create a new message.
+ */
+export const ContactCountsSchema: GenMessage<ContactCounts> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 5);
+
+/**
+ * MappingColumn maps one source column of a file to a contact field.
+ *
+ * @generated from message transferops.messaging.v1.MappingColumn
+ */
+export type MappingColumn = Message<"transferops.messaging.v1.MappingColumn"> & {
+  /**
+   * Header of the source column, matched ignoring case and surrounding spaces.
+   *
+   * @generated from field: string column = 1;
+   */
+  column: string;
+
+  /**
+   * `first_name`, `last_name`, `full_name`, `phone`, `email`, `language`, `lifecycle`,
+   * `tags` (one or more names separated by `,` `;` or `|`), `custom_field` or `ignore`.
+   *
+   * @generated from field: string target = 2;
+   */
+  target: string;
+
+  /**
+   * Key of the custom field when target is `custom_field`.
+   *
+   * @generated from field: string custom_field_key = 3;
+   */
+  customFieldKey: string;
+
+  /**
+   * `none`, `trim`, `lowercase`, `split_full_name` (full_name → first and last name) or
+   * `normalize_phone` (phone to E.164; the default of the phone target).
+   *
+   * @generated from field: string transform = 4;
+   */
+  transform: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.MappingColumn.
+ * Use `create(MappingColumnSchema)` to create a new message.
+ */
+export const MappingColumnSchema: GenMessage<MappingColumn> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 6);
+
+/**
+ * Mapping is a saved mapping of a file's columns to contact fields.
+ *
+ * @generated from message transferops.messaging.v1.Mapping
+ */
+export type Mapping = Message<"transferops.messaging.v1.Mapping"> & {
+  /**
+   * UUID minted by the service.
+   *
+   * @generated from field: string mapping_id = 1;
+   */
+  mappingId: string;
+
+  /**
+   * Name, up to 100 characters.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingColumn columns = 3;
+   */
+  columns: MappingColumn[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 5;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.Mapping.
+ * Use `create(MappingSchema)` to create a new message.
+ */
+export const MappingSchema: GenMessage<Mapping> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 7);
+
+/**
+ * MappingTemplate is a built-in mapping for a common export format.
+ *
+ * @generated from message transferops.messaging.v1.MappingTemplate
+ */
+export type MappingTemplate = Message<"transferops.messaging.v1.MappingTemplate"> & {
+  /**
+   * Stable key, e.g. `google_contacts`.
+   *
+   * @generated from field: string template = 1;
+   */
+  template: string;
+
+  /**
+   * What files it is for.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingColumn columns = 3;
+   */
+  columns: MappingColumn[];
+};
+
+/**
+ * Describes the message transferops.messaging.v1.MappingTemplate.
+ * Use `create(MappingTemplateSchema)` to create a new message.
+ */
+export const MappingTemplateSchema: GenMessage<MappingTemplate> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 8);
+
+/**
+ * ImportProgress counts the rows of an import.
+ *
+ * @generated from message transferops.messaging.v1.ImportProgress
+ */
+export type ImportProgress = Message<"transferops.messaging.v1.ImportProgress"> & {
+  /**
+   * Data rows in the file (header excluded); 0 until the file is parsed.
+   *
+   * @generated from field: int32 rows_total = 1;
+   */
+  rowsTotal: number;
+
+  /**
+   * Rows handled so far (created + updated + skipped + failed).
+   *
+   * @generated from field: int32 processed = 2;
+   */
+  processed: number;
+
+  /**
+   * @generated from field: int32 created = 3;
+   */
+  created: number;
+
+  /**
+   * @generated from field: int32 updated = 4;
+   */
+  updated: number;
+
+  /**
+   * @generated from field: int32 skipped = 5;
+   */
+  skipped: number;
+
+  /**
+   * @generated from field: int32 failed = 6;
+   */
+  failed: number;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ImportProgress.
+ * Use `create(ImportProgressSchema)` to create a new message.
+ */
+export const ImportProgressSchema: GenMessage<ImportProgress> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 9);
+
+/**
+ * Import is a bulk import of contacts from a CSV file, processed in the background.
+ *
+ * @generated from message transferops.messaging.v1.Import
+ */
+export type Import = Message<"transferops.messaging.v1.Import"> & {
+  /**
+   * UUID minted by the service.
+   *
+   * @generated from field: string import_id = 1;
+   */
+  importId: string;
+
+  /**
+   * `queued`, `running`, `completed` or `failed`.
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * Name of the file as given; null when none.
+   *
+   * @generated from field: optional string file_name = 3;
+   */
+  fileName?: string | undefined;
+
+  /**
+   * `skip`, `update` or `create` (see docs/decisions/messaging.md).
+   *
+   * @generated from field: string duplicate_policy = 4;
+   */
+  duplicatePolicy: string;
+
+  /**
+   * Saved mapping used; null when a template or inline mapping was given.
+   *
+   * @generated from field: optional string mapping_id = 5;
+   */
+  mappingId?: string | undefined;
+
+  /**
+   * Template used; null otherwise.
+   *
+   * @generated from field: optional string template = 6;
+   */
+  template?: string | undefined;
+
+  /**
+   * Column separator found: `,` or `;`; null until parsed.
+   *
+   * @generated from field: optional string delimiter = 7;
+   */
+  delimiter?: string | undefined;
+
+  /**
+   * Character set found: `utf-8` or `windows-1252`; null until parsed.
+   *
+   * @generated from field: optional string charset = 8;
+   */
+  charset?: string | undefined;
+
+  /**
+   * @generated from field: transferops.messaging.v1.ImportProgress progress = 9;
+   */
+  progress?: ImportProgress | undefined;
+
+  /**
+   * Why a failed import failed (e.g. `unterminated_quote`); null otherwise.
+   *
+   * @generated from field: optional string failure_reason = 10;
+   */
+  failureReason?: string | undefined;
+
+  /**
+   * Text of the failure; null otherwise.
+   *
+   * @generated from field: optional string failure_detail = 11;
+   */
+  failureDetail?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 12;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 13;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 14;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.Import.
+ * Use `create(ImportSchema)` to create a new message.
+ */
+export const ImportSchema: GenMessage<Import> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 10);
+
+/**
+ * ImportRowError is one refused row of an import.
+ *
+ * @generated from message transferops.messaging.v1.ImportRowError
+ */
+export type ImportRowError = Message<"transferops.messaging.v1.ImportRowError"> & {
+  /**
+   * Line of the file where the row starts (1 is the header).
+   *
+   * @generated from field: int32 line = 1;
+   */
+  line: number;
+
+  /**
+   * Source column at fault; empty when the row as a whole is refused.
+   *
+   * @generated from field: string column = 2;
+   */
+  column: string;
+
+  /**
+   * Stable reason, e.g. `invalid_phone`, `duplicate_contact`, `missing_identity`.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * Text for people.
+   *
+   * @generated from field: string detail = 4;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ImportRowError.
+ * Use `create(ImportRowErrorSchema)` to create a new message.
+ */
+export const ImportRowErrorSchema: GenMessage<ImportRowError> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging, 11);
 

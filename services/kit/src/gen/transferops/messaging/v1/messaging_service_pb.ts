@@ -2,21 +2,1215 @@
 // @generated from file transferops/messaging/v1/messaging_service.proto (package transferops.messaging.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Caller } from "../../common/v1/identity_pb.ts";
+import { file_transferops_common_v1_identity } from "../../common/v1/identity_pb.ts";
+import type { PageRequest, PageResponse } from "../../common/v1/pagination_pb.ts";
+import { file_transferops_common_v1_pagination } from "../../common/v1/pagination_pb.ts";
+import type { Contact, ContactCounts, ContactFields, ContactFilter, Import, ImportRowError, Mapping, MappingColumn, MappingTemplate } from "./messaging_pb.ts";
+import { file_transferops_messaging_v1_messaging } from "./messaging_pb.ts";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/messaging/v1/messaging_service.proto.
  */
 export const file_transferops_messaging_v1_messaging_service: GenFile = /*@__PURE__*/
-  fileDesc("CjB0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvbWVzc2FnaW5nX3NlcnZpY2UucHJvdG8SGHRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MTISChBNZXNzYWdpbmdTZXJ2aWNlYgZwcm90bzM");
+  fileDesc("CjB0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvbWVzc2FnaW5nX3NlcnZpY2UucHJvdG8SGHRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MSKvAQoTTGlzdENvbnRhY3RzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEjAKBHBhZ2UYAiABKAsyIi50cmFuc2Zlcm9wcy5jb21tb24udjEuUGFnZVJlcXVlc3QSNwoGZmlsdGVyGAMgASgLMicudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3RGaWx0ZXIifgoUTGlzdENvbnRhY3RzUmVzcG9uc2USMwoIY29udGFjdHMYASADKAsyIS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuQ29udGFjdBIxCgRwYWdlGAIgASgLMiMudHJhbnNmZXJvcHMuY29tbW9uLnYxLlBhZ2VSZXNwb25zZSLgAQoUQ3JlYXRlQ29udGFjdFJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSNwoGZmllbGRzGAMgASgLMicudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3RGaWVsZHMSDAoEdGFncxgEIAMoCRIRCglsaWZlY3ljbGUYBSABKAkSFQoNY29sbGFib3JhdG9ycxgGIAMoCRIPCgdibG9ja2VkGAcgASgIIl0KFUNyZWF0ZUNvbnRhY3RSZXNwb25zZRIyCgdjb250YWN0GAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QSEAoIcmVwbGF5ZWQYAiABKAgiSAoXR2V0Q29udGFjdENvdW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlciJTChhHZXRDb250YWN0Q291bnRzUmVzcG9uc2USNwoGY291bnRzGAEgASgLMicudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3RDb3VudHMiVwoRR2V0Q29udGFjdFJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCSJIChJHZXRDb250YWN0UmVzcG9uc2USMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0IpMBChRVcGRhdGVDb250YWN0UmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2N1c3RvbWVyX2lkGAIgASgJEjcKBmZpZWxkcxgDIAEoCzInLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0RmllbGRzIksKFVVwZGF0ZUNvbnRhY3RSZXNwb25zZRIyCgdjb250YWN0GAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QiWgoURGVsZXRlQ29udGFjdFJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCSJLChVEZWxldGVDb250YWN0UmVzcG9uc2USMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0IlsKFVJlc3RvcmVDb250YWN0UmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2N1c3RvbWVyX2lkGAIgASgJIkwKFlJlc3RvcmVDb250YWN0UmVzcG9uc2USMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0IlkKE0Jsb2NrQ29udGFjdFJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCSJKChRCbG9ja0NvbnRhY3RSZXNwb25zZRIyCgdjb250YWN0GAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QiWwoVVW5ibG9ja0NvbnRhY3RSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEwoLY3VzdG9tZXJfaWQYAiABKAkiTAoWVW5ibG9ja0NvbnRhY3RSZXNwb25zZRIyCgdjb250YWN0GAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QieAoUQWRkQ29udGFjdFRhZ1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnRhZ19pZBgEIAEoCSJLChVBZGRDb250YWN0VGFnUmVzcG9uc2USMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0Im0KF1JlbW92ZUNvbnRhY3RUYWdSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEwoLY3VzdG9tZXJfaWQYAiABKAkSDgoGdGFnX2lkGAMgASgJIk4KGFJlbW92ZUNvbnRhY3RUYWdSZXNwb25zZRIyCgdjb250YWN0GAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QicwoaU2V0Q29udGFjdExpZmVjeWNsZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCRIRCglsaWZlY3ljbGUYAyABKAkiUQobU2V0Q29udGFjdExpZmVjeWNsZVJlc3BvbnNlEjIKB2NvbnRhY3QYASABKAsyIS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuQ29udGFjdCJ7Ch5TZXRDb250YWN0Q29sbGFib3JhdG9yc1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchITCgtjdXN0b21lcl9pZBgCIAEoCRIVCg1jb2xsYWJvcmF0b3JzGAMgAygJIlUKH1NldENvbnRhY3RDb2xsYWJvcmF0b3JzUmVzcG9uc2USMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0IoQBChJMaXN0SW1wb3J0c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIwCgRwYWdlGAIgASgLMiIudHJhbnNmZXJvcHMuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0Eg0KBXN0YXRlGAMgASgJInsKE0xpc3RJbXBvcnRzUmVzcG9uc2USMQoHaW1wb3J0cxgBIAMoCzIgLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5JbXBvcnQSMQoEcGFnZRgCIAEoCzIjLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5QYWdlUmVzcG9uc2UinwIKE0NyZWF0ZUltcG9ydFJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSEQoJZmlsZV9uYW1lGAMgASgJEg8KB2NvbnRlbnQYBCABKAwSDwoHY2hhcnNldBgFIAEoCRIRCglkZWxpbWl0ZXIYBiABKAkSEgoKbWFwcGluZ19pZBgHIAEoCRIQCgh0ZW1wbGF0ZRgIIAEoCRI4Cgdjb2x1bW5zGAkgAygLMicudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLk1hcHBpbmdDb2x1bW4SGAoQZHVwbGljYXRlX3BvbGljeRgKIAEoCSJaChRDcmVhdGVJbXBvcnRSZXNwb25zZRIwCgZpbXBvcnQYASABKAsyIC50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuSW1wb3J0EhAKCHJlcGxheWVkGAIgASgIIo0BChBHZXRJbXBvcnRSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJaW1wb3J0X2lkGAIgASgJEjcKC2Vycm9yc19wYWdlGAMgASgLMiIudHJhbnNmZXJvcHMuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IrkBChFHZXRJbXBvcnRSZXNwb25zZRIwCgZpbXBvcnQYASABKAsyIC50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuSW1wb3J0EjgKBmVycm9ycxgCIAMoCzIoLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5JbXBvcnRSb3dFcnJvchI4CgtlcnJvcnNfcGFnZRgDIAEoCzIjLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5QYWdlUmVzcG9uc2UiTAobTGlzdE1hcHBpbmdUZW1wbGF0ZXNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIiXAocTGlzdE1hcHBpbmdUZW1wbGF0ZXNSZXNwb25zZRI8Cgl0ZW1wbGF0ZXMYASADKAsyKS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuTWFwcGluZ1RlbXBsYXRlInYKE0xpc3RNYXBwaW5nc1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIwCgRwYWdlGAIgASgLMiIudHJhbnNmZXJvcHMuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0In4KFExpc3RNYXBwaW5nc1Jlc3BvbnNlEjMKCG1hcHBpbmdzGAEgAygLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLk1hcHBpbmcSMQoEcGFnZRgCIAEoCzIjLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5QYWdlUmVzcG9uc2UipgEKFENyZWF0ZU1hcHBpbmdSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSOAoHY29sdW1ucxgEIAMoCzInLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5NYXBwaW5nQ29sdW1uIl0KFUNyZWF0ZU1hcHBpbmdSZXNwb25zZRIyCgdtYXBwaW5nGAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLk1hcHBpbmcSEAoIcmVwbGF5ZWQYAiABKAgixAEKFFVwZGF0ZU1hcHBpbmdSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKbWFwcGluZ19pZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESOAoHY29sdW1ucxgEIAMoCzInLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5NYXBwaW5nQ29sdW1uEhMKC2NvbHVtbnNfc2V0GAUgASgIQgcKBV9uYW1lIksKFVVwZGF0ZU1hcHBpbmdSZXNwb25zZRIyCgdtYXBwaW5nGAEgASgLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLk1hcHBpbmciWQoURGVsZXRlTWFwcGluZ1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchISCgptYXBwaW5nX2lkGAIgASgJIhcKFURlbGV0ZU1hcHBpbmdSZXNwb25zZTKlEwoQTWVzc2FnaW5nU2VydmljZRJtCgxMaXN0Q29udGFjdHMSLS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuTGlzdENvbnRhY3RzUmVxdWVzdBouLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5MaXN0Q29udGFjdHNSZXNwb25zZRJwCg1DcmVhdGVDb250YWN0Ei4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNyZWF0ZUNvbnRhY3RSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNyZWF0ZUNvbnRhY3RSZXNwb25zZRJ5ChBHZXRDb250YWN0Q291bnRzEjEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkdldENvbnRhY3RDb3VudHNSZXF1ZXN0GjIudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkdldENvbnRhY3RDb3VudHNSZXNwb25zZRJnCgpHZXRDb250YWN0EisudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkdldENvbnRhY3RSZXF1ZXN0GiwudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkdldENvbnRhY3RSZXNwb25zZRJwCg1VcGRhdGVDb250YWN0Ei4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlVwZGF0ZUNvbnRhY3RSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlVwZGF0ZUNvbnRhY3RSZXNwb25zZRJwCg1EZWxldGVDb250YWN0Ei4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkRlbGV0ZUNvbnRhY3RSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkRlbGV0ZUNvbnRhY3RSZXNwb25zZRJzCg5SZXN0b3JlQ29udGFjdBIvLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5SZXN0b3JlQ29udGFjdFJlcXVlc3QaMC50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuUmVzdG9yZUNvbnRhY3RSZXNwb25zZRJtCgxCbG9ja0NvbnRhY3QSLS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuQmxvY2tDb250YWN0UmVxdWVzdBouLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5CbG9ja0NvbnRhY3RSZXNwb25zZRJzCg5VbmJsb2NrQ29udGFjdBIvLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5VbmJsb2NrQ29udGFjdFJlcXVlc3QaMC50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuVW5ibG9ja0NvbnRhY3RSZXNwb25zZRJwCg1BZGRDb250YWN0VGFnEi4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkFkZENvbnRhY3RUYWdSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkFkZENvbnRhY3RUYWdSZXNwb25zZRJ5ChBSZW1vdmVDb250YWN0VGFnEjEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlJlbW92ZUNvbnRhY3RUYWdSZXF1ZXN0GjIudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlJlbW92ZUNvbnRhY3RUYWdSZXNwb25zZRKCAQoTU2V0Q29udGFjdExpZmVjeWNsZRI0LnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5TZXRDb250YWN0TGlmZWN5Y2xlUmVxdWVzdBo1LnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5TZXRDb250YWN0TGlmZWN5Y2xlUmVzcG9uc2USjgEKF1NldENvbnRhY3RDb2xsYWJvcmF0b3JzEjgudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlNldENvbnRhY3RDb2xsYWJvcmF0b3JzUmVxdWVzdBo5LnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5TZXRDb250YWN0Q29sbGFib3JhdG9yc1Jlc3BvbnNlEmoKC0xpc3RJbXBvcnRzEiwudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkxpc3RJbXBvcnRzUmVxdWVzdBotLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5MaXN0SW1wb3J0c1Jlc3BvbnNlEm0KDENyZWF0ZUltcG9ydBItLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5DcmVhdGVJbXBvcnRSZXF1ZXN0Gi4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNyZWF0ZUltcG9ydFJlc3BvbnNlEmQKCUdldEltcG9ydBIqLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5HZXRJbXBvcnRSZXF1ZXN0GisudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkdldEltcG9ydFJlc3BvbnNlEoUBChRMaXN0TWFwcGluZ1RlbXBsYXRlcxI1LnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5MaXN0TWFwcGluZ1RlbXBsYXRlc1JlcXVlc3QaNi50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuTGlzdE1hcHBpbmdUZW1wbGF0ZXNSZXNwb25zZRJtCgxMaXN0TWFwcGluZ3MSLS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuTGlzdE1hcHBpbmdzUmVxdWVzdBouLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5MaXN0TWFwcGluZ3NSZXNwb25zZRJwCg1DcmVhdGVNYXBwaW5nEi4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNyZWF0ZU1hcHBpbmdSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNyZWF0ZU1hcHBpbmdSZXNwb25zZRJwCg1VcGRhdGVNYXBwaW5nEi4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlVwZGF0ZU1hcHBpbmdSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLlVwZGF0ZU1hcHBpbmdSZXNwb25zZRJwCg1EZWxldGVNYXBwaW5nEi4udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkRlbGV0ZU1hcHBpbmdSZXF1ZXN0Gi8udHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkRlbGV0ZU1hcHBpbmdSZXNwb25zZWIGcHJvdG8z", [file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_messaging_v1_messaging]);
 
 /**
- * MessagingService is served with health and reflection only until its issue builds it.
+ * @generated from message transferops.messaging.v1.ListContactsRequest
+ */
+export type ListContactsRequest = Message<"transferops.messaging.v1.ListContactsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: transferops.common.v1.PageRequest page = 2;
+   */
+  page?: PageRequest | undefined;
+
+  /**
+   * @generated from field: transferops.messaging.v1.ContactFilter filter = 3;
+   */
+  filter?: ContactFilter | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListContactsRequest.
+ * Use `create(ListContactsRequestSchema)` to create a new message.
+ */
+export const ListContactsRequestSchema: GenMessage<ListContactsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 0);
+
+/**
+ * @generated from message transferops.messaging.v1.ListContactsResponse
+ */
+export type ListContactsResponse = Message<"transferops.messaging.v1.ListContactsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.messaging.v1.Contact contacts = 1;
+   */
+  contacts: Contact[];
+
+  /**
+   * @generated from field: transferops.common.v1.PageResponse page = 2;
+   */
+  page?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListContactsResponse.
+ * Use `create(ListContactsResponseSchema)` to create a new message.
+ */
+export const ListContactsResponseSchema: GenMessage<ListContactsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 1);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateContactRequest
+ */
+export type CreateContactRequest = Message<"transferops.messaging.v1.CreateContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Client-generated key (up to 255 printable characters); empty for none.
+   *
+   * @generated from field: string idempotency_key = 2;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: transferops.messaging.v1.ContactFields fields = 3;
+   */
+  fields?: ContactFields | undefined;
+
+  /**
+   * Tag names to put on the contact (created on first use).
+   *
+   * @generated from field: repeated string tags = 4;
+   */
+  tags: string[];
+
+  /**
+   * Lifecycle stage; empty for none.
+   *
+   * @generated from field: string lifecycle = 5;
+   */
+  lifecycle: string;
+
+  /**
+   * Fleet agent ids.
+   *
+   * @generated from field: repeated string collaborators = 6;
+   */
+  collaborators: string[];
+
+  /**
+   * @generated from field: bool blocked = 7;
+   */
+  blocked: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateContactRequest.
+ * Use `create(CreateContactRequestSchema)` to create a new message.
+ */
+export const CreateContactRequestSchema: GenMessage<CreateContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 2);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateContactResponse
+ */
+export type CreateContactResponse = Message<"transferops.messaging.v1.CreateContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+
+  /**
+   * True when this is the stored response of an earlier request with the same key.
+   *
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateContactResponse.
+ * Use `create(CreateContactResponseSchema)` to create a new message.
+ */
+export const CreateContactResponseSchema: GenMessage<CreateContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 3);
+
+/**
+ * @generated from message transferops.messaging.v1.GetContactCountsRequest
+ */
+export type GetContactCountsRequest = Message<"transferops.messaging.v1.GetContactCountsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetContactCountsRequest.
+ * Use `create(GetContactCountsRequestSchema)` to create a new message.
+ */
+export const GetContactCountsRequestSchema: GenMessage<GetContactCountsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 4);
+
+/**
+ * @generated from message transferops.messaging.v1.GetContactCountsResponse
+ */
+export type GetContactCountsResponse = Message<"transferops.messaging.v1.GetContactCountsResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.ContactCounts counts = 1;
+   */
+  counts?: ContactCounts | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetContactCountsResponse.
+ * Use `create(GetContactCountsResponseSchema)` to create a new message.
+ */
+export const GetContactCountsResponseSchema: GenMessage<GetContactCountsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 5);
+
+/**
+ * @generated from message transferops.messaging.v1.GetContactRequest
+ */
+export type GetContactRequest = Message<"transferops.messaging.v1.GetContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetContactRequest.
+ * Use `create(GetContactRequestSchema)` to create a new message.
+ */
+export const GetContactRequestSchema: GenMessage<GetContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 6);
+
+/**
+ * @generated from message transferops.messaging.v1.GetContactResponse
+ */
+export type GetContactResponse = Message<"transferops.messaging.v1.GetContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetContactResponse.
+ * Use `create(GetContactResponseSchema)` to create a new message.
+ */
+export const GetContactResponseSchema: GenMessage<GetContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 7);
+
+/**
+ * @generated from message transferops.messaging.v1.UpdateContactRequest
+ */
+export type UpdateContactRequest = Message<"transferops.messaging.v1.UpdateContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+
+  /**
+   * @generated from field: transferops.messaging.v1.ContactFields fields = 3;
+   */
+  fields?: ContactFields | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UpdateContactRequest.
+ * Use `create(UpdateContactRequestSchema)` to create a new message.
+ */
+export const UpdateContactRequestSchema: GenMessage<UpdateContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 8);
+
+/**
+ * @generated from message transferops.messaging.v1.UpdateContactResponse
+ */
+export type UpdateContactResponse = Message<"transferops.messaging.v1.UpdateContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UpdateContactResponse.
+ * Use `create(UpdateContactResponseSchema)` to create a new message.
+ */
+export const UpdateContactResponseSchema: GenMessage<UpdateContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 9);
+
+/**
+ * @generated from message transferops.messaging.v1.DeleteContactRequest
+ */
+export type DeleteContactRequest = Message<"transferops.messaging.v1.DeleteContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.DeleteContactRequest.
+ * Use `create(DeleteContactRequestSchema)` to create a new message.
+ */
+export const DeleteContactRequestSchema: GenMessage<DeleteContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 10);
+
+/**
+ * @generated from message transferops.messaging.v1.DeleteContactResponse
+ */
+export type DeleteContactResponse = Message<"transferops.messaging.v1.DeleteContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.DeleteContactResponse.
+ * Use `create(DeleteContactResponseSchema)` to create a new message.
+ */
+export const DeleteContactResponseSchema: GenMessage<DeleteContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 11);
+
+/**
+ * @generated from message transferops.messaging.v1.RestoreContactRequest
+ */
+export type RestoreContactRequest = Message<"transferops.messaging.v1.RestoreContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.RestoreContactRequest.
+ * Use `create(RestoreContactRequestSchema)` to create a new message.
+ */
+export const RestoreContactRequestSchema: GenMessage<RestoreContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 12);
+
+/**
+ * @generated from message transferops.messaging.v1.RestoreContactResponse
+ */
+export type RestoreContactResponse = Message<"transferops.messaging.v1.RestoreContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.RestoreContactResponse.
+ * Use `create(RestoreContactResponseSchema)` to create a new message.
+ */
+export const RestoreContactResponseSchema: GenMessage<RestoreContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 13);
+
+/**
+ * @generated from message transferops.messaging.v1.BlockContactRequest
+ */
+export type BlockContactRequest = Message<"transferops.messaging.v1.BlockContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.BlockContactRequest.
+ * Use `create(BlockContactRequestSchema)` to create a new message.
+ */
+export const BlockContactRequestSchema: GenMessage<BlockContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 14);
+
+/**
+ * @generated from message transferops.messaging.v1.BlockContactResponse
+ */
+export type BlockContactResponse = Message<"transferops.messaging.v1.BlockContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.BlockContactResponse.
+ * Use `create(BlockContactResponseSchema)` to create a new message.
+ */
+export const BlockContactResponseSchema: GenMessage<BlockContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 15);
+
+/**
+ * @generated from message transferops.messaging.v1.UnblockContactRequest
+ */
+export type UnblockContactRequest = Message<"transferops.messaging.v1.UnblockContactRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UnblockContactRequest.
+ * Use `create(UnblockContactRequestSchema)` to create a new message.
+ */
+export const UnblockContactRequestSchema: GenMessage<UnblockContactRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 16);
+
+/**
+ * @generated from message transferops.messaging.v1.UnblockContactResponse
+ */
+export type UnblockContactResponse = Message<"transferops.messaging.v1.UnblockContactResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UnblockContactResponse.
+ * Use `create(UnblockContactResponseSchema)` to create a new message.
+ */
+export const UnblockContactResponseSchema: GenMessage<UnblockContactResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 17);
+
+/**
+ * @generated from message transferops.messaging.v1.AddContactTagRequest
+ */
+export type AddContactTagRequest = Message<"transferops.messaging.v1.AddContactTagRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+
+  /**
+   * Tag name (created in the catalogue on first use); or empty with tag_id.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Existing tag id; or empty with name.
+   *
+   * @generated from field: string tag_id = 4;
+   */
+  tagId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.AddContactTagRequest.
+ * Use `create(AddContactTagRequestSchema)` to create a new message.
+ */
+export const AddContactTagRequestSchema: GenMessage<AddContactTagRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 18);
+
+/**
+ * @generated from message transferops.messaging.v1.AddContactTagResponse
+ */
+export type AddContactTagResponse = Message<"transferops.messaging.v1.AddContactTagResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.AddContactTagResponse.
+ * Use `create(AddContactTagResponseSchema)` to create a new message.
+ */
+export const AddContactTagResponseSchema: GenMessage<AddContactTagResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 19);
+
+/**
+ * @generated from message transferops.messaging.v1.RemoveContactTagRequest
+ */
+export type RemoveContactTagRequest = Message<"transferops.messaging.v1.RemoveContactTagRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+
+  /**
+   * @generated from field: string tag_id = 3;
+   */
+  tagId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.RemoveContactTagRequest.
+ * Use `create(RemoveContactTagRequestSchema)` to create a new message.
+ */
+export const RemoveContactTagRequestSchema: GenMessage<RemoveContactTagRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 20);
+
+/**
+ * @generated from message transferops.messaging.v1.RemoveContactTagResponse
+ */
+export type RemoveContactTagResponse = Message<"transferops.messaging.v1.RemoveContactTagResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.RemoveContactTagResponse.
+ * Use `create(RemoveContactTagResponseSchema)` to create a new message.
+ */
+export const RemoveContactTagResponseSchema: GenMessage<RemoveContactTagResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 21);
+
+/**
+ * @generated from message transferops.messaging.v1.SetContactLifecycleRequest
+ */
+export type SetContactLifecycleRequest = Message<"transferops.messaging.v1.SetContactLifecycleRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+
+  /**
+   * A configured stage, or empty to clear.
+   *
+   * @generated from field: string lifecycle = 3;
+   */
+  lifecycle: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.SetContactLifecycleRequest.
+ * Use `create(SetContactLifecycleRequestSchema)` to create a new message.
+ */
+export const SetContactLifecycleRequestSchema: GenMessage<SetContactLifecycleRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 22);
+
+/**
+ * @generated from message transferops.messaging.v1.SetContactLifecycleResponse
+ */
+export type SetContactLifecycleResponse = Message<"transferops.messaging.v1.SetContactLifecycleResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.SetContactLifecycleResponse.
+ * Use `create(SetContactLifecycleResponseSchema)` to create a new message.
+ */
+export const SetContactLifecycleResponseSchema: GenMessage<SetContactLifecycleResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 23);
+
+/**
+ * @generated from message transferops.messaging.v1.SetContactCollaboratorsRequest
+ */
+export type SetContactCollaboratorsRequest = Message<"transferops.messaging.v1.SetContactCollaboratorsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string customer_id = 2;
+   */
+  customerId: string;
+
+  /**
+   * The whole new set of fleet agent ids.
+   *
+   * @generated from field: repeated string collaborators = 3;
+   */
+  collaborators: string[];
+};
+
+/**
+ * Describes the message transferops.messaging.v1.SetContactCollaboratorsRequest.
+ * Use `create(SetContactCollaboratorsRequestSchema)` to create a new message.
+ */
+export const SetContactCollaboratorsRequestSchema: GenMessage<SetContactCollaboratorsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 24);
+
+/**
+ * @generated from message transferops.messaging.v1.SetContactCollaboratorsResponse
+ */
+export type SetContactCollaboratorsResponse = Message<"transferops.messaging.v1.SetContactCollaboratorsResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Contact contact = 1;
+   */
+  contact?: Contact | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.SetContactCollaboratorsResponse.
+ * Use `create(SetContactCollaboratorsResponseSchema)` to create a new message.
+ */
+export const SetContactCollaboratorsResponseSchema: GenMessage<SetContactCollaboratorsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 25);
+
+/**
+ * @generated from message transferops.messaging.v1.ListImportsRequest
+ */
+export type ListImportsRequest = Message<"transferops.messaging.v1.ListImportsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: transferops.common.v1.PageRequest page = 2;
+   */
+  page?: PageRequest | undefined;
+
+  /**
+   * Only imports in this state; empty for all.
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListImportsRequest.
+ * Use `create(ListImportsRequestSchema)` to create a new message.
+ */
+export const ListImportsRequestSchema: GenMessage<ListImportsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 26);
+
+/**
+ * @generated from message transferops.messaging.v1.ListImportsResponse
+ */
+export type ListImportsResponse = Message<"transferops.messaging.v1.ListImportsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.messaging.v1.Import imports = 1;
+   */
+  imports: Import[];
+
+  /**
+   * @generated from field: transferops.common.v1.PageResponse page = 2;
+   */
+  page?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListImportsResponse.
+ * Use `create(ListImportsResponseSchema)` to create a new message.
+ */
+export const ListImportsResponseSchema: GenMessage<ListImportsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 27);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateImportRequest
+ */
+export type CreateImportRequest = Message<"transferops.messaging.v1.CreateImportRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string idempotency_key = 2;
+   */
+  idempotencyKey: string;
+
+  /**
+   * Name of the file, for people.
+   *
+   * @generated from field: string file_name = 3;
+   */
+  fileName: string;
+
+  /**
+   * The file's bytes (the gateway decodes text or base64).
+   *
+   * @generated from field: bytes content = 4;
+   */
+  content: Uint8Array;
+
+  /**
+   * `auto` (UTF-8 with or without BOM, else Windows-1252), `utf-8` or `windows-1252`.
+   *
+   * @generated from field: string charset = 5;
+   */
+  charset: string;
+
+  /**
+   * `auto`, `,` or `;`.
+   *
+   * @generated from field: string delimiter = 6;
+   */
+  delimiter: string;
+
+  /**
+   * One of: a saved mapping, a template, or inline columns.
+   *
+   * @generated from field: string mapping_id = 7;
+   */
+  mappingId: string;
+
+  /**
+   * @generated from field: string template = 8;
+   */
+  template: string;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingColumn columns = 9;
+   */
+  columns: MappingColumn[];
+
+  /**
+   * `skip`, `update` or `create`.
+   *
+   * @generated from field: string duplicate_policy = 10;
+   */
+  duplicatePolicy: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateImportRequest.
+ * Use `create(CreateImportRequestSchema)` to create a new message.
+ */
+export const CreateImportRequestSchema: GenMessage<CreateImportRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 28);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateImportResponse
+ */
+export type CreateImportResponse = Message<"transferops.messaging.v1.CreateImportResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Import import = 1;
+   */
+  import?: Import | undefined;
+
+  /**
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateImportResponse.
+ * Use `create(CreateImportResponseSchema)` to create a new message.
+ */
+export const CreateImportResponseSchema: GenMessage<CreateImportResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 29);
+
+/**
+ * @generated from message transferops.messaging.v1.GetImportRequest
+ */
+export type GetImportRequest = Message<"transferops.messaging.v1.GetImportRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string import_id = 2;
+   */
+  importId: string;
+
+  /**
+   * Page of the row errors.
+   *
+   * @generated from field: transferops.common.v1.PageRequest errors_page = 3;
+   */
+  errorsPage?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetImportRequest.
+ * Use `create(GetImportRequestSchema)` to create a new message.
+ */
+export const GetImportRequestSchema: GenMessage<GetImportRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 30);
+
+/**
+ * @generated from message transferops.messaging.v1.GetImportResponse
+ */
+export type GetImportResponse = Message<"transferops.messaging.v1.GetImportResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Import import = 1;
+   */
+  import?: Import | undefined;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.ImportRowError errors = 2;
+   */
+  errors: ImportRowError[];
+
+  /**
+   * @generated from field: transferops.common.v1.PageResponse errors_page = 3;
+   */
+  errorsPage?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.GetImportResponse.
+ * Use `create(GetImportResponseSchema)` to create a new message.
+ */
+export const GetImportResponseSchema: GenMessage<GetImportResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 31);
+
+/**
+ * @generated from message transferops.messaging.v1.ListMappingTemplatesRequest
+ */
+export type ListMappingTemplatesRequest = Message<"transferops.messaging.v1.ListMappingTemplatesRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListMappingTemplatesRequest.
+ * Use `create(ListMappingTemplatesRequestSchema)` to create a new message.
+ */
+export const ListMappingTemplatesRequestSchema: GenMessage<ListMappingTemplatesRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 32);
+
+/**
+ * @generated from message transferops.messaging.v1.ListMappingTemplatesResponse
+ */
+export type ListMappingTemplatesResponse = Message<"transferops.messaging.v1.ListMappingTemplatesResponse"> & {
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingTemplate templates = 1;
+   */
+  templates: MappingTemplate[];
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListMappingTemplatesResponse.
+ * Use `create(ListMappingTemplatesResponseSchema)` to create a new message.
+ */
+export const ListMappingTemplatesResponseSchema: GenMessage<ListMappingTemplatesResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 33);
+
+/**
+ * @generated from message transferops.messaging.v1.ListMappingsRequest
+ */
+export type ListMappingsRequest = Message<"transferops.messaging.v1.ListMappingsRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: transferops.common.v1.PageRequest page = 2;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListMappingsRequest.
+ * Use `create(ListMappingsRequestSchema)` to create a new message.
+ */
+export const ListMappingsRequestSchema: GenMessage<ListMappingsRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 34);
+
+/**
+ * @generated from message transferops.messaging.v1.ListMappingsResponse
+ */
+export type ListMappingsResponse = Message<"transferops.messaging.v1.ListMappingsResponse"> & {
+  /**
+   * @generated from field: repeated transferops.messaging.v1.Mapping mappings = 1;
+   */
+  mappings: Mapping[];
+
+  /**
+   * @generated from field: transferops.common.v1.PageResponse page = 2;
+   */
+  page?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ListMappingsResponse.
+ * Use `create(ListMappingsResponseSchema)` to create a new message.
+ */
+export const ListMappingsResponseSchema: GenMessage<ListMappingsResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 35);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateMappingRequest
+ */
+export type CreateMappingRequest = Message<"transferops.messaging.v1.CreateMappingRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string idempotency_key = 2;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingColumn columns = 4;
+   */
+  columns: MappingColumn[];
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateMappingRequest.
+ * Use `create(CreateMappingRequestSchema)` to create a new message.
+ */
+export const CreateMappingRequestSchema: GenMessage<CreateMappingRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 36);
+
+/**
+ * @generated from message transferops.messaging.v1.CreateMappingResponse
+ */
+export type CreateMappingResponse = Message<"transferops.messaging.v1.CreateMappingResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Mapping mapping = 1;
+   */
+  mapping?: Mapping | undefined;
+
+  /**
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.CreateMappingResponse.
+ * Use `create(CreateMappingResponseSchema)` to create a new message.
+ */
+export const CreateMappingResponseSchema: GenMessage<CreateMappingResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 37);
+
+/**
+ * @generated from message transferops.messaging.v1.UpdateMappingRequest
+ */
+export type UpdateMappingRequest = Message<"transferops.messaging.v1.UpdateMappingRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string mapping_id = 2;
+   */
+  mappingId: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: repeated transferops.messaging.v1.MappingColumn columns = 4;
+   */
+  columns: MappingColumn[];
+
+  /**
+   * Whether columns was sent (an empty set is refused).
+   *
+   * @generated from field: bool columns_set = 5;
+   */
+  columnsSet: boolean;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UpdateMappingRequest.
+ * Use `create(UpdateMappingRequestSchema)` to create a new message.
+ */
+export const UpdateMappingRequestSchema: GenMessage<UpdateMappingRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 38);
+
+/**
+ * @generated from message transferops.messaging.v1.UpdateMappingResponse
+ */
+export type UpdateMappingResponse = Message<"transferops.messaging.v1.UpdateMappingResponse"> & {
+  /**
+   * @generated from field: transferops.messaging.v1.Mapping mapping = 1;
+   */
+  mapping?: Mapping | undefined;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.UpdateMappingResponse.
+ * Use `create(UpdateMappingResponseSchema)` to create a new message.
+ */
+export const UpdateMappingResponseSchema: GenMessage<UpdateMappingResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 39);
+
+/**
+ * @generated from message transferops.messaging.v1.DeleteMappingRequest
+ */
+export type DeleteMappingRequest = Message<"transferops.messaging.v1.DeleteMappingRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string mapping_id = 2;
+   */
+  mappingId: string;
+};
+
+/**
+ * Describes the message transferops.messaging.v1.DeleteMappingRequest.
+ * Use `create(DeleteMappingRequestSchema)` to create a new message.
+ */
+export const DeleteMappingRequestSchema: GenMessage<DeleteMappingRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 40);
+
+/**
+ * @generated from message transferops.messaging.v1.DeleteMappingResponse
+ */
+export type DeleteMappingResponse = Message<"transferops.messaging.v1.DeleteMappingResponse"> & {
+};
+
+/**
+ * Describes the message transferops.messaging.v1.DeleteMappingResponse.
+ * Use `create(DeleteMappingResponseSchema)` to create a new message.
+ */
+export const DeleteMappingResponseSchema: GenMessage<DeleteMappingResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_messaging_service, 41);
+
+/**
+ * MessagingService manages contacts, saved import mappings and bulk imports of the
+ * messaging-side API. Every request carries the Caller (a messaging API key).
+ * Creates carry an idempotency key: a repeat with the same request gets the first
+ * response (replayed = true); the same key with another request is refused.
  *
  * @generated from service transferops.messaging.v1.MessagingService
  */
 export const MessagingService: GenService<{
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.ListContacts
+   */
+  listContacts: {
+    methodKind: "unary";
+    input: typeof ListContactsRequestSchema;
+    output: typeof ListContactsResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.CreateContact
+   */
+  createContact: {
+    methodKind: "unary";
+    input: typeof CreateContactRequestSchema;
+    output: typeof CreateContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.GetContactCounts
+   */
+  getContactCounts: {
+    methodKind: "unary";
+    input: typeof GetContactCountsRequestSchema;
+    output: typeof GetContactCountsResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.GetContact
+   */
+  getContact: {
+    methodKind: "unary";
+    input: typeof GetContactRequestSchema;
+    output: typeof GetContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.UpdateContact
+   */
+  updateContact: {
+    methodKind: "unary";
+    input: typeof UpdateContactRequestSchema;
+    output: typeof UpdateContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.DeleteContact
+   */
+  deleteContact: {
+    methodKind: "unary";
+    input: typeof DeleteContactRequestSchema;
+    output: typeof DeleteContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.RestoreContact
+   */
+  restoreContact: {
+    methodKind: "unary";
+    input: typeof RestoreContactRequestSchema;
+    output: typeof RestoreContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.BlockContact
+   */
+  blockContact: {
+    methodKind: "unary";
+    input: typeof BlockContactRequestSchema;
+    output: typeof BlockContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.UnblockContact
+   */
+  unblockContact: {
+    methodKind: "unary";
+    input: typeof UnblockContactRequestSchema;
+    output: typeof UnblockContactResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.AddContactTag
+   */
+  addContactTag: {
+    methodKind: "unary";
+    input: typeof AddContactTagRequestSchema;
+    output: typeof AddContactTagResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.RemoveContactTag
+   */
+  removeContactTag: {
+    methodKind: "unary";
+    input: typeof RemoveContactTagRequestSchema;
+    output: typeof RemoveContactTagResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.SetContactLifecycle
+   */
+  setContactLifecycle: {
+    methodKind: "unary";
+    input: typeof SetContactLifecycleRequestSchema;
+    output: typeof SetContactLifecycleResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.SetContactCollaborators
+   */
+  setContactCollaborators: {
+    methodKind: "unary";
+    input: typeof SetContactCollaboratorsRequestSchema;
+    output: typeof SetContactCollaboratorsResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.ListImports
+   */
+  listImports: {
+    methodKind: "unary";
+    input: typeof ListImportsRequestSchema;
+    output: typeof ListImportsResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.CreateImport
+   */
+  createImport: {
+    methodKind: "unary";
+    input: typeof CreateImportRequestSchema;
+    output: typeof CreateImportResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.GetImport
+   */
+  getImport: {
+    methodKind: "unary";
+    input: typeof GetImportRequestSchema;
+    output: typeof GetImportResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.ListMappingTemplates
+   */
+  listMappingTemplates: {
+    methodKind: "unary";
+    input: typeof ListMappingTemplatesRequestSchema;
+    output: typeof ListMappingTemplatesResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.ListMappings
+   */
+  listMappings: {
+    methodKind: "unary";
+    input: typeof ListMappingsRequestSchema;
+    output: typeof ListMappingsResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.CreateMapping
+   */
+  createMapping: {
+    methodKind: "unary";
+    input: typeof CreateMappingRequestSchema;
+    output: typeof CreateMappingResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.UpdateMapping
+   */
+  updateMapping: {
+    methodKind: "unary";
+    input: typeof UpdateMappingRequestSchema;
+    output: typeof UpdateMappingResponseSchema;
+  },
+  /**
+   * @generated from rpc transferops.messaging.v1.MessagingService.DeleteMapping
+   */
+  deleteMapping: {
+    methodKind: "unary";
+    input: typeof DeleteMappingRequestSchema;
+    output: typeof DeleteMappingResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_messaging_v1_messaging_service, 0);
 

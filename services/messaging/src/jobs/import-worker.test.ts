@@ -1,0 +1,92 @@
+import { createLogger, MemoryBus, serviceClient } from "@transferops/kit";
+import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
+import { eventually } from "../../../../test/support/eventually.ts";
+import { startMessaging } from "../app.ts";
+import { loadMessagingConfig } from "../config.ts";
+
+let db: TestDatabase;
+let pool: pg.Pool;
+const log = createLogger("messaging", { level: "silent" });
+const caller = { kind: "messaging_key" };
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool.on("error", () => undefined);
+});
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const start = (afterImportBatch?: (id: string, processed: number) => Promise<void>) =>
+  startMessaging({
+    config: loadMessagingConfig({
+      NODE_ENV: "test",
+      DATABASE_URL: db.url,
+      IMPORT_BATCH_ROWS: "2",
+      IMPORT_POLL_MS: "60000",
+    }),
+    port: 0,
+    bus: new MemoryBus(),
+    log,
+    agents: { unknownAgents: async () => [] },
+    afterImportBatch,
+  });
+
+const row = async (id: string) =>
+  (await pool.query(`select state, processed, created, failed from messaging.imports where import_id = $1`, [id]))
+    .rows[0];
+
+describe("import worker", () => {
+  it("resumes an import after a restart from the last committed batch, writing each row once", async () => {
+    let stopped = false;
+    const first = await start(async () => {
+      // The service dies after its first committed batch.
+      stopped = true;
+      throw new Error("crash after the first batch");
+    });
+    const client = serviceClient(MessagingService, first.url);
+    const lines = [
+      "Name,Phone",
+      "A One,699100001",
+      "B Two,699100002",
+      "C Bad,12",
+      "D Four,699100004",
+      "E Five,699100005",
+    ];
+    const res = await client.createImport({
+      caller,
+      content: new TextEncoder().encode(lines.join("\n")),
+      template: "spreadsheet",
+      duplicatePolicy: "skip",
+    });
+    const id = res.import!.importId;
+    await eventually(() => (stopped ? true : undefined));
+    await first.stop();
+    expect(await row(id)).toEqual({ state: "running", processed: 2, created: 2, failed: 0 });
+
+    const second = await start();
+    try {
+      const done = await eventually(async () => {
+        const r = await row(id);
+        return r.state === "completed" ? r : undefined;
+      });
+      expect(done).toEqual({ state: "completed", processed: 5, created: 4, failed: 1 });
+      const contacts = await pool.query(`select phone from messaging.contacts order by phone`);
+      expect(contacts.rows.map((r) => r.phone)).toEqual([
+        "+237699100001",
+        "+237699100002",
+        "+237699100004",
+        "+237699100005",
+      ]);
+      const errors = await pool.query(`select line, reason from messaging.import_errors where import_id = $1`, [id]);
+      expect(errors.rows).toEqual([{ line: 4, reason: "invalid_phone" }]);
+    } finally {
+      await second.stop();
+    }
+  });
+});

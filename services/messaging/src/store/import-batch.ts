@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import { rows, type EntityManager } from "@transferops/kit";
+import type { Known } from "../domain/import-plan.ts";
+import { pgArray } from "./arrays.ts";
+
+const S = "messaging";
+
+/** Live contacts holding any of these phones or e-mails, with their tag names. */
+export async function findKnown(em: EntityManager, phones: string[], emails: string[]): Promise<Known[]> {
+  if (!phones.length && !emails.length) return [];
+  const found = await rows<Omit<Known, "isNew">>(
+    em,
+    `select c.customer_id, c.first_name, c.last_name, c.phone, c.email, c.language, c.custom_fields, c.lifecycle,
+            coalesce((select array_agg(t.name order by lower(t.name)) from ${S}.tags t where t.tag_id = any(c.tag_ids)),
+              '{}') as tag_names
+       from ${S}.contacts c
+      where c.deleted_at is null and (c.phone = any(?::text[]) or c.email = any(?::text[]))
+      for update of c`,
+    [pgArray(phones), pgArray(emails)],
+  );
+  return found.map((k) => ({ ...k, isNew: false }));
+}
+
+const RECORD = `x(customer_id uuid, first_name text, last_name text, phone text, email text, language text,
+  custom_fields jsonb, tag_names text[], lifecycle text)`;
+
+const recordsJson = (contacts: Known[]) =>
+  JSON.stringify(
+    contacts.map((c) => ({
+      customer_id: c.customer_id,
+      first_name: c.first_name,
+      last_name: c.last_name,
+      phone: c.phone,
+      email: c.email,
+      language: c.language,
+      custom_fields: c.custom_fields,
+      tag_names: c.tag_names,
+      lifecycle: c.lifecycle,
+    })),
+  );
+
+/** Tag ids of names (the catalogue's, created by the caller first). */
+const TAG_IDS = `coalesce((select array_agg(t.tag_id) from ${S}.tags t
+  where lower(t.name) in (select lower(n) from unnest(x.tag_names) n)), '{}')`;
+
+export async function insertContacts(em: EntityManager, contacts: Known[]): Promise<void> {
+  if (!contacts.length) return;
+  await em.execute(
+    `insert into ${S}.contacts (customer_id, first_name, last_name, phone, email, language, custom_fields, tag_ids,
+       lifecycle)
+     select x.customer_id, x.first_name, x.last_name, x.phone, x.email, x.language, x.custom_fields, ${TAG_IDS},
+            x.lifecycle
+       from jsonb_to_recordset(?::jsonb) as ${RECORD}`,
+    [recordsJson(contacts)],
+  );
+}
+
+export async function updateContacts(em: EntityManager, contacts: Known[]): Promise<void> {
+  if (!contacts.length) return;
+  await em.execute(
+    `update ${S}.contacts c set first_name = x.first_name, last_name = x.last_name, phone = x.phone, email = x.email,
+       language = x.language, custom_fields = x.custom_fields, tag_ids = ${TAG_IDS}, lifecycle = x.lifecycle,
+       updated_at = now()
+      from jsonb_to_recordset(?::jsonb) as ${RECORD}
+     where c.customer_id = x.customer_id`,
+    [recordsJson(contacts)],
+  );
+}
+
+/** Writes many events to the outbox in one statement (the import's ContactChanged). */
+export async function enqueueMany(
+  em: EntityManager,
+  events: { topic: string; key: string; type: string; payload: Uint8Array; correlationId: string }[],
+): Promise<void> {
+  if (!events.length) return;
+  const now = new Date().toISOString();
+  const records = events.map((e) => {
+    const id = randomUUID();
+    return {
+      id,
+      topic: e.topic,
+      key: e.key,
+      type: e.type,
+      payload: Buffer.from(e.payload).toString("base64"),
+      headers: { "event-id": id, "event-type": e.type, "occurred-at": now, "correlation-id": e.correlationId },
+    };
+  });
+  await em.execute(
+    `insert into ${S}.outbox (id, topic, key, type, payload, headers)
+     select x.id, x.topic, x.key, x.type, decode(x.payload, 'base64'), x.headers
+       from jsonb_to_recordset(?::jsonb) as x(id uuid, topic text, key text, type text, payload text, headers jsonb)`,
+    [JSON.stringify(records)],
+  );
+}
