@@ -395,6 +395,34 @@ describe("create operation: idempotent on request_id", () => {
   });
 });
 
+describe("create operation: a replayed request_id discloses nothing outside the caller's scope", () => {
+  it("refuses another agent's replay with 409 request_id_taken, showing none of the operation", async () => {
+    const body = req({ clientNom: "Secret Name", clientMsisdn: "690000077", montant: 4321n });
+    const first = await h.client.createOperation(body);
+    const other = h.fleet.addAgent(randomUUID(), { full_name: "Other Agent" });
+    h.fleet.grant(other, { allowed_sim_ids: [b1, a1], allowed_op_types: ["deposit"], max_amount: 50_000 });
+    const refused = await refusalOf(h.client.createOperation({ ...body, caller: session(other) }));
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([409, "conflict", "request_id_taken"]);
+    const shown = JSON.stringify(refused);
+    for (const secret of [first.operation!.operationId, "Secret Name", "690000077", "4321", b1, agent]) {
+      expect(shown).not.toContain(secret);
+    }
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
+      body.requestId,
+    ]);
+    expect(n).toBe(1);
+  });
+
+  it("answers the replay with the operation to the owner, an admin and the API key", async () => {
+    const body = req();
+    const first = await h.client.createOperation(body);
+    for (const caller of [session(agent), session(randomUUID(), "admin"), apiKey()]) {
+      const again = await h.client.createOperation({ ...body, caller, agentId: agent });
+      expect([again.created, again.operation?.operationId]).toEqual([false, first.operation?.operationId]);
+    }
+  });
+});
+
 describe("create operation: manual replays (parent_operation_id) and retry flags", () => {
   async function failedOperation(): Promise<string> {
     const res = await h.client.createOperation(req());

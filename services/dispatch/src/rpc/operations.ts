@@ -19,7 +19,14 @@ import {
   type SimCandidate,
 } from "../domain/index.ts";
 import { publishChange } from "../events/operations.ts";
-import { findByRequestId, findOperation, insertOperation, listOperations, simLoads } from "../store/operations.ts";
+import {
+  findByRequestId,
+  findOperation,
+  insertOperation,
+  listOperations,
+  simLoads,
+  type OperationRecord,
+} from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
@@ -63,6 +70,20 @@ export function cancelledBy(actor: Actor): string {
   return `Cancelled by ${actor.full_name ?? actor.kind}.`;
 }
 
+/**
+ * A replayed request_id answers with the first execution, but only to a caller who may
+ * read that operation: request_ids are unique across the fleet, and another agent's
+ * reuse learns only that the value is taken (docs/decisions/dispatch.md).
+ */
+function replayOf(actor: Actor, known: OperationRecord): { operation: ReturnType<typeof toOperation>; created: false } {
+  if (checkOwnOperation(actor, known)) {
+    throw refusal("request_id_taken", "request_id is already used by an operation outside your scope", {
+      request_id: known.request_id,
+    });
+  }
+  return { operation: toOperation(known), created: false };
+}
+
 export function operationHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
 
@@ -85,7 +106,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       // Idempotency answers before any gate: a replay gets the first result, even once
       // the breaker is on or the balance has moved.
       const known = await findByRequestId(db.em(), req.requestId);
-      if (known) return { operation: toOperation(known), created: false };
+      if (known) return replayOf(actor, known);
 
       const simId = req.simId || null;
       const context = await fleet.dispatchContext({
@@ -176,8 +197,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         });
       if (!result) {
         // A concurrent repeat of the same request_id won the insert: answer with its row.
-        const existing = (await findByRequestId(db.em(), req.requestId))!;
-        return { operation: toOperation(existing), created: false };
+        return replayOf(actor, (await findByRequestId(db.em(), req.requestId))!);
       }
       deps.idle.forget(result.device_id);
       deps.published();
