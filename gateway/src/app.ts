@@ -4,6 +4,7 @@ import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, typ
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { AuthCache } from "./http/auth-cache.ts";
+import { LoginThrottle, type LoginThrottleOptions } from "./http/login-throttle.ts";
 import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
@@ -16,7 +17,14 @@ export interface GatewayOptions {
   requestTimeoutMs: number;
   /** How long a device token's answer is reused; 0 asks fleet on every request. */
   authCacheTtlMs?: number;
+  /** Failed sign-ins allowed per login and per client address. */
+  loginThrottle?: LoginThrottleOptions;
 }
+
+const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
+  perLogin: { burst: 10, perMinute: 5 },
+  perAddress: { burst: 50, perMinute: 30 },
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,6 +52,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
   const authCache = new AuthCache(options.authCacheTtlMs ?? 0);
+  const loginThrottle = new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
   const routes = allRoutes();
   const app = express();
   app.disable("x-powered-by");
@@ -84,7 +93,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     res.json(openApiDocument(routes));
   });
 
-  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache));
+  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle));
 
   app.use((req, res) => {
     sendError(res, new HttpError(404, `No route ${req.method} ${req.path}`, "not_found"), log);
@@ -104,7 +113,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   return app;
 }
 
-function handler(r: Route, services: Services, log: Logger, authCache: AuthCache) {
+function handler(r: Route, services: Services, log: Logger, authCache: AuthCache, loginThrottle: LoginThrottle) {
   return async (req: Request, res: Response) => {
     try {
       const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
@@ -128,7 +137,7 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
         if (!parsed.success) throw validationError(parsed.error.issues, "query");
         query = parsed.data;
       }
-      const reply = await r.handle({ caller, body, query, params, services, req, res });
+      const reply = await r.handle({ caller, body, query, params, services, req, res, loginThrottle });
       // A board change may have revoked a device (deletion, token, reset, breaker).
       if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
@@ -163,6 +172,11 @@ async function authenticate(
   }
   if (caller.kind === "session" && !caller.isActive && !r.allowInactive) {
     throw new HttpError(403, "This agent is inactive", "agent_inactive");
+  }
+  if (caller.kind === "session" && caller.mustChangePassword && !r.allowTemporaryPassword) {
+    throw new HttpError(403, "Change the temporary password first", "not_allowed", {
+      reason: "password_change_required",
+    });
   }
   return caller;
 }

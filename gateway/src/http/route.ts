@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Caller } from "@transferops/kit";
 import type { Services } from "../services.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
 
 /** Who may call a route, as fleet authenticated the credential. */
 export type CallerKind = "api_key" | "session" | "device" | "messaging_key";
@@ -14,6 +15,7 @@ export interface RouteContext<B, Q> {
   services: Services;
   req: Request;
   res: Response;
+  loginThrottle: LoginThrottle;
 }
 
 export interface Reply {
@@ -47,6 +49,11 @@ export interface Route<B = unknown, Q = unknown> {
   auth: "none" | CallerKind[];
   /** Inactive agents are refused (403) on board routes unless the route names itself open to them. */
   allowInactive?: boolean;
+  /**
+   * A session opened with a temporary password is refused (403 password_change_required)
+   * everywhere except on routes that name themselves open to it.
+   */
+  allowTemporaryPassword?: boolean;
   /** Path parameters typed UUID: a malformed one is 422. */
   uuidParams?: string[];
   body?: z.ZodType<B>;
