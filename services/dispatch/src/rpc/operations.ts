@@ -17,6 +17,11 @@ import {
   type OwningAgent,
   type Role,
   type SimCandidate,
+  checkBalance,
+  isDebiting,
+  type Operator,
+  type OpType,
+  type DomainError,
 } from "../domain/index.ts";
 import { publishChange } from "../events/operations.ts";
 import {
@@ -24,6 +29,7 @@ import {
   findOperation,
   insertOperation,
   listOperations,
+  lockSimReservation,
   simLoads,
   type OperationRecord,
 } from "../store/operations.ts";
@@ -57,8 +63,24 @@ export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise
     balance_mirror: s.balance_mirror,
     balance_updated_at: s.balance_updated_at,
     in_flight: loads.get(s.sim_id)?.in_flight ?? 0,
+    reserved: loads.get(s.sim_id)?.reserved ?? 0,
     last_finished_at: loads.get(s.sim_id)?.last_finished_at ?? null,
   }));
+}
+
+/**
+ * Inside the creating transaction: locks the selected SIM's debits and checks again that
+ * its available balance covers the amount, now that concurrent creates have committed
+ * theirs. A refusal here is the same insufficient_balance selection gives.
+ */
+export async function reserveBalance(
+  tx: EntityManager,
+  sim: SimCandidate,
+  request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
+): Promise<DomainError | null> {
+  if (!isDebiting(request.op_type)) return null;
+  const reserved = await lockSimReservation(tx, sim.sim_id);
+  return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
 export function roleOf(value: string): Role {
@@ -154,6 +176,18 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       const operationId = randomUUID();
       const result = await db
         .tx(async (tx) => {
+          const short = await reserveBalance(tx, admission.sim, {
+            operator: req.operator as Operator,
+            op_type: opType,
+            amount: Number(req.montant),
+            now,
+            staleness_ms: config.balanceStalenessMs,
+          });
+          if (short) {
+            // A concurrent repeat of this request_id may have taken the balance: it answers.
+            if (await findByRequestId(tx, req.requestId)) return undefined;
+            throw short;
+          }
           const created = await insertOperation(tx, {
             operation_id: operationId,
             request_id: req.requestId,
