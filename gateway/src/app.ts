@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
+import { checkInput } from "./http/input-guard.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { AuthCache } from "./http/auth-cache.ts";
 import { LoginThrottle, type LoginThrottleOptions } from "./http/login-throttle.ts";
@@ -108,6 +109,16 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     if (e?.type === "entity.too.large") {
       return sendError(res, new HttpError(413, "Body too large", "bad_request"), log);
     }
+    // Any other client fault the parsers or the router found (an unsupported or corrupt
+    // Content-Encoding, a charset, a malformed percent-escape in the path): its 4xx.
+    const status = e?.status ?? (e as { statusCode?: number })?.statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      const unsupported = e?.type === "encoding.unsupported" || e?.type === "charset.unsupported";
+      const [detail, reason] = unsupported
+        ? ["Unsupported Content-Encoding or charset", "unsupported_encoding"]
+        : ["Malformed request", "malformed_request"];
+      return sendError(res, new HttpError(status, detail, "bad_request", { reason }), log);
+    }
     sendError(res, err, log);
   });
   return app;
@@ -118,6 +129,7 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
     try {
       const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
       const params = req.params as Record<string, string>;
+      checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
         if (!UUID.test(params[name] ?? "")) {
           throw new HttpError(422, [{ field: `path.${name}`, message: "must be a UUID" }], "invalid_request", {

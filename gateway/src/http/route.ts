@@ -81,4 +81,8 @@ export const text = (max: number) => z.string().min(1).max(max);
 export const uuid = () => z.string().uuid();
 /** Query booleans arrive as strings. */
 export const queryBool = () => z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+/** A protobuf int32 field: a larger integer would fail serialisation as a 500. */
+export const int32 = () => z.number().int().min(-2_147_483_648).max(2_147_483_647);
+/** An int32 query value, its meaningful range left to the service. */
+export const queryInt32 = () => z.coerce.number().pipe(int32());
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

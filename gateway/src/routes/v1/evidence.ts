@@ -2,14 +2,14 @@ import { z } from "zod";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
-import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { noContent, ok, queryBool, queryInt, queryInt32, route, uuid, type Route } from "../../http/route.ts";
 
 const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
 
 /** `days`, `from`, `to`, `all` as the board lists take them; the service checks days and dates. */
 const windowQuery = {
   limit: queryInt(1, 250).optional(),
-  days: z.coerce.number().int().optional(),
+  days: queryInt32().optional(),
   from: z.string().optional(),
   to: z.string().optional(),
   all: queryBool().optional(),
