@@ -37,6 +37,8 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // Requests still in flight get 3 s, then their connections are cut.
+        setTimeout(() => server.closeAllConnections(), 3_000).unref();
       }),
   };
 }
