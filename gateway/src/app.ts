@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
+import { checkInput } from "./http/input-guard.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { AuthCache } from "./http/auth-cache.ts";
+import { LoginThrottle, type LoginThrottleOptions } from "./http/login-throttle.ts";
 import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
@@ -16,7 +18,14 @@ export interface GatewayOptions {
   requestTimeoutMs: number;
   /** How long a device token's answer is reused; 0 asks fleet on every request. */
   authCacheTtlMs?: number;
+  /** Failed sign-ins allowed per login and per client address. */
+  loginThrottle?: LoginThrottleOptions;
 }
+
+const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
+  perLogin: { burst: 10, perMinute: 5 },
+  perAddress: { burst: 50, perMinute: 30 },
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,6 +53,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
   const authCache = new AuthCache(options.authCacheTtlMs ?? 0);
+  const loginThrottle = new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
   const routes = allRoutes();
   const app = express();
   app.disable("x-powered-by");
@@ -84,7 +94,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     res.json(openApiDocument(routes));
   });
 
-  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache));
+  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle));
 
   app.use((req, res) => {
     sendError(
@@ -107,16 +117,27 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
         log,
       );
     }
+    // Any other client fault the parsers or the router found (an unsupported or corrupt
+    // Content-Encoding, a charset, a malformed percent-escape in the path): its 4xx.
+    const status = e?.status ?? (e as { statusCode?: number })?.statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      const unsupported = e?.type === "encoding.unsupported" || e?.type === "charset.unsupported";
+      const [detail, reason] = unsupported
+        ? (["Unsupported Content-Encoding or charset", "unsupported_encoding"] as const)
+        : (["Malformed request", "malformed_request"] as const);
+      return sendError(res, new HttpError("bad_request", detail, { reason, httpStatus: status }), log);
+    }
     sendError(res, err, log);
   });
   return app;
 }
 
-function handler(r: Route, services: Services, log: Logger, authCache: AuthCache) {
+function handler(r: Route, services: Services, log: Logger, authCache: AuthCache, loginThrottle: LoginThrottle) {
   return async (req: Request, res: Response) => {
     try {
       const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
       const params = req.params as Record<string, string>;
+      checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
         if (!UUID.test(params[name] ?? "")) {
           throw new HttpError("invalid", [{ field: `path.${name}`, message: "must be a UUID" }], {
@@ -136,7 +157,7 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
         if (!parsed.success) throw validationError(parsed.error.issues, "query");
         query = parsed.data;
       }
-      const reply = await r.handle({ caller, body, query, params, services, req, res });
+      const reply = await r.handle({ caller, body, query, params, services, req, res, loginThrottle });
       // A board change may have revoked a device (deletion, token, reset, breaker).
       if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
@@ -173,6 +194,9 @@ async function authenticate(
   }
   if (caller.kind === "session" && !caller.isActive && !r.allowInactive) {
     throw new HttpError("forbidden", "This agent is inactive", { reason: "agent_inactive" });
+  }
+  if (caller.kind === "session" && caller.mustChangePassword && !r.allowTemporaryPassword) {
+    throw new HttpError("forbidden", "Change the temporary password first", { reason: "password_change_required" });
   }
   return caller;
 }

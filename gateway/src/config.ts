@@ -12,6 +12,14 @@ export const gatewayConfigShape = {
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
   /** How long a device token's authentication is reused by this replica; 0 disables it. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Failed sign-ins allowed in a burst per login (case-insensitive), whatever headers come with them. */
+  LOGIN_FAILURES_BURST: z.coerce.number().int().positive().default(10),
+  /** Failed sign-ins a minute per login after the burst. */
+  LOGIN_FAILURES_PER_MIN: z.coerce.number().positive().default(5),
+  /** Failed sign-ins allowed in a burst per client address (the socket's, never X-Forwarded-For). */
+  LOGIN_ADDRESS_FAILURES_BURST: z.coerce.number().int().positive().default(50),
+  /** Failed sign-ins a minute per client address after the burst. */
+  LOGIN_ADDRESS_FAILURES_PER_MIN: z.coerce.number().positive().default(30),
   /** Deadline of a request across every service it calls. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 };

@@ -19,6 +19,10 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     rateLimit: { ratePerS: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    loginThrottle: {
+      perLogin: { burst: config.LOGIN_FAILURES_BURST, perMinute: config.LOGIN_FAILURES_PER_MIN },
+      perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
+    },
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, host, () => resolve(s));
@@ -33,6 +37,8 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // Requests still in flight get 3 s, then their connections are cut.
+        setTimeout(() => server.closeAllConnections(), 3_000).unref();
       }),
   };
 }

@@ -188,10 +188,20 @@ function gatewayReasons(r: Route): Record<number, string[]> {
     out[401] = [GATEWAY_REASONS.credentials_missing];
     out[403] = [GATEWAY_REASONS.credential_not_accepted];
     if (r.auth.includes("session") && !r.allowInactive) out[403].push(GATEWAY_REASONS.agent_inactive);
+    if (r.auth.includes("session") && !r.allowTemporaryPassword) {
+      out[403].push(GATEWAY_REASONS.password_change_required);
+    }
   }
   if (r.body) {
-    out[400] = [GATEWAY_REASONS.malformed_json];
+    out[400] = [
+      GATEWAY_REASONS.malformed_json,
+      GATEWAY_REASONS.unsupported_encoding,
+      GATEWAY_REASONS.malformed_request,
+    ];
     out[413] = [GATEWAY_REASONS.body_too_large];
+  }
+  if (r.body || r.query || r.path.includes(":")) {
+    out[422] = [GATEWAY_REASONS.nul_character, GATEWAY_REASONS.nested_too_deeply];
   }
   return out;
 }

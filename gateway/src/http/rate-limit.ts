@@ -28,6 +28,14 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerS));
   }
 
+  /** What `take` would answer, without consuming a token. */
+  peek(key: string, now = Date.now()): number {
+    const b = this.buckets.get(key);
+    if (!b) return 0;
+    const tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerS);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.ratePerS));
+  }
+
   /** Drops full buckets: they behave exactly like absent ones. */
   private evict(now: number): void {
     for (const [k, b] of this.buckets) {

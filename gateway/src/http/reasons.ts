@@ -10,6 +10,12 @@ export const GATEWAY_REASONS = {
   body_too_large: "body_too_large",
   route_not_found: "route_not_found",
   rate_limited: "rate_limited",
+  login_throttled: "login_throttled",
+  password_change_required: "password_change_required",
+  unsupported_encoding: "unsupported_encoding",
+  malformed_request: "malformed_request",
+  nul_character: "nul_character",
+  nested_too_deeply: "nested_too_deeply",
 } as const;
 
 export type GatewayReason = keyof typeof GATEWAY_REASONS;

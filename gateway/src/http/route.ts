@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Caller } from "@transferops/kit";
 import type { Services } from "../services.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
 
 /** Who may call a route, as fleet authenticated the credential. */
 export type CallerKind = "api_key" | "session" | "device" | "messaging_key";
@@ -14,6 +15,7 @@ export interface RouteContext<B, Q> {
   services: Services;
   req: Request;
   res: Response;
+  loginThrottle: LoginThrottle;
 }
 
 export interface Reply {
@@ -47,6 +49,11 @@ export interface Route<B = unknown, Q = unknown> {
   auth: "none" | CallerKind[];
   /** Inactive agents are refused (403) on board routes unless the route names itself open to them. */
   allowInactive?: boolean;
+  /**
+   * A session opened with a temporary password is refused (403 password_change_required)
+   * everywhere except on routes that name themselves open to it.
+   */
+  allowTemporaryPassword?: boolean;
   /** Path parameters typed UUID: a malformed one is 422. */
   uuidParams?: string[];
   body?: z.ZodType<B>;
@@ -76,4 +83,8 @@ export const text = (max: number) => z.string().min(1).max(max);
 export const uuid = () => z.string().uuid();
 /** Query booleans arrive as strings. */
 export const queryBool = () => z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+/** A protobuf int32 field: a larger integer would fail serialisation as a 500. */
+export const int32 = () => z.number().int().min(-2_147_483_648).max(2_147_483_647);
+/** An int32 query value, its meaningful range left to the service. */
+export const queryInt32 = () => z.coerce.number().pipe(int32());
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

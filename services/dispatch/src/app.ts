@@ -7,6 +7,7 @@ import {
   startGrpcServer,
   type EventBus,
   type Logger,
+  stopService,
 } from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
@@ -103,12 +104,10 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     port: server.port,
     sweep: () => sweep.runOnce(),
     async stop() {
-      await server.close();
-      await sweep.stop();
-      await idle.stop();
-      await consumer.close();
-      await relay.stop();
-      await db.close();
+      await stopService(
+        [() => server.close(), () => sweep.stop(), () => idle.stop(), () => consumer.close(), () => relay.stop()],
+        () => db.close(),
+      );
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   startGrpcServer,
   type EventBus,
   type Logger,
+  stopService,
 } from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
@@ -72,11 +73,9 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
     port: server.port,
     redrive,
     async stop() {
-      await server.close();
-      await redrive.stop();
-      await consumer.close();
-      await relay.stop();
-      await db.close();
+      await stopService([() => server.close(), () => redrive.stop(), () => consumer.close(), () => relay.stop()], () =>
+        db.close(),
+      );
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   startGrpcServer,
   type EventBus,
   type Logger,
+  stopService,
 } from "@transferops/kit";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
@@ -96,12 +97,10 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     url: server.url,
     port: server.port,
     async stop() {
-      await server.close();
-      await silence.stop();
-      await webhooks.stop();
-      await consumer.close();
-      await relay.stop();
-      await db.close();
+      await stopService(
+        [() => server.close(), () => silence.stop(), () => webhooks.stop(), () => consumer.close(), () => relay.stop()],
+        () => db.close(),
+      );
     },
   };
 }

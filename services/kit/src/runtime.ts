@@ -22,16 +22,32 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** Stops the component on SIGTERM or SIGINT, then exits; a second signal exits at once. */
-export function stopOnSignals(component: Stoppable, log: Logger): void {
+/** How long a component may take to stop after SIGTERM before it exits regardless. */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+
+/**
+ * Stops the component on SIGTERM or SIGINT, then exits; a second signal exits at once.
+ * Whatever is in flight (calls, jobs, consumers, relays), the process exits within
+ * `deadlineMs`: a stop that has not finished by then is logged and abandoned (exit 1),
+ * so an orchestrator's 10 s grace period is never exceeded.
+ */
+export function stopOnSignals(component: Stoppable, log: Logger, deadlineMs = SHUTDOWN_DEADLINE_MS): void {
   let stopping = false;
   const onSignal = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
+    const started = Date.now();
     log.info({ signal }, "shutting down");
+    setTimeout(() => {
+      log.error({ deadline_ms: deadlineMs }, "shutdown did not finish in time; exiting");
+      process.exit(1);
+    }, deadlineMs).unref();
     component
       .stop()
-      .then(() => process.exit(0))
+      .then(() => {
+        log.info({ took_ms: Date.now() - started }, "stopped");
+        process.exit(0);
+      })
       .catch((err: unknown) => {
         log.error({ err }, "shutdown failed");
         process.exit(1);
@@ -39,4 +55,13 @@ export function stopOnSignals(component: Stoppable, log: Logger): void {
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+}
+
+/**
+ * Stops a service's parts together (its server, jobs, consumers and relay), so that no job
+ * keeps running while in-flight calls drain, then what they all use (the database).
+ */
+export async function stopService(parts: (() => Promise<unknown>)[], shared: () => Promise<unknown>): Promise<void> {
+  await Promise.allSettled(parts.map((stop) => stop()));
+  await shared();
 }

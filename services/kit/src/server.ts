@@ -117,7 +117,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
         for (const s of sessions) s.close();
         setTimeout(() => {
           for (const s of sessions) s.destroy();
-        }, 5_000).unref();
+        }, 3_000).unref();
       });
     },
   };

@@ -4,6 +4,8 @@ import {
   LoginResponseSchema,
   IssueTemporaryPasswordResponseSchema,
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { HttpError } from "../../http/errors.ts";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -33,10 +35,27 @@ export const agentRoutes: Route[] = [
         schema: contractSchema(LoginResponseSchema),
       },
       401: "Wrong login or password",
+      429: {
+        description: "Too many failed sign-ins for this login or from this address",
+        reasons: ["login_throttled"],
+      },
     },
-    async handle({ body, services }) {
-      const res = await services.fleet.login(body);
-      return ok(toContractJson(LoginResponseSchema, res));
+    async handle({ body, services, req, loginThrottle }) {
+      const address = req.socket.remoteAddress ?? "unknown";
+      const wait = loginThrottle.wait(body.login, address);
+      if (wait > 0) {
+        throw new HttpError("rate_limited", "Too many failed sign-ins; try again later", {
+          reason: "login_throttled",
+          context: { retry_after_s: wait },
+          headers: { "Retry-After": String(wait) },
+        });
+      }
+      try {
+        return ok(toContractJson(LoginResponseSchema, await services.fleet.login(body)));
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.Unauthenticated) loginThrottle.failed(body.login, address);
+        throw err;
+      }
     },
   }),
   route({
@@ -47,6 +66,7 @@ export const agentRoutes: Route[] = [
     summary: "Revoke the current session",
     auth: ["session"],
     allowInactive: true,
+    allowTemporaryPassword: true,
     responses: { 204: "Revoked", 401: "Not signed in" },
     async handle({ caller, services }) {
       await services.fleet.logout({ caller });
@@ -61,6 +81,7 @@ export const agentRoutes: Route[] = [
     summary: "The signed-in agent's profile",
     auth: ["session"],
     allowInactive: true,
+    allowTemporaryPassword: true,
     responses: {
       200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
       401: "Not signed in",
@@ -79,6 +100,7 @@ export const agentRoutes: Route[] = [
     summary: "Change own password; revokes every session and clears must_change_password",
     auth: ["session"],
     allowInactive: true,
+    allowTemporaryPassword: true,
     body: z.object({ current_password: text(100), new_password: text(100) }),
     responses: { 204: "Changed", 401: "Not signed in or wrong current password", 404: "Agent gone" },
     async handle({ caller, body, services }) {

@@ -5,7 +5,7 @@ import {
   HandsetSimSchema,
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
-import { noContent, ok, route, type Route } from "../../http/route.ts";
+import { int32, noContent, ok, route, type Route } from "../../http/route.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Handset routes served by fleet (device token): heartbeat, the device's SIMs, its identity.
@@ -47,7 +47,7 @@ export const handsetFleetRoutes: Route[] = [
       app_version: z.string().min(1).max(100),
       battery: z.number().int().min(0).max(100),
       network: z.string().max(100),
-      sims: z.array(z.object({ sim_id: z.string().max(64), present: z.boolean(), signal: z.number().int() })).max(8),
+      sims: z.array(z.object({ sim_id: z.string().max(64), present: z.boolean(), signal: int32() })).max(8),
       android_version: nullable(z.string().max(40)),
       android_sdk: nullable(z.number().int().min(0).max(1000)),
       manufacturer: nullable(z.string().max(80)),

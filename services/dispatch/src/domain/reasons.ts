@@ -58,6 +58,10 @@ export const REASONS = {
     when: "No operation has this id (or, for a device, none of its own has)",
   },
   caller_not_allowed: { status: "forbidden", when: "The credential kind or role may not use this action" },
+  request_id_taken: {
+    status: "conflict",
+    when: "A create replays a request_id whose operation is outside the caller's scope (nothing of it is shown)",
+  },
   not_in_scope: {
     status: "forbidden",
     when: "The operation is outside the caller's scope (another agent's, another SIM's)",

@@ -110,6 +110,24 @@ describe("automatic SIM selection", () => {
       ],
     ],
     [
+      "counts the debits already queued or running on a SIM against its measured balance",
+      [sim("b1", { balance_mirror: 10_000, reserved: 8_000 }), sim("b2", { balance_mirror: 9_000, in_flight: 4 })],
+      { amount: 8_000 },
+      "b2",
+    ],
+    [
+      "refuses when what is left after the reserved debits does not cover, naming the most available",
+      [
+        sim("b1", { balance_mirror: 10_000, reserved: 8_000, balance_updated_at: ago(0) }),
+        sim("b2", { balance_mirror: 9_000, reserved: 6_000 }),
+      ],
+      { amount: 8_000 },
+      [
+        "insufficient_balance",
+        "Insufficient balance on SIM b2: requested 8000, available 3000 (measured 2026-11-22T12:00:00+01:00)",
+      ],
+    ],
+    [
       "applies the coverage rule to a float deposit",
       [sim("b1", { balance_mirror: 10 })],
       { op_type: "float_deposit", amount: 11 },

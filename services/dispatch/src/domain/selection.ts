@@ -10,9 +10,10 @@
 //   5. ... with a measured balance                         else no_measured_balance
 //   6. ... measured within the staleness window (24 h)     else stale_balance, naming the
 //      SIM with the most recent reading (the closest to passing)
-//   7. debiting types (deposit, float_deposit) prefer the SIMs whose balance covers the
+//   7. debiting types (deposit, float_deposit) prefer the SIMs whose available balance
+//      (measured balance less the debits already queued or running on it) covers the
 //      amount; when none does, insufficient_balance names the SIM with the largest
-//      balance, so "available" is the most the fleet could send.
+//      available balance, so "available" is the most the fleet could send.
 // Ties go to the fewest in-flight operations, then the SIM idle longest (never used
 // first, then oldest last_finished_at), then the smallest sim_id so that the same
 // input always selects the same SIM.
@@ -47,6 +48,12 @@ export interface SimCandidate {
   readonly balance_updated_at: Date | null;
   /** Operations of this SIM in queued or running. */
   readonly in_flight: number;
+  /**
+   * FCFA already committed on this SIM: the amounts of its debiting operations
+   * (deposit, float_deposit) queued or running. The measured balance minus this is
+   * what a new debit may use; absent is 0.
+   */
+  readonly reserved?: number;
   readonly last_finished_at: Date | null;
 }
 
@@ -155,7 +162,7 @@ export function checkBalance(sim: SimCandidate, request: SelectionRequest): Doma
 // ---------------------------------------------------------------------------
 // Predicates, ranking and refusal texts
 
-type MeasuredSim = SimCandidate & { readonly balance_mirror: number; readonly balance_updated_at: Date };
+export type MeasuredSim = SimCandidate & { readonly balance_mirror: number; readonly balance_updated_at: Date };
 
 function isMeasured(sim: SimCandidate): sim is MeasuredSim {
   return sim.balance_mirror !== null && sim.balance_updated_at !== null;
@@ -171,8 +178,13 @@ function isFresh(sim: MeasuredSim, request: SelectionRequest): boolean {
   return ageMs <= (request.staleness_ms ?? BALANCE_STALENESS_MS);
 }
 
+/** The measured balance less what queued and running debits already committed. */
+export function availableOf(sim: MeasuredSim): number {
+  return sim.balance_mirror - (sim.reserved ?? 0);
+}
+
 function covers(sim: MeasuredSim, amount: number): boolean {
-  return sim.balance_mirror >= amount;
+  return availableOf(sim) >= amount;
 }
 
 /** Orders SIMs by preference: fewest in flight, idle longest (never used first), then sim_id. */
@@ -197,7 +209,7 @@ function mostRecentlyMeasured(sims: readonly MeasuredSim[]): MeasuredSim {
 }
 
 function richest(sims: readonly MeasuredSim[]): MeasuredSim {
-  return [...sims].sort((a, b) => b.balance_mirror - a.balance_mirror || compareSims(a, b))[0] as MeasuredSim;
+  return [...sims].sort((a, b) => availableOf(b) - availableOf(a) || compareSims(a, b))[0] as MeasuredSim;
 }
 
 function staleBalance(sim: MeasuredSim): DomainError {
@@ -212,11 +224,13 @@ function insufficientBalance(sim: MeasuredSim, amount: number): DomainError {
   const measuredAt = sim.balance_updated_at;
   return refusal(
     "insufficient_balance",
-    `Insufficient balance on SIM ${sim.sim_id}: requested ${amount}, available ${sim.balance_mirror} (measured ${formatLocalIso(measuredAt)})`,
+    `Insufficient balance on SIM ${sim.sim_id}: requested ${amount}, available ${availableOf(sim)} (measured ${formatLocalIso(measuredAt)})`,
     {
       sim_id: sim.sim_id,
       requested: amount,
-      available: sim.balance_mirror,
+      available: availableOf(sim),
+      measured_balance: sim.balance_mirror,
+      reserved: sim.reserved ?? 0,
       measured_at: measuredAt.toISOString(),
     },
   );

@@ -402,6 +402,76 @@ describe("create operation: idempotent on request_id", () => {
   });
 });
 
+describe("create operation: queued and running debits are reserved against the measured balance", () => {
+  it("accepts one of five deposits of 8,000 on a SIM measured at 10,000, one after the other", async () => {
+    h.fleet.sims.get(b1)!.balance_mirror = 10_000;
+    const first = await h.client.createOperation(req({ montant: 8000n }));
+    expect(first.created).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      const refused = await refusalOf(h.client.createOperation(req({ montant: 8000n })));
+      expect([refused.status, refused.context.reason]).toEqual([422, "insufficient_balance"]);
+      expect(refused.context).toMatchObject({ sim_id: b1, available: 2000, reserved: 8000, measured_balance: 10_000 });
+    }
+    // What is left is still usable.
+    expect((await h.client.createOperation(req({ montant: 2000n }))).created).toBe(true);
+  });
+
+  it("accepts exactly one of five concurrent deposits of 8,000, replays of one request_id still answered", async () => {
+    h.fleet.sims.get(b1)!.balance_mirror = 10_000;
+    const replayed = req({ montant: 8000n });
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 5 }, () => h.client.createOperation(req({ montant: 8000n }))),
+      ...Array.from({ length: 3 }, () => h.client.createOperation(replayed)),
+    ]);
+    const [{ n, total }] = await h.query(
+      `select count(*)::int as n, sum(montant)::int as total from dispatch.operations where sim_id = $1`,
+      [b1],
+    );
+    expect([n, total]).toEqual([1, 8000]);
+    const replays = results.slice(5);
+    const answered = replays.filter((r) => r.status === "fulfilled");
+    // The replays either won or were answered with the winner, or all were refused together.
+    for (const r of answered) expect(r.value.operation?.requestId).toBe(replayed.requestId);
+    if (answered.length > 0) expect(answered).toHaveLength(3);
+  });
+
+  it("does not reserve withdrawals or finished debits", async () => {
+    h.fleet.sims.get(b1)!.balance_mirror = 10_000;
+    await h.client.createOperation(req({ typeOp: "withdrawal", montant: 9000n, merchantCode: "123456" }));
+    const cancelled = await h.client.createOperation(req({ montant: 9000n }));
+    await h.client.cancelOperation({ caller: session(agent), operationId: cancelled.operation!.operationId });
+    expect((await h.client.createOperation(req({ montant: 9000n }))).created).toBe(true);
+  });
+});
+
+describe("create operation: a replayed request_id discloses nothing outside the caller's scope", () => {
+  it("refuses another agent's replay with 409 request_id_taken, showing none of the operation", async () => {
+    const body = req({ clientNom: "Secret Name", clientMsisdn: "690000077", montant: 4321n });
+    const first = await h.client.createOperation(body);
+    const other = h.fleet.addAgent(randomUUID(), { full_name: "Other Agent" });
+    h.fleet.grant(other, { allowed_sim_ids: [b1, a1], allowed_op_types: ["deposit"], max_amount: 50_000 });
+    const refused = await refusalOf(h.client.createOperation({ ...body, caller: session(other) }));
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([409, "conflict", "request_id_taken"]);
+    const shown = JSON.stringify(refused);
+    for (const secret of [first.operation!.operationId, "Secret Name", "690000077", "4321", b1, agent]) {
+      expect(shown).not.toContain(secret);
+    }
+    const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
+      body.requestId,
+    ]);
+    expect(n).toBe(1);
+  });
+
+  it("answers the replay with the operation to the owner, an admin and the API key", async () => {
+    const body = req();
+    const first = await h.client.createOperation(body);
+    for (const caller of [session(agent), session(randomUUID(), "admin"), apiKey()]) {
+      const again = await h.client.createOperation({ ...body, caller, agentId: agent });
+      expect([again.created, again.operation?.operationId]).toEqual([false, first.operation?.operationId]);
+    }
+  });
+});
+
 describe("create operation: manual replays (parent_operation_id) and retry flags", () => {
   async function failedOperation(): Promise<string> {
     const res = await h.client.createOperation(req());

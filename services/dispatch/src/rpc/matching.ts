@@ -17,7 +17,7 @@ import { insertOperation, listOperations, type OperationChange, type OperationRe
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import { toOperation } from "./mappers.ts";
-import { candidatesOf, cancelledBy, roleOf } from "./operations.ts";
+import { candidatesOf, cancelledBy, reserveBalance, roleOf } from "./operations.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
 type Impl = Pick<
@@ -75,6 +75,14 @@ export function matchingHandlers(deps: DispatchDeps): Impl {
       const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
       const operationId = randomUUID();
       const created = await db.tx(async (em) => {
+        const short = await reserveBalance(em, admission.sim, {
+          operator: destination.operator,
+          op_type: "deposit",
+          amount,
+          now,
+          staleness_ms: config.balanceStalenessMs,
+        });
+        if (short) throw short;
         const row = (await insertOperation(em, {
           operation_id: operationId,
           // The route takes no request_id: the operation's own id makes one.

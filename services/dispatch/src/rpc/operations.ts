@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Caller, EntityManager } from "@transferops/kit";
-import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import type {
+  CreateOperationRequest,
+  CreateOperationResponseSchema,
+  DispatchService,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   admitOperation,
   checkOwnOperation,
@@ -17,9 +22,22 @@ import {
   type OwningAgent,
   type Role,
   type SimCandidate,
+  checkBalance,
+  isDebiting,
+  type Operator,
+  type OpType,
+  type DomainError,
 } from "../domain/index.ts";
 import { publishChange } from "../events/operations.ts";
-import { findByRequestId, findOperation, insertOperation, listOperations, simLoads } from "../store/operations.ts";
+import {
+  findByRequestId,
+  findOperation,
+  insertOperation,
+  listOperations,
+  lockSimReservation,
+  simLoads,
+  type OperationRecord,
+} from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
@@ -50,8 +68,24 @@ export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise
     balance_mirror: s.balance_mirror,
     balance_updated_at: s.balance_updated_at,
     in_flight: loads.get(s.sim_id)?.in_flight ?? 0,
+    reserved: loads.get(s.sim_id)?.reserved ?? 0,
     last_finished_at: loads.get(s.sim_id)?.last_finished_at ?? null,
   }));
+}
+
+/**
+ * Inside the creating transaction: locks the selected SIM's debits and checks again that
+ * its available balance covers the amount, now that concurrent creates have committed
+ * theirs. A refusal here is the same insufficient_balance selection gives.
+ */
+export async function reserveBalance(
+  tx: EntityManager,
+  sim: SimCandidate,
+  request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
+): Promise<DomainError | null> {
+  if (!isDebiting(request.op_type)) return null;
+  const reserved = await lockSimReservation(tx, sim.sim_id);
+  return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
 export function roleOf(value: string): Role {
@@ -63,126 +97,171 @@ export function cancelledBy(actor: Actor): string {
   return `Cancelled by ${actor.full_name ?? actor.kind}.`;
 }
 
+/**
+ * A replayed request_id answers with the first execution, but only to a caller who may
+ * read that operation: request_ids are unique across the fleet, and another agent's
+ * reuse learns only that the value is taken (docs/decisions/dispatch.md).
+ */
+function replayOf(actor: Actor, known: OperationRecord): { operation: ReturnType<typeof toOperation>; created: false } {
+  if (checkOwnOperation(actor, known)) {
+    throw refusal("request_id_taken", "request_id is already used by an operation outside your scope", {
+      request_id: known.request_id,
+    });
+  }
+  return { operation: toOperation(known), created: false };
+}
+
 export function operationHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
 
+  async function create(req: CreateOperationRequest): Promise<MessageInitShape<typeof CreateOperationResponseSchema>> {
+    const actor = actorOf(req.caller);
+    check(requireKind(actor, ["api_key", "session"], "create an operation"));
+    const opType = req.typeOp || "deposit";
+    if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
+    if (!req.clientNom.trim()) throw invalid("client.nom", "client.nom is required");
+    if (!isOpType(opType))
+      throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
+    if (!isOperator(req.operator)) throw invalid("operator", "operator must be operator_a or operator_b");
+    const agentId = actor.kind === "session" ? actor.agent_id! : req.agentId;
+    if (!agentId) throw invalid("agent_id", "agent_id is required with the API key");
+    if (!isUuid(agentId)) throw invalid("agent_id", "agent_id must be a UUID");
+    if (req.parentOperationId !== undefined && !isUuid(req.parentOperationId)) {
+      throw invalid("parent_operation_id", "parent_operation_id must be a UUID");
+    }
+
+    // Idempotency answers before any gate: a replay gets the first result, even once
+    // the breaker is on or the balance has moved.
+    const known = await findByRequestId(db.em(), req.requestId);
+    if (known) return replayOf(actor, known);
+
+    const simId = req.simId || null;
+    const context = await fleet.dispatchContext({
+      caller: req.caller as Caller | undefined,
+      agentId,
+      // A named SIM comes back whatever its operator, so a mismatch is named as such.
+      operator: simId ? "" : req.operator,
+      opType,
+      simId,
+    });
+    const em = db.em();
+    const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
+    const agent: OwningAgent = {
+      agent_id: agentId,
+      role: actor.kind === "session" && actor.role ? actor.role : roleOf(context.agent.role),
+      grant: context.grant,
+      exists: context.agent.exists,
+      is_active: context.agent.is_active,
+    };
+    const now = deps.now();
+    const admission = unwrap(
+      admitOperation(
+        {
+          caller: actor.kind === "session" ? "session" : "api_key",
+          agent,
+          operator: req.operator,
+          op_type: opType,
+          amount: Number(req.montant),
+          msisdn: req.clientMsisdn,
+          merchant_code: req.merchantCode ?? null,
+          origin: req.origin ?? null,
+          sim_id: simId,
+          parent_operation_id: req.parentOperationId ?? null,
+          parent: parent && { operation_id: parent.operation_id, status: parent.status, has_retry: parent.has_retry },
+        },
+        {
+          circuit_breaker_active: context.breaker_active,
+          candidates: await candidatesOf(em, context.sims),
+          now,
+          staleness_ms: config.balanceStalenessMs,
+        },
+      ),
+    );
+    const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
+    const operationId = randomUUID();
+    const result = await db
+      .tx(async (tx) => {
+        const short = await reserveBalance(tx, admission.sim, {
+          operator: req.operator as Operator,
+          op_type: opType,
+          amount: Number(req.montant),
+          now,
+          staleness_ms: config.balanceStalenessMs,
+        });
+        if (short) {
+          // A concurrent repeat of this request_id may have taken the balance: it answers.
+          if (await findByRequestId(tx, req.requestId)) return undefined;
+          throw short;
+        }
+        const created = await insertOperation(tx, {
+          operation_id: operationId,
+          request_id: req.requestId,
+          parent_operation_id: req.parentOperationId ?? null,
+          status: admission.status,
+          origin: admission.origin,
+          op_type: opType,
+          agent_id: agentId,
+          operator: req.operator as never,
+          montant: Number(req.montant),
+          msisdn_dest: admission.msisdn_dest,
+          dest_name: req.clientNom || null,
+          contact_id: req.contactId ?? null,
+          merchant_code: req.merchantCode ?? null,
+          // Account queries have no recipient to verify (contract, Name verification).
+          partner_verified: isAccountQuery(opType) ? false : (req.partnerVerified ?? true),
+          sim_id: sim.sim_id,
+          device_id: sim.device_id,
+          device_label: sim.device_label,
+          subscription_slot: sim.subscription_slot,
+          created_at: now,
+        });
+        if (!created) return undefined;
+        await announceDeviceWork(tx, created.device_id);
+        await publishChange(tx, created, {
+          trigger: "create",
+          previous_status: "",
+          actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
+          at: now,
+        });
+        return created;
+      })
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err, "operations_one_retry")) {
+          throw refusal("retry_not_allowed", `Operation ${req.parentOperationId} already has a retry`, {
+            parent_operation_id: req.parentOperationId,
+            has_retry: true,
+          });
+        }
+        throw err;
+      });
+    if (!result) {
+      // A concurrent repeat of the same request_id won the insert: answer with its row.
+      return replayOf(actor, (await findByRequestId(db.em(), req.requestId))!);
+    }
+    deps.idle.forget(result.device_id);
+    deps.published();
+    return { operation: toOperation(result), created: true };
+  }
+
+  // Creates in flight in this replica, by request_id: a repeat arriving meanwhile waits
+  // for the first to finish, then answers from the stored row without running the gates
+  // or taking the SIM's lock again (a burst of replays costs one execution).
+  const inFlight = new Map<string, Promise<unknown>>();
+
   return {
     async createOperation(req) {
-      const actor = actorOf(req.caller);
-      check(requireKind(actor, ["api_key", "session"], "create an operation"));
-      const opType = req.typeOp || "deposit";
-      if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
-      if (!req.clientNom.trim()) throw invalid("client.nom", "client.nom is required");
-      if (!isOpType(opType))
-        throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
-      if (!isOperator(req.operator)) throw invalid("operator", "operator must be operator_a or operator_b");
-      const agentId = actor.kind === "session" ? actor.agent_id! : req.agentId;
-      if (!agentId) throw invalid("agent_id", "agent_id is required with the API key");
-      if (!isUuid(agentId)) throw invalid("agent_id", "agent_id must be a UUID");
-      if (req.parentOperationId !== undefined && !isUuid(req.parentOperationId)) {
-        throw invalid("parent_operation_id", "parent_operation_id must be a UUID");
+      const first = inFlight.get(req.requestId);
+      if (first) {
+        await first.catch(() => undefined);
+        return create(req);
       }
-
-      // Idempotency answers before any gate: a replay gets the first result, even once
-      // the breaker is on or the balance has moved.
-      const known = await findByRequestId(db.em(), req.requestId);
-      if (known) return { operation: toOperation(known), created: false };
-
-      const simId = req.simId || null;
-      const context = await fleet.dispatchContext({
-        caller: req.caller as Caller | undefined,
-        agentId,
-        // A named SIM comes back whatever its operator, so a mismatch is named as such.
-        operator: simId ? "" : req.operator,
-        opType,
-        simId,
-      });
-      const em = db.em();
-      const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
-      const agent: OwningAgent = {
-        agent_id: agentId,
-        role: actor.kind === "session" && actor.role ? actor.role : roleOf(context.agent.role),
-        grant: context.grant,
-        exists: context.agent.exists,
-        is_active: context.agent.is_active,
-      };
-      const now = deps.now();
-      const admission = unwrap(
-        admitOperation(
-          {
-            caller: actor.kind === "session" ? "session" : "api_key",
-            agent,
-            operator: req.operator,
-            op_type: opType,
-            amount: Number(req.montant),
-            msisdn: req.clientMsisdn,
-            merchant_code: req.merchantCode ?? null,
-            origin: req.origin ?? null,
-            sim_id: simId,
-            parent_operation_id: req.parentOperationId ?? null,
-            parent: parent && { operation_id: parent.operation_id, status: parent.status, has_retry: parent.has_retry },
-          },
-          {
-            circuit_breaker_active: context.breaker_active,
-            candidates: await candidatesOf(em, context.sims),
-            now,
-            staleness_ms: config.balanceStalenessMs,
-          },
-        ),
-      );
-      const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
-      const operationId = randomUUID();
-      const result = await db
-        .tx(async (tx) => {
-          const created = await insertOperation(tx, {
-            operation_id: operationId,
-            request_id: req.requestId,
-            parent_operation_id: req.parentOperationId ?? null,
-            status: admission.status,
-            origin: admission.origin,
-            op_type: opType,
-            agent_id: agentId,
-            operator: req.operator as never,
-            montant: Number(req.montant),
-            msisdn_dest: admission.msisdn_dest,
-            dest_name: req.clientNom || null,
-            contact_id: req.contactId ?? null,
-            merchant_code: req.merchantCode ?? null,
-            // Account queries have no recipient to verify (contract, Name verification).
-            partner_verified: isAccountQuery(opType) ? false : (req.partnerVerified ?? true),
-            sim_id: sim.sim_id,
-            device_id: sim.device_id,
-            device_label: sim.device_label,
-            subscription_slot: sim.subscription_slot,
-            created_at: now,
-          });
-          if (!created) return undefined;
-          await announceDeviceWork(tx, created.device_id);
-          await publishChange(tx, created, {
-            trigger: "create",
-            previous_status: "",
-            actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
-            at: now,
-          });
-          return created;
-        })
-        .catch((err: unknown) => {
-          if (isUniqueViolation(err, "operations_one_retry")) {
-            throw refusal("retry_not_allowed", `Operation ${req.parentOperationId} already has a retry`, {
-              parent_operation_id: req.parentOperationId,
-              has_retry: true,
-            });
-          }
-          throw err;
-        });
-      if (!result) {
-        // A concurrent repeat of the same request_id won the insert: answer with its row.
-        const existing = (await findByRequestId(db.em(), req.requestId))!;
-        return { operation: toOperation(existing), created: false };
+      const run = create(req);
+      inFlight.set(req.requestId, run);
+      try {
+        return await run;
+      } finally {
+        inFlight.delete(req.requestId);
       }
-      deps.idle.forget(result.device_id);
-      deps.published();
-      return { operation: toOperation(result), created: true };
     },
 
     async listOperations(req) {

@@ -275,25 +275,52 @@ export async function listOperations(em: EntityManager, f: OperationListFilter):
 }
 
 /** Load of each SIM for selection: operations in flight (queued or running) and when it last finished one. */
-export async function simLoads(
-  em: EntityManager,
-  simIds: readonly string[],
-): Promise<Map<string, { in_flight: number; last_finished_at: Date | null }>> {
-  const loads = new Map<string, { in_flight: number; last_finished_at: Date | null }>();
+export interface SimLoad {
+  in_flight: number;
+  /** FCFA of debiting operations committed on the SIM and not finished (see SimCandidate.reserved). */
+  reserved: number;
+  last_finished_at: Date | null;
+}
+
+/** Debits a handset will dial or is dialling: their money is committed but not yet measured. */
+const COMMITTED = `status in ('queued', 'running') and op_type in ('deposit', 'float_deposit')`;
+
+export async function simLoads(em: EntityManager, simIds: readonly string[]): Promise<Map<string, SimLoad>> {
+  const loads = new Map<string, SimLoad>();
   if (simIds.length === 0) return loads;
   const list = inList("sim_id", simIds);
-  const found = await rows<{ sim_id: string; in_flight: unknown; last_finished_at: unknown }>(
+  const found = await rows<{ sim_id: string; in_flight: unknown; reserved: unknown; last_finished_at: unknown }>(
     em,
     `select sim_id,
             count(*) filter (where status in ('queued', 'running')) as in_flight,
+            coalesce(sum(montant) filter (where ${COMMITTED}), 0) as reserved,
             max(finished_at) as last_finished_at
        from dispatch.operations where ${list.sql} group by sim_id`,
     list.params,
   );
   for (const r of found) {
-    loads.set(r.sim_id, { in_flight: Number(r.in_flight), last_finished_at: toDate(r.last_finished_at) });
+    loads.set(r.sim_id, {
+      in_flight: Number(r.in_flight),
+      reserved: Number(r.reserved),
+      last_finished_at: toDate(r.last_finished_at),
+    });
   }
   return loads;
+}
+
+/**
+ * Within a transaction: serialises the debits of one SIM (a transaction-scoped advisory
+ * lock) and answers what is committed on it, so that two concurrent creates cannot both
+ * spend the same balance.
+ */
+export async function lockSimReservation(em: EntityManager, simId: string): Promise<number> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('dispatch.sim_reservation'), hashtext(?))`, [simId]);
+  const r = await one<{ reserved: unknown }>(
+    em,
+    `select coalesce(sum(montant), 0) as reserved from dispatch.operations where sim_id = ? and ${COMMITTED}`,
+    [simId],
+  );
+  return Number(r?.reserved ?? 0);
 }
 
 export async function countRows(em: EntityManager, sql: string, params: unknown[] = []): Promise<number> {

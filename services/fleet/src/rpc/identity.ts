@@ -94,6 +94,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
             fullName: session.full_name,
             sessionId: session.session_id,
             login: session.login,
+            mustChangePassword: session.must_change_password,
           },
         };
       }

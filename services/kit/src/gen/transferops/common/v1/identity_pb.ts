@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/common/v1/identity.proto.
  */
 export const file_transferops_common_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("CiR0cmFuc2Zlcm9wcy9jb21tb24vdjEvaWRlbnRpdHkucHJvdG8SFXRyYW5zZmVyb3BzLmNvbW1vbi52MSKoAQoGQ2FsbGVyEgwKBGtpbmQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgSEQoJZnVsbF9uYW1lGAUgASgJEhEKCWRldmljZV9pZBgGIAEoCRISCgpzZXNzaW9uX2lkGAcgASgJEg0KBWxvZ2luGAggASgJEhQKDGRldmljZV9sYWJlbBgJIAEoCWIGcHJvdG8z");
+  fileDesc("CiR0cmFuc2Zlcm9wcy9jb21tb24vdjEvaWRlbnRpdHkucHJvdG8SFXRyYW5zZmVyb3BzLmNvbW1vbi52MSLGAQoGQ2FsbGVyEgwKBGtpbmQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgSEQoJZnVsbF9uYW1lGAUgASgJEhEKCWRldmljZV9pZBgGIAEoCRISCgpzZXNzaW9uX2lkGAcgASgJEg0KBWxvZ2luGAggASgJEhQKDGRldmljZV9sYWJlbBgJIAEoCRIcChRtdXN0X2NoYW5nZV9wYXNzd29yZBgKIAEoCGIGcHJvdG8z");
 
 /**
  * Caller is who made a request, as fleet authenticated it from the credential.
@@ -83,6 +83,14 @@ export type Caller = Message<"transferops.common.v1.Caller"> & {
    * @generated from field: string device_label = 9;
    */
   deviceLabel: string;
+
+  /**
+   * The session was opened with a temporary password (sessions only): until the
+   * password is changed it may only change it, read its own profile and sign out.
+   *
+   * @generated from field: bool must_change_password = 10;
+   */
+  mustChangePassword: boolean;
 };
 
 /**
