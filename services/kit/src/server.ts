@@ -102,7 +102,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+    // GRPC_HOST: 0.0.0.0 in the container image, so other pods reach the service.
+    server.listen(options.port, options.host ?? process.env.GRPC_HOST ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, `${options.name} serving gRPC on h2c`);
