@@ -11,7 +11,7 @@
 //
 //   IMAGE=localhost/transferops:dev tsx deploy/image/smoke.ts
 import { execFile } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -19,17 +19,13 @@ import { promisify } from "node:util";
 import { ensureKafka } from "../../test/infra/kafka.ts";
 import { createDatabase, LOCAL_POSTGRES_URL } from "../../test/infra/postgres.ts";
 import { freePorts } from "../../test/infra/util.ts";
-import { Api } from "../../test/support/api.ts";
-import { createSim, grantAccess, recordBalance, registerDevice } from "../../test/support/fleet-fixtures.ts";
 import { eventually } from "../../test/support/eventually.ts";
+import { runTransferJourney } from "../../test/support/journey.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../../test/support/credentials.ts";
-import { OperatorSms } from "../../test/simulator/operator-sms.ts";
-import { SimulatedHandset, SimulatedOperator } from "../../test/simulator/index.ts";
 
 const run = promisify(execFile);
 const IMAGE = process.env.IMAGE ?? "localhost/transferops:dev";
 const SERVICES = ["fleet", "dispatch", "evidence", "intake", "analytics", "messaging"] as const;
-const PIN = "73915046";
 const t0 = Date.now();
 const log = (s: string) => console.log(`[smoke +${((Date.now() - t0) / 1000).toFixed(1)}s] ${s}`);
 const podman = async (...args: string[]) => (await run("podman", args, { maxBuffer: 64 << 20 })).stdout.trim();
@@ -57,8 +53,9 @@ async function main(): Promise<void> {
 }
 
 async function smoke(brokers: string, databaseUrl: string): Promise<void> {
-  const ports = await freePorts(SERVICES.length + 1);
+  const ports = await freePorts(2 * (SERVICES.length + 1));
   const gatewayPort = ports[SERVICES.length];
+  const metricsPorts: Record<string, number> = {};
   const env: Record<string, string> = {
     NODE_ENV: "production",
     LOG_LEVEL: "info",
@@ -95,8 +92,10 @@ async function smoke(brokers: string, databaseUrl: string): Promise<void> {
   const containers: Record<string, string> = {};
   for (const [i, name] of [...SERVICES, "gateway" as const].entries()) {
     const portEnv = name === "gateway" ? `PORT=${gatewayPort}` : `GRPC_PORT=${ports[i]}`;
+    metricsPorts[name] = ports[SERVICES.length + 1 + i];
     const id = `tops-smoke-${runId}-${name}`;
-    await podman("run", "-d", "--name", id, ...hardened, "-e", portEnv, IMAGE, name);
+    const metricsEnv = `METRICS_PORT=${metricsPorts[name]}`;
+    await podman("run", "-d", "--name", id, ...hardened, "-e", portEnv, "-e", metricsEnv, IMAGE, name);
     started.push(id);
     containers[name] = id;
   }
@@ -120,65 +119,43 @@ async function smoke(brokers: string, databaseUrl: string): Promise<void> {
   }
   log(`7 containers healthy in ${Date.now() - t} ms (gateway ${url})`);
 
-  const api = new Api(url);
-  const admin = await api.bootstrapAdmin();
-  const agent = await api.createAgent(admin.token, { login: "smoke-agent", full_name: "Smoke Agent" });
-  const device = await registerDevice(api, admin.token, "Smoke handset");
-  const sim = await createSim(api, admin.token, {
-    operator: "operator_b",
-    pin: PIN,
-    deviceId: device.deviceId,
-    slot: 0,
-  });
-  await recordBalance(api, sim.simId, 500_000);
-  await grantAccess(api, admin.token, agent.agentId, { simIds: [sim.simId], opTypes: ["deposit"] });
-  log("bootstrapped: admin, agent, handset, SIM with balance, access grant");
-
-  const operator = new SimulatedOperator();
-  operator.registerSim(sim.msisdn, "operator_b", { pin: PIN, balance: 500_000 });
-  operator.registerCustomer("690111222", "Marie-Claire Ngo");
-  const sms = new OperatorSms({ baseUrl: url, token: device.token, seed: 7 });
-  const handset = new SimulatedHandset({ baseUrl: url, token: device.token, operator, onDialled: sms.onDialled });
-  await handset.refreshSims(false);
-
-  const created = await api.post("/v1/operations", {
-    apiKey: true,
-    body: {
-      request_id: randomUUID(),
-      agent_id: agent.agentId,
-      operator: "operator_b",
-      client: { msisdn: "690111222", nom: "Marie-Claire Ngo" },
-      montant: 5000,
-    },
-  });
-  expect(created.status === 202, `create operation: ${created.status} ${JSON.stringify(created.body)}`);
-  const id = created.body.operation_id as string;
-  log(`operation ${id} created`);
-
-  const polled = await eventually(
-    async () => {
-      const r = await handset.pollOnce();
-      return r.operation?.operation_id === id ? r : undefined;
-    },
-    20_000,
-    "the handset to claim the operation",
+  const journey = await runTransferJourney(url, log);
+  expect(
+    journey.dial.outcome === "ussd_ok" && journey.dial.reportStatus === 200,
+    `dial: ${JSON.stringify(journey.dial)}`,
   );
-  expect(polled.report?.status === 200, `report outcome: ${polled.report?.status}`);
-  log(`handset polled, dialled (${polled.result?.outcome}) and reported: ${polled.report?.body.status}`);
-  expect(sms.deliveries.length > 0 && sms.deliveries.every((d) => d.status < 300), "SMS proof accepted");
-  log(`operator SMS forwarded: ${sms.deliveries.map((d) => d.status).join(", ")}`);
-
-  const confirmed = await eventually(
-    async () => {
-      const op = (await api.get(`/v1/operations/${id}`, { token: admin.token })).body;
-      return op.status === "confirmed" ? op : undefined;
-    },
-    20_000,
-    "the operation confirmed",
-  );
-  expect(confirmed.evidence?.amount === 5000, `evidence amount: ${JSON.stringify(confirmed.evidence)}`);
-  log(`operation confirmed by the SMS proof (balance after ${confirmed.evidence.balance_after})`);
+  expect(journey.smsStatuses.length > 0 && journey.smsStatuses.every((s) => s < 300), "SMS proof accepted");
+  expect(journey.confirmed.evidence?.amount === 5000, `evidence: ${JSON.stringify(journey.confirmed.evidence)}`);
+  expect(journey.confirmed.evidence.balance_after === journey.simBalanceAtOperator, "balance after = operator's");
+  await checkMetrics(metricsPorts);
   log("PASS");
+}
+
+/** Each container's /metrics (METRICS_PORT) shows the series the journey must have produced. */
+async function checkMetrics(ports: Record<string, number>): Promise<void> {
+  const want: Record<string, RegExp[]> = {
+    gateway: [
+      /^transferops_http_request_duration_seconds_count\{method="POST",route="\/v1\/operations",status="202"\} 1$/m,
+    ],
+    fleet: [
+      /^transferops_rpc_duration_seconds_count\{service="fleet",.*code="OK"\} \d+$/m,
+      /^transferops_outbox_backlog\{service="fleet"\} \d+$/m,
+    ],
+    dispatch: [
+      /^transferops_rpc_duration_seconds_count\{service="dispatch",method="CreateOperation",code="OK"\} 1$/m,
+      /^transferops_proof_delay_seconds_count\{operator="operator_b",op_type="deposit"\} 1$/m,
+      /^transferops_outbox_oldest_age_seconds\{service="dispatch"\} [\d.e+-]+$/m,
+      /^transferops_consumer_lag\{group="smoke-[0-9a-f]+\.[^"]+",topic="[^"]+",partition="\d+"\} \d+$/m,
+    ],
+    evidence: [/^transferops_rpc_duration_seconds_count\{service="evidence",method="SubmitMessages",code="OK"\} 1$/m],
+  };
+  for (const [name, port] of Object.entries(ports)) {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const text = await res.text();
+    expect(res.status === 200 && /^transferops_process_cpu_seconds_total /m.test(text), `${name} /metrics answers`);
+    for (const re of want[name] ?? []) expect(re.test(text), `${name} /metrics has ${re.source}`);
+  }
+  log(`metrics: the ${Object.keys(ports).length} components serve /metrics with the expected series`);
 }
 
 function expect(ok: boolean, what: string): asserts ok {
