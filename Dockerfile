@@ -45,7 +45,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY services ./services
 COPY gateway ./gateway
-COPY deploy/image/component.mjs deploy/image/healthcheck.mjs ./deploy/image/
+COPY deploy/image/component.mjs deploy/image/healthcheck.mjs deploy/image/topics.mjs ./deploy/image/
 # Owned by root, run as `node` (uid 1000): the application cannot change its own code.
 USER 1000:1000
 EXPOSE 8080 50051 50052 50053 50054 50055 50056 9464

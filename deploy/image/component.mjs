@@ -2,6 +2,9 @@
 //
 //   <image> gateway | fleet | dispatch | evidence | intake | analytics | messaging
 //   <image> migrate [service...]   apply the schema migrations (every service that has them by default)
+//   <image> topics                 create/grow the Kafka topics of KAFKA_TOPICS (the Helm hook job)
+//   <image> reencrypt-pins         re-seal stored PINs and webhook secrets under the first PIN key
+//   <image> noop                   exit 0 (the last container of the migrations job)
 //
 // Node runs the TypeScript sources directly (--experimental-transform-types in the image's
 // ENTRYPOINT): no build step, no transpile cache, nothing written to the root filesystem.
@@ -27,8 +30,16 @@ if (command === "gateway" || SERVICES.includes(command)) {
     await load(migrationOf(name));
   }
   console.log(JSON.stringify({ level: "info", component: "migrate", services: names, msg: "migrations applied" }));
+} else if (command === "topics") {
+  await import("./topics.mjs");
+} else if (command === "reencrypt-pins") {
+  await load("services/fleet/src/reencrypt.ts");
+} else if (command === "noop") {
+  console.log(JSON.stringify({ level: "info", component: "noop", msg: "done" }));
 } else {
-  fail(`unknown component "${command}": expected gateway, ${SERVICES.join(", ")} or migrate [service...]`);
+  fail(
+    `unknown component "${command}": expected gateway, ${SERVICES.join(", ")} migrate [service...], topics, reencrypt-pins or noop`,
+  );
 }
 
 function fail(message) {

@@ -16,6 +16,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { Kafka, logLevel } from "kafkajs";
+import { Topics } from "@transferops/kit";
 import { ensureKafka } from "../../test/infra/kafka.ts";
 import { createDatabase, LOCAL_POSTGRES_URL } from "../../test/infra/postgres.ts";
 import { freePorts } from "../../test/infra/util.ts";
@@ -85,6 +87,18 @@ async function smoke(brokers: string, databaseUrl: string): Promise<void> {
   hardened.push("--security-opt", "no-new-privileges", "--user", "1000:1000", "--env-file", envFile);
 
   let t = Date.now();
+  // The Helm hook's topics job: every topic with 4 partitions, retention one day.
+  const topics = Object.values(Topics).map((name) => ({
+    name,
+    partitions: 4,
+    replicationFactor: 1,
+    retentionMs: 86_400_000,
+  }));
+  await podman("run", "--rm", ...hardened, "-e", `KAFKA_TOPICS=${JSON.stringify(topics)}`, IMAGE, "topics");
+  await checkTopics(brokers, env.KAFKA_TOPIC_PREFIX, topics);
+  log(`kafka topics created by the image in ${Date.now() - t} ms`);
+
+  t = Date.now();
   await podman("run", "--rm", "--name", `tops-smoke-${runId}-migrate`, ...hardened, IMAGE, "migrate");
   log(`migrations applied by the image in ${Date.now() - t} ms`);
 
@@ -128,7 +142,45 @@ async function smoke(brokers: string, databaseUrl: string): Promise<void> {
   expect(journey.confirmed.evidence?.amount === 5000, `evidence: ${JSON.stringify(journey.confirmed.evidence)}`);
   expect(journey.confirmed.evidence.balance_after === journey.simBalanceAtOperator, "balance after = operator's");
   await checkMetrics(metricsPorts);
+
+  // Rotating the PIN key: the image's re-encryption command re-seals the SIM's PIN under a new
+  // first key (the old one still configured to open it).
+  const rotated = `${randomBytes(4).toString("hex")}:${randomBytes(32).toString("base64")},${env.PIN_ENCRYPTION_KEYS}`;
+  const rotatedFile = path.join(envDir!, "rotated");
+  await writeFile(rotatedFile, `PIN_ENCRYPTION_KEYS=${rotated}\n`, { mode: 0o600 });
+  const out = await podman("run", "--rm", ...hardened, "--env-file", rotatedFile, IMAGE, "reencrypt-pins");
+  expect(/"sim_pins":1,"webhook_secrets":0/.test(out), `reencrypt-pins: ${out}`);
+  log("reencrypt-pins re-sealed the SIM's PIN under the new key");
   log("PASS");
+}
+
+/** The topics exist with the partitions and retention the topics job was given. */
+async function checkTopics(
+  brokers: string,
+  prefix: string,
+  topics: { name: string; partitions: number; retentionMs: number }[],
+) {
+  const admin = new Kafka({ brokers: brokers.split(","), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const names = topics.map((t) => prefix + t.name);
+    const meta = await admin.fetchTopicMetadata({ topics: names });
+    for (const m of meta.topics) expect(m.partitions.length === 4, `${m.name} has ${m.partitions.length} partitions`);
+    const configs = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: names.map((name) => ({
+        type: 2 /* ConfigResourceTypes.TOPIC */,
+        name,
+        configNames: ["retention.ms"],
+      })),
+    });
+    for (const r of configs.resources) {
+      const retention = r.configEntries.find((e) => e.configName === "retention.ms")?.configValue;
+      expect(retention === "86400000", `${r.resourceName} retention.ms ${retention}`);
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Each container's /metrics (METRICS_PORT) shows the series the journey must have produced. */
