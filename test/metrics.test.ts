@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, serveMetrics } from "@transferops/kit";
@@ -91,6 +92,17 @@ describe("/metrics on its own port", () => {
         `transferops_events_consumed_total\\{group="${sys.topicPrefix.replace(/\./g, "\\.")}[^"]+",topic="[^"]+"\\} [1-9]`,
       ),
     );
+  });
+
+  it("serves every series the Grafana dashboard queries", async () => {
+    const dashboard = readFileSync(new URL("../deploy/grafana/transferops-dashboard.json", import.meta.url), "utf8");
+    const queried = new Set(dashboard.match(/transferops_[a-z_]+/g));
+    expect(queried.size).toBeGreaterThan(10);
+    const text = await scrape();
+    // A family is served when it has a sample or at least its TYPE line (a counter not yet counted).
+    const family = (name: string) => name.replace(/_(bucket|count|sum)$/, "");
+    const missing = [...queried].filter((name) => !new RegExp(`^# TYPE (${name}|${family(name)}) `, "m").test(text));
+    expect(missing).toEqual([]);
   });
 
   it("shows the queue depth of a handset with queued work only", async () => {
