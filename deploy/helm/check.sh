@@ -9,8 +9,12 @@
 #
 # Needs: Java 17+ and Maven 3.8+; the first run downloads helm-java (~30 MB with
 # its native Helm library) and the Maven plugins from Maven Central.
+# Renders twice: with values.yaml, and with deploy/helm/values-production.yaml on top.
 # Exits non-zero when lint reports an error, rendering fails, or a rendered
-# manifest is malformed, duplicated or a Secret.
+# manifest is malformed, duplicated or a Secret, does not validate against the
+# Kubernetes v1.33 API (fabric8 kubernetes-model: unknown kinds and fields, wrong
+# types), or breaks the project's rules (probes, requests/limits, non-root,
+# read-only root, no privilege escalation, capabilities dropped).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -18,7 +22,7 @@ cd "$root"
 
 chart="deploy/helm/transferops"
 # exec.args is split on spaces: options and paths must not contain any.
-args="$chart${*:+ $*}"
+args="$chart --scenario deploy/helm/values-production.yaml${*:+ $*}"
 
 start=$(date +%s)
 # Debian's Maven 3.8 prints stray ANSI resets even in batch mode: strip them

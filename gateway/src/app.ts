@@ -10,6 +10,7 @@ import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
 import { allRoutes } from "./routes/v1/index.ts";
+import { httpMetrics } from "./http/metrics.ts";
 
 export interface GatewayOptions {
   services: Services;
@@ -60,6 +61,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   app.set("etag", false);
   app.set("trust proxy", false);
   app.set("query parser", "simple");
+  app.use(httpMetrics());
 
   app.use((req, res, next) => {
     const correlationId = correlationIdFrom(req.header(CORRELATION_HEADER));

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "@transferops/kit";
+import { serveMetrics, type Logger } from "@transferops/kit";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayConfig } from "./config.ts";
 import { serviceUrlsOf } from "./config.ts";
@@ -30,6 +30,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, "gateway listening");
+  await serveMetrics(log);
   return {
     url: `http://${host}:${port}`,
     port,

@@ -1,4 +1,4 @@
-import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./system.ts";
+import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
 
 export interface ApiResponse<T = any> {
   status: number;

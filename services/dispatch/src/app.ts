@@ -25,6 +25,7 @@ import { proofHandlers } from "./rpc/proof.ts";
 import { queueHandlers } from "./rpc/queues.ts";
 import { migrations } from "./store/migrations/index.ts";
 import { IdleDevices } from "./store/idle-devices.ts";
+import { registerQueueMetrics } from "./store/metrics.ts";
 
 export interface DispatchOptions {
   config: DispatchConfig;
@@ -53,6 +54,7 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
   const db = await openDatabase({ url: config.databaseUrl, schema: "dispatch", migrations, poolMax: config.dbPoolMax });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
+  const queueMetrics = registerQueueMetrics(db);
   const now = options.now ?? (() => new Date());
   const idle = new IdleDevices({ url: config.databaseUrl, log, ttlMs: config.idleDeviceTtlMs });
   if (config.idleDeviceTtlMs > 0) await idle.start();
@@ -105,7 +107,14 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     sweep: () => sweep.runOnce(),
     async stop() {
       await stopService(
-        [() => server.close(), () => sweep.stop(), () => idle.stop(), () => consumer.close(), () => relay.stop()],
+        [
+          () => server.close(),
+          () => sweep.stop(),
+          () => idle.stop(),
+          () => consumer.close(),
+          async () => queueMetrics.stop(),
+          () => relay.stop(),
+        ],
         () => db.close(),
       );
     },

@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type Consumer, type Producer } from "kafkajs";
 import type { BusHandler, BusMessage, EventBus, Subscription } from "./bus.ts";
 import type { Logger } from "./log.ts";
+import { consumerLag, eventsConsumed } from "./metrics.ts";
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -72,12 +73,20 @@ export class KafkaBus implements EventBus {
       allowAutoTopicCreation: true,
       maxWaitTimeInMs: 500,
     });
+    const lagGroup = this.prefix + group;
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+      consumerLag.set(
+        { group: lagGroup, topic: payload.topic, partition: String(payload.partition) },
+        Number(payload.offsetLag),
+      ),
+    );
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ topic, message }) => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+        eventsConsumed.inc({ group: lagGroup, topic });
         // A throw makes kafkajs retry the message: delivery is at least once.
         await handler({
           topic: topic.slice(this.prefix.length),

@@ -4,6 +4,7 @@ import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
 import type { Database, EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
+import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
 
 /** Topics of the platform; every event is a protobuf message defined in proto/. */
 export const Topics = {
@@ -102,6 +103,15 @@ export class OutboxRelay {
   start(): void {
     this.stopped = false;
     this.schedule();
+    const service = this.db.schema;
+    const read = async () =>
+      (await this.db.em().execute(
+        `select count(*)::int as backlog,
+                coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age
+           from "${service}".outbox where published_at is null`,
+      )) as { backlog: number; age: number }[];
+    outboxBacklog.add(service, async () => (await read()).map((r) => ({ labels: { service }, value: r.backlog })));
+    outboxOldestAge.add(service, async () => (await read()).map((r) => ({ labels: { service }, value: r.age })));
   }
 
   /** Asks for a pass now (after a commit), instead of waiting for the interval. */
@@ -162,6 +172,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    outboxBacklog.remove(this.db.schema);
+    outboxOldestAge.remove(this.db.schema);
     if (this.timer) clearTimeout(this.timer);
     await this.running;
   }

@@ -7,6 +7,7 @@ import { CORRELATION_HEADER, correlationIdFrom, runWithContext } from "./context
 import { DomainError, toConnectError } from "./errors.ts";
 import { HealthState, registerHealth } from "./health.ts";
 import type { Logger } from "./log.ts";
+import { rpcDuration, serveMetrics } from "./metrics.ts";
 import { DescriptorIndex, registerReflection } from "./reflection.ts";
 import { Health } from "./gen/grpc/health/v1/health_pb.ts";
 import * as reflectionV1 from "./gen/grpc/reflection/v1/reflection_pb.ts";
@@ -49,8 +50,9 @@ function timeoutOf(header: Headers): number | undefined {
 }
 
 /** Runs each call inside its correlation id and maps refusals and unknown failures once. */
-function callInterceptor(log: Logger): Interceptor {
+function callInterceptor(log: Logger, service: string): Interceptor {
   return (next) => async (req) => {
+    const observe = rpcDuration.startTimer({ service, method: req.method.name });
     const correlationId = correlationIdFrom(req.header.get(CORRELATION_HEADER));
     const timeoutMs = timeoutOf(req.header);
     const deadline = timeoutMs ? Date.now() + timeoutMs : undefined;
@@ -59,18 +61,23 @@ function callInterceptor(log: Logger): Interceptor {
       try {
         const res = await next(req);
         log.debug({ rpc: req.method.name, ms: Math.round(performance.now() - started) }, "rpc ok");
+        observe({ code: "OK" });
         return res;
       } catch (err) {
         const ms = Math.round(performance.now() - started);
         if (err instanceof DomainError) {
           log.debug({ rpc: req.method.name, ms, code: err.code }, "rpc refused");
-          throw toConnectError(err);
+          const mapped = toConnectError(err);
+          observe({ code: Code[mapped.code] });
+          throw mapped;
         }
         if (err instanceof ConnectError && err.code !== Code.Unknown && err.code !== Code.Internal) {
           log.debug({ rpc: req.method.name, ms, code: err.code }, "rpc error");
+          observe({ code: Code[err.code] });
           throw err;
         }
         log.error({ rpc: req.method.name, ms, err }, "rpc failed");
+        observe({ code: Code[Code.Internal] });
         throw new ConnectError("internal error", Code.Internal);
       }
     });
@@ -93,7 +100,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     registerHealth(router, health);
     registerReflection(router, index);
   };
-  const handler = connectNodeAdapter({ routes, interceptors: [callInterceptor(log)], grpcWeb: true, connect: true });
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors: [callInterceptor(log, options.name)],
+    grpcWeb: true,
+    connect: true,
+  });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {
@@ -102,10 +114,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+    // GRPC_HOST: 0.0.0.0 in the container image, so other pods reach the service.
+    server.listen(options.port, options.host ?? process.env.GRPC_HOST ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, `${options.name} serving gRPC on h2c`);
+  await serveMetrics(log);
   return {
     port,
     url: `http://127.0.0.1:${port}`,

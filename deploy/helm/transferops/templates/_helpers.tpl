@@ -100,13 +100,6 @@ Usage: $svc := include "transferops.component" (dict "root" $ "name" $name "svc"
 {{- if not $merged.port }}
 {{- fail (printf "services.%s.port is required" .name) }}
 {{- end }}
-{{- if not $merged.entry }}
-{{- if eq (toString $merged.type) "http" }}
-{{- $_ := set $merged "entry" (printf "%s/src/main.ts" .name) }}
-{{- else }}
-{{- $_ := set $merged "entry" (printf "services/%s/src/main.ts" .name) }}
-{{- end }}
-{{- end }}
 {{- $_ := set $merged "servicePort" (dig "service" "port" $merged.port $merged) }}
 {{- $_ := set $merged "serviceType" (dig "service" "type" "ClusterIP" $merged) }}
 {{- if not $merged.urlEnv }}
@@ -119,7 +112,14 @@ Usage: $svc := include "transferops.component" (dict "root" $ "name" $name "svc"
 Image reference.
 */}}
 {{- define "transferops.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag | toString) }}
+{{- $ref := printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag | toString) }}
+{{- with .Values.image.digest }}
+{{- if not (regexMatch "^sha256:[0-9a-f]{64}$" .) }}
+{{- fail (printf "image.digest must be sha256:<64 hex digits>, got %q" .) }}
+{{- end }}
+{{- $ref = printf "%s@%s" $ref . }}
+{{- end }}
+{{- $ref }}
 {{- end }}
 
 {{/*
@@ -200,6 +200,22 @@ The writable /tmp volume.
     {{- with .Values.tmpVolume.sizeLimit }}
     sizeLimit: {{ . }}
     {{- end }}
+{{- end }}
+
+{{/*
+The container of a component: image, argument, hardened security context,
+writable /tmp. Usage: include "transferops.container" (dict "root" $ "name" "migrate-fleet" "args" (list "migrate" "fleet"))
+*/}}
+{{- define "transferops.containerBase" -}}
+- name: {{ .name }}
+  image: {{ include "transferops.image" .root | quote }}
+  imagePullPolicy: {{ .root.Values.image.pullPolicy }}
+  args:
+    {{- toYaml .args | nindent 4 }}
+  securityContext:
+    {{- toYaml .root.Values.securityContext | nindent 4 }}
+  volumeMounts:
+    {{- include "transferops.tmpVolumeMount" .root | nindent 4 }}
 {{- end }}
 
 {{- define "transferops.tmpVolumeMount" -}}

@@ -20,7 +20,7 @@ import {
 import { raiseAlert } from "../events/alerts.ts";
 import { findOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import { findProof, insertProof, lockMessage, lockProofCandidates, proofCandidatesTo } from "../store/proofs.ts";
-import { rows } from "@transferops/kit";
+import { proofDelay, rows } from "@transferops/kit";
 import { actorOf } from "./actor.ts";
 import { check, type DispatchDeps } from "./deps.ts";
 import { toOperation } from "./mappers.ts";
@@ -194,6 +194,13 @@ export function proofHandlers(deps: DispatchDeps): Impl {
         return { outcome: decision.outcome, op, candidates: candidateIds, changed: true };
       });
       if (answer.changed) deps.published();
+      if (answer.changed && answer.outcome === "confirmed" && answer.op?.finished_at) {
+        const { operator, op_type } = answer.op;
+        proofDelay.observe(
+          { operator, op_type },
+          Math.max(0, (now.getTime() - answer.op.finished_at.getTime()) / 1000),
+        );
+      }
       return {
         outcome: answer.outcome,
         operation: answer.op ? toOperation(answer.op) : undefined,

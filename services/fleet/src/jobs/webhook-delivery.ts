@@ -1,4 +1,4 @@
-import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
+import { PeriodicJob, webhookDeliveries, type Database, type Logger } from "@transferops/kit";
 import { open, webhookSecretAad, type Keyring } from "../domain/pin-crypto.ts";
 import { afterFailure, delivered, signature, type RetryPolicy } from "../domain/webhooks.ts";
 import { claimDueDeliveries, recordAttempt } from "../store/webhooks.ts";
@@ -70,6 +70,7 @@ export class WebhookWorker {
             next,
           ),
         );
+        webhookDeliveries.inc({ result: next.status === "pending" ? "retry" : next.status });
         this.log.info(
           {
             delivery_id: d.id,

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * Lints a Helm chart and renders it with Helm's own code (helm-java), without a helm binary.
  *
  * <pre>
- * HelmCheck [--strict] [--values FILE]... [--set KEY=VALUE]... [--kube-version V] [--output FILE] CHART_DIR
+ * HelmCheck [--strict] [--values FILE]... [--scenario FILE]... [--set KEY=VALUE]... [--kube-version V] [--output FILE] CHART_DIR
  * </pre>
  *
  * --kube-version defaults to {@value #DEFAULT_KUBE_VERSION} (helm-java's own default, v1.20.0, is
@@ -35,8 +35,12 @@ import java.util.stream.Stream;
  *   <li>helm template fails;</li>
  *   <li>the rendered manifest has a document without apiVersion, kind or metadata.name, or the
  *       same kind/name twice;</li>
- *   <li>the chart renders a Secret (secrets are to be referenced, never created).</li>
+ *   <li>the chart renders a Secret (secrets are to be referenced, never created);</li>
+ *   <li>a rendered object does not validate against the Kubernetes API ({@link ManifestValidator}:
+ *       unknown fields, wrong types, unknown kinds) or breaks the project's rules (probes,
+ *       resource limits, non-root, read-only root, no privilege escalation, capabilities dropped).</li>
  * </ul>
+ * Each --scenario renders again with that values file on top (e.g. production-like values).
  * Prints every rendered kind/name and a count per kind. helm-java's template leaves out hook
  * resources, so they are rendered from a copy of the chart with the hook annotation renamed and
  * listed with ", hook".
@@ -51,7 +55,7 @@ public final class HelmCheck {
   private static final Pattern HOOK_KEY = Pattern.compile("helm\\.sh/hook(?=[\"']?\\s*:)");
   private static final String UNHOOKED_KEY = "helm-check.invalid/hook";
 
-  static final String DEFAULT_KUBE_VERSION = "v1.31.0";
+  static final String DEFAULT_KUBE_VERSION = "v1.33.0";
 
   private HelmCheck() {}
 
@@ -63,11 +67,13 @@ public final class HelmCheck {
     String kubeVersion = DEFAULT_KUBE_VERSION;
     Path output = null;
     List<Path> valuesFiles = new ArrayList<>();
+    List<Path> scenarios = new ArrayList<>();
     Map<String, String> sets = new TreeMap<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--strict" -> strict = true;
         case "--values", "-f" -> valuesFiles.add(Paths.get(need(args, ++i, "--values")));
+        case "--scenario" -> scenarios.add(Paths.get(need(args, ++i, "--scenario")));
         case "--set" -> {
           String kv = need(args, ++i, "--set");
           int eq = kv.indexOf('=');
@@ -117,9 +123,37 @@ public final class HelmCheck {
       System.out.println("  lint: OK (" + lintResult.getMessages().size() + " message(s))");
     }
 
+    // 2-4. Render with the given values, then once more per --scenario values file on top.
+    renderAndCheck(chart, valuesFiles, sets, kubeVersion, failures, output, "values as given");
+    for (Path scenario : scenarios) {
+      List<Path> files = new ArrayList<>(valuesFiles);
+      files.add(scenario);
+      renderAndCheck(chart, files, sets, kubeVersion, failures, null, "scenario " + scenario);
+    }
+
+    if (!failures.isEmpty()) {
+      System.out.println();
+      for (String failure : failures) {
+        System.out.println("FAIL: " + failure);
+      }
+      System.out.flush();
+      throw new IllegalStateException("Helm chart check failed: " + String.join("; ", failures));
+    }
+    System.out.println("OK: chart " + chart.getFileName() + " lints and renders");
+  }
+
+  private static void renderAndCheck(
+      Path chart,
+      List<Path> valuesFiles,
+      Map<String, String> sets,
+      String kubeVersion,
+      List<String> failures,
+      Path output,
+      String label)
+      throws IOException {
     // 2. helm template. helm-java returns only the release manifest, never the hooks
     //    (rel.Hooks), so the hooks are still rendered and parsed here but not shown.
-    System.out.println("helm template transferops " + chart + " --kube-version " + kubeVersion);
+    System.out.println("helm template transferops " + chart + " --kube-version " + kubeVersion + " (" + label + ")");
     String manifest = render(chart, valuesFiles, sets, kubeVersion, failures);
 
     // 3. The hooks: render a copy of the chart whose "helm.sh/hook" annotation key is
@@ -156,15 +190,6 @@ public final class HelmCheck {
       }
     }
 
-    if (!failures.isEmpty()) {
-      System.out.println();
-      for (String failure : failures) {
-        System.out.println("FAIL: " + failure);
-      }
-      System.out.flush();
-      throw new IllegalStateException("Helm chart check failed: " + String.join("; ", failures));
-    }
-    System.out.println("OK: chart " + chart.getFileName() + " lints and renders");
   }
 
   private static String render(
@@ -298,6 +323,9 @@ public final class HelmCheck {
       }
       if (kind.equals("Secret")) {
         failures.add(where + ": renders Secret/" + name + " (secrets must be referenced via existingSecret, not created)");
+      }
+      for (String problem : ManifestValidator.validate(doc)) {
+        failures.add(where + ": " + kind + "/" + name + ": " + problem);
       }
       perKind.merge(kind, 1, Integer::sum);
       System.out.println("  " + kind + "/" + name + "  (" + where + ")");

@@ -1,0 +1,55 @@
+# The transferops image: one image for the gateway, the six services and the migrations; the
+# command selects the component (deploy/image/component.mjs):
+#
+#   podman run IMAGE gateway            # the /v1 HTTP API on PORT (8080)
+#   podman run IMAGE fleet              # a service: gRPC on GRPC_PORT (fleet 50051 ... messaging 50056)
+#   podman run IMAGE migrate [fleet...] # apply schema migrations, then exit
+#
+# Build (CI: deploy/image/build.sh, which also builds a stand-in base image when no registry is
+# reachable):  podman build --format docker -t transferops:dev .
+#
+# Node runs the TypeScript sources as they are (--experimental-transform-types): there is no
+# compile step and nothing is written at run time, so the root filesystem can be read-only.
+
+ARG NODE_IMAGE=docker.io/library/node:24-bookworm-slim
+
+# ---- production dependencies only ----------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY gateway/package.json gateway/
+COPY services/kit/package.json services/kit/
+COPY services/fleet/package.json services/fleet/
+COPY services/dispatch/package.json services/dispatch/
+COPY services/evidence/package.json services/evidence/
+COPY services/intake/package.json services/intake/
+COPY services/analytics/package.json services/analytics/
+COPY services/messaging/package.json services/messaging/
+# The lock file is honoured; dev and optional dependencies (the pinned Node, buf, tsx, vitest,
+# embedded PostgreSQL's server binaries) are left out, and so is the test workspace.
+RUN npm install --omit=dev --omit=optional --no-audit --no-fund --ignore-scripts \
+  && npm cache clean --force \
+  && rm -rf /root/.npm /tmp/*
+
+# ---- runtime ---------------------------------------------------------------------------------
+FROM ${NODE_IMAGE}
+LABEL org.opencontainers.image.title="transferops" \
+  org.opencontainers.image.description="Transfer operations: HTTP gateway and gRPC services (command selects the component)" \
+  org.opencontainers.image.source="https://example.invalid/transferops"
+ENV NODE_ENV=production \
+  GRPC_HOST=0.0.0.0 \
+  HOST=0.0.0.0 \
+  TMPDIR=/tmp
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY services ./services
+COPY gateway ./gateway
+COPY deploy/image/component.mjs deploy/image/healthcheck.mjs deploy/image/topics.mjs ./deploy/image/
+# Owned by root, run as `node` (uid 1000): the application cannot change its own code.
+USER 1000:1000
+EXPOSE 8080 50051 50052 50053 50054 50055 50056 9464
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "/app/deploy/image/healthcheck.mjs"]
+ENTRYPOINT ["node", "--experimental-transform-types", "--disable-warning=ExperimentalWarning", "/app/deploy/image/component.mjs"]
+CMD ["gateway"]
