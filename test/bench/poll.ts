@@ -20,7 +20,8 @@
 // (4000), --duration-s BENCH_DURATION_S (30), --warmup-s (4), --workers BENCH_WORKERS
 // (handsets holding a SIM, default 10 %, at most 300), --creations-per-s
 // BENCH_CREATIONS_PER_S (10), --replay-share (0.3), --connections (256), --reference-s (5),
-// --no-reference, --keep-db.
+// --no-reference, --keep-db, --metrics BENCH_METRICS=1 (every process serves /metrics, scraped
+// every 5 s during the load like Prometheus; the series each one shows are printed at the end).
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -50,6 +51,7 @@ const { values: flags } = parseArgs({
     "keep-db": { type: "boolean", default: false },
     topology: { type: "string" },
     "auth-cache-ttl-ms": { type: "string" },
+    metrics: { type: "boolean", default: false },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, fallback: number) => Number(flag ?? env ?? fallback);
@@ -265,6 +267,60 @@ async function settledWrites(url: string, expected: (w: Writes) => boolean): Pro
 
 // ---------------------------------------------------------------------------------------
 
+/** Scrapes every component's /metrics every 5 s during the load, as Prometheus would. */
+class MetricsScraper {
+  private timer?: NodeJS.Timeout;
+  private readonly last = new Map<string, string>();
+  private readonly times: number[] = [];
+  private failures = 0;
+  constructor(private readonly urls: Record<string, string>) {}
+  start(): void {
+    if (Object.keys(this.urls).length) this.timer = setInterval(() => void this.scrapeAll(), 5000);
+  }
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (Object.keys(this.urls).length) await this.scrapeAll();
+  }
+  private async scrapeAll(): Promise<void> {
+    await Promise.all(
+      Object.entries(this.urls).map(async ([name, url]) => {
+        const started = performance.now();
+        try {
+          const res = await fetch(url);
+          this.last.set(name, await res.text());
+          this.times.push(performance.now() - started);
+        } catch {
+          this.failures += 1;
+        }
+      }),
+    );
+  }
+  /** One line per component: how many transferops_ samples, and the families the dashboard reads. */
+  report(): string[] {
+    if (!Object.keys(this.urls).length) return [];
+    const families = [
+      "http_request_duration_seconds",
+      "rpc_duration_seconds",
+      "outbox_backlog",
+      "outbox_oldest_age_seconds",
+      "consumer_lag",
+      "queue_depth",
+      "proof_delay_seconds",
+      "webhook_deliveries_total",
+    ];
+    const sorted = [...this.times].sort((a, b) => a - b);
+    const lines = [
+      `metrics            ${this.times.length} scrapes, p50 ${(sorted[Math.floor(sorted.length / 2)] ?? 0).toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms, ${this.failures} failed`,
+    ];
+    for (const [name, text] of this.last) {
+      const samples = text.split("\n").filter((l) => l.startsWith("transferops_"));
+      const shown = families.filter((f) => samples.some((l) => l.startsWith(`transferops_${f}`)));
+      lines.push(`  ${name.padEnd(10)} ${samples.length} samples; ${shown.join(", ") || "process series only"}`);
+    }
+    return lines;
+  }
+}
+
 async function main(): Promise<void> {
   log(
     `poll benchmark: ${HANDSETS} handsets every ${INTERVAL_MS} ms (target ${((HANDSETS * 1000) / INTERVAL_MS).toFixed(0)} polls/s), ${WORKERS} with a SIM, ${CREATIONS_PER_S} creations/s (${Math.round(REPLAY_SHARE * 100)} % replays), ${DURATION_S} s measured after ${WARMUP_S} s warm-up`,
@@ -289,6 +345,7 @@ async function main(): Promise<void> {
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "2",
       BENCH_TOPOLOGY: flags.topology ?? process.env.BENCH_TOPOLOGY ?? "processes",
+      BENCH_METRICS: flags.metrics || process.env.BENCH_METRICS === "1" ? "1" : "",
       // The gateway's device-token cache; its own default applies unless a TTL is given (0 disables it).
       ...(authCacheTtl !== undefined ? { AUTH_CACHE_TTL_MS: authCacheTtl } : {}),
     });
@@ -510,6 +567,8 @@ async function main(): Promise<void> {
       );
     }, 1000 / CREATIONS_PER_S);
 
+    const scrapes = new MetricsScraper(system.line.metrics ?? {});
+    scrapes.start();
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
     measuring = true;
     const measureStart = performance.now();
@@ -525,6 +584,7 @@ async function main(): Promise<void> {
         .sort((a, b) => b[1] - a[1]),
     );
     stopping = true;
+    await scrapes.stop();
     clearInterval(creationTimer);
     for (const t of timers) clearTimeout(t);
     await Promise.allSettled([...inflight]);
@@ -600,6 +660,7 @@ async function main(): Promise<void> {
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}`,
     );
+    for (const line of scrapes.report()) log(line);
     for (const s of stats.pollErrorSamples) log(`  poll error sample: ${s}`);
     for (const s of stats.createErrorSamples) log(`  creation error sample: ${s}`);
     log(`goal (>= 750 polls/s, p99 <= 150 ms, no errors, empty polls write nothing): ${goal ? "met" : "NOT met"}`);

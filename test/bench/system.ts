@@ -14,12 +14,20 @@ import { freePort, startSystem } from "../../deploy/local/system.ts";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const topology = process.env.BENCH_TOPOLOGY ?? "processes";
 
-async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
+async function processes(): Promise<{ url: string; metrics?: Record<string, string>; stop(): Promise<void> }> {
   const names = ["fleet", "dispatch", "evidence", "intake", "analytics", "messaging"];
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const)));
   const urls = Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_URL`, `http://127.0.0.1:${ports[n]}`]));
   const gatewayPort = await freePort();
   const children: ChildProcess[] = [];
+  // BENCH_METRICS=1: every process serves /metrics on a port of its own.
+  const metrics: Record<string, string> = {};
+  const metricsEnv = async (name: string): Promise<Record<string, string>> => {
+    if (process.env.BENCH_METRICS !== "1") return {};
+    const port = await freePort();
+    metrics[name] = `http://127.0.0.1:${port}/metrics`;
+    return { METRICS_PORT: String(port), METRICS_HOST: "127.0.0.1" };
+  };
   const run = (script: string, env: Record<string, string>) => {
     const profile =
       process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE)
@@ -31,10 +39,11 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
     });
     children.push(child);
   };
-  for (const n of names) run(`services/${n}/src/main.ts`, { GRPC_PORT: String(ports[n]) });
+  for (const n of names) run(`services/${n}/src/main.ts`, { GRPC_PORT: String(ports[n]), ...(await metricsEnv(n)) });
   run("gateway/src/main.ts", {
     PORT: String(gatewayPort),
     HOST: "127.0.0.1",
+    ...(await metricsEnv("gateway")),
   });
   const url = `http://127.0.0.1:${gatewayPort}`;
   const until = Date.now() + 120_000;
@@ -48,6 +57,7 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
   }
   return {
     url,
+    metrics,
     async stop() {
       for (const c of children) c.kill("SIGTERM");
       await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
@@ -55,7 +65,7 @@ async function processes(): Promise<{ url: string; stop(): Promise<void> }> {
   };
 }
 
-async function single(): Promise<{ url: string; stop(): Promise<void> }> {
+async function single(): Promise<{ url: string; metrics?: Record<string, string>; stop(): Promise<void> }> {
   const system = await startSystem({
     env: { ...process.env, KAFKA_BROKERS: "" },
     randomPorts: true,
@@ -65,7 +75,7 @@ async function single(): Promise<{ url: string; stop(): Promise<void> }> {
 }
 
 const system = topology === "single" ? await single() : await processes();
-process.stdout.write(`${JSON.stringify({ gatewayUrl: system.url, topology })}\n`);
+process.stdout.write(`${JSON.stringify({ gatewayUrl: system.url, topology, metrics: system.metrics ?? {} })}\n`);
 const stop = () => void system.stop().finally(() => process.exit(0));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
