@@ -266,7 +266,7 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
   it("refuses a SIM of another handset with 403, other credentials with 401/403, a bad body with 422", async () => {
     const res = await submit(depositText(1000, customer()), { simId: other.sim.simId });
     expect(res.status).toBe(403);
-    expect(res.body.code).toBe("sim_not_assigned_to_device");
+    expect(res.body).toMatchObject({ code: "not_allowed", context: { reason: "sim_not_assigned_to_device" } });
     const body = {
       sim_id: handset.sim.simId,
       messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }],
@@ -488,7 +488,10 @@ describe("unmatched evidence (GET /v1/evidences?unmatched=true)", () => {
 
   it("answers 400 without unmatched=true and 422 for a bad limit or range", async () => {
     expect((await unmatched(agent.token, "")).status).toBe(400);
-    expect((await unmatched(agent.token, "unmatched=false")).body.code).toBe("unmatched_required");
+    expect((await unmatched(agent.token, "unmatched=false")).body).toMatchObject({
+      code: "bad_request",
+      context: { reason: "unmatched_required" },
+    });
     expect((await unmatched(agent.token, "unmatched=true&limit=251")).status).toBe(422);
     expect((await unmatched(agent.token, "unmatched=true&from=2026-02-02&to=2026-02-01")).status).toBe(422);
     expect((await unmatched(agent.token, "unmatched=true&days=400")).status).toBe(422);
@@ -513,7 +516,10 @@ describe("dismiss evidence (POST /v1/evidences/:id/dismiss)", () => {
     const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
     const dismiss = (id: string, token: string, reason = "other") =>
       sys.api.post(`/v1/evidences/${id}/dismiss`, { token, body: { reason } });
-    expect((await dismiss(orphan, outsider.token)).body.code).toBe("sim_not_in_grant");
+    expect((await dismiss(orphan, outsider.token)).body).toMatchObject({
+      code: "not_allowed",
+      context: { reason: "sim_not_in_grant" },
+    });
     expect((await dismiss(orphan, outsider.token)).status).toBe(403);
     expect((await dismiss("00000000-0000-4000-8000-000000000000", agent.token)).status).toBe(404);
     expect((await dismiss(linked, agent.token)).status).toBe(409);
@@ -611,7 +617,7 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
       body: { evidence_id: id },
     });
     expect(again.status).toBe(409);
-    expect(again.body.code).toBe("evidence_already_linked");
+    expect(again.body).toMatchObject({ code: "conflict", context: { reason: "evidence_already_linked" } });
   });
 
   it("answers 404 for an unknown operation or evidence, 409 for a terminal operation, 422 for another SIM, 403 to an outsider", async () => {

@@ -48,11 +48,11 @@ const window = (w: Partial<{ days: number; from: string; to: string; all: boolea
   ...w,
 });
 
-async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string }> {
+async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
   try {
     await p;
   } catch (err) {
-    if (err instanceof DomainError) return { status: err.status, code: err.code };
+    if (err instanceof DomainError) return { status: err.status, reason: err.reason ?? err.code };
     throw err;
   }
   throw new Error("expected a refusal");
@@ -94,7 +94,7 @@ describe("unmatched queue", () => {
   it("refuses unmatched=false with 400", async () => {
     expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({
       status: "bad_request",
-      code: "unmatched_required",
+      reason: "unmatched_required",
     });
   });
 
@@ -103,7 +103,7 @@ describe("unmatched queue", () => {
     const theirs = await one(h, deposit(2000), { simId: OTHER_SIM });
     expect((await unmatched(AGENT)).map((m) => m.id)).toEqual([mine.messageId]);
     expect((await unmatched(OUTSIDER)).map((m) => m.id)).toEqual([theirs.messageId]);
-    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.code)).toBe(
+    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.reason)).toBe(
       "agent_inactive",
     );
     for (const role of ["supervisor", "admin"]) expect(await unmatched(SUPERVISOR, role)).toHaveLength(2);
@@ -128,7 +128,7 @@ describe("unmatched queue", () => {
     expect(await amounts(window({ to: "2026-01-01" }))).toEqual([1]);
     expect(await amounts(window({ all: true }))).toEqual([3, 2, 1]);
     expect(await amounts(window({ all: true }), 2)).toEqual([3, 2]);
-    expect((await refusalOf(amounts(window({ from: "2026-01-03", to: "2026-01-02" })))).code).toBe("invalid_request");
+    expect((await refusalOf(amounts(window({ from: "2026-01-03", to: "2026-01-02" })))).reason).toBe("invalid_request");
   });
 
   it("defaults to the last 30 local days; days and all reach further", async () => {
@@ -140,7 +140,7 @@ describe("unmatched queue", () => {
     expect(await amounts(window())).toEqual([10]);
     expect(await amounts(window({ days: 42 }))).toEqual([10, 40]);
     expect(await amounts(window({ all: true }))).toEqual([10, 40]);
-    expect((await refusalOf(amounts(window({ days: 366 })))).code).toBe("invalid_request");
+    expect((await refusalOf(amounts(window({ days: 366 })))).reason).toBe("invalid_request");
   });
 });
 
@@ -154,7 +154,7 @@ describe("movements", () => {
     expect(list.map((m) => m.id)).toEqual([newer.messageId, older.messageId]);
     expect(list[1].dismissed_at).not.toBeNull();
     expect(await movements(h.deps, { caller: session(OUTSIDER), limit: 0, window: window() })).toEqual([]);
-    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).code).toBe(
+    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).reason).toBe(
       "invalid_request",
     );
   });
@@ -179,17 +179,17 @@ describe("dismiss", () => {
       dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
     expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({
       status: "not_found",
-      code: "evidence_not_found",
+      reason: "evidence_not_found",
     });
-    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
-    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", code: "sim_not_in_grant" });
+    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", reason: "sim_not_in_grant" });
+    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", reason: "sim_not_in_grant" });
     expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      reason: "evidence_already_linked",
     });
     expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      reason: "evidence_already_linked",
     });
     await d(SUPERVISOR, orphan.messageId, "supervisor");
   });
@@ -197,7 +197,8 @@ describe("dismiss", () => {
   it("refuses a reason outside the contract's list", async () => {
     const orphan = await one(h, deposit(2000));
     expect(
-      (await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" }))).code,
+      (await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" })))
+        .reason,
     ).toBe("invalid_request");
   });
 });
@@ -217,7 +218,7 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "evidence_already_linked",
+      reason: "evidence_already_linked",
     });
     expect(h.dispatch.confirmations).toHaveLength(1);
   });
@@ -229,7 +230,7 @@ describe("attach", () => {
       ),
     ).toEqual({
       status: "not_found",
-      code: "evidence_not_found",
+      reason: "evidence_not_found",
     });
     expect(h.dispatch.attachCalls).toHaveLength(0);
   });
@@ -253,7 +254,7 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "operation_already_proven",
+      reason: "operation_already_proven",
     });
   });
 });
