@@ -2,6 +2,7 @@
 // parsers, as exactly what the simulated network did; faults change delivery only.
 
 import { describe, expect, it } from "vitest";
+import { reconcileDay, type ChainMessage } from "../../services/evidence/src/domain/balance-chain.ts";
 import { parseMessage, isMovement } from "../../services/evidence/src/domain/parsers/parse.ts";
 import type { DialResult, DispatchPayload } from "./handset.ts";
 import type { OperatorName, Receipt } from "./operator.ts";
@@ -233,5 +234,40 @@ describe("faults change delivery, never the texts", () => {
     const [a, b] = h.posted.map((p) => parseMessage("operator_b", p.raws[0]).amount);
     const [r1, r2] = receipts(3, 4).filter((r) => r.operator === "operator_b");
     expect([a, b]).toEqual([r2.amount, r1.amount]);
+  });
+});
+
+describe("a simulated day of one SIM's SMS", () => {
+  const transport = async () => ({ status: 200, body: { results: [] } });
+  const asChain = (s: { raw: string; operator: OperatorName; receivedAt: Date }, i: number): ChainMessage => {
+    const p = parseMessage(s.operator, s.raw);
+    return { ...p, id: `m${i}`, received_at: s.receivedAt, outcome: "orphan" };
+  };
+
+  it.each(["operator_a", "operator_b"] as const)("%s: every balance follows from the previous one", (operator) => {
+    const sms = new OperatorSms({ baseUrl: "http://unused", token: "t", seed: 3, transport });
+    const day = sms.dayOf("sim-1", operator, { start: new Date("2026-11-20T07:00:00Z"), opening: 250_000, count: 60 });
+    expect(new Set(day.map((s) => s.about.kind))).toEqual(new Set(["deposit", "movement", "balance", "promotion"]));
+    const r = reconcileDay(null, day.map(asChain));
+    expect(r).toMatchObject({ opening_balance: 250_000, unexplained_xaf: 0, breaks: [], unreadable_movements: 0 });
+  });
+
+  it("names the gap of a lost message", () => {
+    const sms = new OperatorSms({ baseUrl: "http://unused", token: "t", seed: 4, transport });
+    const day = sms.dayOf("sim-1", "operator_b", {
+      start: new Date("2026-11-20T07:00:00Z"),
+      opening: 250_000,
+      count: 30,
+    });
+    const lost = day.findIndex((s, i) => i > 3 && s.about.kind === "deposit");
+    const chain = day.map(asChain);
+    const r = reconcileDay(
+      null,
+      chain.filter((_, i) => i !== lost),
+    );
+    const moved = -(chain[lost].amount! + chain[lost].fee!);
+    expect(r.unexplained_xaf).toBe(moved);
+    expect(r.breaks).toHaveLength(1);
+    expect(r.breaks[0].gap).toBe(moved);
   });
 });

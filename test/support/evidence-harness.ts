@@ -94,6 +94,7 @@ export interface SubmitOptions {
   receivedAt?: Date;
   deviceReceivedAt?: Date;
   clientMessageId?: string;
+  sender?: string;
 }
 
 export function submit(h: Harness, raws: string | string[], o: SubmitOptions = {}) {
@@ -105,7 +106,7 @@ export function submit(h: Harness, raws: string | string[], o: SubmitOptions = {
       simId: o.simId ?? SIM,
       correlate: o.correlate ?? true,
       messages: list.map((raw, i) => ({
-        sender: "OrangeMoney",
+        sender: o.sender ?? "OrangeMoney",
         raw,
         receivedAt: ts(o.receivedAt ?? new Date(Date.now() - 1000 + i)),
         deviceReceivedAt: o.deviceReceivedAt ? ts(o.deviceReceivedAt) : undefined,

@@ -72,6 +72,14 @@ export const handsetMessageRoutes: Route[] = [
     path: "/v1/device/messages",
     tag: "Handset",
     summary: "Forward operator SMS: deduplicated, parsed, stored, correlated to an operation of the same SIM",
+    description:
+      "Each message is deduplicated (sms_hash), parsed with the SIM's operator's parser and stored. Only a message " +
+      "whose `sender` is one of the operator's sender ids (OPERATOR_A_SENDERS / OPERATOR_B_SENDERS; case, spaces and " +
+      "punctuation ignored) is correlated: any other sender gives the outcome `unknown_sender` (stored, in the " +
+      "unmatched queue, alert `evidence_unknown_sender`, never confirms). Only a DEP can confirm a transfer and only " +
+      "a BAL a balance check; a text no rule recognises (kind null) is an `orphan` with the values it labels. " +
+      "Outcomes: confirmed, restated, attached, ambiguous, divergent (MSISDN or amount), orphan, movement, stored, " +
+      "not_correlated, unknown_sender, pending (docs/decisions/evidence.md).",
     auth: ["device"],
     body,
     responses: {

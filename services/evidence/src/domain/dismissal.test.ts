@@ -11,7 +11,7 @@ function refusalOf(fn: () => unknown): { status: string; code: string; reason?: 
       return { status: err.status, code: err.code, ...(err.reason ? { reason: err.reason } : {}) };
     throw err;
   }
-  return { status: "none", code: "none" };
+  return { status: "none", reason: "none" };
 }
 
 const fleet = { fleet: true } as const;

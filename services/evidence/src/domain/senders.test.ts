@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { loadEvidenceConfig } from "../config.ts";
 import { DEFAULT_SENDER_IDS, isKnownSender, parseSenderList, senderKey } from "./senders.ts";
 
 describe("operator sender ids", () => {
@@ -24,5 +25,17 @@ describe("operator sender ids", () => {
     expect(parseSenderList("MobileMoney, MTN MoMo,,  ,8000")).toEqual(["MobileMoney", "MTN MoMo", "8000"]);
     expect(isKnownSender({ operator_a: ["8000"], operator_b: [] }, "operator_a", "8000")).toBe(true);
     expect(senderKey("Orange\u00a0Money")).toBe("orangemoney");
+  });
+});
+
+describe("sender id settings", () => {
+  it("defaults to the operators' sender names and reads OPERATOR_A_SENDERS / OPERATOR_B_SENDERS", () => {
+    expect(loadEvidenceConfig({}).senders).toEqual(DEFAULT_SENDER_IDS);
+    const c = loadEvidenceConfig({ OPERATOR_A_SENDERS: "MTN MoMo, 8000", OPERATOR_B_SENDERS: "OM-CM" });
+    expect(c.senders).toEqual({ operator_a: ["MTN MoMo", "8000"], operator_b: ["OM-CM"] });
+  });
+
+  it("refuses an empty list", () => {
+    expect(() => loadEvidenceConfig({ OPERATOR_B_SENDERS: " , " })).toThrow();
   });
 });

@@ -130,7 +130,7 @@ describe("unmatched queue", () => {
     expect(await amounts(window({ to: "2026-01-01" }))).toEqual([1]);
     expect(await amounts(window({ all: true }))).toEqual([3, 2, 1]);
     expect(await amounts(window({ all: true }), 2)).toEqual([3, 2]);
-    expect((await refusalOf(amounts(window({ from: "2026-01-03", to: "2026-01-02" })))).code).toBe("invalid_request");
+    expect((await refusalOf(amounts(window({ from: "2026-01-03", to: "2026-01-02" })))).reason).toBe("invalid_request");
   });
 
   it("defaults to the last 30 local days; days and all reach further", async () => {
@@ -142,7 +142,7 @@ describe("unmatched queue", () => {
     expect(await amounts(window())).toEqual([10]);
     expect(await amounts(window({ days: 42 }))).toEqual([10, 40]);
     expect(await amounts(window({ all: true }))).toEqual([10, 40]);
-    expect((await refusalOf(amounts(window({ days: 366 })))).code).toBe("invalid_request");
+    expect((await refusalOf(amounts(window({ days: 366 })))).reason).toBe("invalid_request");
   });
 });
 
@@ -156,7 +156,7 @@ describe("movements", () => {
     expect(list.map((m) => m.id)).toEqual([newer.messageId, older.messageId]);
     expect(list[1].dismissed_at).not.toBeNull();
     expect(await movements(h.deps, { caller: session(OUTSIDER), limit: 0, window: window() })).toEqual([]);
-    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).code).toBe(
+    expect((await refusalOf(movements(h.deps, { caller: session(AGENT), limit: 251, window: window() }))).reason).toBe(
       "invalid_request",
     );
   });
@@ -210,7 +210,8 @@ describe("dismiss", () => {
   it("refuses a reason outside the contract's list", async () => {
     const orphan = await one(h, deposit(2000));
     expect(
-      (await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" }))).code,
+      (await refusalOf(dismiss(h.deps, { caller: session(AGENT), evidenceId: orphan.messageId, reason: "spam" })))
+        .reason,
     ).toBe("invalid_request");
   });
 });

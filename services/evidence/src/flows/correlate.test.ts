@@ -447,3 +447,45 @@ describe("concurrency", () => {
     ).rejects.toThrow(/messages_one_proof_per_operation/);
   });
 });
+
+describe("the operator's sender ids and the balance chain", () => {
+  const received = (amount: number, balanceAfter: number, minute: number) =>
+    transferReceived("operator_b", {
+      amount,
+      fee: 0,
+      balanceAfter,
+      ref: newRef(),
+      msisdn: "690000123",
+      name: "PAUL NJOYA",
+      at: new Date(Date.UTC(2026, 10, 20, 8, minute)),
+      language: "fr",
+    });
+  const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 8, minute));
+
+  it("stores another sender's copy as unknown_sender with an alert, and still takes the operator's own copy", async () => {
+    const text = deposit(4200, { msisdn: "699000111" });
+    const forged = await one(h, text, { sender: "+237670000000" });
+    expect(forged).toMatchObject({ outcome: "unknown_sender", matched: false, duplicate: false });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+    const again = await one(h, text, { sender: "+237670000000" });
+    expect(again).toMatchObject({ outcome: "unknown_sender", duplicate: true });
+    const genuine = await one(h, text, { sender: "Orange Money" });
+    expect(genuine.duplicate).toBe(false);
+    expect(genuine.outcome).not.toBe("unknown_sender");
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+  });
+
+  it("raises one chain-break alert for a missing message, none once it arrives, none for a repeat", async () => {
+    const first = received(500, 1500, 1);
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    await one(h, first, { receivedAt: at(1) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const late = received(200, 1700, 2);
+    await one(h, received(300, 2000, 3), { receivedAt: at(3) });
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+    await one(h, late, { receivedAt: at(2) });
+    await one(h, first, { receivedAt: at(1), clientMessageId: "operator-repeat" });
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+  });
+});

@@ -3,6 +3,8 @@ import { localDayOf, localMidnight } from "../domain/window.ts";
 import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS } from "../domain/outcomes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A message from a sender that is not the operator's moved no money we can count. */
+const OPERATOR_WORD = `outcome <> 'unknown_sender'`;
 const list = (kinds: readonly string[]) => `(${kinds.map((k) => `'${k}'`).join(", ")})`;
 
 /**
@@ -43,13 +45,16 @@ export async function recomputeDay(em: EntityManager, simId: string, receivedAt:
          count(*) filter (where is_ambiguous) as ambiguous,
          count(*) filter (where outcome = 'divergent') as divergent,
          count(*) filter (where dismissed_at is not null) as dismissed,
-         count(*) filter (where kind in ${list(MOVEMENT_KINDS)}) as movements,
+         count(*) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD}) as movements,
          coalesce(sum(amount) filter (where link = 'proof' and kind is distinct from 'BAL'), 0) as proven_xaf,
          coalesce(sum(fee) filter (where link = 'proof'), 0) as fees_xaf,
-         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and direction = 'in'), 0) as movements_in_xaf,
-         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and direction = 'out'), 0) as movements_out_xaf,
-         (array_agg(balance_after order by received_at desc) filter (where balance_after is not null))[1] as last_balance,
-         max(received_at) filter (where balance_after is not null) as last_balance_at
+         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD} and direction = 'in'), 0)
+           as movements_in_xaf,
+         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD} and direction = 'out'), 0)
+           as movements_out_xaf,
+         (array_agg(balance_after order by received_at desc) filter (where balance_after is not null and ${OPERATOR_WORD}))[1]
+           as last_balance,
+         max(received_at) filter (where balance_after is not null and ${OPERATOR_WORD}) as last_balance_at
        from evidence.messages where sim_id = ? and received_at >= ? and received_at < ?
      ) s
      where r.sim_id = ? and r.day = ?::date`,

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
-import { canConfirm, parseMessage } from "./parse.ts";
+import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
 import { FIELD_NAMES, type FieldName, type MessageKind, type Operator } from "./types.ts";
 
 interface Labelled {
@@ -96,6 +96,22 @@ describe("parser accuracy on the labelled corpus", () => {
     console.log([report("held-out", h), report("development", d), "development misses:", ...d.misses].join("\n  "));
     expect(pct(h.kind, h.texts)).toBeGreaterThanOrEqual(HELDOUT_FLOOR.kind);
     for (const f of FIELD_NAMES) expect(pct(h.fields[f], h.texts)).toBeGreaterThanOrEqual(HELDOUT_FLOOR[f]);
+  });
+});
+
+describe("may a text no rule recognises confirm automatically?", () => {
+  it("measures the risk on the corpus read as if no wording were known: no, it may not", () => {
+    const all = [...SAMPLES, ...CORPUS];
+    const amounts = all.filter((t) => parseAsUnrecognised(t.operator, t.text).amount !== null);
+    const deposits = amounts.filter((t) => t.kind === "DEP");
+    const others = amounts.length - deposits.length;
+    console.log(
+      `read as unrecognised, ${amounts.length} of ${all.length} texts show a labelled amount: ${deposits.length} ` +
+        `deposits and ${others} other texts (transfers, payments, withdrawals...) that auto-confirming would let prove a transfer`,
+    );
+    // The decision rests on this: most texts with a readable amount are not deposits.
+    expect(others).toBeGreaterThan(deposits.length);
+    expect(routeOf(null, true, "unrecognised")).toBe("orphan");
   });
 });
 

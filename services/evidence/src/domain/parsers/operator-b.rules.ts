@@ -11,10 +11,11 @@ import type { FieldPatterns, Rule } from "./types.ts";
 // commission: the patterns require "Montant" to be followed by its value or by "transaction".
 const AMOUNT = labelled(String.raw`\bmontant (?:de )?transaction|\btransaction amount|\bmontant`, MONEY);
 const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
-const BALANCE = labelled(String.raw`nouveau solde|new balance|\bsolde`, MONEY);
+// "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso).
+const BALANCE = labelled(String.raw`\bsolde est de|nouveau solde|new balance|\bsolde`, MONEY);
 // "avec le Code : 358619" is the withdrawal code, not a reference: "code" is not a label.
 const OPERATOR_REF = labelled(
-  String.raw`${NOT_EXTERNAL}(?:\bid (?:de )?transaction|\bno de transaction|\btxn id|\btransaction id|\bref(?:erence)?|\bid)`,
+  String.raw`${NOT_EXTERNAL}(?:\bid (?:de )?transaction|\bno de transaction|\btxn id|\btransaction id|\bref(?:erence)?|\bid trans|\btrans id|\bid)`,
   REF,
 );
 const COMMON: FieldPatterns = { amount: AMOUNT, fee: FEE, balance_after: BALANCE, operator_ref: OPERATOR_REF };
@@ -166,6 +167,39 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     },
   },
 
+  {
+    // corpus, Orange Burkina Faso: "Vous avez retire 15000.00 FCFA aupres de l agent 70123456
+    // NAME, Trans ID : CO260927.2307.45344437. Votre solde est de : 12345.00 FCFA."
+    id: "b.fr.with.retire_aupres",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bVous avez retire ${AMT} aupres de l'? ?agent ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bVous avez retire ${MONEY} aupres`),
+      counterparty_msisdn: pattern(String.raw`\bagent ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bagent ${PHONE} (?<v>[^,.]+?),`),
+    },
+  },
+
+  // ---- UV_OUT: "Vous avez transfere ... au numero ..." (Orange Burkina Faso) ---------------------
+  {
+    // corpus: "Vous avez transfere 10000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0 FCFA au numero
+    // 70123456,MADENNE ESTHER. Votre solde est de 5000.00 FCFA. ID Trans: PP260928.1945.60787425."
+    id: "b.fr.uv_out.transfere_au_numero",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bVous avez transfere ${AMT},.{0,80}? au numero ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bVous avez transfere ${MONEY},`),
+      counterparty_msisdn: pattern(String.raw`\bau numero ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bau numero ${PHONE} ?, ?(?<v>[^.]+?)\.`),
+    },
+  },
+
   // ---- AIRTIME: bundles bought from the wallet ------------------------------------------------
   {
     // corpus: "Felicitations, vous venez d'effectuer un payement de 300 FCFA pour 300U = 850 Mo/3J.
@@ -195,6 +229,20 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       ...COMMON,
       amount: pattern(String.raw`\bpaiement de ${MONEY} chez `),
       counterparty_name: pattern(String.raw`\bpaiement de ${AMT} chez (?<v>.+?) a ete effectue`),
+    },
+  },
+  {
+    // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
+    // FCFA a MERCHANT a ete effectue avec succes. Votre solde est de : 1000.00 FCFA. Trans id: MP..."
+    id: "b.fr.payment.a_marchand",
+    kind: null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bVotre paiement de ${AMT},.{0,80}? a .{1,120}? a ete effectue`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bVotre paiement de ${MONEY},`),
+      counterparty_name: pattern(String.raw`${AMT} a (?<v>[^,]+?) a ete effectue`),
     },
   },
   {

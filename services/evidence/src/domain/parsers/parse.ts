@@ -59,6 +59,16 @@ export function parseMessage(operator: Operator, text: string): ParsedMessage {
 }
 
 /**
+ * What a text would give if no wording recognised it: the labelled values only, kind null
+ * (diagnostics: measures what auto-confirming unrecognised texts would risk).
+ */
+export function parseAsUnrecognised(operator: Operator, text: string): ParsedMessage {
+  if (text.length > MAX_TEXT_LENGTH) return { ...EMPTY, rule: "too_long" };
+  const norm = normalizeText(text);
+  return applyRule(UNRECOGNISED, 0, 0, norm, NUMBER_FORMATS[operator]);
+}
+
+/**
  * Only a DEP can confirm a transfer. An unrecognised text (kind null) is a possible deposit
  * that waits for a person: nothing in it proves it is one.
  */

@@ -54,7 +54,8 @@ export type MessageCorrelated = Message<"transferops.evidence.v1.MessageCorrelat
   simId: string;
 
   /**
-   * confirmed, restated, ambiguous, divergent, orphan, movement, stored or not_correlated.
+   * confirmed, restated, ambiguous, divergent, orphan, movement, stored, not_correlated or
+   * unknown_sender.
    *
    * @generated from field: string outcome = 3;
    */

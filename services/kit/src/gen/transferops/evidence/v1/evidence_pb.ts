@@ -164,7 +164,7 @@ export type Evidence = Message<"transferops.evidence.v1.Evidence"> & {
 
   /**
    * What became of the message: confirmed, restated, ambiguous, divergent, orphan,
-   * movement, stored, not_correlated, attached or pending (docs/decisions/evidence.md).
+   * movement, stored, not_correlated, attached, unknown_sender or pending (docs/decisions/evidence.md).
    *
    * @generated from field: string outcome = 20;
    */

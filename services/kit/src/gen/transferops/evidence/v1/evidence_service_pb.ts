@@ -169,7 +169,7 @@ export type MessageResult = Message<"transferops.evidence.v1.MessageResult"> & {
 
   /**
    * confirmed, restated, ambiguous, divergent, orphan, movement, stored, not_correlated,
-   * attached or pending (docs/decisions/evidence.md).
+   * attached, unknown_sender or pending (docs/decisions/evidence.md).
    *
    * @generated from field: string outcome = 7;
    */
