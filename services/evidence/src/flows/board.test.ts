@@ -48,12 +48,11 @@ const window = (w: Partial<{ days: number; from: string; to: string; all: boolea
   ...w,
 });
 
-async function refusalOf(p: Promise<unknown>): Promise<{ status: string; code: string; reason?: string }> {
+async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
   try {
     await p;
   } catch (err) {
-    if (err instanceof DomainError)
-      return { status: err.status, code: err.code, ...(err.reason ? { reason: err.reason } : {}) };
+    if (err instanceof DomainError) return { status: err.status, reason: err.reason ?? err.code };
     throw err;
   }
   throw new Error("expected a refusal");
@@ -95,7 +94,6 @@ describe("unmatched queue", () => {
   it("refuses unmatched=false with 400", async () => {
     expect(await refusalOf(unmatched(AGENT, "agent", { unmatched: false }))).toEqual({
       status: "bad_request",
-      code: "bad_request",
       reason: "unmatched_required",
     });
   });
@@ -181,27 +179,16 @@ describe("dismiss", () => {
       dismiss(h.deps, { caller: session(agentId, role), evidenceId, reason: "other" });
     expect(await refusalOf(d(AGENT, "44444444-4444-4444-8444-444444444444"))).toEqual({
       status: "not_found",
-      code: "not_found",
       reason: "evidence_not_found",
     });
-    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({
-      status: "forbidden",
-      code: "not_allowed",
-      reason: "sim_not_in_grant",
-    });
-    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({
-      status: "forbidden",
-      code: "not_allowed",
-      reason: "sim_not_in_grant",
-    });
+    expect(await refusalOf(d(OUTSIDER, orphan.messageId))).toEqual({ status: "forbidden", reason: "sim_not_in_grant" });
+    expect(await refusalOf(d(OUTSIDER, linked.messageId))).toEqual({ status: "forbidden", reason: "sim_not_in_grant" });
     expect(await refusalOf(d(AGENT, linked.messageId))).toEqual({
       status: "conflict",
-      code: "conflict",
       reason: "evidence_already_linked",
     });
     expect(await refusalOf(d(SUPERVISOR, linked.messageId, "supervisor"))).toEqual({
       status: "conflict",
-      code: "conflict",
       reason: "evidence_already_linked",
     });
     await d(SUPERVISOR, orphan.messageId, "supervisor");
@@ -231,7 +218,6 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "conflict",
       reason: "evidence_already_linked",
     });
     expect(h.dispatch.confirmations).toHaveLength(1);
@@ -244,7 +230,6 @@ describe("attach", () => {
       ),
     ).toEqual({
       status: "not_found",
-      code: "not_found",
       reason: "evidence_not_found",
     });
     expect(h.dispatch.attachCalls).toHaveLength(0);
@@ -269,7 +254,6 @@ describe("attach", () => {
       await refusalOf(attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: orphan.messageId })),
     ).toEqual({
       status: "conflict",
-      code: "conflict",
       reason: "operation_already_proven",
     });
   });

@@ -44,8 +44,11 @@ async function connectError(p: Promise<unknown>): Promise<{ code: Code; reason: 
   try {
     await p;
   } catch (err) {
-    if (err instanceof ConnectError)
-      return { code: err.code, reason: String(err.findDetails(ErrorDetailSchema)[0]?.context?.reason ?? "") };
+    if (err instanceof ConnectError) {
+      const detail = err.findDetails(ErrorDetailSchema)[0];
+      const reason = detail?.context?.reason;
+      return { code: err.code, reason: typeof reason === "string" ? reason : (detail?.code ?? "") };
+    }
     throw err;
   }
   throw new Error("expected a Connect error");
