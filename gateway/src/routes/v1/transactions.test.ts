@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
 import { createLogger, KafkaBus, type Subscription } from "@transferops/kit";
 import { TransactionChangedSchema } from "@transferops/kit/gen/transferops/intake/v1/events_pb";
+import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 import {
   fleetCredentials,
   grantAccess,
   provisionHandset,
+  publishTestEvent,
   setCircuitBreaker,
   statusesFor,
   type Credentials,
@@ -598,6 +600,49 @@ describe("settlement and events", () => {
       operation_id: t.operation_id,
     });
     expect(done.settled_at).not.toBeNull();
+  });
+
+  it("follows a no_evidence operation later arbitrated confirmed; a redelivered event changes nothing", async () => {
+    const t = await launchedTx();
+    const changed = (status: string, actorAgentId: string, trigger: string) => ({
+      topic: "operations",
+      key: t.operation_id,
+      schema: OperationChangedSchema,
+      message: create(OperationChangedSchema, {
+        operation: { operationId: t.operation_id, requestId: `tx-${t.id}`, status, agentId: agent.agentId },
+        previousStatus: "awaiting_evidence",
+        trigger,
+        actorAgentId,
+      }),
+    });
+    const settledAs = (outcome: string) =>
+      eventually(async () => {
+        const b = (await get(t.id)).body;
+        return b.state === "done" && b.outcome === outcome ? b : undefined;
+      });
+    const swept = await publishTestEvent(sys, changed("no_evidence", "", "sweep"));
+    expect(await settledAs("no_evidence")).toMatchObject({ settled_by: "system", settled_by_name: "System" });
+    await publishTestEvent(sys, changed("confirmed", colleague.agentId, "arbitrate"));
+    const arbitrated = await settledAs("confirmed");
+    expect(arbitrated).toMatchObject({ settled_by: colleague.agentId, settled_by_name: "Colin Colleague" });
+    // The sweep's event again (a broker redelivery): the inbox drops it.
+    await publishTestEvent(sys, { ...changed("no_evidence", "", "sweep"), eventId: swept });
+    // An event behind it on the same key: once it is in the inbox, the redelivery was handled.
+    const behind = await publishTestEvent(sys, changed("confirmed", colleague.agentId, "arbitrate"));
+    await eventually(async () => {
+      const rows = await sys.db.query(
+        `select count(*)::int as n from intake.inbox where consumer = 'intake.operations' and event_id = $1`,
+        [behind],
+      );
+      return rows[0].n === 1 ? true : undefined;
+    });
+    expect((await get(t.id)).body).toMatchObject({ outcome: "confirmed", settled_by: colleague.agentId });
+    const settles = await sys.db.query(
+      `select count(*)::int as n from intake.outbox where key = $1 and type like '%TransactionChanged'`,
+      [t.id],
+    );
+    // create, confirm_payment, launch, operation_linked, settle (no_evidence), settle (confirmed)
+    expect(settles[0].n).toBe(6);
   });
 
   it("publishes every transition of a transaction on the transactions topic", async () => {
