@@ -525,6 +525,18 @@ describe("launch", () => {
     expect(await operationsOf(t.id)).toEqual([]);
   });
 
+  it("releases the claim when dispatch refuses the launching agent's access (403, no grant)", async () => {
+    const stranger = await sys.api.createAgent(admin.token, { login: "tx-no-grant" });
+    const t = await createTx();
+    await confirm(t.id, stranger.token);
+    const res = await launch(t.id, stranger.token);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: "not_allowed", context: { reason: "no_grant" } });
+    expect((await get(t.id)).body).toMatchObject({ state: "pending", launched_by: null, operation_id: null });
+    expect(await operationsOf(t.id)).toEqual([]);
+    expect((await launch(t.id, agent.token)).status).toBe(200);
+  });
+
   it("releases the claim when dispatch refuses with 423 (circuit breaker)", async () => {
     const t = await createTx();
     await confirm(t.id);
