@@ -135,9 +135,14 @@ describe("a launch that crashes between the claim and the operation's creation",
     }
   }, 180_000);
 
-  it("is completed by the sweep, with one operation", async () => {
+  it("is completed by the sweep, with one operation; so is one that crashed after dispatch created it", async () => {
     const f = await startFleet(
-      { INTAKE_TEST_CRASH_AFTER_CLAIM: "1", CLAIM_STALE_S: "1", LAUNCH_SWEEP_INTERVAL_S: "0.5" },
+      {
+        INTAKE_TEST_CRASH_AFTER_CLAIM: "1",
+        INTAKE_TEST_CRASH_AFTER_CREATE: "1",
+        CLAIM_STALE_S: "1",
+        LAUNCH_SWEEP_INTERVAL_S: "0.5",
+      },
       1,
     );
     try {
@@ -153,6 +158,22 @@ describe("a launch that crashes between the claim and the operation's creation",
       );
       expect(swept).toMatchObject({ state: "launched", launched_by: f.agents[0]!.agentId });
       expect(await operationsOf(f, id)).toEqual([{ operation_id: swept.operation_id, request_id: `tx-${id}` }]);
+
+      // The second launch crashes after dispatch created the operation: the sweep records that one.
+      const second = await confirmedTransaction(f);
+      expect((await launch(f, second, f.agents[0]!.token)).status).toBe(500);
+      const created = await operationsOf(f, second);
+      expect(created).toHaveLength(1);
+      const recorded = await eventually(
+        async () => {
+          const t = (await f.sys.api.get(`/v1/transactions/${second}`, { token: f.admin.token })).body;
+          return t.operation_id ? t : undefined;
+        },
+        15_000,
+        "the sweep to record the operation",
+      );
+      expect(recorded.operation_id).toBe(created[0].operation_id);
+      expect(await operationsOf(f, second)).toHaveLength(1);
     } finally {
       await f.sys.stop();
     }
