@@ -22,6 +22,8 @@ export const intakeConfigShape = {
   INTAKE_TEST_DISABLE_PROTECTION: z.enum(["", ...PROTECTIONS]).default(""),
   /** Test only (NODE_ENV=test): the first N launches stop dead after the claim commits, as a crash would. */
   INTAKE_TEST_CRASH_AFTER_CLAIM: z.coerce.number().int().min(0).default(0),
+  /** Test only (NODE_ENV=test): the first N launches stop dead after dispatch created the operation, before it is recorded. */
+  INTAKE_TEST_CRASH_AFTER_CREATE: z.coerce.number().int().min(0).default(0),
 };
 
 export type IntakeEnv = z.infer<z.ZodObject<typeof intakeConfigShape>>;
@@ -37,11 +39,15 @@ export interface IntakeConfig {
   /** Test switches; both inert outside NODE_ENV=test (the configuration refuses them). */
   disabledProtection: Protection | null;
   crashAfterClaim: number;
+  crashAfterCreate: number;
 }
 
 export function loadIntakeConfig(env = process.env): IntakeConfig {
   const e = parseConfig(intakeConfigShape, env);
-  if (e.NODE_ENV !== "test" && (e.INTAKE_TEST_DISABLE_PROTECTION || e.INTAKE_TEST_CRASH_AFTER_CLAIM)) {
+  if (
+    e.NODE_ENV !== "test" &&
+    (e.INTAKE_TEST_DISABLE_PROTECTION || e.INTAKE_TEST_CRASH_AFTER_CLAIM || e.INTAKE_TEST_CRASH_AFTER_CREATE)
+  ) {
     throw new ConfigError("invalid configuration:\n  INTAKE_TEST_* switches are accepted only with NODE_ENV=test");
   }
   return {
@@ -54,5 +60,6 @@ export function loadIntakeConfig(env = process.env): IntakeConfig {
     dbPoolMax: e.DB_POOL_MAX,
     disabledProtection: e.INTAKE_TEST_DISABLE_PROTECTION || null,
     crashAfterClaim: e.INTAKE_TEST_CRASH_AFTER_CLAIM,
+    crashAfterCreate: e.INTAKE_TEST_CRASH_AFTER_CREATE,
   };
 }

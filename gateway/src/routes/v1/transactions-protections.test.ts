@@ -15,13 +15,17 @@ interface Fleet {
   agents: { token: string; agentId: string }[];
 }
 
-async function startFleet(env: Record<string, string>, agentCount: number): Promise<Fleet> {
+async function startFleet(
+  env: Record<string, string>,
+  agentCount: number,
+  role: "agent" | "admin" = "agent",
+): Promise<Fleet> {
   const sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0", ...env });
   const admin = await sys.api.bootstrapAdmin();
   const { sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 300_000 });
   const agents = [];
   for (let i = 0; i < agentCount; i++) {
-    const a = await sys.api.createAgent(admin.token, { login: `racer-${i}` });
+    const a = await sys.api.createAgent(admin.token, { login: `racer-${i}`, role });
     await grantAccess(sys.api, admin.token, a.agentId, { simIds: [sims[0]!.simId] });
     agents.push(a);
   }
@@ -66,7 +70,9 @@ describe.each([
 ] as const)("with protection %s switched off", (protection, others) => {
   let f: Fleet;
   beforeAll(async () => {
-    f = await startFleet({ INTAKE_TEST_DISABLE_PROTECTION: protection }, 20);
+    // Admins see every transaction, so every racer gets past the read to the claim (an
+    // agent reading another's launch would stop at 404 and never test the other two).
+    f = await startFleet({ INTAKE_TEST_DISABLE_PROTECTION: protection }, 20, "admin");
   }, 180_000);
   afterAll(async () => {
     await f?.sys.stop();
@@ -78,7 +84,7 @@ describe.each([
     const won = results.filter((r) => r.status === 200);
     expect(won).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) {
-      expect(["409 already_launched", "404 transaction_not_found"]).toContain(`${r.status} ${r.body.context.reason}`);
+      expect(`${r.status} ${r.body.context.reason}`).toBe("409 already_launched");
     }
     const ops = await operationsOf(f, id);
     expect(ops).toHaveLength(1);
@@ -88,8 +94,8 @@ describe.each([
 
     // The switch really is off.
     if (protection === "claim") {
-      // Several launches claimed (create + confirm + one claim + one record would be 4 events).
-      expect(await launchEvents(f, id)).toBeGreaterThan(4);
+      // Every racer claimed (create + confirm + one claim + one record would be 4 events).
+      expect(await launchEvents(f, id)).toBe(2 + 20 + 1);
     } else if (protection === "request_id") {
       expect(ops[0].request_id).not.toBe(`tx-${id}`);
     } else {
@@ -135,9 +141,14 @@ describe("a launch that crashes between the claim and the operation's creation",
     }
   }, 180_000);
 
-  it("is completed by the sweep, with one operation", async () => {
+  it("is completed by the sweep, with one operation; so is one that crashed after dispatch created it", async () => {
     const f = await startFleet(
-      { INTAKE_TEST_CRASH_AFTER_CLAIM: "1", CLAIM_STALE_S: "1", LAUNCH_SWEEP_INTERVAL_S: "0.5" },
+      {
+        INTAKE_TEST_CRASH_AFTER_CLAIM: "1",
+        INTAKE_TEST_CRASH_AFTER_CREATE: "1",
+        CLAIM_STALE_S: "1",
+        LAUNCH_SWEEP_INTERVAL_S: "0.5",
+      },
       1,
     );
     try {
@@ -153,6 +164,22 @@ describe("a launch that crashes between the claim and the operation's creation",
       );
       expect(swept).toMatchObject({ state: "launched", launched_by: f.agents[0]!.agentId });
       expect(await operationsOf(f, id)).toEqual([{ operation_id: swept.operation_id, request_id: `tx-${id}` }]);
+
+      // The second launch crashes after dispatch created the operation: the sweep records that one.
+      const second = await confirmedTransaction(f);
+      expect((await launch(f, second, f.agents[0]!.token)).status).toBe(500);
+      const created = await operationsOf(f, second);
+      expect(created).toHaveLength(1);
+      const recorded = await eventually(
+        async () => {
+          const t = (await f.sys.api.get(`/v1/transactions/${second}`, { token: f.admin.token })).body;
+          return t.operation_id ? t : undefined;
+        },
+        15_000,
+        "the sweep to record the operation",
+      );
+      expect(recorded.operation_id).toBe(created[0].operation_id);
+      expect(await operationsOf(f, second)).toHaveLength(1);
     } finally {
       await f.sys.stop();
     }

@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
 import { createLogger, KafkaBus, type Subscription } from "@transferops/kit";
 import { TransactionChangedSchema } from "@transferops/kit/gen/transferops/intake/v1/events_pb";
+import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 import {
   fleetCredentials,
   grantAccess,
   provisionHandset,
+  publishTestEvent,
   setCircuitBreaker,
   statusesFor,
   type Credentials,
@@ -523,6 +525,18 @@ describe("launch", () => {
     expect(await operationsOf(t.id)).toEqual([]);
   });
 
+  it("releases the claim when dispatch refuses the launching agent's access (403, no grant)", async () => {
+    const stranger = await sys.api.createAgent(admin.token, { login: "tx-no-grant" });
+    const t = await createTx();
+    await confirm(t.id, stranger.token);
+    const res = await launch(t.id, stranger.token);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: "not_allowed", context: { reason: "no_grant" } });
+    expect((await get(t.id)).body).toMatchObject({ state: "pending", launched_by: null, operation_id: null });
+    expect(await operationsOf(t.id)).toEqual([]);
+    expect((await launch(t.id, agent.token)).status).toBe(200);
+  });
+
   it("releases the claim when dispatch refuses with 423 (circuit breaker)", async () => {
     const t = await createTx();
     await confirm(t.id);
@@ -568,13 +582,19 @@ describe("launch", () => {
         launch(t.id, agent.token),
         sys.api.post(`/v1/transactions/${t.id}/cancel`, { token: agent.token, body: { reason: "race" } }),
       ]);
-      expect([l.status, c.status].sort()).toEqual([200, 409]);
       const after = (await get(t.id)).body;
       const ops = await operationsOf(t.id);
       if (l.status === 200) {
+        expect(`${c.status} ${c.body.context.reason}`).toBe("409 transaction_not_pending");
         expect(after.state).toBe("launched");
         expect(ops).toHaveLength(1);
       } else {
+        expect(c.status).toBe(200);
+        // The launch read the transaction pending and lost (409), or read it cancelled,
+        // which an agent no longer sees (404).
+        expect(["409 transaction_not_pending", "404 transaction_not_found"]).toContain(
+          `${l.status} ${l.body.context.reason}`,
+        );
         expect(after).toMatchObject({ state: "cancelled", operation_id: null });
         expect(ops).toEqual([]);
       }
@@ -598,6 +618,49 @@ describe("settlement and events", () => {
       operation_id: t.operation_id,
     });
     expect(done.settled_at).not.toBeNull();
+  });
+
+  it("follows a no_evidence operation later arbitrated confirmed; a redelivered event changes nothing", async () => {
+    const t = await launchedTx();
+    const changed = (status: string, actorAgentId: string, trigger: string) => ({
+      topic: "operations",
+      key: t.operation_id,
+      schema: OperationChangedSchema,
+      message: create(OperationChangedSchema, {
+        operation: { operationId: t.operation_id, requestId: `tx-${t.id}`, status, agentId: agent.agentId },
+        previousStatus: "awaiting_evidence",
+        trigger,
+        actorAgentId,
+      }),
+    });
+    const settledAs = (outcome: string) =>
+      eventually(async () => {
+        const b = (await get(t.id)).body;
+        return b.state === "done" && b.outcome === outcome ? b : undefined;
+      });
+    const swept = await publishTestEvent(sys, changed("no_evidence", "", "sweep"));
+    expect(await settledAs("no_evidence")).toMatchObject({ settled_by: "system", settled_by_name: "System" });
+    await publishTestEvent(sys, changed("confirmed", colleague.agentId, "arbitrate"));
+    const arbitrated = await settledAs("confirmed");
+    expect(arbitrated).toMatchObject({ settled_by: colleague.agentId, settled_by_name: "Colin Colleague" });
+    // The sweep's event again (a broker redelivery): the inbox drops it.
+    await publishTestEvent(sys, { ...changed("no_evidence", "", "sweep"), eventId: swept });
+    // An event behind it on the same key: once it is in the inbox, the redelivery was handled.
+    const behind = await publishTestEvent(sys, changed("confirmed", colleague.agentId, "arbitrate"));
+    await eventually(async () => {
+      const rows = await sys.db.query(
+        `select count(*)::int as n from intake.inbox where consumer = 'intake.operations' and event_id = $1`,
+        [behind],
+      );
+      return rows[0].n === 1 ? true : undefined;
+    });
+    expect((await get(t.id)).body).toMatchObject({ outcome: "confirmed", settled_by: colleague.agentId });
+    const settles = await sys.db.query(
+      `select count(*)::int as n from intake.outbox where key = $1 and type like '%TransactionChanged'`,
+      [t.id],
+    );
+    // create, confirm_payment, launch, operation_linked, settle (no_evidence), settle (confirmed)
+    expect(settles[0].n).toBe(6);
   });
 
   it("publishes every transition of a transaction on the transactions topic", async () => {

@@ -40,10 +40,13 @@ function notLaunchable(t: TransactionRecord): DomainError {
 }
 
 export class Launcher {
-  private crashesLeft: number;
+  /** Test switches: how many fresh launches still "crash" after the claim, after the creation. */
+  private crashesAfterClaim: number;
+  private crashesAfterCreate: number;
 
   constructor(private readonly deps: IntakeDeps) {
-    this.crashesLeft = deps.config.crashAfterClaim;
+    this.crashesAfterClaim = deps.config.crashAfterClaim;
+    this.crashesAfterCreate = deps.config.crashAfterCreate;
   }
 
   private get disabled() {
@@ -97,9 +100,9 @@ export class Launcher {
       if (!completed) throw alreadyLaunched(claim.t);
       return completed;
     }
-    if (this.crashesLeft > 0) {
+    if (this.crashesAfterClaim > 0) {
       // Test switch: the process "dies" here, with the claim committed and no operation.
-      this.crashesLeft -= 1;
+      this.crashesAfterClaim -= 1;
       throw new Error("test switch: crash after the claim");
     }
     return this.createAndRecord(claim.t, true);
@@ -145,6 +148,11 @@ export class Launcher {
       const refused = domainErrorFromConnect(err);
       if (refused && RELEASING.includes(refused.status)) await this.release(t);
       throw refused ?? err;
+    }
+    if (fresh && this.crashesAfterCreate > 0) {
+      // Test switch: the process "dies" here, the operation created but not recorded.
+      this.crashesAfterCreate -= 1;
+      throw new Error("test switch: crash after the operation's creation");
     }
     const recorded = await this.record(t, res.operationId);
     // Another launch created this operation (protection 2 answered): this one is refused.
