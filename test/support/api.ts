@@ -21,6 +21,15 @@ export interface RequestOptions {
 }
 
 type Paths = paths;
+
+/** The Authorization header of a session or device token, for the typed client. */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The body of a typed call that must succeed; throws naming the call and the refusal. */
+export function dataOf<T>(what: string, r: { data?: T; error?: unknown; response: Response }): T {
+  if (r.data === undefined) throw new Error(`${what} failed: ${r.response.status} ${JSON.stringify(r.error)}`);
+  return r.data;
+}
 /** The typed client generated from the served document (npm run generate:client). */
 export type TypedClient = Client<Paths>;
 
