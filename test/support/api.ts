@@ -1,7 +1,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import { ContractCheck } from "./contract-check.ts";
 import type { paths } from "./openapi.d.ts";
-import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./system.ts";
+import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
 
 export interface ApiResponse<T = any> {
   status: number;

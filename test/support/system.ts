@@ -5,8 +5,8 @@ import { Api } from "./api.ts";
 
 export { eventually } from "./eventually.ts";
 
-export const TEST_API_KEY = "test-api-key-0123456789";
-export const TEST_BOOTSTRAP_TOKEN = "test-bootstrap-token-0123456789";
+import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
+export { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN };
 
 /** The test's database, with a pool for assertions on what the services stored. */
 export interface QueryableDatabase extends TestDatabase {

@@ -41,3 +41,7 @@ export function withReasons<K extends string>(
   }
   return out;
 }
+
+/** The day window every windowed board list takes, as its OpenAPI description. */
+export const WINDOW_DESCRIPTION =
+  "Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.";

@@ -3,7 +3,7 @@ import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/di
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH, EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -38,6 +38,7 @@ export const evidenceRoutes: Route[] = [
     summary:
       "Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: z.object(windowQuery),
     responses: withReasons(
       {
@@ -61,6 +62,7 @@ export const evidenceRoutes: Route[] = [
     tag: "Operations",
     summary: "Orphan evidence waiting for a person (unmatched=true required); agents see the SIMs of their grant",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: z.object({ unmatched: z.string().optional(), ...windowQuery }),
     responses: withReasons(
       {

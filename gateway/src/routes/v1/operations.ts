@@ -7,7 +7,7 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { CREATE_OPERATION_PRECEDENCE } from "@transferops/dispatch/reasons";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -166,6 +166,7 @@ export const operationRoutes: Route[] = [
     tag: "Operations",
     summary: "Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: windowQuery,
     responses: withReasons(
       {
@@ -189,6 +190,7 @@ export const operationRoutes: Route[] = [
     tag: "Operations",
     summary: "Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: windowQuery,
     responses: withReasons(
       {
