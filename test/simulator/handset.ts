@@ -10,6 +10,7 @@
 
 import { checkName } from "../../services/dispatch/src/domain/name-check.ts";
 import type { OperatorName, Receipt, Screen, SimulatedOperator } from "./operator.ts";
+import { Api } from "../support/api.ts";
 
 export type DeviceOutcome =
   "ussd_ok" | "ussd_unconfirmed" | "ussd_failed" | "ussd_timeout" | "no_service" | "sim_absent" | "name_mismatch";
@@ -102,23 +103,13 @@ export class SimulatedHandset {
     this.failures.set(operationIdOrAny, mode);
   }
 
+  /** The typed client of the gateway, checking each answer against the served OpenAPI document. */
+  private api: Api | undefined;
+
   private async http(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(this.o.baseUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.o.token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, body: parsed };
+    this.api ??= new Api(this.o.baseUrl);
+    const res = await this.api.request(method, path, { token: this.o.token, body });
+    return { status: res.status, body: res.body };
   }
 
   /** Learns the handset's SIMs (sim_id, msisdn, operator, balance) from fleet. */

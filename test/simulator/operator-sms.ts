@@ -26,6 +26,7 @@ import {
 import type { Language } from "../../services/evidence/src/domain/parsers/types.ts";
 import type { DialResult, DispatchPayload } from "./handset.ts";
 import { depositFee, type OperatorName, type Receipt } from "./operator.ts";
+import { Api } from "../support/api.ts";
 
 export type SmsFault =
   | { kind: "lost" }
@@ -143,6 +144,7 @@ const printedMsisdn = (operator: OperatorName, msisdn: string) => (operator === 
 
 export class OperatorSms {
   private readonly random: () => number;
+  private api: Api | undefined;
   private readonly transport: Transport;
   private once: SmsFault | undefined;
   private readonly delayed: OutgoingSms[] = [];
@@ -157,13 +159,10 @@ export class OperatorSms {
     this.transport =
       o.transport ??
       (async (token, body) => {
-        const res = await fetch(`${o.baseUrl}/v1/device/messages`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
+        // Through the typed client, which checks the answer against the served OpenAPI document.
+        this.api ??= new Api(o.baseUrl);
+        const res = await this.api.request("POST", "/v1/device/messages", { token, body });
+        return { status: res.status, body: res.body };
       });
   }
 

@@ -1,3 +1,6 @@
+import createClient, { type Client } from "openapi-fetch";
+import { ContractCheck } from "./contract-check.ts";
+import type { paths } from "./openapi.d.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
 
 export interface ApiResponse<T = any> {
@@ -17,28 +20,89 @@ export interface RequestOptions {
   raw?: string;
 }
 
-/** A thin HTTP client of the gateway for tests: status, parsed body, headers. */
+type Paths = paths;
+
+/** The Authorization header of a session or device token, for the typed client. */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The body of a typed call that must succeed; throws naming the call and the refusal. */
+export function dataOf<T>(what: string, r: { data?: T; error?: unknown; response: Response }): T {
+  if (r.data === undefined) throw new Error(`${what} failed: ${r.response.status} ${JSON.stringify(r.error)}`);
+  return r.data;
+}
+/** The typed client generated from the served document (npm run generate:client). */
+export type TypedClient = Client<Paths>;
+
+/**
+ * The gateway's client for tests. Every call goes through the openapi-fetch client typed by
+ * the document the gateway serves (test/support/openapi.d.ts), and every response is checked
+ * against that document (ContractCheck): an undocumented route, status or body shape fails
+ * the test. `client` is the typed client for calls written against the document's types;
+ * `request` and its shorthands take a concrete path for tests that probe malformed input.
+ */
 export class Api {
-  constructor(readonly baseUrl: string) {}
+  readonly client: TypedClient;
+  private contract: Promise<ContractCheck> | undefined;
+
+  constructor(readonly baseUrl: string) {
+    this.client = createClient<Paths>({ baseUrl });
+    this.client.use({
+      onResponse: async ({ request, response }) => {
+        const path = new URL(request.url).pathname;
+        const text = await response.clone().text();
+        let body: unknown = undefined;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          /* not JSON */
+        }
+        (await this.contractCheck()).check(
+          request.method,
+          path,
+          response.status,
+          response.headers.get("content-type"),
+          body,
+        );
+        return undefined;
+      },
+    });
+  }
+
+  /** The served document, fetched once, as the check of every response. */
+  private contractCheck(): Promise<ContractCheck> {
+    this.contract ??= fetch(this.baseUrl + "/v1/openapi.json")
+      .then((res) => res.json())
+      .then((doc) => new ContractCheck(doc));
+    return this.contract;
+  }
 
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...o.headers };
     if (o.body !== undefined || o.raw !== undefined) headers["content-type"] = "application/json";
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     if (o.apiKey) headers["x-api-key"] = o.apiKey === true ? TEST_API_KEY : o.apiKey;
-    const res = await fetch(this.baseUrl + path, {
-      method,
+    const send = this.client.request as unknown as (
+      method: string,
+      url: string,
+      init: Record<string, unknown>,
+    ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    const { data, error, response } = await send(method.toLowerCase(), path, {
       headers,
-      body: o.raw ?? (o.body !== undefined ? JSON.stringify(o.body) : undefined),
+      parseAs: "text",
+      ...(o.raw !== undefined
+        ? { body: o.raw, bodySerializer: (b: unknown) => b }
+        : o.body !== undefined
+          ? { body: o.body }
+          : {}),
     });
-    const text = await res.text();
+    const text = (data ?? error ?? "") as string;
     let body: unknown = text;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
       /* not JSON */
     }
-    return { status: res.status, body: body as T, headers: res.headers };
+    return { status: response.status, body: body as T, headers: response.headers };
   }
 
   get = <T = any>(path: string, o?: RequestOptions) => this.request<T>("GET", path, o);
@@ -49,18 +113,18 @@ export class Api {
 
   /** Creates the first admin and signs it in; returns its token and id. */
   async bootstrapAdmin(login = "root", password = "root-password-1"): Promise<{ token: string; agentId: string }> {
-    const created = await this.post("/v1/agents/bootstrap", {
-      headers: { "x-bootstrap-token": TEST_BOOTSTRAP_TOKEN },
+    const { data, error, response } = await this.client.POST("/v1/agents/bootstrap", {
+      params: { header: { "X-Bootstrap-Token": TEST_BOOTSTRAP_TOKEN } },
       body: { login, full_name: "Root Admin", password },
     });
-    if (created.status !== 201) throw new Error(`bootstrap failed: ${created.status} ${JSON.stringify(created.body)}`);
-    return { token: await this.login(login, password), agentId: created.body.agent_id };
+    if (!data) throw new Error(`bootstrap failed: ${response.status} ${JSON.stringify(error)}`);
+    return { token: await this.login(login, password), agentId: data.agent_id };
   }
 
   async login(login: string, password: string): Promise<string> {
-    const res = await this.post("/v1/agents/login", { body: { login, password } });
-    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.token;
+    const { data, error, response } = await this.client.POST("/v1/agents/login", { body: { login, password } });
+    if (!data) throw new Error(`login failed: ${response.status} ${JSON.stringify(error)}`);
+    return data.token;
   }
 
   /** Creates an agent with the admin token and signs it in. */
@@ -69,11 +133,11 @@ export class Api {
     o: { login: string; role?: "agent" | "supervisor" | "admin"; full_name?: string; password?: string },
   ): Promise<{ token: string; agentId: string; password: string }> {
     const password = o.password ?? `${o.login}-password-1`;
-    const res = await this.post("/v1/agents/admin", {
-      token: adminToken,
+    const { data, error, response } = await this.client.POST("/v1/agents/admin", {
+      headers: { authorization: `Bearer ${adminToken}` },
       body: { login: o.login, full_name: o.full_name ?? `Agent ${o.login}`, password, role: o.role ?? "agent" },
     });
-    if (res.status !== 201) throw new Error(`create agent failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return { token: await this.login(o.login, password), agentId: res.body.agent_id, password };
+    if (!data) throw new Error(`create agent failed: ${response.status} ${JSON.stringify(error)}`);
+    return { token: await this.login(o.login, password), agentId: data.agent_id, password };
   }
 }

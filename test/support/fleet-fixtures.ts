@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { createLogger, csv, KafkaBus } from "@transferops/kit";
-import type { Api, ApiResponse } from "./api.ts";
+import { bearer, dataOf, type Api, type ApiResponse } from "./api.ts";
 
 export type Operator = "operator_a" | "operator_b";
 
@@ -45,9 +45,11 @@ export function uniqueMsisdn(operator: Operator = "operator_a"): string {
 
 /** Registers a handset (POST /v1/devices) and returns its id and token. */
 export async function registerDevice(api: Api, adminToken: string, label = `Handset ${++counter}`): Promise<Device> {
-  const res = await api.post("/v1/devices", { token: adminToken, body: { label } });
-  expectStatus(res, 201, "register device");
-  return { deviceId: res.body.device_id, token: res.body.device_token, label };
+  const created = dataOf(
+    "register device",
+    await api.client.POST("/v1/devices", { headers: bearer(adminToken), body: { label } }),
+  );
+  return { deviceId: created.device_id, token: created.device_token, label };
 }
 
 /** Creates a SIM (POST /v1/sims), optionally in a device slot. */
@@ -60,15 +62,14 @@ export async function createSim(
   const msisdn = o.msisdn ?? uniqueMsisdn(operator);
   // Eight digits: a shorter PIN can turn up by chance in ids and numbers of a body or a log.
   const pin = o.pin ?? "48260913";
-  const body: Record<string, unknown> = { operator, msisdn, pin };
-  if (o.deviceId !== undefined) {
-    body.device_id = o.deviceId;
-    body.subscription_slot = String(o.slot ?? 0);
-  }
-  const res = await api.post("/v1/sims", { token: adminToken, body });
-  expectStatus(res, 201, "create SIM");
+  const slot =
+    o.deviceId !== undefined ? { device_id: o.deviceId, subscription_slot: String(o.slot ?? 0) as "0" | "1" } : {};
+  const sim = dataOf(
+    "create SIM",
+    await api.client.POST("/v1/sims", { headers: bearer(adminToken), body: { operator, msisdn, pin, ...slot } }),
+  );
   return {
-    simId: res.body.sim_id,
+    simId: sim.sim_id,
     operator,
     msisdn,
     pin,

@@ -115,7 +115,7 @@ export interface paths {
     put?: never;
     /**
      * Create the first admin (header X-Bootstrap-Token; only while no admin exists)
-     * @description Create the first admin (header X-Bootstrap-Token; only while no admin exists)
+     * @description Creates the first admin while none exists and the X-Bootstrap-Token header matches the server's. `role` is ignored whatever its value (not validated): the account is always admin.
      */
     post: operations["bootstrapAdmin"];
     delete?: never;
@@ -217,7 +217,7 @@ export interface paths {
     };
     /**
      * Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)
-     * @description Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)
+     * @description Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.
      */
     get: operations["listMovements"];
     put?: never;
@@ -237,7 +237,7 @@ export interface paths {
     };
     /**
      * Orphan evidence waiting for a person (unmatched=true required); agents see the SIMs of their grant
-     * @description Orphan evidence waiting for a person (unmatched=true required); agents see the SIMs of their grant
+     * @description Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.
      */
     get: operations["listUnmatchedEvidence"];
     put?: never;
@@ -654,7 +654,7 @@ export interface paths {
     get?: never;
     /**
      * Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker
-     * @description Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker
+     * @description Tripping (active=true) makes create operation answer 423 (detail circuit_breaker) and freezes every active handset. Resetting (active=false) does not restore the handsets: they stay frozen until the lift route, and the answer lists them in frozen_until_lift_device_ids (frozen_device_ids: the devices this call froze).
      */
     put: operations["setCircuitBreaker"];
     post?: never;
@@ -759,7 +759,7 @@ export interface paths {
     put?: never;
     /**
      * Heartbeat with the handset's health report; send every 60 seconds (silence over 5 minutes alerts)
-     * @description Heartbeat with the handset's health report; send every 60 seconds (silence over 5 minutes alerts)
+     * @description Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4, recent_errors up to 5, battery level 0 to 100 (422 otherwise).
      */
     post: operations["sendHeartbeat"];
     delete?: never;
@@ -927,7 +927,7 @@ export interface paths {
     put?: never;
     /**
      * Record a deposit the agent dials by hand: awaiting_manual_dial, never claimable by a handset
-     * @description Record a deposit the agent dials by hand: awaiting_manual_dial, never claimable by a handset
+     * @description Board only (the API key names an arbitrary agent). The operator comes from the number; access, selection and balance rules are a deposit's. The route lists no 423: the circuit breaker stops machine dialling, while here a person dials (docs/decisions/dispatch.md); a named SIM whose handset is frozen is 422 device_frozen.
      */
     post: operations["createMatchingOperation"];
     delete?: never;
@@ -991,7 +991,7 @@ export interface paths {
     put?: never;
     /**
      * Create an operation: gates in their documented order, SIM selected by the server, queued
-     * @description Create an operation: gates in their documented order, SIM selected by the server, queued
+     * @description Gates in order (docs/decisions/dispatch.md): a known request_id answers 409 with the existing operation before anything else (treat as success); the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
      */
     post: operations["createOperation"];
     delete?: never;
@@ -1009,7 +1009,7 @@ export interface paths {
     };
     /**
      * Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)
-     * @description Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)
+     * @description Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.
      */
     get: operations["listUnproven"];
     put?: never;
@@ -1029,7 +1029,7 @@ export interface paths {
     };
     /**
      * Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at
-     * @description Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at
+     * @description Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.
      */
     get: operations["listSettledOnWord"];
     put?: never;
@@ -1131,7 +1131,7 @@ export interface paths {
     put?: never;
     /**
      * Report the USSD outcome of the running operation; idempotent
-     * @description Report the USSD outcome of the running operation; idempotent
+     * @description The device's own operations only (404 otherwise). failure_reason is failure_detail when sent, else ussd_response for name_mismatch, else the outcome value. Replay (the contract leaves it open; docs/decisions/dispatch.md): the same outcome again is 200 with the current status; a different outcome is 409 outcome_conflict; a first report on an operation that left running without the device (proved by an SMS first, cancelled mid-dial) is 200, recorded, status unchanged; on a queued one 409 operation_not_running.
      */
     post: operations["reportOutcome"];
     delete?: never;
@@ -2020,7 +2020,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential is not accepted by this route. Reasons (context.reason): credential_not_accepted */
+      /** @description The route requires a board session. Reasons (context.reason): credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2028,7 +2028,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "The credential is not accepted by this route",
+           *       "detail": "The route requires a board session",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "credential_not_accepted"
@@ -2038,12 +2038,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "session_required";
             };
           };
         };
       };
-      /** @description Agent gone */
+      /** @description Agent gone. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2053,10 +2053,17 @@ export interface operations {
            * @example {
            *       "detail": "Agent gone",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -2152,7 +2159,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_missing, wrong_password */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2170,12 +2177,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_missing" | "wrong_password";
             };
           };
         };
       };
-      /** @description The credential is not accepted by this route. Reasons (context.reason): credential_not_accepted */
+      /** @description The route requires a board session. Reasons (context.reason): credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2183,7 +2190,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "The credential is not accepted by this route",
+           *       "detail": "The route requires a board session",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "credential_not_accepted"
@@ -2193,12 +2200,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "session_required";
             };
           };
         };
       };
-      /** @description Agent gone */
+      /** @description Agent gone. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2208,10 +2215,17 @@ export interface operations {
            * @example {
            *       "detail": "Agent gone",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -2313,9 +2327,9 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "login": "login",
-         *       "full_name": "full name",
-         *       "password": "password"
+         *       "login": "root",
+         *       "full_name": "Root Admin",
+         *       "password": "a-long-password"
          *     }
          */
         "application/json": {
@@ -2369,7 +2383,7 @@ export interface operations {
           };
         };
       };
-      /** @description Token absent, wrong or unset */
+      /** @description Token absent, wrong or unset. Reasons (context.reason): bootstrap_refused */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2379,13 +2393,20 @@ export interface operations {
            * @example {
            *       "detail": "Token absent, wrong or unset",
            *       "code": "not_allowed",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "bootstrap_refused"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "bootstrap_refused";
+            };
+          };
         };
       };
-      /** @description An admin exists or login taken */
+      /** @description An admin exists or login taken. Reasons (context.reason): admin_exists, login_exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2395,10 +2416,17 @@ export interface operations {
            * @example {
            *       "detail": "An admin exists or login taken",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "admin_exists"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "admin_exists" | "login_exists";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -2540,7 +2568,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2551,14 +2579,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -2697,7 +2725,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2708,19 +2736,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Login exists */
+      /** @description Login exists. Reasons (context.reason): login_exists */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2730,10 +2758,17 @@ export interface operations {
            * @example {
            *       "detail": "Login exists",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "login_exists"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "login_exists";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -2915,7 +2950,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2926,19 +2961,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown agent */
+      /** @description Unknown agent. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2948,10 +2983,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown agent",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -3081,7 +3123,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3092,19 +3134,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown agent */
+      /** @description Unknown agent. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3114,10 +3156,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown agent",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -3233,7 +3282,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3244,19 +3293,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown agent */
+      /** @description Unknown agent. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3266,10 +3315,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown agent",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -3413,7 +3469,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3431,12 +3487,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
             };
           };
         };
       };
-      /** @description Bad limit, days or dates */
+      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3444,17 +3500,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Bad limit, days or dates",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -3555,7 +3613,7 @@ export interface operations {
           "application/json": components["schemas"]["Evidence"][];
         };
       };
-      /** @description unmatched is not true */
+      /** @description unmatched is not true. Reasons (context.reason): unmatched_required */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3565,10 +3623,17 @@ export interface operations {
            * @example {
            *       "detail": "unmatched is not true",
            *       "code": "bad_request",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "unmatched_required"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unmatched_required";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -3594,7 +3659,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3612,12 +3677,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
             };
           };
         };
       };
-      /** @description Bad limit, days or dates */
+      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3625,17 +3690,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Bad limit, days or dates",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -3756,7 +3823,7 @@ export interface operations {
           };
         };
       };
-      /** @description SIM not assigned to the agent. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description SIM not assigned to the agent. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required, sim_not_in_grant */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3774,12 +3841,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "session_required" | "sim_not_in_grant";
             };
           };
         };
       };
-      /** @description Unknown evidence */
+      /** @description Unknown evidence. Reasons (context.reason): evidence_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3789,13 +3856,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown evidence",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "evidence_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "evidence_not_found";
+            };
+          };
         };
       };
-      /** @description Already attached to an operation */
+      /** @description Already attached to an operation. Reasons (context.reason): evidence_already_linked */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3805,10 +3879,17 @@ export interface operations {
            * @example {
            *       "detail": "Already attached to an operation",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "evidence_already_linked"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "evidence_already_linked";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -3834,7 +3915,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unknown reason */
+      /** @description Unknown reason. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3842,17 +3923,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Unknown reason",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -4012,7 +4095,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not the operation's agent, a supervisor or an admin. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Not the operation's agent, a supervisor or an admin. Reasons (context.reason): agent_inactive, credential_not_accepted, not_in_scope, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4030,12 +4113,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "not_in_scope" | "session_required";
             };
           };
         };
       };
-      /** @description Unknown operation or evidence */
+      /** @description Unknown operation or evidence. Reasons (context.reason): evidence_not_found, operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4045,13 +4128,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown operation or evidence",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "evidence_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "evidence_not_found" | "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Evidence already names an operation, or the operation is terminal */
+      /** @description Evidence already names an operation, or the operation is terminal. Reasons (context.reason): evidence_already_linked, evidence_already_used, operation_already_proven, operation_not_attachable */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4061,10 +4151,21 @@ export interface operations {
            * @example {
            *       "detail": "Evidence already names an operation, or the operation is terminal",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "evidence_already_linked"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "evidence_already_linked"
+                | "evidence_already_used"
+                | "operation_already_proven"
+                | "operation_not_attachable";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -4090,7 +4191,7 @@ export interface operations {
           };
         };
       };
-      /** @description Evidence arrived on a different SIM */
+      /** @description Evidence arrived on a different SIM. Reasons (context.reason): evidence_sim_mismatch */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4098,17 +4199,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Evidence arrived on a different SIM",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "evidence_sim_mismatch"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "evidence_sim_mismatch";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -4343,7 +4446,7 @@ export interface operations {
           };
         };
       };
-      /** @description SIM not assigned to this device. Reasons (context.reason): credential_not_accepted */
+      /** @description SIM not assigned to this device. Reasons (context.reason): credential_not_accepted, device_required, sim_not_assigned_to_device */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4361,7 +4464,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "device_required" | "sim_not_assigned_to_device";
             };
           };
         };
@@ -4389,7 +4492,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4397,17 +4500,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -4510,7 +4615,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4521,19 +4626,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown agent */
+      /** @description Unknown agent. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4543,10 +4648,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown agent",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -4712,7 +4824,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4723,19 +4835,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown agent */
+      /** @description Unknown agent. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4745,10 +4857,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown agent",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -4892,7 +5011,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4910,12 +5029,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
             };
           };
         };
       };
-      /** @description Agent gone */
+      /** @description Agent gone. Reasons (context.reason): agent_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4925,10 +5044,17 @@ export interface operations {
            * @example {
            *       "detail": "Agent gone",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "agent_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -5028,7 +5154,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5046,7 +5172,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
             };
           };
         };
@@ -5166,7 +5292,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5177,14 +5303,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -5313,7 +5439,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5324,14 +5450,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -5496,7 +5622,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5507,19 +5633,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5529,10 +5655,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -5618,7 +5751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5629,19 +5762,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5651,10 +5784,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -5807,7 +5947,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5818,19 +5958,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5840,10 +5980,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -5999,7 +6146,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6010,19 +6157,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6032,10 +6179,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6129,7 +6283,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6140,19 +6294,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6162,10 +6316,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6251,7 +6412,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6262,19 +6423,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6284,10 +6445,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6392,7 +6560,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6403,14 +6571,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -6577,7 +6745,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6588,19 +6756,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown device */
+      /** @description Unknown device. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6610,13 +6778,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
-      /** @description MSISDN exists, device already has 2 SIMs, slot occupied, or device not active */
+      /** @description MSISDN exists, device already has 2 SIMs, slot occupied, or device not active. Reasons (context.reason): device_full, device_not_active, msisdn_exists, slot_occupied */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6626,10 +6801,17 @@ export interface operations {
            * @example {
            *       "detail": "MSISDN exists, device already has 2 SIMs, slot occupied, or device not active",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_full"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_full" | "device_not_active" | "msisdn_exists" | "slot_occupied";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -6777,7 +6959,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6788,19 +6970,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6810,10 +6992,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -6920,7 +7109,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6931,19 +7120,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6953,10 +7142,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -7120,7 +7316,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7131,19 +7327,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7153,10 +7349,40 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
+        };
+      };
+      /** @description A SIM with this MSISDN exists. Reasons (context.reason): msisdn_exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A SIM with this MSISDN exists",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "msisdn_exists"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "msisdn_exists";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -7304,7 +7530,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7315,19 +7541,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7337,13 +7563,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
-      /** @description Already unassigned, or operations queued or running */
+      /** @description Already unassigned, or operations queued or running. Reasons (context.reason): sim_busy, sim_unassigned */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7353,10 +7586,17 @@ export interface operations {
            * @example {
            *       "detail": "Already unassigned, or operations queued or running",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_busy"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_busy" | "sim_unassigned";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -7517,7 +7757,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7528,19 +7768,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM or device */
+      /** @description Unknown SIM or device. Reasons (context.reason): device_not_found, sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7550,13 +7790,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM or device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found" | "sim_not_found";
+            };
+          };
         };
       };
-      /** @description Device already has 2 SIMs, slot occupied, or device not active */
+      /** @description Device already has 2 SIMs, slot occupied, or device not active. Reasons (context.reason): device_full, device_not_active, slot_occupied */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7566,10 +7813,17 @@ export interface operations {
            * @example {
            *       "detail": "Device already has 2 SIMs, slot occupied, or device not active",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_full"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_full" | "device_not_active" | "slot_occupied";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -7756,7 +8010,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not the API key. Reasons (context.reason): credential_not_accepted */
+      /** @description Not the API key. Reasons (context.reason): api_key_required, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7767,19 +8021,19 @@ export interface operations {
            *       "detail": "Not the API key",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "credential_not_accepted"
+           *         "reason": "api_key_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "api_key_required" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7789,10 +8043,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -7945,7 +8206,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7956,19 +8217,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7978,10 +8239,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -8106,7 +8374,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8117,19 +8385,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8139,13 +8407,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
-      /** @description The SIM is retired */
+      /** @description The SIM is retired. Reasons (context.reason): sim_retired */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8155,10 +8430,17 @@ export interface operations {
            * @example {
            *       "detail": "The SIM is retired",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_retired"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_retired";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -8283,7 +8565,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8294,19 +8576,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown SIM */
+      /** @description Unknown SIM. Reasons (context.reason): sim_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8316,13 +8598,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown SIM",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
         };
       };
-      /** @description The SIM is retired */
+      /** @description The SIM is retired. Reasons (context.reason): sim_retired */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8332,10 +8621,17 @@ export interface operations {
            * @example {
            *       "detail": "The SIM is retired",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "sim_retired"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_retired";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -8457,7 +8753,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8468,14 +8764,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -8532,7 +8828,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "active": true
+         *       "active": false
          *     }
          */
         "application/json": {
@@ -8608,7 +8904,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8619,14 +8915,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -8765,7 +9061,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8776,14 +9072,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -8888,7 +9184,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8899,14 +9195,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -9045,7 +9341,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9056,14 +9352,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -9239,7 +9535,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9250,14 +9546,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -9285,7 +9581,7 @@ export interface operations {
           };
         };
       };
-      /** @description Wrong or missing confirmation phrase; nothing was touched */
+      /** @description Wrong or missing confirmation phrase; nothing was touched. Reasons (context.reason): reset_not_confirmed */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9293,17 +9589,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Wrong or missing confirmation phrase; nothing was touched",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "reset_not_confirmed"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "reset_not_confirmed";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -9445,7 +9743,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9456,14 +9754,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -9520,32 +9818,38 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "app_version": "app version",
-         *       "battery": 1,
-         *       "network": "network",
+         *       "app_version": "1.2.0",
+         *       "battery": 80,
+         *       "network": "4G",
          *       "sims": [
          *         {
          *           "sim_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
          *           "present": true,
-         *           "signal": 1
+         *           "signal": 3
          *         }
          *       ],
-         *       "android_version": "android version",
-         *       "android_sdk": 1,
-         *       "manufacturer": "manufacturer",
-         *       "model": "model",
+         *       "android_version": "14",
+         *       "android_sdk": 34,
+         *       "manufacturer": "Samsung",
+         *       "model": "A15",
          *       "battery_exempt": true,
          *       "report": {
          *         "battery": {
-         *           "level": 1
+         *           "level": 80,
+         *           "charging": false
          *         },
          *         "sims": [
-         *           {}
+         *           {
+         *             "slot": 0,
+         *             "operator": "operator_b",
+         *             "sim_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
+         *             "present": true
+         *           }
          *         ],
          *         "recent_errors": [
          *           {
-         *             "at": "at",
-         *             "message": "message"
+         *             "at": "2026-11-22T09:30:00Z",
+         *             "message": "USSD session timed out"
          *           }
          *         ]
          *       }
@@ -9648,7 +9952,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not a device token. Reasons (context.reason): credential_not_accepted */
+      /** @description Not a device token. Reasons (context.reason): credential_not_accepted, device_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9666,7 +9970,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "device_required";
             };
           };
         };
@@ -9810,7 +10114,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not a device token. Reasons (context.reason): credential_not_accepted */
+      /** @description Not a device token. Reasons (context.reason): credential_not_accepted, device_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9828,7 +10132,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "device_required";
             };
           };
         };
@@ -9922,7 +10226,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not a device token. Reasons (context.reason): credential_not_accepted */
+      /** @description Not a device token. Reasons (context.reason): credential_not_accepted, device_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9940,12 +10244,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "credential_not_accepted" | "device_required";
             };
           };
         };
       };
-      /** @description Device gone */
+      /** @description Device gone. Reasons (context.reason): device_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9955,10 +10259,17 @@ export interface operations {
            * @example {
            *       "detail": "Device gone",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_not_found";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -10063,7 +10374,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10074,14 +10385,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -10207,7 +10518,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10218,19 +10529,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown notification */
+      /** @description Unknown notification. Reasons (context.reason): notification_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10240,10 +10551,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown notification",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "notification_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "notification_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -10362,7 +10680,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10373,14 +10691,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -10526,7 +10844,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10537,14 +10855,14 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
@@ -10676,7 +10994,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10687,19 +11005,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown webhook */
+      /** @description Unknown webhook. Reasons (context.reason): webhook_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10709,10 +11027,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown webhook",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "webhook_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "webhook_not_found";
+            };
+          };
         };
       };
       /** @description Validation problems: `detail` lists them (code invalid_request) */
@@ -10848,7 +11173,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10859,19 +11184,19 @@ export interface operations {
            *       "detail": "Admin required",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "agent_inactive"
+           *         "reason": "admin_required"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown webhook */
+      /** @description Unknown webhook. Reasons (context.reason): webhook_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10881,10 +11206,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown webhook",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "webhook_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "webhook_not_found";
+            };
+          };
         };
       };
       /** @description Invalid query */
@@ -11031,7 +11363,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive or gone. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Agent inactive or gone. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11049,7 +11381,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
@@ -11127,10 +11459,10 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "contact_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
+         *       "contact_id": "c-77",
          *       "beneficiary_msisdn": "690000001",
-         *       "montant": 5000,
-         *       "sim_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f"
+         *       "montant": 8200,
+         *       "sim_id": null
          *     }
          */
         "application/json": {
@@ -11234,7 +11566,7 @@ export interface operations {
           };
         };
       };
-      /** @description Profile does not permit it, SIM not assigned to the agent, or the API key. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Profile does not permit it, SIM not assigned to the agent, or the API key. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, over_max_amount */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11252,7 +11584,13 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "no_grant"
+                | "not_in_grant_sim"
+                | "over_max_amount";
             };
           };
         };
@@ -11280,7 +11618,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance */
+      /** @description Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance. Reasons (context.reason): device_frozen, insufficient_balance, invalid_msisdn, invalid_request, no_active_sim, no_assigned_sim, no_measured_balance, operator_undetermined, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11288,17 +11626,34 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "device_frozen"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "device_frozen"
+                | "insufficient_balance"
+                | "invalid_msisdn"
+                | "invalid_request"
+                | "no_active_sim"
+                | "no_assigned_sim"
+                | "no_measured_balance"
+                | "operator_undetermined"
+                | "sim_frozen"
+                | "sim_not_assigned"
+                | "sim_not_found"
+                | "sim_operator_mismatch"
+                | "sim_retired"
+                | "sim_unmeasured"
+                | "stale_balance";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11461,7 +11816,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11479,12 +11834,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown matching operation */
+      /** @description Unknown matching operation. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11494,13 +11849,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown matching operation",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Already matched or terminal */
+      /** @description Already matched or terminal. Reasons (context.reason): operation_not_editable */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11510,10 +11872,17 @@ export interface operations {
            * @example {
            *       "detail": "Already matched or terminal",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_editable"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_editable";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -11539,7 +11908,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid value, unknown prefix, or a number of another operator */
+      /** @description Invalid value, unknown prefix, or a number of another operator. Reasons (context.reason): invalid_msisdn, invalid_request, operator_mismatch, operator_undetermined */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11547,17 +11916,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid value, unknown prefix, or a number of another operator",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_msisdn"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_msisdn" | "invalid_request" | "operator_mismatch" | "operator_undetermined";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11682,7 +12053,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11700,12 +12071,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown matching operation */
+      /** @description Unknown matching operation. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11715,13 +12086,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown matching operation",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Left awaiting_manual_dial */
+      /** @description Left awaiting_manual_dial. Reasons (context.reason): operation_not_cancellable */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11731,10 +12109,17 @@ export interface operations {
            * @example {
            *       "detail": "Left awaiting_manual_dial",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_cancellable"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_cancellable";
+            };
+          };
         };
       };
       /** @description Malformed id */
@@ -11888,7 +12273,7 @@ export interface operations {
           };
         };
       };
-      /** @description A non-admin naming another agent. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description A non-admin naming another agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11906,12 +12291,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown status, malformed date, date_from after date_to */
+      /** @description Unknown status, malformed date, date_from after date_to. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11919,17 +12304,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Unknown status, malformed date, date_from after date_to",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11984,21 +12371,16 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "request_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "parent_operation_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "agent_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "operator": "operator_a",
+         *       "request_id": "intake-7f3a9c",
+         *       "operator": "operator_b",
          *       "client": {
          *         "msisdn": "690000001",
-         *         "nom": "nom"
+         *         "nom": "Jean Dupont"
          *       },
          *       "type_op": "deposit",
          *       "montant": 5000,
-         *       "merchant_code": "merchant code",
-         *       "contact_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "partner_verified": true,
-         *       "sim_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "origin": "origin"
+         *       "contact_id": "c-77",
+         *       "partner_verified": true
          *     }
          */
         "application/json": {
@@ -12089,7 +12471,7 @@ export interface operations {
           };
         };
       };
-      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12107,7 +12489,14 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "no_grant"
+                | "not_in_grant_sim"
+                | "not_in_grant_type"
+                | "over_max_amount";
             };
           };
         };
@@ -12181,7 +12570,7 @@ export interface operations {
           };
         };
       };
-      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance */
+      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance. Reasons (context.reason): agent_unknown, device_frozen, insufficient_balance, invalid_msisdn, invalid_request, merchant_code_required, no_active_sim, no_assigned_sim, no_measured_balance, operator_mismatch, operator_undetermined, origin_matching_refused, parent_not_found, retry_not_allowed, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12189,20 +12578,43 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "agent_unknown"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "agent_unknown"
+                | "device_frozen"
+                | "insufficient_balance"
+                | "invalid_msisdn"
+                | "invalid_request"
+                | "merchant_code_required"
+                | "no_active_sim"
+                | "no_assigned_sim"
+                | "no_measured_balance"
+                | "operator_mismatch"
+                | "operator_undetermined"
+                | "origin_matching_refused"
+                | "parent_not_found"
+                | "retry_not_allowed"
+                | "sim_frozen"
+                | "sim_not_assigned"
+                | "sim_not_found"
+                | "sim_operator_mismatch"
+                | "sim_retired"
+                | "sim_unmeasured"
+                | "stale_balance";
+            };
+          };
         };
       };
-      /** @description Circuit breaker active (detail = circuit_breaker) */
+      /** @description Circuit breaker active (detail = circuit_breaker). Reasons (context.reason): circuit_breaker */
       423: {
         headers: {
           [name: string]: unknown;
@@ -12212,10 +12624,17 @@ export interface operations {
            * @example {
            *       "detail": "Circuit breaker active (detail = circuit_breaker)",
            *       "code": "locked",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "circuit_breaker"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "circuit_breaker";
+            };
+          };
         };
       };
       /** @description Too many requests. Reasons (context.reason): rate_limited */
@@ -12325,7 +12744,7 @@ export interface operations {
           };
         };
       };
-      /** @description Inactive agent. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12343,12 +12762,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description from after to */
+      /** @description from after to. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12356,17 +12775,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "from after to",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -12475,7 +12896,7 @@ export interface operations {
           };
         };
       };
-      /** @description Inactive agent. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12493,12 +12914,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description from after to */
+      /** @description from after to. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12506,17 +12927,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "from after to",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -12641,7 +13064,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12659,12 +13082,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown */
+      /** @description Unknown. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -12674,10 +13097,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
       /** @description Malformed id */
@@ -12823,7 +13253,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12841,12 +13271,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown */
+      /** @description Unknown. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -12856,13 +13286,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Already terminal (operation_not_cancellable, context operation_id and operation_status) */
+      /** @description Already terminal (operation_not_cancellable, context operation_id and operation_status). Reasons (context.reason): operation_not_cancellable */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12872,10 +13309,17 @@ export interface operations {
            * @example {
            *       "detail": "Already terminal (operation_not_cancellable, context operation_id and operation_status)",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_cancellable"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_cancellable";
+            };
+          };
         };
       };
       /** @description Malformed id */
@@ -13058,7 +13502,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not a transfer on a SIM the agent is assigned, nor one it dialled. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Not a transfer on a SIM the agent is assigned, nor one it dialled. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13076,12 +13520,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
             };
           };
         };
       };
-      /** @description Unknown */
+      /** @description Unknown. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -13091,13 +13535,20 @@ export interface operations {
            * @example {
            *       "detail": "Unknown",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Not in no_evidence */
+      /** @description Not in no_evidence. Reasons (context.reason): operation_not_settleable */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13107,10 +13558,17 @@ export interface operations {
            * @example {
            *       "detail": "Not in no_evidence",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_settleable"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_settleable";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -13136,7 +13594,7 @@ export interface operations {
           };
         };
       };
-      /** @description Empty note */
+      /** @description Empty note. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13144,17 +13602,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Empty note",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -13265,7 +13725,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential is not accepted by this route. Reasons (context.reason): credential_not_accepted */
+      /** @description The credential kind or role may not use this action. Reasons (context.reason): caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13273,22 +13733,22 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "The credential is not accepted by this route",
+           *       "detail": "The credential kind or role may not use this action",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "credential_not_accepted"
+           *         "reason": "caller_not_allowed"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description The device already has a running operation */
+      /** @description The device already has a running operation. Reasons (context.reason): device_busy */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13298,10 +13758,17 @@ export interface operations {
            * @example {
            *       "detail": "The device already has a running operation",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "device_busy"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "device_busy";
+            };
+          };
         };
       };
       /** @description Too many requests. Reasons (context.reason): rate_limited */
@@ -13357,10 +13824,10 @@ export interface operations {
         /**
          * @example {
          *       "operation_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
-         *       "outcome": "ussd_ok",
-         *       "ussd_response": "ussd response",
-         *       "executed_at": "2026-11-22T09:30:00.000Z",
-         *       "failure_detail": "failure detail"
+         *       "outcome": "ussd_failed",
+         *       "ussd_response": "Solde insuffisant",
+         *       "executed_at": "2026-11-22T09:30:00Z",
+         *       "failure_detail": null
          *     }
          */
         "application/json": {
@@ -13445,7 +13912,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential is not accepted by this route. Reasons (context.reason): credential_not_accepted */
+      /** @description The credential kind or role may not use this action. Reasons (context.reason): caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13453,22 +13920,22 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "The credential is not accepted by this route",
+           *       "detail": "The credential kind or role may not use this action",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "credential_not_accepted"
+           *         "reason": "caller_not_allowed"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Not an operation of this device */
+      /** @description Not an operation of this device. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -13478,13 +13945,20 @@ export interface operations {
            * @example {
            *       "detail": "Not an operation of this device",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
-      /** @description Not running, or a different outcome was already reported */
+      /** @description Not running, or a different outcome was already reported. Reasons (context.reason): operation_not_running, outcome_conflict */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13494,10 +13968,17 @@ export interface operations {
            * @example {
            *       "detail": "Not running, or a different outcome was already reported",
            *       "code": "conflict",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_running"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_running" | "outcome_conflict";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -13523,7 +14004,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13531,17 +14012,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -13651,7 +14134,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential is not accepted by this route. Reasons (context.reason): credential_not_accepted */
+      /** @description The credential kind or role may not use this action. Reasons (context.reason): caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13659,22 +14142,22 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "The credential is not accepted by this route",
+           *       "detail": "The credential kind or role may not use this action",
            *       "code": "not_allowed",
            *       "context": {
-           *         "reason": "credential_not_accepted"
+           *         "reason": "caller_not_allowed"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credential_not_accepted";
+              reason?: "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Malformed since or limit */
+      /** @description Malformed since or limit. Reasons (context.reason): invalid_request */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13682,17 +14165,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Malformed since or limit",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -13854,7 +14339,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13872,12 +14357,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
             };
           };
         };
       };
-      /** @description Unknown operation */
+      /** @description Unknown operation. Reasons (context.reason): operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -13887,10 +14372,17 @@ export interface operations {
            * @example {
            *       "detail": "Unknown operation",
            *       "code": "not_found",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "operation_not_found"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "operation_not_found";
+            };
+          };
         };
       };
       /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
@@ -13916,7 +14408,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or the operation is not in no_evidence */
+      /** @description Invalid body, or the operation is not in no_evidence. Reasons (context.reason): invalid_request, operation_not_arbitrable */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13924,17 +14416,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body, or the operation is not in no_evidence",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "operation_not_arbitrable";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */

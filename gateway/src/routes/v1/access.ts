@@ -2,6 +2,8 @@ import { z } from "zod";
 import { AccessGrantSchema, OwnSimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Access grants (the contract's access profiles): set and read by admins, read by the
@@ -23,13 +25,17 @@ export const accessRoutes: Route[] = [
       allowed_op_types: z.array(z.string().max(40)).min(1).max(10).optional(),
       max_amount: z.number().int().positive().optional(),
     }),
-    responses: {
-      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown agent",
-      422: "Invalid body, or unknown SIM ids or operation types (named in detail and context)",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown agent",
+        422: "Invalid body, or unknown SIM ids or operation types (named in detail and context)",
+      },
+      FLEET,
+      ["admin_required", "agent_not_found"],
+    ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.grantAccess({
         caller,
@@ -49,12 +55,16 @@ export const accessRoutes: Route[] = [
     summary: "Read an agent's access grant; empty lists and null max_amount without one (admin)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: {
-      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown agent",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown agent",
+      },
+      FLEET,
+      ["admin_required", "agent_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getAgentAccess({ caller, agentId: params.agent_id });
       return ok(grantJson(res.grant));
@@ -67,12 +77,16 @@ export const accessRoutes: Route[] = [
     tag: "Agents",
     summary: "The signed-in agent's access grant (an admin bypasses it: read role)",
     auth: ["session"],
-    responses: {
-      200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
-      401: "Not signed in",
-      403: "Agent inactive",
-      404: "Agent gone",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
+        401: "Not signed in",
+        403: "Agent inactive",
+        404: "Agent gone",
+      },
+      FLEET,
+      ["session_required", "agent_inactive", "agent_not_found"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.getOwnLimits({ caller });
       return ok(grantJson(res.grant));
@@ -85,14 +99,18 @@ export const accessRoutes: Route[] = [
     tag: "Agents",
     summary: "The SIMs of the signed-in agent's grant with their balance; empty without a grant",
     auth: ["session"],
-    responses: {
-      200: {
-        description: "Array of SIM balance summaries (no PIN, no device token)",
-        schema: z.array(contractSchema(OwnSimSchema)),
+    responses: withReasons(
+      {
+        200: {
+          description: "Array of SIM balance summaries (no PIN, no device token)",
+          schema: z.array(contractSchema(OwnSimSchema)),
+        },
+        401: "Not signed in",
+        403: "Agent inactive",
       },
-      401: "Not signed in",
-      403: "Agent inactive",
-    },
+      FLEET,
+      ["session_required", "agent_inactive"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.listOwnSims({ caller });
       return ok(res.sims.map((s) => toContractJson(OwnSimSchema, s)));

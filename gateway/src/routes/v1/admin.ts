@@ -9,6 +9,8 @@ import {
 import { probeServices } from "../../health.ts";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Admin routes of fleet: SIM freeze, snapshot, circuit breaker, fleet limits, reset and
@@ -50,12 +52,16 @@ export const adminRoutes: Route[] = [
     summary: "Freeze a SIM: new operations are prevented, in-flight ones continue",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: {
-      200: { description: "The SIM with status frozen", schema: contractSchema(SimSchema) },
-      ...ADMIN,
-      404: "Unknown SIM",
-      409: "The SIM is retired",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The SIM with status frozen", schema: contractSchema(SimSchema) },
+        ...ADMIN,
+        404: "Unknown SIM",
+        409: "The SIM is retired",
+      },
+      FLEET,
+      ["admin_required", "sim_not_found", "sim_retired"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.freezeSim({ caller, simId: params.sim_id });
       return ok(toContractJson(SimSchema, res.sim!));
@@ -69,12 +75,16 @@ export const adminRoutes: Route[] = [
     summary: "Unfreeze a SIM",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: {
-      200: { description: "The SIM with status active", schema: contractSchema(SimSchema) },
-      ...ADMIN,
-      404: "Unknown SIM",
-      409: "The SIM is retired",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The SIM with status active", schema: contractSchema(SimSchema) },
+        ...ADMIN,
+        404: "Unknown SIM",
+        409: "The SIM is retired",
+      },
+      FLEET,
+      ["admin_required", "sim_not_found", "sim_retired"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.unfreezeSim({ caller, simId: params.sim_id });
       return ok(toContractJson(SimSchema, res.sim!));
@@ -87,14 +97,18 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Every SIM with its handset, balance and thresholds",
     auth: ["session"],
-    responses: {
-      200: {
-        description:
-          "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
-        schema: z.array(contractSchema(SimSnapshotRowSchema)),
+    responses: withReasons(
+      {
+        200: {
+          description:
+            "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
+          schema: z.array(contractSchema(SimSnapshotRowSchema)),
+        },
+        ...ADMIN,
       },
-      ...ADMIN,
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.getSimSnapshot({ caller });
       return ok(res.sims.map((s) => toContractJson(SimSnapshotRowSchema, s)));
@@ -108,15 +122,22 @@ export const adminRoutes: Route[] = [
     summary:
       "Trip (active=true: operation creation answers 423 and every active handset is frozen) or reset the breaker",
     auth: ["session"],
+    description:
+      "Tripping (active=true) makes create operation answer 423 (detail circuit_breaker) and freezes every active handset. Resetting (active=false) does not restore the handsets: they stay frozen until the lift route, and the answer lists them in frozen_until_lift_device_ids (frozen_device_ids: the devices this call froze).",
     body: z.object({ active: z.boolean() }),
-    responses: {
-      200: {
-        description: "status active or inactive, frozen_device_ids, changed_at",
-        schema: contractSchema(SetCircuitBreakerResponseSchema),
+    requestExample: { active: false },
+    responses: withReasons(
+      {
+        200: {
+          description: "status active or inactive, frozen_device_ids, changed_at",
+          schema: contractSchema(SetCircuitBreakerResponseSchema),
+        },
+        ...ADMIN,
+        422: "Invalid body",
       },
-      ...ADMIN,
-      422: "Invalid body",
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.setCircuitBreaker({ caller, active: body.active });
       return ok(toContractJson(SetCircuitBreakerResponseSchema, res));
@@ -129,13 +150,17 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Reset the breaker and set every frozen handset to active (audited)",
     auth: ["session"],
-    responses: {
-      200: {
-        description: "status inactive, restored_device_ids",
-        schema: contractSchema(LiftCircuitBreakerResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "status inactive, restored_device_ids",
+          schema: contractSchema(LiftCircuitBreakerResponseSchema),
+        },
+        ...ADMIN,
       },
-      ...ADMIN,
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.liftCircuitBreaker({ caller });
       return ok(toContractJson(LiftCircuitBreakerResponseSchema, res));
@@ -155,11 +180,15 @@ export const adminRoutes: Route[] = [
       max_daily_agent: positive,
       max_daily_sim: positive,
     }),
-    responses: {
-      200: { description: "The recorded limit", schema: contractSchema(FleetLimitSchema) },
-      ...ADMIN,
-      422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The recorded limit", schema: contractSchema(FleetLimitSchema) },
+        ...ADMIN,
+        422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
+      },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.recordFleetLimit({
         caller,
@@ -179,13 +208,17 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "The current fleet limits; enforced is always false",
     auth: ["session"],
-    responses: {
-      200: {
-        description: "enforced (false) and limits",
-        schema: z.object({ enforced: z.boolean(), limits: z.array(contractSchema(FleetLimitSchema)) }),
+    responses: withReasons(
+      {
+        200: {
+          description: "enforced (false) and limits",
+          schema: z.object({ enforced: z.boolean(), limits: z.array(contractSchema(FleetLimitSchema)) }),
+        },
+        ...ADMIN,
       },
-      ...ADMIN,
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.getFleetLimits({ caller });
       return ok({ enforced: res.enforced, limits: res.limits.map((l) => toContractJson(FleetLimitSchema, l)) });
@@ -199,14 +232,18 @@ export const adminRoutes: Route[] = [
     summary: "Delete production data across services (confirm must be exactly RESET SERVICE PRODUCTION DATA)",
     auth: ["session"],
     body: z.object({ confirm: z.string().max(200) }),
-    responses: {
-      200: {
-        description: "cleaned, deleted, preserved, queue_purged, notes",
-        schema: contractSchema(ResetProductionDataResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "cleaned, deleted, preserved, queue_purged, notes",
+          schema: contractSchema(ResetProductionDataResponseSchema),
+        },
+        ...ADMIN,
+        422: "Wrong or missing confirmation phrase; nothing was touched",
       },
-      ...ADMIN,
-      422: "Wrong or missing confirmation phrase; nothing was touched",
-    },
+      FLEET,
+      ["admin_required", "reset_not_confirmed"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.resetProductionData({ caller, confirm: body.confirm });
       return ok(toContractJson(ResetProductionDataResponseSchema, res));
@@ -220,7 +257,9 @@ export const adminRoutes: Route[] = [
     summary:
       "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
     auth: ["session"],
-    responses: { 200: { description: "Fleet health", schema: fleetHealthSchema }, ...ADMIN },
+    responses: withReasons({ 200: { description: "Fleet health", schema: fleetHealthSchema }, ...ADMIN }, FLEET, [
+      "admin_required",
+    ]),
     async handle({ caller, services }) {
       const fleet = await services.fleet.getFleetHealth({ caller });
       const states = await probeServices(services.urls);

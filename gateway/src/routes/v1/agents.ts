@@ -8,6 +8,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { HttpError } from "../../http/errors.ts";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 const agentJson = (a: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(AgentSchema, a!);
@@ -82,11 +84,15 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     allowInactive: true,
     allowTemporaryPassword: true,
-    responses: {
-      200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
-      401: "Not signed in",
-      404: "Agent gone",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
+        401: "Not signed in",
+        404: "Agent gone",
+      },
+      FLEET,
+      ["session_required", "agent_not_found"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.getOwnProfile({ caller });
       return ok(agentJson(res.agent));
@@ -102,7 +108,11 @@ export const agentRoutes: Route[] = [
     allowInactive: true,
     allowTemporaryPassword: true,
     body: z.object({ current_password: text(100), new_password: text(100) }),
-    responses: { 204: "Changed", 401: "Not signed in or wrong current password", 404: "Agent gone" },
+    responses: withReasons(
+      { 204: "Changed", 401: "Not signed in or wrong current password", 404: "Agent gone" },
+      FLEET,
+      ["session_required", "wrong_password", "agent_not_found"],
+    ),
     async handle({ caller, body, services }) {
       await services.fleet.changeOwnPassword({
         caller,
@@ -120,13 +130,20 @@ export const agentRoutes: Route[] = [
     summary: "Create the first admin (header X-Bootstrap-Token; only while no admin exists)",
     auth: "none",
     headers: [{ name: "X-Bootstrap-Token", description: "The server's BOOTSTRAP_TOKEN", required: true }],
+    description:
+      "Creates the first admin while none exists and the X-Bootstrap-Token header matches the server's. `role` is ignored whatever its value (not validated): the account is always admin.",
+    requestExample: { login: "root", full_name: "Root Admin", password: "a-long-password" },
     // The contract: "role ignored, account is always admin", so a role of any value is dropped, not validated.
     body: newAgentBody.omit({ role: true }),
-    responses: {
-      201: { description: "Agent profile (always admin)", schema: contractSchema(AgentSchema) },
-      403: "Token absent, wrong or unset",
-      409: "An admin exists or login taken",
-    },
+    responses: withReasons(
+      {
+        201: { description: "Agent profile (always admin)", schema: contractSchema(AgentSchema) },
+        403: "Token absent, wrong or unset",
+        409: "An admin exists or login taken",
+      },
+      FLEET,
+      ["bootstrap_refused", "admin_exists", "login_exists"],
+    ),
     async handle({ body, req, services }) {
       const res = await services.fleet.bootstrapAdmin({
         bootstrapToken: req.header("x-bootstrap-token") ?? "",
@@ -145,13 +162,17 @@ export const agentRoutes: Route[] = [
     summary: "Create an agent (admin)",
     auth: ["session"],
     body: newAgentBody,
-    responses: {
-      201: { description: "Agent profile", schema: contractSchema(AgentSchema) },
-      401: "Not signed in",
-      403: "Admin required",
-      409: "Login exists",
-      422: "Invalid body",
-    },
+    responses: withReasons(
+      {
+        201: { description: "Agent profile", schema: contractSchema(AgentSchema) },
+        401: "Not signed in",
+        403: "Admin required",
+        409: "Login exists",
+        422: "Invalid body",
+      },
+      FLEET,
+      ["admin_required", "login_exists"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createAgent({
         caller,
@@ -170,11 +191,15 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "List every agent (admin)",
     auth: ["session"],
-    responses: {
-      200: { description: "Array of agent profiles", schema: z.array(contractSchema(AgentSchema)) },
-      401: "Not signed in",
-      403: "Admin required",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of agent profiles", schema: z.array(contractSchema(AgentSchema)) },
+        401: "Not signed in",
+        403: "Admin required",
+      },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.listAgents({ caller });
       return ok(res.agents.map((a) => agentJson(a)));
@@ -189,13 +214,17 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["agent_id"],
     body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
-    responses: {
-      200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown agent",
-      422: "Invalid body",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown agent",
+        422: "Invalid body",
+      },
+      FLEET,
+      ["admin_required", "agent_not_found"],
+    ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateAgent({
         caller,
@@ -215,7 +244,11 @@ export const agentRoutes: Route[] = [
     summary: "Deactivate an agent and revoke its sessions; the account is kept (admin, idempotent)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: { 204: "Deactivated", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+    responses: withReasons(
+      { 204: "Deactivated", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
+      FLEET,
+      ["admin_required", "agent_not_found"],
+    ),
     async handle({ caller, params, services }) {
       await services.fleet.deactivateAgent({ caller, agentId: params.agent_id });
       return noContent();
@@ -229,15 +262,19 @@ export const agentRoutes: Route[] = [
     summary: "Issue a temporary password, returned once; forces a change and revokes sessions (admin)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: {
-      200: {
-        description: "agent_id, login, temporary_password",
-        schema: contractSchema(IssueTemporaryPasswordResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "agent_id, login, temporary_password",
+          schema: contractSchema(IssueTemporaryPasswordResponseSchema),
+        },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown agent",
       },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown agent",
-    },
+      FLEET,
+      ["admin_required", "agent_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueTemporaryPassword({ caller, agentId: params.agent_id });
       return ok(toContractJson(IssueTemporaryPasswordResponseSchema, res));

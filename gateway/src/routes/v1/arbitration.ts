@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ok, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { operationJson } from "./operations.ts";
@@ -21,13 +23,17 @@ export const arbitrationRoutes: Route[] = [
         .max(500)
         .refine((s) => s.trim() !== "", "must not be empty"),
     }),
-    responses: {
-      200: { description: "Updated operation", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown operation",
-      422: "Invalid body, or the operation is not in no_evidence",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Updated operation", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown operation",
+        422: "Invalid body, or the operation is not in no_evidence",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "operation_not_found", "operation_not_arbitrable", "invalid_request"],
+    ),
     async handle({ caller, params, body, services }) {
       const res = await services.dispatch.arbitrateOperation({
         caller,

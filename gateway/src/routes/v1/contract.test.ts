@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, TEST_BOOTSTRAP_TOKEN, type TestSystem } from "../../../../test/support/system.ts";
+import { bearer, dataOf } from "../../../../test/support/api.ts";
 import {
   grantAccess,
   healthyReport,
@@ -99,14 +100,37 @@ describe("the gateway's own errors follow the rule: default code, reason in cont
 
 describe("create operation: 409 means the request_id exists, nothing else", () => {
   it("answers a replayed request_id with 409 and the existing operation", async () => {
-    const first = await create({ request_id: "fidelity-replay-1" });
-    const again = await create({ request_id: "fidelity-replay-1" });
-    expect([first.status, again.status, again.body.operation_id]).toEqual([202, 409, first.body.operation_id]);
+    // Through the typed client: the 202 body and the 409 operation are the document's types.
+    const typed = () =>
+      sys.api.client.POST("/v1/operations", {
+        headers: bearer(agent.token),
+        body: {
+          request_id: "fidelity-replay-1",
+          operator: "operator_b",
+          client: { msisdn: "690000001", nom: "Jean Dupont" },
+          montant: 5000,
+        },
+      });
+    const first = dataOf("create", await typed());
+    const again = await typed();
+    expect([first.status, again.response.status]).toEqual(["queued", 409]);
+    expect(again.error).toMatchObject({ operation_id: first.operation_id, request_id: "fidelity-replay-1" });
   });
 
   it("refuses a replay of an operation still in flight with 422 retry_not_allowed", async () => {
-    const parent = await create();
-    expect(refusal(await create({ parent_operation_id: parent.body.operation_id }))).toEqual([
+    const parent = dataOf(
+      "create",
+      await sys.api.client.POST("/v1/operations", {
+        headers: bearer(agent.token),
+        body: {
+          request_id: randomUUID(),
+          operator: "operator_b",
+          client: { msisdn: "690000001", nom: "Jean Dupont" },
+          montant: 5000,
+        },
+      }),
+    );
+    expect(refusal(await create({ parent_operation_id: parent.operation_id }))).toEqual([
       422,
       "refused",
       "retry_not_allowed",
@@ -134,9 +158,14 @@ describe("423 is the breaker alone; a frozen handset is 422", () => {
         body: { beneficiary_msisdn: "690000002", montant: 1500, ...o },
       });
     try {
-      expect((await setCircuitBreaker(sys.api, admin.token, true)).body.frozen_until_lift_device_ids).toContain(
-        device.deviceId,
+      const tripped = dataOf(
+        "trip",
+        await sys.api.client.PUT("/v1/admin/circuit-breaker", { headers: bearer(admin.token), body: { active: true } }),
       );
+      expect([tripped.status, tripped.frozen_until_lift_device_ids]).toEqual([
+        "active",
+        expect.arrayContaining([device.deviceId]),
+      ]);
       const locked = await create();
       expect([locked.status, locked.body]).toEqual([
         423,

@@ -6,6 +6,8 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Handsets (admin). device_id is a server-generated hex string, not a UUID: an id of any
@@ -23,15 +25,19 @@ export const deviceRoutes: Route[] = [
     summary: "Register a handset; its token is returned once and stored only as a hash (admin)",
     auth: ["session"],
     body: z.object({ label: text(200) }),
-    responses: {
-      201: {
-        description: "device_id, device_token (once), label, created_at",
-        schema: contractSchema(CreateDeviceResponseSchema),
+    responses: withReasons(
+      {
+        201: {
+          description: "device_id, device_token (once), label, created_at",
+          schema: contractSchema(CreateDeviceResponseSchema),
+        },
+        401: "Not signed in",
+        403: "Admin required",
+        422: "Invalid body",
       },
-      401: "Not signed in",
-      403: "Admin required",
-      422: "Invalid body",
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createDevice({ caller, label: body.label });
       return created(toContractJson(CreateDeviceResponseSchema, res));
@@ -44,11 +50,15 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Every handset with its SIMs, last heartbeat, health summary and issues (admin)",
     auth: ["session"],
-    responses: {
-      200: { description: "Array of devices", schema: z.array(contractSchema(DeviceSchema)) },
-      401: "Not signed in",
-      403: "Admin required",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of devices", schema: z.array(contractSchema(DeviceSchema)) },
+        401: "Not signed in",
+        403: "Admin required",
+      },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.listDevices({ caller });
       return ok(res.devices.map((d) => deviceJson(d)));
@@ -61,7 +71,10 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "One handset with its SIMs (subscription_slot 0 is SIM 1) (admin)",
     auth: ["session"],
-    responses: { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED },
+    responses: withReasons({ 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED }, FLEET, [
+      "admin_required",
+      "device_not_found",
+    ]),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getDevice({ caller, deviceId: params.device_id });
       return ok(deviceJson(res.device));
@@ -75,7 +88,11 @@ export const deviceRoutes: Route[] = [
     summary: "Rename a handset (admin)",
     auth: ["session"],
     body: z.object({ label: text(200).optional() }),
-    responses: { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED, 422: "Invalid body" },
+    responses: withReasons(
+      { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED, 422: "Invalid body" },
+      FLEET,
+      ["admin_required", "device_not_found"],
+    ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateDevice({ caller, deviceId: params.device_id, label: body.label });
       return ok(deviceJson(res.device));
@@ -88,7 +105,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Delete a handset: its SIMs return to the unassigned pool, its operations lose device_id (admin)",
     auth: ["session"],
-    responses: { 204: "Deleted", ...NAMED },
+    responses: withReasons({ 204: "Deleted", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteDevice({ caller, deviceId: params.device_id });
       return noContent();
@@ -101,7 +118,11 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "A handset's latest heartbeat and health report, with issues derived on this read (admin)",
     auth: ["session"],
-    responses: { 200: { description: "Device health", schema: contractSchema(DeviceHealthSchema) }, ...NAMED },
+    responses: withReasons(
+      { 200: { description: "Device health", schema: contractSchema(DeviceHealthSchema) }, ...NAMED },
+      FLEET,
+      ["admin_required", "device_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const { health } = await services.fleet.getDeviceHealth({ caller, deviceId: params.device_id });
       return ok({ ...toContractJson(DeviceHealthSchema, health!), report: health!.report ?? null });
@@ -114,10 +135,14 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Replace a handset's token with a new one, returned once; the old one stops working (admin)",
     auth: ["session"],
-    responses: {
-      201: { description: "device_id, device_token (once)", schema: contractSchema(IssueDeviceTokenResponseSchema) },
-      ...NAMED,
-    },
+    responses: withReasons(
+      {
+        201: { description: "device_id, device_token (once)", schema: contractSchema(IssueDeviceTokenResponseSchema) },
+        ...NAMED,
+      },
+      FLEET,
+      ["admin_required", "device_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueDeviceToken({ caller, deviceId: params.device_id });
       return created(toContractJson(IssueDeviceTokenResponseSchema, res));
@@ -130,7 +155,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Revoke a handset's token: it authenticates no more until a new one is issued (admin)",
     auth: ["session"],
-    responses: { 204: "Revoked", ...NAMED },
+    responses: withReasons({ 204: "Revoked", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.revokeDeviceToken({ caller, deviceId: params.device_id });
       return noContent();

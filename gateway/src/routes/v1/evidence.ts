@@ -3,6 +3,8 @@ import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/di
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
+import { DISPATCH, EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
@@ -36,13 +38,18 @@ export const evidenceRoutes: Route[] = [
     summary:
       "Float and UV transfers, withdrawals, airtime sales, commission sweeps and reversals, newest first (dismissed included)",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: z.object(windowQuery),
-    responses: {
-      200: { description: "Array of evidence records", schema: z.array(contractSchema(EvidenceSchema)) },
-      401: "Not signed in",
-      403: "Agent inactive",
-      422: "Bad limit, days or dates",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of evidence records", schema: z.array(contractSchema(EvidenceSchema)) },
+        401: "Not signed in",
+        403: "Agent inactive",
+        422: "Bad limit, days or dates",
+      },
+      EVIDENCE,
+      ["session_required", "agent_inactive", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.evidence.listMovements({ caller, limit: query.limit ?? 0, window: windowOf(query) });
       return ok(res.evidences.map(evidenceJson));
@@ -55,14 +62,22 @@ export const evidenceRoutes: Route[] = [
     tag: "Operations",
     summary: "Orphan evidence waiting for a person (unmatched=true required); agents see the SIMs of their grant",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: z.object({ unmatched: z.string().optional(), ...windowQuery }),
-    responses: {
-      200: { description: "Array of evidence records, newest first", schema: z.array(contractSchema(EvidenceSchema)) },
-      400: "unmatched is not true",
-      401: "Not signed in",
-      403: "Agent inactive",
-      422: "Bad limit, days or dates",
-    },
+    responses: withReasons(
+      {
+        200: {
+          description: "Array of evidence records, newest first",
+          schema: z.array(contractSchema(EvidenceSchema)),
+        },
+        400: "unmatched is not true",
+        401: "Not signed in",
+        403: "Agent inactive",
+        422: "Bad limit, days or dates",
+      },
+      EVIDENCE,
+      ["session_required", "agent_inactive", "unmatched_required", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.evidence.listUnmatchedEvidence({
         caller,
@@ -82,14 +97,25 @@ export const evidenceRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["evidence_id"],
     body: z.object({ reason: z.enum(DISMISS_REASONS) }),
-    responses: {
-      204: "Dismissed",
-      401: "Not signed in",
-      403: "SIM not assigned to the agent",
-      404: "Unknown evidence",
-      409: "Already attached to an operation",
-      422: "Unknown reason",
-    },
+    responses: withReasons(
+      {
+        204: "Dismissed",
+        401: "Not signed in",
+        403: "SIM not assigned to the agent",
+        404: "Unknown evidence",
+        409: "Already attached to an operation",
+        422: "Unknown reason",
+      },
+      EVIDENCE,
+      [
+        "session_required",
+        "agent_inactive",
+        "evidence_not_found",
+        "sim_not_in_grant",
+        "evidence_already_linked",
+        "invalid_request",
+      ],
+    ),
     async handle({ caller, params, body, services }) {
       await services.evidence.dismissEvidence({ caller, evidenceId: params.evidence_id, reason: body.reason });
       return noContent();
@@ -104,14 +130,28 @@ export const evidenceRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["operation_id"],
     body: z.object({ evidence_id: uuid() }),
-    responses: {
-      200: { description: "Confirmed operation detail", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Not the operation's agent, a supervisor or an admin",
-      404: "Unknown operation or evidence",
-      409: "Evidence already names an operation, or the operation is terminal",
-      422: "Evidence arrived on a different SIM",
-    },
+    responses: withReasons(
+      withReasons(
+        {
+          200: { description: "Confirmed operation detail", schema: contractSchema(OperationSchema) },
+          401: "Not signed in",
+          403: "Not the operation's agent, a supervisor or an admin",
+          404: "Unknown operation or evidence",
+          409: "Evidence already names an operation, or the operation is terminal",
+          422: "Evidence arrived on a different SIM",
+        },
+        DISPATCH,
+        [
+          "not_in_scope",
+          "operation_not_found",
+          "operation_not_attachable",
+          "evidence_sim_mismatch",
+          "evidence_already_used",
+        ],
+      ),
+      EVIDENCE,
+      ["session_required", "evidence_not_found", "evidence_already_linked", "operation_already_proven"],
+    ),
     async handle({ caller, params, body, services }) {
       const res = await services.evidence.attachEvidence({
         caller,

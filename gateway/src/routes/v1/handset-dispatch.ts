@@ -3,6 +3,8 @@ import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/ge
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 const outcome = z.enum([
@@ -29,14 +31,21 @@ export const handsetDispatchRoutes: Route[] = [
     summary:
       "Poll for the next operation: claims the device's oldest queued one (running); 204 when idle or in cooldown",
     auth: ["device"],
-    responses: {
-      200: { description: "Operation payload (ussd_steps with the PIN)", schema: contractSchema(DeviceDispatchSchema) },
-      204: "No queued operation, or inside the cooldown",
-      401: "Bad credentials",
-      409: "The device already has a running operation",
-      429: "Too many requests",
-      500: "USSD steps could not be built",
-    },
+    responses: withReasons(
+      {
+        200: {
+          description: "Operation payload (ussd_steps with the PIN)",
+          schema: contractSchema(DeviceDispatchSchema),
+        },
+        204: "No queued operation, or inside the cooldown",
+        401: "Bad credentials",
+        409: "The device already has a running operation",
+        429: "Too many requests",
+        500: "USSD steps could not be built",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "device_busy"],
+    ),
     async handle({ caller, services, res }) {
       const reply = await services.dispatch.getNextOperation({ caller });
       if (!reply.dispatch) return noContent();
@@ -50,7 +59,16 @@ export const handsetDispatchRoutes: Route[] = [
     path: "/v1/device/outcome",
     tag: "Handset",
     summary: "Report the USSD outcome of the running operation; idempotent",
+    description:
+      "The device's own operations only (404 otherwise). failure_reason is failure_detail when sent, else ussd_response for name_mismatch, else the outcome value. Replay (the contract leaves it open; docs/decisions/dispatch.md): the same outcome again is 200 with the current status; a different outcome is 409 outcome_conflict; a first report on an operation that left running without the device (proved by an SMS first, cancelled mid-dial) is 200, recorded, status unchanged; on a queued one 409 operation_not_running.",
     auth: ["device"],
+    requestExample: {
+      operation_id: "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
+      outcome: "ussd_failed",
+      ussd_response: "Solde insuffisant",
+      executed_at: "2026-11-22T09:30:00Z",
+      failure_detail: null,
+    },
     body: z.object({
       operation_id: uuid(),
       outcome,
@@ -58,16 +76,20 @@ export const handsetDispatchRoutes: Route[] = [
       executed_at: z.iso.datetime({ offset: true }),
       failure_detail: z.string().max(1000).nullable().optional(),
     }),
-    responses: {
-      200: {
-        description: "operation_id, status, evidence_expires_at",
-        schema: contractSchema(ReportOutcomeResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "operation_id, status, evidence_expires_at",
+          schema: contractSchema(ReportOutcomeResponseSchema),
+        },
+        401: "Bad credentials",
+        404: "Not an operation of this device",
+        409: "Not running, or a different outcome was already reported",
+        422: "Invalid body",
       },
-      401: "Bad credentials",
-      404: "Not an operation of this device",
-      409: "Not running, or a different outcome was already reported",
-      422: "Invalid body",
-    },
+      DISPATCH,
+      ["caller_not_allowed", "operation_not_found", "operation_not_running", "outcome_conflict", "invalid_request"],
+    ),
     async handle({ caller, body, services }) {
       const reply = await services.dispatch.reportOutcome({
         caller,
@@ -88,11 +110,15 @@ export const handsetDispatchRoutes: Route[] = [
     summary: "Operations the device claimed, most recently changed first",
     auth: ["device"],
     query: z.object({ since: z.iso.datetime({ offset: true }).optional(), limit: queryInt(1, 250).optional() }),
-    responses: {
-      200: { description: "Array of device operation rows", schema: z.array(contractSchema(DeviceOperationSchema)) },
-      401: "Bad credentials",
-      422: "Malformed since or limit",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of device operation rows", schema: z.array(contractSchema(DeviceOperationSchema)) },
+        401: "Bad credentials",
+        422: "Malformed since or limit",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const since = query.since ? Date.parse(query.since) : undefined;
       const reply = await services.dispatch.listDeviceOperations({

@@ -6,6 +6,8 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { int32, noContent, ok, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Handset routes served by fleet (device token): heartbeat, the device's SIMs, its identity.
@@ -42,7 +44,25 @@ export const handsetFleetRoutes: Route[] = [
     path: "/v1/device/heartbeat",
     tag: "Handset",
     summary: "Heartbeat with the handset's health report; send every 60 seconds (silence over 5 minutes alerts)",
+    description:
+      "Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4, recent_errors up to 5, battery level 0 to 100 (422 otherwise).",
     auth: ["device"],
+    requestExample: {
+      app_version: "1.2.0",
+      battery: 80,
+      network: "4G",
+      sims: [{ sim_id: "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f", present: true, signal: 3 }],
+      android_version: "14",
+      android_sdk: 34,
+      manufacturer: "Samsung",
+      model: "A15",
+      battery_exempt: true,
+      report: {
+        battery: { level: 80, charging: false },
+        sims: [{ slot: 0, operator: "operator_b", sim_id: "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f", present: true }],
+        recent_errors: [{ at: "2026-11-22T09:30:00Z", message: "USSD session timed out" }],
+      },
+    },
     body: z.object({
       app_version: z.string().min(1).max(100),
       battery: z.number().int().min(0).max(100),
@@ -55,7 +75,11 @@ export const handsetFleetRoutes: Route[] = [
       battery_exempt: nullable(z.boolean()),
       report: nullable(healthReport),
     }),
-    responses: { 204: "Recorded", 401: "Bad credentials", 403: "Not a device token", 422: "Invalid body" },
+    responses: withReasons(
+      { 204: "Recorded", 401: "Bad credentials", 403: "Not a device token", 422: "Invalid body" },
+      FLEET,
+      ["device_required"],
+    ),
     async handle({ caller, body, services }) {
       await services.fleet.sendHeartbeat({
         caller,
@@ -80,14 +104,18 @@ export const handsetFleetRoutes: Route[] = [
     tag: "Handset",
     summary: "The calling handset's SIMs with their measured balance",
     auth: ["device"],
-    responses: {
-      200: {
-        description: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at",
-        schema: z.array(contractSchema(HandsetSimSchema)),
+    responses: withReasons(
+      {
+        200: {
+          description: "Array of sim_id, slot, operator, msisdn, status, balance, balance_updated_at",
+          schema: z.array(contractSchema(HandsetSimSchema)),
+        },
+        401: "Bad credentials",
+        403: "Not a device token",
       },
-      401: "Bad credentials",
-      403: "Not a device token",
-    },
+      FLEET,
+      ["device_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.listDeviceSims({ caller });
       return ok(res.sims.map((s) => toContractJson(HandsetSimSchema, s)));
@@ -100,12 +128,16 @@ export const handsetFleetRoutes: Route[] = [
     tag: "Handset",
     summary: "The calling handset's identity",
     auth: ["device"],
-    responses: {
-      200: { description: "device_id, label, status", schema: contractSchema(GetDeviceIdentityResponseSchema) },
-      401: "Bad credentials",
-      403: "Not a device token",
-      404: "Device gone",
-    },
+    responses: withReasons(
+      {
+        200: { description: "device_id, label, status", schema: contractSchema(GetDeviceIdentityResponseSchema) },
+        401: "Bad credentials",
+        403: "Not a device token",
+        404: "Device gone",
+      },
+      FLEET,
+      ["device_required", "device_not_found"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.getDeviceIdentity({ caller });
       return ok(toContractJson(GetDeviceIdentityResponseSchema, res));

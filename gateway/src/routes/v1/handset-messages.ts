@@ -6,6 +6,8 @@ import {
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, text, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 const timestamp = () => z.iso.datetime({ offset: true });
@@ -82,16 +84,20 @@ export const handsetMessageRoutes: Route[] = [
       "not_correlated, unknown_sender, pending (docs/decisions/evidence.md).",
     auth: ["device"],
     body,
-    responses: {
-      200: {
-        description:
-          "matched, restated, kind, outcome, operation, balance, previous_balance, and `results` (one per message)",
-        schema: submissionSchema,
+    responses: withReasons(
+      {
+        200: {
+          description:
+            "matched, restated, kind, outcome, operation, balance, previous_balance, and `results` (one per message)",
+          schema: submissionSchema,
+        },
+        401: "Bad credentials",
+        403: "SIM not assigned to this device",
+        422: "Invalid body",
       },
-      401: "Bad credentials",
-      403: "SIM not assigned to this device",
-      422: "Invalid body",
-    },
+      EVIDENCE,
+      ["device_required", "sim_not_assigned_to_device", "invalid_request"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.evidence.submitMessages({
         caller,

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { operationJson } from "./operations.ts";
@@ -15,19 +17,47 @@ export const matchingRoutes: Route[] = [
     path: "/v1/operations/matching",
     tag: "Operations",
     summary: "Record a deposit the agent dials by hand: awaiting_manual_dial, never claimable by a handset",
+    description:
+      "Board only (the API key names an arbitrary agent). The operator comes from the number; access, selection and balance rules are a deposit's. The route lists no 423: the circuit breaker stops machine dialling, while here a person dials (docs/decisions/dispatch.md); a named SIM whose handset is frozen is 422 device_frozen.",
     auth: ["session"],
+    requestExample: { contact_id: "c-77", beneficiary_msisdn: "690000001", montant: 8200, sim_id: null },
     body: z.object({
       contact_id: z.string().max(200).nullable().optional(),
       beneficiary_msisdn: text(20),
       montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
       sim_id: z.string().max(100).nullable().optional(),
     }),
-    responses: {
-      201: { description: "Operation detail, status awaiting_manual_dial", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Profile does not permit it, SIM not assigned to the agent, or the API key",
-      422: "Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance",
-    },
+    responses: withReasons(
+      {
+        201: { description: "Operation detail, status awaiting_manual_dial", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Profile does not permit it, SIM not assigned to the agent, or the API key",
+        422: "Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance",
+      },
+      DISPATCH,
+      [
+        "caller_not_allowed",
+        "invalid_request",
+        "invalid_msisdn",
+        "operator_undetermined",
+        "agent_inactive",
+        "no_grant",
+        "over_max_amount",
+        "not_in_grant_sim",
+        "sim_not_found",
+        "sim_operator_mismatch",
+        "sim_frozen",
+        "sim_retired",
+        "sim_not_assigned",
+        "device_frozen",
+        "no_active_sim",
+        "no_assigned_sim",
+        "no_measured_balance",
+        "sim_unmeasured",
+        "stale_balance",
+        "insufficient_balance",
+      ],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.dispatch.createMatchingOperation({
         caller,
@@ -47,11 +77,15 @@ export const matchingRoutes: Route[] = [
     summary: "Matching operations (own; all for admins), newest first",
     auth: ["session"],
     query: z.object({ limit: queryInt(1, 250).optional() }),
-    responses: {
-      200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
-      401: "Not signed in",
-      403: "Agent inactive or gone",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
+        401: "Not signed in",
+        403: "Agent inactive or gone",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "agent_inactive"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listMatchingOperations({ caller, limit: query.limit ?? 0 });
       return ok(res.operations.map(operationJson));
@@ -70,14 +104,27 @@ export const matchingRoutes: Route[] = [
       beneficiary_msisdn: z.string().min(1).max(20).nullable().optional(),
       montant: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
     }),
-    responses: {
-      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Another agent's operation",
-      404: "Unknown matching operation",
-      409: "Already matched or terminal",
-      422: "Invalid value, unknown prefix, or a number of another operator",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Another agent's operation",
+        404: "Unknown matching operation",
+        409: "Already matched or terminal",
+        422: "Invalid value, unknown prefix, or a number of another operator",
+      },
+      DISPATCH,
+      [
+        "caller_not_allowed",
+        "not_in_scope",
+        "operation_not_found",
+        "operation_not_editable",
+        "invalid_request",
+        "invalid_msisdn",
+        "operator_undetermined",
+        "operator_mismatch",
+      ],
+    ),
     async handle({ caller, params, body, services }) {
       const res = await services.dispatch.updateMatchingOperation({
         caller,
@@ -98,14 +145,18 @@ export const matchingRoutes: Route[] = [
     summary: "Cancel a matching operation still awaiting manual dial (rejected)",
     auth: ["session"],
     uuidParams: ["operation_id"],
-    responses: {
-      200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Another agent's operation",
-      404: "Unknown matching operation",
-      409: "Left awaiting_manual_dial",
-      422: "Malformed id",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Another agent's operation",
+        404: "Unknown matching operation",
+        409: "Left awaiting_manual_dial",
+        422: "Malformed id",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "not_in_scope", "operation_not_found", "operation_not_cancellable"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.dispatch.cancelMatchingOperation({ caller, operationId: params.operation_id });
       return ok(operationJson(res.operation));

@@ -8,6 +8,8 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Notifications (stored alerts) and webhook endpoints (admin). The contract names the
@@ -30,11 +32,15 @@ export const notificationRoutes: Route[] = [
     summary: "Stored alerts, newest first; acknowledged=false for the open ones",
     auth: ["session"],
     query: z.object({ acknowledged: queryBool().optional(), limit: queryInt(1, 250).optional() }),
-    responses: {
-      200: { description: "Array of notifications", schema: z.array(contractSchema(NotificationSchema)) },
-      ...ADMIN,
-      422: "Invalid query",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of notifications", schema: z.array(contractSchema(NotificationSchema)) },
+        ...ADMIN,
+        422: "Invalid query",
+      },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.fleet.listNotifications({
         caller,
@@ -52,11 +58,15 @@ export const notificationRoutes: Route[] = [
     summary: "Acknowledge an alert (idempotent: the first acknowledgement is kept)",
     auth: ["session"],
     uuidParams: ["notification_id"],
-    responses: {
-      200: { description: "The notification", schema: contractSchema(NotificationSchema) },
-      ...ADMIN,
-      404: "Unknown notification",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The notification", schema: contractSchema(NotificationSchema) },
+        ...ADMIN,
+        404: "Unknown notification",
+      },
+      FLEET,
+      ["admin_required", "notification_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.acknowledgeNotification({ caller, notificationId: params.notification_id });
       return ok(notificationJson(res.notification!));
@@ -74,14 +84,18 @@ export const notificationRoutes: Route[] = [
       secret: z.string().min(16).max(200).optional(),
       events: z.array(z.string().max(40)).max(10).optional(),
     }),
-    responses: {
-      201: {
-        description: "The webhook with its secret (returned once)",
-        schema: contractSchema(WebhookSchema).extend({ secret: z.string() }),
+    responses: withReasons(
+      {
+        201: {
+          description: "The webhook with its secret (returned once)",
+          schema: contractSchema(WebhookSchema).extend({ secret: z.string() }),
+        },
+        ...ADMIN,
+        422: "Invalid URL, secret or event type",
       },
-      ...ADMIN,
-      422: "Invalid URL, secret or event type",
-    },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createWebhook({
         caller,
@@ -99,7 +113,11 @@ export const notificationRoutes: Route[] = [
     tag: "Admin",
     summary: "Registered webhook endpoints (never their secrets)",
     auth: ["session"],
-    responses: { 200: { description: "Array of webhooks", schema: z.array(contractSchema(WebhookSchema)) }, ...ADMIN },
+    responses: withReasons(
+      { 200: { description: "Array of webhooks", schema: z.array(contractSchema(WebhookSchema)) }, ...ADMIN },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, services }) {
       const res = await services.fleet.listWebhooks({ caller });
       return ok(res.webhooks.map((w) => toContractJson(WebhookSchema, w)));
@@ -113,7 +131,10 @@ export const notificationRoutes: Route[] = [
     summary: "Remove a webhook endpoint and its deliveries",
     auth: ["session"],
     uuidParams: ["webhook_id"],
-    responses: { 204: "Removed", ...ADMIN, 404: "Unknown webhook" },
+    responses: withReasons({ 204: "Removed", ...ADMIN, 404: "Unknown webhook" }, FLEET, [
+      "admin_required",
+      "webhook_not_found",
+    ]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteWebhook({ caller, webhookId: params.webhook_id });
       return noContent();
@@ -128,12 +149,16 @@ export const notificationRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["webhook_id"],
     query: z.object({ limit: queryInt(1, 250).optional() }),
-    responses: {
-      200: { description: "Array of deliveries", schema: z.array(contractSchema(WebhookDeliverySchema)) },
-      ...ADMIN,
-      404: "Unknown webhook",
-      422: "Invalid query",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of deliveries", schema: z.array(contractSchema(WebhookDeliverySchema)) },
+        ...ADMIN,
+        404: "Unknown webhook",
+        422: "Invalid query",
+      },
+      FLEET,
+      ["admin_required", "webhook_not_found"],
+    ),
     async handle({ caller, params, query, services }) {
       const res = await services.fleet.listWebhookDeliveries({
         caller,

@@ -7,6 +7,9 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
+import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
+import { DISPATCH } from "../../http/service-reasons.ts";
+import { CREATE_OPERATION_PRECEDENCE } from "@transferops/dispatch/reasons";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 /** The contract's operation detail. */
@@ -60,23 +63,39 @@ export const operationRoutes: Route[] = [
     path: "/v1/operations",
     tag: "Operations",
     summary: "Create an operation: gates in their documented order, SIM selected by the server, queued",
+    description:
+      "Gates in order (docs/decisions/dispatch.md): a known request_id answers 409 with the existing operation before anything else (treat as success); the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.",
     auth: ["api_key", "session"],
     body: createBody,
-    responses: {
-      202: {
-        description: "Accepted and queued: operation_id, status = queued",
-        schema: z.object({ operation_id: z.uuid(), status: z.literal("queued") }),
-      },
-      401: "Bad credentials",
-      403: "Access profile does not permit it (detail names the rule)",
-      409: {
-        description: "request_id exists: the existing operation object (treat as success, never mint a new request_id)",
-        schema: contractSchema(OperationSchema),
-      },
-      422: "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",
-      423: "Circuit breaker active (detail = circuit_breaker)",
-      429: "Too many requests",
+    requestExample: {
+      request_id: "intake-7f3a9c",
+      operator: "operator_b",
+      client: { msisdn: "690000001", nom: "Jean Dupont" },
+      type_op: "deposit",
+      montant: 5000,
+      contact_id: "c-77",
+      partner_verified: true,
     },
+    responses: withReasons(
+      {
+        202: {
+          description: "Accepted and queued: operation_id, status = queued",
+          schema: z.object({ operation_id: z.uuid(), status: z.literal("queued") }),
+        },
+        401: "Bad credentials",
+        403: "Access profile does not permit it (detail names the rule)",
+        409: {
+          description:
+            "request_id exists: the existing operation object (treat as success, never mint a new request_id)",
+          schema: contractSchema(OperationSchema),
+        },
+        422: "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",
+        423: "Circuit breaker active (detail = circuit_breaker)",
+        429: "Too many requests",
+      },
+      DISPATCH,
+      [...CREATE_OPERATION_PRECEDENCE, "caller_not_allowed"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.dispatch.createOperation({
         caller,
@@ -115,12 +134,16 @@ export const operationRoutes: Route[] = [
       search: z.string().max(200).optional(),
       limit: queryInt(1, 250).optional(),
     }),
-    responses: {
-      200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
-      401: "Not signed in",
-      403: "A non-admin naming another agent",
-      422: "Unknown status, malformed date, date_from after date_to",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
+        401: "Not signed in",
+        403: "A non-admin naming another agent",
+        422: "Unknown status, malformed date, date_from after date_to",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "agent_inactive", "not_in_scope", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listOperations({
         caller,
@@ -143,13 +166,18 @@ export const operationRoutes: Route[] = [
     tag: "Operations",
     summary: "Arbitration queue: transfers that dialled and got no proof (own, and on SIMs the grant assigns)",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: windowQuery,
-    responses: {
-      200: { description: "Array of unproven rows", schema: z.array(contractSchema(UnprovenOperationSchema)) },
-      401: "Not signed in",
-      403: "Inactive agent",
-      422: "from after to",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of unproven rows", schema: z.array(contractSchema(UnprovenOperationSchema)) },
+        401: "Not signed in",
+        403: "Inactive agent",
+        422: "from after to",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "agent_inactive", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listUnproven({ caller, window: dayWindow(query), limit: query.limit ?? 0 });
       return ok(res.operations.map((o) => toContractJson(UnprovenOperationSchema, o)));
@@ -162,13 +190,18 @@ export const operationRoutes: Route[] = [
     tag: "Operations",
     summary: "Transfers a person confirmed while the operator sent nothing; windowed on arbitrated_at",
     auth: ["session"],
+    description: WINDOW_DESCRIPTION,
     query: windowQuery,
-    responses: {
-      200: { description: "Array of settled-on-word rows", schema: z.array(contractSchema(SettledOnWordRowSchema)) },
-      401: "Not signed in",
-      403: "Inactive agent",
-      422: "from after to",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of settled-on-word rows", schema: z.array(contractSchema(SettledOnWordRowSchema)) },
+        401: "Not signed in",
+        403: "Inactive agent",
+        422: "from after to",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "agent_inactive", "invalid_request"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.dispatch.listSettledOnWord({
         caller,
@@ -186,13 +219,17 @@ export const operationRoutes: Route[] = [
     summary: "One operation (own; any for admins)",
     auth: ["session"],
     uuidParams: ["operation_id"],
-    responses: {
-      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Another agent's operation",
-      404: "Unknown",
-      422: "Malformed id",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Another agent's operation",
+        404: "Unknown",
+        422: "Malformed id",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "not_in_scope", "operation_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.dispatch.getOperation({ caller, operationId: params.operation_id });
       return ok(operationJson(res.operation));
@@ -206,14 +243,18 @@ export const operationRoutes: Route[] = [
     summary: "Cancel a queued or running operation: rejected, slot released, operation.failed (cancelled_by_agent)",
     auth: ["session"],
     uuidParams: ["operation_id"],
-    responses: {
-      200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Another agent's operation",
-      404: "Unknown",
-      409: "Already terminal (operation_not_cancellable, context operation_id and operation_status)",
-      422: "Malformed id",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Operation detail (rejected)", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Another agent's operation",
+        404: "Unknown",
+        409: "Already terminal (operation_not_cancellable, context operation_id and operation_status)",
+        422: "Malformed id",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "not_in_scope", "operation_not_found", "operation_not_cancellable"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.dispatch.cancelOperation({ caller, operationId: params.operation_id });
       return ok(operationJson(res.operation));
@@ -234,14 +275,18 @@ export const operationRoutes: Route[] = [
         .max(500)
         .refine((s) => s.trim() !== "", "must not be empty"),
     }),
-    responses: {
-      200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
-      401: "Not signed in",
-      403: "Not a transfer on a SIM the agent is assigned, nor one it dialled",
-      404: "Unknown",
-      409: "Not in no_evidence",
-      422: "Empty note",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
+        401: "Not signed in",
+        403: "Not a transfer on a SIM the agent is assigned, nor one it dialled",
+        404: "Unknown",
+        409: "Not in no_evidence",
+        422: "Empty note",
+      },
+      DISPATCH,
+      ["caller_not_allowed", "not_in_scope", "operation_not_found", "operation_not_settleable", "invalid_request"],
+    ),
     async handle({ caller, params, body, services }) {
       const res = await services.dispatch.settleOperation({
         caller,

@@ -4,6 +4,8 @@ import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { GetSimHistoryResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, route, type Route } from "../../http/route.ts";
+import { withReasons } from "../../http/reasons.ts";
+import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // SIM inventory (admin) and balance recording (API key). sim_id is a server-generated UUID.
@@ -35,12 +37,16 @@ export const simRoutes: Route[] = [
     summary: "Every SIM; unassigned=true only unassigned, false only assigned (admin)",
     auth: ["session"],
     query: z.object({ unassigned: queryBool().optional() }),
-    responses: {
-      200: { description: "Array of SIMs", schema: z.array(contractSchema(SimSchema)) },
-      401: "Not signed in",
-      403: "Admin required",
-      422: "Invalid query",
-    },
+    responses: withReasons(
+      {
+        200: { description: "Array of SIMs", schema: z.array(contractSchema(SimSchema)) },
+        401: "Not signed in",
+        403: "Admin required",
+        422: "Invalid query",
+      },
+      FLEET,
+      ["admin_required"],
+    ),
     async handle({ caller, query, services }) {
       const res = await services.fleet.listSims({ caller, unassigned: query.unassigned });
       return ok(res.sims.map((s) => simJson(s)));
@@ -54,7 +60,10 @@ export const simRoutes: Route[] = [
     summary: "One SIM (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 200: { description: "SIM", schema: contractSchema(SimSchema) }, ...NAMED },
+    responses: withReasons({ 200: { description: "SIM", schema: contractSchema(SimSchema) }, ...NAMED }, FLEET, [
+      "admin_required",
+      "sim_not_found",
+    ]),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSim({ caller, simId: params.sim_id });
       return ok(simJson(res.sim));
@@ -79,17 +88,21 @@ export const simRoutes: Route[] = [
         message: "device_id and subscription_slot must be given together",
         path: ["subscription_slot"],
       }),
-    responses: {
-      201: {
-        description: "sim_id, operator, msisdn, device_id, subscription_slot, created_at (the SIM)",
-        schema: contractSchema(SimSchema),
+    responses: withReasons(
+      {
+        201: {
+          description: "sim_id, operator, msisdn, device_id, subscription_slot, created_at (the SIM)",
+          schema: contractSchema(SimSchema),
+        },
+        401: "Not signed in",
+        403: "Admin required",
+        404: "Unknown device",
+        409: "MSISDN exists, device already has 2 SIMs, slot occupied, or device not active",
+        422: "Invalid body, or only one of device_id and subscription_slot",
       },
-      401: "Not signed in",
-      403: "Admin required",
-      404: "Unknown device",
-      409: "MSISDN exists, device already has 2 SIMs, slot occupied, or device not active",
-      422: "Invalid body, or only one of device_id and subscription_slot",
-    },
+      FLEET,
+      ["admin_required", "device_not_found", "msisdn_exists", "device_not_active", "device_full", "slot_occupied"],
+    ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createSim({
         caller,
@@ -115,11 +128,15 @@ export const simRoutes: Route[] = [
       low_balance_threshold: threshold.optional(),
       high_balance_threshold: threshold.optional(),
     }),
-    responses: {
-      200: { description: "SIM", schema: contractSchema(SimSchema) },
-      ...NAMED,
-      422: "Invalid body, or low threshold above high",
-    },
+    responses: withReasons(
+      {
+        200: { description: "SIM", schema: contractSchema(SimSchema) },
+        ...NAMED,
+        422: "Invalid body, or low threshold above high",
+      },
+      FLEET,
+      ["admin_required", "sim_not_found", "msisdn_exists"],
+    ),
     async handle({ caller, body, params, services }) {
       const big = (v: number | null | undefined) => (v === null || v === undefined ? undefined : BigInt(v));
       const res = await services.fleet.updateSim({
@@ -143,7 +160,7 @@ export const simRoutes: Route[] = [
       "Delete a SIM permanently: operations keep their rows with sim_id nulled; its evidences go with it (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: { 204: "Deleted", ...NAMED },
+    responses: withReasons({ 204: "Deleted", ...NAMED }, FLEET, ["admin_required", "sim_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteSim({ caller, simId: params.sim_id });
       return noContent();
@@ -158,13 +175,17 @@ export const simRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["sim_id"],
     body: z.object({ device_id: deviceId, subscription_slot: slot }),
-    responses: {
-      200: { description: "sim_id, device_id, subscription_slot (the SIM)", schema: contractSchema(SimSchema) },
-      ...NAMED,
-      404: "Unknown SIM or device",
-      409: "Device already has 2 SIMs, slot occupied, or device not active",
-      422: "Invalid body",
-    },
+    responses: withReasons(
+      {
+        200: { description: "sim_id, device_id, subscription_slot (the SIM)", schema: contractSchema(SimSchema) },
+        ...NAMED,
+        404: "Unknown SIM or device",
+        409: "Device already has 2 SIMs, slot occupied, or device not active",
+        422: "Invalid body",
+      },
+      FLEET,
+      ["admin_required", "sim_not_found", "device_not_found", "device_not_active", "device_full", "slot_occupied"],
+    ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.assignSim({
         caller,
@@ -183,11 +204,15 @@ export const simRoutes: Route[] = [
     summary: "Take a SIM out of its handset (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: {
-      200: { description: "The SIM with device_id and subscription_slot null", schema: contractSchema(SimSchema) },
-      ...NAMED,
-      409: "Already unassigned, or operations queued or running",
-    },
+    responses: withReasons(
+      {
+        200: { description: "The SIM with device_id and subscription_slot null", schema: contractSchema(SimSchema) },
+        ...NAMED,
+        409: "Already unassigned, or operations queued or running",
+      },
+      FLEET,
+      ["admin_required", "sim_not_found", "sim_unassigned", "sim_busy"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.unassignSim({ caller, simId: params.sim_id });
       return ok(simJson(res.sim));
@@ -206,17 +231,21 @@ export const simRoutes: Route[] = [
       observed_at: z.iso.datetime({ offset: true }).optional(),
       source: z.enum(["sms", "balance_check", "api", "n8n"]).optional(),
     }),
-    responses: {
-      200: {
-        description:
-          "sim_id, balance_mirror, balance_updated_at, balance_source, applied (false when the reading was older than the mirror)",
-        schema: balanceRecordedSchema,
+    responses: withReasons(
+      {
+        200: {
+          description:
+            "sim_id, balance_mirror, balance_updated_at, balance_source, applied (false when the reading was older than the mirror)",
+          schema: balanceRecordedSchema,
+        },
+        401: "Bad credentials",
+        403: "Not the API key",
+        404: "Unknown SIM",
+        422: "Negative balance or future observed_at",
       },
-      401: "Bad credentials",
-      403: "Not the API key",
-      404: "Unknown SIM",
-      422: "Negative balance or future observed_at",
-    },
+      FLEET,
+      ["api_key_required", "sim_not_found"],
+    ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.recordSimBalance({
         caller,
@@ -243,13 +272,17 @@ export const simRoutes: Route[] = [
     summary: "Totals and operations of a SIM, derived from operations (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: {
-      200: {
-        description: "sim_id, totals, balance_mirror, operations",
-        schema: contractSchema(GetSimHistoryResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "sim_id, totals, balance_mirror, operations",
+          schema: contractSchema(GetSimHistoryResponseSchema),
+        },
+        ...NAMED,
       },
-      ...NAMED,
-    },
+      FLEET,
+      ["admin_required", "sim_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSimHistory({ caller, simId: params.sim_id });
       return ok(toContractJson(GetSimHistoryResponseSchema, res));

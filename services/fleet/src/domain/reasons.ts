@@ -1,4 +1,4 @@
-import { DomainError, type Violation } from "@transferops/kit";
+import { DomainError, type ErrorStatus, type Violation } from "@transferops/kit";
 
 // Fleet's closed set of refusals. Each has a stable code; a request breaking several
 // rules gets the first in this order of precedence:
@@ -63,3 +63,36 @@ export const simRetired = (simId: string) =>
     sim_id: simId,
     sim_status: "retired",
   });
+
+/**
+ * Fleet's closed set of reasons (`context.reason`) with their status, as the constructors
+ * above and the rpc handlers raise them. The gateway's OpenAPI document lists them per route
+ * from this table.
+ */
+export const REASONS = {
+  wrong_password: { status: "unauthenticated", when: "Current password is wrong" },
+  bootstrap_refused: { status: "forbidden", when: "Bootstrap token absent, wrong or unset" },
+  admin_required: { status: "forbidden", when: "The route requires the admin role" },
+  session_required: { status: "forbidden", when: "The route requires a board session" },
+  device_required: { status: "forbidden", when: "The route requires a device token" },
+  api_key_required: { status: "forbidden", when: "The route requires the API key" },
+  agent_inactive: { status: "forbidden", when: "The agent is inactive" },
+  agent_not_found: { status: "not_found", when: "No agent has this id" },
+  device_not_found: { status: "not_found", when: "No device has this id" },
+  sim_not_found: { status: "not_found", when: "No SIM has this id" },
+  notification_not_found: { status: "not_found", when: "No notification has this id" },
+  webhook_not_found: { status: "not_found", when: "No webhook has this id" },
+  login_exists: { status: "conflict", when: "The login is taken" },
+  admin_exists: { status: "conflict", when: "An admin already exists" },
+  msisdn_exists: { status: "conflict", when: "A SIM with this MSISDN exists" },
+  device_not_active: { status: "conflict", when: "The device is not active (frozen)" },
+  device_full: { status: "conflict", when: "The device already holds 2 SIMs" },
+  slot_occupied: { status: "conflict", when: "The slot holds another SIM" },
+  sim_unassigned: { status: "conflict", when: "The SIM is already unassigned" },
+  sim_busy: { status: "conflict", when: "The SIM has operations queued or running" },
+  sim_retired: { status: "conflict", when: "The SIM is retired" },
+  reset_not_confirmed: { status: "refused", when: "The reset was not confirmed" },
+  pin_unavailable: { status: "internal", when: "The SIM's PIN cannot be read" },
+} as const satisfies Record<string, { status: ErrorStatus; when: string }>;
+
+export type FleetReason = keyof typeof REASONS;
