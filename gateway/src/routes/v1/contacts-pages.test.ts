@@ -164,6 +164,17 @@ describe("Idempotency-Key on POST /v1/contacts", () => {
     expect(later.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("lets one of concurrent creates without a key take a phone; the others get 409 naming it", async () => {
+    const body = { phone: phone() };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create(body)));
+    const winners = answers.filter((a) => a.status === 201);
+    expect(winners).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body.context).toMatchObject({ reason: "contact_exists", customer_id: winners[0].body.customer_id });
+    }
+  });
+
   it("refuses a malformed key with 422", async () => {
     const res = await create({ phone: phone() }, "x".repeat(256));
     expect(res.status).toBe(422);

@@ -151,6 +151,10 @@ export async function addProgress(em: EntityManager, id: string, c: BatchCounts)
   );
 }
 
+// Texts of row errors may quote file content: PostgreSQL text and jsonb refuse NUL, and a
+// detail is for people, so control characters are dropped and the length capped.
+const printable = (s: string, max: number) => s.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, max);
+
 export async function insertRowErrors(
   em: EntityManager,
   id: string,
@@ -164,7 +168,13 @@ export async function insertRowErrors(
     [
       id,
       JSON.stringify(
-        errors.map((e, ord) => ({ ord, line: e.line, col: e.column, reason: e.reason, detail: e.detail })),
+        errors.map((e, ord) => ({
+          ord,
+          line: e.line,
+          col: printable(e.column, 200),
+          reason: e.reason,
+          detail: printable(e.detail, 500),
+        })),
       ),
     ],
   );
