@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { currentContext, PeriodicJob, type Database, type Logger } from "@transferops/kit";
+import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
 import { decodeFile, detectDelimiter, parseCsv, type CsvRecord, type Delimiter } from "../domain/csv.ts";
 import { planRow, type DuplicatePolicy, type Known } from "../domain/import-plan.ts";
 import { mapRow, resolveColumns, type Resolved, type RowError } from "../domain/mapping.ts";
@@ -175,8 +175,7 @@ export class ImportWorker {
       );
       await addProgress(em, imp.import_id, counts);
       const tagIds = new Map(tags.map((t) => [t.name.toLowerCase(), t.tag_id]));
-      const correlationId = currentContext()?.correlationId ?? imp.import_id;
-      await contactsImported(em, imp.import_id, contacts, tagIds, correlationId);
+      await contactsImported(em, imp.import_id, contacts, tagIds);
       return true;
     });
   }
