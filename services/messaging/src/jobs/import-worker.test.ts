@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger, MemoryBus, serviceClient } from "@transferops/kit";
 import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
 import pg from "pg";
@@ -40,6 +41,21 @@ const start = (afterImportBatch?: (id: string, processed: number) => Promise<voi
 const row = async (id: string) =>
   (await pool.query(`select state, processed, created, failed from messaging.imports where import_id = $1`, [id]))
     .rows[0];
+
+describe("the service's own checks", () => {
+  it("refuses a caller that is not a messaging key, whatever the gateway let through", async () => {
+    const service = await start();
+    try {
+      const client = serviceClient(MessagingService, service.url);
+      const err = await client.listContacts({ caller: { kind: "api_key" } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectError);
+      expect((err as ConnectError).code).toBe(Code.PermissionDenied);
+      expect((err as ConnectError).rawMessage).toBe("The messaging routes take a messaging API key");
+    } finally {
+      await service.stop();
+    }
+  });
+});
 
 describe("import worker", () => {
   it("resumes an import after a restart from the last committed batch, writing each row once", async () => {
