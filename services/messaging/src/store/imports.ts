@@ -118,6 +118,17 @@ export async function holdImport(em: EntityManager, id: string, processed: numbe
   return r.length > 0;
 }
 
+/** Records a pass that failed on an unexpected error; returns how many have failed so far. */
+export async function countPassFailure(em: EntityManager, id: string): Promise<number> {
+  const r = await one<{ pass_failures: number }>(
+    em,
+    `update ${S}.imports set pass_failures = pass_failures + 1, lease_until = now()
+      where import_id = ? and state = 'running' returning pass_failures`,
+    [id],
+  );
+  return r?.pass_failures ?? 0;
+}
+
 export async function releaseImport(em: EntityManager, id: string): Promise<void> {
   await em.execute(`update ${S}.imports set lease_until = now() where import_id = ? and state = 'running'`, [id]);
 }
