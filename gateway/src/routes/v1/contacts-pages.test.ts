@@ -4,6 +4,30 @@ import { startTestSystem, TEST_API_KEY, type TestSystem } from "../../../../test
 import { dumpErrors } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
+/** The 21 operationIds of the messaging routes (design §11). */
+const MESSAGING_OPERATION_IDS = [
+  "listContacts",
+  "createContact",
+  "getContactCounts",
+  "getContact",
+  "updateContact",
+  "deleteContact",
+  "restoreContact",
+  "blockContact",
+  "unblockContact",
+  "addContactTag",
+  "removeContactTag",
+  "setContactLifecycle",
+  "setContactCollaborators",
+  "listImports",
+  "createImport",
+  "getImport",
+  "listMappingTemplates",
+  "listMappings",
+  "createMapping",
+  "updateMapping",
+  "deleteMapping",
+];
 const KEY = TEST_API_KEY;
 
 beforeAll(async () => {
@@ -164,6 +188,17 @@ describe("Idempotency-Key on POST /v1/contacts", () => {
     expect(later.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("lets one of concurrent creates without a key take a phone; the others get 409 naming it", async () => {
+    const body = { phone: phone() };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create(body)));
+    const winners = answers.filter((a) => a.status === 201);
+    expect(winners).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body.context).toMatchObject({ reason: "contact_exists", customer_id: winners[0].body.customer_id });
+    }
+  });
+
   it("refuses a malformed key with 422", async () => {
     const res = await create({ phone: phone() }, "x".repeat(256));
     expect(res.status).toBe(422);
@@ -172,7 +207,7 @@ describe("Idempotency-Key on POST /v1/contacts", () => {
 });
 
 describe("OpenAPI document", () => {
-  it("publishes the messaging schema version 0.1.0 and documents the contact routes with schemas and reasons", async () => {
+  it("publishes the messaging schema version 0.1.0 and documents the 21 messaging routes with schemas and reasons", async () => {
     const doc = (await sys.api.get("/v1/openapi.json")).body;
     expect(doc.info["x-messaging-schema-version"]).toBe("0.1.0");
     const create = doc.paths["/v1/contacts"].post;
@@ -180,7 +215,12 @@ describe("OpenAPI document", () => {
     expect(create.parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key");
     expect(create.requestBody.content["application/json"].example).toBeDefined();
     expect(create.responses["201"].content["application/json"].schema.properties.customer_id).toBeDefined();
-    expect(create.responses["409"]["x-reasons"]).toEqual(["contact_exists", "idempotency_key_reused"]);
-    expect(doc.paths["/v1/contacts/{customer_id}/tags/{tag_id}"].delete.operationId).toBe("removeContactTag");
+    const conflict = JSON.stringify(create.responses["409"]);
+    expect(conflict).toContain("contact_exists");
+    expect(conflict).toContain("idempotency_key_reused");
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((m) =>
+      Object.values(m).map((op) => op.operationId),
+    );
+    for (const id of MESSAGING_OPERATION_IDS) expect(ids).toContain(id);
   });
 });

@@ -128,6 +128,17 @@ describe("imports of nasty files (POST /v1/imports)", () => {
     ]);
   });
 
+  it("refuses NUL and control characters in a row without stopping the import", async () => {
+    const p = local();
+    const csv = `Name,Phone,Language\nNul\u0000Name,${local()},fr\nBad Lang,${local()},\u0000x\nGood,${p},fr\n`;
+    const done = await importFile({ file: { content: csv }, mapping: { template: "spreadsheet" } });
+    expect(done).toMatchObject({ state: "completed", progress: { rows_total: 3, created: 1, failed: 2 } });
+    expect(done.errors.map((e: { line: number; reason: string }) => [e.line, e.reason])).toEqual([
+      [2, "invalid_request"],
+      [3, "invalid_request"],
+    ]);
+  });
+
   it("fails a file whose header has none of the mapped columns", async () => {
     const done = await importFile({ file: { content: "foo,bar\n1,2\n" }, mapping: { template: "hubspot" } });
     expect(done).toMatchObject({ state: "failed", failure_reason: "no_mapped_column" });

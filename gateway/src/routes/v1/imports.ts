@@ -102,7 +102,9 @@ const importSchemaZ = z.object({
   failure_reason: z
     .string()
     .nullable()
-    .describe("unterminated_quote, empty_file, invalid_encoding or no_mapped_column; nothing is written then"),
+    .describe(
+      "unterminated_quote, empty_file, invalid_encoding or no_mapped_column (nothing is written), or import_error (repeated internal failure; committed batches stay)",
+    ),
   failure_detail: z.string().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),

@@ -15,7 +15,6 @@ export type ContactChange =
   | "untagged"
   | "lifecycle"
   | "collaborators"
-  | "imported"
   | "transfer_recorded";
 
 /**
@@ -26,14 +25,13 @@ export async function contactChanged(
   em: EntityManager,
   customerId: string,
   change: ContactChange,
-  importId = "",
 ): Promise<ContactRow> {
   const row = (await findContact(em, customerId))!;
   await enqueueEvent(em, "messaging", {
     topic: Topics.contacts,
     key: customerId,
     schema: ContactChangedSchema,
-    message: create(ContactChangedSchema, { contact: contactOf(row), change, importId }),
+    message: create(ContactChangedSchema, { contact: contactOf(row), change }),
   });
   return row;
 }

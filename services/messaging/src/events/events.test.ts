@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { createLogger, csv, KafkaBus, Topics, ts, type BusMessage, type Subscription } from "@transferops/kit";
 import { OperationConfirmedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { ContactChangedSchema, ImportFinishedSchema } from "@transferops/kit/gen/transferops/messaging/v1/events_pb";
+import {
+  ContactChangedSchema,
+  ContactsImportedSchema,
+  ImportFinishedSchema,
+} from "@transferops/kit/gen/transferops/messaging/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dumpErrors, publishTestEvent } from "../../../../test/support/fleet-fixtures.ts";
 import { eventually, startTestSystem, TEST_API_KEY, type TestSystem } from "../../../../test/support/system.ts";
@@ -70,11 +74,13 @@ describe("events of the messaging service", () => {
       return m ? fromBinary(ImportFinishedSchema, m.value) : undefined;
     });
     expect(finished.import).toMatchObject({ state: "completed", progress: { created: 1 } });
-    const imported = received
-      .filter((m) => m.headers["event-type"] === ContactChangedSchema.typeName)
-      .map((m) => fromBinary(ContactChangedSchema, m.value))
-      .find((e) => e.importId === res.body.import_id);
-    expect(imported).toMatchObject({ change: "imported", contact: { phone: "+237699000102", firstName: "Imported" } });
+    const batches = received
+      .filter((m) => m.key === res.body.import_id && m.headers["event-type"] === ContactsImportedSchema.typeName)
+      .map((m) => fromBinary(ContactsImportedSchema, m.value));
+    expect(batches).toHaveLength(1);
+    expect(batches[0].updated).toEqual([]);
+    expect(batches[0].created).toHaveLength(1);
+    expect(batches[0].created[0]).toMatchObject({ phone: "+237699000102", firstName: "Imported", lastName: "One" });
   });
 
   it("records a confirmed operation on its contact once, even when the event is delivered twice", async () => {

@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger, MemoryBus, serviceClient } from "@transferops/kit";
 import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
 import pg from "pg";
@@ -22,13 +23,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const start = (afterImportBatch?: (id: string, processed: number) => Promise<void>) =>
+const start = (afterImportBatch?: (id: string, processed: number) => Promise<void>, pollMs = 60000) =>
   startMessaging({
     config: loadMessagingConfig({
       NODE_ENV: "test",
       DATABASE_URL: db.url,
       IMPORT_BATCH_ROWS: "2",
-      IMPORT_POLL_MS: "60000",
+      IMPORT_POLL_MS: String(pollMs),
     }),
     port: 0,
     bus: new MemoryBus(),
@@ -40,6 +41,21 @@ const start = (afterImportBatch?: (id: string, processed: number) => Promise<voi
 const row = async (id: string) =>
   (await pool.query(`select state, processed, created, failed from messaging.imports where import_id = $1`, [id]))
     .rows[0];
+
+describe("the service's own checks", () => {
+  it("refuses a caller that is not a messaging key, whatever the gateway let through", async () => {
+    const service = await start();
+    try {
+      const client = serviceClient(MessagingService, service.url);
+      const err = await client.listContacts({ caller: { kind: "api_key" } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectError);
+      expect((err as ConnectError).code).toBe(Code.PermissionDenied);
+      expect((err as ConnectError).rawMessage).toBe("The messaging routes take a messaging API key");
+    } finally {
+      await service.stop();
+    }
+  });
+});
 
 describe("import worker", () => {
   it("resumes an import after a restart from the last committed batch, writing each row once", async () => {
@@ -87,6 +103,32 @@ describe("import worker", () => {
       expect(errors.rows).toEqual([{ line: 4, reason: "invalid_phone" }]);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("fails an import whose passes keep failing after 5 of them, keeping the batches committed", async () => {
+    const service = await start(async () => {
+      throw new Error("every pass fails after its first batch");
+    }, 50);
+    try {
+      const client = serviceClient(MessagingService, service.url);
+      const rows = Array.from({ length: 20 }, (_, i) => `Row ${i},6992${String(i).padStart(5, "0")}`);
+      const res = await client.createImport({
+        caller,
+        content: new TextEncoder().encode(["Name,Phone", ...rows].join("\n")),
+        template: "spreadsheet",
+        duplicatePolicy: "skip",
+      });
+      const id = res.import!.importId;
+      const done = await eventually(async () => {
+        const r = await row(id);
+        return r.state === "failed" ? r : undefined;
+      });
+      expect(done).toEqual({ state: "failed", processed: 10, created: 10, failed: 0 });
+      const reason = await pool.query(`select failure_reason from messaging.imports where import_id = $1`, [id]);
+      expect(reason.rows[0].failure_reason).toBe("import_error");
+    } finally {
+      await service.stop();
     }
   });
 });

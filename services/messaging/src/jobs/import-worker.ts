@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { currentContext, PeriodicJob, type Database, type Logger } from "@transferops/kit";
+import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
 import { decodeFile, detectDelimiter, parseCsv, type CsvRecord, type Delimiter } from "../domain/csv.ts";
 import { planRow, type DuplicatePolicy, type Known } from "../domain/import-plan.ts";
 import { mapRow, resolveColumns, type Resolved, type RowError } from "../domain/mapping.ts";
@@ -8,6 +8,7 @@ import { findKnown, insertContacts, updateContacts } from "../store/import-batch
 import {
   addProgress,
   claimImport,
+  countPassFailure,
   finishImport,
   holdImport,
   insertRowErrors,
@@ -16,6 +17,9 @@ import {
   type ImportRow,
 } from "../store/imports.ts";
 import { ensureTags } from "../store/tags.ts";
+
+/** Passes of one import that may fail on an unexpected error before it is failed. */
+const MAX_PASS_FAILURES = 5;
 
 export interface ImportWorkerOptions {
   db: Database;
@@ -78,8 +82,12 @@ export class ImportWorker {
       try {
         await this.run(claimed);
       } catch (err) {
-        this.o.log.warn({ err, import_id: claimed.import_id }, "import pass failed; will resume");
-        await this.o.db.tx((em) => releaseImport(em, claimed.import_id));
+        const failures = await this.o.db.tx((em) => countPassFailure(em, claimed.import_id));
+        this.o.log.warn({ err, import_id: claimed.import_id, failures }, "import pass failed; will resume");
+        // An import that fails pass after pass ends as failed; the batches committed stay.
+        if (failures >= MAX_PASS_FAILURES) {
+          await this.fail(claimed.import_id, "import_error", "The import failed repeatedly on an internal error");
+        }
         return;
       }
     }
@@ -175,8 +183,7 @@ export class ImportWorker {
       );
       await addProgress(em, imp.import_id, counts);
       const tagIds = new Map(tags.map((t) => [t.name.toLowerCase(), t.tag_id]));
-      const correlationId = currentContext()?.correlationId ?? imp.import_id;
-      await contactsImported(em, imp.import_id, contacts, tagIds, correlationId);
+      await contactsImported(em, imp.import_id, contacts, tagIds);
       return true;
     });
   }

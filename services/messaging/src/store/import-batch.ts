@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { rows, type EntityManager } from "@transferops/kit";
 import type { Known } from "../domain/import-plan.ts";
 import { pgArray } from "./arrays.ts";
@@ -64,31 +63,5 @@ export async function updateContacts(em: EntityManager, contacts: Known[]): Prom
       from jsonb_to_recordset(?::jsonb) as ${RECORD}
      where c.customer_id = x.customer_id`,
     [recordsJson(contacts)],
-  );
-}
-
-/** Writes many events to the outbox in one statement (the import's ContactChanged). */
-export async function enqueueMany(
-  em: EntityManager,
-  events: { topic: string; key: string; type: string; payload: Uint8Array; correlationId: string }[],
-): Promise<void> {
-  if (!events.length) return;
-  const now = new Date().toISOString();
-  const records = events.map((e) => {
-    const id = randomUUID();
-    return {
-      id,
-      topic: e.topic,
-      key: e.key,
-      type: e.type,
-      payload: Buffer.from(e.payload).toString("base64"),
-      headers: { "event-id": id, "event-type": e.type, "occurred-at": now, "correlation-id": e.correlationId },
-    };
-  });
-  await em.execute(
-    `insert into ${S}.outbox (id, topic, key, type, payload, headers)
-     select x.id, x.topic, x.key, x.type, decode(x.payload, 'base64'), x.headers
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, topic text, key text, type text, payload text, headers jsonb)`,
-    [JSON.stringify(records)],
   );
 }

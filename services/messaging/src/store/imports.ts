@@ -118,6 +118,17 @@ export async function holdImport(em: EntityManager, id: string, processed: numbe
   return r.length > 0;
 }
 
+/** Records a pass that failed on an unexpected error; returns how many have failed so far. */
+export async function countPassFailure(em: EntityManager, id: string): Promise<number> {
+  const r = await one<{ pass_failures: number }>(
+    em,
+    `update ${S}.imports set pass_failures = pass_failures + 1, lease_until = now()
+      where import_id = ? and state = 'running' returning pass_failures`,
+    [id],
+  );
+  return r?.pass_failures ?? 0;
+}
+
 export async function releaseImport(em: EntityManager, id: string): Promise<void> {
   await em.execute(`update ${S}.imports set lease_until = now() where import_id = ? and state = 'running'`, [id]);
 }
@@ -151,6 +162,10 @@ export async function addProgress(em: EntityManager, id: string, c: BatchCounts)
   );
 }
 
+// Texts of row errors may quote file content: PostgreSQL text and jsonb refuse NUL, and a
+// detail is for people, so control characters are dropped and the length capped.
+const printable = (s: string, max: number) => s.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, max);
+
 export async function insertRowErrors(
   em: EntityManager,
   id: string,
@@ -164,7 +179,13 @@ export async function insertRowErrors(
     [
       id,
       JSON.stringify(
-        errors.map((e, ord) => ({ ord, line: e.line, col: e.column, reason: e.reason, detail: e.detail })),
+        errors.map((e, ord) => ({
+          ord,
+          line: e.line,
+          col: printable(e.column, 200),
+          reason: e.reason,
+          detail: printable(e.detail, 500),
+        })),
       ),
     ],
   );

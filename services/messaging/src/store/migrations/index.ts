@@ -1,3 +1,4 @@
 import { Migration0001Contacts } from "./Migration0001Contacts.ts";
+import { Migration0002ImportFailures } from "./Migration0002ImportFailures.ts";
 
-export const migrations = [Migration0001Contacts];
+export const migrations = [Migration0001Contacts, Migration0002ImportFailures];

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/messaging/v1/events.proto.
  */
 export const file_transferops_messaging_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiV0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvZXZlbnRzLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEiZwoOQ29udGFjdENoYW5nZWQSMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0Eg4KBmNoYW5nZRgCIAEoCRIRCglpbXBvcnRfaWQYAyABKAkicwoOSW1wb3J0RmluaXNoZWQSMAoGaW1wb3J0GAEgASgLMiAudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkltcG9ydBIvCgtmaW5pc2hlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_messaging_v1_messaging]);
+  fileDesc("CiV0cmFuc2Zlcm9wcy9tZXNzYWdpbmcvdjEvZXZlbnRzLnByb3RvEhh0cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEiZwoOQ29udGFjdENoYW5nZWQSMgoHY29udGFjdBgBIAEoCzIhLnRyYW5zZmVyb3BzLm1lc3NhZ2luZy52MS5Db250YWN0Eg4KBmNoYW5nZRgCIAEoCRIRCglpbXBvcnRfaWQYAyABKAkijQEKEENvbnRhY3RzSW1wb3J0ZWQSEQoJaW1wb3J0X2lkGAEgASgJEjIKB2NyZWF0ZWQYAiADKAsyIS50cmFuc2Zlcm9wcy5tZXNzYWdpbmcudjEuQ29udGFjdBIyCgd1cGRhdGVkGAMgAygLMiEudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkNvbnRhY3QicwoOSW1wb3J0RmluaXNoZWQSMAoGaW1wb3J0GAEgASgLMiAudHJhbnNmZXJvcHMubWVzc2FnaW5nLnYxLkltcG9ydBIvCgtmaW5pc2hlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_messaging_v1_messaging]);
 
 /**
  * ContactChanged reports a change of a contact: its state after the change.
@@ -29,14 +29,14 @@ export type ContactChanged = Message<"transferops.messaging.v1.ContactChanged"> 
 
   /**
    * `created`, `updated`, `deleted`, `restored`, `blocked`, `unblocked`, `tagged`,
-   * `untagged`, `lifecycle`, `collaborators`, `imported`, `transfer_recorded`.
+   * `untagged`, `lifecycle`, `collaborators`, `transfer_recorded`.
    *
    * @generated from field: string change = 2;
    */
   change: string;
 
   /**
-   * Import that made the change, for `imported`; empty otherwise.
+   * Reserved for changes made by an import; imports report theirs in ContactsImported.
    *
    * @generated from field: string import_id = 3;
    */
@@ -49,6 +49,41 @@ export type ContactChanged = Message<"transferops.messaging.v1.ContactChanged"> 
  */
 export const ContactChangedSchema: GenMessage<ContactChanged> = /*@__PURE__*/
   messageDesc(file_transferops_messaging_v1_events, 0);
+
+/**
+ * ContactsImported reports the contacts one committed batch of an import created or
+ * updated, as the batch left them (one event per batch, split to stay under about
+ * 512 KB; a contact appears in the batch of its row).
+ *
+ * @generated from message transferops.messaging.v1.ContactsImported
+ */
+export type ContactsImported = Message<"transferops.messaging.v1.ContactsImported"> & {
+  /**
+   * @generated from field: string import_id = 1;
+   */
+  importId: string;
+
+  /**
+   * Contacts the batch created.
+   *
+   * @generated from field: repeated transferops.messaging.v1.Contact created = 2;
+   */
+  created: Contact[];
+
+  /**
+   * Contacts the batch updated (duplicate policy `update`).
+   *
+   * @generated from field: repeated transferops.messaging.v1.Contact updated = 3;
+   */
+  updated: Contact[];
+};
+
+/**
+ * Describes the message transferops.messaging.v1.ContactsImported.
+ * Use `create(ContactsImportedSchema)` to create a new message.
+ */
+export const ContactsImportedSchema: GenMessage<ContactsImported> = /*@__PURE__*/
+  messageDesc(file_transferops_messaging_v1_events, 1);
 
 /**
  * ImportFinished reports an import that completed or failed.
@@ -72,5 +107,5 @@ export type ImportFinished = Message<"transferops.messaging.v1.ImportFinished"> 
  * Use `create(ImportFinishedSchema)` to create a new message.
  */
 export const ImportFinishedSchema: GenMessage<ImportFinished> = /*@__PURE__*/
-  messageDesc(file_transferops_messaging_v1_events, 1);
+  messageDesc(file_transferops_messaging_v1_events, 2);
 
