@@ -13,7 +13,7 @@ export interface paths {
     };
     /**
      * Basic health: the gateway and each service's gRPC health check
-     * @description Basic health: the gateway and each service's gRPC health check
+     * @description `analytics` reports the read model's consumer lag (`lag`: events published and not yet projected, over every topic; `lag_by_topic`) and `last_event_at`; null when analytics does not answer.
      */
     get: operations["getHealth"];
     put?: never;
@@ -299,7 +299,7 @@ export interface paths {
     put?: never;
     /**
      * Forward operator SMS: deduplicated, parsed, stored, correlated to an operation of the same SIM
-     * @description Forward operator SMS: deduplicated, parsed, stored, correlated to an operation of the same SIM
+     * @description Each message is deduplicated (sms_hash), parsed with the SIM's operator's parser and stored. Only a message whose `sender` is one of the operator's sender ids (OPERATOR_A_SENDERS / OPERATOR_B_SENDERS; case, spaces and punctuation ignored) is correlated: any other sender gives the outcome `unknown_sender` (stored, in the unmatched queue, alert `evidence_unknown_sender`, never confirms). Only a DEP can confirm a transfer and only a BAL a balance check; a text no rule recognises (kind null) is an `orphan` with the values it labels. Outcomes: confirmed, restated, attached, ambiguous, divergent (MSISDN or amount), orphan, movement, stored, not_correlated, unknown_sender, pending (docs/decisions/evidence.md).
      */
     post: operations["submitMessages"];
     delete?: never;
@@ -1180,6 +1180,564 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/transactions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List transactions, newest first
+     * @description An agent (or supervisor) sees every pending transaction plus those it launched; an admin sees everything, with launched_by_name. The list form omits parent_request_id, master_transaction_id, rate, send_amount_eur, cancelled_reason, updated_at. `state` filters (`closed` is the state after close by receipt); an unknown value is 422.
+     */
+    get: operations["listTransactions"];
+    put?: never;
+    /**
+     * Record a paid transfer in the launch queue (pending)
+     * @description Intake writes the transfer details only. A body naming any other field (state, launch, payment confirmation, operation, settlement fields) is refused with 422 invalid_request. `request_id` is unique across all intake: a replay is refused with 409 (context.transaction_id names the existing one) and changes nothing. `receiver_phone` must be a national mobile-money number of `operator` (the platform's one operator/prefix rule, shared with create operation); it is stored in the 9-digit local form. `transaction_date` defaults to the time of creation.
+     */
+    post: operations["createTransaction"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One transaction, every field
+     * @description Visible as in the list; anything else is 404.
+     */
+    get: operations["getTransaction"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}/receiver": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Correct the receiver of a pending transaction
+     * @description Only receiver_name, receiver_phone and contact_id; any other field (the amount included) is 422. At least one of the three is required. A new receiver_phone must be a mobile-money number of the transaction's operator.
+     */
+    patch: operations["correctTransactionReceiver"];
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}/launch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Launch: claim the transaction and create its operation (SIM chosen by the server)
+     * @description Needs a confirmed payment: an unconfirmed one is refused with 422 (reason payment_not_confirmed). The claim (a conditional update on state) commits before the operation is created; the operation's request_id is `tx-<transaction_id>`; a unique index holds one operation per transaction. The operation is a deposit owned by the launching agent: receiver_phone → client.msisdn, receiver_name → client.nom, received_amount_xaf → montant, contact_id carried, partner_verify → partner_verified. Dispatch's refusals pass through with their reason; a 422, 423 or 403 releases the claim (pending again), a 409 does not. A launch claimed but never completed (a crash) is completed by a retried launch or the sweep after CLAIM_STALE_S, with the same operation request_id.
+     */
+    post: operations["launchTransaction"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending transaction (terminal)
+     * @description A launched transaction is cancelled on its operation instead (POST /v1/operations/{id}/cancel).
+     */
+    post: operations["cancelTransaction"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}/payment-confirmation": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm the customer's payment (required before launch)
+     * @description Only while pending; the state does not change. Confirming twice returns the existing confirmation unchanged.
+     */
+    post: operations["confirmTransactionPayment"];
+    /**
+     * Undo the payment confirmation
+     * @description Only while pending; the state does not change. Undoing an unconfirmed payment changes nothing.
+     */
+    delete: operations["undoTransactionPayment"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{transaction_id}/close-by-receipt": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Close a pending transaction covered outside the service (state closed, terminal, no operation)
+     * @description The contract leaves the resulting state open: it is `closed`, with outcome `closed_by_receipt`, settled_at, settled_by and settled_by_name of the closing agent. It never returns to pending.
+     */
+    post: operations["closeTransactionByReceipt"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/analytics": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Volume and reliability over a window: money, activity, reliability, load and the previous window
+     * @description Window: local calendar days in UTC+1 (Africa/Douala). `days` 1 to 365 (default 7; 1 is today) ending at the coming midnight; `from`/`to` (YYYY-MM-DD, inclusive; `from` wins over `days`; `to` alone ends a `days`-long window on that day; `from` alone runs to today); `all=true` (without from/to) reaches every operation. A reversed range or one starting after today is 422. Operations count on the local day they were created; messages on the day they were received; intake transactions on their transaction date. An agent sees its own operations (and the messages and SIMs of the SIMs they ran on); supervisors and admins the fleet.
+     *
+     *     Transfers are deposits, withdrawals and float deposits; balance checks are balance and mini-statement queries. `money.transfers`, `median_transfer` (percentile, halves rounded) and `largest_transfer` cover confirmed transfers. `eur_taken`/`received_xaf` sum the intake transactions of the window (cancelled ones excluded); `realised_rate` = received XAF per EUR over those with a known EUR amount, null for an agent. `at_risk` = transfers in no_evidence; `lost` = transfers the operator refused (`ussd_failed`) or a person settled as never arrived. Reliability counts every operation: `auto_confirmed` = confirmed by an operator message with nobody attaching, settling or arbitrating; `settled_by_hand` = decided by a board settle or an admin arbitration; proof delay runs from the message's operator timestamp to its pairing. `by_hour` lists the non-empty cells; `by_weekday` all seven days; the daily series every day (or, past 120 days, every week dated by its Monday). `load` is never windowed. `previous` is the window of the same number of days just before this one (with `all`, its figures are zero and its bounds null). Figures come from analytics' projection of the events, a few seconds behind the services (lag in /v1/health).
+     */
+    get: operations["getAnalytics"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/analytics/unproven-by-handset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Transfers that dialled and whose confirming message never arrived, grouped by handset
+     * @description Window: local calendar days in UTC+1 (Africa/Douala). `days` 1 to 365 (default 7; 1 is today) ending at the coming midnight; `from`/`to` (YYYY-MM-DD, inclusive; `from` wins over `days`; `to` alone ends a `days`-long window on that day; `from` alone runs to today); `all=true` (without from/to) reaches every operation. A reversed range or one starting after today is 422. Operations count on the local day they were created; messages on the day they were received; intake transactions on their transaction date. An agent sees its own operations (and the messages and SIMs of the SIMs they ran on); supervisors and admins the fleet.
+     *
+     *     Per handset (the device that held the SIM when the operation was created; `device_id` "" once that device is deleted): `dialled` transfers of the window that finished dialling, and of those the `unproven` ones no operator message confirmed: still `waiting` in no_evidence, or settled by a person (`settled_arrived`, `settled_not_arrived`). Amounts in FCFA; `unproven_rate` = unproven / dialled; `oldest_waiting_hours` from when the oldest waiting one finished dialling. Only handsets with at least one unproven transfer, most unproven first.
+     */
+    get: operations["getUnprovenByHandset"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/reconciliations/daily": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The fleet's day: each SIM's opening and closing balance, movements, chain breaks, unexplained difference
+     * @description One local day (UTC+1, `day` YYYY-MM-DD, default today) of the SIMs' money, from the operator's
+     *     messages. Per SIM: `opening_balance` (balance after the last message before the day; without one, the first
+     *     message's balance less what it moved), `closing_balance` (balance after the day's last message that printed one),
+     *     `proven_xaf`/`proven_fees_xaf` (messages that proved operations, balance replies excluded), `in_xaf`,
+     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees (every movement the day's messages state, proofs
+     *     included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
+     *     the balance chain (operator-timestamp order; each balance after must be the previous one moved by this message's
+     *     amount and fee in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
+     *     not the operator's, and restatements, are not in the chain. The fleet sums the SIMs that had messages that day and
+     *     names those that do not reconcile. Supervisors and admins only (docs/decisions/evidence.md).
+     */
+    get: operations["getDailyReconciliation"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/reconciliations/daily/{sim_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One SIM's day: opening and closing balance, movements, chain breaks, unexplained difference
+     * @description One local day (UTC+1, `day` YYYY-MM-DD, default today) of the SIMs' money, from the operator's
+     *     messages. Per SIM: `opening_balance` (balance after the last message before the day; without one, the first
+     *     message's balance less what it moved), `closing_balance` (balance after the day's last message that printed one),
+     *     `proven_xaf`/`proven_fees_xaf` (messages that proved operations, balance replies excluded), `in_xaf`,
+     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees (every movement the day's messages state, proofs
+     *     included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
+     *     the balance chain (operator-timestamp order; each balance after must be the previous one moved by this message's
+     *     amount and fee in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
+     *     not the operator's, and restatements, are not in the chain. The fleet sums the SIMs that had messages that day and
+     *     names those that do not reconcile. Supervisors and admins only (docs/decisions/evidence.md). A SIM without messages that day has one entry carrying its balance unchanged.
+     */
+    get: operations["getSimDailyReconciliation"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List contacts, a cursor page in creation order
+     * @description Cursor pages in creation order: a contact created or changed while paging is neither skipped nor repeated (new ones appear on later pages). Deleted contacts are left out unless `deleted` says otherwise. Repeat the same filters with each cursor.
+     */
+    get: operations["listContacts"];
+    put?: never;
+    /**
+     * Create a contact
+     * @description The phone is normalised to E.164 (Cameroon national forms understood). A phone or e-mail held by a live contact is refused with 409 naming it in context.customer_id. Idempotent with an Idempotency-Key.
+     */
+    post: operations["createContact"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/counts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Contact counts: total, by lifecycle stage, by tag, blocked, deleted
+     * @description total, by_lifecycle, by_tag and blocked count live contacts; deleted counts soft-deleted ones.
+     */
+    get: operations["getContactCounts"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a contact (deleted ones too, with deleted_at)
+     * @description Get a contact (deleted ones too, with deleted_at)
+     */
+    get: operations["getContact"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a contact (soft: out of lists and counts, restorable)
+     * @description Sets deleted_at; the contact leaves lists and counts and frees its phone and e-mail. Deleting again changes nothing.
+     */
+    delete: operations["deleteContact"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a contact: only the fields sent
+     * @description Writes only the fields present; null clears a field. custom_fields merge ("" removes a key). Tags, lifecycle, collaborators and blocking have their own routes.
+     */
+    patch: operations["updateContact"];
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/restore": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Restore a deleted contact
+     * @description Refused when the contact is not deleted, or when a live contact took its phone or e-mail meanwhile.
+     */
+    post: operations["restoreContact"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/block": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Block a contact (idempotent)
+     * @description Blocking a blocked contact answers it unchanged.
+     */
+    post: operations["blockContact"];
+    /**
+     * Unblock a contact (idempotent)
+     * @description Unblocking a contact that is not blocked answers it unchanged.
+     */
+    delete: operations["unblockContact"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/tags": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a tag to a contact (by name, created on first use, or by tag_id)
+     * @description Names match the catalogue regardless of case. Adding a tag the contact has changes nothing.
+     */
+    post: operations["addContactTag"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/tags/{tag_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a tag from a contact
+     * @description 404 tag_not_found when the contact does not carry the tag. The tag stays in the catalogue.
+     */
+    delete: operations["removeContactTag"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/lifecycle": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a contact's lifecycle stage (null clears)
+     * @description Stages are configured (LIFECYCLE_STAGES; default new_lead, hot_lead, payment, customer, cold_lead).
+     */
+    put: operations["setContactLifecycle"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/contacts/{customer_id}/collaborators": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Replace a contact's collaborators (fleet agents)
+     * @description The set given replaces the current one; every id must name an active fleet agent.
+     */
+    put: operations["setContactCollaborators"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/imports": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List imports, a cursor page in creation order
+     * @description List imports, a cursor page in creation order
+     */
+    get: operations["listImports"];
+    put?: never;
+    /**
+     * Import contacts from a CSV file, in the background
+     * @description The body carries the file (text, or base64 bytes) and a mapping: a saved mapping_id, a built-in template, or inline columns. UTF-8 with or without BOM and Windows-1252 are read; the separator (comma, semicolon, tab) is found from the header line; quoted fields may hold separators and line breaks. The import is queued (202) and processed in batches; follow it with getImport. A file that cannot be read as a whole (an unclosed quote: a truncated file) fails with failure_reason and writes nothing. duplicate_policy says what a row matching a live contact (same phone, else same e-mail) does: skip (counted skipped), update (fields present overwrite, tags are added), create (the row fails with duplicate_contact: phone and e-mail stay unique). Body up to 60 MB.
+     */
+    post: operations["createImport"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/imports/{import_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An import's state and progress, with a cursor page of its row errors
+     * @description errors lists refused rows in file order (line, column, reason, detail); page them with errors_cursor.
+     */
+    get: operations["getImport"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/import-mappings/templates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Built-in mappings for common exports (Google, Outlook/iPhone, spreadsheets, HubSpot, respond.io)
+     * @description A single page (the catalogue is small); columns absent from a file are ignored.
+     */
+    get: operations["listMappingTemplates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/import-mappings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List saved mappings, a cursor page in creation order
+     * @description List saved mappings, a cursor page in creation order
+     */
+    get: operations["listMappings"];
+    put?: never;
+    /**
+     * Save a mapping of a file's columns to contact fields
+     * @description Save a mapping of a file's columns to contact fields
+     */
+    post: operations["createMapping"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/import-mappings/{mapping_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a saved mapping
+     * @description Imports that used it keep their copy of its columns.
+     */
+    delete: operations["deleteMapping"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a mapping's name or columns (the columns sent replace the set)
+     * @description Imports already created keep the columns they were created with.
+     */
+    patch: operations["updateMapping"];
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1620,6 +2178,11 @@ export interface operations {
            * @example {
            *       "status": "ok",
            *       "services": {},
+           *       "analytics": {
+           *         "lag": 1,
+           *         "lag_by_topic": {},
+           *         "last_event_at": "last event at"
+           *       },
            *       "time": "2026-11-22T09:30:00.000Z"
            *     }
            */
@@ -1630,6 +2193,14 @@ export interface operations {
             services: {
               [key: string]: string;
             };
+            /** @description Analytics' consumer lag and newest event; null when analytics does not answer */
+            analytics: {
+              lag: number | null;
+              lag_by_topic: {
+                [key: string]: number;
+              };
+              last_event_at: string | null;
+            } | null;
             /** Format: date-time */
             time: string;
           };
@@ -1684,6 +2255,11 @@ export interface operations {
            * @example {
            *       "status": "ok",
            *       "services": {},
+           *       "analytics": {
+           *         "lag": 1,
+           *         "lag_by_topic": {},
+           *         "last_event_at": "last event at"
+           *       },
            *       "time": "2026-11-22T09:30:00.000Z"
            *     }
            */
@@ -1694,6 +2270,14 @@ export interface operations {
             services: {
               [key: string]: string;
             };
+            /** @description Analytics' consumer lag and newest event; null when analytics does not answer */
+            analytics: {
+              lag: number | null;
+              lag_by_topic: {
+                [key: string]: number;
+              };
+              last_event_at: string | null;
+            } | null;
             /** Format: date-time */
             time: string;
           };
@@ -1741,7 +2325,7 @@ export interface operations {
           "application/json": components["schemas"]["LoginResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1759,7 +2343,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -1803,7 +2387,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1811,20 +2395,22 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
-      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      /** @description Too many failed sign-ins for this login or from this address. Reasons (context.reason): login_throttled, rate_limited */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1832,17 +2418,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Too many requests; retry after Retry-After",
+           *       "detail": "Too many failed sign-ins for this login or from this address",
            *       "code": "rate_limited",
            *       "context": {
-           *         "reason": "rate_limited"
+           *         "reason": "login_throttled"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "rate_limited";
+              reason?: "login_throttled" | "rate_limited";
             };
           };
         };
@@ -2136,7 +2722,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2154,7 +2740,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -2251,7 +2837,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2259,17 +2845,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -2360,7 +2948,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2378,7 +2966,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -2452,7 +3040,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2460,17 +3048,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -2568,7 +3158,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2586,7 +3176,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -2679,7 +3269,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2697,7 +3287,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -2725,7 +3315,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2743,7 +3333,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -2794,7 +3384,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2802,17 +3392,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -2904,7 +3496,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2922,7 +3514,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -2950,7 +3542,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2968,7 +3560,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -3019,7 +3611,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3027,17 +3619,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -3123,7 +3717,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3141,7 +3735,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -3169,7 +3763,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3177,17 +3771,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -3282,7 +3878,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3300,7 +3896,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -3328,7 +3924,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3336,17 +3932,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -3469,7 +4067,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3487,12 +4085,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required" | "session_required";
             };
           };
         };
       };
-      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request */
+      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3510,7 +4108,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -3659,7 +4257,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3677,12 +4275,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required" | "session_required";
             };
           };
         };
       };
-      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request */
+      /** @description Bad limit, days or dates. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3700,7 +4298,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -3777,7 +4375,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3795,7 +4393,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -3823,7 +4421,7 @@ export interface operations {
           };
         };
       };
-      /** @description SIM not assigned to the agent. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required, sim_not_in_grant */
+      /** @description SIM not assigned to the agent. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required, sim_not_in_grant */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3841,7 +4439,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "session_required" | "sim_not_in_grant";
+              reason?:
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required"
+                | "sim_not_in_grant";
             };
           };
         };
@@ -3915,7 +4518,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unknown reason. Reasons (context.reason): invalid_request */
+      /** @description Unknown reason. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3933,7 +4536,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -4049,7 +4652,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4067,7 +4670,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -4095,7 +4698,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not the operation's agent, a supervisor or an admin. Reasons (context.reason): agent_inactive, credential_not_accepted, not_in_scope, session_required */
+      /** @description Not the operation's agent, a supervisor or an admin. Reasons (context.reason): agent_inactive, credential_not_accepted, not_in_scope, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4113,7 +4716,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "not_in_scope" | "session_required";
+              reason?:
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required"
+                | "session_required";
             };
           };
         };
@@ -4191,7 +4799,7 @@ export interface operations {
           };
         };
       };
-      /** @description Evidence arrived on a different SIM. Reasons (context.reason): evidence_sim_mismatch */
+      /** @description Evidence arrived on a different SIM. Reasons (context.reason): evidence_sim_mismatch, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4209,7 +4817,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "evidence_sim_mismatch";
+              reason?: "evidence_sim_mismatch" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -4400,7 +5008,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4418,7 +5026,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -4492,7 +5100,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body. Reasons (context.reason): invalid_request */
+      /** @description Invalid body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4510,7 +5118,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -4615,7 +5223,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4633,7 +5241,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -4661,7 +5269,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4669,17 +5277,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -4778,7 +5388,7 @@ export interface operations {
           "application/json": components["schemas"]["AccessGrant"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4796,7 +5406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -4824,7 +5434,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4842,7 +5452,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -4893,7 +5503,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or unknown SIM ids or operation types (named in detail and context) */
+      /** @description Invalid body, or unknown SIM ids or operation types (named in detail and context). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4901,17 +5511,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body, or unknown SIM ids or operation types (named in detail and context)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -5011,7 +5623,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5029,7 +5641,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required" | "session_required";
             };
           };
         };
@@ -5154,7 +5766,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, session_required */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5172,7 +5784,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "credential_not_accepted" | "session_required";
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required" | "session_required";
             };
           };
         };
@@ -5292,7 +5904,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5310,7 +5922,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -5393,7 +6005,7 @@ export interface operations {
           "application/json": components["schemas"]["CreateDeviceResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5411,7 +6023,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -5439,7 +6051,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5457,7 +6069,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -5485,7 +6097,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5493,17 +6105,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -5622,7 +6236,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5640,7 +6254,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -5664,6 +6278,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "device_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -5751,7 +6388,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5769,7 +6406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -5793,6 +6430,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "device_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -5901,7 +6561,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5919,7 +6579,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -5947,7 +6607,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5965,7 +6625,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -6016,7 +6676,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6024,17 +6684,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6146,7 +6808,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6164,7 +6826,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -6188,6 +6850,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "device_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -6283,7 +6968,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6301,7 +6986,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -6325,6 +7010,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "device_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -6412,7 +7120,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6430,7 +7138,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -6454,6 +7162,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "device_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -6560,7 +7291,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6578,12 +7309,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
       };
-      /** @description Invalid query */
+      /** @description Invalid query. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6591,17 +7322,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid query",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6699,7 +7432,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6717,7 +7450,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -6745,7 +7478,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6763,7 +7496,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -6837,7 +7570,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or only one of device_id and subscription_slot */
+      /** @description Invalid body, or only one of device_id and subscription_slot. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6845,17 +7578,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body, or only one of device_id and subscription_slot",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -6959,7 +7694,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6977,7 +7712,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -7005,7 +7740,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7013,17 +7748,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -7109,7 +7846,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7127,7 +7864,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -7155,7 +7892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7163,17 +7900,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -7270,7 +8009,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7288,7 +8027,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -7316,7 +8055,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7334,7 +8073,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -7408,7 +8147,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or low threshold above high */
+      /** @description Invalid body, or low threshold above high. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7416,17 +8155,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body, or low threshold above high",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -7530,7 +8271,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7548,7 +8289,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -7599,7 +8340,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7607,17 +8348,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -7711,7 +8454,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7729,7 +8472,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -7757,7 +8500,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7775,7 +8518,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -7849,7 +8592,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7857,17 +8600,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -7964,7 +8709,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7982,7 +8727,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -8079,7 +8824,7 @@ export interface operations {
           };
         };
       };
-      /** @description Negative balance or future observed_at */
+      /** @description Negative balance or future observed_at. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8087,17 +8832,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Negative balance or future observed_at",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -8206,7 +8953,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8224,7 +8971,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -8252,7 +8999,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8260,17 +9007,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -8374,7 +9123,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8392,7 +9141,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -8443,7 +9192,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8451,17 +9200,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -8565,7 +9316,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8583,7 +9334,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -8634,7 +9385,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8642,17 +9393,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -8753,7 +9506,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8771,7 +9524,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -8858,7 +9611,7 @@ export interface operations {
           "application/json": components["schemas"]["SetCircuitBreakerResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8876,7 +9629,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -8904,7 +9657,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8922,7 +9675,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -8950,7 +9703,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8958,17 +9711,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -9061,7 +9816,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9079,7 +9834,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -9184,7 +9939,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9202,7 +9957,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -9295,7 +10050,7 @@ export interface operations {
           "application/json": components["schemas"]["FleetLimit"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9313,7 +10068,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -9341,7 +10096,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9359,7 +10114,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -9387,7 +10142,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit */
+      /** @description Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9395,17 +10150,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -9489,7 +10246,7 @@ export interface operations {
           "application/json": components["schemas"]["ResetProductionDataResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9507,7 +10264,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -9535,7 +10292,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9553,7 +10310,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -9581,7 +10338,7 @@ export interface operations {
           };
         };
       };
-      /** @description Wrong or missing confirmation phrase; nothing was touched. Reasons (context.reason): reset_not_confirmed */
+      /** @description Wrong or missing confirmation phrase; nothing was touched. Reasons (context.reason): nested_too_deeply, nul_character, reset_not_confirmed */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9592,14 +10349,14 @@ export interface operations {
            *       "detail": "Wrong or missing confirmation phrase; nothing was touched",
            *       "code": "refused",
            *       "context": {
-           *         "reason": "reset_not_confirmed"
+           *         "reason": "nested_too_deeply"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "reset_not_confirmed";
+              reason?: "nested_too_deeply" | "nul_character" | "reset_not_confirmed";
             };
           };
         };
@@ -9743,7 +10500,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9761,7 +10518,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -9906,7 +10663,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9924,7 +10681,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -9998,7 +10755,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body */
+      /** @description Invalid body. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10006,17 +10763,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -10374,7 +11133,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10392,12 +11151,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
       };
-      /** @description Invalid query */
+      /** @description Invalid query. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10405,17 +11164,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid query",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -10518,7 +11279,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10536,7 +11297,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -10564,7 +11325,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10572,17 +11333,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -10680,7 +11443,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10698,7 +11461,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -10798,7 +11561,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10816,7 +11579,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -10844,7 +11607,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10862,7 +11625,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -10890,7 +11653,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid URL, secret or event type */
+      /** @description Invalid URL, secret or event type. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10898,17 +11661,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid URL, secret or event type",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -10994,7 +11759,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11012,7 +11777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -11040,7 +11805,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11048,17 +11813,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11173,7 +11940,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11191,7 +11958,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted";
+              reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -11219,7 +11986,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid query */
+      /** @description Invalid query. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11227,17 +11994,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Invalid query",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11363,7 +12132,7 @@ export interface operations {
           };
         };
       };
-      /** @description Agent inactive or gone. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
+      /** @description Agent inactive or gone. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11381,12 +12150,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request) */
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11394,17 +12163,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -11520,7 +12291,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11538,7 +12309,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -11566,7 +12337,7 @@ export interface operations {
           };
         };
       };
-      /** @description Profile does not permit it, SIM not assigned to the agent, or the API key. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, over_max_amount */
+      /** @description Profile does not permit it, SIM not assigned to the agent, or the API key. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, over_max_amount, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11590,7 +12361,8 @@ export interface operations {
                 | "credential_not_accepted"
                 | "no_grant"
                 | "not_in_grant_sim"
-                | "over_max_amount";
+                | "over_max_amount"
+                | "password_change_required";
             };
           };
         };
@@ -11618,7 +12390,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance. Reasons (context.reason): device_frozen, insufficient_balance, invalid_msisdn, invalid_request, no_active_sim, no_assigned_sim, no_measured_balance, operator_undetermined, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
+      /** @description Unknown prefix, operator mismatch, no eligible SIM, unmeasured or insufficient balance. Reasons (context.reason): device_frozen, insufficient_balance, invalid_msisdn, invalid_request, nested_too_deeply, no_active_sim, no_assigned_sim, no_measured_balance, nul_character, operator_undetermined, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11641,9 +12413,11 @@ export interface operations {
                 | "insufficient_balance"
                 | "invalid_msisdn"
                 | "invalid_request"
+                | "nested_too_deeply"
                 | "no_active_sim"
                 | "no_assigned_sim"
                 | "no_measured_balance"
+                | "nul_character"
                 | "operator_undetermined"
                 | "sim_frozen"
                 | "sim_not_assigned"
@@ -11770,7 +12544,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11788,7 +12562,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -11816,7 +12590,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11834,7 +12608,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
@@ -11908,7 +12687,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid value, unknown prefix, or a number of another operator. Reasons (context.reason): invalid_msisdn, invalid_request, operator_mismatch, operator_undetermined */
+      /** @description Invalid value, unknown prefix, or a number of another operator. Reasons (context.reason): invalid_msisdn, invalid_request, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11926,7 +12705,13 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_msisdn" | "invalid_request" | "operator_mismatch" | "operator_undetermined";
+              reason?:
+                | "invalid_msisdn"
+                | "invalid_request"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "operator_mismatch"
+                | "operator_undetermined";
             };
           };
         };
@@ -12053,7 +12838,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12071,7 +12856,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
@@ -12122,7 +12912,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed id */
+      /** @description Malformed id. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12130,17 +12920,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Malformed id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -12273,7 +13065,7 @@ export interface operations {
           };
         };
       };
-      /** @description A non-admin naming another agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description A non-admin naming another agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12291,12 +13083,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
       };
-      /** @description Unknown status, malformed date, date_from after date_to. Reasons (context.reason): invalid_request */
+      /** @description Unknown status, malformed date, date_from after date_to. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12314,7 +13111,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -12425,7 +13222,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12443,7 +13240,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -12471,7 +13268,7 @@ export interface operations {
           };
         };
       };
-      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount */
+      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12496,7 +13293,8 @@ export interface operations {
                 | "no_grant"
                 | "not_in_grant_sim"
                 | "not_in_grant_type"
-                | "over_max_amount";
+                | "over_max_amount"
+                | "password_change_required";
             };
           };
         };
@@ -12570,7 +13368,7 @@ export interface operations {
           };
         };
       };
-      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance. Reasons (context.reason): agent_unknown, device_frozen, insufficient_balance, invalid_msisdn, invalid_request, merchant_code_required, no_active_sim, no_assigned_sim, no_measured_balance, operator_mismatch, operator_undetermined, origin_matching_refused, parent_not_found, retry_not_allowed, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
+      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance. Reasons (context.reason): agent_unknown, device_frozen, insufficient_balance, invalid_msisdn, invalid_request, merchant_code_required, nested_too_deeply, no_active_sim, no_assigned_sim, no_measured_balance, nul_character, operator_mismatch, operator_undetermined, origin_matching_refused, parent_not_found, retry_not_allowed, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12595,9 +13393,11 @@ export interface operations {
                 | "invalid_msisdn"
                 | "invalid_request"
                 | "merchant_code_required"
+                | "nested_too_deeply"
                 | "no_active_sim"
                 | "no_assigned_sim"
                 | "no_measured_balance"
+                | "nul_character"
                 | "operator_mismatch"
                 | "operator_undetermined"
                 | "origin_matching_refused"
@@ -12744,7 +13544,7 @@ export interface operations {
           };
         };
       };
-      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12762,12 +13562,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
       };
-      /** @description from after to. Reasons (context.reason): invalid_request */
+      /** @description from after to. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12785,7 +13585,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -12896,7 +13696,7 @@ export interface operations {
           };
         };
       };
-      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12914,12 +13714,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
       };
-      /** @description from after to. Reasons (context.reason): invalid_request */
+      /** @description from after to. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12937,7 +13737,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -13064,7 +13864,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13082,7 +13882,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
@@ -13110,7 +13915,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed id */
+      /** @description Malformed id. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13118,17 +13923,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Malformed id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -13253,7 +14060,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13271,7 +14078,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
@@ -13322,7 +14134,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed id */
+      /** @description Malformed id. Reasons (context.reason): nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13330,17 +14142,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": [
-           *         {
-           *           "field": "body.montant",
-           *           "message": "Too small: expected number to be >0"
-           *         }
-           *       ],
-           *       "code": "invalid_request",
-           *       "context": {}
+           *       "detail": "Malformed id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
         };
       };
       /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
@@ -13456,7 +14270,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13474,7 +14288,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -13502,7 +14316,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not a transfer on a SIM the agent is assigned, nor one it dialled. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope */
+      /** @description Not a transfer on a SIM the agent is assigned, nor one it dialled. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13520,7 +14334,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "not_in_scope";
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "not_in_scope"
+                | "password_change_required";
             };
           };
         };
@@ -13594,7 +14413,7 @@ export interface operations {
           };
         };
       };
-      /** @description Empty note. Reasons (context.reason): invalid_request */
+      /** @description Empty note. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13612,7 +14431,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -13866,7 +14685,7 @@ export interface operations {
           "application/json": components["schemas"]["ReportOutcomeResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13884,7 +14703,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -14004,7 +14823,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body. Reasons (context.reason): invalid_request */
+      /** @description Invalid body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -14022,7 +14841,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -14157,7 +14976,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed since or limit. Reasons (context.reason): invalid_request */
+      /** @description Malformed since or limit. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -14175,7 +14994,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };
@@ -14293,7 +15112,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json */
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14311,7 +15130,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json";
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
             };
           };
         };
@@ -14339,7 +15158,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted */
+      /** @description Admin required. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14357,7 +15176,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted";
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
             };
           };
         };
@@ -14408,7 +15227,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or the operation is not in no_evidence. Reasons (context.reason): invalid_request, operation_not_arbitrable */
+      /** @description Invalid body, or the operation is not in no_evidence. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character, operation_not_arbitrable */
       422: {
         headers: {
           [name: string]: unknown;
@@ -14426,7 +15245,8423 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request" | "operation_not_arbitrable";
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character" | "operation_not_arbitrable";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listTransactions: {
+    parameters: {
+      query?: {
+        state?: "pending" | "launched" | "done" | "cancelled" | "closed";
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Array of transaction summaries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *         "request_id": "intake-2026-11-22-0042",
+           *         "contact_id": "contact-5521",
+           *         "customer_name": "Claire Martin",
+           *         "customer_phone": "+33612345678",
+           *         "receiver_name": "Jean Mbarga",
+           *         "receiver_phone": "690123456",
+           *         "operator": "operator_b",
+           *         "received_amount_xaf": 65000,
+           *         "partner_verify": true,
+           *         "transaction_date": "2026-11-22T09:14:00.000Z",
+           *         "state": "pending",
+           *         "launched_by": null,
+           *         "launched_by_name": null,
+           *         "launched_at": null,
+           *         "operation_id": null,
+           *         "outcome": null,
+           *         "settled_at": null,
+           *         "settled_by": null,
+           *         "settled_by_name": null,
+           *         "payment_confirmed_at": null,
+           *         "payment_confirmed_by": null,
+           *         "created_at": "2026-11-22T09:14:02.311Z"
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            created_at: string;
+          }[];
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Unknown state, limit outside 1..250. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown state, limit outside 1..250",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createTransaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "request_id": "intake-2026-11-22-0042",
+         *       "master_transaction_id": "MT-88412",
+         *       "contact_id": "contact-5521",
+         *       "customer_name": "Claire Martin",
+         *       "customer_phone": "+33612345678",
+         *       "receiver_name": "Jean Mbarga",
+         *       "receiver_phone": "+237 690 123 456",
+         *       "operator": "operator_b",
+         *       "received_amount_xaf": 65000,
+         *       "rate": 655.957,
+         *       "send_amount_eur": 99.1,
+         *       "partner_verify": true,
+         *       "transaction_date": "2026-11-22T09:14:00Z"
+         *     }
+         */
+        "application/json": {
+          request_id: string;
+          parent_request_id?: string | null;
+          master_transaction_id?: string | null;
+          contact_id: string;
+          customer_name?: string | null;
+          customer_phone?: string | null;
+          receiver_name: string;
+          receiver_phone: string;
+          /** @enum {string} */
+          operator: "operator_a" | "operator_b";
+          received_amount_xaf: number;
+          rate?: number | null;
+          send_amount_eur?: number | null;
+          partner_verify?: boolean;
+          /** Format: date-time */
+          transaction_date?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created, pending */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "pending",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing or wrong API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing or wrong API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Not the API key. Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not the API key",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description request_id exists: refused, not requeued. Reasons (context.reason): request_id_exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "request_id exists: refused, not requeued",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "request_id_exists"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "request_id_exists";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid field, unknown field, or receiver phone not a mobile-money number of the operator. Reasons (context.reason): invalid_msisdn, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid field, unknown field, or receiver phone not a mobile-money number of the operator",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_msisdn"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "invalid_msisdn"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "operator_mismatch"
+                | "operator_undetermined";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getTransaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The full transaction */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "pending",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description Malformed transaction_id. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed transaction_id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  correctTransactionReceiver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "receiver_phone": "690765432",
+         *       "receiver_name": "Jean-Paul Mbarga"
+         *     }
+         */
+        "application/json": {
+          receiver_name?: string;
+          receiver_phone?: string;
+          contact_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The corrected transaction */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "pending",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description The transaction is not pending. Reasons (context.reason): transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The transaction is not pending",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "transaction_not_pending"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description No field given, an unknown field, or a phone not of the operator. Reasons (context.reason): invalid_msisdn, nested_too_deeply, no_receiver_field, nul_character, operator_mismatch, operator_undetermined */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No field given, an unknown field, or a phone not of the operator",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_msisdn"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "invalid_msisdn"
+                | "nested_too_deeply"
+                | "no_receiver_field"
+                | "nul_character"
+                | "operator_mismatch"
+                | "operator_undetermined";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  launchTransaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Launched */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "transaction_id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "operation_id": "a3d5c7e9-1b2f-4a6c-8e0d-2f4b6d8a0c1e",
+           *       "state": "launched"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            transaction_id: string;
+            /** Format: uuid */
+            operation_id: string;
+            /** @constant */
+            state: "launched";
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive agent, or dispatch refused the agent's access (claim released). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive agent, or dispatch refused the agent's access (claim released)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "agent_inactive"
+                | "caller_not_allowed"
+                | "credential_not_accepted"
+                | "no_grant"
+                | "not_in_grant_sim"
+                | "not_in_grant_type"
+                | "over_max_amount"
+                | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description Already launched (or claimed by a concurrent launch), cancelled, closed or done. Reasons (context.reason): already_launched, transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Already launched (or claimed by a concurrent launch), cancelled, closed or done",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "already_launched"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "already_launched" | "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Payment not confirmed; or dispatch found no SIM, no measured balance, or a balance short of the amount (claim released). Reasons (context.reason): insufficient_balance, nested_too_deeply, no_active_sim, no_assigned_sim, no_measured_balance, nul_character, operator_mismatch, payment_not_confirmed, stale_balance */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Payment not confirmed; or dispatch found no SIM, no measured balance, or a balance short of the amount (claim released)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "insufficient_balance"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "insufficient_balance"
+                | "nested_too_deeply"
+                | "no_active_sim"
+                | "no_assigned_sim"
+                | "no_measured_balance"
+                | "nul_character"
+                | "operator_mismatch"
+                | "payment_not_confirmed"
+                | "stale_balance";
+            };
+          };
+        };
+      };
+      /** @description The device holding the selected SIM is frozen, or the circuit breaker is active (claim released). Reasons (context.reason): circuit_breaker, device_frozen */
+      423: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The device holding the selected SIM is frozen, or the circuit breaker is active (claim released)",
+           *       "code": "locked",
+           *       "context": {
+           *         "reason": "circuit_breaker"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "circuit_breaker" | "device_frozen";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelTransaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer asked for a refund"
+         *     }
+         */
+        "application/json": {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "cancelled",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": "Customer asked for a refund",
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description The transaction is not pending. Reasons (context.reason): transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The transaction is not pending",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "transaction_not_pending"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description reason missing, blank or over 500 characters. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "reason missing, blank or over 500 characters",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  confirmTransactionPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transaction after the action */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "pending",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": "2026-11-22T09:20:10.000Z",
+           *       "payment_confirmed_by": "0b8e2f61-5a0c-4a8e-8f7e-2d1c9b3a4e55",
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:20:10.000Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description The transaction is not pending. Reasons (context.reason): transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The transaction is not pending",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "transaction_not_pending"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Malformed transaction_id. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed transaction_id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  undoTransactionPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transaction after the action */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "pending",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": null,
+           *       "settled_at": null,
+           *       "settled_by": null,
+           *       "settled_by_name": null,
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description The transaction is not pending. Reasons (context.reason): transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The transaction is not pending",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "transaction_not_pending"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Malformed transaction_id. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed transaction_id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  closeTransactionByReceipt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The transaction id (UUID; malformed is 422) */
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transaction after the action */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a9e-3b7d-4e52-9a41-0c8d2f5b7e13",
+           *       "request_id": "intake-2026-11-22-0042",
+           *       "parent_request_id": null,
+           *       "master_transaction_id": "MT-88412",
+           *       "contact_id": "contact-5521",
+           *       "customer_name": "Claire Martin",
+           *       "customer_phone": "+33612345678",
+           *       "receiver_name": "Jean Mbarga",
+           *       "receiver_phone": "690123456",
+           *       "operator": "operator_b",
+           *       "received_amount_xaf": 65000,
+           *       "rate": 655.957,
+           *       "send_amount_eur": 99.1,
+           *       "partner_verify": true,
+           *       "transaction_date": "2026-11-22T09:14:00.000Z",
+           *       "state": "closed",
+           *       "launched_by": null,
+           *       "launched_by_name": null,
+           *       "launched_at": null,
+           *       "operation_id": null,
+           *       "outcome": "closed_by_receipt",
+           *       "settled_at": "2026-11-22T10:02:00.000Z",
+           *       "settled_by": "0b8e2f61-5a0c-4a8e-8f7e-2d1c9b3a4e55",
+           *       "settled_by_name": "Awa Ndiaye",
+           *       "payment_confirmed_at": null,
+           *       "payment_confirmed_by": null,
+           *       "cancelled_reason": null,
+           *       "created_at": "2026-11-22T09:14:02.311Z",
+           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            request_id: string;
+            parent_request_id: string | null;
+            master_transaction_id: string | null;
+            contact_id: string;
+            customer_name: string | null;
+            customer_phone: string | null;
+            receiver_name: string;
+            /** @description 9-digit local form */
+            receiver_phone: string;
+            /** @enum {string} */
+            operator: "operator_a" | "operator_b";
+            received_amount_xaf: number;
+            rate: number | null;
+            send_amount_eur: number | null;
+            partner_verify: boolean;
+            transaction_date: string;
+            /** @enum {string} */
+            state: "pending" | "launched" | "done" | "cancelled" | "closed";
+            launched_by: string | null;
+            launched_by_name: string | null;
+            launched_at: string | null;
+            operation_id: string | null;
+            /** @description Operation's terminal status once done; closed_by_receipt once closed */
+            outcome: string | null;
+            settled_at: string | null;
+            /** @description Agent id, or `system` */
+            settled_by: string | null;
+            settled_by_name: string | null;
+            payment_confirmed_at: string | null;
+            payment_confirmed_by: string | null;
+            cancelled_reason: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Inactive or deleted agent, or not a session. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive or deleted agent, or not a session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "caller_not_allowed" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Missing, or not visible to the caller (another agent's launched work is 404, not 403). Reasons (context.reason): transaction_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "transaction_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_found";
+            };
+          };
+        };
+      };
+      /** @description The transaction is not pending. Reasons (context.reason): transaction_not_pending */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The transaction is not pending",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "transaction_not_pending"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "transaction_not_pending";
+            };
+          };
+        };
+      };
+      /** @description Malformed transaction_id. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed transaction_id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getAnalytics: {
+    parameters: {
+      query?: {
+        days?: number;
+        from?: string;
+        to?: string;
+        all?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "fleet": true,
+           *       "since": "2026-11-15T23:00:00.000Z",
+           *       "until": "2026-11-22T23:00:00.000Z",
+           *       "money": {
+           *         "sent_xaf": 1250000,
+           *         "transfers": 14,
+           *         "median_transfer": 75000,
+           *         "largest_transfer": 250000,
+           *         "eur_taken": 1905.5,
+           *         "received_xaf": 1250000,
+           *         "realised_rate": 656,
+           *         "fees_xaf": 9800,
+           *         "fees_known_for": 12,
+           *         "at_risk_xaf": 50000,
+           *         "at_risk_count": 1,
+           *         "lost_xaf": 20000,
+           *         "lost_count": 1
+           *       },
+           *       "activity": {
+           *         "operations": 19,
+           *         "transfers": 16,
+           *         "balance_checks": 3,
+           *         "active_sims": 3,
+           *         "active_agents": 2,
+           *         "daily": [
+           *           {
+           *             "day": "2026-11-16",
+           *             "operations": 4,
+           *             "transfers": 3,
+           *             "balance_checks": 1,
+           *             "value_xaf": 200000,
+           *             "confirmed": 4,
+           *             "auto_confirmed": 3,
+           *             "failed": 0,
+           *             "unproven": 0
+           *           }
+           *         ],
+           *         "by_weekday": [
+           *           {
+           *             "weekday": 1,
+           *             "operations": 4
+           *           }
+           *         ],
+           *         "by_hour": [
+           *           {
+           *             "weekday": 1,
+           *             "hour": 9,
+           *             "operations": 2
+           *           }
+           *         ],
+           *         "by_agent": [
+           *           {
+           *             "agent_id": "9b2f4c1e-3d5a-4e6f-8a7b-1c2d3e4f5a6b",
+           *             "name": "Awa Ngono",
+           *             "operations": 12,
+           *             "value_xaf": 800000
+           *           }
+           *         ]
+           *       },
+           *       "reliability": {
+           *         "confirmed": 17,
+           *         "auto_confirmed": 15,
+           *         "auto_confirm_rate": 0.8824,
+           *         "settled_by_hand": 2,
+           *         "failed": 1,
+           *         "unproven": 1,
+           *         "proof_delay_median_s": 42,
+           *         "proof_delay_p90_s": 130,
+           *         "total_messages": 22,
+           *         "ambiguous_messages": 1,
+           *         "collision_rate": 0.0455,
+           *         "thresholds": {
+           *           "evidence_window_s": 600,
+           *           "late_evidence_s": 7200
+           *         },
+           *         "by_status": {
+           *           "confirmed": 17,
+           *           "failed": 1,
+           *           "no_evidence": 1
+           *         }
+           *       },
+           *       "load": {
+           *         "unproven_waiting": 1,
+           *         "messages_waiting": 2,
+           *         "oldest_unproven_hours": 5.25,
+           *         "oldest_message_hours": 30.5,
+           *         "dismissed": 4,
+           *         "settled": 9,
+           *         "sims_unmeasured": 0,
+           *         "sims_stale": 1,
+           *         "sims_frozen": 0,
+           *         "sims_unassigned": 1
+           *       },
+           *       "previous": {
+           *         "sent_xaf": 980000,
+           *         "transfers": 11,
+           *         "confirmed": 13,
+           *         "auto_confirmed": 12,
+           *         "since": "2026-11-08T23:00:00.000Z",
+           *         "until": "2026-11-15T23:00:00.000Z",
+           *         "median_transfer": 60000,
+           *         "largest_transfer": 200000,
+           *         "realised_rate": 655.96
+           *       }
+           *     }
+           */
+          "application/json": {
+            fleet: boolean;
+            since: string | null;
+            until: string | null;
+            money: {
+              sent_xaf: number;
+              transfers: number;
+              median_transfer: number;
+              largest_transfer: number;
+              eur_taken: number;
+              received_xaf: number;
+              realised_rate: number | null;
+              fees_xaf: number;
+              fees_known_for: number;
+              at_risk_xaf: number;
+              at_risk_count: number;
+              lost_xaf: number;
+              lost_count: number;
+            };
+            activity: {
+              operations: number;
+              transfers: number;
+              balance_checks: number;
+              active_sims: number;
+              active_agents: number;
+              daily: {
+                /** @description YYYY-MM-DD, local (UTC+1) */
+                day: string;
+                operations: number;
+                transfers: number;
+                balance_checks: number;
+                value_xaf: number;
+                confirmed: number;
+                auto_confirmed: number;
+                failed: number;
+                unproven: number;
+              }[];
+              by_weekday: {
+                weekday: number;
+                operations: number;
+              }[];
+              by_hour: {
+                weekday: number;
+                hour: number;
+                operations: number;
+              }[];
+              by_agent: {
+                /** Format: uuid */
+                agent_id: string;
+                name: string;
+                operations: number;
+                value_xaf: number;
+              }[];
+            };
+            reliability: {
+              confirmed: number;
+              auto_confirmed: number;
+              auto_confirm_rate: number | null;
+              settled_by_hand: number;
+              failed: number;
+              unproven: number;
+              proof_delay_median_s: number | null;
+              proof_delay_p90_s: number | null;
+              total_messages: number;
+              ambiguous_messages: number;
+              collision_rate: number | null;
+              thresholds: {
+                evidence_window_s: number;
+                late_evidence_s: number;
+              };
+              by_status: {
+                [key: string]: number;
+              };
+            };
+            load: {
+              unproven_waiting: number;
+              messages_waiting: number;
+              oldest_unproven_hours: number | null;
+              oldest_message_hours: number | null;
+              dismissed: number;
+              settled: number;
+              sims_unmeasured: number;
+              sims_stale: number;
+              sims_frozen: number;
+              sims_unassigned: number;
+            };
+            previous: {
+              sent_xaf: number;
+              transfers: number;
+              confirmed: number;
+              auto_confirmed: number;
+              since: string | null;
+              until: string | null;
+              median_transfer: number;
+              largest_transfer: number;
+              realised_rate: number | null;
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing" | "not_signed_in";
+            };
+          };
+        };
+      };
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive agent",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Invalid window: days outside 1..365, malformed date, reversed or future range. Reasons (context.reason): future_range, invalid_request, invalid_window, nested_too_deeply, nul_character, reversed_range */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid window: days outside 1..365, malformed date, reversed or future range",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "future_range"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "future_range"
+                | "invalid_request"
+                | "invalid_window"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "reversed_range";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getUnprovenByHandset: {
+    parameters: {
+      query?: {
+        days?: number;
+        from?: string;
+        to?: string;
+        all?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Handsets with unproven transfers */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "fleet": true,
+           *       "since": "2026-11-15T23:00:00.000Z",
+           *       "until": "2026-11-22T23:00:00.000Z",
+           *       "handsets": [
+           *         {
+           *           "device_id": "a1b2c3d4e5f60718",
+           *           "label": "Akwa counter 2",
+           *           "dialled": 40,
+           *           "unproven": 3,
+           *           "unproven_xaf": 150000,
+           *           "waiting": 1,
+           *           "waiting_xaf": 50000,
+           *           "settled_arrived": 1,
+           *           "settled_not_arrived": 1,
+           *           "unproven_rate": 0.075,
+           *           "oldest_waiting_hours": 26.5
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": {
+            fleet: boolean;
+            since: string | null;
+            until: string | null;
+            handsets: {
+              device_id: string;
+              label: string;
+              dialled: number;
+              unproven: number;
+              unproven_xaf: number;
+              waiting: number;
+              waiting_xaf: number;
+              settled_arrived: number;
+              settled_not_arrived: number;
+              unproven_rate: number;
+              oldest_waiting_hours: number | null;
+            }[];
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing" | "not_signed_in";
+            };
+          };
+        };
+      };
+      /** @description Inactive agent. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Inactive agent",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Invalid window. Reasons (context.reason): future_range, invalid_request, invalid_window, nested_too_deeply, nul_character, reversed_range */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid window",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "future_range"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "future_range"
+                | "invalid_request"
+                | "invalid_window"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "reversed_range";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getDailyReconciliation: {
+    parameters: {
+      query?: {
+        day?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The fleet's totals and one entry per SIM */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "fleet": {
+           *         "day": "2026-11-22",
+           *         "sims": 1,
+           *         "opening_balance": 500000,
+           *         "closing_balance": 381900,
+           *         "proven_xaf": 115000,
+           *         "proven_fees_xaf": 0,
+           *         "in_xaf": 20000,
+           *         "out_xaf": 135000,
+           *         "fees_xaf": 100,
+           *         "explained_xaf": -115100,
+           *         "unexplained_xaf": -3000,
+           *         "chain_breaks": 1,
+           *         "sims_not_reconciled": [
+           *           "0f6a4c2e-5b1d-4e8a-9d3c-2a7b8c9d0e1f"
+           *         ]
+           *       },
+           *       "sims": [
+           *         {
+           *           "sim_id": "0f6a4c2e-5b1d-4e8a-9d3c-2a7b8c9d0e1f",
+           *           "day": "2026-11-22",
+           *           "opening_balance": 500000,
+           *           "closing_balance": 381900,
+           *           "proven_xaf": 115000,
+           *           "proven_fees_xaf": 0,
+           *           "in_xaf": 20000,
+           *           "out_xaf": 135000,
+           *           "fees_xaf": 100,
+           *           "explained_xaf": -115100,
+           *           "unexplained_xaf": -3000,
+           *           "breaks": [
+           *             {
+           *               "previous_message_id": "7d2c0c8e-1f5b-4a8e-9b6d-0e1f2a3b4c5d",
+           *               "message_id": "9a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+           *               "expected_balance": 398000,
+           *               "found_balance": 395000,
+           *               "gap": -3000
+           *             }
+           *           ],
+           *           "unreadable_movements": 0,
+           *           "messages": 14,
+           *           "confirmed": 9,
+           *           "unmatched": 1,
+           *           "movements": 3,
+           *           "divergent": 0,
+           *           "unknown_sender": 0
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": {
+            fleet: {
+              day: string;
+              sims: number;
+              opening_balance: number;
+              closing_balance: number;
+              proven_xaf: number;
+              proven_fees_xaf: number;
+              in_xaf: number;
+              out_xaf: number;
+              fees_xaf: number;
+              explained_xaf: number;
+              unexplained_xaf: number;
+              chain_breaks: number;
+              sims_not_reconciled: string[];
+            };
+            sims: {
+              sim_id: string;
+              day: string;
+              opening_balance: number | null;
+              closing_balance: number | null;
+              proven_xaf: number;
+              proven_fees_xaf: number;
+              in_xaf: number;
+              out_xaf: number;
+              fees_xaf: number;
+              explained_xaf: number;
+              unexplained_xaf: number | null;
+              breaks: {
+                previous_message_id: string;
+                message_id: string;
+                expected_balance: number;
+                found_balance: number;
+                gap: number;
+              }[];
+              unreadable_movements: number;
+              messages: number;
+              confirmed: number;
+              unmatched: number;
+              movements: number;
+              divergent: number;
+              unknown_sender: number;
+            }[];
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Not a supervisor's or admin's session. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required, supervisor_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not a supervisor's or admin's session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required"
+                | "supervisor_required";
+            };
+          };
+        };
+      };
+      /** @description Malformed day or SIM id. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed day or SIM id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getSimDailyReconciliation: {
+    parameters: {
+      query?: {
+        day?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The sim id */
+        sim_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The SIM's day (`sims` has exactly one entry; `fleet` is that SIM alone) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "fleet": {
+           *         "day": "2026-11-22",
+           *         "sims": 1,
+           *         "opening_balance": 500000,
+           *         "closing_balance": 381900,
+           *         "proven_xaf": 115000,
+           *         "proven_fees_xaf": 0,
+           *         "in_xaf": 20000,
+           *         "out_xaf": 135000,
+           *         "fees_xaf": 100,
+           *         "explained_xaf": -115100,
+           *         "unexplained_xaf": -3000,
+           *         "chain_breaks": 1,
+           *         "sims_not_reconciled": [
+           *           "0f6a4c2e-5b1d-4e8a-9d3c-2a7b8c9d0e1f"
+           *         ]
+           *       },
+           *       "sims": [
+           *         {
+           *           "sim_id": "0f6a4c2e-5b1d-4e8a-9d3c-2a7b8c9d0e1f",
+           *           "day": "2026-11-22",
+           *           "opening_balance": 500000,
+           *           "closing_balance": 381900,
+           *           "proven_xaf": 115000,
+           *           "proven_fees_xaf": 0,
+           *           "in_xaf": 20000,
+           *           "out_xaf": 135000,
+           *           "fees_xaf": 100,
+           *           "explained_xaf": -115100,
+           *           "unexplained_xaf": -3000,
+           *           "breaks": [
+           *             {
+           *               "previous_message_id": "7d2c0c8e-1f5b-4a8e-9b6d-0e1f2a3b4c5d",
+           *               "message_id": "9a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+           *               "expected_balance": 398000,
+           *               "found_balance": 395000,
+           *               "gap": -3000
+           *             }
+           *           ],
+           *           "unreadable_movements": 0,
+           *           "messages": 14,
+           *           "confirmed": 9,
+           *           "unmatched": 1,
+           *           "movements": 3,
+           *           "divergent": 0,
+           *           "unknown_sender": 0
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": {
+            fleet: {
+              day: string;
+              sims: number;
+              opening_balance: number;
+              closing_balance: number;
+              proven_xaf: number;
+              proven_fees_xaf: number;
+              in_xaf: number;
+              out_xaf: number;
+              fees_xaf: number;
+              explained_xaf: number;
+              unexplained_xaf: number;
+              chain_breaks: number;
+              sims_not_reconciled: string[];
+            };
+            sims: {
+              sim_id: string;
+              day: string;
+              opening_balance: number | null;
+              closing_balance: number | null;
+              proven_xaf: number;
+              proven_fees_xaf: number;
+              in_xaf: number;
+              out_xaf: number;
+              fees_xaf: number;
+              explained_xaf: number;
+              unexplained_xaf: number | null;
+              breaks: {
+                previous_message_id: string;
+                message_id: string;
+                expected_balance: number;
+                found_balance: number;
+                gap: number;
+              }[];
+              unreadable_movements: number;
+              messages: number;
+              confirmed: number;
+              unmatched: number;
+              movements: number;
+              divergent: number;
+              unknown_sender: number;
+            }[];
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Not a supervisor's or admin's session. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required, supervisor_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not a supervisor's or admin's session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required"
+                | "supervisor_required";
+            };
+          };
+        };
+      };
+      /** @description Malformed day or SIM id. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed day or SIM id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listContacts: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+        search?: string;
+        tag?: string;
+        lifecycle?: string;
+        blocked?: "true" | "false";
+        deleted?: "exclude" | "include" | "only";
+        updated_since?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of contacts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *           "first_name": "Aïcha",
+           *           "last_name": "Nkomo",
+           *           "phone": "+237677123456",
+           *           "email": "aicha.nkomo@example.cm",
+           *           "language": "fr",
+           *           "custom_fields": {
+           *             "city": "Douala"
+           *           },
+           *           "tags": [
+           *             {
+           *               "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *               "name": "VIP"
+           *             }
+           *           ],
+           *           "lifecycle": "customer",
+           *           "collaborators": [
+           *             "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *           ],
+           *           "blocked": false,
+           *           "deleted_at": null,
+           *           "created_at": "2026-11-22T09:15:00.000Z",
+           *           "updated_at": "2026-11-22T09:15:00.000Z",
+           *           "last_transfer_at": null,
+           *           "transfer_count": 0,
+           *           "last_operation_id": null
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "next_cursor": "Y29udGFjdHM6NTA",
+           *         "has_more": true,
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          "application/json": {
+            data: {
+              /** Format: uuid */
+              customer_id: string;
+              first_name: string | null;
+              last_name: string | null;
+              /** @description E.164 */
+              phone: string | null;
+              email: string | null;
+              /** @description BCP 47 tag */
+              language: string | null;
+              custom_fields: {
+                [key: string]: string;
+              };
+              tags: {
+                /** Format: uuid */
+                tag_id: string;
+                name: string;
+              }[];
+              lifecycle: string | null;
+              /** @description Fleet agent ids */
+              collaborators: string[];
+              blocked: boolean;
+              /** @description Set while soft-deleted */
+              deleted_at: string | null;
+              created_at: string;
+              updated_at: string;
+              /** @description When the last operation confirmed for this contact was confirmed */
+              last_transfer_at: string | null;
+              /** @description Operations confirmed for this contact */
+              transfer_count: number;
+              last_operation_id: string | null;
+            }[];
+            pagination: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+              /** @description Whether another page exists */
+              has_more: boolean;
+              /** @description Limit applied to this page */
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Invalid query or cursor. Reasons (context.reason): invalid_cursor, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid query or cursor",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_cursor"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_cursor" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client-generated key (1 to 255 printable ASCII characters, e.g. a UUID). The first response is stored with a hash of the request for at least 24 hours; a repeat with the same key and body gets it again with the header `Idempotent-Replayed: true`; the same key with another body is refused with 409 `idempotency_key_reused`. Concurrent requests with one key execute once. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "first_name": "Aïcha",
+         *       "last_name": "Nkomo",
+         *       "phone": "677 12 34 56",
+         *       "email": "Aicha.Nkomo@example.cm",
+         *       "language": "fr",
+         *       "custom_fields": {
+         *         "city": "Douala"
+         *       },
+         *       "tags": [
+         *         "VIP"
+         *       ],
+         *       "lifecycle": "customer"
+         *     }
+         */
+        "application/json": {
+          first_name?: string | null;
+          last_name?: string | null;
+          /** @description E.164, 00237…, 237… or a 9-digit Cameroon national number; stored as E.164 */
+          phone?: string | null;
+          email?: string | null;
+          /** @description BCP 47 tag, e.g. fr, en-CM */
+          language?: string | null;
+          /** @description Keys snake_case; on PATCH merged into the current ones, a value "" removes the key */
+          custom_fields?: {
+            [key: string]: string;
+          };
+          /** @description Tag names; unknown ones are added to the catalogue */
+          tags?: string[];
+          lifecycle?: string | null;
+          /** @description Fleet agent ids (active agents) */
+          collaborators?: string[];
+          blocked?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The contact created (or the replay of the first response) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Phone or e-mail of a live contact, or the Idempotency-Key reused with another body. Reasons (context.reason): contact_exists, idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Phone or e-mail of a live contact, or the Idempotency-Key reused with another body",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_exists"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_exists" | "idempotency_key_reused";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid body. Reasons (context.reason): invalid_email, invalid_phone, invalid_request, nested_too_deeply, nul_character, unknown_collaborator, unknown_lifecycle */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_email"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "invalid_email"
+                | "invalid_phone"
+                | "invalid_request"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "unknown_collaborator"
+                | "unknown_lifecycle";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getContactCounts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Counts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "total": 3,
+           *       "by_lifecycle": [
+           *         {
+           *           "key": "new_lead",
+           *           "count": 1
+           *         },
+           *         {
+           *           "key": "customer",
+           *           "count": 1
+           *         },
+           *         {
+           *           "key": "none",
+           *           "count": 1
+           *         }
+           *       ],
+           *       "by_tag": [
+           *         {
+           *           "key": "VIP",
+           *           "count": 2
+           *         }
+           *       ],
+           *       "blocked": 1,
+           *       "deleted": 1
+           *     }
+           */
+          "application/json": {
+            total: number;
+            by_lifecycle: {
+              key: string;
+              count: number;
+            }[];
+            by_tag: {
+              key: string;
+              count: number;
+            }[];
+            blocked: number;
+            deleted: number;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description customer_id is not a UUID. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "customer_id is not a UUID",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "last_name": "Nkomo-Essomba",
+         *       "email": null,
+         *       "custom_fields": {
+         *         "city": "Yaoundé"
+         *       }
+         *     }
+         */
+        "application/json": {
+          first_name?: string | null;
+          last_name?: string | null;
+          /** @description E.164, 00237…, 237… or a 9-digit Cameroon national number; stored as E.164 */
+          phone?: string | null;
+          email?: string | null;
+          /** @description BCP 47 tag, e.g. fr, en-CM */
+          language?: string | null;
+          /** @description Keys snake_case; on PATCH merged into the current ones, a value "" removes the key */
+          custom_fields?: {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description Phone or e-mail of another live contact; or the contact is deleted. Reasons (context.reason): contact_deleted, contact_exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Phone or e-mail of another live contact; or the contact is deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted" | "contact_exists";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_email, invalid_phone, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_email"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_email" | "invalid_phone" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  restoreContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description Not deleted, or phone/e-mail now held by a live contact. Reasons (context.reason): contact_exists, contact_not_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not deleted, or phone/e-mail now held by a live contact",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_exists"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_exists" | "contact_not_deleted";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  blockContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  unblockContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  addContactTag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "VIP"
+         *     }
+         */
+        "application/json": {
+          name?: string;
+          /** Format: uuid */
+          tag_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Unknown contact or tag_id. Reasons (context.reason): contact_not_found, tag_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown contact or tag_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found" | "tag_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  removeContactTag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+        /** @description The tag id */
+        tag_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Unknown contact, or tag not on it. Reasons (context.reason): contact_not_found, tag_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown contact, or tag not on it",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found" | "tag_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setContactLifecycle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "lifecycle": "customer"
+         *     }
+         */
+        "application/json": {
+          lifecycle: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character, unknown_lifecycle */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character" | "unknown_lifecycle";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setContactCollaborators: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer id (UUID; malformed is 422) */
+        customer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collaborators": [
+         *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+         *       ]
+         *     }
+         */
+        "application/json": {
+          collaborators: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "customer_id": "0b6f1c9e-3f1a-4f6e-9a43-2a3f0c1d5e77",
+           *       "first_name": "Aïcha",
+           *       "last_name": "Nkomo",
+           *       "phone": "+237677123456",
+           *       "email": "aicha.nkomo@example.cm",
+           *       "language": "fr",
+           *       "custom_fields": {
+           *         "city": "Douala"
+           *       },
+           *       "tags": [
+           *         {
+           *           "tag_id": "5d0c7b8e-93a4-4f39-8d3e-0c9d7d1a2b11",
+           *           "name": "VIP"
+           *         }
+           *       ],
+           *       "lifecycle": "customer",
+           *       "collaborators": [
+           *         "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+           *       ],
+           *       "blocked": false,
+           *       "deleted_at": null,
+           *       "created_at": "2026-11-22T09:15:00.000Z",
+           *       "updated_at": "2026-11-22T09:15:00.000Z",
+           *       "last_transfer_at": null,
+           *       "transfer_count": 0,
+           *       "last_operation_id": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            customer_id: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            email: string | null;
+            /** @description BCP 47 tag */
+            language: string | null;
+            custom_fields: {
+              [key: string]: string;
+            };
+            tags: {
+              /** Format: uuid */
+              tag_id: string;
+              name: string;
+            }[];
+            lifecycle: string | null;
+            /** @description Fleet agent ids */
+            collaborators: string[];
+            blocked: boolean;
+            /** @description Set while soft-deleted */
+            deleted_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When the last operation confirmed for this contact was confirmed */
+            last_transfer_at: string | null;
+            /** @description Operations confirmed for this contact */
+            transfer_count: number;
+            last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No contact has this customer_id. Reasons (context.reason): contact_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No contact has this customer_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "contact_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_not_found";
+            };
+          };
+        };
+      };
+      /** @description The contact is soft-deleted. Reasons (context.reason): contact_deleted */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The contact is soft-deleted",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "contact_deleted"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "contact_deleted";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid path or body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character, unknown_collaborator */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid path or body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character" | "unknown_collaborator";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listImports: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+        state?: "queued" | "running" | "completed" | "failed";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of imports */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "import_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *           "state": "completed",
+           *           "file_name": "clients.csv",
+           *           "duplicate_policy": "skip",
+           *           "mapping_id": null,
+           *           "template": "spreadsheet",
+           *           "delimiter": ";",
+           *           "charset": "windows-1252",
+           *           "progress": {
+           *             "rows_total": 4,
+           *             "processed": 4,
+           *             "created": 2,
+           *             "updated": 0,
+           *             "skipped": 1,
+           *             "failed": 1
+           *           },
+           *           "failure_reason": null,
+           *           "failure_detail": null,
+           *           "created_at": "2026-11-22T09:00:00.000Z",
+           *           "started_at": "2026-11-22T09:00:00.100Z",
+           *           "finished_at": "2026-11-22T09:00:00.400Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "next_cursor": null,
+           *         "has_more": false,
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          "application/json": {
+            data: {
+              /** Format: uuid */
+              import_id: string;
+              /** @enum {string} */
+              state: "queued" | "running" | "completed" | "failed";
+              file_name: string | null;
+              /** @enum {string} */
+              duplicate_policy: "skip" | "update" | "create";
+              mapping_id: string | null;
+              template: string | null;
+              /** @description Separator found, once parsed */
+              delimiter: string | null;
+              /** @description utf-8, utf-16le or windows-1252, once parsed */
+              charset: string | null;
+              progress: {
+                rows_total: number;
+                processed: number;
+                created: number;
+                updated: number;
+                skipped: number;
+                failed: number;
+              };
+              /** @description unterminated_quote, empty_file, invalid_encoding or no_mapped_column (nothing is written), or import_error (repeated internal failure; committed batches stay) */
+              failure_reason: string | null;
+              failure_detail: string | null;
+              created_at: string;
+              started_at: string | null;
+              finished_at: string | null;
+            }[];
+            pagination: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+              /** @description Whether another page exists */
+              has_more: boolean;
+              /** @description Limit applied to this page */
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Invalid query or cursor. Reasons (context.reason): invalid_cursor, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid query or cursor",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_cursor"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_cursor" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createImport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client-generated key (1 to 255 printable ASCII characters, e.g. a UUID). The first response is stored with a hash of the request for at least 24 hours; a repeat with the same key and body gets it again with the header `Idempotent-Replayed: true`; the same key with another body is refused with 409 `idempotency_key_reused`. Concurrent requests with one key execute once. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "file": {
+         *         "name": "clients.csv",
+         *         "content": "Nom;Téléphone;Email\r\nAïcha Nkomo;677 12 34 56;aicha@example.cm\r\n",
+         *         "content_encoding": "text"
+         *       },
+         *       "mapping": {
+         *         "template": "spreadsheet"
+         *       },
+         *       "duplicate_policy": "skip"
+         *     }
+         */
+        "application/json": {
+          file: {
+            name?: string;
+            /** @description The CSV file: its text, or base64 of its bytes */
+            content: string;
+            /**
+             * @description text (default) or base64 (for Windows-1252 or other bytes)
+             * @enum {string}
+             */
+            content_encoding?: "text" | "base64";
+            /**
+             * @description Of base64 bytes; default auto
+             * @enum {string}
+             */
+            charset?: "auto" | "utf-8" | "windows-1252";
+            /**
+             * @description Default auto (from the header line)
+             * @enum {string}
+             */
+            delimiter?: "auto" | "," | ";" | "\t";
+          };
+          mapping: {
+            /** Format: uuid */
+            mapping_id?: string;
+            template?: string;
+            columns?: {
+              /** @description Header of the source column (case and surrounding spaces ignored) */
+              column: string;
+              /**
+               * @description Contact field; tags splits on , ; |; full_name splits into first and last name
+               * @enum {string}
+               */
+              target:
+                | "first_name"
+                | "last_name"
+                | "full_name"
+                | "phone"
+                | "email"
+                | "language"
+                | "lifecycle"
+                | "tags"
+                | "custom_field"
+                | "ignore";
+              /** @description Key of the custom field, for target custom_field */
+              custom_field_key?: string;
+              /**
+               * @description Default none (phones are always normalised to E.164)
+               * @enum {string}
+               */
+              transform?: "none" | "trim" | "lowercase" | "split_full_name" | "normalize_phone";
+            }[];
+          };
+          /**
+           * @description Default skip
+           * @enum {string}
+           */
+          duplicate_policy?: "skip" | "update" | "create";
+        };
+      };
+    };
+    responses: {
+      /** @description The import, queued (or the replay of the first response) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "import_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "state": "queued",
+           *       "file_name": "clients.csv",
+           *       "duplicate_policy": "skip",
+           *       "mapping_id": null,
+           *       "template": "spreadsheet",
+           *       "delimiter": null,
+           *       "charset": null,
+           *       "progress": {
+           *         "rows_total": 0,
+           *         "processed": 0,
+           *         "created": 0,
+           *         "updated": 0,
+           *         "skipped": 0,
+           *         "failed": 0
+           *       },
+           *       "failure_reason": null,
+           *       "failure_detail": null,
+           *       "created_at": "2026-11-22T09:00:00.000Z",
+           *       "started_at": null,
+           *       "finished_at": null
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            import_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "completed" | "failed";
+            file_name: string | null;
+            /** @enum {string} */
+            duplicate_policy: "skip" | "update" | "create";
+            mapping_id: string | null;
+            template: string | null;
+            /** @description Separator found, once parsed */
+            delimiter: string | null;
+            /** @description utf-8, utf-16le or windows-1252, once parsed */
+            charset: string | null;
+            progress: {
+              rows_total: number;
+              processed: number;
+              created: number;
+              updated: number;
+              skipped: number;
+              failed: number;
+            };
+            /** @description unterminated_quote, empty_file, invalid_encoding or no_mapped_column (nothing is written), or import_error (repeated internal failure; committed batches stay) */
+            failure_reason: string | null;
+            failure_detail: string | null;
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Unknown mapping_id or template. Reasons (context.reason): mapping_not_found, template_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown mapping_id or template",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "mapping_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "mapping_not_found" | "template_not_found";
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body. Reasons (context.reason): idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The Idempotency-Key was used with another body",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "idempotency_key_reused"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "idempotency_key_reused";
+            };
+          };
+        };
+      };
+      /** @description Body over 60 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body over 60 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid body. Reasons (context.reason): invalid_file, invalid_mapping, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_file"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_file" | "invalid_mapping" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getImport: {
+    parameters: {
+      query?: {
+        errors_cursor?: string;
+        errors_limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The import id (UUID; malformed is 422) */
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The import and a page of its row errors */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "import_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "state": "completed",
+           *       "file_name": "clients.csv",
+           *       "duplicate_policy": "skip",
+           *       "mapping_id": null,
+           *       "template": "spreadsheet",
+           *       "delimiter": ";",
+           *       "charset": "windows-1252",
+           *       "progress": {
+           *         "rows_total": 4,
+           *         "processed": 4,
+           *         "created": 2,
+           *         "updated": 0,
+           *         "skipped": 1,
+           *         "failed": 1
+           *       },
+           *       "failure_reason": null,
+           *       "failure_detail": null,
+           *       "created_at": "2026-11-22T09:00:00.000Z",
+           *       "started_at": "2026-11-22T09:00:00.100Z",
+           *       "finished_at": "2026-11-22T09:00:00.400Z",
+           *       "errors": [
+           *         {
+           *           "line": 3,
+           *           "column": "Téléphone",
+           *           "reason": "invalid_phone",
+           *           "detail": "phone 12 34 is not an E.164 or Cameroon national number"
+           *         }
+           *       ],
+           *       "errors_pagination": {
+           *         "next_cursor": null,
+           *         "has_more": false,
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            import_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "completed" | "failed";
+            file_name: string | null;
+            /** @enum {string} */
+            duplicate_policy: "skip" | "update" | "create";
+            mapping_id: string | null;
+            template: string | null;
+            /** @description Separator found, once parsed */
+            delimiter: string | null;
+            /** @description utf-8, utf-16le or windows-1252, once parsed */
+            charset: string | null;
+            progress: {
+              rows_total: number;
+              processed: number;
+              created: number;
+              updated: number;
+              skipped: number;
+              failed: number;
+            };
+            /** @description unterminated_quote, empty_file, invalid_encoding or no_mapped_column (nothing is written), or import_error (repeated internal failure; committed batches stay) */
+            failure_reason: string | null;
+            failure_detail: string | null;
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            errors: {
+              /** @description Line of the file where the row starts; 1 is the header */
+              line: number;
+              /** @description Source column at fault; empty for the whole row */
+              column: string;
+              /** @description invalid_phone, invalid_email, invalid_request, unknown_lifecycle, column_count, missing_identity, duplicate_contact, contact_exists */
+              reason: string;
+              detail: string;
+            }[];
+            errors_pagination: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+              /** @description Whether another page exists */
+              has_more: boolean;
+              /** @description Limit applied to this page */
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No import has this import_id. Reasons (context.reason): import_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No import has this import_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "import_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "import_not_found";
+            };
+          };
+        };
+      };
+      /** @description Malformed import_id or cursor. Reasons (context.reason): invalid_cursor, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed import_id or cursor",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_cursor"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_cursor" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listMappingTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The templates */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "template": "spreadsheet",
+           *           "description": "A simple sheet (Excel, LibreOffice, Google Sheets): Name, Phone, Email, Tags; French headers too",
+           *           "columns": [
+           *             {
+           *               "column": "Name",
+           *               "target": "full_name",
+           *               "custom_field_key": "",
+           *               "transform": "split_full_name"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "next_cursor": null,
+           *         "has_more": false,
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          "application/json": {
+            data: {
+              template: string;
+              description: string;
+              columns: {
+                column: string;
+                target: string;
+                custom_field_key: string;
+                transform: string;
+              }[];
+            }[];
+            pagination: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+              /** @description Whether another page exists */
+              has_more: boolean;
+              /** @description Limit applied to this page */
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listMappings: {
+    parameters: {
+      query?: {
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of mappings */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "mapping_id": "3c1b9a2e-8f7d-4c6b-a5e4-d3c2b1a09f8e",
+           *           "name": "Shop sheet",
+           *           "columns": [
+           *             {
+           *               "custom_field_key": "",
+           *               "transform": "split_full_name",
+           *               "column": "Nom complet",
+           *               "target": "full_name"
+           *             },
+           *             {
+           *               "custom_field_key": "",
+           *               "transform": "normalize_phone",
+           *               "column": "Téléphone",
+           *               "target": "phone"
+           *             },
+           *             {
+           *               "custom_field_key": "city",
+           *               "transform": "none",
+           *               "column": "Ville",
+           *               "target": "custom_field"
+           *             },
+           *             {
+           *               "custom_field_key": "",
+           *               "transform": "none",
+           *               "column": "Étiquettes",
+           *               "target": "tags"
+           *             }
+           *           ],
+           *           "created_at": "2026-11-22T09:00:00.000Z",
+           *           "updated_at": "2026-11-22T09:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "next_cursor": null,
+           *         "has_more": false,
+           *         "limit": 50
+           *       }
+           *     }
+           */
+          "application/json": {
+            data: {
+              /** Format: uuid */
+              mapping_id: string;
+              name: string;
+              columns: {
+                column: string;
+                target: string;
+                custom_field_key: string;
+                transform: string;
+              }[];
+              created_at: string;
+              updated_at: string;
+            }[];
+            pagination: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+              /** @description Whether another page exists */
+              has_more: boolean;
+              /** @description Limit applied to this page */
+              limit: number;
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description Invalid query or cursor. Reasons (context.reason): invalid_cursor, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid query or cursor",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_cursor"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_cursor" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createMapping: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client-generated key (1 to 255 printable ASCII characters, e.g. a UUID). The first response is stored with a hash of the request for at least 24 hours; a repeat with the same key and body gets it again with the header `Idempotent-Replayed: true`; the same key with another body is refused with 409 `idempotency_key_reused`. Concurrent requests with one key execute once. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Shop sheet",
+         *       "columns": [
+         *         {
+         *           "column": "Nom complet",
+         *           "target": "full_name",
+         *           "transform": "split_full_name"
+         *         },
+         *         {
+         *           "column": "Téléphone",
+         *           "target": "phone",
+         *           "transform": "normalize_phone"
+         *         },
+         *         {
+         *           "column": "Ville",
+         *           "target": "custom_field",
+         *           "custom_field_key": "city"
+         *         },
+         *         {
+         *           "column": "Étiquettes",
+         *           "target": "tags"
+         *         }
+         *       ]
+         *     }
+         */
+        "application/json": {
+          name: string;
+          columns: {
+            /** @description Header of the source column (case and surrounding spaces ignored) */
+            column: string;
+            /**
+             * @description Contact field; tags splits on , ; |; full_name splits into first and last name
+             * @enum {string}
+             */
+            target:
+              | "first_name"
+              | "last_name"
+              | "full_name"
+              | "phone"
+              | "email"
+              | "language"
+              | "lifecycle"
+              | "tags"
+              | "custom_field"
+              | "ignore";
+            /** @description Key of the custom field, for target custom_field */
+            custom_field_key?: string;
+            /**
+             * @description Default none (phones are always normalised to E.164)
+             * @enum {string}
+             */
+            transform?: "none" | "trim" | "lowercase" | "split_full_name" | "normalize_phone";
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The mapping (or the replay of the first response) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "mapping_id": "3c1b9a2e-8f7d-4c6b-a5e4-d3c2b1a09f8e",
+           *       "name": "Shop sheet",
+           *       "columns": [
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "split_full_name",
+           *           "column": "Nom complet",
+           *           "target": "full_name"
+           *         },
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "normalize_phone",
+           *           "column": "Téléphone",
+           *           "target": "phone"
+           *         },
+           *         {
+           *           "custom_field_key": "city",
+           *           "transform": "none",
+           *           "column": "Ville",
+           *           "target": "custom_field"
+           *         },
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "none",
+           *           "column": "Étiquettes",
+           *           "target": "tags"
+           *         }
+           *       ],
+           *       "created_at": "2026-11-22T09:00:00.000Z",
+           *       "updated_at": "2026-11-22T09:00:00.000Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            mapping_id: string;
+            name: string;
+            columns: {
+              column: string;
+              target: string;
+              custom_field_key: string;
+              transform: string;
+            }[];
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another body. Reasons (context.reason): idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The Idempotency-Key was used with another body",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "idempotency_key_reused"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "idempotency_key_reused";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid body. Reasons (context.reason): invalid_mapping, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_mapping"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_mapping" | "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteMapping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The mapping id (UUID; malformed is 422) */
+        mapping_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No mapping has this mapping_id. Reasons (context.reason): mapping_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No mapping has this mapping_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "mapping_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "mapping_not_found";
+            };
+          };
+        };
+      };
+      /** @description Malformed mapping_id. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed mapping_id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateMapping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The mapping id (UUID; malformed is 422) */
+        mapping_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Shop sheet (2026)"
+         *     }
+         */
+        "application/json": {
+          name?: string;
+          columns?: {
+            /** @description Header of the source column (case and surrounding spaces ignored) */
+            column: string;
+            /**
+             * @description Contact field; tags splits on , ; |; full_name splits into first and last name
+             * @enum {string}
+             */
+            target:
+              | "first_name"
+              | "last_name"
+              | "full_name"
+              | "phone"
+              | "email"
+              | "language"
+              | "lifecycle"
+              | "tags"
+              | "custom_field"
+              | "ignore";
+            /** @description Key of the custom field, for target custom_field */
+            custom_field_key?: string;
+            /**
+             * @description Default none (phones are always normalised to E.164)
+             * @enum {string}
+             */
+            transform?: "none" | "trim" | "lowercase" | "split_full_name" | "normalize_phone";
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The mapping */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "mapping_id": "3c1b9a2e-8f7d-4c6b-a5e4-d3c2b1a09f8e",
+           *       "name": "Shop sheet",
+           *       "columns": [
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "split_full_name",
+           *           "column": "Nom complet",
+           *           "target": "full_name"
+           *         },
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "normalize_phone",
+           *           "column": "Téléphone",
+           *           "target": "phone"
+           *         },
+           *         {
+           *           "custom_field_key": "city",
+           *           "transform": "none",
+           *           "column": "Ville",
+           *           "target": "custom_field"
+           *         },
+           *         {
+           *           "custom_field_key": "",
+           *           "transform": "none",
+           *           "column": "Étiquettes",
+           *           "target": "tags"
+           *         }
+           *       ],
+           *       "created_at": "2026-11-22T09:00:00.000Z",
+           *       "updated_at": "2026-11-22T09:00:00.000Z"
+           *     }
+           */
+          "application/json": {
+            /** Format: uuid */
+            mapping_id: string;
+            name: string;
+            columns: {
+              column: string;
+              target: string;
+              custom_field_key: string;
+              transform: string;
+            }[];
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed JSON body",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Missing Bearer key, or not a messaging API key",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_missing"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description A credential of another kind (X-API-Key, session). Reasons (context.reason): caller_not_allowed, credential_not_accepted */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "A credential of another kind (X-API-Key, session)",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "caller_not_allowed"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "caller_not_allowed" | "credential_not_accepted";
+            };
+          };
+        };
+      };
+      /** @description No mapping has this mapping_id. Reasons (context.reason): mapping_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No mapping has this mapping_id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "mapping_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "mapping_not_found";
+            };
+          };
+        };
+      };
+      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than 1 MB",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Invalid body. Reasons (context.reason): invalid_mapping, invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_mapping"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_mapping" | "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };

@@ -76,7 +76,7 @@ const mappingSchemaZ = z.object({
 const MAPPING_EXAMPLE = {
   mapping_id: "3c1b9a2e-8f7d-4c6b-a5e4-d3c2b1a09f8e",
   name: "Shop sheet",
-  columns: COLUMNS_EXAMPLE.map((c) => ({ custom_field_key: "", ...c })),
+  columns: COLUMNS_EXAMPLE.map((c) => ({ custom_field_key: "", transform: "none", ...c })),
   created_at: "2026-11-22T09:00:00.000Z",
   updated_at: "2026-11-22T09:00:00.000Z",
 };
