@@ -126,7 +126,7 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
     });
   }
 
-  it("maps a domain refusal to a Connect error carrying code, detail and context", async () => {
+  it("maps a domain refusal to a Connect error carrying the default code, detail, and the reason in context", async () => {
     const c = createClient(AnalyticsService, createGrpcTransport({ baseUrl: server.url }));
     const err = await c.listKnownAgents({}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
@@ -134,8 +134,8 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
       status: 422,
       body: {
         detail: "No active operator_a SIM available",
-        reason: "no_active_sim",
-        context: { operator: "operator_a" },
+        code: "refused",
+        context: { reason: "no_active_sim", operator: "operator_a" },
       },
     });
   });
