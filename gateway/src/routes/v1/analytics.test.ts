@@ -154,7 +154,7 @@ function buildWorld(): EventWorld {
     status: "confirmed",
     previous: "awaiting_evidence",
     trigger: "proof",
-    at: "2026-02-28T10:05:00Z",
+    at: "2026-02-28T10:05:00.250Z",
     evidence: { receivedAt: "2026-02-28T10:04:00Z" },
   });
   const p2 = op(22, B, "deposit", 35000, "2026-03-01T22:59:00Z");
@@ -661,6 +661,26 @@ describe("GET /v1/analytics on a fixed world", () => {
     expect((await get(`/v1/analytics?${W}`, admin.token)).body).toEqual(fleetExpected());
     expect((await get(`/v1/analytics?${W}`, awa.token)).body).toEqual(awaExpected());
     expect((await get(`/v1/analytics/unproven-by-handset?${W}`, admin.token)).body).toEqual(handsetsExpected());
+  });
+
+  it("keeps the rollups equal to the sums of the rows (triggers versus a rebuild in one pass)", async () => {
+    const snapshot = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const [table, nonZero] of [
+        ["op_daily", "n <> 0"],
+        ["op_hourly", "n <> 0"],
+        ["op_sim_daily", "n <> 0"],
+        ["msg_daily", "n <> 0"],
+        ["tx_daily", "xaf <> 0 or eur <> 0"],
+      ]) {
+        out[table] = await sys.db.query(`select * from analytics.${table} t where ${nonZero} order by t::text`);
+      }
+      return out;
+    };
+    const kept = await snapshot();
+    expect(kept.op_daily.length).toBeGreaterThan(0);
+    await sys.db.query(`select analytics.rebuild_rollups()`);
+    expect(await snapshot()).toEqual(kept);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Migration } from "@transferops/kit";
 
-/** The uuid standing for "no SIM" in the per-SIM rollup (a primary key cannot hold null). */
+/** The uuid standing for "no SIM" / "no agent" in the rollups (a primary key cannot hold null). */
 export const NO_SIM = "00000000-0000-0000-0000-000000000000";
 
 /**
@@ -52,7 +52,7 @@ export class Migration0003Rollups extends Migration {
     this.addSql(`create function analytics.op_rollup(r analytics.operations, s int) returns void language sql as $$
       insert into analytics.op_daily as d (local_day, agent_id, status, is_transfer, auto, settled, lost, n, montant, fee, fee_n, delay_n)
       values (r.local_day, r.agent_id, r.status, r.is_transfer,
-              r.status = 'confirmed' and r.confirmed_by = 'proof' and not r.touched_by_hand,
+              r.status = 'confirmed' and r.confirmed_by is not distinct from 'proof' and not r.touched_by_hand,
               r.settled_by_hand is not null, r.lost, s, s * r.montant, s * coalesce(r.fee, 0), s * (r.fee is not null)::int,
               s * (r.proof_delay_s is not null)::int)
       on conflict (local_day, agent_id, status, is_transfer, auto, settled, lost) do update
@@ -84,6 +84,56 @@ export class Migration0003Rollups extends Migration {
       end $$`);
     this.addSql(`create trigger msg_rollup after insert or update of local_day, sim_id, is_ambiguous or delete
       on analytics.messages for each row execute function analytics.msg_rollup_trigger()`);
+    this.addSql(`create table analytics.tx_daily (
+      local_day date not null,
+      launched_by uuid not null,
+      cancelled boolean not null,
+      xaf bigint not null,
+      eur numeric not null,
+      rate_xaf bigint not null,
+      rate_eur numeric not null,
+      primary key (local_day, launched_by, cancelled)
+    )`);
+    this.addSql(`create function analytics.tx_rollup(r analytics.transactions, s int) returns void language sql as $$
+      insert into analytics.tx_daily as d (local_day, launched_by, cancelled, xaf, eur, rate_xaf, rate_eur)
+      values (r.local_day, coalesce(r.launched_by, '${NO_SIM}'), r.state = 'cancelled', s * r.received_amount_xaf,
+              s * coalesce(r.send_amount_eur, 0),
+              s * case when r.send_amount_eur > 0 then r.received_amount_xaf else 0 end,
+              s * case when r.send_amount_eur > 0 then r.send_amount_eur else 0 end)
+      on conflict (local_day, launched_by, cancelled) do update set xaf = d.xaf + excluded.xaf, eur = d.eur + excluded.eur,
+        rate_xaf = d.rate_xaf + excluded.rate_xaf, rate_eur = d.rate_eur + excluded.rate_eur;
+    $$`);
+    this.addSql(`create function analytics.tx_rollup_trigger() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('UPDATE', 'DELETE') then perform analytics.tx_rollup(old, -1); end if;
+        if tg_op in ('INSERT', 'UPDATE') then perform analytics.tx_rollup(new, 1); end if;
+        return null;
+      end $$`);
+    this.addSql(`create trigger tx_rollup after insert or update or delete on analytics.transactions
+      for each row execute function analytics.tx_rollup_trigger()`);
+    // Recomputes every rollup from the rows in one pass (bulk loads, repair); the same
+    // contributions as op_rollup and msg_rollup, grouped.
+    this.addSql(`create function analytics.rebuild_rollups() returns void language sql as $$
+      truncate analytics.op_daily, analytics.op_hourly, analytics.op_sim_daily, analytics.msg_daily;
+      insert into analytics.op_daily (local_day, agent_id, status, is_transfer, auto, settled, lost, n, montant, fee, fee_n, delay_n)
+      select local_day, agent_id, status, is_transfer,
+             status = 'confirmed' and confirmed_by is not distinct from 'proof' and not touched_by_hand,
+             settled_by_hand is not null, lost, count(*), sum(montant), coalesce(sum(fee), 0), count(fee), count(proof_delay_s)
+      from analytics.operations group by 1, 2, 3, 4, 5, 6, 7;
+      insert into analytics.op_hourly (local_day, local_hour, local_dow, n)
+      select local_day, local_hour, min(local_dow), count(*) from analytics.operations group by 1, 2;
+      insert into analytics.op_sim_daily (local_day, sim_id, n)
+      select local_day, coalesce(sim_id, '${NO_SIM}'), count(*) from analytics.operations group by 1, 2;
+      insert into analytics.msg_daily (local_day, sim_id, n, ambiguous)
+      select local_day, coalesce(sim_id, '${NO_SIM}'), count(*), count(*) filter (where is_ambiguous)
+      from analytics.messages group by 1, 2;
+      truncate analytics.tx_daily;
+      insert into analytics.tx_daily (local_day, launched_by, cancelled, xaf, eur, rate_xaf, rate_eur)
+      select local_day, coalesce(launched_by, '${NO_SIM}'), state = 'cancelled', sum(received_amount_xaf),
+             coalesce(sum(send_amount_eur), 0), coalesce(sum(received_amount_xaf) filter (where send_amount_eur > 0), 0),
+             coalesce(sum(send_amount_eur) filter (where send_amount_eur > 0), 0)
+      from analytics.transactions group by 1, 2, 3;
+    $$`);
     // Percentiles of the fleet view walk these in order instead of sorting the window.
     this.addSql(`create index operations_confirmed_amount on analytics.operations (montant, local_day)
       where is_transfer and status = 'confirmed'`);
