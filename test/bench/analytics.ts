@@ -87,7 +87,7 @@ async function load(db: pg.Client): Promise<void> {
          lateral (select ('00000000-0000-4000-a000-' || lpad(k::text, 12, '0'))::uuid as agent,
                     ('00000000-0000-4000-b000-' || lpad((k * 2 - (x.g % 2))::text, 12, '0'))::uuid as sim,
                     'dev' || k as dev
-                  from (select 1 + (x.g * 7919) % $3 as k) kk) a`,
+                  from (select 1 + (x.g::bigint * 7919) % $3 as k) kk) a`,
       [start, end, AGENTS],
     );
     await db.query(
