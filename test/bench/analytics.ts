@@ -150,6 +150,26 @@ try {
     fleet: { kind: "session", agentId: agentId(0), role: "admin", isActive: true },
     agent: { kind: "session", agentId: agentId(1), role: "agent", isActive: true },
   };
+  // The fleet view reads rollups and walks histogram buckets: check its percentiles and
+  // sums against plain SQL over the rows, at this size.
+  const check = await client.getAnalytics({ caller: callers.fleet, window: { all: true } }, { timeoutMs: 120_000 });
+  const sql = (
+    await db.query(`select round(percentile_cont(0.5) within group (order by montant)
+        filter (where is_transfer and status = 'confirmed')) as median,
+      coalesce(sum(montant) filter (where is_transfer and status = 'confirmed'), 0) as sent,
+      percentile_cont(0.5) within group (order by proof_delay_s) as d50,
+      percentile_cont(0.9) within group (order by proof_delay_s) as d90 from analytics.operations`)
+  ).rows[0];
+  const r = check.report!;
+  const same =
+    String(r.money!.medianTransfer) === String(sql.median) &&
+    String(r.money!.sentXaf) === String(sql.sent) &&
+    Math.abs((r.reliability!.proofDelayMedianS ?? 0) - Number(sql.d50)) < 1e-6 &&
+    Math.abs((r.reliability!.proofDelayP90S ?? 0) - Number(sql.d90)) < 1e-6;
+  console.log(
+    `check against SQL over the rows (all): median ${r.money!.medianTransfer} vs ${sql.median}, sent ${r.money!.sentXaf} vs ${sql.sent}, ` +
+      `delay p50 ${r.reliability!.proofDelayMedianS} vs ${sql.d50}, p90 ${r.reliability!.proofDelayP90S} vs ${sql.d90}: ${same ? "equal" : "DIFFERENT"}`,
+  );
   console.log(`GetAnalytics over gRPC, ${RUNS} runs per scenario (after 2 warm-up runs):`);
   for (const [view, caller] of Object.entries(callers)) {
     for (const days of [7, 90, 365]) {

@@ -35,8 +35,11 @@ export class Migration0002ReadModel extends Migration {
     )`);
     this.addSql(`create index operations_day on analytics.operations (local_day)`);
     this.addSql(`create index operations_agent_day on analytics.operations (agent_id, local_day)`);
+    // An agent's SIMs (the scope of its messages and SIM figures), read from the index alone.
+    this.addSql(`create index operations_agent_sim on analytics.operations (agent_id, sim_id)`);
     this.addSql(
-      `create index operations_waiting on analytics.operations (finished_at) where status = 'no_evidence' and is_transfer`,
+      `create index operations_waiting on analytics.operations (coalesce(finished_at, created_at), agent_id)
+       where status = 'no_evidence' and is_transfer`,
     );
     this.addSql(`create index operations_settled on analytics.operations (agent_id) where settled_by_hand is not null`);
 
