@@ -146,6 +146,34 @@ function buildWorld(): EventWorld {
     at: "2026-03-04T14:01:00Z",
     finishedAt: "2026-03-04T14:01:00Z",
   });
+  // O12 Tue 17:00: no_evidence, settled by hand as arrived, then its message (M10, fee 80)
+  // attached: the status stays confirmed; it is not unproven any more on its handset.
+  const o12 = op(12, B, "deposit", 8000, "2026-03-03T16:00:00Z");
+  const f12 = "2026-03-03T16:01:00Z";
+  w.operation(o12, {
+    status: "no_evidence",
+    previous: "running",
+    trigger: "outcome",
+    outcome: "ussd_timeout",
+    at: f12,
+    finishedAt: f12,
+  });
+  w.operation(o12, {
+    status: "confirmed",
+    previous: "no_evidence",
+    trigger: "settle",
+    decision: "arrived",
+    at: "2026-03-03T17:00:00Z",
+    finishedAt: f12,
+  });
+  w.operation(o12, {
+    status: "confirmed",
+    previous: "confirmed",
+    trigger: "attach",
+    at: "2026-03-03T18:00:00Z",
+    finishedAt: f12,
+    evidence: { receivedAt: "2026-03-03T17:30:00Z", fee: 80 },
+  });
   // O11 Thu 01:30 local: after the window.
   op(11, A, "deposit", 7000, "2026-03-05T00:30:00Z");
   // The previous window (Feb 27 – Mar 1): P1 Sat 11:00, P2 Sun 23:59 local, both proven.
@@ -210,6 +238,14 @@ function buildWorld(): EventWorld {
   w.message({ id: id(107), simId: S1, receivedAt: "2026-03-02T15:00:00Z", kind: "FAIL", outcome: "orphan" });
   w.dismiss({ id: id(107), simId: S1, at: "2026-03-02T16:00:00Z" });
   w.message({ id: id(108), simId: S1, receivedAt: "2026-02-20T10:00:00Z", kind: "DEP", outcome: "orphan" });
+  w.message({ id: id(110), simId: S2, receivedAt: "2026-03-03T17:30:00Z", kind: "DEP", outcome: "orphan" });
+  w.attach({
+    id: id(110),
+    simId: S2,
+    receivedAt: "2026-03-03T17:30:00Z",
+    operationId: id(12),
+    at: "2026-03-03T18:00:00Z",
+  });
   w.message({ id: id(109), simId: S2, receivedAt: "2026-03-03T13:00:00Z", kind: "MKT", outcome: "stored" });
 
   w.sim({
@@ -273,23 +309,23 @@ const fleetExpected = () => ({
   since: "2026-03-01T23:00:00.000Z",
   until: "2026-03-04T23:00:00.000Z",
   money: {
-    sent_xaf: 100000, // O1 10000 + O2 30000 + O3 20000 + O5 40000
-    transfers: 4,
-    median_transfer: 25000, // 10000, 20000 | 30000, 40000
+    sent_xaf: 108000, // O1 10000 + O2 30000 + O3 20000 + O5 40000 + O12 8000
+    transfers: 5,
+    median_transfer: 20000, // 8000, 10000, 20000, 30000, 40000
     largest_transfer: 40000,
     eur_taken: 1100, // T1 1000 + T2 100 (T3 cancelled, T4 unknown EUR)
     received_xaf: 754300, // 656000 + 65500 + 32800
     realised_rate: 721500 / 1100, // over T1 and T2, the ones with an EUR amount
-    fees_xaf: 300,
-    fees_known_for: 2,
+    fees_xaf: 380,
+    fees_known_for: 3, // O1, O5, O12 (its message attached after the settlement)
     at_risk_xaf: 50000,
     at_risk_count: 1,
     lost_xaf: 75000, // O6 refused + O8 arbitrated failed
     lost_count: 2,
   },
   activity: {
-    operations: 10,
-    transfers: 8,
+    operations: 11,
+    transfers: 9,
     balance_checks: 2,
     active_sims: 2,
     active_agents: 2,
@@ -307,11 +343,11 @@ const fleetExpected = () => ({
       },
       {
         day: "2026-03-03",
-        operations: 3,
-        transfers: 3,
+        operations: 4,
+        transfers: 4,
         balance_checks: 0,
-        value_xaf: 50000,
-        confirmed: 2,
+        value_xaf: 58000,
+        confirmed: 3,
         auto_confirmed: 1,
         failed: 0,
         unproven: 1,
@@ -328,7 +364,7 @@ const fleetExpected = () => ({
         unproven: 0,
       },
     ],
-    by_weekday: weekdays([3, 3, 4, 0, 0, 0, 0]),
+    by_weekday: weekdays([3, 4, 4, 0, 0, 0, 0]),
     by_hour: [
       cell(1, 0),
       cell(1, 9),
@@ -336,30 +372,31 @@ const fleetExpected = () => ({
       cell(2, 0),
       cell(2, 11),
       cell(2, 12),
+      cell(2, 17),
       cell(3, 10),
       cell(3, 11),
       cell(3, 13),
       cell(3, 15),
     ],
     by_agent: [
+      { agent_id: bruno.agentId, name: "Bruno Eto", operations: 6, value_xaf: 28000 },
       { agent_id: awa.agentId, name: "Awa Ngono", operations: 5, value_xaf: 80000 },
-      { agent_id: bruno.agentId, name: "Bruno Eto", operations: 5, value_xaf: 20000 },
     ],
   },
   reliability: {
-    confirmed: 5,
-    auto_confirmed: 3, // O1, O2, O7; O3 settled, O5 attached
-    auto_confirm_rate: 0.6,
-    settled_by_hand: 2,
+    confirmed: 6,
+    auto_confirmed: 3, // O1, O2, O7; O3 and O12 settled, O5 attached
+    auto_confirm_rate: 0.5,
+    settled_by_hand: 3,
     failed: 2,
     unproven: 1,
     proof_delay_median_s: 30, // 10, 30, 90
     proof_delay_p90_s: 78, // 30 + 0.8 × 60
-    total_messages: 8,
+    total_messages: 9,
     ambiguous_messages: 1,
-    collision_rate: 0.125,
+    collision_rate: 0.1111,
     thresholds: { evidence_window_s: 600, late_evidence_s: 7200 },
-    by_status: { awaiting_evidence: 1, confirmed: 5, failed: 2, no_evidence: 1, rejected: 1 },
+    by_status: { awaiting_evidence: 1, confirmed: 6, failed: 2, no_evidence: 1, rejected: 1 },
   },
   load: {
     unproven_waiting: 1,
@@ -367,7 +404,7 @@ const fleetExpected = () => ({
     oldest_unproven_hours: expect.closeTo(hoursSince("2026-03-03T11:01:00Z"), 0),
     oldest_message_hours: expect.closeTo(hoursSince("2026-02-20T10:00:00Z"), 0),
     dismissed: 1,
-    settled: 2,
+    settled: 3,
     sims_unmeasured: 1,
     sims_stale: 1,
     sims_frozen: 1,
@@ -499,14 +536,14 @@ const handsetsExpected = () => ({
     {
       device_id: D2,
       label: "Handset Two",
-      dialled: 4, // O3, O4, O8, O10
-      unproven: 3, // O3 settled arrived, O4 waiting, O8 arbitrated failed
+      dialled: 5, // O3, O4, O8, O10, O12
+      unproven: 3, // O3 settled arrived, O4 waiting, O8 arbitrated failed (O12's message arrived)
       unproven_xaf: 130000,
       waiting: 1,
       waiting_xaf: 50000,
       settled_arrived: 1,
       settled_not_arrived: 1,
-      unproven_rate: 0.75,
+      unproven_rate: 0.6,
       oldest_waiting_hours: expect.closeTo(hoursSince("2026-03-03T11:01:00Z"), 0),
     },
   ],
@@ -589,11 +626,11 @@ describe("GET /v1/analytics on a fixed world", () => {
           : day === "2026-03-02"
             ? {
                 day,
-                operations: 10,
-                transfers: 8,
+                operations: 11,
+                transfers: 9,
                 balance_checks: 2,
-                value_xaf: 100000,
-                confirmed: 5,
+                value_xaf: 108000,
+                confirmed: 6,
                 auto_confirmed: 3,
                 failed: 2,
                 unproven: 1,

@@ -261,7 +261,7 @@ export async function loadFigures(em: EntityManager, scope: Scope, now: Date, st
 /** Transfers that dialled, per handset, and those no operator message confirmed. */
 export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window, now: Date) {
   const f = and(opScope(scope), dayFilter(w), { sql: "is_transfer and dialled", params: [] });
-  const unproven = `status = 'no_evidence' or settled_by_hand is not null`;
+  const unproven = `status = 'no_evidence' or (settled_by_hand is not null and not has_message)`;
   const r = await rows<Record<string, unknown>>(
     em,
     `select coalesce(o.device_id, '') as device_id, coalesce(d.label, o.label, '') as label, o.dialled, o.unproven,
@@ -271,7 +271,8 @@ export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Wind
              coalesce(sum(montant) filter (where ${unproven}), 0) as unproven_xaf,
              count(*) filter (where status = 'no_evidence') as waiting,
              coalesce(sum(montant) filter (where status = 'no_evidence'), 0) as waiting_xaf,
-             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed')) as settled_arrived,
+             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed') and not has_message)
+               as settled_arrived,
              count(*) filter (where status = 'failed' and settled_by_hand in ('did_not_arrive', 'failed')) as settled_not_arrived,
              min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence') as oldest_waiting
            from analytics.operations where ${f.sql} group by device_id) o

@@ -27,6 +27,7 @@ export class Migration0002ReadModel extends Migration {
       dialled boolean not null default false,
       confirmed_by text,
       touched_by_hand boolean not null default false,
+      has_message boolean not null default false,
       settled_by_hand text,
       lost boolean not null default false,
       fee bigint,
