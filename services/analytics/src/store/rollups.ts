@@ -85,9 +85,10 @@ export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals>
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven,
        coalesce(sum(delay_n), 0) as delays,
-       (select count(distinct agent_id) from analytics.agent_daily where ${d.sql} and n > 0) as active_agents,
-       (select count(distinct sim_id) from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}')
-         as active_sims
+       (select count(*) from (select agent_id from analytics.agent_daily where ${d.sql} and n > 0 group by agent_id) a)
+         as active_agents,
+       (select count(*) from (select sim_id from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}'
+         group by sim_id) s) as active_sims
      from analytics.op_daily where ${d.sql}`,
     [...d.params, ...d.params, ...d.params],
   ))!;

@@ -35,7 +35,11 @@ export class Migration0002ReadModel extends Migration {
       changed_at timestamptz not null
     )`);
     this.addSql(`create index operations_day on analytics.operations (local_day)`);
-    this.addSql(`create index operations_agent_day on analytics.operations (agent_id, local_day)`);
+    // An agent's own view reads its rows from this index alone (index-only scans): its rows
+    // are spread over the whole table, one per page.
+    this.addSql(`create index operations_agent_day on analytics.operations (agent_id, local_day)
+      include (local_dow, local_hour, status, is_transfer, montant, sim_id, confirmed_by, touched_by_hand, settled_by_hand,
+        lost, fee, proof_delay_s)`);
     // An agent's SIMs (the scope of its messages and SIM figures), read from the index alone.
     this.addSql(`create index operations_agent_sim on analytics.operations (agent_id, sim_id)`);
     this.addSql(
