@@ -585,6 +585,72 @@ describe("GET /v1/analytics on a fixed world", () => {
     expect(res.body).toEqual(awaExpected());
   });
 
+  it("gives another agent its own money: an even count of transfers has the mean of the middle two as median", async () => {
+    const res = await get(`/v1/analytics?${W}`, bruno.token);
+    expect(res.status).toBe(200);
+    expect(res.body.fleet).toBe(false);
+    expect(res.body.money).toEqual({
+      sent_xaf: 28000, // O3 20000 + O12 8000
+      transfers: 2,
+      median_transfer: 14000, // (8000 + 20000) / 2
+      largest_transfer: 20000,
+      eur_taken: 100, // T2, the one Bruno launched
+      received_xaf: 65500,
+      realised_rate: null,
+      fees_xaf: 80,
+      fees_known_for: 1,
+      at_risk_xaf: 50000,
+      at_risk_count: 1,
+      lost_xaf: 60000,
+      lost_count: 1,
+    });
+  });
+
+  it("reaches every operation with all: no bounds, weekly series from the first operation to today", async () => {
+    const res = await get("/v1/analytics?all=true", admin.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ fleet: true, since: null, until: null });
+    expect(res.body.activity.operations).toBe(14); // O1–O12, P1, P2
+    const daily = res.body.activity.daily as { day: string }[];
+    expect(daily[0]).toEqual({
+      day: "2026-02-23",
+      operations: 2,
+      transfers: 2,
+      balance_checks: 0,
+      value_xaf: 60000,
+      confirmed: 2,
+      auto_confirmed: 2,
+      failed: 0,
+      unproven: 0,
+    });
+    // The week of March 2 has O11 (Thursday) besides the ten of the window.
+    expect(daily[1]).toEqual({
+      day: "2026-03-02",
+      operations: 12,
+      transfers: 10,
+      balance_checks: 2,
+      value_xaf: 108000,
+      confirmed: 6,
+      auto_confirmed: 3,
+      failed: 2,
+      unproven: 1,
+    });
+    const last = daily.at(-1)!.day;
+    expect(new Date(`${last}T00:00:00Z`).getUTCDay()).toBe(1);
+    expect(Date.now() + 3600_000 - Date.parse(`${last}T00:00:00Z`)).toBeLessThan(7 * 86_400_000);
+    expect(res.body.previous).toEqual({
+      sent_xaf: 0,
+      transfers: 0,
+      confirmed: 0,
+      auto_confirmed: 0,
+      since: null,
+      until: null,
+      median_transfer: 0,
+      largest_transfer: 0,
+      realised_rate: null,
+    });
+  });
+
   it("gives a supervisor the fleet", async () => {
     const res = await get(`/v1/analytics?${W}`, sup.token);
     expect(res.status).toBe(200);
