@@ -2,10 +2,10 @@
 // the beginning of the topics, so the next start of analytics replays every event into an
 // empty read model. Run it with analytics stopped (Kafka refuses to rewind a group with
 // running members); the replay's progress shows as `analytics.lag` in GET /v1/health.
-import { createLogger, KafkaBus, openDatabase } from "@transferops/kit";
+import { createLogger, KafkaBus } from "@transferops/kit";
 import { loadAnalyticsConfig } from "./config.ts";
 import { CONSUMERS } from "./events/index.ts";
-import { migrations } from "./store/migrations/index.ts";
+import { rebuildReadModel } from "./store/rebuild.ts";
 
 const config = loadAnalyticsConfig();
 const log = createLogger("analytics-rebuild", { level: config.env.LOG_LEVEL });
@@ -16,11 +16,7 @@ if (!config.databaseUrl || !brokers.length) {
 }
 const bus = new KafkaBus({ brokers, clientId: "analytics-rebuild", prefix: config.env.KAFKA_TOPIC_PREFIX, log });
 try {
-  for (const c of CONSUMERS) await bus.rewind(c.group, c.topics);
-  const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
-  await db.em().execute(`drop schema analytics cascade`);
-  await db.close();
-  await (await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations })).close();
+  await rebuildReadModel(config.databaseUrl, bus);
   log.info({ groups: CONSUMERS.map((c) => c.group) }, "analytics emptied and rewound; start analytics to replay");
 } finally {
   await bus.close();

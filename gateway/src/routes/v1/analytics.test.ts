@@ -146,6 +146,34 @@ function buildWorld(): EventWorld {
     at: "2026-03-04T14:01:00Z",
     finishedAt: "2026-03-04T14:01:00Z",
   });
+  // O12 Tue 17:00: no_evidence, settled by hand as arrived, then its message (M10, fee 80)
+  // attached: the status stays confirmed; it is not unproven any more on its handset.
+  const o12 = op(12, B, "deposit", 8000, "2026-03-03T16:00:00Z");
+  const f12 = "2026-03-03T16:01:00Z";
+  w.operation(o12, {
+    status: "no_evidence",
+    previous: "running",
+    trigger: "outcome",
+    outcome: "ussd_timeout",
+    at: f12,
+    finishedAt: f12,
+  });
+  w.operation(o12, {
+    status: "confirmed",
+    previous: "no_evidence",
+    trigger: "settle",
+    decision: "arrived",
+    at: "2026-03-03T17:00:00Z",
+    finishedAt: f12,
+  });
+  w.operation(o12, {
+    status: "confirmed",
+    previous: "confirmed",
+    trigger: "attach",
+    at: "2026-03-03T18:00:00Z",
+    finishedAt: f12,
+    evidence: { receivedAt: "2026-03-03T17:30:00Z", fee: 80 },
+  });
   // O11 Thu 01:30 local: after the window.
   op(11, A, "deposit", 7000, "2026-03-05T00:30:00Z");
   // The previous window (Feb 27 – Mar 1): P1 Sat 11:00, P2 Sun 23:59 local, both proven.
@@ -154,7 +182,7 @@ function buildWorld(): EventWorld {
     status: "confirmed",
     previous: "awaiting_evidence",
     trigger: "proof",
-    at: "2026-02-28T10:05:00Z",
+    at: "2026-02-28T10:05:00.250Z",
     evidence: { receivedAt: "2026-02-28T10:04:00Z" },
   });
   const p2 = op(22, B, "deposit", 35000, "2026-03-01T22:59:00Z");
@@ -210,6 +238,14 @@ function buildWorld(): EventWorld {
   w.message({ id: id(107), simId: S1, receivedAt: "2026-03-02T15:00:00Z", kind: "FAIL", outcome: "orphan" });
   w.dismiss({ id: id(107), simId: S1, at: "2026-03-02T16:00:00Z" });
   w.message({ id: id(108), simId: S1, receivedAt: "2026-02-20T10:00:00Z", kind: "DEP", outcome: "orphan" });
+  w.message({ id: id(110), simId: S2, receivedAt: "2026-03-03T17:30:00Z", kind: "DEP", outcome: "orphan" });
+  w.attach({
+    id: id(110),
+    simId: S2,
+    receivedAt: "2026-03-03T17:30:00Z",
+    operationId: id(12),
+    at: "2026-03-03T18:00:00Z",
+  });
   w.message({ id: id(109), simId: S2, receivedAt: "2026-03-03T13:00:00Z", kind: "MKT", outcome: "stored" });
 
   w.sim({
@@ -273,23 +309,23 @@ const fleetExpected = () => ({
   since: "2026-03-01T23:00:00.000Z",
   until: "2026-03-04T23:00:00.000Z",
   money: {
-    sent_xaf: 100000, // O1 10000 + O2 30000 + O3 20000 + O5 40000
-    transfers: 4,
-    median_transfer: 25000, // 10000, 20000 | 30000, 40000
+    sent_xaf: 108000, // O1 10000 + O2 30000 + O3 20000 + O5 40000 + O12 8000
+    transfers: 5,
+    median_transfer: 20000, // 8000, 10000, 20000, 30000, 40000
     largest_transfer: 40000,
     eur_taken: 1100, // T1 1000 + T2 100 (T3 cancelled, T4 unknown EUR)
     received_xaf: 754300, // 656000 + 65500 + 32800
     realised_rate: 721500 / 1100, // over T1 and T2, the ones with an EUR amount
-    fees_xaf: 300,
-    fees_known_for: 2,
+    fees_xaf: 380,
+    fees_known_for: 3, // O1, O5, O12 (its message attached after the settlement)
     at_risk_xaf: 50000,
     at_risk_count: 1,
     lost_xaf: 75000, // O6 refused + O8 arbitrated failed
     lost_count: 2,
   },
   activity: {
-    operations: 10,
-    transfers: 8,
+    operations: 11,
+    transfers: 9,
     balance_checks: 2,
     active_sims: 2,
     active_agents: 2,
@@ -307,11 +343,11 @@ const fleetExpected = () => ({
       },
       {
         day: "2026-03-03",
-        operations: 3,
-        transfers: 3,
+        operations: 4,
+        transfers: 4,
         balance_checks: 0,
-        value_xaf: 50000,
-        confirmed: 2,
+        value_xaf: 58000,
+        confirmed: 3,
         auto_confirmed: 1,
         failed: 0,
         unproven: 1,
@@ -328,7 +364,7 @@ const fleetExpected = () => ({
         unproven: 0,
       },
     ],
-    by_weekday: weekdays([3, 3, 4, 0, 0, 0, 0]),
+    by_weekday: weekdays([3, 4, 4, 0, 0, 0, 0]),
     by_hour: [
       cell(1, 0),
       cell(1, 9),
@@ -336,30 +372,31 @@ const fleetExpected = () => ({
       cell(2, 0),
       cell(2, 11),
       cell(2, 12),
+      cell(2, 17),
       cell(3, 10),
       cell(3, 11),
       cell(3, 13),
       cell(3, 15),
     ],
     by_agent: [
+      { agent_id: bruno.agentId, name: "Bruno Eto", operations: 6, value_xaf: 28000 },
       { agent_id: awa.agentId, name: "Awa Ngono", operations: 5, value_xaf: 80000 },
-      { agent_id: bruno.agentId, name: "Bruno Eto", operations: 5, value_xaf: 20000 },
     ],
   },
   reliability: {
-    confirmed: 5,
-    auto_confirmed: 3, // O1, O2, O7; O3 settled, O5 attached
-    auto_confirm_rate: 0.6,
-    settled_by_hand: 2,
+    confirmed: 6,
+    auto_confirmed: 3, // O1, O2, O7; O3 and O12 settled, O5 attached
+    auto_confirm_rate: 0.5,
+    settled_by_hand: 3,
     failed: 2,
     unproven: 1,
     proof_delay_median_s: 30, // 10, 30, 90
     proof_delay_p90_s: 78, // 30 + 0.8 × 60
-    total_messages: 8,
+    total_messages: 9,
     ambiguous_messages: 1,
-    collision_rate: 0.125,
+    collision_rate: 0.1111,
     thresholds: { evidence_window_s: 600, late_evidence_s: 7200 },
-    by_status: { awaiting_evidence: 1, confirmed: 5, failed: 2, no_evidence: 1, rejected: 1 },
+    by_status: { awaiting_evidence: 1, confirmed: 6, failed: 2, no_evidence: 1, rejected: 1 },
   },
   load: {
     unproven_waiting: 1,
@@ -367,7 +404,7 @@ const fleetExpected = () => ({
     oldest_unproven_hours: expect.closeTo(hoursSince("2026-03-03T11:01:00Z"), 0),
     oldest_message_hours: expect.closeTo(hoursSince("2026-02-20T10:00:00Z"), 0),
     dismissed: 1,
-    settled: 2,
+    settled: 3,
     sims_unmeasured: 1,
     sims_stale: 1,
     sims_frozen: 1,
@@ -499,14 +536,14 @@ const handsetsExpected = () => ({
     {
       device_id: D2,
       label: "Handset Two",
-      dialled: 4, // O3, O4, O8, O10
-      unproven: 3, // O3 settled arrived, O4 waiting, O8 arbitrated failed
+      dialled: 5, // O3, O4, O8, O10, O12
+      unproven: 3, // O3 settled arrived, O4 waiting, O8 arbitrated failed (O12's message arrived)
       unproven_xaf: 130000,
       waiting: 1,
       waiting_xaf: 50000,
       settled_arrived: 1,
       settled_not_arrived: 1,
-      unproven_rate: 0.75,
+      unproven_rate: 0.6,
       oldest_waiting_hours: expect.closeTo(hoursSince("2026-03-03T11:01:00Z"), 0),
     },
   ],
@@ -546,6 +583,72 @@ describe("GET /v1/analytics on a fixed world", () => {
     const res = await get(`/v1/analytics?${W}`, awa.token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(awaExpected());
+  });
+
+  it("gives another agent its own money: an even count of transfers has the mean of the middle two as median", async () => {
+    const res = await get(`/v1/analytics?${W}`, bruno.token);
+    expect(res.status).toBe(200);
+    expect(res.body.fleet).toBe(false);
+    expect(res.body.money).toEqual({
+      sent_xaf: 28000, // O3 20000 + O12 8000
+      transfers: 2,
+      median_transfer: 14000, // (8000 + 20000) / 2
+      largest_transfer: 20000,
+      eur_taken: 100, // T2, the one Bruno launched
+      received_xaf: 65500,
+      realised_rate: null,
+      fees_xaf: 80,
+      fees_known_for: 1,
+      at_risk_xaf: 50000,
+      at_risk_count: 1,
+      lost_xaf: 60000,
+      lost_count: 1,
+    });
+  });
+
+  it("reaches every operation with all: no bounds, weekly series from the first operation to today", async () => {
+    const res = await get("/v1/analytics?all=true", admin.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ fleet: true, since: null, until: null });
+    expect(res.body.activity.operations).toBe(14); // O1–O12, P1, P2
+    const daily = res.body.activity.daily as { day: string }[];
+    expect(daily[0]).toEqual({
+      day: "2026-02-23",
+      operations: 2,
+      transfers: 2,
+      balance_checks: 0,
+      value_xaf: 60000,
+      confirmed: 2,
+      auto_confirmed: 2,
+      failed: 0,
+      unproven: 0,
+    });
+    // The week of March 2 has O11 (Thursday) besides the ten of the window.
+    expect(daily[1]).toEqual({
+      day: "2026-03-02",
+      operations: 12,
+      transfers: 10,
+      balance_checks: 2,
+      value_xaf: 108000,
+      confirmed: 6,
+      auto_confirmed: 3,
+      failed: 2,
+      unproven: 1,
+    });
+    const last = daily.at(-1)!.day;
+    expect(new Date(`${last}T00:00:00Z`).getUTCDay()).toBe(1);
+    expect(Date.now() + 3600_000 - Date.parse(`${last}T00:00:00Z`)).toBeLessThan(7 * 86_400_000);
+    expect(res.body.previous).toEqual({
+      sent_xaf: 0,
+      transfers: 0,
+      confirmed: 0,
+      auto_confirmed: 0,
+      since: null,
+      until: null,
+      median_transfer: 0,
+      largest_transfer: 0,
+      realised_rate: null,
+    });
   });
 
   it("gives a supervisor the fleet", async () => {
@@ -589,11 +692,11 @@ describe("GET /v1/analytics on a fixed world", () => {
           : day === "2026-03-02"
             ? {
                 day,
-                operations: 10,
-                transfers: 8,
+                operations: 11,
+                transfers: 9,
                 balance_checks: 2,
-                value_xaf: 100000,
-                confirmed: 5,
+                value_xaf: 108000,
+                confirmed: 6,
                 auto_confirmed: 3,
                 failed: 2,
                 unproven: 1,
@@ -661,6 +764,26 @@ describe("GET /v1/analytics on a fixed world", () => {
     expect((await get(`/v1/analytics?${W}`, admin.token)).body).toEqual(fleetExpected());
     expect((await get(`/v1/analytics?${W}`, awa.token)).body).toEqual(awaExpected());
     expect((await get(`/v1/analytics/unproven-by-handset?${W}`, admin.token)).body).toEqual(handsetsExpected());
+  });
+
+  it("keeps the rollups equal to the sums of the rows (triggers versus a rebuild in one pass)", async () => {
+    const snapshot = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const [table, nonZero] of [
+        ["op_daily", "n <> 0"],
+        ["op_hourly", "n <> 0"],
+        ["op_sim_daily", "n <> 0"],
+        ["msg_daily", "n <> 0"],
+        ["tx_daily", "xaf <> 0 or eur <> 0"],
+      ]) {
+        out[table] = await sys.db.query(`select * from analytics.${table} t where ${nonZero} order by t::text`);
+      }
+      return out;
+    };
+    const kept = await snapshot();
+    expect(kept.op_daily.length).toBeGreaterThan(0);
+    await sys.db.query(`select analytics.rebuild_rollups()`);
+    expect(await snapshot()).toEqual(kept);
   });
 });
 

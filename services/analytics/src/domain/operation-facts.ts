@@ -22,6 +22,7 @@ export interface TransitionFacts {
   dialled: boolean;
   confirmed_by: string | null;
   touched_by_hand: boolean;
+  has_message: boolean;
   settled_by_hand: string | null;
   lost: boolean;
   fee: bigint | null;
@@ -33,6 +34,7 @@ export interface TransitionFacts {
  * - dialled: it reached (or left) awaiting_evidence or no_evidence;
  * - confirmed_by: the trigger that confirmed it (`proof` alone is an automatic confirmation);
  * - touched_by_hand: a person attached a message, settled or arbitrated;
+ * - has_message: an operator message names it (proof or attach, also after a settlement on word);
  * - settled_by_hand: the decision of a board settle or an admin arbitration;
  * - lost: refused by the operator (`ussd_failed`) or settled as never arrived;
  * - fee and proof delay (message arrival → pairing) from the confirming message.
@@ -45,6 +47,7 @@ export function operationFacts(t: Transition): TransitionFacts {
     dialled: DIALLED.has(t.status) || DIALLED.has(t.previousStatus),
     confirmed_by: confirmed ? t.trigger : null,
     touched_by_hand: byHand,
+    has_message: t.trigger === "proof" || t.trigger === "attach",
     settled_by_hand: (t.trigger === "settle" || t.trigger === "arbitrate") && t.decision ? t.decision : null,
     lost:
       t.status === "failed" &&

@@ -24,6 +24,7 @@ export interface OperationFacts {
   dialled: boolean;
   confirmed_by: string | null;
   touched_by_hand: boolean;
+  has_message: boolean;
   settled_by_hand: string | null;
   lost: boolean;
   fee: bigint | null;
@@ -49,6 +50,7 @@ const OPERATION_COLUMNS = [
   "dialled",
   "confirmed_by",
   "touched_by_hand",
+  "has_message",
   "settled_by_hand",
   "lost",
   "fee",
@@ -73,6 +75,7 @@ export async function applyOperation(em: EntityManager, f: OperationFacts): Prom
        dialled = analytics.operations.dialled or excluded.dialled,
        confirmed_by = coalesce(analytics.operations.confirmed_by, excluded.confirmed_by),
        touched_by_hand = analytics.operations.touched_by_hand or excluded.touched_by_hand,
+       has_message = analytics.operations.has_message or excluded.has_message,
        settled_by_hand = coalesce(analytics.operations.settled_by_hand, excluded.settled_by_hand),
        lost = analytics.operations.lost or excluded.lost,
        fee = coalesce(analytics.operations.fee, excluded.fee),

@@ -96,10 +96,12 @@ export async function operationTotals(em: EntityManager, scope: Scope, w: Window
      from analytics.operations where ${f.sql}`,
     f.params,
   ))!;
-  const out = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals;
-  out.proof_delay_median_s = num(r.proof_delay_median_s);
-  out.proof_delay_p90_s = num(r.proof_delay_p90_s);
-  return out;
+  const { proof_delay_median_s, proof_delay_p90_s, ...counts } = r;
+  return {
+    ...(Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, n(v)])) as unknown as Totals),
+    proof_delay_median_s: num(proof_delay_median_s),
+    proof_delay_p90_s: num(proof_delay_p90_s),
+  };
 }
 
 export interface DayRow {
@@ -156,22 +158,24 @@ export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
 }
 
-/** Intake money of the window (by transaction date), cancelled transactions excluded. */
+/**
+ * Intake money of the window (by transaction date, cancelled transactions excluded), from
+ * the per-day rollup; an agent's are the ones it launched.
+ */
 export async function transactionTotals(em: EntityManager, scope: Scope, w: Window) {
-  const f = and(txScope(scope), dayFilter(w), { sql: "state <> 'cancelled'", params: [] });
-  const r = (await one<{ eur: string | null; xaf: string; rate_xaf: string | null; rate_eur: string | null }>(
+  const f = and(txScope(scope), dayFilter(w), { sql: "not cancelled", params: [] });
+  const r = (await one<{ eur: number | null; xaf: string; rate_xaf: string; rate_eur: number | null }>(
     em,
-    `select coalesce(sum(send_amount_eur), 0) as eur, coalesce(sum(received_amount_xaf), 0) as xaf,
-       sum(received_amount_xaf) filter (where send_amount_eur > 0) as rate_xaf,
-       sum(send_amount_eur) filter (where send_amount_eur > 0) as rate_eur
-     from analytics.transactions where ${f.sql}`,
+    `select coalesce(sum(eur), 0) as eur, coalesce(sum(xaf), 0) as xaf,
+       coalesce(sum(rate_xaf), 0) as rate_xaf, coalesce(sum(rate_eur), 0) as rate_eur
+     from analytics.tx_daily where ${f.sql}`,
     f.params,
   ))!;
-  const rateEur = num(r.rate_eur);
+  const rateEur = Number(r.rate_eur ?? 0);
   return {
     eurTaken: Number(r.eur ?? 0),
     receivedXaf: n(r.xaf),
-    realisedRate: rateEur ? Number(r.rate_xaf) / rateEur : undefined,
+    realisedRate: rateEur > 0 ? Number(r.rate_xaf) / rateEur : undefined,
   };
 }
 
@@ -202,53 +206,62 @@ const WAITING_MESSAGE = `operation_id is null and dismissed_at is null
   and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))`;
 
 export async function loadFigures(em: EntityManager, scope: Scope, now: Date, staleBefore: Date) {
-  const o = opScope(scope);
-  const s = simScope(scope);
-  const ops = (await one<Record<string, unknown>>(
-    em,
-    `select count(*) filter (where status = 'no_evidence' and is_transfer) as unproven_waiting,
-       min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence' and is_transfer) as oldest_unproven,
-       count(*) filter (where settled_by_hand is not null) as settled
-     from analytics.operations where ${o.sql || "true"}`,
-    o.params,
-  ))!;
-  const msgs = (await one<Record<string, unknown>>(
-    em,
-    `select count(*) filter (where ${WAITING_MESSAGE}) as messages_waiting,
-       min(received_at) filter (where ${WAITING_MESSAGE}) as oldest_message,
-       count(*) filter (where dismissed_at is not null) as dismissed
-     from analytics.messages where ${s.sql || "true"}`,
-    s.params,
-  ))!;
-  const sims = (await one<Record<string, unknown>>(
-    em,
-    `select count(*) filter (where balance_mirror is null and status <> 'retired') as sims_unmeasured,
-       count(*) filter (where balance_updated_at < ? and status <> 'retired') as sims_stale,
-       count(*) filter (where status = 'frozen') as sims_frozen,
-       count(*) filter (where device_id is null and status <> 'retired') as sims_unassigned
-     from analytics.sims where ${s.sql || "true"}`,
-    [staleBefore, ...s.params],
-  ))!;
+  // Each count walks its own partial index (never the whole projection).
+  const o = and(opScope(scope));
+  const s = and(simScope(scope));
+  const [ops, settled, msgs, dismissed, sims] = await Promise.all([
+    one<Record<string, unknown>>(
+      em,
+      `select count(*) as unproven_waiting, min(coalesce(finished_at, created_at)) as oldest_unproven
+       from analytics.operations where status = 'no_evidence' and is_transfer and ${o.sql}`,
+      o.params,
+    ),
+    one<{ c: string }>(
+      em,
+      `select count(*) as c from analytics.operations where settled_by_hand is not null and ${o.sql}`,
+      o.params,
+    ),
+    one<Record<string, unknown>>(
+      em,
+      `select count(*) as messages_waiting, min(received_at) as oldest_message
+       from analytics.messages where ${WAITING_MESSAGE} and ${s.sql}`,
+      s.params,
+    ),
+    one<{ c: string }>(
+      em,
+      `select count(*) as c from analytics.messages where dismissed_at is not null and ${s.sql}`,
+      s.params,
+    ),
+    one<Record<string, unknown>>(
+      em,
+      `select count(*) filter (where balance_mirror is null and status <> 'retired') as sims_unmeasured,
+         count(*) filter (where balance_updated_at < ? and status <> 'retired') as sims_stale,
+         count(*) filter (where status = 'frozen') as sims_frozen,
+         count(*) filter (where device_id is null and status <> 'retired') as sims_unassigned
+       from analytics.sims where ${s.sql}`,
+      [staleBefore, ...s.params],
+    ),
+  ]);
   const hoursSince = (v: unknown) =>
     v ? Math.round(((now.getTime() - new Date(v as string).getTime()) / 3600_000) * 100) / 100 : undefined;
   return {
-    unprovenWaiting: n(ops.unproven_waiting),
-    messagesWaiting: n(msgs.messages_waiting),
-    oldestUnprovenHours: hoursSince(ops.oldest_unproven),
-    oldestMessageHours: hoursSince(msgs.oldest_message),
-    dismissed: n(msgs.dismissed),
-    settled: n(ops.settled),
-    simsUnmeasured: n(sims.sims_unmeasured),
-    simsStale: n(sims.sims_stale),
-    simsFrozen: n(sims.sims_frozen),
-    simsUnassigned: n(sims.sims_unassigned),
+    unprovenWaiting: n(ops!.unproven_waiting),
+    messagesWaiting: n(msgs!.messages_waiting),
+    oldestUnprovenHours: hoursSince(ops!.oldest_unproven),
+    oldestMessageHours: hoursSince(msgs!.oldest_message),
+    dismissed: n(dismissed!.c),
+    settled: n(settled!.c),
+    simsUnmeasured: n(sims!.sims_unmeasured),
+    simsStale: n(sims!.sims_stale),
+    simsFrozen: n(sims!.sims_frozen),
+    simsUnassigned: n(sims!.sims_unassigned),
   };
 }
 
 /** Transfers that dialled, per handset, and those no operator message confirmed. */
 export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window, now: Date) {
   const f = and(opScope(scope), dayFilter(w), { sql: "is_transfer and dialled", params: [] });
-  const unproven = `status = 'no_evidence' or settled_by_hand is not null`;
+  const unproven = `status = 'no_evidence' or (settled_by_hand is not null and not has_message)`;
   const r = await rows<Record<string, unknown>>(
     em,
     `select coalesce(o.device_id, '') as device_id, coalesce(d.label, o.label, '') as label, o.dialled, o.unproven,
@@ -258,7 +271,8 @@ export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Wind
              coalesce(sum(montant) filter (where ${unproven}), 0) as unproven_xaf,
              count(*) filter (where status = 'no_evidence') as waiting,
              coalesce(sum(montant) filter (where status = 'no_evidence'), 0) as waiting_xaf,
-             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed')) as settled_arrived,
+             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed') and not has_message)
+               as settled_arrived,
              count(*) filter (where status = 'failed' and settled_by_hand in ('did_not_arrive', 'failed')) as settled_not_arrived,
              min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence') as oldest_waiting
            from analytics.operations where ${f.sql} group by device_id) o

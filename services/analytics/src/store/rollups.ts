@@ -1,6 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import type { Window } from "../domain/window.ts";
-import { NO_SIM } from "./migrations/Migration0003Rollups.ts";
+import { HISTOGRAM_FLOORS, NO_SIM } from "./migrations/Migration0003Rollups.ts";
 import type { DayRow, Totals } from "./report.ts";
 
 /**
@@ -20,24 +20,48 @@ function days(w: Window, column = "local_day"): { sql: string; params: unknown[]
 const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
 
 /**
- * percentile_cont over the values an ordered index yields: the two values around
- * position p × (count − 1), interpolated.
+ * percentile_cont(p) of the values of the window: the window's histogram (a rollup) says
+ * which bucket holds rank ⌊p × (count − 1)⌋ and how many values lie below it; the ordered
+ * index is walked from that bucket's floor only, and the two values around the position
+ * are interpolated.
  */
-async function percentileFromIndex(
+async function percentile(
   em: EntityManager,
-  sql: string,
-  params: unknown[],
+  o: { hist: "amount_hist" | "delay_hist"; values: string; column: string },
+  w: Window,
   count: bigint,
   p: number,
 ): Promise<number | undefined> {
   if (count === 0n) return undefined;
+  const d = days(w);
   const pos = p * (Number(count) - 1);
-  const lo = Math.floor(pos);
-  const r = await rows<{ v: string | number }>(em, `${sql} offset ? limit 2`, [...params, lo]);
+  const rank = Math.floor(pos);
+  const buckets = await rows<{ bucket: number; n: string }>(
+    em,
+    `select bucket, sum(n) as n from analytics.${o.hist} where ${d.sql} group by bucket having sum(n) > 0 order by bucket`,
+    d.params,
+  );
+  let below = 0;
+  let bucket = buckets.at(-1)?.bucket ?? 0;
+  for (const b of buckets) {
+    if (rank < below + Number(b.n)) {
+      bucket = b.bucket;
+      break;
+    }
+    below += Number(b.n);
+  }
+  const floor = bucket > 0 ? HISTOGRAM_FLOORS[bucket - 1] : undefined;
+  const r = await rows<{ v: string | number }>(
+    em,
+    `select ${o.column} as v from analytics.operations where ${o.values} and ${d.sql}
+       ${floor === undefined ? "" : `and ${o.column} >= ${floor}`}
+     order by ${o.column} offset ? limit 2`,
+    [...d.params, rank - below],
+  );
   if (!r.length) return undefined;
   const a = Number(r[0].v);
   const b = r.length > 1 ? Number(r[1].v) : a;
-  return a + (pos - lo) * (b - a);
+  return a + (pos - rank) * (b - a);
 }
 
 export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals> {
@@ -47,7 +71,6 @@ export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals>
     `select coalesce(sum(n), 0) as operations,
        coalesce(sum(n) filter (where is_transfer), 0) as transfers,
        coalesce(sum(n) filter (where not is_transfer), 0) as balance_checks,
-       count(distinct agent_id) filter (where n > 0) as active_agents,
        coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as sent_xaf,
        coalesce(sum(n) filter (where ${CONFIRMED_TRANSFER}), 0) as confirmed_transfers,
        coalesce(sum(fee) filter (where ${CONFIRMED_TRANSFER}), 0) as fees_xaf,
@@ -61,28 +84,29 @@ export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals>
        coalesce(sum(n) filter (where settled), 0) as settled_by_hand,
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven,
-       coalesce(sum(delay_n), 0) as delays
+       coalesce(sum(delay_n), 0) as delays,
+       (select count(*) from (select agent_id from analytics.agent_daily where ${d.sql} and n > 0 group by agent_id) a)
+         as active_agents,
+       (select count(*) from (select sim_id from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}'
+         group by sim_id) s) as active_sims
      from analytics.op_daily where ${d.sql}`,
-    d.params,
-  ))!;
-  const sims = (await one<{ c: string }>(
-    em,
-    `select count(distinct sim_id) as c from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}'`,
-    d.params,
+    [...d.params, ...d.params, ...d.params],
   ))!;
   const t = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals & { delays: bigint };
-  const amounts = `select montant as v from analytics.operations where ${CONFIRMED_TRANSFER} and ${d.sql} order by montant`;
-  const delays = `select proof_delay_s as v from analytics.operations where proof_delay_s is not null and ${d.sql}
-    order by proof_delay_s`;
+  const amounts = { hist: "amount_hist", values: CONFIRMED_TRANSFER, column: "montant" } as const;
+  const delays = { hist: "delay_hist", values: "proof_delay_s is not null", column: "proof_delay_s" } as const;
   const [median, largest, delayMedian, delayP90] = await Promise.all([
-    percentileFromIndex(em, amounts, d.params, t.confirmed_transfers, 0.5),
-    one<{ v: string }>(em, `${amounts} desc limit 1`, d.params),
-    percentileFromIndex(em, delays, d.params, t.delays, 0.5),
-    percentileFromIndex(em, delays, d.params, t.delays, 0.9),
+    percentile(em, amounts, w, t.confirmed_transfers, 0.5),
+    one<{ v: string }>(
+      em,
+      `select montant as v from analytics.operations where ${CONFIRMED_TRANSFER} and ${d.sql} order by montant desc limit 1`,
+      d.params,
+    ),
+    percentile(em, delays, w, t.delays, 0.5),
+    percentile(em, delays, w, t.delays, 0.9),
   ]);
   return {
     ...t,
-    active_sims: n(sims.c),
     median_transfer: BigInt(Math.round(median ?? 0)),
     largest_transfer: n(largest?.v),
     proof_delay_median_s: delayMedian,
@@ -135,9 +159,8 @@ export async function fleetAgentRows(em: EntityManager, w: Window) {
   const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
     em,
     `select o.agent_id, a.full_name as name, o.operations, o.value_xaf from (
-       select agent_id, sum(n) as operations,
-         coalesce(sum(montant) filter (where ${CONFIRMED_TRANSFER}), 0) as value_xaf
-       from analytics.op_daily o where ${d.sql} group by agent_id having sum(n) > 0) o
+       select agent_id, sum(n) as operations, sum(value_xaf) as value_xaf
+       from analytics.agent_daily o where ${d.sql} group by agent_id having sum(n) > 0) o
      left join analytics.agents a using (agent_id)
      order by o.operations desc, o.value_xaf desc, o.agent_id`,
     d.params,
