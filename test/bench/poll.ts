@@ -23,19 +23,14 @@
 // --no-reference, --keep-db, --metrics BENCH_METRICS=1 (every process serves /metrics, scraped
 // every 5 s during the load like Prometheus; the series each one shows are printed at the end).
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { randomBytes, randomUUID } from "node:crypto";
-import http from "node:http";
-import path from "node:path";
-import readline from "node:readline";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { SimulatedHandset, type DispatchPayload } from "../simulator/handset.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
   options: {
     handsets: { type: "string" },
@@ -74,125 +69,9 @@ const PIN = "5291";
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
-// ---------------------------------------------------------------------------------------
-// HTTP client: keep-alive sockets, latency measured from send to the end of the body.
+import { call, closeConnections, percentile, pool, saturate, setConnections, startChild } from "./http.ts";
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-
-interface Reply {
-  status: number;
-  body: any;
-  ms: number;
-}
-
-function call(
-  base: string,
-  method: string,
-  p: string,
-  headers: Record<string, string> = {},
-  body?: unknown,
-): Promise<Reply> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      base + p,
-      {
-        method,
-        agent,
-        headers: {
-          ...headers,
-          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: unknown = undefined;
-          if (text) {
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              parsed = text;
-            }
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, ms: performance.now() - started });
-        });
-      },
-    );
-    req.on("error", (err) => resolve({ status: 0, body: String(err), ms: performance.now() - started }));
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-async function pool<T>(
-  items: T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await work(items[i], i);
-      }
-    }),
-  );
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-// ---------------------------------------------------------------------------------------
-// Child processes
-
-function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: any }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, script)], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const errors: string[] = [];
-    child.stderr!.on("data", (d: Buffer) => {
-      errors.push(d.toString());
-      if (errors.length > 50) errors.shift();
-    });
-    const lines = readline.createInterface({ input: child.stdout! });
-    lines.once("line", (line) => resolve({ child, line: JSON.parse(line) }));
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${errors.join("").slice(-3000)}`)));
-  });
-}
-
-// ---------------------------------------------------------------------------------------
-// Closed-loop saturation (the reference, and the poll capacity)
-
-async function saturate(
-  durationS: number,
-  concurrency: number,
-  one: (i: number) => Promise<Reply>,
-): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const until = performance.now() + durationS * 1000;
-  const latencies: number[] = [];
-  let errors = 0;
-  let counter = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        const r = await one(counter++);
-        latencies.push(r.ms);
-        if (r.status >= 300 && r.status !== 204) errors += 1;
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / durationS, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
-}
+setConnections(CONNECTIONS);
 
 // ---------------------------------------------------------------------------------------
 // CPU per component (Linux /proc): where a poll's time goes.
@@ -667,7 +546,7 @@ async function main(): Promise<void> {
     log(JSON.stringify(summary));
   } finally {
     for (const c of children) c.kill("SIGTERM");
-    agent.destroy();
+    closeConnections();
     await new Promise((r) => setTimeout(r, 500));
     if (!flags["keep-db"]) {
       await admin
