@@ -1,6 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import type { Window } from "../domain/window.ts";
-import { HISTOGRAM_FLOORS, NO_SIM } from "./migrations/Migration0004RollupsByDay.ts";
+import { HISTOGRAM_FLOORS, NO_SIM } from "./migrations/Migration0003Rollups.ts";
 import type { DayRow, Totals } from "./report.ts";
 
 /**

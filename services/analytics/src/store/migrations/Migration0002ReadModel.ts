@@ -27,6 +27,7 @@ export class Migration0002ReadModel extends Migration {
       dialled boolean not null default false,
       confirmed_by text,
       touched_by_hand boolean not null default false,
+      has_message boolean not null default false,
       settled_by_hand text,
       lost boolean not null default false,
       fee bigint,
@@ -34,9 +35,16 @@ export class Migration0002ReadModel extends Migration {
       changed_at timestamptz not null
     )`);
     this.addSql(`create index operations_day on analytics.operations (local_day)`);
-    this.addSql(`create index operations_agent_day on analytics.operations (agent_id, local_day)`);
+    // An agent's own view reads its rows from this index alone (index-only scans): its rows
+    // are spread over the whole table, one per page.
+    this.addSql(`create index operations_agent_day on analytics.operations (agent_id, local_day)
+      include (local_dow, local_hour, status, is_transfer, montant, sim_id, confirmed_by, touched_by_hand, settled_by_hand,
+        lost, fee, proof_delay_s)`);
+    // An agent's SIMs (the scope of its messages and SIM figures), read from the index alone.
+    this.addSql(`create index operations_agent_sim on analytics.operations (agent_id, sim_id)`);
     this.addSql(
-      `create index operations_waiting on analytics.operations (finished_at) where status = 'no_evidence' and is_transfer`,
+      `create index operations_waiting on analytics.operations (coalesce(finished_at, created_at), agent_id)
+       where status = 'no_evidence' and is_transfer`,
     );
     this.addSql(`create index operations_settled on analytics.operations (agent_id) where settled_by_hand is not null`);
 

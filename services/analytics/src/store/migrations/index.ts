@@ -1,11 +1,5 @@
 import { Migration0001Agents } from "./Migration0001Agents.ts";
 import { Migration0002ReadModel } from "./Migration0002ReadModel.ts";
 import { Migration0003Rollups } from "./Migration0003Rollups.ts";
-import { Migration0004RollupsByDay } from "./Migration0004RollupsByDay.ts";
 
-export const migrations = [
-  Migration0001Agents,
-  Migration0002ReadModel,
-  Migration0003Rollups,
-  Migration0004RollupsByDay,
-];
+export const migrations = [Migration0001Agents, Migration0002ReadModel, Migration0003Rollups];
