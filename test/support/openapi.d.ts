@@ -2325,7 +2325,7 @@ export interface operations {
           "application/json": components["schemas"]["LoginResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2333,7 +2333,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -2343,7 +2343,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -2364,7 +2364,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2372,7 +2372,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -2383,6 +2383,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -2722,7 +2745,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2730,7 +2753,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -2740,7 +2763,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -2814,7 +2837,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2822,7 +2845,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -2833,6 +2856,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -2948,7 +2994,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2956,7 +3002,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -2966,7 +3012,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -3017,7 +3063,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3025,7 +3071,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -3036,6 +3082,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -3269,7 +3338,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3277,7 +3346,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -3287,7 +3356,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -3361,7 +3430,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3369,7 +3438,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -3380,6 +3449,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -3496,7 +3588,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3504,7 +3596,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -3514,7 +3606,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -3588,7 +3680,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3596,7 +3688,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -3607,6 +3699,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -3693,6 +3808,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
@@ -3853,6 +3991,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["IssueTemporaryPasswordResponse"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -4375,7 +4536,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4383,7 +4544,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -4393,7 +4554,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -4495,7 +4656,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4503,7 +4664,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -4514,6 +4675,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -4652,7 +4836,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4660,7 +4844,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -4670,7 +4854,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -4776,7 +4960,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4784,7 +4968,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -4795,6 +4979,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -5008,7 +5215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5016,7 +5223,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -5026,7 +5233,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -5077,7 +5284,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5085,7 +5292,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -5096,6 +5303,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -5198,6 +5428,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["AccessGrant"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -5388,7 +5641,7 @@ export interface operations {
           "application/json": components["schemas"]["AccessGrant"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5396,7 +5649,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -5406,7 +5659,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -5480,7 +5733,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5488,7 +5741,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -5499,6 +5752,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -6005,7 +6281,7 @@ export interface operations {
           "application/json": components["schemas"]["CreateDeviceResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6013,7 +6289,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -6023,7 +6299,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -6074,7 +6350,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6082,7 +6358,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -6093,6 +6369,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -6211,6 +6510,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Device"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -6364,6 +6686,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
@@ -6561,7 +6906,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6569,7 +6914,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -6579,7 +6924,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -6653,7 +6998,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6661,7 +7006,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -6672,6 +7017,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -6783,6 +7151,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["DeviceHealth"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -6945,6 +7336,29 @@ export interface operations {
           "application/json": components["schemas"]["IssueDeviceTokenResponse"];
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -7096,6 +7510,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
@@ -7432,7 +7869,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7440,7 +7877,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -7450,7 +7887,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -7547,7 +7984,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7555,7 +7992,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -7566,6 +8003,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -7669,6 +8129,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Sim"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -7822,6 +8305,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
@@ -8009,7 +8515,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8017,7 +8523,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -8027,7 +8533,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -8124,7 +8630,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8132,7 +8638,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -8143,6 +8649,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -8246,6 +8775,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Sim"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -8454,7 +9006,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8462,7 +9014,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -8472,7 +9024,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -8569,7 +9121,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8577,7 +9129,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -8588,6 +9140,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -8709,7 +9284,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8717,7 +9292,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -8727,7 +9302,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -8801,7 +9376,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8809,7 +9384,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -8820,6 +9395,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -8928,6 +9526,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["GetSimHistoryResponse"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -9098,6 +9719,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Sim"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -9291,6 +9935,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Sim"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -9611,7 +10278,7 @@ export interface operations {
           "application/json": components["schemas"]["SetCircuitBreakerResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9619,7 +10286,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -9629,7 +10296,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -9680,7 +10347,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9688,7 +10355,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -9699,6 +10366,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -10050,7 +10740,7 @@ export interface operations {
           "application/json": components["schemas"]["FleetLimit"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10058,7 +10748,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -10068,7 +10758,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -10119,7 +10809,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10127,7 +10817,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -10138,6 +10828,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -10246,7 +10959,7 @@ export interface operations {
           "application/json": components["schemas"]["ResetProductionDataResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10254,7 +10967,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -10264,7 +10977,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -10315,7 +11028,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10323,7 +11036,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -10334,6 +11047,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -10663,7 +11399,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10671,7 +11407,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -10681,7 +11417,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -10732,7 +11468,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -10740,7 +11476,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -10751,6 +11487,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -11256,6 +12015,29 @@ export interface operations {
           "application/json": components["schemas"]["Notification"];
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -11561,7 +12343,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11569,7 +12351,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -11579,7 +12361,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -11630,7 +12412,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -11638,7 +12420,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -11649,6 +12431,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -11735,6 +12540,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
@@ -11915,6 +12743,29 @@ export interface operations {
            *     ]
            */
           "application/json": components["schemas"]["WebhookDelivery"][];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -12291,7 +13142,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12299,7 +13150,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -12309,7 +13160,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -12367,7 +13218,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -12375,7 +13226,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -12386,6 +13237,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -12544,7 +13418,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12552,7 +13426,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -12562,7 +13436,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -12664,7 +13538,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -12672,7 +13546,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -12683,6 +13557,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -12813,6 +13710,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Operation"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -13222,7 +14142,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13230,7 +14150,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -13240,7 +14160,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -13345,7 +14265,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -13353,7 +14273,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -13364,6 +14284,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -13841,6 +14784,29 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -14035,6 +15001,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Operation"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
         };
       };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
@@ -14270,7 +15259,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14278,7 +15267,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -14288,7 +15277,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -14390,7 +15379,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -14398,7 +15387,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -14409,6 +15398,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -14685,7 +15697,7 @@ export interface operations {
           "application/json": components["schemas"]["ReportOutcomeResponse"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14693,7 +15705,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -14703,7 +15715,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -14800,7 +15812,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -14808,7 +15820,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -14819,6 +15831,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -15112,7 +16147,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"];
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15120,7 +16155,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -15130,7 +16165,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -15204,7 +16239,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -15212,7 +16247,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -15223,6 +16258,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -15606,7 +16664,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15614,7 +16672,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -15624,7 +16682,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -15698,7 +16756,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -15706,7 +16764,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -15717,6 +16775,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -15877,6 +16958,29 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -16117,7 +17221,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16125,7 +17229,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -16135,7 +17239,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -16232,7 +17336,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -16240,7 +17344,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -16251,6 +17355,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -16357,6 +17484,29 @@ export interface operations {
             operation_id: string;
             /** @constant */
             state: "launched";
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -16657,7 +17807,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16665,7 +17815,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -16675,7 +17825,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -16772,7 +17922,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -16780,7 +17930,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -16791,6 +17941,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -16946,6 +18119,29 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -17195,6 +18391,29 @@ export interface operations {
           };
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -17438,6 +18657,29 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -18467,6 +19709,29 @@ export interface operations {
           };
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Not signed in. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -18919,7 +20184,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -18927,7 +20192,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -18937,7 +20202,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -19011,7 +20276,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -19019,7 +20284,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -19030,6 +20295,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -19331,6 +20619,29 @@ export interface operations {
           };
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -19543,6 +20854,29 @@ export interface operations {
             /** @description Operations confirmed for this contact */
             transfer_count: number;
             last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -19786,7 +21120,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19794,7 +21128,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -19804,7 +21138,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -19901,7 +21235,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -19909,7 +21243,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -19920,6 +21254,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -20067,6 +21424,29 @@ export interface operations {
             /** @description Operations confirmed for this contact */
             transfer_count: number;
             last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -20308,6 +21688,29 @@ export interface operations {
           };
         };
       };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
       /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
       401: {
         headers: {
@@ -20543,6 +21946,29 @@ export interface operations {
             /** @description Operations confirmed for this contact */
             transfer_count: number;
             last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -20797,7 +22223,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -20805,7 +22231,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -20815,7 +22241,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -20912,7 +22338,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -20920,7 +22346,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -20931,6 +22357,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -21080,6 +22529,29 @@ export interface operations {
             /** @description Operations confirmed for this contact */
             transfer_count: number;
             last_operation_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
           };
         };
       };
@@ -21332,7 +22804,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -21340,7 +22812,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -21350,7 +22822,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -21447,7 +22919,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -21455,7 +22927,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -21466,6 +22938,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -21629,7 +23124,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -21637,7 +23132,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -21647,7 +23142,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -21744,7 +23239,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -21752,7 +23247,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -21763,6 +23258,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -22183,7 +23701,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -22191,7 +23709,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -22201,7 +23719,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -22317,6 +23835,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -22488,6 +24029,29 @@ export interface operations {
               has_more: boolean;
               /** @description Limit applied to this page */
               limit: number;
+            };
+          };
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
             };
           };
         };
@@ -23093,7 +24657,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -23101,7 +24665,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -23111,7 +24675,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -23185,7 +24749,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -23193,7 +24757,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -23204,6 +24768,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };
@@ -23290,6 +24877,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
       };
       /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
       401: {
@@ -23528,7 +25138,7 @@ export interface operations {
           };
         };
       };
-      /** @description Malformed JSON body. Reasons (context.reason): malformed_json, malformed_request, unsupported_encoding */
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
       400: {
         headers: {
           [name: string]: unknown;
@@ -23536,7 +25146,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Malformed JSON body",
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "malformed_json"
@@ -23546,7 +25156,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "malformed_json" | "malformed_request" | "unsupported_encoding";
+              reason?: "malformed_json" | "malformed_request";
             };
           };
         };
@@ -23620,7 +25230,7 @@ export interface operations {
           };
         };
       };
-      /** @description Body larger than 1 MB. Reasons (context.reason): body_too_large */
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
       413: {
         headers: {
           [name: string]: unknown;
@@ -23628,7 +25238,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Body larger than 1 MB",
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
            *       "code": "bad_request",
            *       "context": {
            *         "reason": "body_too_large"
@@ -23639,6 +25249,29 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
             };
           };
         };

@@ -62,6 +62,7 @@ const DEFAULT_CODE: Record<number, string> = {
   404: "not_found",
   409: "conflict",
   413: "bad_request",
+  415: "bad_request",
   422: "refused",
   423: "locked",
   429: "rate_limited",
@@ -192,13 +193,12 @@ function gatewayReasons(r: Route): Record<number, string[]> {
       out[403].push(GATEWAY_REASONS.password_change_required);
     }
   }
+  // A malformed percent-escape in the path, or a body the parsers cannot read.
+  if (r.body || r.path.includes(":")) out[400] = [GATEWAY_REASONS.malformed_request];
   if (r.body) {
-    out[400] = [
-      GATEWAY_REASONS.malformed_json,
-      GATEWAY_REASONS.unsupported_encoding,
-      GATEWAY_REASONS.malformed_request,
-    ];
+    out[400].push(GATEWAY_REASONS.malformed_json);
     out[413] = [GATEWAY_REASONS.body_too_large];
+    out[415] = [GATEWAY_REASONS.unsupported_encoding];
   }
   if (r.body || r.query || r.path.includes(":")) {
     out[422] = [GATEWAY_REASONS.nul_character, GATEWAY_REASONS.nested_too_deeply];
@@ -207,10 +207,11 @@ function gatewayReasons(r: Route): Record<number, string[]> {
 }
 
 const GATEWAY_DESCRIPTIONS: Record<number, string> = {
-  400: "Malformed JSON body",
+  400: "Malformed request: JSON body, percent-escape in the path",
   401: "Missing or invalid credentials",
   403: "The credential is not accepted by this route",
-  413: "Body larger than 1 MB",
+  413: "Body larger than the route accepts (1 MB unless the route says otherwise)",
+  415: "Unsupported Content-Encoding or charset",
   422: "Validation problems: `detail` lists them (code invalid_request)",
   429: "Too many requests; retry after Retry-After",
   500: "Internal error; nothing about it is sent",

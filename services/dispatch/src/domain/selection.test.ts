@@ -202,6 +202,8 @@ describe("automatic SIM selection", () => {
       sim_id: "b1",
       requested: 5000,
       available: 1200,
+      measured_balance: 1200,
+      reserved: 0,
       measured_at: "2026-11-22T11:00:00.000Z",
     });
   });
