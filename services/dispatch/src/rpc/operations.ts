@@ -82,9 +82,11 @@ export async function reserveBalance(
   tx: EntityManager,
   sim: SimCandidate,
   request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
+  /** The new operation is already inserted: its own amount is not counted against it. */
+  inserted = false,
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
-  const reserved = await lockSimReservation(tx, sim.sim_id);
+  const reserved = (await lockSimReservation(tx, sim.sim_id)) - (inserted ? request.amount : 0);
   return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
@@ -180,18 +182,6 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     const operationId = randomUUID();
     const result = await db
       .tx(async (tx) => {
-        const short = await reserveBalance(tx, admission.sim, {
-          operator: req.operator as Operator,
-          op_type: opType,
-          amount: Number(req.montant),
-          now,
-          staleness_ms: config.balanceStalenessMs,
-        });
-        if (short) {
-          // A concurrent repeat of this request_id may have taken the balance: it answers.
-          if (await findByRequestId(tx, req.requestId)) return undefined;
-          throw short;
-        }
         const created = await insertOperation(tx, {
           operation_id: operationId,
           request_id: req.requestId,
@@ -215,6 +205,21 @@ export function operationHandlers(deps: DispatchDeps): Impl {
           created_at: now,
         });
         if (!created) return undefined;
+        // The SIM's lock is taken last, after the insert, so it is held only until commit;
+        // a create the balance no longer covers rolls back with insufficient_balance.
+        const short = await reserveBalance(
+          tx,
+          admission.sim,
+          {
+            operator: req.operator as Operator,
+            op_type: opType,
+            amount: Number(req.montant),
+            now,
+            staleness_ms: config.balanceStalenessMs,
+          },
+          true,
+        );
+        if (short) throw short;
         await announceDeviceWork(tx, created.device_id);
         await publishChange(tx, created, {
           trigger: "create",
