@@ -35,6 +35,7 @@ import {
   insertOperation,
   listOperations,
   lockSimReservation,
+  reservedOn,
   simLoads,
   type OperationRecord,
 } from "../store/operations.ts";
@@ -74,6 +75,13 @@ export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise
 }
 
 /**
+ * Above this much FCFA left after a create (measured balance less everything committed),
+ * the SIM's lock is skipped: only more than this much created at the same instant on one
+ * SIM could overdraw it (20 creates at the default 500,000 ceiling).
+ */
+export const RESERVATION_LOCK_HEADROOM = 10_000_000;
+
+/**
  * Inside the creating transaction: locks the selected SIM's debits and checks again that
  * its available balance covers the amount, now that concurrent creates have committed
  * theirs. A refusal here is the same insufficient_balance selection gives.
@@ -86,7 +94,13 @@ export async function reserveBalance(
   inserted = false,
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
-  const reserved = (await lockSimReservation(tx, sim.sim_id)) - (inserted ? request.amount : 0);
+  const own = inserted ? request.amount : 0;
+  // Far from the limit, concurrent creates cannot exhaust the SIM: no lock, no queue.
+  const seen = (await reservedOn(tx, sim.sim_id)) - own;
+  if (sim.balance_mirror !== null && sim.balance_mirror - seen - request.amount >= RESERVATION_LOCK_HEADROOM) {
+    return null;
+  }
+  const reserved = (await lockSimReservation(tx, sim.sim_id)) - own;
   return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
