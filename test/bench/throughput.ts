@@ -138,14 +138,15 @@ async function main(): Promise<void> {
       allowed_op_types: ["deposit"],
       max_amount: 500_000,
     });
-    const body = (requestId: string) => ({
+    const body = (requestId: string, montant = 1000, msisdn = "690000001") => ({
       request_id: requestId,
       agent_id: agentId,
       operator: "operator_b",
-      montant: 1000,
-      client: { msisdn: "690000001", nom: "Bench" },
+      montant,
+      client: { msisdn, nom: "Bench" },
     });
-    const create = (requestId: string) => call(base, "POST", "/v1/operations", key, body(requestId));
+    const create = (requestId: string, montant?: number, msisdn?: string) =>
+      call(base, "POST", "/v1/operations", key, body(requestId, montant, msisdn));
 
     // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
     for (const until = performance.now() + 60_000; ;) {
@@ -250,17 +251,18 @@ async function main(): Promise<void> {
       });
     });
     let feeding = true;
+    let smsCreated = 0;
+    let feedEnded = Number.POSITIVE_INFINITY;
+    const settling = () => feeding || performance.now() - feedEnded < 30_000;
     const dialling = handsets.map(async (h) => {
-      while (feeding || smsSentAt.size > confirmedIn.length) {
+      while (settling() && (feeding || smsSentAt.size < smsCreated)) {
         const r = await h.pollOnce().catch(() => ({ status: 0 }));
         if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
-        if (!feeding && performance.now() - feedEnded > 30_000) break;
       }
     });
-    let feedEnded = Number.POSITIVE_INFINITY;
     const watcher = (async () => {
       const seen = new Set<string>();
-      while (feeding || (seen.size < smsSentAt.size && performance.now() - feedEnded < 30_000)) {
+      while (settling() && (feeding || seen.size < smsCreated)) {
         const pending = [...smsSentAt.keys()].filter((id) => !seen.has(id));
         if (pending.length) {
           const rows = (
@@ -282,7 +284,12 @@ async function main(): Promise<void> {
     for (let k = 0; k < SMS_PER_S * SMS_S; k++) {
       const due = feedStarted + (k * 1000) / SMS_PER_S - performance.now();
       if (due > 0) await new Promise((res) => setTimeout(res, due));
-      void create(`sms-${randomUUID()}`);
+      // A distinct amount and recipient each: the SMS must prove one operation, not be ambiguous.
+      const msisdn = `69${String(5_000_000 + k).padStart(7, "0")}`;
+      operator.registerCustomer(msisdn, "Bench", 0);
+      void create(`sms-${randomUUID()}`, 1000 + k, msisdn).then((r) => {
+        if (r.status >= 200 && r.status < 300) smsCreated++;
+      });
     }
     feeding = false;
     feedEnded = performance.now();
@@ -296,7 +303,7 @@ async function main(): Promise<void> {
     const answers: Record<string, number> = {};
     for (const d of delivered) answers[String(d.status)] = (answers[String(d.status)] ?? 0) + 1;
     log(
-      `  SMS forwarded: ${delivered.length}, answers ${JSON.stringify(answers)}${delivered[0] ? `; e.g. ${JSON.stringify(delivered[0]).slice(0, 300)}` : ""}`,
+      `  SMS forwarded: ${delivered.length}, answers ${JSON.stringify(answers)}${delivered[0] ? `; e.g. answer ${JSON.stringify(delivered[0].body).slice(0, 400)}` : ""}`,
     );
     await check.end();
   } finally {

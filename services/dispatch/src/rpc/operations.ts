@@ -35,6 +35,7 @@ import {
   insertOperation,
   listOperations,
   lockSimReservation,
+  reservedOn,
   simLoads,
   type OperationRecord,
 } from "../store/operations.ts";
@@ -74,6 +75,13 @@ export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise
 }
 
 /**
+ * Above this much FCFA left after a create (measured balance less everything committed),
+ * the SIM's lock is skipped: only more than this much created at the same instant on one
+ * SIM could overdraw it (20 creates at the default 500,000 ceiling).
+ */
+export const RESERVATION_LOCK_HEADROOM = 10_000_000;
+
+/**
  * Inside the creating transaction: locks the selected SIM's debits and checks again that
  * its available balance covers the amount, now that concurrent creates have committed
  * theirs. A refusal here is the same insufficient_balance selection gives.
@@ -82,9 +90,17 @@ export async function reserveBalance(
   tx: EntityManager,
   sim: SimCandidate,
   request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
+  /** The new operation is already inserted: its own amount is not counted against it. */
+  inserted = false,
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
-  const reserved = await lockSimReservation(tx, sim.sim_id);
+  const own = inserted ? request.amount : 0;
+  // Far from the limit, concurrent creates cannot exhaust the SIM: no lock, no queue.
+  const seen = (await reservedOn(tx, sim.sim_id)) - own;
+  if (sim.balance_mirror !== null && sim.balance_mirror - seen - request.amount >= RESERVATION_LOCK_HEADROOM) {
+    return null;
+  }
+  const reserved = (await lockSimReservation(tx, sim.sim_id)) - own;
   return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
@@ -181,18 +197,6 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     const operationId = randomUUID();
     const result = await db
       .tx(async (tx) => {
-        const short = await reserveBalance(tx, admission.sim, {
-          operator: req.operator as Operator,
-          op_type: opType,
-          amount: Number(req.montant),
-          now,
-          staleness_ms: config.balanceStalenessMs,
-        });
-        if (short) {
-          // A concurrent repeat of this request_id may have taken the balance: it answers.
-          if (await findByRequestId(tx, req.requestId)) return undefined;
-          throw short;
-        }
         const created = await insertOperation(tx, {
           operation_id: operationId,
           request_id: req.requestId,
@@ -216,6 +220,21 @@ export function operationHandlers(deps: DispatchDeps): Impl {
           created_at: now,
         });
         if (!created) return undefined;
+        // The SIM's lock is taken last, after the insert, so it is held only until commit;
+        // a create the balance no longer covers rolls back with insufficient_balance.
+        const short = await reserveBalance(
+          tx,
+          admission.sim,
+          {
+            operator: req.operator as Operator,
+            op_type: opType,
+            amount: Number(req.montant),
+            now,
+            staleness_ms: config.balanceStalenessMs,
+          },
+          true,
+        );
+        if (short) throw short;
         await announceDeviceWork(tx, created.device_id);
         await publishChange(tx, created, {
           trigger: "create",

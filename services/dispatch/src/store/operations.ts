@@ -313,14 +313,18 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
  * lock) and answers what is committed on it, so that two concurrent creates cannot both
  * spend the same balance.
  */
-export async function lockSimReservation(em: EntityManager, simId: string): Promise<number> {
-  await em.execute(`select pg_advisory_xact_lock(hashtext('dispatch.sim_reservation'), hashtext(?))`, [simId]);
+export async function reservedOn(em: EntityManager, simId: string): Promise<number> {
   const r = await one<{ reserved: unknown }>(
     em,
     `select coalesce(sum(montant), 0) as reserved from dispatch.operations where sim_id = ? and ${COMMITTED}`,
     [simId],
   );
   return Number(r?.reserved ?? 0);
+}
+
+export async function lockSimReservation(em: EntityManager, simId: string): Promise<number> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('dispatch.sim_reservation'), hashtext(?))`, [simId]);
+  return reservedOn(em, simId);
 }
 
 export async function countRows(em: EntityManager, sql: string, params: unknown[] = []): Promise<number> {
