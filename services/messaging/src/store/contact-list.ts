@@ -37,11 +37,13 @@ export async function listContacts(em: EntityManager, q: ContactListQuery): Prom
   if (q.blocked !== undefined) and("c.blocked = ?", q.blocked);
   if (q.updatedSince) and("c.updated_at >= ?", q.updatedSince);
   params.push(q.limit + 1);
-  return rows<ContactRow>(
-    em,
-    `select ${CONTACT_COLUMNS} from ${S}.contacts c where ${where.join(" and ")} order by c.seq limit ?`,
-    params,
-  );
+  // A phone prefix selects few rows through its index; walking the seq order instead (the
+  // planner's choice when phones and seq correlate, as after an import) reads the table.
+  // Materialising the prefix's rows first keeps the index and sorts only what matched.
+  const source = q.phonePrefix
+    ? `(select * from ${S}.contacts c where ${where.join(" and ")} offset 0) c`
+    : `${S}.contacts c where ${where.join(" and ")}`;
+  return rows<ContactRow>(em, `select ${CONTACT_COLUMNS} from ${source} order by c.seq limit ?`, params);
 }
 
 export interface CountsRow {
