@@ -24018,7 +24018,7 @@ export interface operations {
               line: number;
               /** @description Source column at fault; empty for the whole row */
               column: string;
-              /** @description invalid_phone, invalid_email, invalid_request, unknown_lifecycle, column_count, missing_identity, duplicate_contact, contact_exists */
+              /** @description invalid_phone, invalid_email, invalid_request, unknown_lifecycle, invalid_tag, column_count, missing_identity, duplicate_contact, contact_exists */
               reason: string;
               detail: string;
             }[];

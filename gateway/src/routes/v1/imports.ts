@@ -116,7 +116,7 @@ const rowErrorSchema = z.object({
   reason: z
     .string()
     .describe(
-      "invalid_phone, invalid_email, invalid_request, unknown_lifecycle, column_count, missing_identity, duplicate_contact, contact_exists",
+      "invalid_phone, invalid_email, invalid_request, unknown_lifecycle, invalid_tag, column_count, missing_identity, duplicate_contact, contact_exists",
     ),
   detail: z.string(),
 });

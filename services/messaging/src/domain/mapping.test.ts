@@ -16,7 +16,7 @@ describe("mapping a row", () => {
   it("matches headers ignoring case and spaces", () => expect(resolved.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]));
 
   it("splits the full name, normalises the phone, splits tags and fills custom fields", () => {
-    const r = mapRow(["Jean Paul Mbarga", "6 99 00 00 01", "CUSTOMER", "a;b|c", "Douala"], resolved, 5, STAGES);
+    const r = mapRow(["Jean Paul Mbarga", "6 99 00 00 01", "CUSTOMER", "a;b||c;", "Douala"], resolved, 5, STAGES);
     expect(r).toEqual({
       ok: true,
       row: {
@@ -38,6 +38,7 @@ describe("mapping a row", () => {
   it.each([
     [["X", "12", "", "", ""], "Phone", "invalid_phone"],
     [["X", "", "gold", "", ""], "Stage", "unknown_lifecycle"],
+    [["X", "699000001", "", `ok;${"t".repeat(65)}`, ""], "Tags", "invalid_tag"],
     [["", "", "", "t", ""], "", "missing_identity"],
     [["X", "699000001"], "", "column_count"],
   ])("refuses %j: column %s, reason %s", (values, column, reason) => {

@@ -221,8 +221,10 @@ export function mapRow(
         break;
       case "tags":
         for (const name of value.split(/[,;|]/)) {
+          if (!name.trim()) continue; // "a,,b" and a trailing separator name no tag
           const t = checkTagName(name);
           if (t.ok) tags.push(t.value);
+          else errors.push({ column: c.column, reason: "invalid_tag", detail: t.error.detail });
         }
         break;
       case "custom_field":
