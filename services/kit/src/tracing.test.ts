@@ -1,11 +1,16 @@
-import { SpanKind } from "@opentelemetry/api";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { SpanKind, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serviceClient } from "./client.ts";
+import { MemoryBus } from "./bus-memory.ts";
 import { runWithContext } from "./context.ts";
+import type { Database, EntityManager } from "./db.ts";
+import { enqueueEvent, on, startConsumer } from "./events.ts";
 import { createLogger } from "./log.ts";
 import { served, startGrpcServer, type GrpcServer } from "./server.ts";
 import { openSpan, startTracing, stopTracing, traceHeaders, tracingEnabled, tracingRequested } from "./tracing.ts";
+import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
 import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
 
 let server: GrpcServer;
@@ -48,6 +53,12 @@ describe("tracing", () => {
     expect(seen).toEqual([{ traceparent: null }]);
     expect(openSpan("x", SpanKind.CONSUMER, {})).toBeUndefined();
     expect(traceHeaders()).toEqual({});
+    expect(Object.keys(await outboxHeaders()).sort()).toEqual([
+      "correlation-id",
+      "event-id",
+      "event-type",
+      "occurred-at",
+    ]);
   });
 
   it("on: a gateway-like call yields a client and a server span of one trace carrying the correlation id", async () => {
@@ -69,18 +80,65 @@ describe("tracing", () => {
     expect(serverSpan!.attributes.correlation_id).toBe("corr-on-1");
   });
 
-  it("on: an event's headers carry the producer's trace and the consumer's span continues it", async () => {
+  it("on: the outbox row's headers carry the producer's trace and the consumer's span continues it", async () => {
     const exporter = new InMemorySpanExporter();
     await stopTracing();
     await startTracing("tracing-test", { exporter });
-    const producer = openSpan("produce", SpanKind.INTERNAL, {})!;
-    const headers: Record<string, string> = producer.run(() => ({ "event-id": "e1", ...traceHeaders() }));
+    const producer = openSpan("produce", SpanKind.SERVER, {})!;
+    const headers = await producer.run(() => runWithContext({ correlationId: "corr-ev" }, () => outboxHeaders()));
     producer.end();
-    expect(headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const consumer = openSpan("consume", SpanKind.CONSUMER, { correlation_id: "corr-ev" }, headers)!;
-    consumer.end();
-    const [p, c] = exporter.getFinishedSpans();
-    expect(c.spanContext().traceId).toBe(p.spanContext().traceId);
+    expect(headers.traceparent).toContain(exporter.getFinishedSpans()[0].spanContext().spanId);
+
+    const bus = new MemoryBus();
+    const consumed = new Promise<string | undefined>((resolve) =>
+      startConsumer({
+        bus,
+        db: {
+          schema: "t",
+          tx: (fn: (em: EntityManager) => Promise<unknown>) => fn(fakeEm([{}]).em),
+        } as unknown as Database,
+        group: "tracing-test",
+        topics: ["alerts"],
+        handlers: [on(AlertRaisedSchema, async () => resolve(trace.getActiveSpan()?.spanContext().traceId))],
+        log: createLogger("tracing-test", { level: "silent" }),
+      }),
+    );
+    await bus.publish([
+      { topic: "alerts", key: "k", value: toBinary(AlertRaisedSchema, create(AlertRaisedSchema)), headers },
+    ]);
+    const [p] = exporter.getFinishedSpans();
+    expect(await consumed).toBe(p.spanContext().traceId);
+    const c = await vi.waitFor(() => {
+      const span = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CONSUMER);
+      if (!span) throw new Error("consumer span not ended yet");
+      return span;
+    });
     expect(c.parentSpanContext?.spanId).toBe(p.spanContext().spanId);
+    expect(c.attributes.correlation_id).toBe("corr-ev");
+    await bus.close();
   });
 });
+
+/** An entity manager that records what is executed and answers `rows`. */
+function fakeEm(rows: unknown[]) {
+  const params: unknown[][] = [];
+  const em = {
+    execute: async (_sql: string, p: unknown[]) => {
+      params.push(p);
+      return rows;
+    },
+  } as unknown as EntityManager;
+  return { em, params };
+}
+
+/** The headers enqueueEvent writes into the outbox row. */
+async function outboxHeaders(): Promise<Record<string, string>> {
+  const { em, params } = fakeEm([]);
+  await enqueueEvent(em, "t", {
+    topic: "alerts",
+    key: "k",
+    schema: AlertRaisedSchema,
+    message: create(AlertRaisedSchema),
+  });
+  return JSON.parse(params[0][5] as string) as Record<string, string>;
+}
