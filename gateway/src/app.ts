@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { CORRELATION_HEADER, correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
+import {
+  CORRELATION_HEADER,
+  correlationIdFrom,
+  openSpan,
+  runWithContext,
+  SpanKind,
+  type Caller,
+  type Logger,
+} from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { checkInput } from "./http/input-guard.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
@@ -10,7 +18,7 @@ import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
 import { allRoutes } from "./routes/v1/index.ts";
-import { httpMetrics } from "./http/metrics.ts";
+import { endHttpSpan, httpMetrics } from "./http/metrics.ts";
 
 export interface GatewayOptions {
   services: Services;
@@ -66,7 +74,12 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   app.use((req, res, next) => {
     const correlationId = correlationIdFrom(req.header(CORRELATION_HEADER));
     res.setHeader("X-Correlation-Id", correlationId);
-    runWithContext({ correlationId, deadline: Date.now() + options.requestTimeoutMs }, () => next());
+    const span = openSpan(req.method, SpanKind.SERVER, { correlation_id: correlationId }, req.headers);
+    if (span) res.on("finish", () => endHttpSpan(span, req, res));
+    const carry = () =>
+      runWithContext({ correlationId, deadline: Date.now() + options.requestTimeoutMs }, () => next());
+    if (span) span.run(carry);
+    else carry();
   });
 
   app.use((req, res, next) => {

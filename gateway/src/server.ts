@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serveMetrics, type Logger } from "@transferops/kit";
+import { serveMetrics, startTracing, type Logger } from "@transferops/kit";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayConfig } from "./config.ts";
 import { serviceUrlsOf } from "./config.ts";
@@ -13,6 +13,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig, log: Logger, host = "127.0.0.1"): Promise<RunningGateway> {
+  await startTracing("gateway");
   const app = createGatewayApp({
     services: connectServices(serviceUrlsOf(config)),
     log,

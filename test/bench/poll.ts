@@ -22,6 +22,8 @@
 // BENCH_CREATIONS_PER_S (10), --replay-share (0.3), --connections (256), --reference-s (5),
 // --no-reference, --keep-db, --metrics BENCH_METRICS=1 (every process serves /metrics, scraped
 // every 5 s during the load like Prometheus; the series each one shows are printed at the end).
+// Traces: the processes inherit the environment, so `TRACING=on` (or OTEL_EXPORTER_OTLP_ENDPOINT)
+// turns them on in every component (docs/decisions/deploy.md, "Cost of observability").
 
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";

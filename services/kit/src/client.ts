@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, currentContext } from "./context.ts";
+import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 
 /** Default deadline of an outbound call made outside any incoming request. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -21,10 +22,21 @@ function propagating(inner: Transport): Transport {
   return {
     unary(method, signal, timeoutMs, header, input, contextValues) {
       const o = options(timeoutMs, header);
-      return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+      const span = openSpan(`${method.parent.typeName}/${method.name}`, SpanKind.CLIENT, {
+        "rpc.system": "grpc",
+        "rpc.service": method.parent.typeName,
+        "rpc.method": method.name,
+        correlation_id: currentContext()?.correlationId ?? "",
+      });
+      if (!span) return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+      return inSpan(span, () => {
+        for (const [k, v] of Object.entries(traceHeaders())) o.headers.set(k, v);
+        return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+      });
     },
     stream(method, signal, timeoutMs, header, input, contextValues) {
       const o = options(timeoutMs, header);
+      for (const [k, v] of Object.entries(traceHeaders())) o.headers.set(k, v);
       return inner.stream(method, signal, o.timeoutMs, o.headers, input, contextValues);
     },
   };

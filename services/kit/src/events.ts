@@ -4,6 +4,7 @@ import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
 import type { Database, EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
+import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
 
 /** Topics of the platform; every event is a protobuf message defined in proto/. */
@@ -62,6 +63,7 @@ export async function enqueueEvent<S extends DescMessage>(
     "event-type": event.schema.typeName,
     "occurred-at": new Date().toISOString(),
     "correlation-id": currentContext()?.correlationId ?? id,
+    ...traceHeaders(),
   };
   await em.execute(
     `insert into "${schemaName}".outbox (id, topic, key, type, payload, headers) values (?, ?, ?, ?, ?, ?)`,
@@ -234,11 +236,20 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       correlationId: correlationIdFrom(m.headers["correlation-id"]),
     };
     const event = fromBinary(handler.schema, m.value);
+    const span = openSpan(
+      `${options.group} ${type}`,
+      SpanKind.CONSUMER,
+      {
+        "messaging.system": "kafka",
+        "messaging.consumer.group.name": options.group,
+        correlation_id: meta.correlationId,
+      },
+      m.headers,
+    );
+    const apply = () => consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
     await runWithContext({ correlationId: meta.correlationId }, async () => {
       try {
-        const applied = await consumeOnce(options.db, options.group, meta.eventId, (em) =>
-          handler.handle(em, event, meta),
-        );
+        const applied = await inSpan(span, apply);
         options.log.debug({ event: type, event_id: meta.eventId, applied }, "event consumed");
       } catch (err) {
         options.log.error({ err, event: type, event_id: meta.eventId }, "event handler failed; will be redelivered");

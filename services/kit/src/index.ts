@@ -13,6 +13,7 @@ export * from "./alerts.ts";
 export { PeriodicJob } from "./periodic.ts";
 export * from "./runtime.ts";
 export * from "./metrics.ts";
+export * from "./tracing.ts";
 export * from "./time.ts";
 export * from "./msisdn.ts";
 export { toContractJson } from "./contract-json.ts";

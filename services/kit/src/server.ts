@@ -9,6 +9,7 @@ import { HealthState, registerHealth } from "./health.ts";
 import type { Logger } from "./log.ts";
 import { rpcDuration, serveMetrics } from "./metrics.ts";
 import { DescriptorIndex, registerReflection } from "./reflection.ts";
+import { inSpan, openSpan, SpanKind, startTracing } from "./tracing.ts";
 import { Health } from "./gen/grpc/health/v1/health_pb.ts";
 import * as reflectionV1 from "./gen/grpc/reflection/v1/reflection_pb.ts";
 import * as reflectionV1alpha from "./gen/grpc/reflection/v1alpha/reflection_pb.ts";
@@ -56,10 +57,21 @@ function callInterceptor(log: Logger, service: string): Interceptor {
     const correlationId = correlationIdFrom(req.header.get(CORRELATION_HEADER));
     const timeoutMs = timeoutOf(req.header);
     const deadline = timeoutMs ? Date.now() + timeoutMs : undefined;
+    const span = openSpan(
+      `${service}/${req.method.name}`,
+      SpanKind.SERVER,
+      {
+        "rpc.system": "grpc",
+        "rpc.service": req.service.typeName,
+        "rpc.method": req.method.name,
+        correlation_id: correlationId,
+      },
+      req.header,
+    );
     return runWithContext({ correlationId, deadline }, async () => {
       const started = performance.now();
       try {
-        const res = await next(req);
+        const res = await inSpan(span, () => next(req));
         log.debug({ rpc: req.method.name, ms: Math.round(performance.now() - started) }, "rpc ok");
         observe({ code: "OK" });
         return res;
@@ -87,6 +99,7 @@ function callInterceptor(log: Logger, service: string): Interceptor {
 /** One h2c port serving gRPC, Connect and gRPC-web, with health and reflection. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { log } = options;
+  await startTracing(options.name);
   const served = options.services.map((s) => s.service);
   const health = new HealthState(served.map((s) => s.typeName));
   const index = new DescriptorIndex([
