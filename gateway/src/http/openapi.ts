@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultCodeOfHttp } from "@transferops/kit";
 import type { ResponseDoc, Route } from "./route.ts";
 import { GATEWAY_REASONS } from "./reasons.ts";
 import { MESSAGING_SCHEMA_VERSION } from "../routes/v1/messaging-common.ts";
@@ -53,20 +54,6 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   SIMs: "SIM cards, their assignment to handsets and their balances",
   Admin: "Administration: access grants, circuit breaker, fleet limits, health, reset",
   Notifications: "Notifications and webhooks",
-};
-
-const DEFAULT_CODE: Record<number, string> = {
-  400: "bad_request",
-  401: "not_signed_in",
-  403: "not_allowed",
-  404: "not_found",
-  409: "conflict",
-  413: "bad_request",
-  415: "bad_request",
-  422: "refused",
-  423: "locked",
-  429: "rate_limited",
-  500: "server_error",
 };
 
 const SECURITY: Record<string, string> = {
@@ -218,7 +205,7 @@ const GATEWAY_DESCRIPTIONS: Record<number, string> = {
 };
 
 function errorResponse(status: number, description: string, reasons: string[]): Json {
-  const code = status === 422 && reasons.length === 0 ? "invalid_request" : DEFAULT_CODE[status];
+  const code = status === 422 && reasons.length === 0 ? "invalid_request" : defaultCodeOfHttp(status);
   const unique = [...new Set(reasons)].sort();
   const schema = unique.length
     ? {

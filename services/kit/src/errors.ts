@@ -142,6 +142,17 @@ export function httpStatus(status: ErrorStatus): number {
 }
 
 /**
+ * The contract's default code of an HTTP status: 422 is `refused` (validation names
+ * `invalid_request` itself), any other 4xx outside the table (413, 415) `bad_request`.
+ */
+export function defaultCodeOfHttp(status: number): string {
+  if (status === 422) return defaultCodeOf.refused;
+  const kind = (Object.keys(httpStatusOf) as ErrorStatus[]).find((k) => httpStatusOf[k] === status);
+  if (kind) return defaultCodeOf[kind];
+  return status >= 500 ? defaultCodeOf.internal : defaultCodeOf.bad_request;
+}
+
+/**
  * Rebuilds the contract's error body from a service's Connect error. Unknown errors
  * become a bare 500: their cause is logged by the caller, never sent.
  */
