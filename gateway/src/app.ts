@@ -14,6 +14,7 @@ import { checkInput } from "./http/input-guard.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { AuthCache } from "./http/auth-cache.ts";
 import { LoginThrottle, type LoginThrottleOptions } from "./http/login-throttle.ts";
+import { IdlePolls } from "./http/idle-polls.ts";
 import type { Route } from "./http/route.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   authCacheTtlMs?: number;
   /** Failed sign-ins allowed per login and per client address. */
   loginThrottle?: LoginThrottleOptions;
+  /** Handsets known idle, answered without a call (started by the caller); none by default. */
+  idlePolls?: IdlePolls;
 }
 
 const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
@@ -63,6 +66,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
   const authCache = new AuthCache(options.authCacheTtlMs ?? 0);
   const loginThrottle = new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
+  const idlePolls = options.idlePolls ?? new IdlePolls({ ttlMs: 0, log });
   const routes = allRoutes();
   const app = express();
   app.disable("x-powered-by");
@@ -109,7 +113,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     res.json(openApiDocument(routes));
   });
 
-  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle));
+  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle, idlePolls));
 
   app.use((req, res) => {
     sendError(
@@ -147,7 +151,14 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   return app;
 }
 
-function handler(r: Route, services: Services, log: Logger, authCache: AuthCache, loginThrottle: LoginThrottle) {
+function handler(
+  r: Route,
+  services: Services,
+  log: Logger,
+  authCache: AuthCache,
+  loginThrottle: LoginThrottle,
+  idlePolls: IdlePolls,
+) {
   return async (req: Request, res: Response) => {
     try {
       const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
@@ -172,7 +183,7 @@ function handler(r: Route, services: Services, log: Logger, authCache: AuthCache
         if (!parsed.success) throw validationError(parsed.error.issues, "query");
         query = parsed.data;
       }
-      const reply = await r.handle({ caller, body, query, params, services, req, res, loginThrottle });
+      const reply = await r.handle({ caller, body, query, params, services, req, res, loginThrottle, idlePolls });
       // A board change may have revoked a device (deletion, token, reset, breaker).
       if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);

@@ -12,6 +12,11 @@ export const gatewayConfigShape = {
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
   /** How long a device token's authentication is reused by this replica; 0 disables it. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How long a handset known idle (dispatch said so and announced no work for it since) is
+   * answered 204 without asking dispatch; 0 asks dispatch on every poll.
+   */
+  IDLE_POLL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Failed sign-ins allowed in a burst per login (case-insensitive), whatever headers come with them. */
   LOGIN_FAILURES_BURST: z.coerce.number().int().positive().default(10),
   /** Failed sign-ins a minute per login after the burst. */

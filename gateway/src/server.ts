@@ -5,6 +5,7 @@ import { createGatewayApp } from "./app.ts";
 import type { GatewayConfig } from "./config.ts";
 import { serviceUrlsOf } from "./config.ts";
 import { connectServices } from "./services.ts";
+import { IdlePolls } from "./http/idle-polls.ts";
 
 export interface RunningGateway {
   url: string;
@@ -14,8 +15,12 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig, log: Logger, host = "127.0.0.1"): Promise<RunningGateway> {
   await startTracing("gateway");
+  const services = connectServices(serviceUrlsOf(config));
+  const idlePolls = new IdlePolls({ ttlMs: config.IDLE_POLL_CACHE_TTL_MS, log });
+  idlePolls.start(services.dispatch);
   const app = createGatewayApp({
-    services: connectServices(serviceUrlsOf(config)),
+    services,
+    idlePolls,
     log,
     rateLimit: { ratePerS: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -37,6 +42,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     port,
     stop: () =>
       new Promise<void>((resolve) => {
+        idlePolls.stop();
         server.close(() => resolve());
         server.closeIdleConnections();
         // Requests still in flight get 3 s, then their connections are cut.

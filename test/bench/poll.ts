@@ -20,7 +20,7 @@
 // (4000), --duration-s BENCH_DURATION_S (30), --warmup-s (4), --workers BENCH_WORKERS
 // (handsets holding a SIM, default 10 %, at most 300), --creations-per-s
 // BENCH_CREATIONS_PER_S (10), --replay-share (0.3), --connections (256), --reference-s (5),
-// --no-reference, --keep-db, --metrics BENCH_METRICS=1 (every process serves /metrics, scraped
+// --no-reference, --capacity-only (the references and the empty-poll capacity, no load), --keep-db, --metrics BENCH_METRICS=1 (every process serves /metrics, scraped
 // every 5 s during the load like Prometheus; the series each one shows are printed at the end).
 // Traces: the processes inherit the environment, so `TRACING=on` (or OTEL_EXPORTER_OTLP_ENDPOINT)
 // turns them on in every component (docs/decisions/deploy.md, "Cost of observability").
@@ -49,6 +49,7 @@ const { values: flags } = parseArgs({
     topology: { type: "string" },
     "auth-cache-ttl-ms": { type: "string" },
     metrics: { type: "boolean", default: false },
+    "capacity-only": { type: "boolean", default: false },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, fallback: number) => Number(flag ?? env ?? fallback);
@@ -109,6 +110,16 @@ function cpuTicks(dbName: string): Map<string, number> {
     }
   }
   return out;
+}
+
+/** CPU microseconds per request of each component between two readings (ticks are 10 ms). */
+function cpuPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number) {
+  return Object.fromEntries(
+    [...after.entries()]
+      .map(([k, v]) => [k, Math.round(((v - (before.get(k) ?? 0)) * 10_000) / Math.max(1, requests))] as const)
+      .filter(([, us]) => us > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -304,12 +315,32 @@ async function main(): Promise<void> {
       reference = await saturate(REFERENCE_S, 64, () => call(hello.line.url, "GET", "/"));
       hello.child.kill("SIGTERM");
       const idle = devices.slice(WORKERS);
-      capacity = await saturate(REFERENCE_S, 64, (i) =>
-        call(base, "GET", "/v1/device/next", { authorization: `Bearer ${idle[i % idle.length].token}` }),
+      const emptyPoll = (i: number) =>
+        call(base, "GET", "/v1/device/next", { authorization: `Bearer ${idle[i % idle.length].token}` });
+      // A handset's first poll (its token not yet known to the gateway, its queue not yet
+      // known idle to dispatch) costs an authentication and one read; every later poll of a
+      // steady fleet is the empty poll the capacity is about. Both are measured.
+      const coldStarted = performance.now();
+      const coldLatencies: number[] = [];
+      await pool(
+        idle.map((_, i) => i),
+        64,
+        async (i) => void coldLatencies.push((await emptyPoll(i)).ms),
+      );
+      const coldRps = idle.length / ((performance.now() - coldStarted) / 1000);
+      coldLatencies.sort((a, b) => a - b);
+      const capacityCpuBefore = cpuTicks(dbName);
+      capacity = await saturate(REFERENCE_S, 64, emptyPoll);
+      const capacityCpu = cpuPerRequest(capacityCpuBefore, cpuTicks(dbName), capacity.rps * REFERENCE_S);
+      log(
+        `reference: express hello-world ${reference.rps.toFixed(0)} req/s (p50 ${reference.p50.toFixed(1)} ms); empty poll saturated ${capacity.rps.toFixed(0)} req/s (p50 ${capacity.p50.toFixed(1)} ms, p99 ${capacity.p99.toFixed(1)} ms, ${capacity.errors} errors); a handset's first poll ${coldRps.toFixed(0)} req/s (p99 ${percentile(coldLatencies, 99).toFixed(1)} ms)`,
       );
       log(
-        `reference: express hello-world ${reference.rps.toFixed(0)} req/s (p50 ${reference.p50.toFixed(1)} ms); empty poll saturated ${capacity.rps.toFixed(0)} req/s (p50 ${capacity.p50.toFixed(1)} ms, p99 ${capacity.p99.toFixed(1)} ms, ${capacity.errors} errors)`,
+        `  CPU per empty poll (µs): ${Object.entries(capacityCpu)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`,
       );
+      if (flags["capacity-only"]) return;
     }
 
     // The load.

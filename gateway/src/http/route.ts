@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Caller } from "@transferops/kit";
 import type { Services } from "../services.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
+import type { IdlePolls } from "./idle-polls.ts";
 
 /** Who may call a route, as fleet authenticated the credential. */
 export type CallerKind = "api_key" | "session" | "device" | "messaging_key";
@@ -16,6 +17,7 @@ export interface RouteContext<B, Q> {
   req: Request;
   res: Response;
   loginThrottle: LoginThrottle;
+  idlePolls: IdlePolls;
 }
 
 export interface Reply {

@@ -46,9 +46,10 @@ export const handsetDispatchRoutes: Route[] = [
       DISPATCH,
       ["caller_not_allowed", "device_busy"],
     ),
-    async handle({ caller, services, res }) {
-      const reply = await services.dispatch.getNextOperation({ caller });
-      if (!reply.dispatch) return noContent();
+    async handle({ caller, services, res, idlePolls }) {
+      // Most polls: a handset dispatch said was idle, and announced no work for since.
+      const reply = await idlePolls.poll(caller!.deviceId, () => services.dispatch.getNextOperation({ caller }));
+      if (!reply?.dispatch) return noContent();
       res.setHeader("Cache-Control", "no-store");
       return ok(toContractJson(DeviceDispatchSchema, reply.dispatch));
     },

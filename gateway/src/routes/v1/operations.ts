@@ -96,7 +96,7 @@ export const operationRoutes: Route[] = [
       DISPATCH,
       [...CREATE_OPERATION_PRECEDENCE, "caller_not_allowed"],
     ),
-    async handle({ caller, body, services }) {
+    async handle({ caller, body, services, idlePolls }) {
       const res = await services.dispatch.createOperation({
         caller,
         requestId: body.request_id,
@@ -114,6 +114,8 @@ export const operationRoutes: Route[] = [
         origin: body.origin ?? undefined,
       });
       if (!res.created) return { status: 409, json: operationJson(res.operation) };
+      // Its handset's next poll through this replica asks dispatch, whatever the announcement's pace.
+      if (res.operation?.deviceId) idlePolls.forget(res.operation.deviceId);
       return { status: 202, json: { operation_id: res.operation!.operationId, status: res.operation!.status } };
     },
   }),

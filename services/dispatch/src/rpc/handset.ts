@@ -30,7 +30,10 @@ import { toDeviceOperation } from "./mappers.ts";
 import { publishChange } from "../events/operations.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
-type Impl = Pick<ServiceImpl<typeof DispatchService>, "getNextOperation" | "reportOutcome" | "listDeviceOperations">;
+type Impl = Pick<
+  ServiceImpl<typeof DispatchService>,
+  "getNextOperation" | "watchDeviceWork" | "reportOutcome" | "listDeviceOperations"
+>;
 
 type Claim = { kind: "idle" } | { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
 
@@ -120,12 +123,15 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const deviceId = actor.device_id!;
       // Most polls: a handset known to have nothing to do, answered without the database.
       const wallMs = Date.now();
-      if (deps.idle.isIdle(deviceId, wallMs)) return {};
+      if (deps.idle.isIdle(deviceId, wallMs)) return { idle: true };
       const now = deps.now();
       // Otherwise one read; an idle device stops here and writes nothing.
       const mark = deps.idle.mark();
       const state = await deviceQueueState(db.em(), deviceId);
-      if (!state.has_queued && !state.has_running) deps.idle.rememberIdle(deviceId, mark, wallMs);
+      if (!state.has_queued && !state.has_running) {
+        deps.idle.rememberIdle(deviceId, mark, wallMs);
+        return { idle: true };
+      }
       const decision = unwrap(
         decidePoll(
           { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
@@ -139,6 +145,19 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       deps.published();
       if (claimed.kind === "fault") throw claimed.error;
       return { dispatch: claimed.dispatch };
+    },
+
+    async *watchDeviceWork(_req, ctx) {
+      if (!deps.idle.live) {
+        throw new ConnectError("This replica does not listen for work announcements yet", Code.Unavailable);
+      }
+      const batches = deps.idle.announcements(ctx.signal);
+      yield { ready: true };
+      try {
+        for await (const b of batches) yield { deviceIds: b.deviceIds, forgetAll: b.forgetAll };
+      } catch (err) {
+        throw new ConnectError(err instanceof Error ? err.message : String(err), Code.Unavailable);
+      }
     },
 
     async reportOutcome(req) {

@@ -13,6 +13,18 @@ export async function announceDeviceWork(em: EntityManager, deviceId: string | n
   await em.execute(`select pg_notify(?, ?)`, [DEVICE_WORK_CHANNEL, deviceId]);
 }
 
+/** What a watcher hears: work for a device, every device forgotten, or the end of listening. */
+export type WorkAnnouncement = { kind: "work"; deviceId: string } | { kind: "reset" } | { kind: "lost" };
+
+/** One batch of a watch: the devices given work since the previous batch, or forget them all. */
+export interface WorkBatch {
+  deviceIds: string[];
+  forgetAll: boolean;
+}
+
+/** A watcher further behind than this many announcements is cut off (it must forget everything). */
+const MAX_PENDING_ANNOUNCEMENTS = 100_000;
+
 export interface IdleDevicesOptions {
   url: string;
   log: Logger;
@@ -35,6 +47,10 @@ export interface IdleDevicesOptions {
  * nothing is remembered and every poll reads the database; a remembered entry expires
  * after `ttlMs` whatever happens. The worst case of a notification still in flight is one
  * more empty poll (a few seconds' delay), never lost work: the queue is the table.
+ *
+ * Watchers (`announcements`, served as the WatchDeviceWork stream) hear every device this
+ * replica forgets while it listens, so the gateway can keep the same knowledge one hop
+ * earlier; when listening stops, their watch ends and they must forget everything.
  */
 export class IdleDevices {
   private readonly idle = new Map<string, number>();
@@ -45,6 +61,7 @@ export class IdleDevices {
   private retry?: NodeJS.Timeout;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  private readonly watchers = new Set<(a: WorkAnnouncement) => void>();
 
   constructor(private readonly o: IdleDevicesOptions) {
     this.ttlMs = o.ttlMs ?? 60_000;
@@ -69,6 +86,7 @@ export class IdleDevices {
       this.listening = false;
       this.idle.clear();
       this.epoch += 1;
+      this.announce({ kind: "lost" });
       this.client = undefined;
       client.removeAllListeners("notification");
       void client.end().catch(() => undefined);
@@ -123,12 +141,66 @@ export class IdleDevices {
     if (deviceId === null) return;
     this.epoch += 1;
     this.idle.delete(deviceId);
+    this.announce({ kind: "work", deviceId });
   }
 
   /** Forgets every device (e.g. after the reset). */
   clear(): void {
     this.epoch += 1;
     this.idle.clear();
+    this.announce({ kind: "reset" });
+  }
+
+  /** Whether announcements can be watched (this replica listens). */
+  get live(): boolean {
+    return this.listening;
+  }
+
+  /**
+   * Every announcement from now on, in batches, until `signal` aborts (the generator
+   * returns) or this replica stops listening or the watcher falls too far behind (it
+   * throws: the watcher must forget everything it knows).
+   */
+  async *announcements(signal: AbortSignal): AsyncGenerator<WorkBatch> {
+    if (!this.listening) throw new Error("not listening for work announcements");
+    let pending = new Set<string>();
+    let forgetAll = false;
+    let ended: string | undefined;
+    let wake: (() => void) | undefined;
+    const watcher = (a: WorkAnnouncement) => {
+      if (a.kind === "work") pending.add(a.deviceId);
+      else if (a.kind === "reset") {
+        forgetAll = true;
+        pending.clear();
+      } else ended = "stopped listening for work announcements";
+      if (pending.size > MAX_PENDING_ANNOUNCEMENTS) ended = "the watcher fell too far behind";
+      wake?.();
+    };
+    const onAbort = () => wake?.();
+    this.watchers.add(watcher);
+    signal.addEventListener("abort", onAbort);
+    try {
+      for (;;) {
+        if (signal.aborted) return;
+        if (ended) throw new Error(ended);
+        if (pending.size > 0 || forgetAll) {
+          const batch = { deviceIds: [...pending], forgetAll };
+          pending = new Set();
+          forgetAll = false;
+          yield batch;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      this.watchers.delete(watcher);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private announce(a: WorkAnnouncement): void {
+    for (const w of this.watchers) w(a);
   }
 
   get size(): number {
@@ -138,6 +210,7 @@ export class IdleDevices {
   async stop(): Promise<void> {
     this.stopped = true;
     this.listening = false;
+    this.announce({ kind: "lost" });
     if (this.retry) clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
