@@ -13,7 +13,14 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
-import { FIELD_NAMES, MESSAGE_KINDS, type Direction, type FieldName, type MessageKind, type Operator } from "./types.ts";
+import {
+  FIELD_NAMES,
+  MESSAGE_KINDS,
+  type Direction,
+  type FieldName,
+  type MessageKind,
+  type Operator,
+} from "./types.ts";
 
 interface Labelled {
   id: string;

@@ -139,10 +139,31 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
     ["FLOAT_IN", "en", "in", String.raw`\bYou have received float of ${AMT} from `, "received float of", "from"],
     ["FLOAT_IN", "fr", "in", String.raw`\bVous avez recu du float de ${AMT} de `, "recu du float de", "de"],
     ["FLOAT_WITH", "en", "out", String.raw`\bYou have withdrawn float of ${AMT} at `, "withdrawn float of", "at"],
-    ["FLOAT_WITH", "fr", "out", String.raw`\bVous avez effectue un retrait de float de ${AMT} chez `, "retrait de float de", "chez"],
+    [
+      "FLOAT_WITH",
+      "fr",
+      "out",
+      String.raw`\bVous avez effectue un retrait de float de ${AMT} chez `,
+      "retrait de float de",
+      "chez",
+    ],
     // "reversal of X XAF ... approved" is the wording a public report on Cameroon MoMo SMS names.
-    ["REV", "en", "in", String.raw`\bThe reversal of ${AMT} for transaction \d+ to .{1,120}? has been approved`, "reversal of", "to"],
-    ["REV", "fr", "in", String.raw`\bL'annulation de ${AMT} pour la transaction \d+ vers .{1,120}? a ete approuvee`, "annulation de", "vers"],
+    [
+      "REV",
+      "en",
+      "in",
+      String.raw`\bThe reversal of ${AMT} for transaction \d+ to .{1,120}? has been approved`,
+      "reversal of",
+      "to",
+    ],
+    [
+      "REV",
+      "fr",
+      "in",
+      String.raw`\bL'annulation de ${AMT} pour la transaction \d+ vers .{1,120}? a ete approuvee`,
+      "annulation de",
+      "vers",
+    ],
   ]),
   {
     // A commission credited to the wallet: amount and balance are read so that the balance

@@ -9,10 +9,7 @@ import type { Direction, FieldPatterns, Language, MessageKind, Rule } from "./ty
 
 // "Montant Net", "Montant Net du Credit" and "montant net debite" are amount +/- fee or
 // commission: the patterns require "Montant" to be followed by its value or by "transaction".
-const AMOUNT = labelled(
-  String.raw`\bmontant (?:de )?(?:la )?transaction|\btransaction amount|\bmontant`,
-  MONEY,
-);
+const AMOUNT = labelled(String.raw`\bmontant (?:de )?(?:la )?transaction|\btransaction amount|\bmontant`, MONEY);
 const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
 // "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso).
 const BALANCE = labelled(String.raw`\bsolde est de|nouveau solde|new balance|\bsolde`, MONEY);
@@ -57,8 +54,22 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     ["FLOAT_IN", "en", "in", "from", String.raw`\bSuccessful float transfer from `],
     ["FLOAT_WITH", "fr", "out", "chez", String.raw`\bRetrait de float reussi chez `],
     ["FLOAT_WITH", "en", "out", "at", String.raw`\bSuccessful float withdrawal at `],
-    ["REV", "fr", "in", "annulation", String.raw`\bAnnulation de (?:la )?transaction reussie\.? ?Le transfert \S+ vers `, " a ete annule"],
-    ["REV", "en", "in", "reversal", String.raw`\bSuccessful transaction reversal\.? ?The transfer \S+ to `, " has been reversed"],
+    [
+      "REV",
+      "fr",
+      "in",
+      "annulation",
+      String.raw`\bAnnulation de (?:la )?transaction reussie\.? ?Le transfert \S+ vers `,
+      " a ete annule",
+    ],
+    [
+      "REV",
+      "en",
+      "in",
+      "reversal",
+      String.raw`\bSuccessful transaction reversal\.? ?The transfer \S+ to `,
+      " has been reversed",
+    ],
   ]),
   ...(
     [
@@ -67,18 +78,16 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       ["COM_SWEEP", "fr", String.raw`\bTransfert de commission reussi vers votre compte principal\b`],
       ["COM_SWEEP", "en", String.raw`\bSuccessful commission transfer to your main account\b`],
     ] as const
-  ).map(
-    ([kind, language, match]): Rule => ({
-      // A commission credited (COM) or moved to the main account (COM_SWEEP): the wallet whose
-      // balance is reported gains it. Amount and balance are read so the balance chain counts it.
-      id: `b.${language}.${kind.toLowerCase()}`,
-      kind,
-      language,
-      direction: "in",
-      match: skeleton(match),
-      fields: COMMON,
-    }),
-  ),
+  ).map(([kind, language, match]): Rule => ({
+    // A commission credited (COM) or moved to the main account (COM_SWEEP): the wallet whose
+    // balance is reported gains it. Amount and balance are read so the balance chain counts it.
+    id: `b.${language}.${kind.toLowerCase()}`,
+    kind,
+    language,
+    direction: "in",
+    match: skeleton(match),
+    fields: COMMON,
+  })),
   {
     // Mini statement: several amounts, none of them this message's; nothing is read.
     id: "b.fr.rec.mini_releve",
@@ -166,7 +175,9 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     kind: "UV_IN",
     language: "en",
     direction: "in",
-    match: skeleton(String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE}\b[^.]{0,120}\.? ?Details\s*:`),
+    match: skeleton(
+      String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE}\b[^.]{0,120}\.? ?Details\s*:`,
+    ),
     fields: {
       ...COMMON,
       counterparty_msisdn: pattern(String.raw`\bSuccessful transfer from ${MSISDN}\b`),
@@ -364,19 +375,17 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
   ...[
     ["AIRTIME", "airtime", String.raw`(?=[^.]*?\b(?:forfaits?|internet|pass|bundles?|credit)\b)`],
     [null, "payment", ""],
-  ].map(
-    ([kind, family, merchant]): Rule => ({
-      id: `b.fr.${family}.marchand`,
-      kind: kind as MessageKind | null,
-      language: "fr",
-      direction: "out",
-      match: skeleton(String.raw`\bPaiement de ${merchant}.{1,120}? (?:en succes|reussi) +par ${PHONE}\b`),
-      fields: {
-        ...COMMON,
-        counterparty_name: pattern(String.raw`\bPaiement de (?<v>.+?) (?:en succes|reussi) +par `),
-      },
-    }),
-  ),
+  ].map(([kind, family, merchant]): Rule => ({
+    id: `b.fr.${family}.marchand`,
+    kind: kind as MessageKind | null,
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bPaiement de ${merchant}.{1,120}? (?:en succes|reussi) +par ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_name: pattern(String.raw`\bPaiement de (?<v>.+?) (?:en succes|reussi) +par `),
+    },
+  })),
 
   // ---- BAL: balance replies -----------------------------------------------------------------
   {
