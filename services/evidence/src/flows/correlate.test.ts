@@ -14,9 +14,11 @@ import {
   openHarness,
   outboxTypes,
   OTHER_SIM,
+  session,
   SIM,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
+import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
 
@@ -33,6 +35,7 @@ beforeEach(async () => {
 
 const OP = "11111111-1111-4111-8111-111111111111";
 const OP2 = "22222222-2222-4222-8222-222222222222";
+const ADMIN = "33333333-3333-4333-8333-333333333333";
 
 async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
   try {
@@ -499,6 +502,21 @@ describe("the operator's sender ids and the balance chain", () => {
     expect(resolved.reason).toMatch(/still missing/);
     expect(remaining.dedupeKey).not.toBe(first.dedupeKey);
     expect(remaining.context).toMatchObject({ gap: 300 });
+  });
+
+  it("counts a commission credited to the wallet (COM): no break, and the day reconciles to zero", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    const commission = await one(
+      h,
+      `Paiement de commission reussi. Informations detaillees: Montant: 250 FCFA, ID transaction: ${newRef()}, Nouveau Solde: 1250.40 FCFA.`,
+      { receivedAt: at(1) },
+    );
+    expect(commission).toMatchObject({ kind: "COM", outcome: "stored", matched: false });
+    await one(h, received(300, 1550, 2), { receivedAt: at(2) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const day = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: "2026-11-20", simId: SIM });
+    expect(day.sims[0]).toMatchObject({ in_xaf: 1550, breaks: [], unexplained_xaf: 0, closing_balance: 1550 });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
   });
 
   /** The alerts evidence wrote to its outbox, decoded, in order. */
