@@ -84,14 +84,14 @@ function report(name: string, a: Accuracy): string {
  * keeps the parser from getting worse; raise it as rules improve.
  */
 const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
-  kind: 77.3,
-  amount: 90.9,
-  fee: 97.7,
-  balance_after: 97.7,
-  operator_ref: 93.2,
-  counterparty_msisdn: 93.2,
-  counterparty_name: 93.2,
-  direction: 90.9,
+  kind: 77.8,
+  amount: 91.1,
+  fee: 97.8,
+  balance_after: 97.8,
+  operator_ref: 93.3,
+  counterparty_msisdn: 93.3,
+  counterparty_name: 93.3,
+  direction: 91.1,
 };
 
 const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
@@ -103,7 +103,7 @@ describe("parser accuracy on the labelled corpus", () => {
 
   it("has a held-out part chosen by hash, every real text with its source, constructed texts named as such", () => {
     expect(heldout.length).toBeGreaterThanOrEqual(40);
-    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(145);
+    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(155);
     for (const t of [...dev, ...heldout]) {
       expect(t.source).toMatch(/^github/);
       expect(t.split === "heldout").toBe(heldoutByHash(t.text));

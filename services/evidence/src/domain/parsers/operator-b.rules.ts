@@ -218,6 +218,21 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     },
   },
 
+  {
+    // corpus, Orange Guinea: "Bonjour, Envoi de: 4000.00GNF vers le 622001839, reference:
+    // PP260130.2102.C58818. Orange Money vous remercie" (GNF: the amount is null).
+    id: "b.fr.uv_out.envoi_vers_le",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bEnvoi de\s*:?\s*${AMT} vers le ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bEnvoi de\s*:?\s*${MONEY} vers le `),
+      counterparty_msisdn: pattern(String.raw`\bvers le ${MSISDN}\b`),
+    },
+  },
+
   // ---- UV_WITH: withdrawals ---------------------------------------------------------------
   {
     // Customer side: "Retrait d'argent reussi par le 656939968 avec le Code : 358619.
@@ -338,6 +353,21 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     },
   },
 
+  {
+    // corpus, Orange Guinea: "Bonjour,vous venez d efectuar un paiement de 14000.00GNF chez Achat
+    // de pass pour tiers2.Frais 0.00GNF, Nouveau Solde 13432045.55GNF, Ref :MP..." A data pass
+    // bought is AIRTIME. GNF is not FCFA: the amounts are null, the reference is read.
+    id: "b.fr.airtime.paiement_chez_pass",
+    kind: "AIRTIME",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bvous venez d'? ?ef+ectu\w+ un paiement de ${AMT} chez [^.]*?\b(?:pass|forfaits?)\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bun paiement de ${MONEY} chez `),
+      counterparty_name: pattern(String.raw`\bun paiement de ${AMT} chez (?<v>[^.]+?)\.`),
+    },
+  },
   // ---- Merchant payments (no kind) ----------------------------------------------------------
   {
     // Virtual card: "Cher client, votre paiement de 1.18 USD chez MERCHANT a été effectué avec
@@ -352,6 +382,17 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       amount: pattern(String.raw`\bpaiement de ${MONEY} chez `),
       counterparty_name: pattern(String.raw`\bpaiement de ${AMT} chez (?<v>.+?) a ete effectue`),
     },
+  },
+  {
+    // corpus: "Votre carte prépayée virtuelle a été rechargée de 1000 XAF. Nouveau solde : 29394.01
+    // XAF." The balance is the card's, which gains the amount (as the card payment above
+    // reports the card's balance): direction in; no kind (never a deposit).
+    id: "b.fr.payment.carte_rechargee",
+    kind: null,
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVotre carte prepayee virtuelle a ete rechargee de ${AMT}`),
+    fields: { ...COMMON, amount: pattern(String.raw`\brechargee de ${MONEY}`) },
   },
   {
     // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
