@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { EntityManager } from "./db.ts";
 import { enqueueEvent, Topics } from "./events.ts";
-import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
+import { AlertRaisedSchema, AlertResolvedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
 import { ts } from "./time.ts";
 
 /** Something a person must look at, as any service raises it (fleet stores and delivers it). */
@@ -35,6 +35,39 @@ export async function raiseAlert(em: EntityManager, schemaName: string, alert: A
       context: alert.context,
       raisedAt: ts(alert.raised_at),
       dedupeKey: alert.dedupe_key,
+    }),
+  });
+}
+
+/** An alert whose condition no longer holds, named by the dedupe key it was raised with. */
+export interface AlertResolution {
+  kind: string;
+  dedupe_key: string;
+  sim_id?: string | null;
+  device_id?: string | null;
+  operation_id?: string | null;
+  /** Why it no longer holds, for the person reading the notification. */
+  reason: string;
+  resolved_at: Date;
+}
+
+/**
+ * Writes `AlertResolved` to the service's outbox on the `alerts` topic, in the caller's
+ * transaction, keyed like the raised alert so that it is consumed after it.
+ */
+export async function resolveAlert(em: EntityManager, schemaName: string, r: AlertResolution): Promise<void> {
+  await enqueueEvent(em, schemaName, {
+    topic: Topics.alerts,
+    key: r.sim_id ?? r.device_id ?? r.operation_id ?? r.dedupe_key,
+    schema: AlertResolvedSchema,
+    message: create(AlertResolvedSchema, {
+      dedupeKey: r.dedupe_key,
+      kind: r.kind,
+      simId: r.sim_id ?? "",
+      deviceId: r.device_id ?? "",
+      operationId: r.operation_id ?? "",
+      reason: r.reason,
+      resolvedAt: ts(r.resolved_at),
     }),
   });
 }

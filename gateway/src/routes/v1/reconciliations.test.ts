@@ -174,4 +174,27 @@ describe("a withheld message that arrives at last", () => {
     const fleet = (await sys.api.get(`/v1/reconciliations/daily?day=${DAY}`, { token: admin.token })).body.fleet;
     expect(fleet).toMatchObject({ sims: 3, unexplained_xaf: 0, chain_breaks: 0, sims_not_reconciled: [] });
   });
+
+  it("resolves the chain-break alert: the notification is closed by the system, with the reason", async () => {
+    type Notification = {
+      kind: string;
+      sim_id: string | null;
+      acknowledged_at: string | null;
+      acknowledged_by: string | null;
+      context: Record<string, unknown>;
+    };
+    const chainBreak = async (query: string) =>
+      ((await sys.api.get(`/v1/admin/notifications${query}`, { token: admin.token })).body as Notification[]).find(
+        (n) => n.kind === "balance_chain_break" && n.sim_id === lossy.sims[0].simId,
+      );
+    const closed = await eventually(
+      () => chainBreak("?acknowledged=true&limit=250"),
+      30_000,
+      "the chain-break notification to be resolved",
+    );
+    expect(closed.acknowledged_at).toMatch(/^\d{4}-/);
+    expect(closed.acknowledged_by).toBeNull();
+    expect(closed.context).toMatchObject({ resolved: true, resolution: expect.stringMatching(/closes the gap/) });
+    expect(await chainBreak("?acknowledged=false&limit=250")).toBeUndefined();
+  });
 });

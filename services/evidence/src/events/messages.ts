@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, raiseAlert, Topics, ts, type EntityManager } from "@transferops/kit";
+import { enqueueEvent, raiseAlert, resolveAlert, Topics, ts, type EntityManager } from "@transferops/kit";
 import {
   MessageCorrelatedSchema,
   MessageDismissedSchema,
@@ -171,5 +171,28 @@ export async function chainBreakAlert(em: EntityManager, simId: string, b: Chain
     context: { ...b },
     raised_at: new Date(),
     dedupe_key: `balance_chain_break:${b.previous_message_id}:${b.message_id}`,
+  });
+}
+
+/**
+ * A message that arrived late and now sits between the two messages of an earlier break: that
+ * link no longer exists, so its alert is resolved (the links the late message makes are
+ * checked on their own and alerted if they break).
+ */
+export async function chainBreakResolved(
+  em: EntityManager,
+  simId: string,
+  b: ChainBreak,
+  lateMessageId: string,
+  closed: boolean,
+): Promise<void> {
+  await resolveAlert(em, SCHEMA, {
+    kind: "balance_chain_break",
+    sim_id: simId,
+    dedupe_key: `balance_chain_break:${b.previous_message_id}:${b.message_id}`,
+    reason: closed
+      ? `message ${lateMessageId} arrived late between them and closes the gap of ${b.gap} FCFA`
+      : `message ${lateMessageId} arrived late between them; what is still missing is alerted on its own links`,
+    resolved_at: new Date(),
   });
 }

@@ -1,15 +1,16 @@
 import type { EntityManager } from "@transferops/kit";
 import { linkBreak, type ChainBreak } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
-import { chainBreakAlert } from "../events/messages.ts";
+import { chainBreakAlert, chainBreakResolved } from "../events/messages.ts";
 import { chainNeighbours, lockSim } from "../store/messages.ts";
 
 /**
  * Checks the links a finished message makes in its SIM's balance chain (with the message
  * before it and the one after it) and raises an alert for each break, in the caller's
  * transaction. Under the SIM's lock, so two messages finishing at once see each other.
- * The daily reconciliation recomputes the whole chain on read, so a message that arrives
- * late and closes a gap leaves the day with no break.
+ * A message that arrives late between two messages whose link broke (the break its absence
+ * caused, alerted when the later one arrived) resolves that alert. The daily reconciliation
+ * recomputes the whole chain on read, so such a message leaves the day with no break.
  */
 export async function checkChain(em: EntityManager, m: MessageRecord): Promise<ChainBreak[]> {
   if (m.state !== "done" || m.balance_after === null) return [];
@@ -18,6 +19,8 @@ export async function checkChain(em: EntityManager, m: MessageRecord): Promise<C
   const { previous, next, repeat } = await chainNeighbours(em, m);
   if (repeat) return [];
   const breaks = [previous && linkBreak(previous, m), next && linkBreak(m, next)].filter((b): b is ChainBreak => !!b);
+  const superseded = previous && next && linkBreak(previous, next);
+  if (superseded) await chainBreakResolved(em, m.sim_id, superseded, m.id, breaks.length === 0);
   for (const b of breaks) await chainBreakAlert(em, m.sim_id, b);
   return breaks;
 }

@@ -1,8 +1,10 @@
 // Correlation against real PostgreSQL, with dispatch and fleet stood in for: each rule of
 // outcomes.ts in precedence order, crashes at every step, and copies racing each other.
 
+import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DomainError } from "@transferops/kit";
+import { AlertRaisedSchema, AlertResolvedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
 import {
   deposit,
@@ -12,9 +14,11 @@ import {
   openHarness,
   outboxTypes,
   OTHER_SIM,
+  session,
   SIM,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
+import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
 
@@ -31,6 +35,7 @@ beforeEach(async () => {
 
 const OP = "11111111-1111-4111-8111-111111111111";
 const OP2 = "22222222-2222-4222-8222-222222222222";
+const ADMIN = "33333333-3333-4333-8333-333333333333";
 
 async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
   try {
@@ -470,7 +475,7 @@ describe("the operator's sender ids and the balance chain", () => {
     expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
   });
 
-  it("raises one chain-break alert for a missing message, none once it arrives, none for a repeat", async () => {
+  it("raises one chain-break alert for a missing message, resolves it once the message arrives, none for a repeat", async () => {
     const first = received(500, 1500, 1);
     await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
     await one(h, first, { receivedAt: at(1) });
@@ -478,8 +483,56 @@ describe("the operator's sender ids and the balance chain", () => {
     const late = received(200, 1700, 2);
     await one(h, received(300, 2000, 3), { receivedAt: at(3) });
     expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+    const [raised] = await alerts();
     await one(h, late, { receivedAt: at(2) });
     await one(h, first, { receivedAt: at(1), clientMessageId: "operator-repeat" });
-    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised", "AlertResolved"]);
+    const [, resolved] = await alerts();
+    expect(resolved).toMatchObject({ kind: "balance_chain_break", simId: SIM, dedupeKey: raised.dedupeKey });
+    expect(resolved.reason).toMatch(/closes the gap of 200 FCFA/);
   });
+
+  it("resolves the old break when a late message only partly closes it, and alerts its own broken link", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    await one(h, received(300, 1800, 3), { receivedAt: at(3) }); // two messages (+200, +300) missing
+    await one(h, received(200, 1200, 1), { receivedAt: at(1) }); // one arrives: 1000 -> 1200 holds
+    expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised", "AlertResolved", "AlertRaised"]);
+    const [first, resolved, remaining] = await alerts();
+    expect(resolved.dedupeKey).toBe(first.dedupeKey);
+    expect(resolved.reason).toMatch(/still missing/);
+    expect(remaining.dedupeKey).not.toBe(first.dedupeKey);
+    expect(remaining.context).toMatchObject({ gap: 300 });
+  });
+
+  it("counts a commission credited to the wallet (COM): no break, and the day reconciles to zero", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    const commission = await one(
+      h,
+      `Paiement de commission reussi. Informations detaillees: Montant: 250 FCFA, ID transaction: ${newRef()}, Nouveau Solde: 1250.40 FCFA.`,
+      { receivedAt: at(1) },
+    );
+    expect(commission).toMatchObject({ kind: "COM", outcome: "stored", matched: false });
+    await one(h, received(300, 1550, 2), { receivedAt: at(2) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const day = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: "2026-11-20", simId: SIM });
+    expect(day.sims[0]).toMatchObject({ in_xaf: 1550, breaks: [], unexplained_xaf: 0, closing_balance: 1550 });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+
+  /** The alerts evidence wrote to its outbox, decoded, in order. */
+  async function alerts(): Promise<
+    { kind: string; simId: string; dedupeKey: string; reason?: string; context?: Record<string, unknown> }[]
+  > {
+    const rows = (await h.db
+      .em()
+      .execute(`select type, payload from evidence.outbox where topic = 'alerts' order by seq`)) as {
+      type: string;
+      payload: Buffer;
+    }[];
+    return rows.map((r) =>
+      r.type.endsWith("AlertResolved")
+        ? fromBinary(AlertResolvedSchema, r.payload)
+        : fromBinary(AlertRaisedSchema, r.payload),
+    );
+  }
 });

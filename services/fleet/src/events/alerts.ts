@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { on, Topics, fromTs, raiseAlert as publish, type EntityManager } from "@transferops/kit";
-import { AlertRaisedSchema, type AlertRaised } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
+import {
+  AlertRaisedSchema,
+  AlertResolvedSchema,
+  type AlertRaised,
+} from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import type { Alert } from "../domain/alerts.ts";
 import { webhookBody } from "../domain/webhooks.ts";
-import { insertNotification } from "../store/notifications.ts";
+import { insertNotification, resolveNotification } from "../store/notifications.ts";
 import { enqueueDeliveries } from "../store/webhooks.ts";
 import { struct } from "../rpc/mappers.ts";
 
@@ -11,6 +15,8 @@ import { struct } from "../rpc/mappers.ts";
 // raises its own (device silent, SIM absent, balance out of band) into its outbox like
 // any service, and its consumer stores every alert as a notification (once per dedupe
 // key) and queues a webhook delivery of `alert.raised` for each subscribed endpoint.
+// `AlertResolved` (same topic, same key, so consumed after the alert it resolves) closes the
+// notification of its dedupe key when the condition no longer holds.
 
 export const alertTopics = [Topics.alerts];
 
@@ -59,4 +65,12 @@ export async function storeAlert(
 
 export const alertHandlers = [
   on(AlertRaisedSchema, (em, event, meta) => storeAlert(em, event, meta.eventId, meta.occurredAt)),
+  on(AlertResolvedSchema, async (em, event, meta) => {
+    if (!event.dedupeKey) return;
+    await resolveNotification(em, {
+      dedupe_key: event.dedupeKey,
+      reason: event.reason,
+      resolved_at: fromTs(event.resolvedAt) ?? meta.occurredAt,
+    });
+  }),
 ];

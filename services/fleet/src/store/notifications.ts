@@ -50,6 +50,25 @@ export async function insertNotification(
   );
 }
 
+/**
+ * Closes the open notification of an alert whose condition no longer holds: acknowledged at
+ * the resolution time by nobody (`acknowledged_by` stays null: the system, not a person), with
+ * the reason added to its context. A notification already acknowledged by a person keeps its
+ * acknowledgement. Returns whether one was closed.
+ */
+export async function resolveNotification(
+  em: EntityManager,
+  r: { dedupe_key: string; reason: string; resolved_at: Date },
+): Promise<boolean> {
+  const closed = (await em.execute(
+    `update fleet.notifications set acknowledged_at = ?,
+       context = context || jsonb_build_object('resolved', true, 'resolution', ?::text, 'resolved_at', ?::text)
+     where dedupe_key = ? and acknowledged_at is null returning id`,
+    [r.resolved_at, r.reason, r.resolved_at.toISOString(), r.dedupe_key],
+  )) as unknown[];
+  return closed.length > 0;
+}
+
 export async function listNotifications(
   em: EntityManager,
   f: { acknowledged?: boolean; limit: number },

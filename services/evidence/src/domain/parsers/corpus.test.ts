@@ -1,25 +1,40 @@
 // The parser measured on real operator texts (testdata/corpus.jsonl: each with its public
-// source, kind and fields labelled by hand). Its `heldout` part (a third of the texts, chosen
-// by the SHA-256 of the text before any rule was written for them) is never used to write
-// rules; the test prints kind and field accuracy on it and on the development part, and
-// holds the measured level (docs/decisions/evidence.md). It also replays every text of the
-// corpus and of the shared samples as if an operation of the same amount and destination
+// source, kind and fields labelled by hand). Its `heldout` part (the texts whose SHA-256 starts
+// with a byte divisible by 3, about a third, decided before any rule was written for them) is
+// never used to write rules; the test prints kind and field accuracy on it and on the
+// development part, and holds the measured level (docs/decisions/evidence.md). Texts written
+// from a known wording family for kinds no public text was found for are split `constructed`:
+// measured and printed apart, never counted as held-out. The test also replays every text of
+// the corpus and of the shared samples as if an operation of the same amount and destination
 // were active: only a DEP may reach dispatch for a transfer, only a BAL for a balance check.
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
-import { FIELD_NAMES, type FieldName, type MessageKind, type Operator } from "./types.ts";
+import {
+  FIELD_NAMES,
+  MESSAGE_KINDS,
+  type Direction,
+  type FieldName,
+  type MessageKind,
+  type Operator,
+} from "./types.ts";
 
 interface Labelled {
   id: string;
   operator: Operator;
   kind: MessageKind | null;
   text: string;
-  expected: Record<FieldName, string | number | null>;
-  split?: "dev" | "heldout";
+  expected: Record<FieldName, string | number | null> & { direction?: Direction | null };
+  source?: string;
+  split?: "dev" | "heldout" | "constructed";
 }
+
+/** Fields measured: the six the parser reads, and the direction its wording gives. */
+const MEASURED = [...FIELD_NAMES, "direction"] as const;
+type Measured = (typeof MEASURED)[number];
 
 const load = (file: string): Labelled[] =>
   readFileSync(new URL(`./testdata/${file}`, import.meta.url), "utf8")
@@ -33,7 +48,7 @@ const SAMPLES = load("samples.jsonl");
 interface Accuracy {
   texts: number;
   kind: number;
-  fields: Record<FieldName, number>;
+  fields: Record<Measured, number>;
   misses: string[];
 }
 
@@ -41,14 +56,14 @@ function measure(texts: readonly Labelled[]): Accuracy {
   const acc: Accuracy = {
     texts: texts.length,
     kind: 0,
-    fields: Object.fromEntries(FIELD_NAMES.map((f) => [f, 0])) as Record<FieldName, number>,
+    fields: Object.fromEntries(MEASURED.map((f) => [f, 0])) as Record<Measured, number>,
     misses: [],
   };
   for (const t of texts) {
     const p = parseMessage(t.operator, t.text);
     if (p.kind === t.kind) acc.kind += 1;
     else acc.misses.push(`${t.id} kind ${String(p.kind)} (expected ${String(t.kind)})`);
-    for (const f of FIELD_NAMES) {
+    for (const f of MEASURED) {
       if (p[f] === t.expected[f]) acc.fields[f] += 1;
       else acc.misses.push(`${t.id} ${f} ${JSON.stringify(p[f])} (expected ${JSON.stringify(t.expected[f])})`);
     }
@@ -59,43 +74,70 @@ function measure(texts: readonly Labelled[]): Accuracy {
 const pct = (n: number, of: number) => (of === 0 ? 100 : Math.round((1000 * n) / of) / 10);
 
 function report(name: string, a: Accuracy): string {
-  const fields = FIELD_NAMES.map((f) => `${f} ${pct(a.fields[f], a.texts)}%`).join(", ");
+  const fields = MEASURED.map((f) => `${f} ${pct(a.fields[f], a.texts)}%`).join(", ");
   return `${name}: ${a.texts} texts; kind ${pct(a.kind, a.texts)}%; ${fields}`;
 }
 
 /**
- * The level measured on the held-out part when it was set aside, before any rule was written
- * from the corpus (kind and each field, %). The issue's goal is 95% for each, not reached yet:
- * this floor keeps the parser from getting worse; raise it as rules improve.
+ * The level measured on the held-out part once the rules for the enlarged corpus were written
+ * (kind and each field, %). The issue's goal is 95% for each; kind is not there yet: this floor
+ * keeps the parser from getting worse; raise it as rules improve.
  */
-const HELDOUT_FLOOR: Record<"kind" | FieldName, number> = {
-  kind: 83.3,
-  amount: 83.3,
-  fee: 91.7,
-  balance_after: 91.7,
-  operator_ref: 83.3,
-  counterparty_msisdn: 83.3,
-  counterparty_name: 83.3,
+const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
+  kind: 77.8,
+  amount: 91.1,
+  fee: 97.8,
+  balance_after: 97.8,
+  operator_ref: 93.3,
+  counterparty_msisdn: 93.3,
+  counterparty_name: 93.3,
+  direction: 91.1,
 };
+
+const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
 
 describe("parser accuracy on the labelled corpus", () => {
   const heldout = CORPUS.filter((t) => t.split === "heldout");
   const dev = CORPUS.filter((t) => t.split === "dev");
+  const constructed = CORPUS.filter((t) => t.split === "constructed");
 
-  it("has a held-out part and a development part, every text with its source", () => {
-    expect(heldout.length).toBeGreaterThanOrEqual(10);
-    expect(dev.length).toBeGreaterThanOrEqual(10);
-    for (const t of CORPUS) expect((t as unknown as { source: string }).source).toMatch(/^github/);
+  it("has a held-out part chosen by hash, every real text with its source, constructed texts named as such", () => {
+    expect(heldout.length).toBeGreaterThanOrEqual(40);
+    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(155);
+    for (const t of [...dev, ...heldout]) {
+      expect(t.source).toMatch(/^github/);
+      expect(t.split === "heldout").toBe(heldoutByHash(t.text));
+    }
+    for (const t of constructed) expect(t.source).toMatch(/^constructed: /);
+    expect(new Set(CORPUS.map((t) => t.id)).size).toBe(CORPUS.length);
+  });
+
+  it("has a labelled text for every kind of the contract (real or constructed)", () => {
+    const kinds = new Set(CORPUS.map((t) => t.kind));
+    for (const kind of MESSAGE_KINDS.filter((k) => k !== "TPL" && k !== "FAIL")) expect(kinds).toContain(kind);
   });
 
   it("prints kind and field accuracy on the held-out part and holds the measured level", () => {
     const h = measure(heldout);
     const d = measure(dev);
+    const c = measure(constructed);
     // Only the figures of the held-out part are printed, never its texts: rules are written
-    // from the development part's misses.
-    console.log([report("held-out", h), report("development", d), "development misses:", ...d.misses].join("\n  "));
+    // from the development part's misses. Constructed texts are printed apart.
+    console.log(
+      [
+        report("held-out", h),
+        report("development", d),
+        report("constructed (not real texts; not held-out)", c),
+        "development misses:",
+        ...d.misses,
+        "constructed misses:",
+        ...c.misses,
+      ].join("\n  "),
+    );
     expect(pct(h.kind, h.texts)).toBeGreaterThanOrEqual(HELDOUT_FLOOR.kind);
-    for (const f of FIELD_NAMES) expect(pct(h.fields[f], h.texts)).toBeGreaterThanOrEqual(HELDOUT_FLOOR[f]);
+    for (const f of MEASURED) expect(pct(h.fields[f], h.texts)).toBeGreaterThanOrEqual(HELDOUT_FLOOR[f]);
+    // The rules for kinds without a public text must read their own constructed texts exactly.
+    expect(c.misses).toEqual([]);
   });
 });
 

@@ -59,6 +59,28 @@ function merchantDebit(
   return [rule("AIRTIME", MTN_AIRTIME, "airtime"), rule(null, "", "payment")];
 }
 
+/**
+ * Wordings of the form "<what> <amount> <preposition> NAME (number) ...": one rule each, the
+ * amount read after `amountAfter`, the counterparty after `partyAfter`.
+ */
+function partyMoves(
+  wordings: readonly (readonly [MessageKind, Language, "in" | "out", string, string, string])[],
+): Rule[] {
+  return wordings.map(([kind, language, direction, match, amountAfter, partyAfter]) => ({
+    id: `a.${language}.${kind.toLowerCase()}.${amountAfter.split(" ")[0]}`,
+    kind,
+    language,
+    direction,
+    match: skeleton(match),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\b${amountAfter} ${MONEY} `),
+      counterparty_name: pattern(String.raw`\b${amountAfter} ${AMT} .{0,60}?\b${partyAfter} ${NAME} \(`),
+      counterparty_msisdn: pattern(String.raw`\b${amountAfter} ${AMT} .{0,60}?\b${partyAfter} [^()]+? \(${MSISDN}\)`),
+    },
+  }));
+}
+
 export const OPERATOR_A_RULES: readonly Rule[] = [
   // ---- DEP: agent cash-in to a customer ---------------------------------------------
   {
@@ -105,6 +127,91 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
       counterparty_name: pattern(String.raw`\bavez envoye ${AMT} a ${NAME} \(`),
       counterparty_msisdn: pattern(String.raw`\bavez envoye ${AMT} a [^()]+? \(${MSISDN}\)`),
     },
+  },
+
+  // ---- Agent float, commission, reversal, mini statement ------------------------------------
+  // No public text of these kinds was found: these rules follow MTN's receipt wording
+  // ("<what> <amount> ... NAME (number) ... Your new balance: ... Financial Transaction Id:")
+  // and are measured on constructed texts only (testdata/corpus.jsonl, split "constructed").
+  ...partyMoves([
+    ["FLOAT_OUT", "en", "out", String.raw`\bYou have transferred float of ${AMT} to `, "transferred float of", "to"],
+    ["FLOAT_OUT", "fr", "out", String.raw`\bVous avez transfere du float de ${AMT} a `, "transfere du float de", "a"],
+    ["FLOAT_IN", "en", "in", String.raw`\bYou have received float of ${AMT} from `, "received float of", "from"],
+    ["FLOAT_IN", "fr", "in", String.raw`\bVous avez recu du float de ${AMT} de `, "recu du float de", "de"],
+    ["FLOAT_WITH", "en", "out", String.raw`\bYou have withdrawn float of ${AMT} at `, "withdrawn float of", "at"],
+    [
+      "FLOAT_WITH",
+      "fr",
+      "out",
+      String.raw`\bVous avez effectue un retrait de float de ${AMT} chez `,
+      "retrait de float de",
+      "chez",
+    ],
+    // "reversal of X XAF ... approved" is the wording a public report on Cameroon MoMo SMS names.
+    [
+      "REV",
+      "en",
+      "in",
+      String.raw`\bThe reversal of ${AMT} for transaction \d+ to .{1,120}? has been approved`,
+      "reversal of",
+      "to",
+    ],
+    [
+      "REV",
+      "fr",
+      "in",
+      String.raw`\bL'annulation de ${AMT} pour la transaction \d+ vers .{1,120}? a ete approuvee`,
+      "annulation de",
+      "vers",
+    ],
+  ]),
+  {
+    // A commission credited to the wallet: amount and balance are read so that the balance
+    // chain counts it (COM never confirms anything).
+    id: "a.en.com.received",
+    kind: "COM",
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`\bYou have received a commission of ${AMT} for `),
+    fields: { ...COMMON, amount: pattern(String.raw`\bcommission of ${MONEY} for `) },
+  },
+  {
+    id: "a.fr.com.recu",
+    kind: "COM",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVous avez recu une commission de ${AMT} pour `),
+    fields: { ...COMMON, amount: pattern(String.raw`\bcommission de ${MONEY} pour `) },
+  },
+  {
+    // Commission moved to the main account: the main account's balance is reported, so "in".
+    id: "a.en.com_sweep.transferred",
+    kind: "COM_SWEEP",
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`\bYou have transferred ${AMT} from your commission account to your main account`),
+    fields: { ...COMMON, amount: pattern(String.raw`\btransferred ${MONEY} from your commission account`) },
+  },
+  {
+    id: "a.fr.com_sweep.transfere",
+    kind: "COM_SWEEP",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVous avez transfere ${AMT} de votre compte commission vers votre compte principal`),
+    fields: { ...COMMON, amount: pattern(String.raw`\btransfere ${MONEY} de votre compte commission`) },
+  },
+  {
+    // Mini statement: several amounts, none of them this message's; nothing is read.
+    id: "a.en.rec.last_transactions",
+    kind: "OPERATOR_A_REC",
+    language: "en",
+    match: skeleton(String.raw`^Your last \d+ transactions\s*:`),
+  },
+  {
+    id: "a.fr.rec.dernieres_transactions",
+    kind: "OPERATOR_A_REC",
+    language: "fr",
+    match: skeleton(String.raw`^Vos \d+ dernieres transactions\s*:`),
   },
 
   // ---- UV_OUT: transfer sent ------------------------------------------------------------
@@ -171,7 +278,10 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
       ...COMMON,
       amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} de `),
       counterparty_name: pattern(String.raw`\bavez recu (?:un transfert de )?${AMT} de ${NAME} \(`),
-      counterparty_msisdn: pattern(String.raw`\bavez recu (?:un transfert de )?${AMT} de [^()]+? \(${MSISDN}\)`),
+      // corpus: the number can be followed by the name again ("(237679963987 HONORINE ...)").
+      counterparty_msisdn: pattern(
+        String.raw`\bavez recu (?:un transfert de )?${AMT} de [^()]+? \(${MSISDN}(?: [^()]*)?\)`,
+      ),
     },
   },
   {
@@ -304,10 +414,32 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
 
   // ---- AIRTIME, then merchant payments (no kind) -----------------------------------------
   // "Votre paiement de 200 XAF a MTNC AIRTIME a ete effectue le ..."
-  ...merchantDebit("paiement", "fr", (m) => String.raw`\bVotre paiement de ${AMT} a ${m}.{1,120}? a ete effectue`, {
-    amount: pattern(String.raw`\bVotre paiement de ${MONEY} a `),
-    counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} a (?<v>.+?) a ete effectue`),
-  }),
+  {
+    // corpus: a transfer to another network is booked as a payment to "Transfer To non MoMo
+    // Account" ("Votre paiement de 17000 XAF a Transfer To non MoMo Account a ete effectue le
+    // ... Frais: 378 XAF ..."): money sent, UV_OUT. The receiving number comes in a second SMS.
+    id: "a.fr.uv_out.paiement_non_momo",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bVotre paiement de ${AMT} a Transfer To non MoMo Account a ete effectue`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bVotre paiement de ${MONEY} a `),
+      counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} a (?<v>.+?) a ete effectue`),
+    },
+  },
+  // "Votre paiement de 200 XAF a MTNC AIRTIME a ete effectue le ..."; corpus (2021): "Votre
+  // paiement de 100 FCFA pour MTNC AIRTIME a ete effectue le ...".
+  ...merchantDebit(
+    "paiement",
+    "fr",
+    (m) => String.raw`\bVotre paiement de ${AMT} (?:a|pour) ${m}.{1,120}? a ete effectue`,
+    {
+      amount: pattern(String.raw`\bVotre paiement de ${MONEY} (?:a|pour) `),
+      counterparty_name: pattern(String.raw`\bVotre paiement de ${AMT} (?:a|pour) (?<v>.+?) a ete effectue`),
+    },
+  ),
   // "Your payment of 500 XAF to MTN Bundle Boost has been completed at ..."
   ...merchantDebit("payment", "en", (m) => String.raw`\bYour payment of ${AMT} to ${m}.{1,120}? has been completed`, {
     amount: pattern(String.raw`\bYour payment of ${MONEY} to `),
@@ -375,6 +507,45 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
       amount: pattern(String.raw`\bSuccess ?integral de ${MONEY} a `),
       counterparty_name: pattern(String.raw`\bSuccess ?integral de ${AMT} a (?<v>.+?) \+?\d{8,15}\b`),
       counterparty_msisdn: pattern(String.raw`\bSuccess ?integral de ${AMT} a .+? ${MSISDN}\b`),
+    },
+  },
+  {
+    // corpus: "You've received a MOMOKASH loan worth 5300.0FCFA from ORIS Finance. Amount to be
+    // refunded is 5698.0FCFA ..." A loan credited: no kind covers it (never a deposit).
+    id: "a.en.loan.received",
+    kind: null,
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`\bYou've received an? \w+ loan worth ${AMT} from `),
+    fields: {
+      amount: pattern(String.raw`\bloan worth ${MONEY} from `),
+      counterparty_name: pattern(String.raw`\bloan worth ${AMT} from (?<v>[^.]+?)\.`),
+    },
+  },
+  {
+    // corpus: "ORIS Finance thank you for the repayment of 6126 FCFA from your loan MOMOKASH, ..."
+    id: "a.en.loan.repayment",
+    kind: null,
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`^[^.]{1,60}? thank you for the repayment of ${AMT} from your loan`),
+    fields: {
+      amount: pattern(String.raw`\brepayment of ${MONEY} from your loan`),
+      counterparty_name: pattern(String.raw`^(?<v>[^.]{1,60}?) thank you for the repayment of`),
+    },
+  },
+  {
+    // corpus: "You have received an advance of 50XAF on <date> from MMC to repay with Access
+    // Fee:1XAF  Fee:0.5% daily,Max Fee:18.5% ..." The percentages are rates, not fees.
+    id: "a.en.loan.advance",
+    kind: null,
+    language: "en",
+    direction: "in",
+    match: skeleton(String.raw`\bYou have received an advance of ${AMT} on .{0,40}? from \S+ to repay`),
+    fields: {
+      amount: pattern(String.raw`\badvance of ${MONEY} on `),
+      fee: labelled(String.raw`\bAccess Fee`, MONEY),
+      counterparty_name: pattern(String.raw`\bfrom (?<v>\S+) to repay`),
     },
   },
   {

@@ -5,11 +5,11 @@
 // "Frais :", "Nouveau Solde :"). Its decimal point is "." (see NUMBER_FORMATS).
 
 import { AMT, labelled, MONEY, MSISDN, NOT_EXTERNAL, pattern, PHONE, REF, skeleton } from "./fields.ts";
-import type { FieldPatterns, Rule } from "./types.ts";
+import type { Direction, FieldPatterns, Language, MessageKind, Rule } from "./types.ts";
 
 // "Montant Net", "Montant Net du Credit" and "montant net debite" are amount +/- fee or
 // commission: the patterns require "Montant" to be followed by its value or by "transaction".
-const AMOUNT = labelled(String.raw`\bmontant (?:de )?transaction|\btransaction amount|\bmontant`, MONEY);
+const AMOUNT = labelled(String.raw`\bmontant (?:de )?(?:la )?transaction|\btransaction amount|\bmontant`, MONEY);
 const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
 // "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso).
 const BALANCE = labelled(String.raw`\bsolde est de|nouveau solde|new balance|\bsolde`, MONEY);
@@ -20,7 +20,88 @@ const OPERATOR_REF = labelled(
 );
 const COMMON: FieldPatterns = { amount: AMOUNT, fee: FEE, balance_after: BALANCE, operator_ref: OPERATOR_REF };
 
+/**
+ * Wordings "<operation> ... NUMBER NAME[ <after>]. <details>": one rule each, the party read
+ * after `before`.
+ */
+function partyMoves(
+  wordings: readonly (readonly [MessageKind, Language, Direction, string, string, string?])[],
+): Rule[] {
+  return wordings.map(([kind, language, direction, wording, before, after = ""]) => ({
+    id: `b.${language}.${kind.toLowerCase()}.${wording}`,
+    kind,
+    language,
+    direction,
+    match: skeleton(String.raw`${before}${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`${before}${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`${before}${PHONE} (?<v>[^.]+?)${after}\.`),
+    },
+  }));
+}
+
 export const OPERATOR_B_RULES: readonly Rule[] = [
+  // ---- Agent float, commission, reversal, mini statement ------------------------------------
+  // No public text of these kinds was found: these rules follow Orange's receipt wording
+  // ("<operation> reussi ... NUMBER NAME. Informations detaillees: Montant: ..., ID transaction:
+  // ..., Nouveau Solde: ..." and its English line "Successful <operation> ... Details: ...") and
+  // are measured on constructed texts only (testdata/corpus.jsonl, split "constructed").
+  ...partyMoves([
+    ["FLOAT_OUT", "fr", "out", "vers", String.raw`\bTransfert de float reussi vers `],
+    ["FLOAT_OUT", "en", "out", "to", String.raw`\bSuccessful float transfer to `],
+    ["FLOAT_IN", "fr", "in", "recu", String.raw`\bTransfert de float recu de `],
+    ["FLOAT_IN", "en", "in", "from", String.raw`\bSuccessful float transfer from `],
+    ["FLOAT_WITH", "fr", "out", "chez", String.raw`\bRetrait de float reussi chez `],
+    ["FLOAT_WITH", "en", "out", "at", String.raw`\bSuccessful float withdrawal at `],
+    [
+      "REV",
+      "fr",
+      "in",
+      "annulation",
+      String.raw`\bAnnulation de (?:la )?transaction reussie\.? ?Le transfert \S+ vers `,
+      " a ete annule",
+    ],
+    [
+      "REV",
+      "en",
+      "in",
+      "reversal",
+      String.raw`\bSuccessful transaction reversal\.? ?The transfer \S+ to `,
+      " has been reversed",
+    ],
+  ]),
+  ...(
+    [
+      ["COM", "fr", String.raw`\bPaiement de commission reussi\b`],
+      ["COM", "en", String.raw`\bSuccessful commission payment\b`],
+      ["COM_SWEEP", "fr", String.raw`\bTransfert de commission reussi vers votre compte principal\b`],
+      ["COM_SWEEP", "en", String.raw`\bSuccessful commission transfer to your main account\b`],
+    ] as const
+  ).map(([kind, language, match]): Rule => ({
+    // A commission credited (COM) or moved to the main account (COM_SWEEP): the wallet whose
+    // balance is reported gains it. Amount and balance are read so the balance chain counts it.
+    id: `b.${language}.${kind.toLowerCase()}`,
+    kind,
+    language,
+    direction: "in",
+    match: skeleton(match),
+    fields: COMMON,
+  })),
+  {
+    // Mini statement: several amounts, none of them this message's; nothing is read.
+    id: "b.fr.rec.mini_releve",
+    kind: "OPERATOR_B_REC",
+    language: "fr",
+    match: skeleton(String.raw`^Mini[- ]releve\s*:`),
+  },
+  {
+    id: "b.en.rec.mini_statement",
+    kind: "OPERATOR_B_REC",
+    language: "en",
+    match: skeleton(String.raw`^Mini[- ]statement\s*:`),
+  },
+
   // ---- DEP: agent cash-in ---------------------------------------------------------------
   {
     // Agent side: "Depot vers 699992396 ABDOU AZIZ reussi from 656118851 BLESSED ENTERPRISE.
@@ -85,6 +166,36 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       counterparty_name: pattern(String.raw`\bTransfert de ${PHONE}\b.{0,120}? vers ${PHONE} (?<v>.+?) reussi\b`),
     },
   },
+  // corpus (English line, real capture 2026): "Successful transfer from 696413104 NAME to
+  // 696103864 NAME. Details: Transaction ID: PP..., Transaction amount: 1300000 FCFA, Charges:
+  // 0 FCFA, Commission: 0 FCFA, Net amount :1300000 FCFA, New balance: 6335788.6 FCFA." Read like
+  // the French wording: "Details:" marks the recipient's copy.
+  {
+    id: "b.en.uv_in.successful_transfer_details",
+    kind: "UV_IN",
+    language: "en",
+    direction: "in",
+    match: skeleton(
+      String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE}\b[^.]{0,120}\.? ?Details\s*:`,
+    ),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bSuccessful transfer from ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bSuccessful transfer from ${PHONE} (?<v>.+?) to ${PHONE}\b`),
+    },
+  },
+  {
+    id: "b.en.uv_out.successful_transfer",
+    kind: "UV_OUT",
+    language: "en",
+    direction: "out",
+    match: skeleton(String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_msisdn: pattern(String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE} (?<v>[^.]+?)\.`),
+    },
+  },
   {
     // "Vous avez recu 395 USD de ILOKO 0844452411. Nouveau solde: 420.104 USD. Ref: PP..."
     // (Orange DRC: name before number).
@@ -104,6 +215,21 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       counterparty_name: pattern(
         String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?<v>[^\d.]+?) ${PHONE}\b`,
       ),
+    },
+  },
+
+  {
+    // corpus, Orange Guinea: "Bonjour, Envoi de: 4000.00GNF vers le 622001839, reference:
+    // PP260130.2102.C58818. Orange Money vous remercie" (GNF: the amount is null).
+    id: "b.fr.uv_out.envoi_vers_le",
+    kind: "UV_OUT",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bEnvoi de\s*:?\s*${AMT} vers le ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bEnvoi de\s*:?\s*${MONEY} vers le `),
+      counterparty_msisdn: pattern(String.raw`\bvers le ${MSISDN}\b`),
     },
   },
 
@@ -202,6 +328,17 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
 
   // ---- AIRTIME: bundles bought from the wallet ------------------------------------------------
   {
+    // corpus: "Rechargement reussi. Montant de la transaction : 50 FCFA, ID transaction :
+    // RC210830.1330.B02764, Frais : 0 FCFA, Commission : 0 FCFA, Nouveau Solde : 4038.5FCFA Other
+    // msisdn 655345054." Airtime bought from the wallet, for another number when one is named.
+    id: "b.fr.airtime.rechargement",
+    kind: "AIRTIME",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`^Rechargement reussi\.? ?Montant de la transaction\s*:?\s*${AMT}`),
+    fields: { ...COMMON, counterparty_msisdn: pattern(String.raw`\bOther msisdn\s*:?\s*${MSISDN}\b`) },
+  },
+  {
     // corpus: "Felicitations, vous venez d'effectuer un payement de 300 FCFA pour 300U = 850 Mo/3J.
     // N° de transaction : MP260802.0716.D80550. Nouveau solde : 31.88 FCFA."
     id: "b.fr.airtime.payement_forfait",
@@ -216,6 +353,21 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     },
   },
 
+  {
+    // corpus, Orange Guinea: "Bonjour,vous venez d efectuar un paiement de 14000.00GNF chez Achat
+    // de pass pour tiers2.Frais 0.00GNF, Nouveau Solde 13432045.55GNF, Ref :MP..." A data pass
+    // bought is AIRTIME. GNF is not FCFA: the amounts are null, the reference is read.
+    id: "b.fr.airtime.paiement_chez_pass",
+    kind: "AIRTIME",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bvous venez d'? ?ef+ectu\w+ un paiement de ${AMT} chez [^.]*?\b(?:pass|forfaits?)\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bun paiement de ${MONEY} chez `),
+      counterparty_name: pattern(String.raw`\bun paiement de ${AMT} chez (?<v>[^.]+?)\.`),
+    },
+  },
   // ---- Merchant payments (no kind) ----------------------------------------------------------
   {
     // Virtual card: "Cher client, votre paiement de 1.18 USD chez MERCHANT a été effectué avec
@@ -232,6 +384,17 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     },
   },
   {
+    // corpus: "Votre carte prépayée virtuelle a été rechargée de 1000 XAF. Nouveau solde : 29394.01
+    // XAF." The balance is the card's, which gains the amount (as the card payment above
+    // reports the card's balance): direction in; no kind (never a deposit).
+    id: "b.fr.payment.carte_rechargee",
+    kind: null,
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bVotre carte prepayee virtuelle a ete rechargee de ${AMT}`),
+    fields: { ...COMMON, amount: pattern(String.raw`\brechargee de ${MONEY}`) },
+  },
+  {
     // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
     // FCFA a MERCHANT a ete effectue avec succes. Votre solde est de : 1000.00 FCFA. Trans id: MP..."
     id: "b.fr.payment.a_marchand",
@@ -245,16 +408,25 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       counterparty_name: pattern(String.raw`${AMT} a (?<v>[^,]+?) a ete effectue`),
     },
   },
-  {
-    // "Paiement de WelcomePack en succes par 693460259 PAYER. ID de transaction: MP...,
-    // Montant: 100, Nouveau solde: 30399.01." The number is the payer (us), not a counterparty.
-    id: "b.fr.payment.marchand",
-    kind: null,
+  // "Paiement de WelcomePack en succes par 693460259 PAYER. ID de transaction: MP...,
+  // Montant: 100, Nouveau solde: 30399.01." The number is the payer (us), not a counterparty.
+  // corpus: "Paiement de ETS L ECLAT reussi par 693460259 NAME. ID transaction:MP..., Montant:1500
+  // FCFA. Solde: 9495.39 FCFA."; "Paiement de FORFAIT INTERNET en succes  par 696081739.ID
+  // transaction: MP..." A data bundle or airtime bought this way is an AIRTIME sale.
+  ...[
+    ["AIRTIME", "airtime", String.raw`(?=[^.]*?\b(?:forfaits?|internet|pass|bundles?|credit)\b)`],
+    [null, "payment", ""],
+  ].map(([kind, family, merchant]): Rule => ({
+    id: `b.fr.${family}.marchand`,
+    kind: kind as MessageKind | null,
     language: "fr",
     direction: "out",
-    match: skeleton(String.raw`\bPaiement de .{1,120}? en succes par ${PHONE}\b`),
-    fields: { ...COMMON, counterparty_name: pattern(String.raw`\bPaiement de (?<v>.+?) en succes par `) },
-  },
+    match: skeleton(String.raw`\bPaiement de ${merchant}.{1,120}? (?:en succes|reussi) +par ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      counterparty_name: pattern(String.raw`\bPaiement de (?<v>.+?) (?:en succes|reussi) +par `),
+    },
+  })),
 
   // ---- BAL: balance replies -----------------------------------------------------------------
   {

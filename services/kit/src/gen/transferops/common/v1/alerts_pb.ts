@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file transferops/common/v1/alerts.proto.
  */
 export const file_transferops_common_v1_alerts: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0cmFuc2Zlcm9wcy9jb21tb24vdjEvYWxlcnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5jb21tb24udjEi5AEKC0FsZXJ0UmFpc2VkEgwKBGtpbmQYASABKAkSEAoIc2V2ZXJpdHkYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRIOCgZzaW1faWQYBCABKAkSEQoJZGV2aWNlX2lkGAUgASgJEhQKDG9wZXJhdGlvbl9pZBgGIAEoCRIoCgdjb250ZXh0GAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBItCglyYWlzZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlZHVwZV9rZXkYCSABKAliBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiJ0cmFuc2Zlcm9wcy9jb21tb24vdjEvYWxlcnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5jb21tb24udjEi5AEKC0FsZXJ0UmFpc2VkEgwKBGtpbmQYASABKAkSEAoIc2V2ZXJpdHkYAiABKAkSDwoHbWVzc2FnZRgDIAEoCRIOCgZzaW1faWQYBCABKAkSEQoJZGV2aWNlX2lkGAUgASgJEhQKDG9wZXJhdGlvbl9pZBgGIAEoCRIoCgdjb250ZXh0GAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBItCglyYWlzZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlZHVwZV9rZXkYCSABKAkiqwEKDUFsZXJ0UmVzb2x2ZWQSEgoKZGVkdXBlX2tleRgBIAEoCRIMCgRraW5kGAIgASgJEg4KBnNpbV9pZBgDIAEoCRIRCglkZXZpY2VfaWQYBCABKAkSFAoMb3BlcmF0aW9uX2lkGAUgASgJEg4KBnJlYXNvbhgGIAEoCRIvCgtyZXNvbHZlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * AlertRaised is published on the `alerts` topic by any service that notices something a
@@ -86,4 +86,63 @@ export type AlertRaised = Message<"transferops.common.v1.AlertRaised"> & {
  */
 export const AlertRaisedSchema: GenMessage<AlertRaised> = /*@__PURE__*/
   messageDesc(file_transferops_common_v1_alerts, 0);
+
+/**
+ * AlertResolved is published on the `alerts` topic when the condition an earlier AlertRaised
+ * described no longer holds (e.g. a late message closed a balance-chain gap). Fleet closes the
+ * stored notification of the same dedupe key; a person no longer needs to look at it.
+ *
+ * @generated from message transferops.common.v1.AlertResolved
+ */
+export type AlertResolved = Message<"transferops.common.v1.AlertResolved"> & {
+  /**
+   * The dedupe_key of the AlertRaised it resolves.
+   *
+   * @generated from field: string dedupe_key = 1;
+   */
+  dedupeKey: string;
+
+  /**
+   * The kind of that alert, for readers that filter by kind.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * Subject ids, empty when not relevant (same as the raised alert's).
+   *
+   * @generated from field: string sim_id = 3;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string device_id = 4;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: string operation_id = 5;
+   */
+  operationId: string;
+
+  /**
+   * Why it no longer holds, for the person reading the notification.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp resolved_at = 7;
+   */
+  resolvedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transferops.common.v1.AlertResolved.
+ * Use `create(AlertResolvedSchema)` to create a new message.
+ */
+export const AlertResolvedSchema: GenMessage<AlertResolved> = /*@__PURE__*/
+  messageDesc(file_transferops_common_v1_alerts, 1);
 
