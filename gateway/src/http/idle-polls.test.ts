@@ -27,7 +27,7 @@ beforeAll(async () => {
   h.fleet.addAgent(admin, { role: "admin", full_name: "Root Admin" });
   polls = new IdlePolls({ ttlMs: 60_000, log, retryMs: 100 });
   polls.start(h.client);
-  await eventually(async () => polls.watching || undefined, 10_000, "the watch of dispatch's work");
+  await eventually(async () => polls.live || undefined, 10_000, "the watch of dispatch's work");
 });
 afterAll(async () => {
   polls?.stop();
@@ -176,7 +176,7 @@ describe("the gateway's idle polls", () => {
     await poll();
     expect(polls.isIdle(d.deviceId)).toBe(true);
     await h.service.stop();
-    await eventually(async () => !polls.watching || undefined, 10_000, "the end of the watch");
+    await eventually(async () => !polls.live || undefined, 10_000, "the end of the watch");
     expect(polls.isIdle(d.deviceId)).toBe(false);
     expect(polls.size).toBe(0);
     // Nothing is remembered while the watch is down.

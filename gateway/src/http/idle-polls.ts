@@ -1,4 +1,4 @@
-import type { Logger } from "@transferops/kit";
+import { IdleMemory, type Logger } from "@transferops/kit";
 import type { GetNextOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { Services } from "../services.ts";
 
@@ -21,24 +21,20 @@ export interface IdlePollsOptions {
  * Dispatch owns the knowledge; this is its mirror one hop earlier. A device is remembered
  * when dispatch answered a poll with `idle`, and forgotten when dispatch's WatchDeviceWork
  * stream announces work for it (every dispatch replica announces the work any replica
- * queues: the writes NOTIFY in their transactions). An answer is remembered only if no
- * announcement arrived while it was in flight (an epoch counter), and only while the watch
- * is live: when it ends, everything is forgotten and every poll is asked until the watch is
- * ready again. Work queued after dispatch's read is announced after that read, so either
+ * queues: the writes NOTIFY in their transactions). The memory (kit `IdleMemory`) is live
+ * only while the watch is: an answer is remembered only if no announcement arrived while it
+ * was in flight; when the watch ends everything is forgotten and every poll is asked until
+ * it is ready again. Work queued after dispatch's read is announced after that read, so either
  * the answer is not remembered or it is forgotten when the announcement lands: the worst
  * case is a poll answered 204 while an announcement is in flight, never lost work.
  */
-export class IdlePolls {
-  private readonly idle = new Map<string, number>();
-  private epoch = 0;
-  private live = false;
+export class IdlePolls extends IdleMemory {
   private stopped = false;
   private abort?: AbortController;
   private retry?: NodeJS.Timeout;
-  private readonly maxEntries: number;
 
   constructor(private readonly o: IdlePollsOptions) {
-    this.maxEntries = o.maxEntries ?? 200_000;
+    super(o.ttlMs, o.maxEntries);
   }
 
   get enabled(): boolean {
@@ -61,8 +57,8 @@ export class IdlePolls {
         { signal: abort.signal, timeoutMs: this.o.watchRenewMs ?? 10 * 60_000 },
       );
       for await (const m of stream) {
-        if (m.ready) this.goLive();
-        if (m.forgetAll) this.forgetAll();
+        if (m.ready) this.live = true;
+        if (m.forgetAll) this.clear();
         for (const id of m.deviceIds) this.forget(id);
       }
     } catch (err) {
@@ -73,39 +69,12 @@ export class IdlePolls {
         );
       }
     } finally {
-      this.goDark();
+      this.live = false;
       if (!this.stopped) {
         this.retry = setTimeout(() => void this.watch(dispatch), this.o.retryMs ?? 1000);
         this.retry.unref();
       }
     }
-  }
-
-  private goLive(): void {
-    this.idle.clear();
-    this.epoch += 1;
-    this.live = true;
-  }
-
-  private goDark(): void {
-    this.live = false;
-    this.forgetAll();
-  }
-
-  private forgetAll(): void {
-    this.epoch += 1;
-    this.idle.clear();
-  }
-
-  /** Work was queued for the device (announced, or answered to this replica's own create). */
-  forget(deviceId: string): void {
-    this.epoch += 1;
-    this.idle.delete(deviceId);
-  }
-
-  /** Whether the watch is live (answers are being remembered). */
-  get watching(): boolean {
-    return this.live;
   }
 
   /**
@@ -123,36 +92,10 @@ export class IdlePolls {
     return reply;
   }
 
-  /** Whether the device is known idle: its poll is answered 204 without a call. */
-  isIdle(deviceId: string, nowMs = Date.now()): boolean {
-    if (!this.live) return false;
-    const at = this.idle.get(deviceId);
-    if (at === undefined) return false;
-    if (nowMs - at > this.o.ttlMs) {
-      this.idle.delete(deviceId);
-      return false;
-    }
-    return true;
-  }
-
-  /** Taken before asking dispatch: its answer is remembered only if nothing was announced meanwhile. */
-  mark(): number {
-    return this.epoch;
-  }
-
-  remember(deviceId: string, markBeforeAsking: number, nowMs = Date.now()): void {
-    if (!this.live || this.epoch !== markBeforeAsking || this.idle.size >= this.maxEntries) return;
-    this.idle.set(deviceId, nowMs);
-  }
-
-  get size(): number {
-    return this.idle.size;
-  }
-
   stop(): void {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     this.abort?.abort();
-    this.goDark();
+    this.live = false;
   }
 }

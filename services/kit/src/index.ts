@@ -11,6 +11,7 @@ export { KafkaBus } from "./bus-kafka.ts";
 export * from "./events.ts";
 export * from "./alerts.ts";
 export { PeriodicJob } from "./periodic.ts";
+export { IdleMemory } from "./idle-memory.ts";
 export * from "./runtime.ts";
 export * from "./metrics.ts";
 export * from "./tracing.ts";

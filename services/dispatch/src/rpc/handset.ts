@@ -129,7 +129,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const mark = deps.idle.mark();
       const state = await deviceQueueState(db.em(), deviceId);
       if (!state.has_queued && !state.has_running) {
-        deps.idle.rememberIdle(deviceId, mark, wallMs);
+        deps.idle.remember(deviceId, mark, wallMs);
         return { idle: true };
       }
       const decision = unwrap(

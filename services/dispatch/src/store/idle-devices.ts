@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { EntityManager, Logger } from "@transferops/kit";
+import { IdleMemory, type EntityManager, type Logger } from "@transferops/kit";
 
 /** PostgreSQL channel announcing that a device was given queued work (payload: its id). */
 export const DEVICE_WORK_CHANNEL = "dispatch_device_work";
@@ -41,31 +41,24 @@ export interface IdleDevicesOptions {
  * A device is remembered idle after a poll read found no queued and no running work for
  * it. It is forgotten as soon as work is queued for it: the writer NOTIFYs
  * `dispatch_device_work` in its transaction and every replica LISTENs (the replica that
- * queued the work also forgets it at once, before answering). A read that overlapped
- * any notification is not remembered (an epoch counter), so a stale "idle" can never be
- * recorded after the work it missed was announced. Without a live LISTEN connection
- * nothing is remembered and every poll reads the database; a remembered entry expires
- * after `ttlMs` whatever happens. The worst case of a notification still in flight is one
- * more empty poll (a few seconds' delay), never lost work: the queue is the table.
+ * queued the work also forgets it at once, before answering). The memory is live only
+ * while the LISTEN connection is (kit `IdleMemory`: a read that overlapped any
+ * notification is not remembered, entries expire after `ttlMs`): without it every poll
+ * reads the database. The worst case of a notification still in flight is one more empty
+ * poll (a few seconds' delay), never lost work: the queue is the table.
  *
  * Watchers (`announcements`, served as the WatchDeviceWork stream) hear every device this
  * replica forgets while it listens, so the gateway can keep the same knowledge one hop
  * earlier; when listening stops, their watch ends and they must forget everything.
  */
-export class IdleDevices {
-  private readonly idle = new Map<string, number>();
-  private epoch = 0;
-  private listening = false;
+export class IdleDevices extends IdleMemory {
   private client?: pg.Client;
   private stopped = false;
   private retry?: NodeJS.Timeout;
-  private readonly ttlMs: number;
-  private readonly maxEntries: number;
   private readonly watchers = new Set<(a: WorkAnnouncement) => void>();
 
   constructor(private readonly o: IdleDevicesOptions) {
-    this.ttlMs = o.ttlMs ?? 60_000;
-    this.maxEntries = o.maxEntries ?? 200_000;
+    super(o.ttlMs ?? 60_000, o.maxEntries);
   }
 
   async start(): Promise<void> {
@@ -83,9 +76,7 @@ export class IdleDevices {
     });
     const lost = (err?: unknown) => {
       if (this.client !== client) return;
-      this.listening = false;
-      this.idle.clear();
-      this.epoch += 1;
+      this.live = false;
       this.announce({ kind: "lost" });
       this.client = undefined;
       client.removeAllListeners("notification");
@@ -100,9 +91,7 @@ export class IdleDevices {
     await client.connect();
     this.client = client;
     await client.query(`LISTEN ${DEVICE_WORK_CHANNEL}`);
-    this.idle.clear();
-    this.epoch += 1;
-    this.listening = true;
+    this.live = true;
   }
 
   private scheduleReconnect(): void {
@@ -114,46 +103,17 @@ export class IdleDevices {
     this.retry.unref();
   }
 
-  /** Whether the device is known to have nothing queued or running. */
-  isIdle(deviceId: string, nowMs: number): boolean {
-    if (!this.listening) return false;
-    const at = this.idle.get(deviceId);
-    if (at === undefined) return false;
-    if (nowMs - at > this.ttlMs) {
-      this.idle.delete(deviceId);
-      return false;
-    }
-    return true;
-  }
-
-  /** Taken before a poll's read: the read's answer is remembered only if no notification came meanwhile. */
-  mark(): number {
-    return this.epoch;
-  }
-
-  rememberIdle(deviceId: string, markAtRead: number, nowMs: number): void {
-    if (!this.listening || this.epoch !== markAtRead || this.idle.size >= this.maxEntries) return;
-    this.idle.set(deviceId, nowMs);
-  }
-
   /** This replica queued work for the device: forget it now, before the caller is answered. */
-  forget(deviceId: string | null): void {
+  override forget(deviceId: string | null): void {
     if (deviceId === null) return;
-    this.epoch += 1;
-    this.idle.delete(deviceId);
+    super.forget(deviceId);
     this.announce({ kind: "work", deviceId });
   }
 
   /** Forgets every device (e.g. after the reset). */
-  clear(): void {
-    this.epoch += 1;
-    this.idle.clear();
+  override clear(): void {
+    super.clear();
     this.announce({ kind: "reset" });
-  }
-
-  /** Whether announcements can be watched (this replica listens). */
-  get live(): boolean {
-    return this.listening;
   }
 
   /**
@@ -162,7 +122,7 @@ export class IdleDevices {
    * throws: the watcher must forget everything it knows).
    */
   async *announcements(signal: AbortSignal): AsyncGenerator<WorkBatch> {
-    if (!this.listening) throw new Error("not listening for work announcements");
+    if (!this.live) throw new Error("not listening for work announcements");
     let pending = new Set<string>();
     let forgetAll = false;
     let ended: string | undefined;
@@ -203,13 +163,9 @@ export class IdleDevices {
     for (const w of this.watchers) w(a);
   }
 
-  get size(): number {
-    return this.idle.size;
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
-    this.listening = false;
+    this.live = false;
     this.announce({ kind: "lost" });
     if (this.retry) clearTimeout(this.retry);
     const client = this.client;
