@@ -11,6 +11,11 @@ import type { Direction, FieldPatterns, Language, MessageKind, Rule } from "./ty
 // commission: the patterns require "Montant" to be followed by its value or by "transaction".
 const AMOUNT = labelled(String.raw`\bmontant (?:de )?(?:la )?transaction|\btransaction amount|\bmontant`, MONEY);
 const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
+// The agent's commission on a cash-in, paid into the same wallet: the receipt's "Montant Net
+// Debite" is the amount and fee less it (16000 + 0 - 32 = 15968). Read only where the receipt
+// says so; elsewhere "Commission" is the customer's side of the fee table or paid to another
+// account.
+const COMMISSION = labelled(String.raw`\bcommission`, MONEY);
 // "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso).
 const BALANCE = labelled(String.raw`\bsolde est de|nouveau solde|new balance|\bsolde`, MONEY);
 // "avec le Code : 358619" is the withdrawal code, not a reference: "code" is not a label.
@@ -107,6 +112,7 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     // Agent side: "Depot vers 699992396 ABDOU AZIZ reussi from 656118851 BLESSED ENTERPRISE.
     // Informations detaillees : Montant transaction : 16000FCFA, ID de Transaction : CI...,
     // Frais : 0FCFA, Commission : 32 FCFA, Montant Net Debite : 15968FCFA, Nouveau Solde : ..."
+    // The commission is credited in the same receipt: the wallet moved by -15968.
     id: "b.fr.dep.vers",
     kind: "DEP",
     language: "fr",
@@ -114,6 +120,7 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     match: skeleton(String.raw`\bDepot vers ${PHONE}\b.{0,120}? reussi (?:from|de|par) ${PHONE}\b`),
     fields: {
       ...COMMON,
+      commission: COMMISSION,
       counterparty_msisdn: pattern(String.raw`\bDepot vers ${MSISDN}\b`),
       counterparty_name: pattern(String.raw`\bDepot vers ${PHONE} (?<v>.+?) reussi (?:from|de|par) `),
     },
