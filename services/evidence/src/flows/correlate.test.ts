@@ -550,6 +550,39 @@ describe("the operator's sender ids and the balance chain", () => {
     });
   });
 
+  it("keeps a prepaid card's receipts out of the wallet's chain: the card's balance is not the wallet's", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    // Real Orange Cameroon texts: the "Nouveau solde" is the virtual card's (29394, then 327).
+    const reload = await one(
+      h,
+      "Votre carte prépayée virtuelle a été rechargée de 1000 XAF. Nouveau solde : 29394.01 XAF. Merci d'utiliser Orange Money.",
+      { receivedAt: at(1) },
+    );
+    const payment = await one(
+      h,
+      "Cher client, votre paiement de 1.18 USD chez NAME-CHEAP.COM* Z9S4ZH a été effectué avec succès. Nouveau solde " +
+        "327.00 XAF. ID: 507434. Orange Money vous remercie. N'oubliez pas de recharger votre carte pour vos prochains paiements",
+      { receivedAt: at(2) },
+    );
+    // Recognised without a kind (never a possible deposit): stored, out of the unmatched queue.
+    for (const r of [reload, payment]) expect(r).toMatchObject({ outcome: "stored", matched: false });
+    const stored = (await h.db
+      .em()
+      .execute(`select kind, balance_after, direction from evidence.messages where id in (?, ?)`, [
+        reload.messageId,
+        payment.messageId,
+      ])) as { kind: string | null; balance_after: string | null; direction: string | null }[];
+    expect(stored).toEqual([
+      { kind: null, balance_after: null, direction: null },
+      { kind: null, balance_after: null, direction: null },
+    ]);
+    await one(h, received(300, 1300, 3), { receivedAt: at(3) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const day = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: "2026-11-20", simId: SIM });
+    expect(day.sims[0]).toMatchObject({ breaks: [], unexplained_xaf: 0, closing_balance: 1300 });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+
   /** The alerts evidence wrote to its outbox, decoded, in order. */
   async function alerts(): Promise<
     { kind: string; simId: string; dedupeKey: string; reason?: string; context?: Record<string, unknown> }[]
