@@ -89,14 +89,14 @@ function report(name: string, a: Accuracy): string {
  * (docs/decisions/evidence.md gives each round's figures).
  */
 const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
-  kind: 72,
-  amount: 90,
+  kind: 74.5,
+  amount: 92.2,
   fee: 98,
   balance_after: 98,
-  operator_ref: 90,
-  counterparty_msisdn: 92,
-  counterparty_name: 92,
-  direction: 90,
+  operator_ref: 90.2,
+  counterparty_msisdn: 92.2,
+  counterparty_name: 94.1,
+  direction: 92.2,
 };
 
 const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
@@ -107,8 +107,8 @@ describe("parser accuracy on the labelled corpus", () => {
   const constructed = CORPUS.filter((t) => t.split === "constructed");
 
   it("has a held-out part chosen by hash, every real text with its source, constructed texts named as such", () => {
-    expect(heldout.length).toBeGreaterThanOrEqual(50);
-    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(171);
+    expect(heldout.length).toBeGreaterThanOrEqual(51);
+    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(179);
     for (const t of [...dev, ...heldout]) {
       expect(t.source).toMatch(/^github/);
       expect(t.split === "heldout").toBe(heldoutByHash(t.text));
