@@ -1385,10 +1385,10 @@ export interface paths {
      *     messages. Per SIM: `opening_balance` (balance after the last message before the day; without one, the first
      *     message's balance less what it moved), `closing_balance` (balance after the day's last message that printed one),
      *     `proven_xaf`/`proven_fees_xaf` (messages that proved operations, balance replies excluded), `in_xaf`,
-     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees (every movement the day's messages state, proofs
-     *     included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
+     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees + commissions credited inside other receipts (every
+     *     movement the day's messages state, proofs included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
      *     the balance chain (operator-timestamp order; each balance after must be the previous one moved by this message's
-     *     amount and fee in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
+     *     amount, fee and commission in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
      *     not the operator's, and restatements, are not in the chain. The fleet sums the SIMs that had messages that day and
      *     names those that do not reconcile. Supervisors and admins only (docs/decisions/evidence.md).
      */
@@ -1414,10 +1414,10 @@ export interface paths {
      *     messages. Per SIM: `opening_balance` (balance after the last message before the day; without one, the first
      *     message's balance less what it moved), `closing_balance` (balance after the day's last message that printed one),
      *     `proven_xaf`/`proven_fees_xaf` (messages that proved operations, balance replies excluded), `in_xaf`,
-     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees (every movement the day's messages state, proofs
-     *     included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
+     *     `out_xaf`, `fees_xaf` and `explained_xaf` = in − out − fees + commissions credited inside other receipts (every
+     *     movement the day's messages state, proofs included), `unexplained_xaf` = closing − opening − explained (null without a balance), and `breaks`: each link of
      *     the balance chain (operator-timestamp order; each balance after must be the previous one moved by this message's
-     *     amount and fee in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
+     *     amount, fee and commission in its direction) that does not hold, with the two messages and the gap. Messages from a sender that is
      *     not the operator's, and restatements, are not in the chain. The fleet sums the SIMs that had messages that day and
      *     names those that do not reconcile. Supervisors and admins only (docs/decisions/evidence.md). A SIM without messages that day has one entry carrying its balance unchanged.
      */

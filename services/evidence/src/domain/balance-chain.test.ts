@@ -27,6 +27,17 @@ describe("balance chain", () => {
     expect(movementOf(msg(0, { kind: null, amount: 1000, direction: null }))).toBeNull();
   });
 
+  it("moves by the net amount when the receipt credits a commission to the same wallet", () => {
+    // Orange agent cash-in: Montant 16000, Frais 0, Commission 32, Montant Net Debite 15968.
+    expect(movementOf(msg(0, { amount: 16000, fee: 0, commission: 32, direction: "out" }))).toBe(-15968);
+    const day = [
+      msg(1, { kind: "UV_IN", direction: "in", amount: 16000, balance_after: 16034 }),
+      msg(2, { amount: 16000, fee: 0, commission: 32, balance_after: 66 }),
+    ];
+    expect(chainBreaks(chainOf(day))).toEqual([]);
+    expect(reconcileDay(null, day)).toMatchObject({ commissions_xaf: 32, explained_xaf: 32, unexplained_xaf: 0 });
+  });
+
   it("holds when each balance follows from the previous one", () => {
     const day = [
       msg(1, { amount: 1000, balance_after: 9000 }),

@@ -15,6 +15,8 @@ export interface ChainMessage {
   kind: MessageKind | null;
   amount: number | null;
   fee: number | null;
+  /** Commission credited to the same wallet inside this receipt (absent or null: none). */
+  commission?: number | null;
   balance_after: number | null;
   direction: "in" | "out" | null;
   operator_ref: string | null;
@@ -34,14 +36,14 @@ export interface ChainBreak {
 
 /**
  * What a message does to the wallet whose SMS it is: +amount in, −amount out, minus the fee
- * either way; 0 for a balance reply. Null when the text does not say (no amount or no
+ * and plus a commission credited inside the same receipt, either way; 0 for a balance reply. Null when the text does not say (no amount or no
  * direction): such a message cannot be checked and restarts the chain.
  */
 export function movementOf(m: ChainMessage): number | null {
   if (m.kind === "BAL") return 0;
   if (m.amount === null || m.direction === null) return null;
-  const fee = m.fee ?? 0;
-  return m.direction === "in" ? m.amount - fee : -m.amount - fee;
+  const net = (m.commission ?? 0) - (m.fee ?? 0);
+  return m.direction === "in" ? m.amount + net : -m.amount + net;
 }
 
 /**
@@ -107,11 +109,13 @@ export interface DayBalance {
   opening_balance: number | null;
   /** Balance after the day's last message that printed one (else the opening balance). */
   closing_balance: number | null;
-  /** Sum of what the day's messages say they moved (in − out − fees). */
+  /** Sum of what the day's messages say they moved (in − out − fees + commissions). */
   explained_xaf: number;
   in_xaf: number;
   out_xaf: number;
   fees_xaf: number;
+  /** Commissions credited inside other receipts (an agent cash-in's "Montant Net Debite"). */
+  commissions_xaf: number;
   /** Day's messages that moved money without saying how much or which way. */
   unreadable_movements: number;
   breaks: ChainBreak[];
@@ -132,6 +136,7 @@ export function reconcileDay(before: ChainMessage | null, day: readonly ChainMes
   let inXaf = 0;
   let outXaf = 0;
   let fees = 0;
+  let commissions = 0;
   let unreadable = 0;
   for (const m of todays) {
     if (m.kind === "BAL") continue;
@@ -143,11 +148,12 @@ export function reconcileDay(before: ChainMessage | null, day: readonly ChainMes
     if (m.direction === "in") inXaf += m.amount!;
     else outXaf += m.amount!;
     fees += m.fee ?? 0;
+    commissions += m.commission ?? 0;
   }
   const opening = before ? before.balance_after : openingFromFirst(todays);
   const lastWithBalance = [...todays].reverse().find((m) => m.balance_after !== null);
   const closing = lastWithBalance?.balance_after ?? opening;
-  const explained = inXaf - outXaf - fees;
+  const explained = inXaf - outXaf - fees + commissions;
   return {
     opening_balance: opening,
     closing_balance: closing,
@@ -155,6 +161,7 @@ export function reconcileDay(before: ChainMessage | null, day: readonly ChainMes
     in_xaf: inXaf,
     out_xaf: outXaf,
     fees_xaf: fees,
+    commissions_xaf: commissions,
     unreadable_movements: unreadable,
     breaks: chainBreaks(chain),
     unexplained_xaf: opening === null || closing === null ? null : closing - opening - explained,

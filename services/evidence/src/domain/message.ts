@@ -22,6 +22,8 @@ export interface MessageRecord {
   kind: MessageKind | null;
   amount: number | null;
   fee: number | null;
+  /** Commission credited to the wallet inside this receipt (see ParsedMessage). */
+  commission: number | null;
   balance_after: number | null;
   operator_ref: string | null;
   counterparty_msisdn: string | null;

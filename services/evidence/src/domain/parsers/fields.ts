@@ -18,10 +18,11 @@ export const PLACEHOLDER = String.raw`(?:\[[^\]\s]{1,40}\]|\{\{?\s*[A-Za-z_][\w.
 /**
  * Currency glued to or spaced from a number, before or after it ("10500FCFA", "4000F",
  * "FCFA 0", "XAF 5,237", "395 USD", "4000.00GNF"). Foreign currencies (USD, EUR, XOF, and the
- * other francs and currencies of the operators' markets: GNF, CDF, MGA, GHS, RWF, UGX, KES, NGN)
+ * other francs and currencies of the operators' markets: GNF, CDF, MGA and its "Ar", GHS, RWF,
+ * UGX, KES, NGN)
  * are recognised only so that the reader can refuse them. The look-ahead stops "F" from eating the first letter of "Frais".
  */
-export const CURRENCY = String.raw`(?:F\s?CFA|FCFA|XAF|XOF|CFA|USD|EUR|US\$|\$|€|GNF|CDF|MGA|GHS|RWF|UGX|KES|NGN|F)(?![A-Za-z])`;
+export const CURRENCY = String.raw`(?:F\s?CFA|FCFA|XAF|XOF|CFA|USD|EUR|US\$|\$|€|GNF|CDF|MGA|Ar|GHS|RWF|UGX|KES|NGN|F)(?![A-Za-z])`;
 
 /** Digits with any grouping or decimal marks; the reader decides what the marks mean. */
 export const NUMBER = String.raw`\d(?:[\d,. ]*\d)?`;

@@ -268,16 +268,21 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
   {
     // "Vous avez recu [un transfert de] 2000 FCFA de NAME (2376...) le ... / sur votre
     // compte mobile money a ...". "Reference:" / "Message de l'expediteur:" are the sender's
-    // free text, not the operator reference.
+    // free text, not the operator reference. Corpus (2018): a company without a number, "Vous
+    // avez recu 5000 FCFA de VEO SA sur votre compte Mobile Money 2018-01-29 ...".
     id: "a.fr.uv_in.recu",
     kind: "UV_IN",
     language: "fr",
     direction: "in",
-    match: skeleton(String.raw`\bVous avez recu (?:un transfert de )?${AMT} de .{1,120}? \([^()]*\)`),
+    match: skeleton(
+      String.raw`\bVous avez recu (?:un transfert de )?${AMT} de .{1,120}? (?:\([^()]*\)|sur votre compte mobile money)`,
+    ),
     fields: {
       ...COMMON,
       amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} de `),
-      counterparty_name: pattern(String.raw`\bavez recu (?:un transfert de )?${AMT} de ${NAME} \(`),
+      counterparty_name: pattern(
+        String.raw`\bavez recu (?:un transfert de )?${AMT} de ${NAME} (?:\(|sur votre compte mobile money)`,
+      ),
       // corpus: the number can be followed by the name again ("(237679963987 HONORINE ...)").
       counterparty_msisdn: pattern(
         String.raw`\bavez recu (?:un transfert de )?${AMT} de [^()]+? \(${MSISDN}(?: [^()]*)?\)`,
@@ -381,6 +386,21 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
     },
   },
   {
+    // corpus, agent side (2018): "Le retrait de 1000FCFA initie pour NAME le 2018-10-05 08:18:33
+    // a ete approuve le 2018-10-05 08:18:33.Nouveau solde: 43225FCFA". The agent initiated the
+    // customer's cash-out and receives the e-value: direction in.
+    id: "a.fr.with.initie_pour",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bLe retrait de ${AMT} initie pour .{1,120}? le ${DATE}.{0,20}? a ete approuve`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bLe retrait de ${MONEY} initie pour `),
+      counterparty_name: pattern(String.raw`\binitie pour (?<v>.+?) le ${DATE}`),
+    },
+  },
+  {
     // Customer side: "[Vous, NAME (2376...)] avez effectue avec succes le retrait de 2500 FCFA
     // de votre compte mobile money, chez AGENT le 2018-02-02 ... Votre nouveau solde est 425.
     // Frais 0." The match starts at "avez", so the customer's own number is never read.
@@ -413,6 +433,22 @@ export const OPERATOR_A_RULES: readonly Rule[] = [
   },
 
   // ---- AIRTIME, then merchant payments (no kind) -----------------------------------------
+  {
+    // corpus, agent line (2018): "Recharge de 100 FCFA a 237652286653 le 2018-10-05 10:56:08
+    // effectue avec succes. Commission: 5Fcfa. Nouveau solde: 8,125FCFA". The wallet moved by
+    // the amount only (8225 before, 8125 after on the same line): the commission is paid to
+    // another account and is not read.
+    id: "a.fr.airtime.recharge_a",
+    kind: "AIRTIME",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`\bRecharge de ${AMT} a ${PHONE} le ${DATE}.{0,20}? effectue avec succes`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bRecharge de ${MONEY} a `),
+      counterparty_msisdn: pattern(String.raw`\bRecharge de ${AMT} a ${MSISDN}\b`),
+    },
+  },
   // "Votre paiement de 200 XAF a MTNC AIRTIME a ete effectue le ..."
   {
     // corpus: a transfer to another network is booked as a payment to "Transfer To non MoMo

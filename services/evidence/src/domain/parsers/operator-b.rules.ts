@@ -11,14 +11,27 @@ import type { Direction, FieldPatterns, Language, MessageKind, Rule } from "./ty
 // commission: the patterns require "Montant" to be followed by its value or by "transaction".
 const AMOUNT = labelled(String.raw`\bmontant (?:de )?(?:la )?transaction|\btransaction amount|\bmontant`, MONEY);
 const FEE = labelled(String.raw`\bfrais|\bcharges|\bfees?`, MONEY);
-// "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso).
-const BALANCE = labelled(String.raw`\bsolde est de|nouveau solde|new balance|\bsolde`, MONEY);
+// The agent's commission on a cash-in, paid into the same wallet: the receipt's "Montant Net
+// Debite" is the amount and fee less it (16000 + 0 - 32 = 15968). Read only where the receipt
+// says so; elsewhere "Commission" is the customer's side of the fee table or paid to another
+// account.
+const COMMISSION = labelled(String.raw`\bcommission`, MONEY);
+// "Votre solde est de : 12345.00 FCFA" (Orange Burkina Faso), "Votre solde disponible est de:"
+// and "Your available balance is" (Orange DRC).
+const BALANCE = labelled(
+  String.raw`\bsolde (?:disponible )?est de|nouveau solde|new balance|available balance is|\bsolde`,
+  MONEY,
+);
 // "avec le Code : 358619" is the withdrawal code, not a reference: "code" is not a label.
 const OPERATOR_REF = labelled(
   String.raw`${NOT_EXTERNAL}(?:\bid (?:de )?transaction|\bno de transaction|\btxn id|\btransaction id|\bref(?:erence)?|\bid trans|\btrans id|\bid)`,
   REF,
 );
 const COMMON: FieldPatterns = { amount: AMOUNT, fee: FEE, balance_after: BALANCE, operator_ref: OPERATOR_REF };
+/** Orange DRC prints its fee as "Cout:0.0000USD". */
+const DRC_FEE = labelled(String.raw`\bcout`, MONEY);
+/** A prepaid card's receipt: its balance is the card's, never read as the wallet's. */
+const CARD: FieldPatterns = { amount: AMOUNT, fee: FEE, operator_ref: OPERATOR_REF };
 
 /**
  * Wordings "<operation> ... NUMBER NAME[ <after>]. <details>": one rule each, the party read
@@ -107,6 +120,7 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     // Agent side: "Depot vers 699992396 ABDOU AZIZ reussi from 656118851 BLESSED ENTERPRISE.
     // Informations detaillees : Montant transaction : 16000FCFA, ID de Transaction : CI...,
     // Frais : 0FCFA, Commission : 32 FCFA, Montant Net Debite : 15968FCFA, Nouveau Solde : ..."
+    // The commission is credited in the same receipt: the wallet moved by -15968.
     id: "b.fr.dep.vers",
     kind: "DEP",
     language: "fr",
@@ -114,6 +128,7 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     match: skeleton(String.raw`\bDepot vers ${PHONE}\b.{0,120}? reussi (?:from|de|par) ${PHONE}\b`),
     fields: {
       ...COMMON,
+      commission: COMMISSION,
       counterparty_msisdn: pattern(String.raw`\bDepot vers ${MSISDN}\b`),
       counterparty_name: pattern(String.raw`\bDepot vers ${PHONE} (?<v>.+?) reussi (?:from|de|par) `),
     },
@@ -196,6 +211,61 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       counterparty_name: pattern(String.raw`\bSuccessful transfer from ${PHONE}\b.{0,120}? to ${PHONE} (?<v>[^.]+?)\.`),
     },
   },
+  // ---- Orange DRC, 2020: "Trans. ID: <ref>. ..." first --------------------------------------
+  // The reference's prefix names the operation, as on every Orange line (CI cash-in, CO
+  // cash-out, PP transfer, MP payment): the wording alone ("vous avez recu", "you have sent")
+  // reads like a transfer. Only the prefix and wording pairs seen on real texts have a rule.
+  {
+    // corpus: "Trans. ID: CI200530.1831.D47100 vous avez envoye de 1.0000 USD a 995282840.Votre
+    // solde disponible est de 9.0000USD.Cout:0.0000USD" (agent line: its cash-in to a customer).
+    id: "b.fr.dep.trans_id_envoye",
+    kind: "DEP",
+    language: "fr",
+    direction: "out",
+    match: skeleton(String.raw`^Trans\.? ?ID ?: ?CI[\w.]*\d[\w.]* vous avez envoye de ${AMT} a ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bvous avez envoye de ${MONEY} a `),
+      fee: DRC_FEE,
+      counterparty_msisdn: pattern(String.raw`\bvous avez envoye de ${AMT} a ${MSISDN}\b`),
+    },
+  },
+  {
+    // corpus: "Trans. ID: CO200606.2320.C79855. Vous avez recu 1000.0000 CDF. Venant de 995282840
+    // BOB DITEND. Votre solde disponible est de: 5500.0000 CDF." (agent line: a customer's
+    // cash-out, the agent receives the e-value).
+    id: "b.fr.with.trans_id_recu",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`^Trans\.? ?ID ?: ?CO[\w.]*\d[\w.]*\.? Vous avez recu ${AMT}\.? Venant de ${PHONE}\b`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bVous avez recu ${MONEY}\.? Venant de `),
+      fee: DRC_FEE,
+      counterparty_msisdn: pattern(String.raw`\bVenant de ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bVenant de ${PHONE} (?<v>[^.]+?)\.`),
+    },
+  },
+  {
+    // corpus: "Trans ID: CO200530.1836.A40286. Dear Customer. You have sent USD 1.0000 to 975886099
+    // ALBERT OMBA SHENYEMA. Your available balance is USD 5.2960." (customer line: cash-out at
+    // the agent named).
+    id: "b.en.with.trans_id_sent",
+    kind: "UV_WITH",
+    language: "en",
+    direction: "out",
+    match: skeleton(
+      String.raw`^Trans\.? ?ID ?: ?CO[\w.]*\d[\w.]*\.? Dear Customer\. You have sent ${AMT} to ${PHONE}\b`,
+    ),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bYou have sent ${MONEY} to `),
+      fee: DRC_FEE,
+      counterparty_msisdn: pattern(String.raw`\bYou have sent ${AMT} to ${MSISDN}\b`),
+      counterparty_name: pattern(String.raw`\bYou have sent ${AMT} to ${PHONE} (?<v>[^.]+?)\.`),
+    },
+  },
   {
     // "Vous avez recu 395 USD de ILOKO 0844452411. Nouveau solde: 420.104 USD. Ref: PP..."
     // (Orange DRC: name before number).
@@ -204,13 +274,14 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     language: "fr",
     direction: "in",
     // corpus, Orange Mali and Cote d'Ivoire: "Vous avez recu un transfert de 3300 FCFA du
-    // 79531543. ID: PP251226.2111.C98322. Consultez votre nouveau solde ..." (no balance).
-    match: skeleton(String.raw`\bVous avez recu (?:un transfert de )?${AMT} d(?:e|u) .{0,120}?${PHONE}\b`),
+    // 79531543. ID: PP251226.2111.C98322. Consultez votre nouveau solde ..." (no balance);
+    // Orange Madagascar: "... de 600Ar venant du 0325063949 Nouveau Solde: 3085Ar. Trans Id: PP..."
+    match: skeleton(String.raw`\bVous avez recu (?:un transfert de )?${AMT} (?:venant )?d(?:e|u) .{0,120}?${PHONE}\b`),
     fields: {
       ...COMMON,
-      amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} d(?:e|u) `),
+      amount: pattern(String.raw`\bavez recu (?:un transfert de )?${MONEY} (?:venant )?d(?:e|u) `),
       counterparty_msisdn: pattern(
-        String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?:.{1,120}? )?${MSISDN}\b`,
+        String.raw`\bavez recu (?:un transfert de )?${AMT} (?:venant )?d(?:e|u) (?:.{1,120}? )?${MSISDN}\b`,
       ),
       counterparty_name: pattern(
         String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?<v>[^\d.]+?) ${PHONE}\b`,
@@ -294,6 +365,22 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
   },
 
   {
+    // corpus, Orange Mali agent line: "Le retrait de 1000 FCFA sur le 76396922 a ete effectue.
+    // Commission: 0 FCFA. Nouveau solde: 3501 FCFA. ID: CO260823.1704.B48859. OFM MALI" (the
+    // customer's cash-out seen from the agent, who receives the e-value: in). Whether the
+    // commission is paid into this wallet is not known: it is not read.
+    id: "b.fr.with.retrait_sur_le",
+    kind: "UV_WITH",
+    language: "fr",
+    direction: "in",
+    match: skeleton(String.raw`\bLe retrait de ${AMT} sur le ${PHONE} a ete effectue`),
+    fields: {
+      ...COMMON,
+      amount: pattern(String.raw`\bLe retrait de ${MONEY} sur le `),
+      counterparty_msisdn: pattern(String.raw`\bsur le ${MSISDN} a ete effectue`),
+    },
+  },
+  {
     // corpus, Orange Burkina Faso: "Vous avez retire 15000.00 FCFA aupres de l agent 70123456
     // NAME, Trans ID : CO260927.2307.45344437. Votre solde est de : 12345.00 FCFA."
     id: "b.fr.with.retire_aupres",
@@ -368,32 +455,33 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
       counterparty_name: pattern(String.raw`\bun paiement de ${AMT} chez (?<v>[^.]+?)\.`),
     },
   },
-  // ---- Merchant payments (no kind) ----------------------------------------------------------
+  // ---- Prepaid card (no kind, not the wallet's) ----------------------------------------------
+  // The card is an account of its own: its "Nouveau solde" is the card's balance, not the SIM
+  // wallet's, and its payments do not move the wallet. Neither balance nor direction is read, so
+  // these texts stay out of the wallet's balance chain (a card balance would break it).
   {
     // Virtual card: "Cher client, votre paiement de 1.18 USD chez MERCHANT a été effectué avec
     // succès. Nouveau solde 327.00 XAF. ID: 507434. ..." A USD amount is not FCFA: null.
     id: "b.fr.payment.carte",
     kind: null,
     language: "fr",
-    direction: "out",
     match: skeleton(String.raw`\bvotre paiement de ${AMT} chez .{1,120}? a ete effectue`),
     fields: {
-      ...COMMON,
+      ...CARD,
       amount: pattern(String.raw`\bpaiement de ${MONEY} chez `),
       counterparty_name: pattern(String.raw`\bpaiement de ${AMT} chez (?<v>.+?) a ete effectue`),
     },
   },
   {
     // corpus: "Votre carte prépayée virtuelle a été rechargée de 1000 XAF. Nouveau solde : 29394.01
-    // XAF." The balance is the card's, which gains the amount (as the card payment above
-    // reports the card's balance): direction in; no kind (never a deposit).
+    // XAF." The card gains the amount; the text does not say which wallet paid it.
     id: "b.fr.payment.carte_rechargee",
     kind: null,
     language: "fr",
-    direction: "in",
     match: skeleton(String.raw`\bVotre carte prepayee virtuelle a ete rechargee de ${AMT}`),
-    fields: { ...COMMON, amount: pattern(String.raw`\brechargee de ${MONEY}`) },
+    fields: { ...CARD, amount: pattern(String.raw`\brechargee de ${MONEY}`) },
   },
+  // ---- Merchant payments (no kind) ----------------------------------------------------------
   {
     // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
     // FCFA a MERCHANT a ete effectue avec succes. Votre solde est de : 1000.00 FCFA. Trans id: MP..."
@@ -436,6 +524,15 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     language: "fr",
     match: skeleton(String.raw`\bLe solde de votre compte est de ${AMT}`),
     fields: { balance_after: pattern(String.raw`\bsolde de votre compte est de ${MONEY}`) },
+  },
+  {
+    // corpus, Orange Mali agent line: "Le solde de votre Principal :125000 FCFA Bonus UV :2 FCFA"
+    // (the main account; the bonus account is another one).
+    id: "b.fr.bal.principal",
+    kind: "BAL",
+    language: "fr",
+    match: skeleton(String.raw`\bLe solde de votre Principal ?:? ?${AMT}`),
+    fields: { balance_after: pattern(String.raw`\bsolde de votre Principal ?:? ?${MONEY}`) },
   },
   {
     // English line (ussd.md): "The balance of your account is …FCFA."

@@ -63,8 +63,10 @@ const INTERPRETED: Readonly<
     why: "Amounts in USD are not FCFA; '420.104' is also ambiguous (decimal or thousands). Fields are integer FCFA.",
   },
   "cm-b-091": {
-    fields: { amount: null },
-    why: "1.18 USD card payment: not an FCFA amount (the XAF balance, 327, is read).",
+    fields: { amount: null, balance_after: null },
+    why:
+      "1.18 USD prepaid-card payment: not an FCFA amount, and its XAF 'Nouveau solde' (327) is the card's, not the " +
+      "wallet's: read as the wallet's balance it would break the wallet's balance chain.",
   },
 };
 

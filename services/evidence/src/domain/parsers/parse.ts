@@ -25,6 +25,7 @@ const EMPTY: ParsedMessage = Object.freeze({
   kind: null,
   amount: null,
   fee: null,
+  commission: null,
   balance_after: null,
   operator_ref: null,
   counterparty_msisdn: null,
@@ -134,7 +135,8 @@ function primaryField(rule: Rule): FieldName {
 
 function setField(out: ParsedMessage, name: FieldName, reading: Reading<number | string>): void {
   const v = reading.state === "value" ? reading.value : null;
-  if (name === "amount" || name === "fee" || name === "balance_after") out[name] = typeof v === "number" ? v : null;
+  if (name === "amount" || name === "fee" || name === "commission" || name === "balance_after")
+    out[name] = typeof v === "number" ? v : null;
   else out[name] = typeof v === "string" ? v : null;
 }
 
@@ -160,6 +162,7 @@ function readerFor(name: FieldName, format: NumberFormat): (raw: string) => Read
   switch (name) {
     case "amount":
     case "fee":
+    case "commission":
     case "balance_after":
       return (raw) => readMoney(raw, format);
     case "operator_ref":

@@ -62,6 +62,12 @@ export interface ParsedMessage {
   /** Integer FCFA; null when absent, masked, unfilled, ambiguous or not in FCFA. */
   amount: number | null;
   fee: number | null;
+  /**
+   * A commission this message credits to the same wallet inside its own receipt (Orange's agent
+   * cash-in: "Commission : 32 FCFA, Montant Net Debite : 15968FCFA"): the wallet moves by the
+   * amount and fee less it. Null when the text prints none or pays it elsewhere.
+   */
+  commission: number | null;
   /** Integer FCFA, decimals truncated (never rounded up). */
   balance_after: number | null;
   operator_ref: string | null;
@@ -75,11 +81,12 @@ export interface ParsedMessage {
 
 /** The fields a rule can read off a text. */
 export type FieldName =
-  "amount" | "fee" | "balance_after" | "operator_ref" | "counterparty_msisdn" | "counterparty_name";
+  "amount" | "fee" | "commission" | "balance_after" | "operator_ref" | "counterparty_msisdn" | "counterparty_name";
 
 export const FIELD_NAMES: readonly FieldName[] = [
   "amount",
   "fee",
+  "commission",
   "balance_after",
   "operator_ref",
   "counterparty_msisdn",

@@ -759,7 +759,7 @@ export type SimReconciliation = Message<"transferops.evidence.v1.SimReconciliati
   feesXaf: bigint;
 
   /**
-   * in - out - fees.
+   * in - out - fees + commissions credited inside other receipts (an agent cash-in's net debit).
    *
    * @generated from field: int64 explained_xaf = 10;
    */
