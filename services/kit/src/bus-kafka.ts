@@ -98,51 +98,93 @@ export class KafkaBus implements EventBus {
 
   async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
     await this.ensureTopics(topics.map((t) => this.prefix + t));
+    const groupId = this.prefix + group;
     let closed = false;
-    // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
-    const consumer = this.kafka.consumer({
-      groupId: this.prefix + group,
-      allowAutoTopicCreation: true,
-      maxWaitTimeInMs: 500,
-      // kafkajs restarts a crashed consumer (e.g. the broker went away), never once closed;
-      // 5 retries as kafkajs gives a consumer by default (on top of the client's retry).
-      retry: { retries: 5, restartOnFailure: async () => !closed },
-    });
-    const lagGroup = this.prefix + group;
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-      consumerLag.set(
-        { group: lagGroup, topic: payload.topic, partition: String(payload.partition) },
-        Number(payload.offsetLag),
-      ),
-    );
-    await consumer.connect();
-    await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
-    // Not awaited: run() resolves only once the group is joined, and a service restarted
-    // after a crash would not serve until then (the dead member holds the rebalance until
-    // its session times out, 30 s). Nothing is missed meanwhile: the group resumes from its
-    // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
-    void consumer
-      .run({
-        eachMessage: async ({ topic, message }) => {
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-          eventsConsumed.inc({ group: lagGroup, topic });
-          // A throw makes kafkajs retry the message: delivery is at least once.
-          await handler({
-            topic: topic.slice(this.prefix.length),
-            key: message.key?.toString() ?? "",
-            value: new Uint8Array(message.value ?? Buffer.alloc(0)),
-            headers,
-          });
-        },
-      })
-      .catch((err: unknown) => this.options.log.error({ err, group: lagGroup }, "kafka: consumer did not start"));
-    this.consumers.add(consumer);
+    let current: Consumer | undefined;
+    const open = async (): Promise<Consumer> => {
+      // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
+      const consumer = this.kafka.consumer({
+        groupId,
+        allowAutoTopicCreation: true,
+        maxWaitTimeInMs: 500,
+        // A member that died (kill -9, or one kafkajs replaced after a broker restart) holds
+        // its partitions until its session times out: 10 s, not kafkajs' 30 s, so the group
+        // resumes sooner (heartbeats still go every 3 s).
+        sessionTimeout: 10_000,
+        // kafkajs restarts a consumer after a retriable crash (e.g. the broker went away),
+        // never once closed; 5 retries as kafkajs gives a consumer by default.
+        retry: { retries: 5, restartOnFailure: async () => !closed },
+      });
+      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+        consumerLag.set(
+          { group: groupId, topic: payload.topic, partition: String(payload.partition) },
+          Number(payload.offsetLag),
+        ),
+      );
+      // After any other crash kafkajs leaves the consumer stopped for good (seen after a broker
+      // restart: "Failed to find group coordinator" while it loads): start a new one.
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (payload.restart || closed || current !== consumer) return;
+        this.options.log.error({ err: payload.error, group: groupId }, "kafka: consumer stopped; starting a new one");
+        void replace();
+      });
+      await consumer.connect();
+      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
+      // Not awaited: run() resolves only once the group is joined, and a service restarted
+      // after a crash would not serve until then (the dead member holds the rebalance until
+      // its session times out). Nothing is missed meanwhile: the group resumes from its
+      // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
+      void consumer
+        .run({
+          eachMessage: async ({ topic, message }) => {
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+            eventsConsumed.inc({ group: groupId, topic });
+            // A throw makes kafkajs retry the message: delivery is at least once.
+            await handler({
+              topic: topic.slice(this.prefix.length),
+              key: message.key?.toString() ?? "",
+              value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+              headers,
+            });
+          },
+        })
+        .catch((err: unknown) => this.options.log.error({ err, group: groupId }, "kafka: consumer did not start"));
+      return consumer;
+    };
+    const replace = async (): Promise<void> => {
+      const old = current;
+      current = undefined;
+      if (old) {
+        this.consumers.delete(old);
+        await old.disconnect().catch(() => undefined);
+      }
+      while (!closed) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const next = await open().catch((err: unknown) => {
+          this.options.log.warn({ err, group: groupId }, "kafka: starting the consumer failed; trying again");
+          return undefined;
+        });
+        if (!next) continue;
+        if (closed) await next.disconnect().catch(() => undefined);
+        else {
+          current = next;
+          this.consumers.add(next);
+        }
+        return;
+      }
+    };
+    current = await open();
+    this.consumers.add(current);
     return {
       close: async () => {
         closed = true;
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
+        const consumer = current;
+        current = undefined;
+        if (consumer) {
+          this.consumers.delete(consumer);
+          await consumer.disconnect();
+        }
       },
     };
   }
