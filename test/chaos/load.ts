@@ -169,16 +169,16 @@ export class Load {
       transport: (_token, body) =>
         this.untilTaken("sms", () => call(this.o.baseUrl, "POST", "/v1/device/messages", auth, body, CALL_TIMEOUT_MS)),
     });
-    // Spread the handsets' polls over the interval.
-    await sleep(Math.random() * this.o.pollIntervalMs);
+    // Polls on a fixed schedule (not an interval after each answer), so that their rate does
+    // not follow the latency; the handsets' polls are spread over the interval.
+    let next = performance.now() + Math.random() * this.o.pollIntervalMs;
     while (this.running) {
+      await sleep(Math.max(0, next - performance.now()));
+      next = Math.max(next + this.o.pollIntervalMs, performance.now());
       const polled = await call(this.o.baseUrl, "GET", "/v1/device/next", auth, undefined, CALL_TIMEOUT_MS);
       // 204 (nothing to do) and 409 (this handset already has a running operation) are answers too.
       this.ledger.record("poll", polled.status === 200 || polled.status === 204 || polled.status === 409, polled.ms);
-      if (polled.status !== 200) {
-        await sleep(this.o.pollIntervalMs);
-        continue;
-      }
+      if (polled.status !== 200) continue;
       const op = polled.body as DispatchPayload;
       const result = await handset.dial(op);
       await this.untilTaken("outcome", () =>
@@ -207,6 +207,8 @@ export class Load {
           });
         }
       }
+      // Done with it: the next poll goes at once, as the app does.
+      next = performance.now();
     }
   }
 }

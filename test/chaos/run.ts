@@ -50,23 +50,23 @@ import { SERVICES, startProcesses, waitServing, type ChaosSystem, type Component
 
 const PROFILES = {
   short: {
-    handsets: 10,
-    createsPerS: 4,
-    pollIntervalMs: 500,
+    handsets: 16,
+    createsPerS: 3,
+    pollIntervalMs: 1000,
     warmupS: 5,
     baselineS: 10,
-    /** Length of the window whose rates must be back to 90 % of the baseline. */
-    windowS: 4,
+    /** Length of the window whose rates must be back to 90 % of the reference. */
+    windowS: 5,
     /** Throughput measured for this long once recovered (and before the next fault). */
-    afterS: 4,
+    afterS: 5,
     leaseS: 15,
     /** Events checked after every fault, not only after the Kafka restart. */
     eventsEachFault: false,
   },
   full: {
-    handsets: 24,
-    createsPerS: 12,
-    pollIntervalMs: 500,
+    handsets: 40,
+    createsPerS: 8,
+    pollIntervalMs: 1000,
     warmupS: 10,
     baselineS: 30,
     windowS: 5,
@@ -326,6 +326,8 @@ async function recovery(
   for (let s = from; s <= from + RECOVERY_LIMIT_S * 1000; s += 100) {
     while (performance.now() < s + window) await sleep(200);
     last = rates(load, s, s + window);
+    if (process.env.CHAOS_DEBUG && Math.round(s - from) % 1000 === 0)
+      step(`  window +${((s - from) / 1000).toFixed(0)} s: ${describe(last)}`);
     if (worst(last) >= THRESHOLD) return { at: s, best: last, last };
     if (worst(last) > worst(best)) best = last;
   }
