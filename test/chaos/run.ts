@@ -106,6 +106,8 @@ interface Row {
   fault: string;
   recoveredS?: number;
   before: Record<Kind, number>;
+  /** The rates to come back to: per kind, the lower of the baseline and `before`. */
+  reference: Record<Kind, number>;
   after?: Record<Kind, number>;
   acked: number;
   lost: number;
@@ -202,6 +204,7 @@ async function run(
       rows.push({
         fault: "baseline",
         before: baseline,
+        reference: baseline,
         acked: 0,
         lost: 0,
         problems: [`no successful ${k} during the baseline`],
@@ -371,7 +374,7 @@ async function inject(
   // The rate to come back to: the run's baseline, or what the system did just before the
   // fault if that was less (a machine busier than at the start slows every kind alike).
   const reference = Object.fromEntries(KINDS.map((k) => [k, Math.min(baseline[k], before[k])])) as Record<Kind, number>;
-  const row: Row = { fault: fault.name, before, acked: 0, lost: 0, problems: [], notes: [] };
+  const row: Row = { fault: fault.name, before, reference, acked: 0, lost: 0, problems: [], notes: [] };
   const detail = await fault.inject();
   const injected = performance.now();
   if (detail) row.notes.push(detail);
@@ -424,7 +427,15 @@ async function checkWrites(
 /** With the load stopped: every acknowledged write checked once more, SMS applied, events consumed. */
 async function settle(load: Load, baseline: Record<Kind, number>, checks: Checks, flow: EventFlow): Promise<Row> {
   const started = performance.now();
-  const row: Row = { fault: "end of run (all writes)", before: baseline, acked: 0, lost: 0, problems: [], notes: [] };
+  const row: Row = {
+    fault: "end of run (all writes)",
+    before: baseline,
+    reference: baseline,
+    acked: 0,
+    lost: 0,
+    problems: [],
+    notes: [],
+  };
   const sms = load.ledger.sms;
   let unproven = await checks.unprovenBySms(sms);
   while (unproven.length && performance.now() < started + RECOVERY_LIMIT_S * 1000) {
@@ -446,7 +457,7 @@ function printTable(rows: Row[]): void {
   const header = [
     "fault",
     "time to recover",
-    "throughput before → after (answers/s)",
+    "throughput before → after, answers/s (worst kind after / reference)",
     "writes acked / lost",
     "verdict",
   ];
@@ -455,7 +466,7 @@ function printTable(rows: Row[]): void {
     r.fault.startsWith("end of run") ? "-" : r.recoveredS === undefined ? "> 60 s" : `${r.recoveredS.toFixed(1)} s`,
     r.fault.startsWith("end of run")
       ? "-"
-      : `${total(r.before).toFixed(1)} → ${r.after ? `${total(r.after).toFixed(1)} (${((100 * total(r.after)) / total(r.before)).toFixed(0)} %)` : "-"}`,
+      : `${total(r.before).toFixed(1)} → ${r.after ? `${total(r.after).toFixed(1)} (${(100 * Math.min(...KINDS.map((k) => r.after![k] / r.reference[k]))).toFixed(0)} %)` : "-"}`,
     `${r.acked} / ${r.lost}`,
     r.problems.length ? "FAIL" : "pass",
   ]);
