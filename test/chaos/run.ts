@@ -64,8 +64,8 @@ const PROFILES = {
     eventsEachFault: false,
   },
   full: {
-    handsets: 40,
-    createsPerS: 8,
+    handsets: 24,
+    createsPerS: 5,
     pollIntervalMs: 1000,
     warmupS: 10,
     baselineS: 30,
@@ -125,8 +125,16 @@ async function main(): Promise<number> {
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
   };
-  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
-  process.once("SIGTERM", () => void cleanup().finally(() => process.exit(143)));
+  // `on`, not `once`: tsx hands the signal back to the process, and a second one with no
+  // listener left would exit before the cleanup (processes, broker, database) is done.
+  let stopping = false;
+  const onSignal = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    void cleanup().finally(() => process.exit(code));
+  };
+  process.on("SIGINT", () => onSignal(130));
+  process.on("SIGTERM", () => onSignal(143));
   const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-chaos-"));
   let failed = true;
   try {
@@ -198,21 +206,17 @@ async function run(
   const baseline = rates(load, t0, performance.now());
   const medians = KINDS.map((k) => `${k} ${load.ledger.median(k, t0, performance.now()).toFixed(0)} ms`);
   step(`baseline over ${P.baselineS} s: ${describe(baseline)}; median latency ${medians.join(", ")}`);
-  const rows: Row[] = [];
-  for (const k of KINDS) {
-    if (baseline[k] <= 0) {
-      rows.push({
-        fault: "baseline",
-        before: baseline,
-        reference: baseline,
-        acked: 0,
-        lost: 0,
-        problems: [`no successful ${k} during the baseline`],
-        notes: [],
-      });
-      return rows;
-    }
+  // Before any fault, the system must carry the load: every kind answered, and the consumers
+  // keeping up with the events (else the checks after the faults would blame them).
+  const problems = KINDS.filter((k) => baseline[k] <= 0).map((k) => `no successful ${k} during the baseline`);
+  const started = performance.now();
+  problems.push(...(await eventsCaughtUp(checks, flow, started, RECOVERY_LIMIT_S)));
+  if (problems.length) {
+    const row = { fault: "baseline (no fault)", before: baseline, reference: baseline, acked: 0, lost: 0 };
+    return [{ ...row, problems: problems.map((p) => `before any fault: ${p}`), notes: [] }];
   }
+  step(`events caught up with the load in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const rows: Row[] = [];
 
   const only = flags.only?.split(",");
   const faults = allFaults(system, kafka, checks).filter((f) => !only || only.includes(f.key));
