@@ -122,9 +122,12 @@ async function main(): Promise<number> {
     `profile ${profileName}: ${P.handsets} handsets polling every ${P.pollIntervalMs} ms, ${P.createsPerS} creates/s`,
   );
   const cleanups: (() => Promise<unknown>)[] = [];
-  const cleanup = async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
-  };
+  // One cleanup, whoever asks first (the end of the run or a signal); the other waits for it.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
+    })());
   // `on`, not `once`: tsx hands the signal back to the process, and a second one with no
   // listener left would exit before the cleanup (processes, broker, database) is done.
   let stopping = false;
@@ -505,4 +508,9 @@ function printLogTails(logDir: string): void {
   }
 }
 
-process.exit(await main());
+process.exit(
+  await main().catch((err: unknown) => {
+    log(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return 1;
+  }),
+);
