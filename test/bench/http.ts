@@ -34,6 +34,8 @@ export function call(
   p: string,
   headers: Record<string, string> = {},
   body?: unknown,
+  /** Gives up after this long: status 0, as for a refused connection. */
+  timeoutMs?: number,
 ): Promise<Reply> {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -66,6 +68,7 @@ export function call(
       },
     );
     req.on("error", (err) => resolve({ status: 0, body: String(err), ms: performance.now() - started }));
+    if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     if (payload) req.write(payload);
     req.end();
   });

@@ -38,6 +38,11 @@ export interface KafkaHandle {
   /** Human readable one-liner for logs. */
   description: string;
   stop(): Promise<void>;
+  /**
+   * Stops the broker (SIGTERM, as an operator's restart) and starts it again on the same
+   * ports and data: only the broker started from the Maven Central jars can.
+   */
+  restart?(): Promise<void>;
 }
 
 /**
@@ -203,7 +208,8 @@ async function startKafkaContainer(tc: Testcontainers, log: Log): Promise<KafkaH
 // ---------------------------------------------------------------------------
 // (c) broker from the Maven Central jars
 
-async function startKafkaFromJars(log: Log): Promise<KafkaHandle> {
+/** A broker of its own from the Maven Central jars (whatever KAFKA_BROKERS says): one that can be restarted. */
+export async function startKafkaFromJars(log: Log): Promise<KafkaHandle> {
   const java = await run("java", ["-version"]).catch((err: unknown) => ({ code: -1, output: message(err) }));
   if (java.code !== 0) {
     throw new Error(
@@ -375,40 +381,46 @@ async function startBrokerOnce(libs: string): Promise<KafkaHandle> {
   }
 
   const formatted = Date.now();
-  const out = openSync(consoleLog, "a");
-  let child: ChildProcess;
-  try {
-    child = spawn("java", ["-Xmx512m", "-cp", classpath, jvmLogging, "kafka.Kafka", serverProperties], {
-      cwd: dir,
-      stdio: ["ignore", out, out],
-    });
-  } finally {
-    closeSync(out);
-  }
-  let exited: string | undefined;
-  child.once("exit", (code, signal) => {
-    exited = `broker process exited early (code ${code}, signal ${signal})`;
-  });
-  let spawnError: Error | undefined;
-  child.once("error", (err) => {
-    spawnError = err;
-  });
-  // If the test process exits without running teardown, do not leave the JVM behind.
+  // Starts the broker process on the formatted storage and waits until it serves.
+  let child: ChildProcess | undefined;
   const killOnExit = () => {
+    // If the test process exits without running teardown, do not leave the JVM behind.
     try {
-      child.kill("SIGKILL");
+      child?.kill("SIGKILL");
     } catch {
       // already gone
     }
   };
   process.once("exit", killOnExit);
-  await writeFile(path.join(dir, "owner.pid"), `${process.pid}\n`);
-  await writeFile(path.join(dir, "broker.pid"), `${child.pid ?? ""}\n`);
-
-  try {
+  const launch = async (): Promise<void> => {
+    const out = openSync(consoleLog, "a");
+    let proc: ChildProcess;
+    try {
+      proc = spawn("java", ["-Xmx512m", "-cp", classpath, jvmLogging, "kafka.Kafka", serverProperties], {
+        cwd: dir,
+        stdio: ["ignore", out, out],
+      });
+    } finally {
+      closeSync(out);
+    }
+    child = proc;
+    let exited: string | undefined;
+    proc.once("exit", (code, signal) => {
+      exited = `broker process exited early (code ${code}, signal ${signal})`;
+    });
+    let spawnError: Error | undefined;
+    proc.once("error", (err) => {
+      spawnError = err;
+    });
+    await writeFile(path.join(dir, "broker.pid"), `${proc.pid ?? ""}\n`);
     await waitForBroker(brokers, READY_TIMEOUT_MS, () =>
       spawnError ? new Error(`could not start java: ${spawnError.message}`) : exited ? new Error(exited) : undefined,
     );
+  };
+  await writeFile(path.join(dir, "owner.pid"), `${process.pid}\n`);
+
+  try {
+    await launch();
   } catch (err) {
     process.removeListener("exit", killOnExit);
     return fail(`broker did not start: ${message(err)}`, child);
@@ -425,10 +437,21 @@ async function startBrokerOnce(libs: string): Promise<KafkaHandle> {
     description: `broker started from Maven Central jars (kafka_${KAFKA_SCALA_VERSION} ${KAFKA_VERSION}) at ${brokers} in ${timing}`,
     stop: () =>
       (stopped ??= (async () => {
-        await killProcess(child);
+        if (child) await killProcess(child);
         process.removeListener("exit", killOnExit);
         await rm(dir, { recursive: true, force: true });
       })()),
+    restart: async () => {
+      if (child) await killProcess(child);
+      try {
+        await launch();
+      } catch (err) {
+        throw new Error(
+          `Kafka: broker did not restart: ${message(err)}\n--- broker log (tail) ---\n${tailFile(brokerLog, 40)}`,
+        );
+      }
+      await warmUpGroupCoordinator(brokers);
+    },
   };
 }
 

@@ -45,62 +45,146 @@ export class KafkaBus implements EventBus {
 
   async publish(messages: BusMessage[]): Promise<void> {
     if (!messages.length) return;
-    const producer = await this.getProducer();
+    const pending = this.getProducer();
     const byTopic = new Map<string, BusMessage[]>();
     for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-    await producer.sendBatch({
-      acks: -1,
-      topicMessages: [...byTopic].map(([topic, ms]) => ({
-        topic: this.prefix + topic,
-        messages: ms.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: m.headers })),
-      })),
-    });
+    try {
+      const producer = await pending;
+      await producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, ms]) => ({
+          topic: this.prefix + topic,
+          messages: ms.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: m.headers })),
+        })),
+      });
+    } catch (err) {
+      // A producer that failed is not used again: its connect may have failed for good, or its
+      // sequence numbers no longer match the broker's (after a broker restart kafkajs answers
+      // "out of order sequence number" to every later send). The next publish starts a new
+      // one; the outbox sends the batch again and consumers dedupe on the event id.
+      if (this.producer === pending) {
+        this.producer = undefined;
+        void pending.then((p) => p.disconnect()).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Creates the topics that do not exist yet. Services starting together race to create
+   * the same ones: kafkajs then fails with a retriable error (e.g. "This server does not host
+   * this topic-partition" while the new topic's metadata spreads), and the next try finds it.
+   */
+  private async ensureTopics(topics: string[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const admin = this.kafka.admin();
+      try {
+        await admin.connect();
+        const existing = new Set(await admin.listTopics());
+        const missing = topics.filter((t) => !existing.has(t));
+        if (missing.length) await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })) });
+        // Known to the broker's metadata (else the consumer's subscribe fails the same way).
+        await admin.fetchTopicMetadata({ topics });
+        return;
+      } catch (err) {
+        if (attempt >= 5 || (err as { retriable?: boolean }).retriable !== true) throw err;
+        this.options.log.warn({ err, attempt }, "kafka: creating the topics failed; trying again");
+      } finally {
+        await admin.disconnect();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
   }
 
   async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      const existing = new Set(await admin.listTopics());
-      const missing = topics.map((t) => this.prefix + t).filter((t) => !existing.has(t));
-      if (missing.length) await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })) });
-    } finally {
-      await admin.disconnect();
-    }
-    // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
-    const consumer = this.kafka.consumer({
-      groupId: this.prefix + group,
-      allowAutoTopicCreation: true,
-      maxWaitTimeInMs: 500,
-    });
-    const lagGroup = this.prefix + group;
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-      consumerLag.set(
-        { group: lagGroup, topic: payload.topic, partition: String(payload.partition) },
-        Number(payload.offsetLag),
-      ),
-    );
-    await consumer.connect();
-    await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-        eventsConsumed.inc({ group: lagGroup, topic });
-        // A throw makes kafkajs retry the message: delivery is at least once.
-        await handler({
-          topic: topic.slice(this.prefix.length),
-          key: message.key?.toString() ?? "",
-          value: new Uint8Array(message.value ?? Buffer.alloc(0)),
-          headers,
+    await this.ensureTopics(topics.map((t) => this.prefix + t));
+    const groupId = this.prefix + group;
+    let closed = false;
+    let current: Consumer | undefined;
+    const open = async (): Promise<Consumer> => {
+      // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
+      const consumer = this.kafka.consumer({
+        groupId,
+        allowAutoTopicCreation: true,
+        maxWaitTimeInMs: 500,
+        // A member that died (kill -9, or one kafkajs replaced after a broker restart) holds
+        // its partitions until its session times out: 10 s, not kafkajs' 30 s, so the group
+        // resumes sooner (heartbeats still go every 3 s).
+        sessionTimeout: 10_000,
+        // kafkajs restarts a consumer after a retriable crash (e.g. the broker went away),
+        // never once closed; 5 retries as kafkajs gives a consumer by default.
+        retry: { retries: 5, restartOnFailure: async () => !closed },
+      });
+      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+        consumerLag.set(
+          { group: groupId, topic: payload.topic, partition: String(payload.partition) },
+          Number(payload.offsetLag),
+        ),
+      );
+      // After any other crash kafkajs leaves the consumer stopped for good (seen after a broker
+      // restart: "Failed to find group coordinator" while it loads): start a new one.
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (payload.restart || closed || current !== consumer) return;
+        this.options.log.error({ err: payload.error, group: groupId }, "kafka: consumer stopped; starting a new one");
+        void replace();
+      });
+      await consumer.connect();
+      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
+      // Not awaited: run() resolves only once the group is joined, and a service restarted
+      // after a crash would not serve until then (the dead member holds the rebalance until
+      // its session times out). Nothing is missed meanwhile: the group resumes from its
+      // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
+      void consumer
+        .run({
+          eachMessage: async ({ topic, message }) => {
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+            eventsConsumed.inc({ group: groupId, topic });
+            // A throw makes kafkajs retry the message: delivery is at least once.
+            await handler({
+              topic: topic.slice(this.prefix.length),
+              key: message.key?.toString() ?? "",
+              value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+              headers,
+            });
+          },
+        })
+        .catch((err: unknown) => this.options.log.error({ err, group: groupId }, "kafka: consumer did not start"));
+      return consumer;
+    };
+    const replace = async (): Promise<void> => {
+      const old = current;
+      current = undefined;
+      if (old) {
+        this.consumers.delete(old);
+        await old.disconnect().catch(() => undefined);
+      }
+      while (!closed) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const next = await open().catch((err: unknown) => {
+          this.options.log.warn({ err, group: groupId }, "kafka: starting the consumer failed; trying again");
+          return undefined;
         });
-      },
-    });
-    this.consumers.add(consumer);
+        if (!next) continue;
+        if (closed) await next.disconnect().catch(() => undefined);
+        else {
+          current = next;
+          this.consumers.add(next);
+        }
+        return;
+      }
+    };
+    current = await open();
+    this.consumers.add(current);
     return {
       close: async () => {
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
+        closed = true;
+        const consumer = current;
+        current = undefined;
+        if (consumer) {
+          this.consumers.delete(consumer);
+          await consumer.disconnect();
+        }
       },
     };
   }
@@ -149,6 +233,6 @@ export class KafkaBus implements EventBus {
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
-    if (this.producer) await (await this.producer).disconnect();
+    if (this.producer) await (await this.producer.catch(() => undefined))?.disconnect();
   }
 }
