@@ -14,6 +14,7 @@
 
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { OperatorSms } from "../simulator/operator-sms.ts";
@@ -31,8 +32,11 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string" },
     "sms-per-s": { type: "string" },
     "sms-s": { type: "string" },
+    phases: { type: "string" },
   },
 });
+// --phases burst,rate,claims,sms runs only those (the references always run).
+const PHASES = new Set((flags.phases ?? "burst,rate,claims,sms").split(","));
 const IDS = Number(flags.ids ?? 310);
 const REPEATS = Number(flags.repeats ?? 5);
 const QUEUED = Number(flags.queued ?? 2000);
@@ -90,6 +94,8 @@ async function main(): Promise<void> {
       DEVICE_COOLDOWN_S: "0",
     });
     children.push(system.child);
+    // BENCH_SYSTEM_LOG=<file>: the system's stderr (its logs) also goes there.
+    if (process.env.BENCH_SYSTEM_LOG) system.child.stderr!.pipe(createWriteStream(process.env.BENCH_SYSTEM_LOG));
     const base: string = system.line.gatewayUrl;
     const key = { "x-api-key": API_KEY };
     await call(
@@ -156,155 +162,160 @@ async function main(): Promise<void> {
       await new Promise((res) => setTimeout(res, 500));
     }
 
-    // 2. The burst.
-    const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
-    const burst = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
-    const lat = burst.map((r) => r.ms).sort((a, b) => a - b);
-    const created = burst.filter((r) => r.status >= 200 && r.status < 300).length;
-    const replayed = burst.filter((r) => r.status === 409).length;
-    const others = burst.length - created - replayed;
-    const statuses: Record<string, number> = {};
-    for (const r of burst) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    const sample = burst.find((r) => r.status >= 300 && r.status !== 409);
     const check = new pg.Client({ connectionString: dbUrl.toString() });
     await check.connect();
-    const stored = Number(
-      (await check.query(`select count(*) as n from dispatch.operations where request_id like 'burst-%'`)).rows[0].n,
-    );
-    log(
-      `create burst: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)}; ${created} created, ${replayed} replays answered 409, ${others} other; ${stored} operations stored (goal: p99 <= 1000 ms, ${IDS} stored)`,
-    );
-    log(
-      `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}`,
-    );
-
-    // 3. Creations/s with 10 % replays.
-    const recent: string[] = [];
-    const rate = await saturate(DURATION_S, CONCURRENCY, (i) => {
-      const replay = recent.length > 0 && i % 10 === 0;
-      const id = replay ? recent[Math.floor(Math.random() * recent.length)] : `rate-${randomUUID()}`;
-      if (!replay) recent.push(id);
-      return create(id);
-    });
-    log(
-      `creations: ${rate.rps.toFixed(0)} req/s with 10 % replays (${CONCURRENCY} callers; p50 ${ms(rate.p50)}, p99 ${ms(rate.p99)}; ${rate.errors} answers other than 2xx, replays' 409 included)`,
-    );
-
-    // 4. Claims/s draining the queue.
-    const queuedBefore = Number(
-      (await check.query(`select count(*) as n from dispatch.operations where status = 'queued'`)).rows[0].n,
-    );
-    const toQueue = Math.max(0, QUEUED - queuedBefore);
-    await pool(
-      Array.from({ length: toQueue }, (_, i) => i),
-      CONCURRENCY,
-      async () => void (await create(`drain-${randomUUID()}`)),
-    );
-    const queued = Number(
-      (await check.query(`select count(*) as n from dispatch.operations where status = 'queued'`)).rows[0].n,
-    );
-    const started = performance.now();
-    let claims = 0;
-    await Promise.all(
-      devices.map(async (d) => {
-        const headers = { authorization: `Bearer ${d.token}` };
-        for (;;) {
-          const r = await call(base, "GET", "/v1/device/next", headers);
-          if (r.status === 204) break;
-          if (r.status !== 200) continue;
-          claims++;
-          await call(base, "POST", "/v1/device/outcome", headers, {
-            operation_id: r.body.operation_id,
-            outcome: "ussd_ok",
-            ussd_response: "ok",
-            executed_at: new Date().toISOString(),
-          });
-        }
-      }),
-    );
-    const drainS = (performance.now() - started) / 1000;
-    log(
-      `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets (each claim followed by its outcome; goal >= 300/s at 20000)`,
-    );
-
-    // 5. SMS to confirmation: SMS_PER_S deposits a second, dialled by simulated handsets,
-    //    each proven by the operator's SMS forwarded by the handset; measured from the SMS
-    //    leaving the handset to the operation being confirmed.
-    const operator = new SimulatedOperator();
-    operator.registerCustomer("690000001", "Bench", 0);
-    const smsSentAt = new Map<string, number>();
-    const confirmedIn: number[] = [];
-    const smsSenders: OperatorSms[] = [];
-    const handsets = devices.map((d) => {
-      operator.registerSim(d.msisdn, "operator_b", { pin: PIN, balance: 1_000_000_000_000 });
-      const sms = new OperatorSms({ baseUrl: base, token: d.token });
-      smsSenders.push(sms);
-      return new SimulatedHandset({
-        baseUrl: base,
-        token: d.token,
-        operator,
-        sims: new Map([[d.simId, { msisdn: d.msisdn, operator: "operator_b" }]]),
-        onDialled: async (op, result) => {
-          smsSentAt.set(op.operation_id, performance.now());
-          await sms.onDialled(op, result);
-        },
-      });
-    });
-    let feeding = true;
-    let smsCreated = 0;
-    let feedEnded = Number.POSITIVE_INFINITY;
-    const settling = () => feeding || performance.now() - feedEnded < 30_000;
-    const dialling = handsets.map(async (h) => {
-      while (settling() && (feeding || smsSentAt.size < smsCreated)) {
-        const r = await h.pollOnce().catch(() => ({ status: 0 }));
-        if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
-      }
-    });
-    const watcher = (async () => {
-      const seen = new Set<string>();
-      while (settling() && (feeding || seen.size < smsCreated)) {
-        const pending = [...smsSentAt.keys()].filter((id) => !seen.has(id));
-        if (pending.length) {
-          const rows = (
-            await check.query(
-              `select operation_id from dispatch.operations where operation_id = any($1) and status = 'confirmed'`,
-              [pending],
-            )
-          ).rows as { operation_id: string }[];
-          const now = performance.now();
-          for (const r of rows) {
-            seen.add(r.operation_id);
-            confirmedIn.push(now - smsSentAt.get(r.operation_id)!);
-          }
-        }
-        await new Promise((res) => setTimeout(res, 25));
-      }
-    })();
-    const feedStarted = performance.now();
-    for (let k = 0; k < SMS_PER_S * SMS_S; k++) {
-      const due = feedStarted + (k * 1000) / SMS_PER_S - performance.now();
-      if (due > 0) await new Promise((res) => setTimeout(res, due));
-      // A distinct amount and recipient each: the SMS must prove one operation, not be ambiguous.
-      const msisdn = `69${String(5_000_000 + k).padStart(7, "0")}`;
-      operator.registerCustomer(msisdn, "Bench", 0);
-      void create(`sms-${randomUUID()}`, 1000 + k, msisdn).then((r) => {
-        if (r.status >= 200 && r.status < 300) smsCreated++;
-      });
+    if (PHASES.has("burst")) {
+      // 2. The burst.
+      const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
+      const burst = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+      const lat = burst.map((r) => r.ms).sort((a, b) => a - b);
+      const created = burst.filter((r) => r.status >= 200 && r.status < 300).length;
+      const replayed = burst.filter((r) => r.status === 409).length;
+      const others = burst.length - created - replayed;
+      const statuses: Record<string, number> = {};
+      for (const r of burst) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      const sample = burst.find((r) => r.status >= 300 && r.status !== 409);
+      const stored = Number(
+        (await check.query(`select count(*) as n from dispatch.operations where request_id like 'burst-%'`)).rows[0].n,
+      );
+      log(
+        `create burst: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)}; ${created} created, ${replayed} replays answered 409, ${others} other; ${stored} operations stored (goal: p99 <= 1000 ms, ${IDS} stored)`,
+      );
+      log(
+        `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}`,
+      );
     }
-    feeding = false;
-    feedEnded = performance.now();
-    await watcher;
-    await Promise.all(dialling);
-    confirmedIn.sort((a, b) => a - b);
-    log(
-      `SMS to confirmation at ${SMS_PER_S} SMS/s for ${SMS_S} s: p50 ${ms(percentile(confirmedIn, 50))}, p99 ${ms(percentile(confirmedIn, 99))}; ${confirmedIn.length} of ${smsSentAt.size} SMS-proven operations confirmed (goal p99 <= 2000 ms)`,
-    );
-    const delivered = smsSenders.flatMap((x) => x.deliveries);
-    const answers: Record<string, number> = {};
-    for (const d of delivered) answers[String(d.status)] = (answers[String(d.status)] ?? 0) + 1;
-    log(
-      `  SMS forwarded: ${delivered.length}, answers ${JSON.stringify(answers)}${delivered[0] ? `; e.g. answer ${JSON.stringify(delivered[0].body).slice(0, 400)}` : ""}`,
-    );
+    if (PHASES.has("rate")) {
+      // 3. Creations/s with 10 % replays.
+      const recent: string[] = [];
+      const rate = await saturate(DURATION_S, CONCURRENCY, (i) => {
+        const replay = recent.length > 0 && i % 10 === 0;
+        const id = replay ? recent[Math.floor(Math.random() * recent.length)] : `rate-${randomUUID()}`;
+        if (!replay) recent.push(id);
+        return create(id);
+      });
+      log(
+        `creations: ${rate.rps.toFixed(0)} req/s with 10 % replays (${CONCURRENCY} callers; p50 ${ms(rate.p50)}, p99 ${ms(rate.p99)}; ${rate.errors} answers other than 2xx, replays' 409 included)`,
+      );
+    }
+    if (PHASES.has("claims")) {
+      // 4. Claims/s draining the queue.
+      const queuedBefore = Number(
+        (await check.query(`select count(*) as n from dispatch.operations where status = 'queued'`)).rows[0].n,
+      );
+      const toQueue = Math.max(0, QUEUED - queuedBefore);
+      await pool(
+        Array.from({ length: toQueue }, (_, i) => i),
+        CONCURRENCY,
+        async () => void (await create(`drain-${randomUUID()}`)),
+      );
+      const queued = Number(
+        (await check.query(`select count(*) as n from dispatch.operations where status = 'queued'`)).rows[0].n,
+      );
+      const started = performance.now();
+      let claims = 0;
+      await Promise.all(
+        devices.map(async (d) => {
+          const headers = { authorization: `Bearer ${d.token}` };
+          for (;;) {
+            const r = await call(base, "GET", "/v1/device/next", headers);
+            if (r.status === 204) break;
+            if (r.status !== 200) continue;
+            claims++;
+            await call(base, "POST", "/v1/device/outcome", headers, {
+              operation_id: r.body.operation_id,
+              outcome: "ussd_ok",
+              ussd_response: "ok",
+              executed_at: new Date().toISOString(),
+            });
+          }
+        }),
+      );
+      const drainS = (performance.now() - started) / 1000;
+      log(
+        `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets (each claim followed by its outcome; goal >= 300/s at 20000)`,
+      );
+    }
+    if (PHASES.has("sms")) {
+      // 5. SMS to confirmation: SMS_PER_S deposits a second, dialled by simulated handsets,
+      //    each proven by the operator's SMS forwarded by the handset; measured from the SMS
+      //    leaving the handset to the operation being confirmed.
+      const operator = new SimulatedOperator();
+      operator.registerCustomer("690000001", "Bench", 0);
+      const smsSentAt = new Map<string, number>();
+      const confirmedIn: number[] = [];
+      const smsSenders: OperatorSms[] = [];
+      const handsets = devices.map((d) => {
+        operator.registerSim(d.msisdn, "operator_b", { pin: PIN, balance: 1_000_000_000_000 });
+        const sms = new OperatorSms({ baseUrl: base, token: d.token });
+        smsSenders.push(sms);
+        return new SimulatedHandset({
+          baseUrl: base,
+          token: d.token,
+          operator,
+          sims: new Map([[d.simId, { msisdn: d.msisdn, operator: "operator_b" }]]),
+          onDialled: async (op, result) => {
+            smsSentAt.set(op.operation_id, performance.now());
+            await sms.onDialled(op, result);
+          },
+        });
+      });
+      let feeding = true;
+      let smsCreated = 0;
+      let feedEnded = Number.POSITIVE_INFINITY;
+      const settling = () => feeding || performance.now() - feedEnded < 30_000;
+      const dialling = handsets.map(async (h) => {
+        while (settling() && (feeding || smsSentAt.size < smsCreated)) {
+          const r = await h.pollOnce().catch(() => ({ status: 0 }));
+          if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
+        }
+      });
+      const watcher = (async () => {
+        const seen = new Set<string>();
+        while (settling() && (feeding || seen.size < smsCreated)) {
+          const pending = [...smsSentAt.keys()].filter((id) => !seen.has(id));
+          if (pending.length) {
+            const rows = (
+              await check.query(
+                `select operation_id from dispatch.operations where operation_id = any($1) and status = 'confirmed'`,
+                [pending],
+              )
+            ).rows as { operation_id: string }[];
+            const now = performance.now();
+            for (const r of rows) {
+              seen.add(r.operation_id);
+              confirmedIn.push(now - smsSentAt.get(r.operation_id)!);
+            }
+          }
+          await new Promise((res) => setTimeout(res, 25));
+        }
+      })();
+      const feedStarted = performance.now();
+      for (let k = 0; k < SMS_PER_S * SMS_S; k++) {
+        const due = feedStarted + (k * 1000) / SMS_PER_S - performance.now();
+        if (due > 0) await new Promise((res) => setTimeout(res, due));
+        // A distinct amount and recipient each: the SMS must prove one operation, not be ambiguous.
+        const msisdn = `69${String(5_000_000 + k).padStart(7, "0")}`;
+        operator.registerCustomer(msisdn, "Bench", 0);
+        void create(`sms-${randomUUID()}`, 1000 + k, msisdn).then((r) => {
+          if (r.status >= 200 && r.status < 300) smsCreated++;
+        });
+      }
+      feeding = false;
+      feedEnded = performance.now();
+      await watcher;
+      await Promise.all(dialling);
+      confirmedIn.sort((a, b) => a - b);
+      log(
+        `SMS to confirmation at ${SMS_PER_S} SMS/s for ${SMS_S} s: p50 ${ms(percentile(confirmedIn, 50))}, p99 ${ms(percentile(confirmedIn, 99))}; ${confirmedIn.length} of ${smsSentAt.size} SMS-proven operations confirmed (goal p99 <= 2000 ms)`,
+      );
+      const delivered = smsSenders.flatMap((x) => x.deliveries);
+      const answers: Record<string, number> = {};
+      for (const d of delivered) answers[String(d.status)] = (answers[String(d.status)] ?? 0) + 1;
+      log(
+        `  SMS forwarded: ${delivered.length}, answers ${JSON.stringify(answers)}${delivered[0] ? `; e.g. answer ${JSON.stringify(delivered[0].body).slice(0, 400)}` : ""}`,
+      );
+    }
     await check.end();
   } finally {
     for (const c of children) c.kill("SIGTERM");

@@ -3,10 +3,8 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Caller, EntityManager } from "@transferops/kit";
 import type {
   CreateOperationRequest,
-  CreateOperationResponseSchema,
   DispatchService,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   admitOperation,
   checkOwnOperation,
@@ -43,8 +41,9 @@ import { isUniqueViolation } from "../store/sql.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import type { FleetSim } from "./fleet-port.ts";
+import type { DispatchContext, FleetSim } from "./fleet-port.ts";
 import { toOperation } from "./mappers.ts";
+import { InFlight } from "./in-flight.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
 type Impl = Pick<
@@ -118,19 +117,30 @@ export function cancelledBy(actor: Actor): string {
  * read that operation: request_ids are unique across the fleet, and another agent's
  * reuse learns only that the value is taken (docs/decisions/dispatch.md).
  */
-function replayOf(actor: Actor, known: OperationRecord): { operation: ReturnType<typeof toOperation>; created: false } {
+type Created = { record: OperationRecord; created: boolean };
+
+function replayOf(actor: Actor, known: OperationRecord): OperationRecord {
   if (checkOwnOperation(actor, known)) {
     throw refusal("request_id_taken", "request_id is already used by an operation outside your scope", {
       request_id: known.request_id,
     });
   }
-  return { operation: toOperation(known), created: false };
+  return known;
 }
 
 export function operationHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
 
-  async function create(req: CreateOperationRequest): Promise<MessageInitShape<typeof CreateOperationResponseSchema>> {
+  // Fleet's view (breaker, agent, grant, SIMs) asked once for all the creates that need
+  // the same one at the same time: a burst costs one call, not one per create.
+  const contexts = new InFlight<string, DispatchContext>();
+
+  // Creates in flight in this replica, by request_id: a repeat arriving meanwhile waits
+  // for the first, then answers from the row it wrote or found, without the gates, the
+  // SIM's lock or a read (a burst of replays costs one execution).
+  const creating = new InFlight<string, Created>();
+
+  async function create(req: CreateOperationRequest, first?: Promise<Created>): Promise<Created> {
     const actor = actorOf(req.caller);
     check(requireKind(actor, ["api_key", "session"], "create an operation"));
     const opType = req.typeOp || "deposit";
@@ -147,19 +157,24 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     }
 
     // Idempotency answers before any gate: a replay gets the first result, even once
-    // the breaker is on or the balance has moved.
-    const known = await findByRequestId(db.em(), req.requestId);
-    if (known) return replayOf(actor, known);
+    // the breaker is on or the balance has moved. A first execution that failed stored
+    // nothing: this one runs on its own.
+    const known =
+      (await first?.then((r) => r.record).catch(() => undefined)) ?? (await findByRequestId(db.em(), req.requestId));
+    if (known) return { record: replayOf(actor, known), created: false };
 
     const simId = req.simId || null;
-    const context = await fleet.dispatchContext({
+    const query = {
       caller: req.caller as Caller | undefined,
       agentId,
       // A named SIM comes back whatever its operator, so a mismatch is named as such.
       operator: simId ? "" : req.operator,
       opType,
       simId,
-    });
+    };
+    const context = await contexts.run(`${agentId} ${query.operator} ${opType} ${simId ?? ""}`, () =>
+      fleet.dispatchContext(query),
+    );
     const em = db.em();
     const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
     const agent: OwningAgent = {
@@ -254,33 +269,21 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         throw err;
       });
     if (!result) {
-      // A concurrent repeat of the same request_id won the insert: answer with its row.
-      return replayOf(actor, (await findByRequestId(db.em(), req.requestId))!);
+      // A concurrent repeat of the same request_id (in another replica) won the insert: answer with its row.
+      return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
     }
     deps.idle.forget(result.device_id);
     deps.published();
-    return { operation: toOperation(result), created: true };
+    return { record: result, created: true };
   }
-
-  // Creates in flight in this replica, by request_id: a repeat arriving meanwhile waits
-  // for the first to finish, then answers from the stored row without running the gates
-  // or taking the SIM's lock again (a burst of replays costs one execution).
-  const inFlight = new Map<string, Promise<unknown>>();
 
   return {
     async createOperation(req) {
-      const first = inFlight.get(req.requestId);
-      if (first) {
-        await first.catch(() => undefined);
-        return create(req);
-      }
-      const run = create(req);
-      inFlight.set(req.requestId, run);
-      try {
-        return await run;
-      } finally {
-        inFlight.delete(req.requestId);
-      }
+      const first = creating.get(req.requestId);
+      const { record, created } = first
+        ? await create(req, first)
+        : await creating.run(req.requestId, () => create(req));
+      return { operation: toOperation(record), created };
     },
 
     async listOperations(req) {
