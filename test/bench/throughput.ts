@@ -110,14 +110,22 @@ async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<M
   }
   const backends = await db.query(`select pid from pg_stat_activity where datname = $1`, [dbName]);
   for (const r of backends.rows as { pid: number }[]) add("postgres", cpuTicks(r.pid));
+  // Not CPU: transactions committed in the database (its statistics lag by up to a second).
+  const tx = await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = $1`, [
+    dbName,
+  ]);
+  parts.set("transactions", Number(tx.rows[0].n));
   return parts;
 }
 
 /** What each part spent between two readings, largest first. */
 function cpuSpent(before: Map<string, number>, after: Map<string, number>): string {
-  const spent = [...after].map(([part, t]) => [part, (t - (before.get(part) ?? 0)) / TICKS_PER_S] as const);
+  const transactions = (after.get("transactions") ?? 0) - (before.get("transactions") ?? 0);
+  const spent = [...after]
+    .filter(([part]) => part !== "transactions")
+    .map(([part, t]) => [part, (t - (before.get(part) ?? 0)) / TICKS_PER_S] as const);
   const total = spent.reduce((sum, [, s]) => sum + s, 0);
-  return `${total.toFixed(2)} CPU-s (${spent
+  return `${transactions} database transactions, ${total.toFixed(2)} CPU-s (${spent
     .filter(([, s]) => s >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([part, s]) => `${part} ${s.toFixed(2)}`)

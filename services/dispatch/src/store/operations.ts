@@ -52,8 +52,14 @@ export interface OperationRecord {
   has_retry: boolean;
 }
 
-/** Whether a retry names the row `o` as its parent. */
-const HAS_RETRY = `exists (select 1 from dispatch.operations r where r.parent_operation_id = o.operation_id) as has_retry`;
+/**
+ * Whether a retry names the row `o` as its parent. A scalar subquery, not `exists`: the
+ * planner may run an `exists` as a hashed subplan that reads the whole table once per
+ * query (13 ms at 40,000 rows on every claim and list), while this one is always a probe
+ * of `operations_one_retry` per returned row.
+ */
+const HAS_RETRY = `coalesce((select true from dispatch.operations r where r.parent_operation_id = o.operation_id limit 1), false)
+  as has_retry`;
 
 export const OPERATION_COLUMNS = `o.operation_id, o.request_id, o.parent_operation_id, o.status, o.origin, o.op_type,
   o.agent_id, o.operator, o.montant, o.msisdn_dest, o.dest_name, o.contact_id, o.merchant_code, o.partner_verified,
