@@ -3,8 +3,8 @@
 // CPU time the system's processes and its PostgreSQL backends spent on each phase (a
 // figure that hardly moves with what else the machine runs, unlike latency).
 //
-//   1. references: a bare express hello-world saturated with the same client, and
-//      `pgbench -S` (select-only) on the same PostgreSQL;
+//   1. references: a bare express hello-world saturated with the same client, and pgbench
+//      on the same PostgreSQL, select-only and simple-update (durable commits/s);
 //   2. the create burst: IDS request_ids each sent REPEATS times at once (default 310 × 5):
 //      p50/p99, one operation stored per request_id, every answer naming it;
 //   3. creations/s with 10 % replays (closed loop, CONCURRENCY callers);
@@ -58,15 +58,23 @@ const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 setConnections(Math.max(256, IDS * REPEATS));
 
+/**
+ * pgbench on the benchmark's own database: select-only (`-S`) and simple-update (`-N`, one
+ * durable commit per transaction: what bounds every write path here, shared with whatever
+ * else writes to the same PostgreSQL).
+ */
 function pgbench(url: string): string {
   try {
     execFileSync("pgbench", ["-i", "-s", "1", "-q", url], { stdio: "ignore" });
     // pgbench's tables stay in the benchmark's own database, dropped at the end.
-    const out = execFileSync("pgbench", ["-S", "-c", "4", "-j", "2", "-T", String(DURATION_S), url], {
-      stdio: ["ignore", "pipe", "ignore"],
-    }).toString();
-    const tps = /tps = ([\d.]+)/.exec(out)?.[1];
-    return tps ? `${Number(tps).toFixed(0)} select-only tx/s (4 clients)` : "no figure";
+    const run = (mode: string) => {
+      const out = execFileSync("pgbench", [mode, "-c", "4", "-j", "2", "-T", String(DURATION_S), url], {
+        stdio: ["ignore", "pipe", "ignore"],
+      }).toString();
+      const tps = /tps = ([\d.]+)/.exec(out)?.[1];
+      return tps ? Number(tps).toFixed(0) : "no figure";
+    };
+    return `${run("-S")} select-only tx/s, ${run("-N")} simple-update tx/s (4 clients each)`;
   } catch (err) {
     return `unavailable (${(err as Error).message.split("\n")[0]})`;
   }

@@ -164,6 +164,9 @@ export class OutboxRelay {
         [this.batchSize],
       )) as { id: string; topic: string; key: string; payload: Buffer; headers: Record<string, string> }[];
       if (!batch.length) return 0;
+      // The mark need not wait for the disk: if a crash loses it, the rows are published
+      // again, which consumers already tolerate (they dedupe on event id).
+      await em.execute(`set local synchronous_commit = off`);
       await this.bus.publish(
         batch.map((r): BusMessage => ({
           topic: r.topic,
