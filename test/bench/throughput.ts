@@ -396,12 +396,14 @@ async function main(): Promise<void> {
       for (let k = 0; k < SMS_PER_S * SMS_S; k++) {
         const due = feedStarted + (k * 1000) / SMS_PER_S - performance.now();
         if (due > 0) await new Promise((res) => setTimeout(res, due));
-        // A distinct amount and recipient each: the SMS must prove one operation, not be ambiguous.
+        // A distinct amount and recipient each, and no amount of the earlier phases (1000 FCFA,
+        // still awaiting evidence on the same SIMs): the SMS must prove one operation. Two
+        // candidates of one amount on one SIM are ambiguous by design (a person decides).
         const msisdn = `69${String(5_000_000 + k).padStart(7, "0")}`;
         operator.registerCustomer(msisdn, "Bench", 0);
         recipients.add(msisdn);
         creations.push(
-          create(`sms-${randomUUID()}`, 1000 + k, msisdn).then((r) => {
+          create(`sms-${randomUUID()}`, 1001 + k, msisdn).then((r) => {
             if (r.status === 202) createdIds.add(r.body.operation_id);
             else refused[r.status] = (refused[r.status] ?? 0) + 1;
           }),
