@@ -94,7 +94,10 @@ function cpuTicks(pid: number): number {
   }
 }
 
-/** CPU ticks by part: each descendant of `root` named by its script, and PostgreSQL's backends of `db`. */
+/**
+ * CPU ticks by process, keyed `part pid`: each descendant of `root` named by its script, and
+ * PostgreSQL's backends of `db` (a backend that ends between two readings loses its ticks).
+ */
 async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<Map<string, number>> {
   const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
@@ -107,17 +110,17 @@ async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<M
     }
   }
   const parts = new Map<string, number>();
-  const add = (part: string, ticks: number) => parts.set(part, (parts.get(part) ?? 0) + ticks);
+  const add = (part: string, pid: number) => parts.set(`${part} ${pid}`, cpuTicks(pid));
   for (const pid of parents.keys()) {
     let p: number | undefined = pid;
     while (p && p !== root) p = parents.get(p);
     if (p !== root) continue;
     const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
     const script = /(?:services\/(\w+)|(gateway))\/src\/main\.ts/.exec(cmd);
-    add(script ? (script[1] ?? script[2]) : "other", cpuTicks(pid));
+    add(script ? (script[1] ?? script[2]) : "other", pid);
   }
   const backends = await db.query(`select pid from pg_stat_activity where datname = $1`, [dbName]);
-  for (const r of backends.rows as { pid: number }[]) add("postgres", cpuTicks(r.pid));
+  for (const r of backends.rows as { pid: number }[]) add("postgres", r.pid);
   // Not CPU: transactions committed in the database (its statistics lag by up to a second).
   const tx = await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = $1`, [
     dbName,
@@ -129,9 +132,13 @@ async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<M
 /** What each part spent between two readings, largest first. */
 function cpuSpent(before: Map<string, number>, after: Map<string, number>): string {
   const transactions = (after.get("transactions") ?? 0) - (before.get("transactions") ?? 0);
-  const spent = [...after]
-    .filter(([part]) => part !== "transactions")
-    .map(([part, t]) => [part, (t - (before.get(part) ?? 0)) / TICKS_PER_S] as const);
+  const byPart = new Map<string, number>();
+  for (const [key, t] of after) {
+    if (key === "transactions") continue;
+    const part = key.split(" ")[0];
+    byPart.set(part, (byPart.get(part) ?? 0) + (t - (before.get(key) ?? 0)) / TICKS_PER_S);
+  }
+  const spent = [...byPart];
   const total = spent.reduce((sum, [, s]) => sum + s, 0);
   return `${transactions} database transactions, ${total.toFixed(2)} CPU-s (${spent
     .filter(([, s]) => s >= 0.05)
@@ -344,6 +351,7 @@ async function main(): Promise<void> {
       const confirmedAt = new Map<string, number>();
       const smsSenders: OperatorSms[] = [];
       const recipients = new Set<string>();
+      const forwarding: Promise<unknown>[] = [];
       const handsets = devices.map((d) => {
         operator.registerSim(d.msisdn, "operator_b", { pin: PIN, balance: 1_000_000_000_000 });
         const sms = new OperatorSms({ baseUrl: base, token: d.token });
@@ -353,10 +361,11 @@ async function main(): Promise<void> {
           token: d.token,
           operator,
           sims: new Map([[d.simId, { msisdn: d.msisdn, operator: "operator_b" }]]),
-          onDialled: async (op, result) => {
+          onDialled: (op, result) => {
             // Operations left queued by earlier phases are dialled too, but not measured.
             if (recipients.has(op.msisdn_dest)) smsSentAt.set(op.operation_id, performance.now());
-            await sms.onDialled(op, result);
+            // The operator's SMS reaches the phone while it goes on polling: not awaited here.
+            forwarding.push(sms.onDialled(op, result));
           },
         });
       });
@@ -414,6 +423,7 @@ async function main(): Promise<void> {
       answered = true;
       await watcher;
       await Promise.all(dialling);
+      await Promise.allSettled(forwarding);
       const cpuAfter = await cpu();
       const confirmedIn = [...confirmedAt].map(([id, at]) => at - smsSentAt.get(id)!).sort((a, b) => a - b);
       log(
