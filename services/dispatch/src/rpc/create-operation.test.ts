@@ -5,6 +5,7 @@ import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transfer
 import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { REASONS, type ReasonCode } from "../domain/reasons.ts";
+import { RESERVATION_LOCK_HEADROOM } from "./operations.ts";
 import {
   apiKey,
   eventsOf,
@@ -309,6 +310,18 @@ describe("create operation: SIM selection against the store's load", () => {
     expect(third.operation?.simId).toBe(b1);
   });
 
+  it("spreads concurrent creates over the SIMs: a create not yet committed counts as in flight on its SIM", async () => {
+    const admin = h.fleet.addAgent(randomUUID(), { role: "admin" });
+    const made = await Promise.all(
+      Array.from({ length: 6 }, () => h.client.createOperation(req({ caller: session(admin, "admin") }))),
+    );
+    const onB1 = made.filter((m) => m.operation?.simId === b1).length;
+    // Read at the same instant, the table shows both SIMs idle: without counting the
+    // creates in progress, all six would go to b1 (the tie-break).
+    // (A commit landing between two reads may shift one.)
+    expect(Math.abs(onB1 - 3)).toBeLessThanOrEqual(1);
+  });
+
   it("stores the selected SIM's handset, label and slot on the operation", async () => {
     const res = await h.client.createOperation(req());
     expect(res.operation).toMatchObject({ simId: b1, deviceId: "dev-1", deviceLabel: "Handset dev-1" });
@@ -433,6 +446,30 @@ describe("create operation: queued and running debits are reserved against the m
     // The replays either won or were answered with the winner, or all were refused together.
     for (const r of answered) expect(r.value.operation?.requestId).toBe(replayed.requestId);
     if (answered.length > 0) expect(answered).toHaveLength(3);
+  });
+
+  it("never lets concurrent creates skip the SIM's lock into an overdraft near the headroom", async () => {
+    // Just above the headroom: each create alone could skip the lock; together they cannot.
+    const balance = RESERVATION_LOCK_HEADROOM + 600_000;
+    h.fleet.sims.get(b1)!.balance_mirror = balance;
+    h.fleet.sims.get(b2)!.balance_mirror = 0;
+    const admin = h.fleet.addAgent(randomUUID(), { role: "admin" });
+    const outcomes = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        h.client.createOperation(req({ caller: session(admin, "admin"), montant: 500_000n })).then(
+          () => "created",
+          async (err: unknown) => (await refusalOf(Promise.reject(err))).context.reason,
+        ),
+      ),
+    );
+    const [{ total }] = await h.query(
+      `select coalesce(sum(montant), 0)::bigint as total from dispatch.operations where sim_id = $1`,
+      [b1],
+    );
+    const created = outcomes.filter((o) => o === "created").length;
+    expect(Number(total)).toBe(500_000 * created);
+    expect(Number(total)).toBeLessThanOrEqual(balance);
+    expect(new Set(outcomes)).toEqual(new Set(["created", "insufficient_balance"]));
   });
 
   it("does not reserve withdrawals or finished debits", async () => {

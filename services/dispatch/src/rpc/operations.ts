@@ -3,10 +3,8 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Caller, EntityManager } from "@transferops/kit";
 import type {
   CreateOperationRequest,
-  CreateOperationResponseSchema,
   DispatchService,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   admitOperation,
   checkOwnOperation,
@@ -43,8 +41,10 @@ import { isUniqueViolation } from "../store/sql.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import type { FleetSim } from "./fleet-port.ts";
+import type { DispatchContext, FleetSim } from "./fleet-port.ts";
 import { toOperation } from "./mappers.ts";
+import { InFlight } from "./in-flight.ts";
+import { PendingDebits, type PendingDebit } from "./pending-debits.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
 type Impl = Pick<
@@ -54,8 +54,15 @@ type Impl = Pick<
 
 const invalid = (field: string, message: string) => refusal("invalid_request", message, { field });
 
-/** Joins fleet's SIMs with dispatch's own knowledge of their load. */
-export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise<SimCandidate[]> {
+/**
+ * Joins fleet's SIMs with dispatch's own knowledge of their load: what the table says,
+ * plus the creates of this replica not yet committed (`pending`), counted as in flight.
+ */
+export async function candidatesOf(
+  em: EntityManager,
+  sims: FleetSim[],
+  pending?: PendingDebits,
+): Promise<SimCandidate[]> {
   const loads = await simLoads(
     em,
     sims.map((s) => s.sim_id),
@@ -68,16 +75,18 @@ export async function candidatesOf(em: EntityManager, sims: FleetSim[]): Promise
     device_status: s.device_status,
     balance_mirror: s.balance_mirror,
     balance_updated_at: s.balance_updated_at,
-    in_flight: loads.get(s.sim_id)?.in_flight ?? 0,
+    in_flight: (loads.get(s.sim_id)?.in_flight ?? 0) + (pending?.of(s.sim_id).count ?? 0),
     reserved: loads.get(s.sim_id)?.reserved ?? 0,
     last_finished_at: loads.get(s.sim_id)?.last_finished_at ?? null,
   }));
 }
 
 /**
- * Above this much FCFA left after a create (measured balance less everything committed),
- * the SIM's lock is skipped: only more than this much created at the same instant on one
- * SIM could overdraw it (20 creates at the default 500,000 ceiling).
+ * Above this much FCFA left after a create (measured balance less everything committed
+ * and everything this replica is still creating on the SIM), the SIM's lock is skipped.
+ * Within one replica that is exact (each create counts every earlier one, committed or
+ * pending); across replicas only more than this much created at the same instant on one
+ * SIM by other replicas could overdraw it (20 creates at the default 500,000 ceiling).
  */
 export const RESERVATION_LOCK_HEADROOM = 10_000_000;
 
@@ -92,15 +101,24 @@ export async function reserveBalance(
   request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
   /** The new operation is already inserted: its own amount is not counted against it. */
   inserted = false,
+  /** This create among this replica's creates not yet committed (see PendingDebits). */
+  pending?: { debits: PendingDebits; own: PendingDebit },
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
   const own = inserted ? request.amount : 0;
+  // Taken before the read: a create of this replica is either still pending here or
+  // committed before the read starts, so none is missed (one may count twice: safe side).
+  const others = pending ? pending.debits.of(sim.sim_id) : { amount: 0, unlocked: 0 };
+  const othersPending = others.amount - (pending?.own.amount ?? 0);
   // Far from the limit, concurrent creates cannot exhaust the SIM: no lock, no queue.
-  const seen = (await reservedOn(tx, sim.sim_id)) - own;
+  const seen = (await reservedOn(tx, sim.sim_id)) - own + othersPending;
   if (sim.balance_mirror !== null && sim.balance_mirror - seen - request.amount >= RESERVATION_LOCK_HEADROOM) {
+    pending?.own.skipLock();
     return null;
   }
-  const reserved = (await lockSimReservation(tx, sim.sim_id)) - own;
+  // Under the lock, the creates that took it before have committed; those that skipped
+  // it are counted from here until they commit.
+  const reserved = (await lockSimReservation(tx, sim.sim_id)) - own + others.unlocked;
   return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }
 
@@ -118,19 +136,32 @@ export function cancelledBy(actor: Actor): string {
  * read that operation: request_ids are unique across the fleet, and another agent's
  * reuse learns only that the value is taken (docs/decisions/dispatch.md).
  */
-function replayOf(actor: Actor, known: OperationRecord): { operation: ReturnType<typeof toOperation>; created: false } {
+type Created = { record: OperationRecord; created: boolean };
+
+function replayOf(actor: Actor, known: OperationRecord): OperationRecord {
   if (checkOwnOperation(actor, known)) {
     throw refusal("request_id_taken", "request_id is already used by an operation outside your scope", {
       request_id: known.request_id,
     });
   }
-  return { operation: toOperation(known), created: false };
+  return known;
 }
 
 export function operationHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
 
-  async function create(req: CreateOperationRequest): Promise<MessageInitShape<typeof CreateOperationResponseSchema>> {
+  // Fleet's view (breaker, agent, grant, SIMs) asked once for all the creates that need
+  // the same one at the same time: a burst costs one call, not one per create.
+  const contexts = new InFlight<string, DispatchContext>();
+
+  // Creates in flight in this replica, by request_id: a repeat arriving meanwhile waits
+  // for the first, then answers from the row it wrote or found, without the gates, the
+  // SIM's lock or a read (a burst of replays costs one execution).
+  const creating = new InFlight<string, Created>();
+
+  const pending = new PendingDebits();
+
+  async function create(req: CreateOperationRequest, first?: Promise<Created>): Promise<Created> {
     const actor = actorOf(req.caller);
     check(requireKind(actor, ["api_key", "session"], "create an operation"));
     const opType = req.typeOp || "deposit";
@@ -147,19 +178,24 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     }
 
     // Idempotency answers before any gate: a replay gets the first result, even once
-    // the breaker is on or the balance has moved.
-    const known = await findByRequestId(db.em(), req.requestId);
-    if (known) return replayOf(actor, known);
+    // the breaker is on or the balance has moved. A first execution that failed stored
+    // nothing: this one runs on its own.
+    const known =
+      (await first?.then((r) => r.record).catch(() => undefined)) ?? (await findByRequestId(db.em(), req.requestId));
+    if (known) return { record: replayOf(actor, known), created: false };
 
     const simId = req.simId || null;
-    const context = await fleet.dispatchContext({
+    const query = {
       caller: req.caller as Caller | undefined,
       agentId,
       // A named SIM comes back whatever its operator, so a mismatch is named as such.
       operator: simId ? "" : req.operator,
       opType,
       simId,
-    });
+    };
+    const context = await contexts.run(`${agentId} ${query.operator} ${opType} ${simId ?? ""}`, () =>
+      fleet.dispatchContext(query),
+    );
     const em = db.em();
     const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
     const agent: OwningAgent = {
@@ -187,7 +223,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         },
         {
           circuit_breaker_active: context.breaker_active,
-          candidates: await candidatesOf(em, context.sims),
+          candidates: await candidatesOf(em, context.sims, pending),
           now,
           staleness_ms: config.balanceStalenessMs,
         },
@@ -195,6 +231,9 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     );
     const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
     const operationId = randomUUID();
+    const amount = Number(req.montant);
+    // Right after selection, with no wait in between: the next create already sees it.
+    const debit = pending.add(sim.sim_id, isDebiting(opType) ? amount : 0);
     const result = await db
       .tx(async (tx) => {
         const created = await insertOperation(tx, {
@@ -233,6 +272,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
             staleness_ms: config.balanceStalenessMs,
           },
           true,
+          { debits: pending, own: debit },
         );
         if (short) throw short;
         await announceDeviceWork(tx, created.device_id);
@@ -252,35 +292,24 @@ export function operationHandlers(deps: DispatchDeps): Impl {
           });
         }
         throw err;
-      });
+      })
+      .finally(debit.end);
     if (!result) {
-      // A concurrent repeat of the same request_id won the insert: answer with its row.
-      return replayOf(actor, (await findByRequestId(db.em(), req.requestId))!);
+      // A concurrent repeat of the same request_id (in another replica) won the insert: answer with its row.
+      return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
     }
     deps.idle.forget(result.device_id);
     deps.published();
-    return { operation: toOperation(result), created: true };
+    return { record: result, created: true };
   }
-
-  // Creates in flight in this replica, by request_id: a repeat arriving meanwhile waits
-  // for the first to finish, then answers from the stored row without running the gates
-  // or taking the SIM's lock again (a burst of replays costs one execution).
-  const inFlight = new Map<string, Promise<unknown>>();
 
   return {
     async createOperation(req) {
-      const first = inFlight.get(req.requestId);
-      if (first) {
-        await first.catch(() => undefined);
-        return create(req);
-      }
-      const run = create(req);
-      inFlight.set(req.requestId, run);
-      try {
-        return await run;
-      } finally {
-        inFlight.delete(req.requestId);
-      }
+      const first = creating.get(req.requestId);
+      const { record, created } = first
+        ? await create(req, first)
+        : await creating.run(req.requestId, () => create(req));
+      return { operation: toOperation(record), created };
     },
 
     async listOperations(req) {

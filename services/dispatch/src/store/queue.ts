@@ -1,5 +1,5 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
-import { OPERATION_COLUMNS, toRecord, findOperation, type OperationRecord } from "./operations.ts";
+import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
 import { isUniqueViolation, toDate } from "./sql.ts";
 
 /** What a poll must know about its device before touching anything. */
@@ -61,17 +61,21 @@ export async function markRunning(
   ussdString: string,
   startedAt: Date,
 ): Promise<{ claimed: OperationRecord } | { busy: true }> {
+  let updated: Record<string, unknown>[];
   try {
-    await em.execute(
-      `update dispatch.operations set status = 'running', started_at = ?, ussd_string = ?, updated_at = clock_timestamp()
-        where operation_id = ? and status = 'queued'`,
-      [startedAt, ussdString, operationId] as never[],
+    updated = await rows<Record<string, unknown>>(
+      em,
+      `update dispatch.operations as o
+          set status = 'running', started_at = ?, ussd_string = ?, updated_at = clock_timestamp()
+        where o.operation_id = ? and o.status = 'queued'
+        returning ${OPERATION_COLUMNS}`,
+      [startedAt, ussdString, operationId],
     );
   } catch (err) {
     if (isUniqueViolation(err, "operations_one_running_per_device")) return { busy: true };
     throw err;
   }
-  return { claimed: (await findOperation(em, operationId))! };
+  return { claimed: toRecord(updated[0]!) };
 }
 
 export interface DeviceOperationFilter {

@@ -18,12 +18,6 @@ export function toNumber(value: unknown): number | null {
   return typeof value === "number" ? value : Number(value);
 }
 
-/** The driver expands an array bound to `in (?)`; an empty one would be a syntax error. */
-export function inList(column: string, values: readonly unknown[]): { sql: string; params: unknown[] } {
-  if (values.length === 0) return { sql: "false", params: [] };
-  return { sql: `${column} in (?)`, params: [[...values]] };
-}
-
 /** Whether a driver error is a unique-constraint violation, optionally of one constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };

@@ -76,13 +76,12 @@ export function internalHandlers(deps: FleetDeps): Impl {
           context: { sim_id: req.simId },
         });
       }
-      await db.tx((em) =>
-        audit(em, {
-          action: "sim.pin_revealed",
-          target: req.simId,
-          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
-        }),
-      );
+      // One statement: atomic on its own, no transaction around it (every claim comes here).
+      await audit(db.em(), {
+        action: "sim.pin_revealed",
+        target: req.simId,
+        details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+      });
       return { pin };
     },
 
