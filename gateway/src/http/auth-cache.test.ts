@@ -12,6 +12,15 @@ describe("device-token authentication cache", () => {
     expect(cache.get("k", 1000)).toBeUndefined();
   });
 
+  it("keeps the static API keys' answers too", () => {
+    const cache = new AuthCache(1000);
+    const apiKey = { kind: "api_key" } as never;
+    const messagingKey = { kind: "messaging_key" } as never;
+    cache.remember("a", apiKey, 0);
+    cache.remember("m", messagingKey, 0);
+    expect([cache.get("a", 999), cache.get("m", 999)]).toEqual([apiKey, messagingKey]);
+  });
+
   it("never keeps a board session, whose revocation must take effect at once", () => {
     const cache = new AuthCache(1000);
     cache.remember("k", session, 0);

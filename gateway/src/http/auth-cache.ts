@@ -1,11 +1,13 @@
 import type { Caller } from "@transferops/kit";
 
 /**
- * Short-lived memory of device-token answers, so a handset polling every few seconds does
- * not cost an authentication call each time. Only device callers are kept: board sessions
- * must die the moment they are revoked. The replica that serves a board change that can
- * revoke a device (delete, token revoke, reset, breaker) forgets everything at once; other
- * replicas forget within `ttlMs`. A TTL of 0 disables the cache.
+ * Short-lived memory of authentication answers, so a handset polling every few seconds, or
+ * automation creating in bursts, does not cost an authentication call each time. Kept:
+ * device tokens, and the static API keys (automation's and messaging's), which change only
+ * with the configuration, whose rotation restarts the gateway (docs/operations.md). Never
+ * kept: board sessions, which must die the moment they are revoked. The replica that serves
+ * a board change that can revoke a device (delete, token revoke, reset, breaker) forgets
+ * everything at once; other replicas forget within `ttlMs`. A TTL of 0 disables the cache.
  */
 export class AuthCache {
   private readonly entries = new Map<string, { caller: Caller; until: number }>();
@@ -26,7 +28,7 @@ export class AuthCache {
   }
 
   remember(key: string, caller: Caller, now = Date.now()): void {
-    if (this.ttlMs <= 0 || caller.kind !== "device") return;
+    if (this.ttlMs <= 0 || caller.kind === "session") return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { caller, until: now + this.ttlMs });
   }
