@@ -5,11 +5,21 @@ const device = { kind: "device", deviceId: "d1" } as never;
 const session = { kind: "session", agentId: "a1" } as never;
 
 describe("device-token authentication cache", () => {
-  it("reuses a device's answer until its time is up", () => {
+  it("reuses a device's answer for between half its time to live and all of it, spread at random", () => {
     const cache = new AuthCache(1000);
-    cache.remember("k", device, 0);
-    expect(cache.get("k", 999)).toBe(device);
-    expect(cache.get("k", 1000)).toBeUndefined();
+    const lifetimes = new Set<number>();
+    for (let i = 0; i < 200; i += 1) {
+      cache.remember(`k${i}`, device, 0);
+      expect(cache.get(`k${i}`, 500)).toBe(device);
+      expect(cache.get(`k${i}`, 1000)).toBeUndefined();
+    }
+    for (let i = 0; i < 200; i += 1) {
+      cache.remember(`j${i}`, device, 0);
+      let t = 500;
+      while (cache.get(`j${i}`, t) !== undefined) t += 50;
+      lifetimes.add(t);
+    }
+    expect(lifetimes.size).toBeGreaterThan(3);
   });
 
   it("keeps the static API keys' answers too", () => {
@@ -18,7 +28,7 @@ describe("device-token authentication cache", () => {
     const messagingKey = { kind: "messaging_key" } as never;
     cache.remember("a", apiKey, 0);
     cache.remember("m", messagingKey, 0);
-    expect([cache.get("a", 999), cache.get("m", 999)]).toEqual([apiKey, messagingKey]);
+    expect([cache.get("a", 500), cache.get("m", 500)]).toEqual([apiKey, messagingKey]);
   });
 
   it("never keeps a board session, whose revocation must take effect at once", () => {

@@ -8,6 +8,8 @@ import type { Caller } from "@transferops/kit";
  * kept: board sessions, which must die the moment they are revoked. The replica that serves
  * a board change that can revoke a device (delete, token revoke, reset, breaker) forgets
  * everything at once; other replicas forget within `ttlMs`. A TTL of 0 disables the cache.
+ * Each answer is kept a random time between half the TTL and the TTL, so that a fleet of
+ * handsets that signed in together does not re-authenticate together every TTL.
  */
 export class AuthCache {
   private readonly entries = new Map<string, { caller: Caller; until: number }>();
@@ -30,7 +32,7 @@ export class AuthCache {
   remember(key: string, caller: Caller, now = Date.now()): void {
     if (this.ttlMs <= 0 || caller.kind === "session") return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { caller, until: now + this.ttlMs });
+    this.entries.set(key, { caller, until: now + this.ttlMs - Math.floor((Math.random() * this.ttlMs) / 2) });
   }
 
   clear(): void {

@@ -6,7 +6,8 @@
  * Nothing is known unless the source of announcements is `live`. An answer is remembered
  * only if no announcement arrived since the `mark()` taken before asking (an epoch counter),
  * so a stale "idle" can never be recorded after the work it missed was announced. Going
- * live or dark forgets everything; an entry expires after `ttlMs` whatever happens.
+ * live or dark forgets everything; an entry expires whatever happens, after a random time
+ * between half `ttlMs` and `ttlMs` (handsets remembered together are not asked again together).
  */
 export class IdleMemory {
   private readonly idle = new Map<string, number>();
@@ -48,7 +49,7 @@ export class IdleMemory {
 
   remember(deviceId: string, markBeforeAsking: number, nowMs = Date.now()): void {
     if (!this.isLive || this.epoch !== markBeforeAsking || this.idle.size >= this.maxEntries) return;
-    this.idle.set(deviceId, nowMs);
+    this.idle.set(deviceId, nowMs - Math.floor((Math.random() * this.ttlMs) / 2));
   }
 
   /** Work was announced for the device. */
