@@ -14,9 +14,10 @@ export const gatewayConfigShape = {
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * How long a handset known idle (dispatch said so and announced no work for it since) is
-   * answered 204 without asking dispatch; 0 asks dispatch on every poll.
+   * answered 204 without asking dispatch; 0 asks dispatch on every poll. Only a safety net:
+   * dispatch's announcements end an entry as soon as work is queued.
    */
-  IDLE_POLL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  IDLE_POLL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(120_000),
   /** Failed sign-ins allowed in a burst per login (case-insensitive), whatever headers come with them. */
   LOGIN_FAILURES_BURST: z.coerce.number().int().positive().default(10),
   /** Failed sign-ins a minute per login after the burst. */
