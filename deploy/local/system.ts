@@ -20,6 +20,9 @@ import { loadIntakeConfig } from "@transferops/intake/config";
 import { startMessaging } from "@transferops/messaging";
 import { loadMessagingConfig } from "@transferops/messaging/config";
 import { startGateway } from "@transferops/gateway";
+import { freePort } from "./ports.ts";
+
+export { freePort };
 import { loadGatewayConfig } from "@transferops/gateway/config";
 
 export interface SystemOptions {
@@ -44,6 +47,18 @@ export interface RunningSystem {
  * without, they share one in-process bus.
  */
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      // Random ports: another process took one between the draw and the listen; draw again.
+      const taken = (err as NodeJS.ErrnoException)?.code === "EADDRINUSE";
+      if (!options.randomPorts || !taken || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startOnce(options: SystemOptions): Promise<RunningSystem> {
   const env = { ...options.env };
   const level = env.LOG_LEVEL ?? "info";
   const logOf = (name: string): Logger => createLogger(name, { level, destination: options.logDestination });
@@ -111,17 +126,4 @@ async function stopAll(started: { stop(): Promise<void> }[], buses: EventBus[], 
   for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
   await Promise.all(buses.map((b) => b.close().catch(() => undefined)));
   await shared?.close();
-}
-
-/** A port free right now on the loopback interface. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }

@@ -1,6 +1,6 @@
 // Small helpers shared by the test infrastructure modules.
 
-import net from "node:net";
+import { freePort } from "../../deploy/local/ports.ts";
 
 export type Log = (s: string) => void;
 
@@ -30,22 +30,9 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Picks `n` distinct free TCP ports on 127.0.0.1 by binding port 0 (all at once, then closing). */
+/** Picks `n` distinct free TCP ports on 127.0.0.1 (see freePort: below the ephemeral range). */
 export async function freePorts(n: number): Promise<number[]> {
-  const servers: net.Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const server = net.createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", () => resolve());
-      });
-      ports.push((server.address() as net.AddressInfo).port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
 }
