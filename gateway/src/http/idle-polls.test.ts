@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
 import type { WatchDeviceWorkResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
+  addHandset,
   device,
   eventually,
+  queueOn,
   session,
   startDispatchHarness,
   type DispatchHarness,
@@ -34,28 +36,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-function handset(): { deviceId: string; simId: string } {
-  const deviceId = `dev-${randomUUID().slice(0, 8)}`;
-  const simId = randomUUID();
-  h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: deviceId, subscription_slot: 1 }, "8642");
-  const granted = h.fleet.grants.get(agent)?.allowed_sim_ids ?? [];
-  h.fleet.grant(agent, { allowed_sim_ids: [...granted, simId], allowed_op_types: ["deposit"] });
-  return { deviceId, simId };
-}
-
-async function queue(simId: string): Promise<string> {
-  const res = await h.client.createOperation({
-    caller: session(agent),
-    requestId: randomUUID(),
-    operator: "operator_b",
-    clientMsisdn: "690000001",
-    clientNom: "Jean Dupont",
-    typeOp: "deposit",
-    montant: 5000n,
-    simId,
-  });
-  return res.operation!.operationId;
-}
+const handset = () => addHandset(h, agent);
+const queue = (simId: string) => queueOn(h, agent, simId);
 
 /** The gateway's poll: counts the calls that reached dispatch. */
 function poller(deviceId: string) {

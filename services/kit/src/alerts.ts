@@ -19,11 +19,16 @@ export interface Alert {
   raised_at: Date;
 }
 
+/** The `alerts` topic key of an alert and of its resolution: the same, so one is consumed after the other. */
+function alertKey(a: Pick<Alert, "sim_id" | "device_id" | "operation_id" | "dedupe_key">): string {
+  return a.sim_id ?? a.device_id ?? a.operation_id ?? a.dedupe_key;
+}
+
 /** Writes `AlertRaised` to the service's outbox on the `alerts` topic, in the caller's transaction. */
 export async function raiseAlert(em: EntityManager, schemaName: string, alert: Alert): Promise<void> {
   await enqueueEvent(em, schemaName, {
     topic: Topics.alerts,
-    key: alert.sim_id ?? alert.device_id ?? alert.operation_id ?? alert.dedupe_key,
+    key: alertKey(alert),
     schema: AlertRaisedSchema,
     message: create(AlertRaisedSchema, {
       kind: alert.kind,
@@ -58,7 +63,7 @@ export interface AlertResolution {
 export async function resolveAlert(em: EntityManager, schemaName: string, r: AlertResolution): Promise<void> {
   await enqueueEvent(em, schemaName, {
     topic: Topics.alerts,
-    key: r.sim_id ?? r.device_id ?? r.operation_id ?? r.dedupe_key,
+    key: alertKey(r),
     schema: AlertResolvedSchema,
     message: create(AlertResolvedSchema, {
       dedupeKey: r.dedupe_key,

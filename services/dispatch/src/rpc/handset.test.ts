@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { EntityManager } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
-import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import {
+  addHandset,
   device,
   eventsOf,
   eventually,
+  queueOn,
   refusalOf,
   session,
   startDispatchHarness,
@@ -31,37 +32,8 @@ afterAll(async () => {
 });
 
 /** A handset of its own with one operator_b SIM granted to the agent. */
-function handset(o: { slot?: number; pin?: string } = {}): { deviceId: string; simId: string } {
-  const deviceId = `dev-${randomUUID().slice(0, 8)}`;
-  const simId = randomUUID();
-  h.fleet.addSim(
-    { sim_id: simId, operator: "operator_b", device_id: deviceId, subscription_slot: o.slot ?? 1 },
-    o.pin ?? PIN,
-  );
-  const granted = h.fleet.grants.get(agent)?.allowed_sim_ids ?? [];
-  h.fleet.grant(agent, {
-    allowed_sim_ids: [...granted, simId],
-    allowed_op_types: ["deposit", "balance", "withdrawal"],
-  });
-  return { deviceId, simId };
-}
-
-async function queue(
-  simId: string,
-  o: Partial<Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">> = {},
-): Promise<string> {
-  const res = await h.client.createOperation({
-    caller: session(agent, "agent", "Ada Agent"),
-    requestId: randomUUID(),
-    operator: "operator_b",
-    clientMsisdn: "690000001",
-    clientNom: "Jean Dupont",
-    montant: 5000n,
-    simId,
-    ...o,
-  });
-  return res.operation!.operationId;
-}
+const handset = (o: { slot?: number; pin?: string } = {}) => addHandset(h, agent, { pin: PIN, ...o });
+const queue = (simId: string, o: Parameters<typeof queueOn>[3] = {}) => queueOn(h, agent, simId, o);
 
 const poll = (deviceId: string) => h.client.getNextOperation({ caller: device(deviceId) });
 const report = (

@@ -3,7 +3,11 @@ import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import pg from "pg";
 import { createLogger, errorBodyFromConnect, MemoryBus, type BusMessage, type Caller } from "@transferops/kit";
-import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  DispatchService,
+  type CreateOperationRequestSchema,
+} from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { startDispatch, type RunningDispatch } from "../app.ts";
 import { loadDispatchConfig } from "../config.ts";
@@ -134,4 +138,44 @@ export async function refusalOf(
 /** Events published so far of one type (the short name, e.g. `OperationChanged`), optionally for one key. */
 export function eventsOf(h: DispatchHarness, type: string, key?: string) {
   return h.events.filter((e) => e.headers["event-type"].endsWith(`.${type}`) && (key === undefined || e.key === key));
+}
+
+/** A handset of its own with one operator_b SIM (PIN `pin`) granted to the agent. */
+export function addHandset(
+  h: DispatchHarness,
+  agentId: string,
+  o: { slot?: number; pin?: string } = {},
+): { deviceId: string; simId: string } {
+  const deviceId = `dev-${randomUUID().slice(0, 8)}`;
+  const simId = randomUUID();
+  h.fleet.addSim(
+    { sim_id: simId, operator: "operator_b", device_id: deviceId, subscription_slot: o.slot ?? 1 },
+    o.pin ?? "8642",
+  );
+  const granted = h.fleet.grants.get(agentId)?.allowed_sim_ids ?? [];
+  h.fleet.grant(agentId, {
+    allowed_sim_ids: [...granted, simId],
+    allowed_op_types: ["deposit", "balance", "withdrawal"],
+  });
+  return { deviceId, simId };
+}
+
+/** Queues a 5,000 FCFA deposit by the agent on the SIM; its operation id. */
+export async function queueOn(
+  h: DispatchHarness,
+  agentId: string,
+  simId: string,
+  o: Partial<Omit<MessageInitShape<typeof CreateOperationRequestSchema>, "$typeName" | "$unknown">> = {},
+): Promise<string> {
+  const res = await h.client.createOperation({
+    caller: session(agentId, "agent", "Ada Agent"),
+    requestId: randomUUID(),
+    operator: "operator_b",
+    clientMsisdn: "690000001",
+    clientNom: "Jean Dupont",
+    montant: 5000n,
+    simId,
+    ...o,
+  });
+  return res.operation!.operationId;
 }
