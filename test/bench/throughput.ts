@@ -14,6 +14,7 @@
 //      the operator's SMS the handset forwards.
 //
 //   npm run bench:throughput -- --ids 310 --repeats 5 --queued 20000 --duration-s 5
+//   --bursts N runs the burst N times in a row (the first meets a system just started);
 //   --phases burst,rate,claims,sms runs only those; BENCH_SYSTEM_LOG=<file> keeps the system's logs.
 
 import { execFileSync, type ChildProcess } from "node:child_process";
@@ -29,6 +30,7 @@ import { call, closeConnections, percentile, pool, saturate, setConnections, sta
 const { values: flags } = parseArgs({
   options: {
     ids: { type: "string" },
+    bursts: { type: "string" },
     repeats: { type: "string" },
     queued: { type: "string" },
     handsets: { type: "string" },
@@ -42,6 +44,7 @@ const { values: flags } = parseArgs({
 // --phases burst,rate,claims,sms runs only those (the references always run).
 const PHASES = new Set((flags.phases ?? "burst,rate,claims,sms").split(","));
 const IDS = Number(flags.ids ?? 310);
+const BURSTS = Number(flags.bursts ?? 1);
 const REPEATS = Number(flags.repeats ?? 5);
 const QUEUED = Number(flags.queued ?? 20_000);
 const HANDSETS = Number(flags.handsets ?? 20);
@@ -247,7 +250,7 @@ async function main(): Promise<void> {
     const count = async (sql: string, params: unknown[] = []) => Number((await check.query(sql, params)).rows[0].n);
     const cpu = () => cpuByPart(system.child.pid!, check, dbName);
 
-    if (PHASES.has("burst")) {
+    for (let round = 0; PHASES.has("burst") && round < BURSTS; round++) {
       // 2. The burst: every request sent at once, each request_id REPEATS times.
       const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
       const cpuBefore = await cpu();

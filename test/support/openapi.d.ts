@@ -14219,7 +14219,7 @@ export interface operations {
           };
         };
       };
-      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id) */
+      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id). Reasons (context.reason): request_id_taken */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14262,7 +14262,14 @@ export interface operations {
            *       "finished_at": "2026-11-22T09:30:00.000Z"
            *     }
            */
-          "application/json": components["schemas"]["Operation"];
+          "application/json":
+            | components["schemas"]["Operation"]
+            | (components["schemas"]["Error"] & {
+                context?: {
+                  /** @enum {string} */
+                  reason?: "request_id_taken";
+                };
+              });
         };
       };
       /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */

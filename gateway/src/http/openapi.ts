@@ -204,10 +204,9 @@ const GATEWAY_DESCRIPTIONS: Record<number, string> = {
   500: "Internal error; nothing about it is sent",
 };
 
-function errorResponse(status: number, description: string, reasons: string[]): Json {
-  const code = status === 422 && reasons.length === 0 ? "invalid_request" : defaultCodeOfHttp(status);
-  const unique = [...new Set(reasons)].sort();
-  const schema = unique.length
+/** The error body, its `context.reason` one of `reasons` (sorted, unique) when there are some. */
+function errorSchema(unique: string[]): Json {
+  return unique.length
     ? {
         allOf: [
           { $ref: "#/components/schemas/Error" },
@@ -218,6 +217,15 @@ function errorResponse(status: number, description: string, reasons: string[]): 
         ],
       }
     : { $ref: "#/components/schemas/Error" };
+}
+
+const reasonsText = (description: string, unique: string[]) =>
+  unique.length ? `${description}. Reasons (context.reason): ${unique.join(", ")}` : description;
+
+function errorResponse(status: number, description: string, reasons: string[]): Json {
+  const code = status === 422 && reasons.length === 0 ? "invalid_request" : defaultCodeOfHttp(status);
+  const unique = [...new Set(reasons)].sort();
+  const schema = errorSchema(unique);
   const example = {
     detail:
       status === 422 && !unique.length
@@ -226,8 +234,7 @@ function errorResponse(status: number, description: string, reasons: string[]): 
     code: code ?? "bad_request",
     context: unique.length ? { reason: unique[0] } : {},
   };
-  const text = unique.length ? `${description}. Reasons (context.reason): ${unique.join(", ")}` : description;
-  return { description: text, content: { "application/json": { schema, example } } };
+  return { description: reasonsText(description, unique), content: { "application/json": { schema, example } } };
 }
 
 /** The OpenAPI 3.1 document of every route, each with its operationId. */
@@ -283,9 +290,16 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
           responses[status] = { description };
           continue;
         }
-        const schema = schemas.convert(doc.schema, "output");
-        const example = doc.example ?? exampleOf(schema, schemas.components);
-        responses[status] = { description, content: { "application/json": { schema, example } } };
+        const body = schemas.convert(doc.schema, "output");
+        const example = doc.example ?? exampleOf(body, schemas.components);
+        // A status that is also a refusal (409 of create: the replay, or request_id_taken)
+        // documents both bodies.
+        const reasons = status < 400 ? [] : [...new Set([...(doc.reasons ?? []), ...(extra[status] ?? [])])].sort();
+        const schema = reasons.length ? { oneOf: [body, errorSchema(reasons)] } : body;
+        responses[status] = {
+          description: reasonsText(description, reasons),
+          content: { "application/json": { schema, example } },
+        };
         continue;
       }
       const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];

@@ -48,15 +48,22 @@ export function outboxInboxSql(schema: string): string[] {
   ];
 }
 
+/** An event to write to a service's outbox. */
+export interface OutboxEvent<S extends DescMessage = DescMessage> {
+  topic: string;
+  key: string;
+  schema: S;
+  message: MessageShape<S>;
+}
+
+/** Columns of an outbox row, in the order of `outboxRow`'s values. */
+export const OUTBOX_COLUMNS = "id, topic, key, type, payload, headers";
+
 /**
- * Writes an event to the outbox inside the caller's transaction: it is published if and
- * only if the state change commits.
+ * The values of an event's outbox row (`OUTBOX_COLUMNS`), for a statement that writes it
+ * together with the state change it reports (see `enqueueEvent`).
  */
-export async function enqueueEvent<S extends DescMessage>(
-  em: EntityManager,
-  schemaName: string,
-  event: { topic: string; key: string; schema: S; message: MessageShape<S> },
-): Promise<string> {
+export function outboxRow<S extends DescMessage>(event: OutboxEvent<S>): { id: string; values: unknown[] } {
   const id = randomUUID();
   const headers = {
     "event-id": id,
@@ -65,9 +72,9 @@ export async function enqueueEvent<S extends DescMessage>(
     "correlation-id": currentContext()?.correlationId ?? id,
     ...traceHeaders(),
   };
-  await em.execute(
-    `insert into "${schemaName}".outbox (id, topic, key, type, payload, headers) values (?, ?, ?, ?, ?, ?)`,
-    [
+  return {
+    id,
+    values: [
       id,
       event.topic,
       event.key,
@@ -75,13 +82,31 @@ export async function enqueueEvent<S extends DescMessage>(
       Buffer.from(toBinary(event.schema, event.message)),
       JSON.stringify(headers),
     ],
-  );
-  return id;
+  };
+}
+
+/**
+ * Writes an event to the outbox inside the caller's transaction: it is published if and
+ * only if the state change commits.
+ */
+export async function enqueueEvent<S extends DescMessage>(
+  em: EntityManager,
+  schemaName: string,
+  event: OutboxEvent<S>,
+): Promise<string> {
+  const row = outboxRow(event);
+  await em.execute(`insert into "${schemaName}".outbox (${OUTBOX_COLUMNS}) values (?, ?, ?, ?, ?, ?)`, row.values);
+  return row.id;
 }
 
 export interface RelayOptions {
   intervalMs?: number;
   batchSize?: number;
+  /**
+   * How long a kick waits before its pass (default 10 ms), so the commits of that moment go
+   * out in one batch: under load a pass per commit cost more statements than the commits.
+   */
+  gatherMs?: number;
 }
 
 /**
@@ -91,6 +116,7 @@ export interface RelayOptions {
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
+  private gathering?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
   private again = false;
@@ -119,8 +145,21 @@ export class OutboxRelay {
     outboxOldestAge.add(service, async () => (await read()).map((r) => ({ labels: { service }, value: r.age })));
   }
 
-  /** Asks for a pass now (after a commit), instead of waiting for the interval. */
+  /** Asks for a pass soon (after a commit, within `gatherMs`) instead of at the interval. */
   kick(): void {
+    if (this.stopped || this.gathering) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined;
+      this.pass();
+    }, this.options.gatherMs ?? 10);
+  }
+
+  /** A pass now, or one more after the pass running. */
+  private pass(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
@@ -134,7 +173,7 @@ export class OutboxRelay {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.kick();
+      this.pass();
       this.schedule();
     }, this.options.intervalMs ?? 250);
     this.timer.unref();
@@ -164,9 +203,6 @@ export class OutboxRelay {
         [this.batchSize],
       )) as { id: string; topic: string; key: string; payload: Buffer; headers: Record<string, string> }[];
       if (!batch.length) return 0;
-      // The mark need not wait for the disk: if a crash loses it, the rows are published
-      // again, which consumers already tolerate (they dedupe on event id).
-      await em.execute(`set local synchronous_commit = off`);
       await this.bus.publish(
         batch.map((r): BusMessage => ({
           topic: r.topic,
@@ -175,7 +211,15 @@ export class OutboxRelay {
           headers: r.headers,
         })),
       );
-      await em.execute(`update "${schema}".outbox set published_at = now() where id in (?)`, [batch.map((r) => r.id)]);
+      // The mark need not wait for the disk (set_config: SET LOCAL in the same statement):
+      // if a crash loses it, the rows are published again, which consumers already
+      // tolerate (they dedupe on event id).
+      await em.execute(
+        `with async_commit as (select set_config('synchronous_commit', 'off', true))
+         update "${schema}".outbox set published_at = now()
+          where id in (?) and exists (select 1 from async_commit)`,
+        [batch.map((r) => r.id)],
+      );
       return batch.length;
     });
   }
@@ -185,6 +229,8 @@ export class OutboxRelay {
     outboxBacklog.remove(this.db.schema);
     outboxOldestAge.remove(this.db.schema);
     if (this.timer) clearTimeout(this.timer);
+    if (this.gathering) clearTimeout(this.gathering);
+    this.gathering = undefined;
     await this.running;
   }
 }

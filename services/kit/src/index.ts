@@ -12,6 +12,7 @@ export * from "./events.ts";
 export * from "./alerts.ts";
 export { PeriodicJob } from "./periodic.ts";
 export { IdleMemory } from "./idle-memory.ts";
+export { InFlight } from "./in-flight.ts";
 export * from "./runtime.ts";
 export * from "./metrics.ts";
 export * from "./tracing.ts";

@@ -136,6 +136,27 @@ describe("POST /v1/operations (createOperation)", () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it("shares a racing create's answer only with the same caller: another agent's identical request learns nothing", async () => {
+    const b = body();
+    const answers = await Promise.all(
+      [agent, colleague, agent, colleague, agent, colleague, agent].map(async (who) => ({
+        who,
+        res: await sys.api.post("/v1/operations", { token: who.token, body: b }),
+      })),
+    );
+    const own = answers.filter((a) => a.who === agent).map((a) => a.res);
+    expect(own.map((r) => r.status).sort()).toEqual([202, 409, 409, 409]);
+    expect(new Set(own.map((r) => r.body.operation_id)).size).toBe(1);
+    for (const { res } of answers.filter((a) => a.who === colleague)) {
+      // Refused at its own gate (no grant) or as a taken request_id: never the operation.
+      expect([
+        [403, "no_grant"],
+        [409, "request_id_taken"],
+      ]).toContainEqual([res.status, res.body.context?.reason]);
+      expect(res.body.operation_id).toBeUndefined();
+    }
+  });
+
   it("takes agent_id from the API key's body and refuses it missing", async () => {
     const ok = await sys.api.post("/v1/operations", { apiKey: true, body: body({ agent_id: agent.agentId }) });
     expect(ok.status).toBe(202);

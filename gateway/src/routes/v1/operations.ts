@@ -5,7 +5,10 @@ import {
   UnprovenOperationSchema,
   type Operation,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
+import type { CreateOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
+import { InFlight } from "@transferops/kit";
 import { toContractJson } from "../../http/json.ts";
+import type { Services } from "../../services.ts";
 import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
 import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
@@ -40,6 +43,30 @@ const createBody = z.object({
   // `matching` is refused by the service with its own code; other values too.
   origin: z.string().max(50).nullable().optional(),
 });
+
+/**
+ * Identical creates in flight through this gateway (same caller, same body) share one call
+ * to dispatch: the first answers as dispatch did, every other one as dispatch answers a
+ * repeat, 409 with the same operation (docs/decisions/dispatch.md, Bursts). A first call
+ * that fails shares nothing (it stored nothing): each repeat then asks dispatch itself.
+ */
+const inFlightCreates = new WeakMap<Services, InFlight<string, CreateOperationResponse>>();
+
+async function createOnce(
+  services: Services,
+  key: string,
+  call: () => Promise<CreateOperationResponse>,
+): Promise<CreateOperationResponse> {
+  let calls = inFlightCreates.get(services);
+  if (!calls) inFlightCreates.set(services, (calls = new InFlight()));
+  const first = calls.get(key);
+  if (!first) return calls.run(key, call);
+  const shared = await first.then(
+    (r) => ({ ...r, created: false }),
+    () => undefined,
+  );
+  return shared ?? call();
+}
 
 /** The board's days window of the queues. */
 const windowQuery = z.object({
@@ -94,10 +121,10 @@ export const operationRoutes: Route[] = [
         429: "Too many requests",
       },
       DISPATCH,
-      [...CREATE_OPERATION_PRECEDENCE, "caller_not_allowed"],
+      [...CREATE_OPERATION_PRECEDENCE, "caller_not_allowed", "request_id_taken"],
     ),
     async handle({ caller, body, services, idlePolls }) {
-      const res = await services.dispatch.createOperation({
+      const request = {
         caller,
         requestId: body.request_id,
         parentOperationId: body.parent_operation_id ?? undefined,
@@ -112,7 +139,10 @@ export const operationRoutes: Route[] = [
         partnerVerified: body.partner_verified,
         simId: body.sim_id ?? undefined,
         origin: body.origin ?? undefined,
-      });
+      };
+      const res = await createOnce(services, JSON.stringify([caller, body]), () =>
+        services.dispatch.createOperation(request),
+      );
       if (!res.created) return { status: 409, json: operationJson(res.operation) };
       // Its handset's next poll through this replica asks dispatch, whatever the announcement's pace.
       if (res.operation?.deviceId) idlePolls.forget(res.operation.deviceId);

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, Topics, ts, type EntityManager } from "@transferops/kit";
+import { enqueueEvent, Topics, ts, type EntityManager, type OutboxEvent } from "@transferops/kit";
 import {
   OperationChangedSchema,
   OperationConfirmedSchema,
@@ -40,43 +40,45 @@ export interface ChangeFacts {
 }
 
 /**
- * Publishes a transition (in the caller's transaction): OperationChanged always, and the
- * public OperationConfirmed / OperationFailed when the operation has just become
- * confirmed, or failed / rejected. A change that leaves the status where it was
- * (an attach to an operation settled on word) emits no second public event.
+ * The events of a transition: OperationChanged always, and the public OperationConfirmed /
+ * OperationFailed when the operation has just become confirmed, or failed / rejected. A
+ * change that leaves the status where it was (an attach to an operation settled on word)
+ * emits no second public event.
  */
-export async function publishChange(em: EntityManager, after: OperationRecord, facts: ChangeFacts): Promise<void> {
+export function changeEvents(after: OperationRecord, facts: ChangeFacts): OutboxEvent[] {
   const operation = toOperation(after);
-  await enqueueEvent(em, "dispatch", {
-    topic: Topics.operations,
-    key: after.operation_id,
-    schema: OperationChangedSchema,
-    message: create(OperationChangedSchema, {
-      operation,
-      previousStatus: facts.previous_status,
-      trigger: facts.trigger,
-      deviceOutcome: facts.device_outcome ?? "",
-      actorAgentId: facts.actor_agent_id ?? "",
-      note: facts.note ?? "",
-      decision: facts.decision ?? "",
-      evidenceMessageId: facts.evidence_message_id ?? "",
-      parentOperationId: after.parent_operation_id ?? "",
-      partnerVerified: after.partner_verified,
-      evidenceExpiresAt: ts(after.evidence_expires_at),
-      changedAt: ts(facts.at),
-    }),
-  });
+  const events: OutboxEvent[] = [
+    {
+      topic: Topics.operations,
+      key: after.operation_id,
+      schema: OperationChangedSchema,
+      message: create(OperationChangedSchema, {
+        operation,
+        previousStatus: facts.previous_status,
+        trigger: facts.trigger,
+        deviceOutcome: facts.device_outcome ?? "",
+        actorAgentId: facts.actor_agent_id ?? "",
+        note: facts.note ?? "",
+        decision: facts.decision ?? "",
+        evidenceMessageId: facts.evidence_message_id ?? "",
+        parentOperationId: after.parent_operation_id ?? "",
+        partnerVerified: after.partner_verified,
+        evidenceExpiresAt: ts(after.evidence_expires_at),
+        changedAt: ts(facts.at),
+      }),
+    } as OutboxEvent,
+  ];
   const moved = facts.previous_status !== after.status;
   if (moved && after.status === "confirmed") {
-    await enqueueEvent(em, "dispatch", {
+    events.push({
       topic: Topics.operations,
       key: after.operation_id,
       schema: OperationConfirmedSchema,
       message: create(OperationConfirmedSchema, { operation, trigger: facts.trigger, confirmedAt: ts(facts.at) }),
-    });
+    } as OutboxEvent);
   }
   if (moved && (after.status === "failed" || after.status === "rejected")) {
-    await enqueueEvent(em, "dispatch", {
+    events.push({
       topic: Topics.operations,
       key: after.operation_id,
       schema: OperationFailedSchema,
@@ -85,6 +87,12 @@ export async function publishChange(em: EntityManager, after: OperationRecord, f
         reason: facts.failure_reason ?? after.failure_reason ?? after.status,
         failedAt: ts(facts.at),
       }),
-    });
+    } as OutboxEvent);
   }
+  return events;
+}
+
+/** Publishes a transition's events (`changeEvents`) in the caller's transaction. */
+export async function publishChange(em: EntityManager, after: OperationRecord, facts: ChangeFacts): Promise<void> {
+  for (const event of changeEvents(after, facts)) await enqueueEvent(em, "dispatch", event);
 }

@@ -375,6 +375,15 @@ describe("create operation: what is stored", () => {
     const decoded = fromBinary(OperationChangedSchema, ev.value);
     expect([decoded.trigger, decoded.previousStatus, decoded.operation?.status]).toEqual(["create", "", "queued"]);
   });
+
+  it("answers and publishes the operation exactly as stored (one statement writes row, event and announcement)", async () => {
+    const res = await h.client.createOperation(req({ contactId: "c-1" }));
+    const id = res.operation!.operationId;
+    const stored = await h.client.getOperation({ caller: session(agent), operationId: id });
+    expect(res.operation).toEqual(stored.operation);
+    const ev = await eventually(() => eventsOf(h, "OperationChanged", id)[0], 5000, "the create event");
+    expect(fromBinary(OperationChangedSchema, ev.value).operation).toEqual(stored.operation);
+  });
 });
 
 describe("create operation: idempotent on request_id", () => {
@@ -389,6 +398,22 @@ describe("create operation: idempotent on request_id", () => {
       body.requestId,
     ]);
     expect(n).toBe(1);
+  });
+
+  it("answers a repeat with the existing operation once its gates would refuse it, and writes nothing for it", async () => {
+    const body = req();
+    const first = await h.client.createOperation(body);
+    h.fleet.grants.clear();
+    const refusedGate = await h.client.createOperation(body);
+    h.fleet.grant(agent, { allowed_sim_ids: [b1, a1], allowed_op_types: ["deposit"], max_amount: 50_000 });
+    const passedGates = await h.client.createOperation(body);
+    for (const again of [refusedGate, passedGates]) {
+      expect([again.created, again.operation?.operationId]).toEqual([false, first.operation?.operationId]);
+    }
+    const [{ events }] = await h.query(`select count(*)::int as events from dispatch.outbox where key = $1`, [
+      first.operation!.operationId,
+    ]);
+    expect(events).toBe(1);
   });
 
   it("answers a repeat with the existing operation even once the breaker is on", async () => {

@@ -75,13 +75,12 @@ export function matchingHandlers(deps: DispatchDeps): Impl {
       const sim = context.sims.find((s) => s.sim_id === admission.sim.sim_id)!;
       const operationId = randomUUID();
       const created = await db.tx(async (em) => {
-        const short = await reserveBalance(em, admission.sim, {
-          operator: destination.operator,
-          op_type: "deposit",
-          amount,
-          now,
-          staleness_ms: config.balanceStalenessMs,
-        });
+        const short = await reserveBalance(
+          em,
+          admission.sim,
+          { operator: destination.operator, op_type: "deposit", amount, now, staleness_ms: config.balanceStalenessMs },
+          { inserted: false },
+        );
         if (short) throw short;
         const row = (await insertOperation(em, {
           operation_id: operationId,

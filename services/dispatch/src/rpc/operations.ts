@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Caller, EntityManager } from "@transferops/kit";
+import { InFlight, outboxRow, type Caller, type EntityManager } from "@transferops/kit";
 import type {
   CreateOperationRequest,
   DispatchService,
@@ -26,24 +26,25 @@ import {
   type OpType,
   type DomainError,
 } from "../domain/index.ts";
-import { publishChange } from "../events/operations.ts";
+import { changeEvents } from "../events/operations.ts";
 import {
   findByRequestId,
   findOperation,
-  insertOperation,
+  freshRecord,
+  insertQueuedOperation,
   listOperations,
+  type NewOperation,
   lockSimReservation,
   reservedOn,
   simLoads,
   type OperationRecord,
 } from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
-import { announceDeviceWork } from "../store/idle-devices.ts";
+import { DEVICE_WORK_CHANNEL } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import type { DispatchContext, FleetSim } from "./fleet-port.ts";
 import { toOperation } from "./mappers.ts";
-import { InFlight } from "./in-flight.ts";
 import { PendingDebits, type PendingDebit } from "./pending-debits.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
 
@@ -99,19 +100,29 @@ export async function reserveBalance(
   tx: EntityManager,
   sim: SimCandidate,
   request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
-  /** The new operation is already inserted: its own amount is not counted against it. */
-  inserted = false,
-  /** This create among this replica's creates not yet committed (see PendingDebits). */
-  pending?: { debits: PendingDebits; own: PendingDebit },
+  read: {
+    /** The new operation is already inserted: its own amount is not counted against it. */
+    inserted: boolean;
+    /**
+     * What the SIM had committed, read by the insert's own statement (its snapshot, without
+     * the new row): spares the read here.
+     */
+    reservedBefore?: number;
+  },
+  /**
+   * This create among this replica's creates not yet committed (see PendingDebits), and
+   * `others`, the SIM's pending debits taken before the read (by default, now).
+   */
+  pending?: { debits: PendingDebits; own: PendingDebit; others?: { amount: number; unlocked: number } },
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
-  const own = inserted ? request.amount : 0;
+  const own = read.inserted ? request.amount : 0;
   // Taken before the read: a create of this replica is either still pending here or
   // committed before the read starts, so none is missed (one may count twice: safe side).
-  const others = pending ? pending.debits.of(sim.sim_id) : { amount: 0, unlocked: 0 };
+  const others = pending ? (pending.others ?? pending.debits.of(sim.sim_id)) : { amount: 0, unlocked: 0 };
   const othersPending = others.amount - (pending?.own.amount ?? 0);
   // Far from the limit, concurrent creates cannot exhaust the SIM: no lock, no queue.
-  const seen = (await reservedOn(tx, sim.sim_id)) - own + othersPending;
+  const seen = (read.reservedBefore ?? (await reservedOn(tx, sim.sim_id)) - own) + othersPending;
   if (sim.balance_mirror !== null && sim.balance_mirror - seen - request.amount >= RESERVATION_LOCK_HEADROOM) {
     pending?.own.skipLock();
     return null;
@@ -178,12 +189,28 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     }
 
     // Idempotency answers before any gate: a replay gets the first result, even once
-    // the breaker is on or the balance has moved. A first execution that failed stored
-    // nothing: this one runs on its own.
-    const known =
-      (await first?.then((r) => r.record).catch(() => undefined)) ?? (await findByRequestId(db.em(), req.requestId));
+    // the breaker is on or the balance has moved. A repeat of a create in flight here
+    // answers from it; a first execution that failed stored nothing, so this one runs on
+    // its own. Otherwise the request_id is looked for only where it decides the answer:
+    // when a gate refuses (or anything fails), and when the insert finds it taken. The
+    // answer is the same as a lookup first, and a create saves the round trip.
+    const known = await first?.then(
+      (r) => r.record,
+      () => undefined,
+    );
     if (known) return { record: replayOf(actor, known), created: false };
+    try {
+      return await execute(req, actor, agentId);
+    } catch (err) {
+      const taken = await findByRequestId(db.em(), req.requestId).catch(() => undefined);
+      if (taken) return { record: replayOf(actor, taken), created: false };
+      throw err;
+    }
+  }
 
+  /** A create's gates, then its writes in one transaction (see `create`). */
+  async function execute(req: CreateOperationRequest, actor: Actor, agentId: string): Promise<Created> {
+    const opType = (req.typeOp || "deposit") as OpType;
     const simId = req.simId || null;
     const query = {
       caller: req.caller as Caller | undefined,
@@ -211,7 +238,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         {
           caller: actor.kind === "session" ? "session" : "api_key",
           agent,
-          operator: req.operator,
+          operator: req.operator as Operator,
           op_type: opType,
           amount: Number(req.montant),
           msisdn: req.clientMsisdn,
@@ -234,55 +261,62 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     const amount = Number(req.montant);
     // Right after selection, with no wait in between: the next create already sees it.
     const debit = pending.add(sim.sim_id, isDebiting(opType) ? amount : 0);
+    const op: NewOperation = {
+      operation_id: operationId,
+      request_id: req.requestId,
+      parent_operation_id: req.parentOperationId ?? null,
+      status: admission.status,
+      origin: admission.origin,
+      op_type: opType,
+      agent_id: agentId,
+      operator: req.operator as Operator,
+      montant: amount,
+      msisdn_dest: admission.msisdn_dest,
+      dest_name: req.clientNom || null,
+      contact_id: req.contactId ?? null,
+      merchant_code: req.merchantCode ?? null,
+      // Account queries have no recipient to verify (contract, Name verification).
+      partner_verified: isAccountQuery(opType) ? false : (req.partnerVerified ?? true),
+      sim_id: sim.sim_id,
+      device_id: sim.device_id,
+      device_label: sim.device_label,
+      subscription_slot: sim.subscription_slot,
+      created_at: now,
+    };
+    const events = changeEvents(freshRecord(op), {
+      trigger: "create",
+      previous_status: "",
+      actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
+      at: now,
+    }).map(outboxRow);
     const result = await db
       .tx(async (tx) => {
-        const created = await insertOperation(tx, {
-          operation_id: operationId,
-          request_id: req.requestId,
-          parent_operation_id: req.parentOperationId ?? null,
-          status: admission.status,
-          origin: admission.origin,
-          op_type: opType,
-          agent_id: agentId,
-          operator: req.operator as never,
-          montant: Number(req.montant),
-          msisdn_dest: admission.msisdn_dest,
-          dest_name: req.clientNom || null,
-          contact_id: req.contactId ?? null,
-          merchant_code: req.merchantCode ?? null,
-          // Account queries have no recipient to verify (contract, Name verification).
-          partner_verified: isAccountQuery(opType) ? false : (req.partnerVerified ?? true),
-          sim_id: sim.sim_id,
-          device_id: sim.device_id,
-          device_label: sim.device_label,
-          subscription_slot: sim.subscription_slot,
-          created_at: now,
-        });
+        // Taken before the statement's snapshot: see reserveBalance.
+        const others = pending.of(sim.sim_id);
+        const created = await insertQueuedOperation(
+          tx,
+          op,
+          events,
+          sim.device_id ? { channel: DEVICE_WORK_CHANNEL, deviceId: sim.device_id } : null,
+        );
         if (!created) return undefined;
-        // The SIM's lock is taken last, after the insert, so it is held only until commit;
-        // a create the balance no longer covers rolls back with insufficient_balance.
+        // The SIM's lock, when needed, is taken last, after the insert, so it is held only
+        // until commit; a create the balance no longer covers rolls back with insufficient_balance.
         const short = await reserveBalance(
           tx,
           admission.sim,
           {
             operator: req.operator as Operator,
             op_type: opType,
-            amount: Number(req.montant),
+            amount,
             now,
             staleness_ms: config.balanceStalenessMs,
           },
-          true,
-          { debits: pending, own: debit },
+          { inserted: true, reservedBefore: created.reserved_before },
+          { debits: pending, own: debit, others },
         );
         if (short) throw short;
-        await announceDeviceWork(tx, created.device_id);
-        await publishChange(tx, created, {
-          trigger: "create",
-          previous_status: "",
-          actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
-          at: now,
-        });
-        return created;
+        return created.record;
       })
       .catch((err: unknown) => {
         if (isUniqueViolation(err, "operations_one_retry")) {
@@ -295,7 +329,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       })
       .finally(debit.end);
     if (!result) {
-      // A concurrent repeat of the same request_id (in another replica) won the insert: answer with its row.
+      // The request_id is taken (a replay, or a concurrent repeat in another replica won the insert): answer with its row.
       return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
     }
     deps.idle.forget(result.device_id);

@@ -1,4 +1,4 @@
-import { one, rows, type EntityManager } from "@transferops/kit";
+import { one, OUTBOX_COLUMNS, rows, type EntityManager } from "@transferops/kit";
 import type { DeviceOutcome, OperationStatus, Operator, OpType, Origin } from "../domain/index.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
 
@@ -182,6 +182,105 @@ export async function insertOperation(em: EntityManager, op: NewOperation): Prom
   return inserted[0] ? toRecord(inserted[0]) : undefined;
 }
 
+/** Debits a handset will dial or is dialling: their money is committed but not yet measured. */
+const COMMITTED = `status in ('queued', 'running') and op_type in ('deposit', 'float_deposit')`;
+
+/** The row a create writes, as `insertOperation` would return it: every other column empty. */
+export function freshRecord(op: NewOperation): OperationRecord {
+  return {
+    ...op,
+    ussd_string: null,
+    ussd_response: null,
+    device_outcome: null,
+    executed_at: null,
+    reject_reason: null,
+    failure_reason: null,
+    evidence_expires_at: null,
+    evidence_message_id: null,
+    evidence_operator_ref: null,
+    evidence_amount: null,
+    evidence_fee: null,
+    evidence_balance_after: null,
+    evidence_raw_text: null,
+    evidence_received_at: null,
+    evidence_kind: null,
+    evidence_is_ambiguous: null,
+    confirmed_by: null,
+    decision: null,
+    decision_note: null,
+    decided_by: null,
+    decided_by_name: null,
+    decided_at: null,
+    started_at: null,
+    finished_at: null,
+    updated_at: op.created_at,
+    has_retry: false,
+  };
+}
+
+/**
+ * A create's writes in one statement (one round trip, in the caller's transaction): the
+ * operation (nothing when its request_id exists: `undefined`), its outbox rows, the
+ * announcement of its device's work (`pg_notify`, sent at commit), and what the SIM had
+ * committed before it (`reserved_before`: the statement's snapshot, without this row).
+ */
+export async function insertQueuedOperation(
+  em: EntityManager,
+  op: NewOperation,
+  outbox: { values: unknown[] }[],
+  announce: { channel: string; deviceId: string } | null,
+): Promise<{ record: OperationRecord; reserved_before: number } | undefined> {
+  const outboxValues = outbox.map(() => "(?::uuid, ?::text, ?::text, ?::text, ?::bytea, ?::jsonb)").join(", ");
+  const found = await one<{ inserted: number; reserved_before: unknown }>(
+    em,
+    `with ins as (
+       insert into dispatch.operations (operation_id, request_id, parent_operation_id, status, origin, op_type,
+         agent_id, operator, montant, msisdn_dest, dest_name, contact_id, merchant_code, partner_verified, sim_id,
+         device_id, device_label, subscription_slot, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (request_id) do nothing
+       returning operation_id),
+     queued as (
+       insert into dispatch.outbox (${OUTBOX_COLUMNS})
+       select v.* from (values ${outboxValues}) as v(${OUTBOX_COLUMNS}) where exists (select 1 from ins)
+       returning 1),
+     announced as (select pg_notify(?, ?) from ins where ?::boolean)
+     select (select count(*) from ins)::int as inserted,
+            (select count(*) from queued)::int as queued,
+            (select count(*) from announced)::int as announced,
+            (select coalesce(sum(montant), 0) from dispatch.operations where sim_id = ? and ${COMMITTED}) as reserved_before`,
+    [
+      op.operation_id,
+      op.request_id,
+      op.parent_operation_id,
+      op.status,
+      op.origin,
+      op.op_type,
+      op.agent_id,
+      op.operator,
+      op.montant,
+      op.msisdn_dest,
+      op.dest_name,
+      op.contact_id,
+      op.merchant_code,
+      op.partner_verified,
+      op.sim_id,
+      op.device_id,
+      op.device_label,
+      op.subscription_slot,
+      op.created_at,
+      op.created_at,
+      ...outbox.flatMap((row) => row.values),
+      announce?.channel ?? "",
+      announce?.deviceId ?? "",
+      announce !== null,
+      op.sim_id,
+    ],
+  );
+  if (!found || found.inserted === 0) return undefined;
+  return { record: freshRecord(op), reserved_before: Number(found.reserved_before ?? 0) };
+}
+
 /** Columns a transition may write. */
 export type OperationChange = Partial<
   Pick<
@@ -290,9 +389,6 @@ export interface SimLoad {
   reserved: number;
   last_finished_at: Date | null;
 }
-
-/** Debits a handset will dial or is dialling: their money is committed but not yet measured. */
-const COMMITTED = `status in ('queued', 'running') and op_type in ('deposit', 'float_deposit')`;
 
 export async function simLoads(em: EntityManager, simIds: readonly string[]): Promise<Map<string, SimLoad>> {
   const loads = new Map<string, SimLoad>();
