@@ -109,8 +109,12 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   for (const r of routes) if (r.bodyLimit) app[r.method](r.path, express.json({ limit: r.bodyLimit }));
   app.use(express.json({ limit: "1mb" }));
 
+  // Built once, on first request: building it converts every route's schemas (tens of ms
+  // of CPU), which an open route must not cost per call.
+  let openapi: string | undefined;
   app.get("/v1/openapi.json", (_req, res) => {
-    res.json(openApiDocument(routes));
+    openapi ??= JSON.stringify(openApiDocument(routes));
+    res.type("application/json").send(openapi);
   });
 
   for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle, idlePolls));

@@ -40,6 +40,21 @@ export type TypedClient = Client<Paths>;
  * the test. `client` is the typed client for calls written against the document's types;
  * `request` and its shorthands take a concrete path for tests that probe malformed input.
  */
+const contracts = new Map<string, Promise<ContractCheck>>();
+
+function contractOf(baseUrl: string): Promise<ContractCheck> {
+  let contract = contracts.get(baseUrl);
+  if (!contract) {
+    contract = fetch(baseUrl + "/v1/openapi.json")
+      .then((res) => res.json())
+      .then((doc) => new ContractCheck(doc));
+    // A failed fetch is not kept: the next client asks again.
+    contract.catch(() => contracts.delete(baseUrl));
+    contracts.set(baseUrl, contract);
+  }
+  return contract;
+}
+
 export class Api {
   readonly client: TypedClient;
   private contract: Promise<ContractCheck> | undefined;
@@ -68,11 +83,12 @@ export class Api {
     });
   }
 
-  /** The served document, fetched once, as the check of every response. */
+  /**
+   * The served document, fetched once per gateway address and shared by every client of
+   * it (with the validators it compiles), as the check of every response.
+   */
   private contractCheck(): Promise<ContractCheck> {
-    this.contract ??= fetch(this.baseUrl + "/v1/openapi.json")
-      .then((res) => res.json())
-      .then((doc) => new ContractCheck(doc));
+    this.contract ??= contractOf(this.baseUrl);
     return this.contract;
   }
 

@@ -30,11 +30,11 @@ import type { FlowDeps } from "./ports.ts";
  * When dispatch cannot be reached the message stays `pending` (the re-drive or the next
  * submission of the same message finishes it) and is returned as such.
  */
-export async function correlateMessage(deps: FlowDeps, messageId: string): Promise<MessageRecord | undefined> {
+export async function correlateMessage(deps: FlowDeps, before: MessageRecord): Promise<MessageRecord | undefined> {
   const { db, log } = deps;
-  const before = await findMessage(db.em(), messageId);
-  if (!before) return undefined;
+  // `before` as the caller read it: the row is read again under its lock below.
   if (before.state === "done") return before;
+  const messageId = before.id;
   let done: MessageRecord | undefined;
   try {
     done = await db.tx(async (em) => {

@@ -60,7 +60,7 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
 /** Whatever a stored message still lacks: its correlation, then its balance. */
 export async function finish(deps: FlowDeps, stored: MessageRecord): Promise<MessageRecord> {
   let m = stored;
-  if (m.state === "pending") m = (await correlateMessage(deps, m.id)) ?? m;
+  if (m.state === "pending") m = (await correlateMessage(deps, m)) ?? m;
   if (m.balance_state === "pending") m = await pushBalance(deps, m);
   return m;
 }

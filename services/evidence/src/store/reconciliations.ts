@@ -18,16 +18,21 @@ export async function recomputeDay(em: EntityManager, simId: string, receivedAt:
   const day = localDayOf(receivedAt);
   const from = localMidnight(day)!;
   const to = new Date(from.getTime() + DAY_MS);
-  await em.execute(
-    `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched, ambiguous,
-       divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf)
-     values (?, ?::date, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) on conflict do nothing`,
-    [simId, day],
-  );
-  await em.execute(`select 1 from evidence.daily_reconciliations where sim_id = ? and day = ?::date for update`, [
-    simId,
-    day,
-  ]);
+  // The day's row exists after its first message: locking it is then one statement.
+  const lock = () =>
+    rows(em, `select 1 from evidence.daily_reconciliations where sim_id = ? and day = ?::date for update`, [
+      simId,
+      day,
+    ]);
+  if ((await lock()).length === 0) {
+    await em.execute(
+      `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched, ambiguous,
+         divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf)
+       values (?, ?::date, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) on conflict do nothing`,
+      [simId, day],
+    );
+    await lock();
+  }
   await em.execute(
     `update evidence.daily_reconciliations r set
        messages = s.messages, confirmed = s.confirmed, restated = s.restated, attached = s.attached,
