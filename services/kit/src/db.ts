@@ -53,9 +53,46 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     orm,
     schema: options.schema,
     em: () => orm.em.fork() as EntityManager,
-    tx: (fn) => (orm.em.fork() as EntityManager).transactional((em) => fn(em as EntityManager)),
+    tx: (fn) =>
+      (orm.em.fork() as EntityManager).transactional(async (txEm) => {
+        const em = txEm as EntityManager;
+        deferred.set(em, new Map());
+        const result = await fn(em);
+        await writeDeferred(em);
+        return result;
+      }),
     close: () => orm.close(true),
   };
+}
+
+/** Rows a transaction writes at its end, by table (see `deferInsert`). */
+const deferred = new WeakMap<EntityManager, Map<string, { columns: string; rows: unknown[][] }>>();
+
+/**
+ * Inside `Database.tx`: the row is inserted with the other deferred rows of its table in
+ * one statement at the end of the transaction, before commit (outbox rows: a transition
+ * that emits three events pays one insert). Returns false outside a transaction, where the
+ * caller inserts it itself.
+ */
+export function deferInsert(em: EntityManager, table: string, columns: string, values: unknown[]): boolean {
+  const tables = deferred.get(em);
+  if (!tables) return false;
+  let t = tables.get(table);
+  if (!t) tables.set(table, (t = { columns, rows: [] }));
+  t.rows.push(values);
+  return true;
+}
+
+async function writeDeferred(em: EntityManager): Promise<void> {
+  for (const [table, t] of deferred.get(em) ?? []) {
+    if (!t.rows.length) continue;
+    const row = `(${t.columns
+      .split(",")
+      .map(() => "?")
+      .join(", ")})`;
+    const values = t.rows.splice(0);
+    await em.execute(`insert into ${table} (${t.columns}) values ${values.map(() => row).join(", ")}`, values.flat());
+  }
 }
 
 /** `em.execute` typed to the rows a query returns. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../../../test/infra/context.ts";
 import { KafkaBus } from "./bus-kafka.ts";
 import type { BusMessage, EventBus } from "./bus.ts";
-import { Migration, openDatabase, type Database } from "./db.ts";
+import { Migration, openDatabase, rows, type Database } from "./db.ts";
 import { consumeOnce, enqueueEvent, on, OutboxRelay, outboxInboxSql, startConsumer } from "./events.ts";
 import { createLogger } from "./log.ts";
 import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
@@ -156,5 +156,36 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
     ).rejects.toThrow("business rule refused");
     const rows = await db.em().execute(`select count(*)::int as n from kittest.outbox where key = 'rolled-back'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe("outbox rows of a transaction", () => {
+  it("are written in one insert before commit, in the order they were enqueued", async () => {
+    const ids = await enqueueAlerts(3, "order");
+    const stored = await rows<{ id: string }>(db.em(), `select id from kittest.outbox where id in (?) order by seq`, [
+      ids,
+    ]);
+    expect(stored.map((r) => r.id)).toEqual(ids);
+  });
+
+  it("are not written when the transaction fails after enqueueing them", async () => {
+    const tag = `rolled-back-${Date.now()}`;
+    await expect(
+      db.tx(async (em) => {
+        await enqueueEvent(em, "kittest", {
+          topic: "alerts",
+          key: "sim-0",
+          schema: AlertRaisedSchema,
+          message: create(AlertRaisedSchema, { kind: "test", dedupeKey: tag, message: "never" }),
+        });
+        throw new Error("the state change failed");
+      }),
+    ).rejects.toThrow("the state change failed");
+    const [{ n }] = await rows<{ n: number }>(
+      db.em(),
+      `select count(*)::int as n from kittest.outbox where position(convert_to(?, 'UTF8') in payload) > 0`,
+      [tag],
+    );
+    expect(n).toBe(0);
   });
 });

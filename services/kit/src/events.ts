@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
-import type { Database, EntityManager } from "./db.ts";
+import { deferInsert, type Database, type EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
@@ -95,7 +95,11 @@ export async function enqueueEvent<S extends DescMessage>(
   event: OutboxEvent<S>,
 ): Promise<string> {
   const row = outboxRow(event);
-  await em.execute(`insert into "${schemaName}".outbox (${OUTBOX_COLUMNS}) values (?, ?, ?, ?, ?, ?)`, row.values);
+  const table = `"${schemaName}".outbox`;
+  // In a transaction, the outbox rows go in one insert before commit (deferInsert).
+  if (!deferInsert(em, table, OUTBOX_COLUMNS, row.values)) {
+    await em.execute(`insert into ${table} (${OUTBOX_COLUMNS}) values (?, ?, ?, ?, ?, ?)`, row.values);
+  }
   return row.id;
 }
 

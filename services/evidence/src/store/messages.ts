@@ -138,8 +138,16 @@ export async function lockMessage(em: EntityManager, id: string): Promise<Messag
  * ends (see message-state.md). Two keys, so the hash space is the SIM id's alone.
  */
 export async function lockSim(em: EntityManager, simId: string): Promise<void> {
+  // Held until the transaction ends: a second ask in the same one (the chain check after a
+  // correlation) needs no statement.
+  const held = simLocks.get(em) ?? new Set<string>();
+  if (held.has(simId)) return;
   await em.execute(`select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))`, [simId]);
+  simLocks.set(em, held.add(simId));
 }
+
+/** SIM locks taken, by transaction (its EntityManager). */
+const simLocks = new WeakMap<EntityManager, Set<string>>();
 
 /** The message that proved an operation with this operator reference on this SIM, if any. */
 export async function findProofByRef(
