@@ -143,42 +143,42 @@ export type NewOperation = Pick<
   | "created_at"
 > & { sim_id: string };
 
+/** A create's insert: nothing when the request_id exists (the caller then reads that row). */
+const INSERT_OPERATION = `insert into dispatch.operations as o (operation_id, request_id, parent_operation_id, status,
+     origin, op_type, agent_id, operator, montant, msisdn_dest, dest_name, contact_id, merchant_code, partner_verified,
+     sim_id, device_id, device_label, subscription_slot, created_at, updated_at)
+   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+   on conflict (request_id) do nothing`;
+
+const insertValues = (op: NewOperation): unknown[] => [
+  op.operation_id,
+  op.request_id,
+  op.parent_operation_id,
+  op.status,
+  op.origin,
+  op.op_type,
+  op.agent_id,
+  op.operator,
+  op.montant,
+  op.msisdn_dest,
+  op.dest_name,
+  op.contact_id,
+  op.merchant_code,
+  op.partner_verified,
+  op.sim_id,
+  op.device_id,
+  op.device_label,
+  op.subscription_slot,
+  op.created_at,
+  op.created_at,
+];
+
 /**
  * Inserts an operation; undefined when its request_id already exists (the unique index
  * decides, so concurrent repeats of one request_id leave exactly one row).
  */
 export async function insertOperation(em: EntityManager, op: NewOperation): Promise<OperationRecord | undefined> {
-  const inserted = await rows<Raw>(
-    em,
-    `insert into dispatch.operations as o (operation_id, request_id, parent_operation_id, status, origin, op_type,
-       agent_id, operator, montant, msisdn_dest, dest_name, contact_id, merchant_code, partner_verified, sim_id,
-       device_id, device_label, subscription_slot, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (request_id) do nothing
-     returning ${OPERATION_COLUMNS}`,
-    [
-      op.operation_id,
-      op.request_id,
-      op.parent_operation_id,
-      op.status,
-      op.origin,
-      op.op_type,
-      op.agent_id,
-      op.operator,
-      op.montant,
-      op.msisdn_dest,
-      op.dest_name,
-      op.contact_id,
-      op.merchant_code,
-      op.partner_verified,
-      op.sim_id,
-      op.device_id,
-      op.device_label,
-      op.subscription_slot,
-      op.created_at,
-      op.created_at,
-    ],
-  );
+  const inserted = await rows<Raw>(em, `${INSERT_OPERATION} returning ${OPERATION_COLUMNS}`, insertValues(op));
   return inserted[0] ? toRecord(inserted[0]) : undefined;
 }
 
@@ -234,12 +234,7 @@ export async function insertQueuedOperation(
   const found = await one<{ inserted: number; reserved_before: unknown }>(
     em,
     `with ins as (
-       insert into dispatch.operations (operation_id, request_id, parent_operation_id, status, origin, op_type,
-         agent_id, operator, montant, msisdn_dest, dest_name, contact_id, merchant_code, partner_verified, sim_id,
-         device_id, device_label, subscription_slot, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (request_id) do nothing
-       returning operation_id),
+       ${INSERT_OPERATION} returning o.operation_id),
      queued as (
        insert into dispatch.outbox (${OUTBOX_COLUMNS})
        select v.* from (values ${outboxValues}) as v(${OUTBOX_COLUMNS}) where exists (select 1 from ins)
@@ -250,26 +245,7 @@ export async function insertQueuedOperation(
             (select count(*) from announced)::int as announced,
             (select coalesce(sum(montant), 0) from dispatch.operations where sim_id = ? and ${COMMITTED}) as reserved_before`,
     [
-      op.operation_id,
-      op.request_id,
-      op.parent_operation_id,
-      op.status,
-      op.origin,
-      op.op_type,
-      op.agent_id,
-      op.operator,
-      op.montant,
-      op.msisdn_dest,
-      op.dest_name,
-      op.contact_id,
-      op.merchant_code,
-      op.partner_verified,
-      op.sim_id,
-      op.device_id,
-      op.device_label,
-      op.subscription_slot,
-      op.created_at,
-      op.created_at,
+      ...insertValues(op),
       ...outbox.flatMap((row) => row.values),
       announce?.channel ?? "",
       announce?.deviceId ?? "",
