@@ -4,7 +4,7 @@ import { EntityManager } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
-import { OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
+import { OperationChangedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import {
   addHandset,
   device,
@@ -248,6 +248,29 @@ describe("poll: claiming", () => {
     for (const o of outbox) expect(Buffer.from(o.payload).includes(secret)).toBe(false);
     expect(h.logs.join("\n")).not.toContain(secret);
     expect(h.fleet.revealed).toContain(d.simId);
+  });
+});
+
+describe("transitions write their events in the statement that writes the row", () => {
+  it("publishes, for the claim and for the outcome, the operation exactly as stored after each", async () => {
+    const d = handset();
+    const id = await queue(d.simId);
+    const read = async () =>
+      (await h.client.getOperation({ caller: session(admin, "admin"), operationId: id })).operation;
+    const changes = () => eventsOf(h, "OperationChanged", id).map((e) => fromBinary(OperationChangedSchema, e.value));
+    expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
+    const afterClaim = await read();
+    const claimEvent = await eventually(() => changes().find((e) => e.trigger === "claim"), 5000, "the claim event");
+    expect(claimEvent.operation).toEqual(afterClaim);
+    await report(d.deviceId, id, "ussd_ok", { ussdResponse: "Depot effectue" });
+    const afterOutcome = await read();
+    const outcomeEvent = await eventually(
+      () => changes().find((e) => e.trigger === "outcome"),
+      5000,
+      "the outcome event",
+    );
+    expect(outcomeEvent.operation).toEqual(afterOutcome);
+    expect([afterClaim?.status, afterOutcome?.status]).toEqual(["running", "awaiting_evidence"]);
   });
 });
 
