@@ -283,6 +283,7 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
     for (const status of [...statuses].sort((a, b) => a - b)) {
       const given = r.responses[status];
       const doc: ResponseDoc | undefined = typeof given === "string" ? { description: given } : given;
+      const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];
       // A 2xx, or a status whose body is not the error body (409 replay of create, 503 of health).
       if (status < 400 || doc?.schema) {
         const description = doc?.description ?? "OK";
@@ -294,15 +295,14 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
         const example = doc.example ?? exampleOf(body, schemas.components);
         // A status that is also a refusal (409 of create: the replay, or request_id_taken)
         // documents both bodies.
-        const reasons = status < 400 ? [] : [...new Set([...(doc.reasons ?? []), ...(extra[status] ?? [])])].sort();
-        const schema = reasons.length ? { oneOf: [body, errorSchema(reasons)] } : body;
+        const refused = status < 400 ? [] : [...new Set(reasons)].sort();
+        const schema = refused.length ? { oneOf: [body, errorSchema(refused)] } : body;
         responses[status] = {
-          description: reasonsText(description, reasons),
+          description: reasonsText(description, refused),
           content: { "application/json": { schema, example } },
         };
         continue;
       }
-      const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];
       if (status === 404 && !doc) continue;
       responses[status] = errorResponse(status, doc?.description ?? GATEWAY_DESCRIPTIONS[status] ?? "Refused", reasons);
     }

@@ -85,14 +85,22 @@ export function deferInsert(em: EntityManager, table: string, columns: string, v
 
 async function writeDeferred(em: EntityManager): Promise<void> {
   for (const [table, t] of deferred.get(em) ?? []) {
-    if (!t.rows.length) continue;
-    const row = `(${t.columns
-      .split(",")
-      .map(() => "?")
-      .join(", ")})`;
-    const values = t.rows.splice(0);
-    await em.execute(`insert into ${table} (${t.columns}) values ${values.map(() => row).join(", ")}`, values.flat());
+    if (t.rows.length) await insertRows(em, table, t.columns, t.rows.splice(0));
   }
+}
+
+/** Inserts rows (values in the order of `columns`) into `table` in one statement. */
+export async function insertRows(
+  em: EntityManager,
+  table: string,
+  columns: string,
+  values: unknown[][],
+): Promise<void> {
+  const row = `(${columns
+    .split(",")
+    .map(() => "?")
+    .join(", ")})`;
+  await em.execute(`insert into ${table} (${columns}) values ${values.map(() => row).join(", ")}`, values.flat());
 }
 
 /** `em.execute` typed to the rows a query returns. */

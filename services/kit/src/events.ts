@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
-import { deferInsert, type Database, type EntityManager } from "./db.ts";
+import { deferInsert, insertRows, type Database, type EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
@@ -60,6 +60,17 @@ export interface OutboxEvent<S extends DescMessage = DescMessage> {
 export const OUTBOX_COLUMNS = "id, topic, key, type, payload, headers";
 
 /**
+ * An insert of `n` outbox rows of `schemaName` (their values `outboxRow`'s, in order) that a
+ * statement can carry beside the change the events report, written only `where` holds
+ * (e.g. `exists (select 1 from changed)`, a CTE of that statement).
+ */
+export function outboxInsertSql(schemaName: string, n: number, where = "true"): string {
+  const row = "(?::uuid, ?::text, ?::text, ?::text, ?::bytea, ?::jsonb)";
+  return `insert into "${schemaName}".outbox (${OUTBOX_COLUMNS})
+    select v.* from (values ${Array.from({ length: n }, () => row).join(", ")}) as v(${OUTBOX_COLUMNS}) where ${where}`;
+}
+
+/**
  * The values of an event's outbox row (`OUTBOX_COLUMNS`), for a statement that writes it
  * together with the state change it reports (see `enqueueEvent`).
  */
@@ -97,9 +108,7 @@ export async function enqueueEvent<S extends DescMessage>(
   const row = outboxRow(event);
   const table = `"${schemaName}".outbox`;
   // In a transaction, the outbox rows go in one insert before commit (deferInsert).
-  if (!deferInsert(em, table, OUTBOX_COLUMNS, row.values)) {
-    await em.execute(`insert into ${table} (${OUTBOX_COLUMNS}) values (?, ?, ?, ?, ?, ?)`, row.values);
-  }
+  if (!deferInsert(em, table, OUTBOX_COLUMNS, row.values)) await insertRows(em, table, OUTBOX_COLUMNS, [row.values]);
   return row.id;
 }
 
@@ -152,10 +161,6 @@ export class OutboxRelay {
   /** Asks for a pass soon (after a commit, within `gatherMs`) instead of at the interval. */
   kick(): void {
     if (this.stopped || this.gathering) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
     this.gathering = setTimeout(() => {
       this.gathering = undefined;
       this.pass();

@@ -40,7 +40,6 @@ import {
   type OperationRecord,
 } from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
-import { DEVICE_WORK_CHANNEL } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import type { DispatchContext, FleetSim } from "./fleet-port.ts";
@@ -200,16 +199,26 @@ export function operationHandlers(deps: DispatchDeps): Impl {
     );
     if (known) return { record: replayOf(actor, known), created: false };
     try {
-      return await execute(req, actor, agentId);
+      const record = await execute(req, actor, agentId);
+      if (record) return { record, created: true };
     } catch (err) {
       const taken = await findByRequestId(db.em(), req.requestId).catch(() => undefined);
       if (taken) return { record: replayOf(actor, taken), created: false };
       throw err;
     }
+    // The request_id is taken (a replay, or a concurrent repeat in another replica won the insert): answer with its row.
+    return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
   }
 
-  /** A create's gates, then its writes in one transaction (see `create`). */
-  async function execute(req: CreateOperationRequest, actor: Actor, agentId: string): Promise<Created> {
+  /**
+   * A create's gates, then its writes in one transaction (see `create`): the new row, or
+   * undefined when the insert found its request_id taken.
+   */
+  async function execute(
+    req: CreateOperationRequest,
+    actor: Actor,
+    agentId: string,
+  ): Promise<OperationRecord | undefined> {
     const opType = (req.typeOp || "deposit") as OpType;
     const simId = req.simId || null;
     const query = {
@@ -293,12 +302,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       .tx(async (tx) => {
         // Taken before the statement's snapshot: see reserveBalance.
         const others = pending.of(sim.sim_id);
-        const created = await insertQueuedOperation(
-          tx,
-          op,
-          events,
-          sim.device_id ? { channel: DEVICE_WORK_CHANNEL, deviceId: sim.device_id } : null,
-        );
+        const created = await insertQueuedOperation(tx, op, events);
         if (!created) return undefined;
         // The SIM's lock, when needed, is taken last, after the insert, so it is held only
         // until commit; a create the balance no longer covers rolls back with insufficient_balance.
@@ -328,13 +332,10 @@ export function operationHandlers(deps: DispatchDeps): Impl {
         throw err;
       })
       .finally(debit.end);
-    if (!result) {
-      // The request_id is taken (a replay, or a concurrent repeat in another replica won the insert): answer with its row.
-      return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
-    }
+    if (!result) return undefined;
     deps.idle.forget(result.device_id);
     deps.published();
-    return { record: result, created: true };
+    return result;
   }
 
   return {

@@ -1,4 +1,5 @@
-import { one, OUTBOX_COLUMNS, rows, type EntityManager } from "@transferops/kit";
+import { one, outboxInsertSql, rows, type EntityManager } from "@transferops/kit";
+import { DEVICE_WORK_CHANNEL } from "./idle-devices.ts";
 import type { DeviceOutcome, OperationStatus, Operator, OpType, Origin } from "../domain/index.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
 
@@ -228,30 +229,18 @@ export async function insertQueuedOperation(
   em: EntityManager,
   op: NewOperation,
   outbox: { values: unknown[] }[],
-  announce: { channel: string; deviceId: string } | null,
 ): Promise<{ record: OperationRecord; reserved_before: number } | undefined> {
-  const outboxValues = outbox.map(() => "(?::uuid, ?::text, ?::text, ?::text, ?::bytea, ?::jsonb)").join(", ");
+  // The outbox insert runs whatever the final select reads; the announcement, a select,
+  // only because it is read.
   const found = await one<{ inserted: number; reserved_before: unknown }>(
     em,
-    `with ins as (
-       ${INSERT_OPERATION} returning o.operation_id),
-     queued as (
-       insert into dispatch.outbox (${OUTBOX_COLUMNS})
-       select v.* from (values ${outboxValues}) as v(${OUTBOX_COLUMNS}) where exists (select 1 from ins)
-       returning 1),
-     announced as (select pg_notify(?, ?) from ins where ?::boolean)
+    `with ins as (${INSERT_OPERATION} returning o.device_id),
+     queued as (${outboxInsertSql("dispatch", outbox.length, "exists (select 1 from ins)")}),
+     announced as (select pg_notify(?, device_id) from ins where device_id is not null)
      select (select count(*) from ins)::int as inserted,
-            (select count(*) from queued)::int as queued,
             (select count(*) from announced)::int as announced,
             (select coalesce(sum(montant), 0) from dispatch.operations where sim_id = ? and ${COMMITTED}) as reserved_before`,
-    [
-      ...insertValues(op),
-      ...outbox.flatMap((row) => row.values),
-      announce?.channel ?? "",
-      announce?.deviceId ?? "",
-      announce !== null,
-      op.sim_id,
-    ],
+    [...insertValues(op), ...outbox.flatMap((row) => row.values), DEVICE_WORK_CHANNEL, op.sim_id],
   );
   if (!found || found.inserted === 0) return undefined;
   return { record: freshRecord(op), reserved_before: Number(found.reserved_before ?? 0) };
