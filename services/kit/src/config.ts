@@ -8,6 +8,8 @@ export const baseConfigShape = {
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   DATABASE_URL: z.string().url().optional(),
+  /** "false" for a pooler that cannot keep prepared statements (PgBouncer in transaction mode). */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   /** Comma-separated host:port list; absent means the in-process bus (local run only). */
   KAFKA_BROKERS: z.string().optional(),
   /** Prefix of every Kafka topic and consumer group; tests give each run its own. */

@@ -1,6 +1,7 @@
 import { MikroORM, type Constructor } from "@mikro-orm/core";
 import { Migrator, Migration } from "@mikro-orm/migrations";
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
+import { preparedDriver } from "./db-driver.ts";
 
 export { Migration };
 export type { EntityManager };
@@ -9,7 +10,9 @@ export type { EntityManager };
  * A service's database: one PostgreSQL schema it alone reads and writes, migrated by the
  * checked-in migration classes of its `store/migrations`. Queries are explicit SQL through
  * MikroORM's EntityManager (`em.execute`), inside `em.transactional` where they must be
- * atomic: row locks, conditional updates and unique indexes carry the invariants.
+ * atomic: row locks, conditional updates and unique indexes carry the invariants. Parameters
+ * travel apart from the SQL and each statement is prepared once per connection
+ * (`preparedDriver`).
  */
 export interface Database {
   orm: MikroORM<PostgreSqlDriver>;
@@ -25,11 +28,13 @@ export interface DatabaseOptions {
   schema: string;
   migrations: Constructor<Migration>[];
   poolMax?: number;
+  /** Named prepared statements (default: env DATABASE_PREPARED_STATEMENTS, else true). */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
+    driver: preparedDriver(options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false"),
     clientUrl: options.url,
     schema: options.schema,
     entities: [],

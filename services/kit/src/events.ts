@@ -226,8 +226,8 @@ export class OutboxRelay {
       await em.execute(
         `with async_commit as (select set_config('synchronous_commit', 'off', true))
          update "${schema}".outbox set published_at = now()
-          where id in (?) and exists (select 1 from async_commit)`,
-        [batch.map((r) => r.id)],
+          where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and exists (select 1 from async_commit)`,
+        [JSON.stringify(batch.map((r) => r.id))],
       );
       return batch.length;
     });

@@ -364,13 +364,13 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
     em,
     `select s.sim_id, l.in_flight, l.reserved,
             (select max(f.finished_at) from dispatch.operations f where f.sim_id = s.sim_id) as last_finished_at
-       from unnest(array[?]::text[]) as s(sim_id)
+       from jsonb_array_elements_text(?::jsonb) as s(sim_id)
        cross join lateral (
          select count(*) as in_flight,
                 coalesce(sum(montant) filter (where ${COMMITTED}), 0) as reserved
            from dispatch.operations
           where sim_id = s.sim_id and status in ('queued', 'running')) as l`,
-    [[...simIds]],
+    [JSON.stringify(simIds)],
   );
   for (const r of found) {
     loads.set(r.sim_id, {

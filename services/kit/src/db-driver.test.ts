@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
+import { Migration, one, openDatabase, rows, type Database } from "./db.ts";
+
+class Migration0001Values extends Migration {
+  override name = "Migration0001Values";
+  up(): void {
+    this.addSql(
+      `create table drivertest.items (id int primary key, label text, at timestamptz, doc jsonb, blob bytea, big bigint, flag boolean)`,
+    );
+  }
+}
+
+let tdb: TestDatabase;
+const opened: Database[] = [];
+const open = async (preparedStatements: boolean) => {
+  const db = await openDatabase({
+    url: tdb.url,
+    schema: "drivertest",
+    migrations: [Migration0001Values],
+    poolMax: 1,
+    preparedStatements,
+  });
+  opened.push(db);
+  return db;
+};
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+});
+afterAll(async () => {
+  for (const db of opened) await db.close();
+  await tdb?.drop();
+});
+
+describe.each([true, false])("parameters sent apart from the SQL (named statements: %s)", (named) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await open(named);
+    await db.em().execute(`delete from drivertest.items`);
+  });
+
+  it("stores and compares every kind of value as MikroORM's interpolation did", async () => {
+    const at = new Date("2026-11-23T01:02:03.456Z");
+    const doc = { amount: 1000, note: "it's \\ ? $1" };
+    await db
+      .em()
+      .execute(
+        `insert into drivertest.items (id, label, at, doc, blob, big, flag) values (?, ?, ?, ?::jsonb, ?, ?, ?)`,
+        [1, "O'Brien ? $2 --", at, doc, Buffer.from([0, 1, 255]), 9007199254740993n, true],
+      );
+    await db.em().execute(`insert into drivertest.items (id, label) values (?, ?)`, [2, undefined]);
+    const r = await one<Record<string, unknown>>(
+      db.em(),
+      `select label, at, doc, blob, big::text as big, flag from drivertest.items where id = ? and at = ? and flag = ?`,
+      [1, at, true],
+    );
+    expect(r).toEqual({
+      label: "O'Brien ? $2 --",
+      at: expect.anything(),
+      doc,
+      blob: Buffer.from([0, 1, 255]),
+      big: "9007199254740993",
+      flag: true,
+    });
+    expect(new Date(r!.at as string).getTime()).toBe(at.getTime());
+    expect(await one(db.em(), `select label from drivertest.items where id = ?`, [2])).toEqual({ label: null });
+  });
+
+  it("expands an array parameter into a list, whatever its length", async () => {
+    const labels = async (ids: number[]) =>
+      (await rows<{ id: number }>(db.em(), `select id from drivertest.items where id in (?) order by id`, [ids])).map(
+        (r) => r.id,
+      );
+    expect(await labels([1, 2])).toEqual([1, 2]);
+    expect(await labels([2])).toEqual([2]);
+    expect(await labels([3, 4, 2, 1])).toEqual([1, 2]);
+  });
+
+  it("answers a 'run' execute with the rows it affected", async () => {
+    const r = (await db
+      .em()
+      .execute(`update drivertest.items set flag = ? where id in (?)`, [false, [1, 2]], "run")) as {
+      affectedRows: number;
+    };
+    expect(r.affectedRows).toBe(2);
+  });
+
+  it("keeps an identifier placeholder (??) working through MikroORM's interpolation", async () => {
+    expect(await one(db.em(), `select ?? from drivertest.items where id = ?`, ["label", 2])).toEqual({ label: null });
+  });
+
+  it("runs inside a transaction on the transaction's connection", async () => {
+    await expect(
+      db.tx(async (em) => {
+        await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [3, "rolled back"]);
+        expect(await one(em, `select label from drivertest.items where id = ?`, [3])).toEqual({ label: "rolled back" });
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await one(db.em(), `select label from drivertest.items where id = ?`, [3])).toBeUndefined();
+  });
+
+  it(named ? "prepares a statement once per connection and reuses it" : "prepares no named statement", async () => {
+    const sql = `select count(*)::int as n from drivertest.items where id > ? and label is distinct from ?`;
+    for (let i = 0; i < 3; i++) await one(db.em(), sql, [i, "x"]);
+    // The pool holds one connection: the statements it prepared are visible on it.
+    const prepared = await rows<{ name: string; statement: string }>(
+      db.em(),
+      `select name, statement from pg_prepared_statements where statement like ? and statement not like ?`,
+      ["%label is distinct from%", "%pg_prepared_statements%"],
+    );
+    if (named) {
+      expect(prepared).toEqual([
+        { name: expect.stringMatching(/^s\d+$/), statement: sql.replace("?", "$1").replace("?", "$2") },
+      ]);
+    } else {
+      expect(prepared).toEqual([]);
+    }
+  });
+});
