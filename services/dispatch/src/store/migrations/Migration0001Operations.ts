@@ -71,7 +71,7 @@ export class Migration0001Operations extends Migration {
     this.addSql(
       `create unique index operations_one_retry on dispatch.operations (parent_operation_id) where parent_operation_id is not null`,
     );
-    // The poll: a device's queued work, oldest first; its last finished dial (cooldown).
+    // The poll: a device's queued work, oldest first (Migration0003 adds the id); its last finished dial (cooldown).
     this.addSql(
       `create index operations_queued_by_device on dispatch.operations (device_id, created_at) where status = 'queued'`,
     );

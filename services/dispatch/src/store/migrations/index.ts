@@ -1,5 +1,6 @@
 import { Migration0001Operations } from "./Migration0001Operations.ts";
 import { Migration0002DeviceStatus } from "./Migration0002DeviceStatus.ts";
+import { Migration0003QueueOrder } from "./Migration0003QueueOrder.ts";
 
 /** Every migration of the dispatch schema, in order. */
-export const migrations = [Migration0001Operations, Migration0002DeviceStatus];
+export const migrations = [Migration0001Operations, Migration0002DeviceStatus, Migration0003QueueOrder];
