@@ -6,6 +6,12 @@ export const gatewayConfigShape = {
   ...baseConfigShape,
   /** HTTP port of the /v1 API. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /**
+   * Connections the kernel holds for the gateway before it accepts them (capped by
+   * net.core.somaxconn). Node's default, 511, dropped a third of a 1,550-connection burst's
+   * SYNs, which clients resend only after a second.
+   */
+  LISTEN_BACKLOG: z.coerce.number().int().positive().default(4096),
   /** Sustained requests a second allowed per credential (or per client address without one). */
   RATE_LIMIT_RPS: z.coerce.number().positive().default(20),
   /** Burst allowed per credential above the sustained rate. */

@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveMetrics, startTracing, type Logger } from "@transferops/kit";
 import { createGatewayApp } from "./app.ts";
@@ -31,7 +31,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     },
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.PORT, host, () => resolve(s));
+    const s = createServer(app).listen({ port: config.PORT, host, backlog: config.LISTEN_BACKLOG }, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;

@@ -6,7 +6,10 @@
 //   1. references: a bare express hello-world saturated with the same client, and pgbench
 //      on the same PostgreSQL, select-only and simple-update (durable commits/s);
 //   2. the create burst: IDS request_ids each sent REPEATS times at once (default 310 × 5):
-//      p50/p99, one operation stored per request_id, every answer naming it;
+//      p50/p99, one operation stored per request_id, every answer naming it; measured after
+//      a warm-up (WARMUP creates, default 300, 32 at a time, then 100 request_ids × REPEATS
+//      at once) so that it meets a running system, not one whose code is still being
+//      compiled and whose connection pools are still opening;
 //   3. creations/s with 10 % replays (closed loop, CONCURRENCY callers);
 //   4. claims/s: the queue filled to QUEUED operations over the handsets, then drained by
 //      the handsets polling and reporting as fast as they can (cooldown 0);
@@ -14,7 +17,7 @@
 //      the operator's SMS the handset forwards.
 //
 //   npm run bench:throughput -- --ids 310 --repeats 5 --queued 20000 --duration-s 5
-//   --bursts N runs the burst N times in a row (the first meets a system just started);
+//   --bursts N runs the burst N times in a row; --warmup 0 sends the first to a system just started;
 //   --phases burst,rate,claims,sms runs only those; BENCH_SYSTEM_LOG=<file> keeps the system's logs.
 
 import { execFileSync, type ChildProcess } from "node:child_process";
@@ -31,6 +34,7 @@ const { values: flags } = parseArgs({
   options: {
     ids: { type: "string" },
     bursts: { type: "string" },
+    warmup: { type: "string" },
     repeats: { type: "string" },
     queued: { type: "string" },
     handsets: { type: "string" },
@@ -45,6 +49,7 @@ const { values: flags } = parseArgs({
 const PHASES = new Set((flags.phases ?? "burst,rate,claims,sms").split(","));
 const IDS = Number(flags.ids ?? 310);
 const BURSTS = Number(flags.bursts ?? 1);
+const WARMUP = Number(flags.warmup ?? 300);
 const REPEATS = Number(flags.repeats ?? 5);
 const QUEUED = Number(flags.queued ?? 20_000);
 const HANDSETS = Number(flags.handsets ?? 20);
@@ -86,6 +91,24 @@ function pgbench(url: string): string {
 // CPU time (user + system) the system's processes and its database backends spent in a
 // phase: unlike latency, it hardly depends on what else the machine is running.
 const TICKS_PER_S = 100;
+
+/**
+ * The kernel's count of connections refused because a listening socket's accept queue was
+ * full (TcpExt ListenOverflows, machine-wide); each costs its client a SYN resent a second
+ * later. Undefined where /proc/net/netstat does not exist.
+ */
+function listenOverflows(): number | undefined {
+  try {
+    const lines = readFileSync("/proc/net/netstat", "utf8").split("\n");
+    const i = lines.findIndex((l) => l.startsWith("TcpExt:"));
+    const names = lines[i]!.split(/\s+/);
+    const values = lines[i + 1]!.split(/\s+/);
+    const v = Number(values[names.indexOf("ListenOverflows")]);
+    return Number.isFinite(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function cpuTicks(pid: number): number {
   try {
@@ -250,11 +273,26 @@ async function main(): Promise<void> {
     const count = async (sql: string, params: unknown[] = []) => Number((await check.query(sql, params)).rows[0].n);
     const cpu = () => cpuByPart(system.child.pid!, check, dbName);
 
+    if (PHASES.has("burst") && WARMUP > 0) {
+      const t0 = performance.now();
+      let created = 0;
+      await pool(Array.from({ length: WARMUP }), 32, async () => {
+        if ((await create(`warmup-${randomUUID()}`)).status === 202) created++;
+      });
+      const ids = Array.from({ length: 100 }, () => `warmup-${randomUUID()}`);
+      const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+      created += answers.filter((r) => r.status === 202).length;
+      log(
+        `  warm-up: ${created} of ${WARMUP + ids.length} operations created in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
+    }
     for (let round = 0; PHASES.has("burst") && round < BURSTS; round++) {
       // 2. The burst: every request sent at once, each request_id REPEATS times.
       const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
       const cpuBefore = await cpu();
+      const overflowsBefore = listenOverflows();
       const burst = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+      const overflows = (listenOverflows() ?? NaN) - (overflowsBefore ?? NaN);
       const cpuAfter = await cpu();
       const lat = burst.map((r) => r.ms).sort((a, b) => a - b);
       const statuses: Record<string, number> = {};
@@ -273,7 +311,7 @@ async function main(): Promise<void> {
         `create burst: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)}; ${statuses[202] ?? 0} created (202), ${statuses[409] ?? 0} replays (409); ${stored} operations stored, ${split} request_ids answered with two operations (goal: p99 <= 1000 ms, ${IDS} stored, 0 split)`,
       );
       log(
-        `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}; ${cpuSpent(cpuBefore, cpuAfter)}`,
+        `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}; ${Number.isNaN(overflows) ? "" : `${overflows} connections dropped by a full accept queue (machine-wide); `}${cpuSpent(cpuBefore, cpuAfter)}`,
       );
     }
 
