@@ -12,6 +12,8 @@ export const baseConfigShape = {
   DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   /** Comma-separated host:port list; absent means the in-process bus (local run only). */
   KAFKA_BROKERS: z.string().optional(),
+  /** Hours a published outbox row is kept (0 keeps every row); Kafka holds the events. */
+  OUTBOX_RETENTION_H: z.coerce.number().min(0).default(168),
   /** Prefix of every Kafka topic and consumer group; tests give each run its own. */
   KAFKA_TOPIC_PREFIX: z.string().default(""),
   /** Addresses of the services (gRPC over h2c); each calls only those it needs. */

@@ -189,3 +189,22 @@ describe("outbox rows of a transaction", () => {
     expect(n).toBe(0);
   });
 });
+
+describe("outbox retention", () => {
+  it("deletes published rows past the retention, oldest first, and never a row still unpublished", async () => {
+    // Rows of the other tests are young: only these five are backdated.
+    const [oldA, oldB, stuck, young, oldC] = await enqueueAlerts(5, "retention");
+    const backdate = `update kittest.outbox set created_at = now() - interval '2 hours' where id in (?)`;
+    await db.em().execute(backdate, [[oldA, oldB, stuck, oldC]]);
+    await db
+      .em()
+      .execute(`update kittest.outbox set published_at = now() where id in (?)`, [[oldA, oldB, young, oldC]]);
+    const relay = new OutboxRelay(db, bus, log, { retentionMs: 3_600_000 });
+    expect(await relay.purge()).toBe(3);
+    const left = await rows<{ id: string }>(db.em(), `select id from kittest.outbox where id in (?) order by seq`, [
+      [oldA, oldB, stuck, young, oldC],
+    ]);
+    expect(left.map((r) => r.id)).toEqual([stuck, young]);
+    expect(await relay.purge()).toBe(0);
+  });
+});

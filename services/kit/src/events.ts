@@ -120,7 +120,18 @@ export interface RelayOptions {
    * out in one batch: under load a pass per commit cost more statements than the commits.
    */
   gatherMs?: number;
+  /**
+   * Published rows older than this are deleted (default: env OUTBOX_RETENTION_H, else 168
+   * hours; 0 keeps them). Nothing reads a published row again: Kafka holds the events.
+   * Rows never published are kept whatever their age.
+   */
+  retentionMs?: number;
+  /** How often the relay deletes what the retention lets go (default 10 minutes). */
+  purgeEveryMs?: number;
 }
+
+/** Rows looked at, oldest first, per purge statement. */
+const PURGE_BATCH = 1000;
 
 /**
  * Publishes committed outbox rows in order, then marks them. A crash between publish and
@@ -134,6 +145,8 @@ export class OutboxRelay {
   private stopped = false;
   private again = false;
   private readonly batchSize: number;
+  private readonly retentionMs: number;
+  private lastPurge = Date.now();
 
   constructor(
     private readonly db: Database,
@@ -142,6 +155,7 @@ export class OutboxRelay {
     private readonly options: RelayOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 200;
+    this.retentionMs = options.retentionMs ?? Number(process.env.OUTBOX_RETENTION_H ?? 168) * 3_600_000;
   }
 
   start(): void {
@@ -195,6 +209,10 @@ export class OutboxRelay {
         // A batch short of the limit reached the end of the outbox: rows committed since
         // then come with their own kick (or the timer), so no empty pass is needed to see it.
         while ((await this.publishBatch()) >= this.batchSize && !this.stopped);
+        if (this.retentionMs > 0 && Date.now() - this.lastPurge >= (this.options.purgeEveryMs ?? 600_000)) {
+          this.lastPurge = Date.now();
+          await this.purge();
+        }
       } catch (err) {
         this.log.warn({ err }, "outbox relay pass failed; will retry");
         return;
@@ -231,6 +249,30 @@ export class OutboxRelay {
       );
       return batch.length;
     });
+  }
+
+  /**
+   * Deletes the published rows older than the retention, oldest first, a batch at a time,
+   * until the oldest rows are younger than the retention or never published. Returns how
+   * many it deleted.
+   */
+  async purge(): Promise<number> {
+    const table = `"${this.db.schema}".outbox`;
+    const seconds = this.retentionMs / 1000;
+    let removed = 0;
+    for (;;) {
+      const [r] = (await this.db.em().execute(
+        `with head as (select seq, created_at, published_at from ${table} order by seq limit ?),
+              gone as (delete from ${table} o using head h
+                        where o.seq = h.seq and h.published_at is not null
+                          and h.created_at < now() - make_interval(secs => ?)
+                        returning 1)
+         select (select count(*) from gone)::int as removed`,
+        [PURGE_BATCH, seconds],
+      )) as { removed: number }[];
+      removed += r!.removed;
+      if (r!.removed === 0 || this.stopped) return removed;
+    }
   }
 
   async stop(): Promise<void> {
