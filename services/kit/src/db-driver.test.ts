@@ -112,10 +112,24 @@ describe.each([true, false])("parameters sent apart from the SQL (named statemen
     );
     if (named) {
       expect(prepared).toEqual([
-        { name: expect.stringMatching(/^s\d+$/), statement: sql.replace("?", "$1").replace("?", "$2") },
+        { name: expect.stringMatching(/^s\d+_\d+$/), statement: sql.replace("?", "$1").replace("?", "$2") },
       ]);
     } else {
       expect(prepared).toEqual([]);
     }
   });
+
+  if (named) {
+    it("fails once, then prepares anew, when a migration changes the columns a prepared statement returns", async () => {
+      const read = () => one<Record<string, unknown>>(db.em(), `select * from drivertest.items where id = ?`, [2]);
+      expect(Object.keys((await read())!)).not.toContain("added");
+      // Another connection changes the table, as a migration does during a rolling deploy.
+      const other = await open(false);
+      await other.em().execute(`alter table drivertest.items add column added int`);
+      await expect(read()).rejects.toThrow(/cached plan must not change result type/);
+      expect(Object.keys((await read())!)).toContain("added");
+      expect(Object.keys((await read())!)).toContain("added");
+      await other.em().execute(`alter table drivertest.items drop column added`);
+    });
+  }
 });

@@ -43,17 +43,22 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
           : undefined;
       if (!statement) return (await super.execute(...args)) as never;
       await this.ensureConnection();
-      if (ctx || !this.pool) {
-        const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
-        return this.transformRawResult(res as never, method) as never;
+      try {
+        if (ctx || !this.pool) {
+          const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
+          return this.transformRawResult(res as never, method) as never;
+        }
+        // Outside a transaction: the pool's own query (one client taken and given back), about
+        // 0.05 ms of CPU less a statement than Kysely's connection provider.
+        const res = await this.pool.query(statement.text, statement.values);
+        return this.transformRawResult(
+          { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
+          method,
+        ) as never;
+      } catch (err) {
+        if (isStalePlan(err)) renameStatements();
+        throw err;
       }
-      // Outside a transaction: the pool's own query (one client taken and given back), about
-      // 0.1 ms of CPU less a statement than Kysely's connection provider.
-      const res = await this.pool.query(statement.text, statement.values);
-      return this.transformRawResult(
-        { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
-        method,
-      ) as never;
     }
   }
   return class extends PostgreSqlDriver {
@@ -72,6 +77,26 @@ function hasAbort(loggerContext: unknown): boolean {
 /** Distinct statement texts named per process (and so prepared per connection). */
 const MAX_NAMED = 1000;
 const names = new Map<string, string>();
+let generation = 1;
+
+/**
+ * A statement prepared before a migration changed its table's columns (`select *` while a
+ * rolling deploy adds a column) fails with "cached plan must not change result type" on
+ * every connection that prepared it; a statement dropped from its connection (`DISCARD
+ * ALL`) fails as unknown. The call fails once; from then on every text gets a new name, so
+ * each connection prepares it afresh instead of failing until the process restarts.
+ */
+function isStalePlan(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    (e?.code === "0A000" && /cached plan must not change result type/.test(e.message ?? "")) || e?.code === "26000"
+  );
+}
+
+function renameStatements(): void {
+  generation += 1;
+  names.clear();
+}
 
 /** A `?` text split around its placeholders, or null if it uses `??` or `\?`. */
 const parsed = new Map<string, string[] | null>();
@@ -98,7 +123,7 @@ function toStatement(sql: string, params: readonly unknown[]): { text: string; v
     }
     text += parts[i + 1]!;
   }
-  if (names.size < MAX_NAMED && !names.has(text)) names.set(text, `s${names.size + 1}`);
+  if (names.size < MAX_NAMED && !names.has(text)) names.set(text, `s${generation}_${names.size + 1}`);
   return { text, values };
 }
 
