@@ -262,6 +262,9 @@ async function main(): Promise<void> {
     });
     const create = (requestId: string, montant?: number, msisdn?: string) =>
       call(base, "POST", "/v1/operations", key, body(requestId, montant, msisdn));
+    /** Each request_id REPEATS times, every request sent at once. */
+    const sendAtOnce = (ids: string[]) =>
+      Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
 
     // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
     for (const until = performance.now() + 60_000; ;) {
@@ -296,7 +299,7 @@ async function main(): Promise<void> {
         if ((await create(`warmup-${randomUUID()}`)).status === 202) created++;
       });
       const ids = Array.from({ length: 100 }, () => `warmup-${randomUUID()}`);
-      const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+      const answers = await sendAtOnce(ids);
       created += answers.filter((r) => r.status === 202).length;
       log(
         `  warm-up: ${created} of ${WARMUP + ids.length} operations created in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -307,7 +310,7 @@ async function main(): Promise<void> {
       const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
       const cpuBefore = await cpu();
       const overflowsBefore = listenOverflows();
-      const burst = await Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+      const burst = await sendAtOnce(ids);
       const overflows = (listenOverflows() ?? NaN) - (overflowsBefore ?? NaN);
       const cpuAfter = await cpu();
       const lat = burst.map((r) => r.ms).sort((a, b) => a - b);

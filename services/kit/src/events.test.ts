@@ -167,27 +167,6 @@ describe("outbox rows of a transaction", () => {
     ]);
     expect(stored.map((r) => r.id)).toEqual(ids);
   });
-
-  it("are not written when the transaction fails after enqueueing them", async () => {
-    const tag = `rolled-back-${Date.now()}`;
-    await expect(
-      db.tx(async (em) => {
-        await enqueueEvent(em, "kittest", {
-          topic: "alerts",
-          key: "sim-0",
-          schema: AlertRaisedSchema,
-          message: create(AlertRaisedSchema, { kind: "test", dedupeKey: tag, message: "never" }),
-        });
-        throw new Error("the state change failed");
-      }),
-    ).rejects.toThrow("the state change failed");
-    const [{ n }] = await rows<{ n: number }>(
-      db.em(),
-      `select count(*)::int as n from kittest.outbox where position(convert_to(?, 'UTF8') in payload) > 0`,
-      [tag],
-    );
-    expect(n).toBe(0);
-  });
 });
 
 describe("outbox retention", () => {

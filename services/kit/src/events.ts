@@ -6,6 +6,7 @@ import { deferInsert, insertRows, type Database, type EntityManager } from "./db
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
+import { PeriodicJob } from "./periodic.ts";
 
 /** Topics of the platform; every event is a protobuf message defined in proto/. */
 export const Topics = {
@@ -146,7 +147,7 @@ export class OutboxRelay {
   private again = false;
   private readonly batchSize: number;
   private readonly retentionMs: number;
-  private lastPurge = Date.now();
+  private readonly purging: PeriodicJob;
 
   constructor(
     private readonly db: Database,
@@ -156,11 +157,13 @@ export class OutboxRelay {
   ) {
     this.batchSize = options.batchSize ?? 200;
     this.retentionMs = options.retentionMs ?? Number(process.env.OUTBOX_RETENTION_H ?? 168) * 3_600_000;
+    this.purging = new PeriodicJob("outbox purge", options.purgeEveryMs ?? 600_000, () => this.purge(), log);
   }
 
   start(): void {
     this.stopped = false;
     this.schedule();
+    if (this.retentionMs > 0) this.purging.start();
     const service = this.db.schema;
     const read = async () =>
       (await this.db.em().execute(
@@ -209,10 +212,6 @@ export class OutboxRelay {
         // A batch short of the limit reached the end of the outbox: rows committed since
         // then come with their own kick (or the timer), so no empty pass is needed to see it.
         while ((await this.publishBatch()) >= this.batchSize && !this.stopped);
-        if (this.retentionMs > 0 && Date.now() - this.lastPurge >= (this.options.purgeEveryMs ?? 600_000)) {
-          this.lastPurge = Date.now();
-          await this.purge();
-        }
       } catch (err) {
         this.log.warn({ err }, "outbox relay pass failed; will retry");
         return;
@@ -282,7 +281,7 @@ export class OutboxRelay {
     if (this.timer) clearTimeout(this.timer);
     if (this.gathering) clearTimeout(this.gathering);
     this.gathering = undefined;
-    await this.running;
+    await Promise.all([this.running, this.purging.stop()]);
   }
 }
 
