@@ -101,6 +101,68 @@ describe.each([true, false])("parameters sent apart from the SQL (named statemen
     expect(await one(db.em(), `select label from drivertest.items where id = ?`, [3])).toBeUndefined();
   });
 
+  it("commits a transaction's statements, those without parameters and '??' included", async () => {
+    const label = await db.tx(async (em) => {
+      await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [4, "committed"]);
+      await em.execute(`update drivertest.items set flag = true where id = 4`);
+      return (await one<{ label: string }>(em, `select ?? from drivertest.items where id = ? and flag`, ["label", 4]))
+        ?.label;
+    });
+    expect(label).toBe("committed");
+    expect(await one(db.em(), `select label, flag from drivertest.items where id = ?`, [4])).toEqual({
+      label: "committed",
+      flag: true,
+    });
+    await db.em().execute(`delete from drivertest.items where id = ?`, [4]);
+  });
+
+  it("rolls back on a failed statement and gives the connection back clean (the pool holds one)", async () => {
+    await expect(
+      db.tx(async (em) => {
+        await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [5, "first"]);
+        await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [5, "duplicate"]);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    // The one pooled connection is idle again, outside any transaction.
+    expect(await one(db.em(), `select label from drivertest.items where id = ?`, [5])).toBeUndefined();
+    expect(await one(db.em(), `select now() = statement_timestamp() as outside`)).toEqual({ outside: true });
+  });
+
+  it("makes a nested transactional a savepoint: its rollback keeps the outer transaction's work", async () => {
+    await db.tx(async (em) => {
+      await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [6, "outer"]);
+      await expect(
+        em.transactional(async (inner) => {
+          await inner.execute(`insert into drivertest.items (id, label) values (?, ?)`, [7, "inner"]);
+          throw new Error("inner fails");
+        }),
+      ).rejects.toThrow("inner fails");
+      await em.transactional(async (inner) => {
+        await inner.execute(`insert into drivertest.items (id, label) values (?, ?)`, [8, "inner kept"]);
+      });
+    });
+    const kept = await rows<{ id: number }>(db.em(), `select id from drivertest.items where id in (?) order by id`, [
+      [6, 7, 8],
+    ]);
+    expect(kept.map((r) => r.id)).toEqual([6, 8]);
+    await db.em().execute(`delete from drivertest.items where id in (?)`, [[6, 8]]);
+  });
+
+  it("serialises concurrent transactions on a pool of one without losing either", async () => {
+    await Promise.all(
+      [9, 10].map((id) =>
+        db.tx(async (em) => {
+          await em.execute(`insert into drivertest.items (id, label) values (?, ?)`, [id, "concurrent"]);
+          await new Promise((r) => setTimeout(r, 20));
+        }),
+      ),
+    );
+    expect(await one(db.em(), `select count(*)::int as n from drivertest.items where label = ?`, ["concurrent"])).toEqual({
+      n: 2,
+    });
+    await db.em().execute(`delete from drivertest.items where label = ?`, ["concurrent"]);
+  });
+
   it(named ? "prepares a statement once per connection and reuses it" : "prepares no named statement", async () => {
     const sql = `select count(*)::int as n from drivertest.items where id > ? and label is distinct from ?`;
     for (let i = 0; i < 3; i++) await one(db.em(), sql, [i, "x"]);

@@ -1,7 +1,7 @@
 import { MikroORM, type Constructor } from "@mikro-orm/core";
 import { Migrator, Migration } from "@mikro-orm/migrations";
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
-import { preparedDriver } from "./db-driver.ts";
+import { preparedDriver, type PgTransactions } from "./db-driver.ts";
 
 export { Migration };
 export type { EntityManager };
@@ -54,13 +54,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   });
   await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
   await orm.migrator.up();
+  const connection = orm.em.getConnection() as unknown as PgTransactions;
   return {
     orm,
     schema: options.schema,
     em: () => orm.em.fork() as EntityManager,
     tx: (fn) =>
-      (orm.em.fork() as EntityManager).transactional(async (txEm) => {
-        const em = txEm as EntityManager;
+      connection.transaction(async (trx) => {
+        const em = orm.em.fork() as EntityManager;
+        em.setTransactionContext(trx);
         deferred.set(em, new Map());
         const result = await fn(em);
         await writeDeferred(em);
