@@ -1,4 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
+import "./abort-reason.ts";
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, currentContext } from "./context.ts";

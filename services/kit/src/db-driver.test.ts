@@ -157,7 +157,9 @@ describe.each([true, false])("parameters sent apart from the SQL (named statemen
         }),
       ),
     );
-    expect(await one(db.em(), `select count(*)::int as n from drivertest.items where label = ?`, ["concurrent"])).toEqual({
+    expect(
+      await one(db.em(), `select count(*)::int as n from drivertest.items where label = ?`, ["concurrent"]),
+    ).toEqual({
       n: 2,
     });
     await db.em().execute(`delete from drivertest.items where label = ?`, ["concurrent"]);

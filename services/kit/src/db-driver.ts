@@ -90,7 +90,10 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
           values: [],
         };
         const res = await ctx.client.query(statement.text, statement.values);
-        return this.transformRawResult({ rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never, method) as never;
+        return this.transformRawResult(
+          { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
+          method,
+        ) as never;
       }
       const statement =
         typeof query === "string" && Array.isArray(params) && params.length > 0 && !hasAbort(loggerContext)

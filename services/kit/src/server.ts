@@ -1,4 +1,5 @@
 import http2 from "node:http2";
+import "./abort-reason.ts";
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";

@@ -93,7 +93,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       return { kind: "fault", error: built };
     }
     unwrap(transition(op, { type: "claim" }));
-    const marked = await markRunning(em, op.operation_id, built.steps.redacted_ussd_string, now);
+    const marked = await markRunning(em, op, built.steps.redacted_ussd_string, now);
     if ("busy" in marked) throw busy(actor);
     await publishChange(em, marked.claimed, { trigger: "claim", previous_status: "queued", at: now });
     return {
@@ -178,7 +178,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
         if (decision === "record") {
           // It left running without the device (an SMS proved it, an agent cancelled it):
           // keep the status, keep what the handset saw for the people who look at it.
-          const op = await updateOperation(em, before.operation_id, {
+          const op = await updateOperation(em, before, {
             device_outcome: outcome,
             ussd_response: before.ussd_response ?? req.ussdResponse ?? null,
             executed_at: fromTs(req.executedAt) ?? now,

@@ -16,7 +16,7 @@ export async function move(
   facts: Omit<ChangeFacts, "previous_status">,
 ): Promise<OperationRecord> {
   const status = unwrap(transition({ operation_id: before.operation_id, status: before.status }, trigger));
-  const after = await updateOperation(em, before.operation_id, { ...change, status });
+  const after = await updateOperation(em, before, { ...change, status });
   await publishChange(em, after, { ...facts, previous_status: before.status });
   return after;
 }

@@ -283,26 +283,33 @@ export type OperationChange = Partial<
   >
 >;
 
-/** Writes a change to a row the caller locked; `updated_at` moves with every change. */
+/**
+ * Writes a change to the row the caller locked and read (`before`); `updated_at` moves with
+ * every change. The row is locked, so it is `before` with the change: only `updated_at`
+ * comes back from the database (not the row's 45 columns again).
+ */
 export async function updateOperation(
   em: EntityManager,
-  operationId: string,
+  before: OperationRecord,
   change: OperationChange,
 ): Promise<OperationRecord> {
   const sets: string[] = [];
   const params: unknown[] = [];
+  const after: Raw = { ...before };
   for (const [column, value] of Object.entries(change)) {
     if (value === undefined) continue;
     sets.push(`${column} = ?`);
     params.push(value);
+    after[column] = value;
   }
   sets.push("updated_at = clock_timestamp()");
-  const updated = await rows<Raw>(
+  const updated = await one<{ updated_at: unknown }>(
     em,
-    `update dispatch.operations as o set ${sets.join(", ")} where o.operation_id = ? returning ${OPERATION_COLUMNS}`,
-    [...params, operationId],
+    `update dispatch.operations as o set ${sets.join(", ")} where o.operation_id = ? returning o.updated_at`,
+    [...params, before.operation_id],
   );
-  return toRecord(updated[0]!);
+  after.updated_at = toDate(updated!.updated_at);
+  return after as unknown as OperationRecord;
 }
 
 export interface OperationListFilter {

@@ -54,28 +54,37 @@ export async function lockNextQueued(em: EntityManager, deviceId: string): Promi
  * Makes the locked operation running on its device. The partial unique index
  * `operations_one_running_per_device` refuses a second running operation on one device
  * whatever the code above did: the loser gets `busy` and its transaction must roll back.
+ * The row is locked, so it comes back as `op` with what changed.
  */
 export async function markRunning(
   em: EntityManager,
-  operationId: string,
+  op: OperationRecord,
   ussdString: string,
   startedAt: Date,
 ): Promise<{ claimed: OperationRecord } | { busy: true }> {
-  let updated: Record<string, unknown>[];
+  let updated: { updated_at: unknown }[];
   try {
-    updated = await rows<Record<string, unknown>>(
+    updated = await rows<{ updated_at: unknown }>(
       em,
       `update dispatch.operations as o
           set status = 'running', started_at = ?, ussd_string = ?, updated_at = clock_timestamp()
         where o.operation_id = ? and o.status = 'queued'
-        returning ${OPERATION_COLUMNS}`,
-      [startedAt, ussdString, operationId],
+        returning o.updated_at`,
+      [startedAt, ussdString, op.operation_id],
     );
   } catch (err) {
     if (isUniqueViolation(err, "operations_one_running_per_device")) return { busy: true };
     throw err;
   }
-  return { claimed: toRecord(updated[0]!) };
+  return {
+    claimed: {
+      ...op,
+      status: "running",
+      started_at: startedAt,
+      ussd_string: ussdString,
+      updated_at: toDate(updated[0]!.updated_at)!,
+    },
+  };
 }
 
 export interface DeviceOperationFilter {

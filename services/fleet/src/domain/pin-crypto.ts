@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 
 // Secrets at rest (SIM PINs, webhook signing secrets): AES-256-GCM under a named key.
 //
@@ -14,7 +14,8 @@ const KEY_BYTES = 32;
 export interface Keyring {
   /** Id of the key that seals new values. */
   currentKeyId: string;
-  keys: ReadonlyMap<string, Buffer>;
+  /** Imported once: a raw key given to each cipher is imported anew on every call. */
+  keys: ReadonlyMap<string, KeyObject>;
 }
 
 export interface Sealed {
@@ -26,7 +27,7 @@ export class KeyringError extends Error {}
 
 /** Parses `keyId:base64key,keyId:base64key`; the first key seals, all open. */
 export function parseKeyring(spec: string): Keyring {
-  const keys = new Map<string, Buffer>();
+  const keys = new Map<string, KeyObject>();
   let currentKeyId = "";
   for (const part of spec
     .split(",")
@@ -38,7 +39,7 @@ export function parseKeyring(spec: string): Keyring {
     const key = Buffer.from(part.slice(sep + 1), "base64");
     if (key.length !== KEY_BYTES) throw new KeyringError(`PIN key ${id} must be ${KEY_BYTES} bytes (base64)`);
     if (keys.has(id)) throw new KeyringError(`PIN key id ${id} appears twice`);
-    keys.set(id, key);
+    keys.set(id, createSecretKey(key));
     currentKeyId ||= id;
   }
   if (!currentKeyId) throw new KeyringError("at least one PIN key is required");
