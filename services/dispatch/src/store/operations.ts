@@ -366,11 +366,15 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
   const loads = new Map<string, SimLoad>();
   if (simIds.length === 0) return loads;
   // Per SIM, index lookups only (operations_sim_status for what is in flight,
-  // operations_sim_finished for the last finish): the cost does not grow with history.
+  // operations_sim_finished for the last finish, an ordered read of one entry rather than
+  // `max()`, which stale statistics can turn into an aggregate over the SIM's history, as
+  // in deviceQueueState): the cost does not grow with history.
   const found = await rows<{ sim_id: string; in_flight: unknown; reserved: unknown; last_finished_at: unknown }>(
     em,
     `select s.sim_id, l.in_flight, l.reserved,
-            (select max(f.finished_at) from dispatch.operations f where f.sim_id = s.sim_id) as last_finished_at
+            (select f.finished_at from dispatch.operations f
+              where f.sim_id = s.sim_id and f.finished_at is not null
+              order by f.finished_at desc limit 1) as last_finished_at
        from jsonb_array_elements_text(?::jsonb) as s(sim_id)
        cross join lateral (
          select count(*) as in_flight,

@@ -14,6 +14,12 @@ export interface DeviceQueueState {
 /**
  * One read, three index lookups (the running-per-device unique index, the queued-by-device
  * index, the device's last finished dial). An empty poll stops here: it writes nothing.
+ *
+ * The last finish is an ordered read of one entry, not `max()`: with statistics that have
+ * not seen the device's finished rows yet (right after a burst of new work), the planner
+ * ran `max()` as an aggregate over every operation the device ever claimed (1 ms and 600
+ * pages at 500 claimed); the ordered form can only be the backward probe of
+ * `operations_device_finished`.
  */
 export async function deviceQueueState(em: EntityManager, deviceId: string): Promise<DeviceQueueState> {
   const r = await one<{ has_running: boolean; has_queued: boolean; last_finished_at: unknown; frozen: boolean }>(
@@ -21,7 +27,9 @@ export async function deviceQueueState(em: EntityManager, deviceId: string): Pro
     `select
        exists (select 1 from dispatch.operations where device_id = ? and status = 'running') as has_running,
        exists (select 1 from dispatch.operations where device_id = ? and status = 'queued') as has_queued,
-       (select max(finished_at) from dispatch.operations where device_id = ? and started_at is not null) as last_finished_at,
+       (select o.finished_at from dispatch.operations o
+         where o.device_id = ? and o.started_at is not null and o.finished_at is not null
+         order by o.finished_at desc limit 1) as last_finished_at,
        exists (select 1 from dispatch.devices where device_id = ? and status = 'frozen') as frozen`,
     [deviceId, deviceId, deviceId, deviceId],
   );
