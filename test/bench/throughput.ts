@@ -159,7 +159,8 @@ async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<M
 }
 
 /** What each part spent between two readings, largest first. */
-function cpuSpent(before: Map<string, number>, after: Map<string, number>): string {
+/** `per`: also the CPU-ms of one unit of the phase's work (a figure to compare across machines' loads). */
+function cpuSpent(before: Map<string, number>, after: Map<string, number>, per?: { n: number; what: string }): string {
   const transactions = (after.get("transactions") ?? 0) - (before.get("transactions") ?? 0);
   const byPart = new Map<string, number>();
   for (const [key, t] of after) {
@@ -169,11 +170,12 @@ function cpuSpent(before: Map<string, number>, after: Map<string, number>): stri
   }
   const spent = [...byPart];
   const total = spent.reduce((sum, [, s]) => sum + s, 0);
+  const each = per && per.n > 0 ? `; ${((total * 1000) / per.n).toFixed(2)} CPU-ms ${per.what}` : "";
   return `${transactions} database transactions, ${total.toFixed(2)} CPU-s (${spent
     .filter(([, s]) => s >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([part, s]) => `${part} ${s.toFixed(2)}`)
-    .join(", ")})`;
+    .join(", ")})${each}`;
 }
 
 async function main(): Promise<void> {
@@ -398,7 +400,7 @@ async function main(): Promise<void> {
       const drainS = (performance.now() - started) / 1000;
       const cpuAfter = await cpu();
       log(
-        `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter)}`,
+        `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter, { n: claims, what: "a claim and its outcome" })}`,
       );
     }
 
