@@ -1,5 +1,5 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
-import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+import { OPERATION_COLUMNS, toRecord, updateOperation, type OperationRecord } from "./operations.ts";
 import { isUniqueViolation, toDate } from "./sql.ts";
 
 /** What a poll must know about its device before touching anything. */
@@ -62,7 +62,7 @@ export async function lockNextQueued(em: EntityManager, deviceId: string): Promi
  * Makes the locked operation running on its device. The partial unique index
  * `operations_one_running_per_device` refuses a second running operation on one device
  * whatever the code above did: the loser gets `busy` and its transaction must roll back.
- * The row is locked, so it comes back as `op` with what changed.
+ * The row is locked and `op` is what it holds (`updateOperation`).
  */
 export async function markRunning(
   em: EntityManager,
@@ -70,29 +70,14 @@ export async function markRunning(
   ussdString: string,
   startedAt: Date,
 ): Promise<{ claimed: OperationRecord } | { busy: true }> {
-  let updated: { updated_at: unknown }[];
   try {
-    updated = await rows<{ updated_at: unknown }>(
-      em,
-      `update dispatch.operations as o
-          set status = 'running', started_at = ?, ussd_string = ?, updated_at = clock_timestamp()
-        where o.operation_id = ? and o.status = 'queued'
-        returning o.updated_at`,
-      [startedAt, ussdString, op.operation_id],
-    );
+    return {
+      claimed: await updateOperation(em, op, { status: "running", started_at: startedAt, ussd_string: ussdString }),
+    };
   } catch (err) {
     if (isUniqueViolation(err, "operations_one_running_per_device")) return { busy: true };
     throw err;
   }
-  return {
-    claimed: {
-      ...op,
-      status: "running",
-      started_at: startedAt,
-      ussd_string: ussdString,
-      updated_at: toDate(updated[0]!.updated_at)!,
-    },
-  };
 }
 
 export interface DeviceOperationFilter {
