@@ -18,8 +18,10 @@ for tool in podman buildah runc debootstrap; do command -v "$tool" >/dev/null 2>
 if ((${#missing[@]})); then
   echo "image: installing ${missing[*]} with apt-get"
   sudo=""; [[ $(id -u) == 0 ]] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq buildah podman runc debootstrap >/dev/null
+  # Wait for dpkg's lock rather than fail when another install (unattended upgrades, a browser
+  # install of the board's tests) holds it.
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq buildah podman runc debootstrap >/dev/null
 fi
 
 bash deploy/image/base.sh
