@@ -127,7 +127,9 @@ async function smoke(brokers: string, databaseUrl: string): Promise<void> {
           )) || undefined
         );
       },
-      60_000,
+      // Generous: on a busy 2-core machine each healthcheck run starts a Node process in the
+      // container; a minute was seen to run out with the service already serving.
+      180_000,
       `${name} healthy`,
     );
   }
