@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
+import { otherDestination, wouldConfirm } from "./testdata/replay.ts";
 import {
   FIELD_NAMES,
   MESSAGE_KINDS,
@@ -174,5 +175,9 @@ describe("zero false confirmations: every text replayed against an active operat
     expect(routeOf(p.kind, true, p.rule, false)).toBe("unknown_sender");
     // A text the corpus labels as something else than a deposit never confirms a transfer.
     if (t.kind !== "DEP") expect(canConfirm(p.kind)).toBe(false);
+    // A text that names a number never confirms an operation sent to another one.
+    const named = t.expected.counterparty_msisdn;
+    if (typeof named === "string") expect(wouldConfirm(p, otherDestination(named))).toBe(false);
+    if (t.kind !== "DEP") expect(wouldConfirm(p, otherDestination(null))).toBe(false);
   });
 });
