@@ -9,29 +9,12 @@
 // were active: only a DEP may reach dispatch for a transfer, only a BAL for a balance check.
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
+import { loadTestdata, type Labelled } from "./testdata/drift.ts";
 import { otherDestination, wouldConfirm } from "./testdata/replay.ts";
-import {
-  FIELD_NAMES,
-  MESSAGE_KINDS,
-  type Direction,
-  type FieldName,
-  type MessageKind,
-  type Operator,
-} from "./types.ts";
-
-interface Labelled {
-  id: string;
-  operator: Operator;
-  kind: MessageKind | null;
-  text: string;
-  expected: Record<FieldName, string | number | null> & { direction?: Direction | null };
-  source?: string;
-  split?: "dev" | "heldout" | "constructed";
-}
+import { FIELD_NAMES, MESSAGE_KINDS } from "./types.ts";
 
 /**
  * Fields measured: the six the issue names, and the direction its wording gives. The commission
@@ -40,14 +23,8 @@ interface Labelled {
 const MEASURED = [...FIELD_NAMES.filter((f) => f !== "commission"), "direction"] as const;
 type Measured = (typeof MEASURED)[number];
 
-const load = (file: string): Labelled[] =>
-  readFileSync(new URL(`./testdata/${file}`, import.meta.url), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Labelled);
-
-const CORPUS = load("corpus.jsonl");
-const SAMPLES = load("samples.jsonl");
+const CORPUS = loadTestdata("corpus.jsonl");
+const SAMPLES = loadTestdata("samples.jsonl");
 
 interface Accuracy {
   texts: number;
