@@ -71,7 +71,7 @@ const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
   amount: 92.2,
   fee: 98,
   balance_after: 98,
-  operator_ref: 90.2,
+  operator_ref: 92.2,
   counterparty_msisdn: 92.2,
   counterparty_name: 94.1,
   direction: 92.2,

@@ -40,12 +40,12 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 95,
-  amount: 97,
-  fee: 98.5,
-  balance_after: 98,
-  operator_ref: 94.5,
-  counterparty_msisdn: 97,
+  kind: 96,
+  amount: 97.8,
+  fee: 99,
+  balance_after: 98.9,
+  operator_ref: 98.1,
+  counterparty_msisdn: 97.6,
 };
 
 describe("the parser on drifted texts", () => {
