@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDestination, normaliseMsisdn, operatorOf } from "./msisdn.ts";
+import { checkDestination, isSameNumber, normaliseMsisdn, operatorOf } from "./msisdn.ts";
 
 describe("normaliseMsisdn", () => {
   it.each<[string, string | null, string]>([
@@ -57,5 +57,29 @@ describe("checkDestination", () => {
     ["6700001", { kind: "invalid_msisdn" }],
   ] as const)("%s", (raw, expected) => {
     expect(checkDestination(raw)).toEqual(expected);
+  });
+});
+
+describe("isSameNumber: a number printed in an SMS against a destination", () => {
+  it.each<[string, boolean | null, string]>([
+    ["690000001", true, "the local number"],
+    ["+237 690 000 001", true, "+237 with spaces"],
+    ["237690000001", true, "237 without +"],
+    ["00237690000001", true, "00237"],
+    ["690000009", false, "another local number"],
+    ["237690000009", false, "another number in international form"],
+    ["2290167744314", false, "a Benin number: never a Cameroon destination"],
+    ["+243812345678", false, "a Congo number"],
+    ["69000000", false, "8 digits: no reading gives the destination"],
+    ["229690000001", false, "a foreign code before the destination's digits"],
+    ["69****001", true, "masked, the visible digits agree"],
+    ["237690XXXX01", true, "international and masked, the visible digits agree"],
+    ["69****009", false, "masked, a visible digit contradicts"],
+    ["67XXXX001", false, "masked, the prefix contradicts"],
+    ["690000001 ext", false, "letters beside the digits are not a number we sent to"],
+    ["ORANGE", null, "no digit: nothing to compare"],
+    ["", null, "empty"],
+  ])("%s -> %s (%s)", (printed, expected, _rule) => {
+    expect(isSameNumber(printed, "690000001")).toBe(expected);
   });
 });

@@ -68,3 +68,27 @@ export function checkDestination(raw: string): DestinationCheck {
   const operator = operatorOf(local);
   return operator === null ? { kind: "operator_undetermined", msisdn: local } : { kind: "ok", msisdn: local, operator };
 }
+
+/** Characters operators print in place of hidden digits ("237699****12", "69XXXX123"). */
+const MASK = /[*xX•#]+/g;
+
+/**
+ * Whether a number printed in an operator SMS is the destination (its 9-digit local form), in
+ * any reading: local, `+237`/`00237`/`237` international, partly masked. `false` when it
+ * contradicts the destination in every reading: another local number, a foreign number (it
+ * can never be a Cameroon destination), a masked number whose visible digits disagree. `null`
+ * when the text shows no digit at all (a name, "ORANGE"): nothing to compare. A proof names
+ * the number money went to; a number that is not the destination is a divergence, never a
+ * confirmation (contract: "Divergent amount or MSISDN: no confirmation, alert").
+ */
+export function isSameNumber(printed: string, destination: string): boolean | null {
+  const compact = printed.replace(/[\s\-.()/]/g, "").replace(/^\+/, "");
+  if (!/\d/.test(compact)) return null;
+  // Anything but digits and masks is not a number we could have sent to.
+  if (!/^[\d*xX•#]+$/.test(compact)) return false;
+  const local = normaliseMsisdn(destination) ?? destination.replace(/\D/g, "");
+  const readings = [local, `237${local}`, `00237${local}`];
+  // A mask hides one or more digits: its visible digits must sit where the reading has them.
+  const shape = new RegExp(`^${compact.replace(MASK, "\\d+")}$`);
+  return readings.some((r) => shape.test(r));
+}

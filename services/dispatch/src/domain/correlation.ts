@@ -4,9 +4,9 @@
 //
 //   1. Kind. A balance reply (BAL) proves only a balance check, whatever its amount (the
 //      operation carries the placeholder 1, the message the balance read). A deposit
-//      (DEP) or an unrecognised message (kind null: a possible deposit) proves only a
-//      transfer (deposit, withdrawal, float_deposit), by EXACT amount. Every other kind
-//      (movements, notices, mini statements, refusals) proves nothing.
+//      (DEP) proves only a transfer (deposit, withdrawal, float_deposit), by EXACT amount.
+//      Every other kind (unrecognised texts, movements, notices, mini statements,
+//      refusals) proves nothing.
 //   2. Time. When the handset said when it received the message, an operation created
 //      after that instant cannot be what the message answers.
 //   3. Status tiers. Active operations (queued, running, awaiting_evidence,
@@ -16,12 +16,14 @@
 //      assisted) first: the message arrives on the handset that dialled them. Only when
 //      none fits, every origin (matching operations, dialled by hand).
 //   5. One candidate left: confirmed, unless the message names a counterparty number
-//      that contradicts the operation's destination: divergent (nothing confirmed, an
+//      that is not the operation's destination in any reading (another or a foreign
+//      number, a mask whose visible digits disagree): divergent (nothing confirmed, an
 //      alert is raised). Several: ambiguous (nothing confirmed; a person decides).
 //      None: no_candidate (evidence keeps the message as an orphan), unless an active
 //      operation of the SIM was sent to the number the message names for another amount:
 //      divergent too (amountDivergence).
 
+import { isSameNumber } from "@transferops/kit";
 import { normaliseMsisdn } from "./operators.ts";
 import { ACTIVE_STATUSES, type OperationStatus } from "./operation-state.ts";
 import { isAccountQuery, type Origin, type OpType } from "./vocabulary.ts";
@@ -69,7 +71,8 @@ export const PROVABLE_STATUSES: readonly OperationStatus[] = [...ACTIVE_STATUSES
 /** Whether a message of this kind can prove an operation of this type (rule 1). */
 export function kindProves(kind: string | null, opType: OpType): boolean {
   if (kind === "BAL") return opType === "balance";
-  if (kind === null || kind === "" || kind === "DEP") return !isAccountQuery(opType);
+  // An unrecognised text (kind null) proves nothing: nothing in it says it is a deposit.
+  if (kind === "DEP") return !isAccountQuery(opType);
   return false;
 }
 
@@ -115,16 +118,17 @@ export function decideProof(
 }
 
 /**
- * The counterparty number when it contradicts the destination, else null. A balance
- * reply has no counterparty; a number that cannot be read as a local number is not
- * evidence of anything and is ignored.
+ * The counterparty number when it contradicts the destination, else null. A balance reply
+ * has no counterparty. A number the message names must be the destination in some reading
+ * (local, international, partly masked); a foreign number, another local one or a mask whose
+ * visible digits disagree is a divergence: the message proves money went elsewhere. Text
+ * with no digit names no number and is ignored.
  */
 function divergentNumber(message: ProofMessage, candidate: ProofCandidate): string | null {
   if (message.kind === "BAL" || message.counterparty_msisdn == null) return null;
-  const found = normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""));
-  if (found === null) return null;
-  const expected = normaliseMsisdn(candidate.msisdn_dest) ?? candidate.msisdn_dest;
-  return found === expected ? null : found;
+  const printed = message.counterparty_msisdn;
+  if (isSameNumber(printed, candidate.msisdn_dest) !== false) return null;
+  return normaliseMsisdn(printed.replace(/[^\d+]/g, "")) ?? printed.replace(/\s+/g, "");
 }
 
 /**

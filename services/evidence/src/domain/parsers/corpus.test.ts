@@ -9,28 +9,12 @@
 // were active: only a DEP may reach dispatch for a transfer, only a BAL for a balance check.
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage } from "./parse.ts";
-import {
-  FIELD_NAMES,
-  MESSAGE_KINDS,
-  type Direction,
-  type FieldName,
-  type MessageKind,
-  type Operator,
-} from "./types.ts";
-
-interface Labelled {
-  id: string;
-  operator: Operator;
-  kind: MessageKind | null;
-  text: string;
-  expected: Record<FieldName, string | number | null> & { direction?: Direction | null };
-  source?: string;
-  split?: "dev" | "heldout" | "constructed";
-}
+import { loadTestdata, type Labelled } from "./testdata/drift.ts";
+import { otherDestination, wouldConfirm } from "./testdata/replay.ts";
+import { FIELD_NAMES, MESSAGE_KINDS } from "./types.ts";
 
 /**
  * Fields measured: the six the issue names, and the direction its wording gives. The commission
@@ -39,14 +23,8 @@ interface Labelled {
 const MEASURED = [...FIELD_NAMES.filter((f) => f !== "commission"), "direction"] as const;
 type Measured = (typeof MEASURED)[number];
 
-const load = (file: string): Labelled[] =>
-  readFileSync(new URL(`./testdata/${file}`, import.meta.url), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Labelled);
-
-const CORPUS = load("corpus.jsonl");
-const SAMPLES = load("samples.jsonl");
+const CORPUS = loadTestdata("corpus.jsonl");
+const SAMPLES = loadTestdata("samples.jsonl");
 
 interface Accuracy {
   texts: number;
@@ -93,7 +71,7 @@ const HELDOUT_FLOOR: Record<"kind" | Measured, number> = {
   amount: 92.2,
   fee: 98,
   balance_after: 98,
-  operator_ref: 90.2,
+  operator_ref: 92.2,
   counterparty_msisdn: 92.2,
   counterparty_name: 94.1,
   direction: 92.2,
@@ -174,5 +152,9 @@ describe("zero false confirmations: every text replayed against an active operat
     expect(routeOf(p.kind, true, p.rule, false)).toBe("unknown_sender");
     // A text the corpus labels as something else than a deposit never confirms a transfer.
     if (t.kind !== "DEP") expect(canConfirm(p.kind)).toBe(false);
+    // A text that names a number never confirms an operation sent to another one.
+    const named = t.expected.counterparty_msisdn;
+    if (typeof named === "string") expect(wouldConfirm(p, otherDestination(named))).toBe(false);
+    if (t.kind !== "DEP") expect(wouldConfirm(p, otherDestination(null))).toBe(false);
   });
 });

@@ -44,10 +44,13 @@ export const AMT = moneySource(false);
  */
 export const REF = String.raw`(?<v>[A-Za-z0-9]*\d[A-Za-z0-9]*(?:\.[A-Za-z0-9]*\d[A-Za-z0-9]*)*|${PLACEHOLDER})`;
 
-/** A phone number as printed (8 to 15 digits, optional +), or its mask. */
-export const MSISDN = String.raw`(?<v>\+?\d{8,15}|${PLACEHOLDER})`;
-/** A phone number not captured, for context. */
-export const PHONE = String.raw`\+?\d{8,15}`;
+/**
+ * A phone number as printed: 8 to 15 digits (optional +), or partly hidden by the operator
+ * ("237699****12", "69XXXX123": its visible digits still contradict another destination).
+ */
+export const PHONE = String.raw`\+?(?:\d{8,15}|\d{2,12}[*xX•]{2,9}\d{1,6})(?![\dA-Za-z])`;
+/** A phone number (or an anonymisation mask where one was), captured as `v`. */
+export const MSISDN = String.raw`(?<v>${PHONE}|${PLACEHOLDER})`;
 
 /**
  * The lookbehinds that keep a label from matching inside "External Transaction Id" or
@@ -193,7 +196,7 @@ export function readRef(raw: string): Reading<string> {
 export function readMsisdn(raw: string): Reading<string> {
   const token = raw.trim();
   if (CONTAINS_PLACEHOLDER.test(token)) return HOLE;
-  return /^\+?\d{8,15}$/.test(token) ? value(token.replace(/^\+/, "")) : UNREADABLE;
+  return new RegExp(`^${PHONE}$`).test(token) ? value(token.replace(/^\+/, "")) : UNREADABLE;
 }
 
 const MAX_NAME_LENGTH = 120;

@@ -220,6 +220,21 @@ describe("promotions glued before or after never give a field", () => {
     expect(fieldsOf(p)).toEqual(A_FR_RECU_FIELDS);
   });
 
+  it("promo glued before a wording written to start the text, with no punctuation between", () => {
+    const text =
+      "PRICES DON REDUCE FOR ALL MAN! Transfers: 0 F HT, Deposits & Payments: 0 F. Dial *126# or go on MoMo App " +
+      "Depot recu 3250F de NORBERT DOSSOU BLADON (2290167744314 - ) le 2025-11-12 20:48:52 Solde:4222F ID:10932256987Frais:0F.";
+    const p = expectParse("operator_a", text, { kind: "DEP", direction: "in" });
+    expect(fieldsOf(p)).toEqual({
+      amount: 3250,
+      fee: 0,
+      balance_after: 4222,
+      operator_ref: "10932256987",
+      counterparty_msisdn: "2290167744314",
+      counterparty_name: "NORBERT DOSSOU BLADON",
+    });
+  });
+
   it("promo glued before into the first word (real 'commissionCash out' shape)", () => {
     const text =
       "BONUS X2! Win 100,000 XAF, double your commissionCash out initiated by ABENA ROSE (237690334455) on " +
@@ -662,6 +677,34 @@ describe("case, whitespace and accents", () => {
 
   it("a zero-width space inside a number does not split it", () => {
     expect(parseMessage("operator_a", A_FR_RECU.replace("25000", "25\u200b000")).amount).toBe(25000);
+  });
+});
+
+describe("a field under another label the operator uses", () => {
+  it.each([
+    ["N° de transaction", "operator_b"],
+    ["Numero de transaction", "operator_b"],
+    ["Trans. ID", "operator_b"],
+  ] as const)("reads the reference after %s", (label, operator) => {
+    const text = B_DEP.replace("ID de Transaction :", `${label} :`);
+    expect(text).not.toBe(B_DEP);
+    const p = parseMessage(operator, text);
+    expect(p.kind).toBe("DEP");
+    expect(p.operator_ref).toBe(B_DEP_FIELDS.operator_ref);
+  });
+
+  it("reads MTN's reference after Orange-style 'ID transaction'", () => {
+    const text = A_EN_CASH_IN.replace("Transaction ID:", "ID transaction:");
+    expect(text).not.toBe(A_EN_CASH_IN);
+    const p = parseMessage("operator_a", text);
+    expect(p.operator_ref).toBe(A_EN_CASH_IN_FIELDS.operator_ref);
+  });
+
+  it("never reads a sender's 'Reference' as the operator's", () => {
+    const text = A_EN_CASH_IN.replace("Transaction ID:18011122233.", "Reference: 12345.");
+    expect(text).not.toBe(A_EN_CASH_IN);
+    const p = parseMessage("operator_a", text);
+    expect(p.operator_ref).toBeNull();
   });
 });
 

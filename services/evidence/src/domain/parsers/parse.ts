@@ -5,7 +5,7 @@ import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { promoCut } from "./promo.ts";
-import { SHARED_FIRST, SHARED_LAST, UNRECOGNISED } from "./shared.rules.ts";
+import { LABELLED_FIELDS, SHARED_FIRST, SHARED_LAST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
   type FieldName,
@@ -39,9 +39,20 @@ const EMPTY: ParsedMessage = Object.freeze({
 export const UNRECOGNISED_RULE = UNRECOGNISED.id;
 
 const RULES: Readonly<Record<Operator, readonly Rule[]>> = {
-  operator_a: checkRules([...SHARED_FIRST, ...OPERATOR_A_RULES, ...SHARED_LAST, UNRECOGNISED]),
-  operator_b: checkRules([...SHARED_FIRST, ...OPERATOR_B_RULES, ...SHARED_LAST, UNRECOGNISED]),
+  operator_a: checkRules([...SHARED_FIRST, ...OPERATOR_A_RULES.map(atAnySentence), ...SHARED_LAST, UNRECOGNISED]),
+  operator_b: checkRules([...SHARED_FIRST, ...OPERATOR_B_RULES.map(atAnySentence), ...SHARED_LAST, UNRECOGNISED]),
 };
+
+/**
+ * A wording written to start a text ("^Depot recu ...") also starts after a promotion glued
+ * before it, with or without punctuation between ("... Dial *126# Depot recu 3250F de ...").
+ * Its fields are read from the start of the match, so the promotion is left out.
+ */
+function atAnySentence(rule: Rule): Rule {
+  if (!rule.match.source.startsWith("^")) return rule;
+  const source = String.raw`(?<![^\s.!?|:])` + rule.match.source.slice(1);
+  return { ...rule, match: new RegExp(source, rule.match.flags) };
+}
 
 /** The rules applied to an operator's texts, in evaluation order (for diagnostics and tests). */
 export function rulesFor(operator: Operator): readonly Rule[] {
@@ -153,7 +164,13 @@ function readFields(
   const readings = {} as Readings;
   for (const name of FIELD_NAMES) {
     const re = rule.fields?.[name];
-    readings[name] = re ? readAll(re, folded, text, readerFor(name, format)) : { state: "unreadable" };
+    const read = readerFor(name, format);
+    // A field the wording reads but finds under none of its labels: the operator printed it
+    // under another of its labels ("N° de transaction" for "ID transaction").
+    const fallback = LABELLED_FIELDS[name];
+    readings[name] = re
+      ? (readAll(re, folded, text, read) ?? (fallback && readAll(fallback, folded, text, read)) ?? UNREADABLE)
+      : UNREADABLE;
   }
   return readings;
 }
@@ -185,17 +202,19 @@ function readAll(
   folded: string,
   text: string,
   read: (raw: string) => Reading<number | string>,
-): Reading<number | string> {
+): Reading<number | string> | null {
   const found: Reading<number | string>[] = [];
   for (const m of folded.matchAll(re)) {
     const span = m.indices?.groups?.v;
     if (span) found.push(read(text.slice(span[0], span[1])));
   }
-  return combine(found);
+  return found.length === 0 ? null : combine(found);
 }
 
+const UNREADABLE: Reading<never> = { state: "unreadable" };
+
 function combine(found: readonly Reading<number | string>[]): Reading<number | string> {
-  if (found.length === 0 || found.some((r) => r.state === "unreadable")) return { state: "unreadable" };
+  if (found.some((r) => r.state === "unreadable")) return UNREADABLE;
   const values = found.flatMap((r) => (r.state === "value" ? [r.value] : []));
   if (values.length === 0) return { state: "hole" };
   if (values.length < found.length) return { state: "unreadable" }; // a value and a hole disagree

@@ -3,7 +3,7 @@
 // reads the labelled values of a text nothing else recognised, for a person to see.
 
 import { labelled, MONEY, NOT_EXTERNAL, REF, skeleton } from "./fields.ts";
-import type { Rule } from "./types.ts";
+import type { FieldPatterns, Rule } from "./types.ts";
 
 /** Evaluated before the operator's own rules. */
 export const SHARED_FIRST: readonly Rule[] = [
@@ -72,6 +72,29 @@ export const SHARED_LAST: readonly Rule[] = [
   },
 ];
 
+/** Labels that name the operator's reference in either operator's messages, in any language. */
+const REF_LABELS = String.raw`${NOT_EXTERNAL}\b(?:(?:financial )?transaction id|trans(?:action)?\.? id|id (?:de )?(?:la )?transaction|id trans(?:action)?|txn id|n(?:o|°|um(?:ero)?)\.? (?:de )?transaction|transaction (?:no|number|ref(?:erence)?))`;
+
+/**
+ * Fields as labelled values, whatever the wording around them. A rule's own pattern for a
+ * field that finds no occurrence falls back to these (the operator printed the value under
+ * another of its labels); a text no rule recognises is read with them alone. "Montant Net"
+ * (amount and fee together) and "Reference" (a sender's free text in MTN's wordings) are
+ * not among them.
+ */
+export const LABELLED_FIELDS: FieldPatterns = {
+  amount: labelled(
+    String.raw`\b(?:montant(?: de (?:la )?transaction)?|transaction amount|amount)(?! net)(?! du credit)`,
+    MONEY,
+  ),
+  fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
+  balance_after: labelled(
+    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|solde|balance)`,
+    MONEY,
+  ),
+  operator_ref: labelled(REF_LABELS, REF),
+};
+
 /**
  * What no rule recognised: kind null, a possible deposit for a person to look at. Only
  * labelled values are read (a bare number could be anything), so the person sees the amount,
@@ -83,18 +106,7 @@ export const UNRECOGNISED: Rule = {
   language: null,
   match: /^/,
   fields: {
-    amount: labelled(
-      String.raw`\b(?:montant(?: de (?:la )?transaction)?|transaction amount|amount)(?! net)(?! du credit)`,
-      MONEY,
-    ),
-    fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
-    balance_after: labelled(
-      String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|solde|balance)`,
-      MONEY,
-    ),
-    operator_ref: labelled(
-      String.raw`${NOT_EXTERNAL}\b(?:(?:financial )?transaction id|id de (?:la )?transaction|txn id|no de transaction|ref(?:erence)?\b)`,
-      REF,
-    ),
+    ...LABELLED_FIELDS,
+    operator_ref: labelled(String.raw`${REF_LABELS}|\bref(?:erence)?\b`, REF),
   },
 };
