@@ -52,7 +52,11 @@ async function processes(): Promise<{ url: string; metrics?: Record<string, stri
       .then((r) => r.status === 200)
       .catch(() => false);
     if (ok) break;
-    if (Date.now() > until) throw new Error("the system did not become healthy within 120 s");
+    if (Date.now() > until) {
+      // Otherwise the services that did start would outlive this process.
+      for (const c of children) c.kill("SIGTERM");
+      throw new Error("the system did not become healthy within 120 s");
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return {

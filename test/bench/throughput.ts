@@ -74,7 +74,7 @@ setConnections(Math.max(256, IDS * REPEATS));
  * durable commit per transaction: what bounds every write path here, shared with whatever
  * else writes to the same PostgreSQL).
  */
-function pgbench(url: string): string {
+function pgbench(url: string): { text: string; simpleUpdate?: number } {
   try {
     execFileSync("pgbench", ["-i", "-s", "1", "-q", url], { stdio: "ignore" });
     // pgbench's tables stay in the benchmark's own database, dropped at the end.
@@ -83,11 +83,13 @@ function pgbench(url: string): string {
         stdio: ["ignore", "pipe", "ignore"],
       }).toString();
       const tps = /tps = ([\d.]+)/.exec(out)?.[1];
-      return tps ? Number(tps).toFixed(0) : "no figure";
+      return tps ? Math.round(Number(tps)) : undefined;
     };
-    return `${run("-S")} select-only tx/s, ${run("-N")} simple-update tx/s (4 clients each)`;
+    const [selectOnly, simpleUpdate] = [run("-S"), run("-N")];
+    const text = `${selectOnly ?? "no figure"} select-only tx/s, ${simpleUpdate ?? "no figure"} simple-update tx/s (4 clients each)`;
+    return { text, simpleUpdate };
   } catch (err) {
-    return `unavailable (${(err as Error).message.split("\n")[0]})`;
+    return { text: `unavailable (${(err as Error).message.split("\n")[0]})` };
   }
 }
 
@@ -158,10 +160,18 @@ async function cpuByPart(root: number, db: pg.Client, dbName: string): Promise<M
   return parts;
 }
 
-/** What each part spent between two readings, largest first. */
-/** `per`: also the CPU-ms of one unit of the phase's work (a figure to compare across machines' loads). */
-function cpuSpent(before: Map<string, number>, after: Map<string, number>, per?: { n: number; what: string }): string {
-  const transactions = (after.get("transactions") ?? 0) - (before.get("transactions") ?? 0);
+/**
+ * What each part spent between two readings, largest first; `per`: also the CPU-ms of one
+ * unit of the phase's work (a figure to compare across machines' loads). `own`: transactions
+ * the benchmark itself ran in the database meanwhile (not the system's).
+ */
+function cpuSpent(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  per?: { n: number; what: string },
+  own = 0,
+): { text: string; cpuMs: number; transactions: number } {
+  const transactions = (after.get("transactions") ?? 0) - (before.get("transactions") ?? 0) - own;
   const byPart = new Map<string, number>();
   for (const [key, t] of after) {
     if (key === "transactions") continue;
@@ -171,11 +181,12 @@ function cpuSpent(before: Map<string, number>, after: Map<string, number>, per?:
   const spent = [...byPart];
   const total = spent.reduce((sum, [, s]) => sum + s, 0);
   const each = per && per.n > 0 ? `; ${((total * 1000) / per.n).toFixed(2)} CPU-ms ${per.what}` : "";
-  return `${transactions} database transactions, ${total.toFixed(2)} CPU-s (${spent
+  const text = `${transactions} database transactions, ${total.toFixed(2)} CPU-s (${spent
     .filter(([, s]) => s >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([part, s]) => `${part} ${s.toFixed(2)}`)
     .join(", ")})${each}`;
+  return { text, cpuMs: total * 1000, transactions };
 }
 
 async function main(): Promise<void> {
@@ -191,7 +202,8 @@ async function main(): Promise<void> {
     children.push(hello.child);
     const ref = await saturate(DURATION_S, 64, () => call(hello.line.url, "GET", "/"));
     log(`reference: express hello-world ${ref.rps.toFixed(0)} req/s (p50 ${ms(ref.p50)}, p99 ${ms(ref.p99)})`);
-    log(`reference: pgbench on the same PostgreSQL: ${pgbench(dbUrl.toString())}`);
+    const reference = pgbench(dbUrl.toString());
+    log(`reference: pgbench on the same PostgreSQL: ${reference.text}`);
 
     const system = await startChild("system.ts", {
       NODE_ENV: "development",
@@ -332,7 +344,7 @@ async function main(): Promise<void> {
         `create burst: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)}; ${statuses[202] ?? 0} created (202), ${statuses[409] ?? 0} replays (409); ${stored} operations stored, ${split} request_ids answered with two operations (goal: p99 <= 1000 ms, ${IDS} stored, 0 split)`,
       );
       log(
-        `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}; ${Number.isNaN(overflows) ? "" : `${overflows} connections dropped by a full accept queue (machine-wide); `}${cpuSpent(cpuBefore, cpuAfter)}`,
+        `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}; ${Number.isNaN(overflows) ? "" : `${overflows} connections dropped by a full accept queue (machine-wide); `}${cpuSpent(cpuBefore, cpuAfter).text}`,
       );
     }
 
@@ -348,7 +360,7 @@ async function main(): Promise<void> {
       });
       const cpuAfter = await cpu();
       log(
-        `creations: ${rate.rps.toFixed(0)} req/s with 10 % replays (${CONCURRENCY} callers; p50 ${ms(rate.p50)}, p99 ${ms(rate.p99)}; ${rate.errors} answers other than 2xx, replays' 409 included); ${cpuSpent(cpuBefore, cpuAfter)} for ${rate.rps * DURATION_S} requests`,
+        `creations: ${rate.rps.toFixed(0)} req/s with 10 % replays (${CONCURRENCY} callers; p50 ${ms(rate.p50)}, p99 ${ms(rate.p99)}; ${rate.errors} answers other than 2xx, replays' 409 included); ${cpuSpent(cpuBefore, cpuAfter).text} for ${rate.rps * DURATION_S} requests`,
       );
     }
 
@@ -400,7 +412,7 @@ async function main(): Promise<void> {
       const drainS = (performance.now() - started) / 1000;
       const cpuAfter = await cpu();
       log(
-        `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter, { n: claims, what: "a claim and its outcome" })}`,
+        `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter, { n: claims, what: "a claim and its outcome" }).text}`,
       );
     }
 
@@ -446,10 +458,13 @@ async function main(): Promise<void> {
           if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
         }
       });
+      // The watcher's reads are transactions of the database too: counted, to be left out.
+      let watcherReads = 0;
       const watcher = (async () => {
         while (settling() && !(answered && confirmedAt.size >= createdIds.size)) {
           const pending = [...smsSentAt.keys()].filter((id) => !confirmedAt.has(id));
           if (pending.length) {
+            watcherReads++;
             const rows = (
               await check.query(
                 `select operation_id from dispatch.operations where operation_id = any($1) and status = 'confirmed'`,
@@ -490,8 +505,20 @@ async function main(): Promise<void> {
       await Promise.allSettled(forwarding);
       const cpuAfter = await cpu();
       const confirmedIn = [...confirmedAt].map(([id, at]) => at - smsSentAt.get(id)!).sort((a, b) => a - b);
+      const spent = cpuSpent(
+        cpuBefore,
+        cpuAfter,
+        { n: confirmedAt.size, what: "per confirmed transfer" },
+        watcherReads,
+      );
       log(
-        `SMS to confirmation at ${SMS_PER_S} SMS/s for ${SMS_S} s: p50 ${ms(percentile(confirmedIn, 50))}, p99 ${ms(percentile(confirmedIn, 99))}, max ${ms(confirmedIn.at(-1) ?? NaN)}; ${createdIds.size} created${Object.keys(refused).length ? ` (refused ${JSON.stringify(refused)})` : ""}, ${smsSentAt.size} dialled, ${confirmedAt.size} confirmed (goal p99 <= 2000 ms, all confirmed); ${cpuSpent(cpuBefore, cpuAfter)}`,
+        `SMS to confirmation at ${SMS_PER_S} SMS/s for ${SMS_S} s: p50 ${ms(percentile(confirmedIn, 50))}, p99 ${ms(percentile(confirmedIn, 99))}, max ${ms(confirmedIn.at(-1) ?? NaN)}; ${createdIds.size} created${Object.keys(refused).length ? ` (refused ${JSON.stringify(refused)})` : ""}, ${smsSentAt.size} dialled, ${confirmedAt.size} confirmed (goal p99 <= 2000 ms, all confirmed); ${spent.text}`,
+      );
+      // The cost of one transfer end to end: its create, claim, outcome and SMS proof, with the
+      // events each writes and relays, in the system's processes and its PostgreSQL backends.
+      const n = Math.max(1, confirmedAt.size);
+      log(
+        `per confirmed transfer: ${(spent.cpuMs / n).toFixed(1)} CPU-ms, ${(spent.transactions / n).toFixed(1)} database transactions (create, claim, outcome, SMS proof and their events; goal <= 20 CPU-ms and <= 8 transactions); reference pgbench simple-update ${reference.simpleUpdate ?? "unavailable"} tx/s in this run${confirmedAt.size < createdIds.size ? ` (only ${confirmedAt.size} of ${createdIds.size} confirmed in time: the figure also carries the others' work, so it overstates)` : ""}`,
       );
       const delivered = smsSenders.flatMap((x) => x.deliveries);
       const answers: Record<string, number> = {};

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createLogger, MemoryBus, serviceClient } from "@transferops/kit";
+import { createLogger, MemoryBus, openDatabase, rows, serviceClient } from "@transferops/kit";
 import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,9 @@ import { freshDatabase, type TestDatabase } from "../../../../test/infra/context
 import { eventually } from "../../../../test/support/eventually.ts";
 import { startMessaging } from "../app.ts";
 import { loadMessagingConfig } from "../config.ts";
+import { insertImport } from "../store/imports.ts";
+import { migrations } from "../store/migrations/index.ts";
+import { ImportWorker } from "./import-worker.ts";
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -129,6 +132,56 @@ describe("import worker", () => {
       expect(reason.rows[0].failure_reason).toBe("import_error");
     } finally {
       await service.stop();
+    }
+  });
+
+  it("plans every batch's statements for its rows, never with a plan kept from an emptier table", async () => {
+    // One connection: the worker's prepared statements are the ones this test then reads.
+    const one = await openDatabase({ url: db.url, schema: "messaging", migrations, poolMax: 1 });
+    const worker = new ImportWorker({
+      db: one,
+      log,
+      pollMs: 60000,
+      batchRows: 2,
+      leaseS: 60,
+      stages: loadMessagingConfig({ NODE_ENV: "test", DATABASE_URL: db.url }).lifecycleStages,
+      published: () => undefined,
+    });
+    try {
+      const lines = Array.from(
+        { length: 30 },
+        (_, i) => `Plan ${i},6993${String(i).padStart(5, "0")},p${i}@example.cm`,
+      );
+      const imp = await one.tx((em) =>
+        insertImport(em, {
+          file_name: null,
+          content: new TextEncoder().encode(["Name,Phone,Email", ...lines].join("\n")),
+          charset: "auto",
+          delimiter: "auto",
+          mapping_id: null,
+          template: null,
+          columns: [
+            { column: "Name", target: "full_name", transform: "split_full_name" },
+            { column: "Phone", target: "phone" },
+            { column: "Email", target: "email" },
+          ],
+          duplicate_policy: "update",
+        }),
+      );
+      await worker.drain();
+      expect(await row(imp.import_id)).toEqual({ state: "completed", processed: 30, created: 30, failed: 0 });
+      // PostgreSQL switches a prepared statement to its generic plan from the sixth execution
+      // when that plan looks no dearer: the lookup of a batch's phones ran 15 times here.
+      const plans = await one.tx((em) =>
+        rows<{ generic_plans: string; custom_plans: string }>(
+          em,
+          `select generic_plans, custom_plans from pg_prepared_statements where statement like '%for update of c'`,
+        ),
+      );
+      expect(plans.map((p) => [Number(p.generic_plans), Number(p.custom_plans)])).toEqual([[0, 15]]);
+    } finally {
+      await worker.stop();
+      await one.close();
     }
   });
 });

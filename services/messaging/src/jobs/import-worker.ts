@@ -4,7 +4,7 @@ import { decodeFile, detectDelimiter, parseCsv, type CsvRecord, type Delimiter }
 import { planRow, type DuplicatePolicy, type Known } from "../domain/import-plan.ts";
 import { mapRow, resolveColumns, type Resolved, type RowError } from "../domain/mapping.ts";
 import { contactsImported, importFinished } from "../events/imports.ts";
-import { findKnown, insertContacts, updateContacts } from "../store/import-batch.ts";
+import { findKnown, insertContacts, planForTheseRows, updateContacts } from "../store/import-batch.ts";
 import {
   addProgress,
   claimImport,
@@ -134,6 +134,7 @@ export class ImportWorker {
   ): Promise<boolean> {
     return this.o.db.tx(async (em) => {
       if (!(await holdImport(em, imp.import_id, from, this.o.leaseS))) return false;
+      await planForTheseRows(em);
       const errors: (RowError & { line: number })[] = [];
       const mapped = [];
       for (const r of records) {
