@@ -991,7 +991,7 @@ export interface paths {
     put?: never;
     /**
      * Create an operation: gates in their documented order, SIM selected by the server, queued
-     * @description Gates in order (docs/decisions/dispatch.md): a known request_id answers 409 with the existing operation before anything else (treat as success); the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
+     * @description Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
      */
     post: operations["createOperation"];
     delete?: never;
@@ -14188,7 +14188,7 @@ export interface operations {
           };
         };
       };
-      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required */
+      /** @description Access profile does not permit it (detail names the rule), or a `tx-` request_id (reserved to transaction launches). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required, request_id_reserved */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14196,7 +14196,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Access profile does not permit it (detail names the rule)",
+           *       "detail": "Access profile does not permit it (detail names the rule), or a `tx-` request_id (reserved to transaction launches)",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "agent_inactive"
@@ -14214,12 +14214,13 @@ export interface operations {
                 | "not_in_grant_sim"
                 | "not_in_grant_type"
                 | "over_max_amount"
-                | "password_change_required";
+                | "password_change_required"
+                | "request_id_reserved";
             };
           };
         };
       };
-      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id). Reasons (context.reason): request_id_taken */
+      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused. Reasons (context.reason): request_id_reused, request_id_taken */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14267,7 +14268,7 @@ export interface operations {
             | (components["schemas"]["Error"] & {
                 context?: {
                   /** @enum {string} */
-                  reason?: "request_id_taken";
+                  reason?: "request_id_reused" | "request_id_taken";
                 };
               });
         };

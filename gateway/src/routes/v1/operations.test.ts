@@ -122,6 +122,44 @@ describe("POST /v1/operations (createOperation)", () => {
     });
   });
 
+  it.each([
+    ["montant", { montant: 5001 }],
+    ["client.msisdn", { client: { msisdn: "690000002", nom: "Jean Dupont" } }],
+    // A known request_id is answered even where a gate would refuse (here the prefix rule).
+    ["operator", { operator: "operator_a" }],
+    ["type_op", { type_op: "balance" }],
+    ["sim_id", { sim_id: "sim-that-was-not-chosen" }],
+  ])(
+    "answers a replay whose %s differs with 409 request_id_reused, never the first operation",
+    async (field, change) => {
+      const b = body();
+      const first = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+      expect(first.status).toBe(202);
+      const other = await sys.api.post("/v1/operations", { token: agent.token, body: { ...b, ...change } });
+      expect([other.status, other.body.code, other.body.context.reason, other.body.context.differs]).toEqual([
+        409,
+        "conflict",
+        "request_id_reused",
+        [field],
+      ]);
+      expect(JSON.stringify(other.body)).not.toContain(first.body.operation_id);
+      // The same request again is still the replay, with the first operation.
+      const same = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+      expect([same.status, same.body.operation_id]).toEqual([409, first.body.operation_id]);
+    },
+  );
+
+  it("answers an API-key replay naming another owning agent with 409 request_id_reused", async () => {
+    const b = body({ agent_id: agent.agentId });
+    expect((await sys.api.post("/v1/operations", { apiKey: true, body: b })).status).toBe(202);
+    const other = await sys.api.post("/v1/operations", { apiKey: true, body: { ...b, agent_id: colleague.agentId } });
+    expect([other.status, other.body.context.reason, other.body.context.differs]).toEqual([
+      409,
+      "request_id_reused",
+      ["agent_id"],
+    ]);
+  });
+
   it("executes once when 10 repeats race through the gateway", async () => {
     const b = body();
     const answers = await Promise.all(
