@@ -951,7 +951,7 @@ export interface paths {
     head?: never;
     /**
      * Rewrite what correlation looks for (contact, number, amount) while still unmatched
-     * @description Rewrite what correlation looks for (contact, number, amount) while still unmatched
+     * @description A change of montant or beneficiary_msisdn runs the gates of the creation on the new values, on the operation's own SIM (never swapped): the access profile (403 over max_amount, SIM no longer granted) and the balance rules (422; the operation's own old amount is not counted against it). A contact_id alone runs none. An operation no longer awaiting_manual_dial is 409 before any of them.
      */
     patch: operations["updateMatchingOperation"];
     trace?: never;
@@ -13464,7 +13464,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
+      /** @description Another agent's operation, or the new amount is past the access profile (max_amount, the SIM no longer granted). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_scope, over_max_amount, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13472,7 +13472,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Another agent's operation",
+           *       "detail": "Another agent's operation, or the new amount is past the access profile (max_amount, the SIM no longer granted)",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "agent_inactive"
@@ -13486,7 +13486,10 @@ export interface operations {
                 | "agent_inactive"
                 | "caller_not_allowed"
                 | "credential_not_accepted"
+                | "no_grant"
+                | "not_in_grant_sim"
                 | "not_in_scope"
+                | "over_max_amount"
                 | "password_change_required";
             };
           };
@@ -13584,7 +13587,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid value, unknown prefix, or a number of another operator. Reasons (context.reason): invalid_msisdn, invalid_request, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined */
+      /** @description Invalid value, unknown prefix, a number of another operator, or the SIM's balance rules (unmeasured, stale, free balance short of the new amount). Reasons (context.reason): device_frozen, insufficient_balance, invalid_msisdn, invalid_request, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined, sim_frozen, sim_not_assigned, sim_not_found, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13592,10 +13595,10 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Invalid value, unknown prefix, or a number of another operator",
+           *       "detail": "Invalid value, unknown prefix, a number of another operator, or the SIM's balance rules (unmeasured, stale, free balance short of the new amount)",
            *       "code": "refused",
            *       "context": {
-           *         "reason": "invalid_msisdn"
+           *         "reason": "device_frozen"
            *       }
            *     }
            */
@@ -13603,12 +13606,20 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?:
+                | "device_frozen"
+                | "insufficient_balance"
                 | "invalid_msisdn"
                 | "invalid_request"
                 | "nested_too_deeply"
                 | "nul_character"
                 | "operator_mismatch"
-                | "operator_undetermined";
+                | "operator_undetermined"
+                | "sim_frozen"
+                | "sim_not_assigned"
+                | "sim_not_found"
+                | "sim_retired"
+                | "sim_unmeasured"
+                | "stale_balance";
             };
           };
         };

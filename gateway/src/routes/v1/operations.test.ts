@@ -274,6 +274,70 @@ describe("POST /v1/operations (createOperation)", () => {
   });
 });
 
+describe("the balance rules hold back every debit not yet proven or ended", () => {
+  it("counts a dialled deposit awaiting its SMS against the SIM: a second one the rest cannot cover is refused", async () => {
+    const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"], balance: 100_000 });
+    const simId = handset.sims[0]!.simId;
+    const dialler = await sys.api.createAgent(admin.token, { login: "ops-dialler" });
+    await grantAccess(sys.api, admin.token, dialler.agentId, { simIds: [simId] });
+    const deposit = (montant: number) =>
+      createAs(dialler.token, { operator: "operator_a", client: { msisdn: "670000001", nom: "X" }, montant });
+    const first = await deposit(70_000);
+    expect(first.status).toBe(202);
+    const claimed = await sys.api.get("/v1/device/next", { token: handset.device.token });
+    expect([claimed.status, claimed.body.operation_id]).toEqual([200, first.body.operation_id]);
+    const reported = await sys.api.post("/v1/device/outcome", {
+      token: handset.device.token,
+      body: { operation_id: first.body.operation_id, outcome: "ussd_ok", executed_at: new Date().toISOString() },
+    });
+    expect([reported.status, reported.body.status]).toEqual([200, "awaiting_evidence"]);
+    const second = await deposit(40_000);
+    expect([second.status, second.body.context.reason]).toEqual([422, "insufficient_balance"]);
+    expect(second.body.context).toMatchObject({ available: 30_000, reserved: 70_000, measured_balance: 100_000 });
+    expect((await deposit(30_000)).status).toBe(202);
+  });
+});
+
+describe("an edit of a matching operation runs the gates of its creation", () => {
+  it("refuses an amount over the grant's max_amount (403) or the SIM's free balance (422), and keeps the operation", async () => {
+    const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 80_000 });
+    const simId = handset.sims[0]!.simId;
+    const dialler = await sys.api.createAgent(admin.token, { login: "ops-hand-dialler" });
+    await grantAccess(sys.api, admin.token, dialler.agentId, { simIds: [simId], maxAmount: 50_000 });
+    const matching = async (montant: number) => {
+      const res = await sys.api.post("/v1/operations/matching", {
+        token: dialler.token,
+        body: { beneficiary_msisdn: "690000001", montant },
+      });
+      expect(res.status).toBe(201);
+      return res.body.operation_id as string;
+    };
+    const edit = (id: string, body: Record<string, unknown>) =>
+      sys.api.patch(`/v1/operations/matching/${id}`, { token: dialler.token, body });
+    const id = await matching(10_000);
+
+    const over = await edit(id, { montant: 60_000 });
+    expect([over.status, over.body.code, over.body.context.reason]).toEqual([403, "not_allowed", "over_max_amount"]);
+    const kept = await sys.api.get(`/v1/operations/${id}`, { token: dialler.token });
+    expect(kept.body.montant).toBe(10_000);
+
+    expect((await edit(id, { montant: 40_000 })).body.montant).toBe(40_000);
+    // The other operation is held too (80,000 - 40,000 leaves 40,000 for it).
+    await matching(35_000);
+    // Its own old amount is not counted against it: 80,000 - 35,000 = 45,000 free.
+    const short = await edit(id, { montant: 46_000 });
+    expect([short.status, short.body.code, short.body.context.reason]).toEqual([
+      422,
+      "refused",
+      "insufficient_balance",
+    ]);
+    expect((await sys.api.get(`/v1/operations/${id}`, { token: dialler.token })).body.montant).toBe(40_000);
+    expect((await edit(id, { montant: 45_000 })).body.montant).toBe(45_000);
+    // A contact alone changes no debit and runs no balance gate.
+    expect((await edit(id, { contact_id: "c-1" })).status).toBe(200);
+  });
+});
+
 describe("list, get, cancel through the gateway", () => {
   it("lists own operations with filters; 422 for an unknown status or a malformed date; 403 for another agent's id", async () => {
     const list = await sys.api.get("/v1/operations?status=queued&limit=5", { token: agent.token });
