@@ -951,7 +951,7 @@ export interface paths {
     head?: never;
     /**
      * Rewrite what correlation looks for (contact, number, amount) while still unmatched
-     * @description Rewrite what correlation looks for (contact, number, amount) while still unmatched
+     * @description A change of montant or beneficiary_msisdn runs the gates of the creation on the new values, on the operation's own SIM (never swapped): the access profile (403 over max_amount, SIM no longer granted) and the balance rules (422; the operation's own old amount is not counted against it). A contact_id alone runs none. An operation no longer awaiting_manual_dial is 409 before any of them.
      */
     patch: operations["updateMatchingOperation"];
     trace?: never;
@@ -991,7 +991,7 @@ export interface paths {
     put?: never;
     /**
      * Create an operation: gates in their documented order, SIM selected by the server, queued
-     * @description Gates in order (docs/decisions/dispatch.md): a known request_id answers 409 with the existing operation before anything else (treat as success); the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
+     * @description Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
      */
     post: operations["createOperation"];
     delete?: never;
@@ -13464,7 +13464,7 @@ export interface operations {
           };
         };
       };
-      /** @description Another agent's operation. Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, not_in_scope, password_change_required */
+      /** @description Another agent's operation, or the new amount is past the access profile (max_amount, the SIM no longer granted). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_scope, over_max_amount, password_change_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13472,7 +13472,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Another agent's operation",
+           *       "detail": "Another agent's operation, or the new amount is past the access profile (max_amount, the SIM no longer granted)",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "agent_inactive"
@@ -13486,7 +13486,10 @@ export interface operations {
                 | "agent_inactive"
                 | "caller_not_allowed"
                 | "credential_not_accepted"
+                | "no_grant"
+                | "not_in_grant_sim"
                 | "not_in_scope"
+                | "over_max_amount"
                 | "password_change_required";
             };
           };
@@ -13584,7 +13587,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid value, unknown prefix, or a number of another operator. Reasons (context.reason): invalid_msisdn, invalid_request, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined */
+      /** @description Invalid value, unknown prefix, a number of another operator, or the SIM's balance rules (unmeasured, stale, free balance short of the new amount). Reasons (context.reason): device_frozen, insufficient_balance, invalid_msisdn, invalid_request, nested_too_deeply, nul_character, operator_mismatch, operator_undetermined, sim_frozen, sim_not_assigned, sim_not_found, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13592,10 +13595,10 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Invalid value, unknown prefix, or a number of another operator",
+           *       "detail": "Invalid value, unknown prefix, a number of another operator, or the SIM's balance rules (unmeasured, stale, free balance short of the new amount)",
            *       "code": "refused",
            *       "context": {
-           *         "reason": "invalid_msisdn"
+           *         "reason": "device_frozen"
            *       }
            *     }
            */
@@ -13603,12 +13606,20 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?:
+                | "device_frozen"
+                | "insufficient_balance"
                 | "invalid_msisdn"
                 | "invalid_request"
                 | "nested_too_deeply"
                 | "nul_character"
                 | "operator_mismatch"
-                | "operator_undetermined";
+                | "operator_undetermined"
+                | "sim_frozen"
+                | "sim_not_assigned"
+                | "sim_not_found"
+                | "sim_retired"
+                | "sim_unmeasured"
+                | "stale_balance";
             };
           };
         };
@@ -14188,7 +14199,7 @@ export interface operations {
           };
         };
       };
-      /** @description Access profile does not permit it (detail names the rule). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required */
+      /** @description Access profile does not permit it (detail names the rule), or a `tx-` request_id (reserved to transaction launches). Reasons (context.reason): agent_inactive, caller_not_allowed, credential_not_accepted, no_grant, not_in_grant_sim, not_in_grant_type, over_max_amount, password_change_required, request_id_reserved */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14196,7 +14207,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Access profile does not permit it (detail names the rule)",
+           *       "detail": "Access profile does not permit it (detail names the rule), or a `tx-` request_id (reserved to transaction launches)",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "agent_inactive"
@@ -14214,12 +14225,13 @@ export interface operations {
                 | "not_in_grant_sim"
                 | "not_in_grant_type"
                 | "over_max_amount"
-                | "password_change_required";
+                | "password_change_required"
+                | "request_id_reserved";
             };
           };
         };
       };
-      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id). Reasons (context.reason): request_id_taken */
+      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused. Reasons (context.reason): request_id_reused, request_id_taken */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14267,7 +14279,7 @@ export interface operations {
             | (components["schemas"]["Error"] & {
                 context?: {
                   /** @enum {string} */
-                  reason?: "request_id_taken";
+                  reason?: "request_id_reused" | "request_id_taken";
                 };
               });
         };

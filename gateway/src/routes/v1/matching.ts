@@ -97,6 +97,8 @@ export const matchingRoutes: Route[] = [
     path: "/v1/operations/matching/:operation_id",
     tag: "Operations",
     summary: "Rewrite what correlation looks for (contact, number, amount) while still unmatched",
+    description:
+      "A change of montant or beneficiary_msisdn runs the gates of the creation on the new values, on the operation's own SIM (never swapped): the access profile (403 over max_amount, SIM no longer granted) and the balance rules (422; the operation's own old amount is not counted against it). A contact_id alone runs none. An operation no longer awaiting_manual_dial is 409 before any of them.",
     auth: ["session"],
     uuidParams: ["operation_id"],
     body: z.object({
@@ -108,10 +110,10 @@ export const matchingRoutes: Route[] = [
       {
         200: { description: "Operation detail", schema: contractSchema(OperationSchema) },
         401: "Not signed in",
-        403: "Another agent's operation",
+        403: "Another agent's operation, or the new amount is past the access profile (max_amount, the SIM no longer granted)",
         404: "Unknown matching operation",
         409: "Already matched or terminal",
-        422: "Invalid value, unknown prefix, or a number of another operator",
+        422: "Invalid value, unknown prefix, a number of another operator, or the SIM's balance rules (unmeasured, stale, free balance short of the new amount)",
       },
       DISPATCH,
       [
@@ -123,6 +125,18 @@ export const matchingRoutes: Route[] = [
         "invalid_msisdn",
         "operator_undetermined",
         "operator_mismatch",
+        "agent_inactive",
+        "no_grant",
+        "over_max_amount",
+        "not_in_grant_sim",
+        "sim_not_found",
+        "sim_frozen",
+        "sim_retired",
+        "sim_not_assigned",
+        "device_frozen",
+        "sim_unmeasured",
+        "stale_balance",
+        "insufficient_balance",
       ],
     ),
     async handle({ caller, params, body, services }) {

@@ -122,6 +122,44 @@ describe("POST /v1/operations (createOperation)", () => {
     });
   });
 
+  it.each([
+    ["montant", { montant: 5001 }],
+    ["client.msisdn", { client: { msisdn: "690000002", nom: "Jean Dupont" } }],
+    // A known request_id is answered even where a gate would refuse (here the prefix rule).
+    ["operator", { operator: "operator_a" }],
+    ["type_op", { type_op: "balance" }],
+    ["sim_id", { sim_id: "sim-that-was-not-chosen" }],
+  ])(
+    "answers a replay whose %s differs with 409 request_id_reused, never the first operation",
+    async (field, change) => {
+      const b = body();
+      const first = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+      expect(first.status).toBe(202);
+      const other = await sys.api.post("/v1/operations", { token: agent.token, body: { ...b, ...change } });
+      expect([other.status, other.body.code, other.body.context.reason, other.body.context.differs]).toEqual([
+        409,
+        "conflict",
+        "request_id_reused",
+        [field],
+      ]);
+      expect(JSON.stringify(other.body)).not.toContain(first.body.operation_id);
+      // The same request again is still the replay, with the first operation.
+      const same = await sys.api.post("/v1/operations", { token: agent.token, body: b });
+      expect([same.status, same.body.operation_id]).toEqual([409, first.body.operation_id]);
+    },
+  );
+
+  it("answers an API-key replay naming another owning agent with 409 request_id_reused", async () => {
+    const b = body({ agent_id: agent.agentId });
+    expect((await sys.api.post("/v1/operations", { apiKey: true, body: b })).status).toBe(202);
+    const other = await sys.api.post("/v1/operations", { apiKey: true, body: { ...b, agent_id: colleague.agentId } });
+    expect([other.status, other.body.context.reason, other.body.context.differs]).toEqual([
+      409,
+      "request_id_reused",
+      ["agent_id"],
+    ]);
+  });
+
   it("executes once when 10 repeats race through the gateway", async () => {
     const b = body();
     const answers = await Promise.all(
@@ -233,6 +271,70 @@ describe("POST /v1/operations (createOperation)", () => {
     });
     expect([res.status, res.body.code, res.body.context.reason]).toEqual([422, "refused", "stale_balance"]);
     expect(res.body.detail).toMatch(/^SIM .* balance was last measured at /);
+  });
+});
+
+describe("the balance rules hold back every debit not yet proven or ended", () => {
+  it("counts a dialled deposit awaiting its SMS against the SIM: a second one the rest cannot cover is refused", async () => {
+    const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"], balance: 100_000 });
+    const simId = handset.sims[0]!.simId;
+    const dialler = await sys.api.createAgent(admin.token, { login: "ops-dialler" });
+    await grantAccess(sys.api, admin.token, dialler.agentId, { simIds: [simId] });
+    const deposit = (montant: number) =>
+      createAs(dialler.token, { operator: "operator_a", client: { msisdn: "670000001", nom: "X" }, montant });
+    const first = await deposit(70_000);
+    expect(first.status).toBe(202);
+    const claimed = await sys.api.get("/v1/device/next", { token: handset.device.token });
+    expect([claimed.status, claimed.body.operation_id]).toEqual([200, first.body.operation_id]);
+    const reported = await sys.api.post("/v1/device/outcome", {
+      token: handset.device.token,
+      body: { operation_id: first.body.operation_id, outcome: "ussd_ok", executed_at: new Date().toISOString() },
+    });
+    expect([reported.status, reported.body.status]).toEqual([200, "awaiting_evidence"]);
+    const second = await deposit(40_000);
+    expect([second.status, second.body.context.reason]).toEqual([422, "insufficient_balance"]);
+    expect(second.body.context).toMatchObject({ available: 30_000, reserved: 70_000, measured_balance: 100_000 });
+    expect((await deposit(30_000)).status).toBe(202);
+  });
+});
+
+describe("an edit of a matching operation runs the gates of its creation", () => {
+  it("refuses an amount over the grant's max_amount (403) or the SIM's free balance (422), and keeps the operation", async () => {
+    const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 80_000 });
+    const simId = handset.sims[0]!.simId;
+    const dialler = await sys.api.createAgent(admin.token, { login: "ops-hand-dialler" });
+    await grantAccess(sys.api, admin.token, dialler.agentId, { simIds: [simId], maxAmount: 50_000 });
+    const matching = async (montant: number) => {
+      const res = await sys.api.post("/v1/operations/matching", {
+        token: dialler.token,
+        body: { beneficiary_msisdn: "690000001", montant },
+      });
+      expect(res.status).toBe(201);
+      return res.body.operation_id as string;
+    };
+    const edit = (id: string, body: Record<string, unknown>) =>
+      sys.api.patch(`/v1/operations/matching/${id}`, { token: dialler.token, body });
+    const id = await matching(10_000);
+
+    const over = await edit(id, { montant: 60_000 });
+    expect([over.status, over.body.code, over.body.context.reason]).toEqual([403, "not_allowed", "over_max_amount"]);
+    const kept = await sys.api.get(`/v1/operations/${id}`, { token: dialler.token });
+    expect(kept.body.montant).toBe(10_000);
+
+    expect((await edit(id, { montant: 40_000 })).body.montant).toBe(40_000);
+    // The other operation is held too (80,000 - 40,000 leaves 40,000 for it).
+    await matching(35_000);
+    // Its own old amount is not counted against it: 80,000 - 35,000 = 45,000 free.
+    const short = await edit(id, { montant: 46_000 });
+    expect([short.status, short.body.code, short.body.context.reason]).toEqual([
+      422,
+      "refused",
+      "insufficient_balance",
+    ]);
+    expect((await sys.api.get(`/v1/operations/${id}`, { token: dialler.token })).body.montant).toBe(40_000);
+    expect((await edit(id, { montant: 45_000 })).body.montant).toBe(45_000);
+    // A contact alone changes no debit and runs no balance gate.
+    expect((await edit(id, { contact_id: "c-1" })).status).toBe(200);
   });
 });
 

@@ -509,6 +509,43 @@ describe("launch", () => {
     expect(await operationsOf(t.id)).toHaveLength(1);
   });
 
+  it("refuses a tx- request_id to every caller but intake (403 request_id_reserved): the launch records its own operation", async () => {
+    const t = await createTx({ received_amount_xaf: 6100 });
+    const squat = { operator: "operator_b", client: { msisdn: "690999888", nom: "Someone Else" }, montant: 250_000 };
+    for (const requestId of [`tx-${t.id}`, `tx-${t.id}-again`, `TX-${t.id}`]) {
+      const byAgent = await sys.api.post("/v1/operations", {
+        token: colleague.token,
+        body: { ...squat, request_id: requestId },
+      });
+      const byKey = await sys.api.post("/v1/operations", {
+        apiKey: true,
+        body: { ...squat, request_id: requestId, agent_id: colleague.agentId },
+      });
+      for (const res of [byAgent, byKey]) {
+        expect([res.status, res.body.code, res.body.context.reason]).toEqual([
+          403,
+          "not_allowed",
+          "request_id_reserved",
+        ]);
+        expect(res.body.operation_id).toBeUndefined();
+      }
+    }
+    expect(await sys.db.query(`select 1 from dispatch.operations where request_id ilike $1`, [`tx-${t.id}%`])).toEqual(
+      [],
+    );
+    await confirm(t.id);
+    const res = await launch(t.id);
+    expect(res.status).toBe(200);
+    const op = await sys.api.get(`/v1/operations/${res.body.operation_id}`, { token: agent.token });
+    expect(op.body).toMatchObject({ request_id: `tx-${t.id}`, montant: 6100, msisdn_dest: "690111222" });
+    // Even the launched id cannot be replayed from outside to read or reuse it.
+    const replay = await sys.api.post("/v1/operations", {
+      apiKey: true,
+      body: { ...squat, request_id: `tx-${t.id}`, agent_id: agent.agentId },
+    });
+    expect([replay.status, replay.body.context.reason]).toEqual([403, "request_id_reserved"]);
+  });
+
   it("releases the claim when dispatch refuses with 422 (balance short of the amount)", async () => {
     // Within the grant's 500 000 FCFA, above the SIM's measured 300 000.
     const t = await createTx({ received_amount_xaf: 400_000 });

@@ -139,6 +139,45 @@ export function admitMatchingOperation(request: MatchingRequest, facts: Admissio
   });
 }
 
+/** A matching operation as an edit finds it (awaiting_manual_dial, so its amount is held on its SIM). */
+export interface MatchingOperation {
+  readonly sim_id: string | null;
+  readonly montant: number;
+  readonly msisdn_dest: string;
+}
+
+/**
+ * An edit of a matching operation that changes its amount or number runs the gates of its
+ * creation again on the values it would have (issue 23: an edit past the grant's
+ * max_amount or the SIM's balance would otherwise be proven by its SMS): the number's
+ * operator, the owning agent, the grant (403 over max_amount) and the balance rules of
+ * its own SIM, whose held amount is its own old amount and so is not counted against it.
+ * The SIM is never swapped: a SIM since deleted refuses the edit.
+ */
+export function admitMatchingEdit(
+  agent: OwningAgent,
+  before: MatchingOperation,
+  change: { amount: number | null; beneficiary_msisdn: string | null },
+  facts: AdmissionFacts,
+): Result<Admission> {
+  if (before.sim_id === null) {
+    return fail(refusal("sim_not_found", "The operation's SIM was deleted; cancel it and create another", {}));
+  }
+  const simId = before.sim_id;
+  const candidates = facts.candidates.map((c) =>
+    c.sim_id === simId ? { ...c, reserved: Math.max(0, (c.reserved ?? 0) - before.montant) } : c,
+  );
+  return admitMatchingOperation(
+    {
+      agent,
+      beneficiary_msisdn: change.beneficiary_msisdn ?? before.msisdn_dest,
+      amount: change.amount ?? before.montant,
+      sim_id: simId,
+    },
+    { ...facts, candidates },
+  );
+}
+
 type SelectionInput = Pick<OperationRequest, "agent" | "operator" | "op_type" | "amount" | "sim_id">;
 
 /** Grant gates, then selection among the granted SIMs only. */

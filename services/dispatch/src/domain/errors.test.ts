@@ -41,6 +41,7 @@ describe("Result", () => {
 
 describe("reasons", () => {
   it.each([
+    ["request_id_reserved", "forbidden"],
     ["circuit_breaker", "locked"],
     ["invalid_request", "invalid"],
     ["origin_matching_refused", "invalid"],
@@ -70,6 +71,8 @@ describe("reasons", () => {
     ["insufficient_balance", "refused"],
     ["operation_not_found", "not_found"],
     ["caller_not_allowed", "forbidden"],
+    ["request_id_taken", "conflict"],
+    ["request_id_reused", "conflict"],
     ["not_in_scope", "forbidden"],
     ["operation_not_cancellable", "conflict"],
     ["operation_not_editable", "conflict"],
@@ -90,12 +93,12 @@ describe("reasons", () => {
 
   it("is a closed set of stable snake_case codes", () => {
     expect(REASON_CODES).toHaveLength(Object.keys(REASONS).length);
-    expect(REASON_CODES).toHaveLength(43);
+    expect(REASON_CODES).toHaveLength(45);
     for (const code of REASON_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
   });
 
-  it("lists the create-operation gates from the circuit breaker to the balance", () => {
-    expect(CREATE_OPERATION_PRECEDENCE[0]).toBe("circuit_breaker");
+  it("lists the create-operation gates from the reserved request_id and the circuit breaker to the balance", () => {
+    expect(CREATE_OPERATION_PRECEDENCE.slice(0, 2)).toEqual(["request_id_reserved", "circuit_breaker"]);
     expect(CREATE_OPERATION_PRECEDENCE.at(-1)).toBe("insufficient_balance");
     expect(CREATE_OPERATION_PRECEDENCE).not.toContain("operation_not_cancellable");
   });

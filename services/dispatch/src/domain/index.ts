@@ -6,6 +6,7 @@ export * from "./reasons.ts";
 export * from "./vocabulary.ts";
 export * from "./operators.ts";
 export * from "./request-rules.ts";
+export * from "./idempotency.ts";
 export * from "./grant.ts";
 export * from "./selection.ts";
 export * from "./admission.ts";

@@ -16,6 +16,11 @@ interface ReasonSpec {
 
 export const REASONS = {
   // --- create operation, in precedence order -------------------------------
+  // Before the replay answer: a reserved request_id is refused even when it exists.
+  request_id_reserved: {
+    status: "forbidden",
+    when: "request_id starts with `tx-`, reserved to the operations of transaction launches (intake alone)",
+  },
   circuit_breaker: { status: "locked", when: "The circuit breaker is active; nothing is queued" },
   invalid_request: { status: "invalid", when: "A request value is malformed (amount, date, day count)" },
   origin_matching_refused: { status: "invalid", when: "origin `matching` on the create route" },
@@ -61,6 +66,10 @@ export const REASONS = {
   request_id_taken: {
     status: "conflict",
     when: "A create replays a request_id whose operation is outside the caller's scope (nothing of it is shown)",
+  },
+  request_id_reused: {
+    status: "conflict",
+    when: "A create replays a request_id with another agent_id, operator, type_op, montant, client.msisdn or named sim_id (context.differs names them; nothing of the first operation is shown)",
   },
   not_in_scope: {
     status: "forbidden",

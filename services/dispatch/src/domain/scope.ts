@@ -8,13 +8,15 @@
 //                         access grant assigns them; supervisors may also attach
 //                         evidence to any operation (contract, Attach evidence)
 //   API key               every operation (it names the owning agent itself)
+//   intake                as the API key (its launches name the launching agent); the
+//                         only caller that may create `tx-` request_ids (idempotency.ts)
 //   device                only operations assigned to it (handset routes)
 
 import type { DomainError } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 import type { Role } from "./vocabulary.ts";
 
-export type ActorKind = "api_key" | "session" | "device" | "messaging_key" | "service";
+export type ActorKind = "api_key" | "intake" | "session" | "device" | "messaging_key" | "service";
 
 /** The caller as the domain sees it. */
 export interface Actor {
@@ -35,9 +37,9 @@ export function isAdmin(actor: Actor): boolean {
   return actor.kind === "session" && actor.role === "admin";
 }
 
-/** Every operation is visible to the API key and to admins. */
+/** Every operation is visible to the API key, intake and admins. */
 export function seesFleet(actor: Actor): boolean {
-  return actor.kind === "api_key" || isAdmin(actor);
+  return actor.kind === "api_key" || actor.kind === "intake" || isAdmin(actor);
 }
 
 export function requireKind(actor: Actor, kinds: readonly ActorKind[], action: string): DomainError | null {

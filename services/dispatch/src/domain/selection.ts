@@ -50,8 +50,9 @@ export interface SimCandidate {
   readonly in_flight: number;
   /**
    * FCFA already committed on this SIM: the amounts of its debiting operations
-   * (deposit, float_deposit) queued or running. The measured balance minus this is
-   * what a new debit may use; absent is 0.
+   * (deposit, float_deposit) not yet proven or ended (HOLDING_STATUSES: queued, running,
+   * awaiting_evidence, awaiting_manual_dial). The measured balance minus this is what a
+   * new debit may use; absent is 0.
    */
   readonly reserved?: number;
   readonly last_finished_at: Date | null;
@@ -178,7 +179,7 @@ function isFresh(sim: MeasuredSim, request: SelectionRequest): boolean {
   return ageMs <= (request.staleness_ms ?? BALANCE_STALENESS_MS);
 }
 
-/** The measured balance less what queued and running debits already committed. */
+/** The measured balance less what debits not yet proven or ended already committed. */
 export function availableOf(sim: MeasuredSim): number {
   return sim.balance_mirror - (sim.reserved ?? 0);
 }

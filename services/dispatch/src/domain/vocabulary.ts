@@ -45,3 +45,12 @@ export function isAccountQuery(opType: OpType): boolean {
 export function isDebiting(opType: OpType): boolean {
   return DEBITING_OP_TYPES.includes(opType);
 }
+
+/**
+ * Statuses whose debit the SIM's measured balance does not yet show for certain: queued
+ * and running (not dialled yet, or being dialled), awaiting_evidence (dialled, SMS not
+ * in) and awaiting_manual_dial (a person is about to dial it). Their amounts are held back
+ * from the free balance until the debit is proven (confirmed) or ends (failed, rejected,
+ * no_evidence: see docs/decisions/dispatch.md, rule 11).
+ */
+export const HOLDING_STATUSES = ["queued", "running", "awaiting_evidence", "awaiting_manual_dial"] as const;

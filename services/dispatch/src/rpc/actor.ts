@@ -1,7 +1,7 @@
 import type { Caller } from "@transferops/kit";
 import { ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 
-const KINDS: readonly ActorKind[] = ["api_key", "session", "device", "messaging_key", "service"];
+const KINDS: readonly ActorKind[] = ["api_key", "intake", "session", "device", "messaging_key", "service"];
 
 /** The authenticated caller as the domain sees it; an absent caller is refused by every scoped rule. */
 export function actorOf(caller: Caller | undefined): Actor {

@@ -390,10 +390,17 @@ describe("create operation: idempotent on request_id", () => {
   it("answers a repeat with the existing operation and never executes twice", async () => {
     const body = req();
     const first = await h.client.createOperation(body);
-    const again = await h.client.createOperation({ ...body, montant: 7000n });
+    const again = await h.client.createOperation(body);
     expect([first.created, again.created]).toEqual([true, false]);
     expect(again.operation?.operationId).toBe(first.operation?.operationId);
     expect(again.operation?.montant).toBe(5000n);
+    // Another amount under the same request_id is not a repeat: refused, nothing executed.
+    const other = await refusalOf(h.client.createOperation({ ...body, montant: 7000n }));
+    expect([other.status, other.context.reason, other.context.differs]).toEqual([
+      409,
+      "request_id_reused",
+      ["montant"],
+    ]);
     const [{ n }] = await h.query(`select count(*)::int as n from dispatch.operations where request_id = $1`, [
       body.requestId,
     ]);

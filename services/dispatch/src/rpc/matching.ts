@@ -3,6 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Caller } from "@transferops/kit";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
+  admitMatchingEdit,
   admitMatchingOperation,
   checkAmount,
   checkOwnOperation,
@@ -11,9 +12,16 @@ import {
   listAgentScope,
   refusal,
   requireKind,
+  transition,
 } from "../domain/index.ts";
 import { publishChange } from "../events/operations.ts";
-import { insertOperation, listOperations, type OperationChange, type OperationRecord } from "../store/operations.ts";
+import {
+  findOperation,
+  insertOperation,
+  listOperations,
+  type OperationChange,
+  type OperationRecord,
+} from "../store/operations.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import { toOperation } from "./mappers.ts";
@@ -150,6 +158,20 @@ export function matchingHandlers(deps: DispatchDeps): Impl {
       if (req.clearContactId) change.contact_id = null;
       else if (req.contactId !== undefined) change.contact_id = req.contactId;
       const now = deps.now();
+      // An edit of the amount or the number runs the create's gates (admitMatchingEdit) with
+      // fleet's view of the operation's SIM, read before the lock (no call while it is held).
+      const rewritesDebit = change.montant !== undefined || destination !== null;
+      const seen = rewritesDebit ? await findOperation(db.em(), req.operationId) : undefined;
+      const context =
+        seen?.sim_id && seen.origin === "matching"
+          ? await fleet.dispatchContext({
+              caller: req.caller as Caller | undefined,
+              agentId: actor.agent_id!,
+              operator: "",
+              opType: "deposit",
+              simId: seen.sim_id,
+            })
+          : undefined;
       const after = await db.tx(async (em) => {
         const before = await lockOrNotFound(em, req.operationId);
         requireMatching(before);
@@ -162,11 +184,51 @@ export function matchingHandlers(deps: DispatchDeps): Impl {
             { msisdn: destination.msisdn, operator: destination.operator, declared_operator: before.operator },
           );
         }
-        return move(em, before, { type: "edit_matching" }, change, {
+        // 409 for an operation no longer editable comes before the gates of its new values.
+        unwrap(transition(before, { type: "edit_matching" }));
+        const admission = rewritesDebit
+          ? unwrap(
+              admitMatchingEdit(
+                {
+                  agent_id: actor.agent_id!,
+                  role: actor.role ?? roleOf(context?.agent.role ?? ""),
+                  grant: context?.grant ?? null,
+                  exists: context?.agent.exists,
+                  is_active: context?.agent.is_active,
+                },
+                before,
+                { amount: change.montant ?? null, beneficiary_msisdn: destination?.msisdn ?? null },
+                {
+                  circuit_breaker_active: false,
+                  candidates: context ? await candidatesOf(em, context.sims) : [],
+                  now,
+                  staleness_ms: config.balanceStalenessMs,
+                },
+              ),
+            )
+          : undefined;
+        const edited = await move(em, before, { type: "edit_matching" }, change, {
           trigger: "edit_matching",
           actor_agent_id: actor.agent_id,
           at: now,
         });
+        if (admission) {
+          // The row now holds its new amount: checked again under the SIM's lock, as a create is.
+          const short = await reserveBalance(
+            em,
+            admission.sim,
+            {
+              operator: before.operator,
+              op_type: "deposit",
+              amount: edited.montant,
+              now,
+              staleness_ms: config.balanceStalenessMs,
+            },
+            { inserted: true },
+          );
+          if (short) throw short;
+        }
+        return edited;
       });
       deps.published();
       return { operation: toOperation(after) };

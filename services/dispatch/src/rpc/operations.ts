@@ -21,7 +21,10 @@ import {
   type Role,
   type SimCandidate,
   checkBalance,
+  checkReplay,
+  checkRequestIdNamespace,
   isDebiting,
+  type ReplayedRequest,
   type Operator,
   type OpType,
   type DomainError,
@@ -143,18 +146,35 @@ export function cancelledBy(actor: Actor): string {
 
 /**
  * A replayed request_id answers with the first execution, but only to a caller who may
- * read that operation: request_ids are unique across the fleet, and another agent's
- * reuse learns only that the value is taken (docs/decisions/dispatch.md).
+ * read that operation (request_ids are unique across the fleet, and another agent's
+ * reuse learns only that the value is taken), and only when it is the same request
+ * (domain/idempotency.ts; docs/decisions/dispatch.md).
  */
 type Created = { record: OperationRecord; created: boolean };
 
-function replayOf(actor: Actor, known: OperationRecord): OperationRecord {
+function replayOf(actor: Actor, known: OperationRecord, request: ReplayedRequest): OperationRecord {
   if (checkOwnOperation(actor, known)) {
     throw refusal("request_id_taken", "request_id is already used by an operation outside your scope", {
       request_id: known.request_id,
     });
   }
+  check(checkReplay(known, request));
   return known;
+}
+
+function replayedRequest(req: CreateOperationRequest, actor: Actor, agentId: string): ReplayedRequest {
+  return {
+    request_id: req.requestId,
+    // The API key names the owner in its body. A session's owner is itself (its scope was
+    // checked); intake's is whoever claimed the launch, and a launch's id is one
+    // transaction's whichever agent completes it.
+    agent_id: actor.kind === "api_key" ? agentId : null,
+    operator: req.operator,
+    op_type: req.typeOp || "deposit",
+    montant: Number(req.montant),
+    msisdn: req.clientMsisdn,
+    sim_id: req.simId || null,
+  };
 }
 
 export function operationHandlers(deps: DispatchDeps): Impl {
@@ -173,9 +193,10 @@ export function operationHandlers(deps: DispatchDeps): Impl {
 
   async function create(req: CreateOperationRequest, first?: Promise<Created>): Promise<Created> {
     const actor = actorOf(req.caller);
-    check(requireKind(actor, ["api_key", "session"], "create an operation"));
+    check(requireKind(actor, ["api_key", "intake", "session"], "create an operation"));
     const opType = req.typeOp || "deposit";
     if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
+    check(checkRequestIdNamespace(actor.kind, req.requestId));
     if (!req.clientNom.trim()) throw invalid("client.nom", "client.nom is required");
     if (!isOpType(opType))
       throw invalid("type_op", `type_op must be one of deposit, withdrawal, balance, float_deposit, mini_statement`);
@@ -197,17 +218,18 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       (r) => r.record,
       () => undefined,
     );
-    if (known) return { record: replayOf(actor, known), created: false };
+    const replay = replayedRequest(req, actor, agentId);
+    if (known) return { record: replayOf(actor, known, replay), created: false };
     try {
       const record = await execute(req, actor, agentId);
       if (record) return { record, created: true };
     } catch (err) {
       const taken = await findByRequestId(db.em(), req.requestId).catch(() => undefined);
-      if (taken) return { record: replayOf(actor, taken), created: false };
+      if (taken) return { record: replayOf(actor, taken, replay), created: false };
       throw err;
     }
     // The request_id is taken (a replay, or a concurrent repeat in another replica won the insert): answer with its row.
-    return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!), created: false };
+    return { record: replayOf(actor, (await findByRequestId(db.em(), req.requestId))!, replay), created: false };
   }
 
   /**

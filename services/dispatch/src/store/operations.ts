@@ -1,6 +1,14 @@
 import { one, outboxInsertSql, rows, type EntityManager } from "@transferops/kit";
 import { DEVICE_WORK_CHANNEL } from "./idle-devices.ts";
-import type { DeviceOutcome, OperationStatus, Operator, OpType, Origin } from "../domain/index.ts";
+import {
+  DEBITING_OP_TYPES,
+  HOLDING_STATUSES,
+  type DeviceOutcome,
+  type OperationStatus,
+  type Operator,
+  type OpType,
+  type Origin,
+} from "../domain/index.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
 
 /** An operation row as the service works with it. Amounts in FCFA. */
@@ -183,8 +191,10 @@ export async function insertOperation(em: EntityManager, op: NewOperation): Prom
   return inserted[0] ? toRecord(inserted[0]) : undefined;
 }
 
-/** Debits a handset will dial or is dialling: their money is committed but not yet measured. */
-const COMMITTED = `status in ('queued', 'running') and op_type in ('deposit', 'float_deposit')`;
+/** Debits not yet proven or ended (domain HOLDING_STATUSES): their money is committed but not yet measured. */
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
+const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
+const COMMITTED = `${HOLDING} and op_type in (${sqlList(DEBITING_OP_TYPES)})`;
 
 /** The row a create writes, as `insertOperation` would return it: every other column empty. */
 export function freshRecord(op: NewOperation): OperationRecord {
@@ -377,10 +387,10 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
               order by f.finished_at desc limit 1) as last_finished_at
        from jsonb_array_elements_text(?::jsonb) as s(sim_id)
        cross join lateral (
-         select count(*) as in_flight,
+         select count(*) filter (where status in ('queued', 'running')) as in_flight,
                 coalesce(sum(montant) filter (where ${COMMITTED}), 0) as reserved
            from dispatch.operations
-          where sim_id = s.sim_id and status in ('queued', 'running')) as l`,
+          where sim_id = s.sim_id and ${HOLDING}) as l`,
     [JSON.stringify(simIds)],
   );
   for (const r of found) {

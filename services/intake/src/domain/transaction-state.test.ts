@@ -27,7 +27,10 @@ describe("operation request_id", () => {
     expect(operationRequestId(id)).toBe(`tx-${id}`);
     expect(transactionIdOf(`tx-${id}`)).toBe(id);
   });
-  it.each(["req-1", `tx-${id.slice(0, 30)}`, id, ""])("%s names no transaction", (requestId) => {
-    expect(transactionIdOf(requestId)).toBeNull();
-  });
+  it.each(["req-1", `tx-${id.slice(0, 30)}`, id, "", `tx-${id}-extra`, `tx-${id}0`, ` tx-${id}`])(
+    "%s names no transaction",
+    (requestId) => {
+      expect(transactionIdOf(requestId)).toBeNull();
+    },
+  );
 });

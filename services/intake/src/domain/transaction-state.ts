@@ -12,9 +12,13 @@ export const CLOSED_BY_RECEIPT = "closed_by_receipt";
 /** The operation request_id of a launch: protection (2), unique at dispatch. */
 export const operationRequestId = (transactionId: string) => `tx-${transactionId}`;
 
-/** The transaction a dispatch operation belongs to, from its request_id; null for any other operation. */
+/**
+ * The transaction a dispatch operation belongs to, from its request_id; null for any other
+ * operation. Anchored at both ends: only the launch's exact id settles a transaction
+ * (dispatch also refuses `tx-` ids from anyone but intake).
+ */
 export function transactionIdOf(operationRequestId: string): string | null {
-  const m = /^tx-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/.exec(operationRequestId);
+  const m = /^tx-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(operationRequestId);
   return m ? m[1]! : null;
 }
 

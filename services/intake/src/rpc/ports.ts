@@ -25,11 +25,12 @@ export interface Ports {
 export function grpcPorts(dispatch: Client<typeof DispatchService>, fleet: Client<typeof FleetService>): Ports {
   return {
     async createOperation(o) {
-      // Intake is an internal caller with the API key's semantics: it names the owning
-      // agent (the one who launched) and the origin; dispatch selects the SIM within
-      // that agent's grant and runs every create gate.
+      // Intake calls as itself, with the API key's semantics: it names the owning agent
+      // (the one who launched) and the origin; dispatch selects the SIM within that
+      // agent's grant and runs every create gate. Only this caller may create the
+      // launches' `tx-` request_ids.
       const res = await dispatch.createOperation({
-        caller: { kind: "api_key" },
+        caller: { kind: "intake" },
         requestId: o.requestId,
         agentId: o.agentId,
         operator: o.operator,

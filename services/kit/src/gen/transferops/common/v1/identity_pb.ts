@@ -21,8 +21,9 @@ export const file_transferops_common_v1_identity: GenFile = /*@__PURE__*/
  */
 export type Caller = Message<"transferops.common.v1.Caller"> & {
   /**
-   * `api_key` (automation), `session` (board agent), `device` (handset) or
-   * `messaging_key` (messaging-side Bearer API key).
+   * `api_key` (automation), `session` (board agent), `device` (handset),
+   * `messaging_key` (messaging-side Bearer API key) or `intake` (the intake service
+   * launching a transaction; never set by the gateway).
    *
    * @generated from field: string kind = 1;
    */
