@@ -2472,6 +2472,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   logout: {
@@ -2573,6 +2596,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -2712,6 +2758,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -2945,6 +3014,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   bootstrapAdmin: {
@@ -3171,6 +3263,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listAgents: {
@@ -3287,6 +3402,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -3536,6 +3674,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -3788,6 +3949,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deactivateAgent: {
@@ -3961,6 +4145,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -4147,6 +4354,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listMovements: {
@@ -4311,6 +4541,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -4501,6 +4754,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -4762,6 +5038,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -5066,6 +5365,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -5392,6 +5714,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getAgentAccess: {
@@ -5582,6 +5927,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -5841,6 +6209,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getOwnLimits: {
@@ -5984,6 +6375,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getOwnSims: {
@@ -6102,6 +6516,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -6240,6 +6677,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -6458,6 +6918,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getDevice: {
@@ -6666,6 +7149,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deleteDevice: {
@@ -6839,6 +7345,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -7106,6 +7635,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getDeviceHealth: {
@@ -7307,6 +7859,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   issueDeviceToken: {
@@ -7490,6 +8065,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   revokeDeviceToken: {
@@ -7665,6 +8263,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listSims: {
@@ -7811,6 +8432,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -8092,6 +8736,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getSim: {
@@ -8285,6 +8952,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deleteSim: {
@@ -8458,6 +9148,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -8738,6 +9451,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   unassignSim: {
@@ -8952,6 +9688,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -9229,6 +9988,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   recordSimBalance: {
@@ -9484,6 +10266,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getSimHistory: {
@@ -9680,6 +10485,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -9898,6 +10726,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   unfreezeSim: {
@@ -10114,6 +10965,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getSimSnapshot: {
@@ -10233,6 +11107,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -10455,6 +11352,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   liftCircuitBreaker: {
@@ -10566,6 +11486,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -10689,6 +11632,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -10917,6 +11883,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   resetProductionData: {
@@ -11136,6 +12125,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getFleetHealth: {
@@ -11296,6 +12308,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -11576,6 +12611,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listDeviceSims: {
@@ -11692,6 +12750,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -11827,6 +12908,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -11975,6 +13079,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -12169,6 +13296,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listWebhooks: {
@@ -12285,6 +13435,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -12520,6 +13693,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deleteWebhook: {
@@ -12693,6 +13889,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -12899,6 +14118,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listMatchingOperations: {
@@ -13066,6 +14308,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -13341,6 +14606,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -13652,6 +14940,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   cancelMatchingOperation: {
@@ -13894,6 +15205,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listOperations: {
@@ -14073,6 +15407,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -14426,6 +15783,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listUnproven: {
@@ -14579,6 +15959,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listSettledOnWord: {
@@ -14729,6 +16132,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -14948,6 +16374,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -15190,6 +16639,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -15494,6 +16966,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getNextOperation: {
@@ -15646,6 +17141,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -15927,6 +17445,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listDeviceOperations: {
@@ -16078,6 +17619,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -16354,6 +17918,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listTransactions: {
@@ -16542,6 +18129,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -16876,6 +18486,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getTransaction: {
@@ -17120,6 +18753,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -17457,6 +19113,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   launchTransaction: {
@@ -17709,6 +19388,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -18037,6 +19739,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   confirmTransactionPayment: {
@@ -18304,6 +20029,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -18575,6 +20323,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   closeTransactionByReceipt: {
@@ -18842,6 +20613,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -19188,6 +20982,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getUnprovenByHandset: {
@@ -19364,6 +21181,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -19594,6 +21434,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -19852,6 +21715,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listContacts: {
@@ -20067,6 +21953,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -20398,6 +22307,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getContactCounts: {
@@ -20540,6 +22472,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -20780,6 +22735,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deleteContact: {
@@ -21016,6 +22994,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -21350,6 +23351,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   restoreContact: {
@@ -21609,6 +23633,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -21872,6 +23919,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   unblockContact: {
@@ -22131,6 +24201,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -22453,6 +24546,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   removeContactTag: {
@@ -22714,6 +24830,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -23032,6 +25171,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -23354,6 +25516,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listImports: {
@@ -23556,6 +25741,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -23931,6 +26139,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   getImport: {
@@ -24194,6 +26425,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   listMappingTemplates: {
@@ -24339,6 +26593,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -24535,6 +26812,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -24864,6 +27164,29 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
     };
   };
   deleteMapping: {
@@ -25037,6 +27360,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
@@ -25343,6 +27689,29 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
         };
       };
     };
