@@ -131,6 +131,16 @@ export class Checks {
     return problems;
   }
 
+  /** Messages evidence still holds pending (correlation or balance), stored before `before`. */
+  async pendingMessages(before: Date): Promise<string[]> {
+    const rows = await this.query<{ id: string }>(
+      `select id::text from evidence.messages
+        where (state = 'pending' or balance_state = 'pending') and stored_at < $1`,
+      [before],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Outbox rows of every service not yet published to Kafka, created before `before`. */
   async unpublished(before: Date): Promise<number> {
     const schemas = await this.query<{ schema: string }>(

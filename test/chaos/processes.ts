@@ -5,6 +5,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import path from "node:path";
 import { freePorts, sleep } from "../infra/util.ts";
+import { serviceClient } from "@transferops/kit";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "@transferops/kit/gen/grpc/health/v1/health_pb";
+import { RoundRobinProxy } from "./proxy.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const SERVICES = ["fleet", "dispatch", "evidence", "intake", "messaging", "analytics"] as const;
@@ -33,6 +36,7 @@ class Component {
   ) {}
 
   start(): void {
+    this.stopping = false;
     const out = openSync(this.logFile, "a");
     try {
       const child = spawn(process.execPath, ["--import", "tsx", this.entry], {
@@ -64,6 +68,19 @@ class Component {
     this.start();
   }
 
+  /** Until the service process answers SERVING on its own gRPC port (not the gateway). */
+  async serving(deadlineMs: number): Promise<void> {
+    const url = `http://127.0.0.1:${this.env.GRPC_PORT}`;
+    for (const until = Date.now() + deadlineMs; ; await sleep(250)) {
+      const status = await serviceClient(Health, url)
+        .check({}, { timeoutMs: 1000 })
+        .then((r) => r.status)
+        .catch(() => undefined);
+      if (status === Status.SERVING) return;
+      if (Date.now() > until) throw new Error(`${this.name} on ${url} not serving within ${deadlineMs / 1000} s`);
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     const child = this.child;
@@ -76,34 +93,70 @@ class Component {
 }
 
 export interface ChaosSystem {
+  /** The first gateway's address. */
   gatewayUrl: string;
-  component(name: ComponentName): Component;
+  gatewayUrls: string[];
+  /** A replica of a component (the first by default). */
+  component(name: ComponentName, replica?: number): Component;
+  /** Every replica of a component. */
+  replicas(name: ComponentName): Component[];
   /** Exits nobody asked for, in order (each process was started again). */
   unexpectedExits: Exit[];
   stop(): Promise<void>;
 }
 
-/** Starts the six services and the gateway (see `waitServing`). */
-export async function startProcesses(env: Record<string, string>, logDir: string): Promise<ChaosSystem> {
-  const ports = await freePorts(SERVICES.length + 1);
-  const urls = Object.fromEntries(SERVICES.map((s, i) => [`${s.toUpperCase()}_URL`, `http://127.0.0.1:${ports[i]}`]));
-  const components = new Map<ComponentName, Component>();
+export interface Topology {
+  /** Processes of each service; more than one stand behind a round-robin proxy on the service's address. */
+  replicas?: number;
+  /** Gateway processes, each on a port of its own. */
+  gateways?: number;
+}
+
+/** Starts the six services and the gateway, all at once (see `waitServing`). */
+export async function startProcesses(
+  env: Record<string, string>,
+  logDir: string,
+  topology: Topology = {},
+): Promise<ChaosSystem> {
+  const replicas = topology.replicas ?? 1;
+  const gateways = topology.gateways ?? 1;
+  // One call, so that no port is handed out twice.
+  const addresses = await freePorts(SERVICES.length * (replicas > 1 ? 1 + replicas : 1) + gateways);
+  const urls = Object.fromEntries(
+    SERVICES.map((s, i) => [`${s.toUpperCase()}_URL`, `http://127.0.0.1:${addresses[i]}`]),
+  );
+  const gatewayPorts = addresses.slice(SERVICES.length, SERVICES.length + gateways);
+  const replicaPorts = addresses.slice(SERVICES.length + gateways);
+  const components = new Map<ComponentName, Component[]>();
+  const proxies: RoundRobinProxy[] = [];
   const unexpectedExits: Exit[] = [];
-  const add = (name: ComponentName, entry: string, own: Record<string, string>) =>
-    components.set(
-      name,
-      new Component(name, entry, { ...env, ...urls, ...own }, path.join(logDir, `${name}.log`), (exit) =>
-        unexpectedExits.push(exit),
-      ),
-    );
-  SERVICES.forEach((s, i) => add(s, `services/${s}/src/main.ts`, { GRPC_PORT: String(ports[i]) }));
-  add("gateway", "gateway/src/main.ts", { PORT: String(ports.at(-1)), HOST: "127.0.0.1" });
-  for (const c of components.values()) c.start();
+  const add = (name: ComponentName, entry: string, own: Record<string, string>, replica: number, count: number) => {
+    const log = path.join(logDir, count > 1 ? `${name}-${replica + 1}.log` : `${name}.log`);
+    const c = new Component(name, entry, { ...env, ...urls, ...own }, log, (exit) => unexpectedExits.push(exit));
+    components.set(name, [...(components.get(name) ?? []), c]);
+  };
+  for (const [i, s] of SERVICES.entries()) {
+    const ports = replicas > 1 ? replicaPorts.slice(i * replicas, (i + 1) * replicas) : [addresses[i]];
+    if (replicas > 1) proxies.push(new RoundRobinProxy(addresses[i], ports));
+    ports.forEach((port, r) => add(s, `services/${s}/src/main.ts`, { GRPC_PORT: String(port) }, r, replicas));
+  }
+  gatewayPorts.forEach((port, r) =>
+    add("gateway", "gateway/src/main.ts", { PORT: String(port), HOST: "127.0.0.1" }, r, gateways),
+  );
+  await Promise.all(proxies.map((p) => p.listen()));
+  const all = () => [...components.values()].flat();
+  for (const c of all()) c.start();
+  const gatewayUrls = gatewayPorts.map((p) => `http://127.0.0.1:${p}`);
   return {
-    gatewayUrl: `http://127.0.0.1:${ports.at(-1)}`,
-    component: (name) => components.get(name)!,
+    gatewayUrl: gatewayUrls[0],
+    gatewayUrls,
+    component: (name, replica = 0) => components.get(name)![replica],
+    replicas: (name) => components.get(name)!,
     unexpectedExits,
-    stop: async () => void (await Promise.all([...components.values()].map((c) => c.stop()))),
+    stop: async () => {
+      await Promise.all(all().map((c) => c.stop()));
+      await Promise.all(proxies.map((p) => p.close()));
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { contractCodeOf, errorBodyFromConnect, type ErrorStatus, httpStatus, type Logger } from "@transferops/kit";
 import type { z } from "zod";
 import type { GatewayReason } from "./reasons.ts";
@@ -45,8 +45,39 @@ export function validationError(issues: z.core.$ZodIssue[], where: string): Http
   return new HttpError("invalid", problems);
 }
 
+/** Seconds a caller waits before sending a request whose outcome is unknown again. */
+export const OUTCOME_UNKNOWN_RETRY_AFTER_S = 2;
+
+/**
+ * A service call that ran out of the request's deadline, or whose service went away during
+ * it (connection lost, replica stopped): the work may have been done or not. Never a 500:
+ * a 503 that says so, and that the same request (same request_id, client_message_id or
+ * body) may be sent again, which every write route answers idempotently.
+ */
+export function outcomeUnknown(err: ConnectError): HttpError | undefined {
+  if (err.code !== Code.DeadlineExceeded && err.code !== Code.Unavailable) return undefined;
+  return new HttpError(
+    "internal",
+    "The request did not finish in time; it may or may not have taken effect. Send the same request again (same request_id or client_message_id) after Retry-After: a replay answers what was done.",
+    {
+      reason: "outcome_unknown",
+      httpStatus: 503,
+      context: { retry_after_s: OUTCOME_UNKNOWN_RETRY_AFTER_S },
+      headers: { "Retry-After": String(OUTCOME_UNKNOWN_RETRY_AFTER_S) },
+    },
+  );
+}
+
 export function sendError(res: Response, err: unknown, log: Logger): void {
   if (res.headersSent) return;
+  const unknown = err instanceof ConnectError ? outcomeUnknown(err) : undefined;
+  if (unknown) {
+    log.warn(
+      { err: { code: (err as ConnectError).code, message: (err as ConnectError).rawMessage } },
+      "service call outcome unknown",
+    );
+    return sendError(res, unknown, log);
+  }
   if (err instanceof HttpError) {
     for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
     res.status(err.status).json({ detail: err.detail, code: err.code, context: err.context });

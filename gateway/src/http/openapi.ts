@@ -172,6 +172,8 @@ function guessString(s: Json, name: string): string {
 /** Reasons the gateway itself can give on a route (credentials, body, rate), by status. */
 function gatewayReasons(r: Route): Record<number, string[]> {
   const out: Record<number, string[]> = { 429: [GATEWAY_REASONS.rate_limited], 404: [] };
+  // Every route calls a service (health declares its own 503 body).
+  if (!r.responses[503]) out[503] = [GATEWAY_REASONS.outcome_unknown];
   if (r.auth !== "none") {
     out[401] = [GATEWAY_REASONS.credentials_missing];
     out[403] = [GATEWAY_REASONS.credential_not_accepted];
@@ -202,6 +204,7 @@ const GATEWAY_DESCRIPTIONS: Record<number, string> = {
   422: "Validation problems: `detail` lists them (code invalid_request)",
   429: "Too many requests; retry after Retry-After",
   500: "Internal error; nothing about it is sent",
+  503: "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
 };
 
 /** The error body, its `context.reason` one of `reasons` (sorted, unique) when there are some. */

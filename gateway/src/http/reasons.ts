@@ -19,6 +19,7 @@ export const GATEWAY_REASONS = {
   malformed_request: "malformed_request",
   nul_character: "nul_character",
   nested_too_deeply: "nested_too_deeply",
+  outcome_unknown: "outcome_unknown",
 } as const;
 
 export type GatewayReason = keyof typeof GATEWAY_REASONS;

@@ -1,6 +1,6 @@
 import type { DescService } from "@bufbuild/protobuf";
 import "./abort-reason.ts";
-import { createClient, type Client, type Transport } from "@connectrpc/connect";
+import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, currentContext } from "./context.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
@@ -29,10 +29,11 @@ function propagating(inner: Transport): Transport {
         "rpc.method": method.name,
         correlation_id: currentContext()?.correlationId ?? "",
       });
-      if (!span) return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+      const send = () => unrefused(() => inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues));
+      if (!span) return send();
       return inSpan(span, () => {
         for (const [k, v] of Object.entries(traceHeaders())) o.headers.set(k, v);
-        return inner.unary(method, signal, o.timeoutMs, o.headers, input, contextValues);
+        return send();
       });
     },
     stream(method, signal, timeoutMs, header, input, contextValues) {
@@ -41,6 +42,26 @@ function propagating(inner: Transport): Transport {
       return inner.stream(method, signal, o.timeoutMs, o.headers, input, contextValues);
     },
   };
+}
+
+/** Tries of a call whose stream the server refused. */
+const REFUSED_TRIES = 3;
+
+/**
+ * A stream the server refused (HTTP/2 REFUSED_STREAM: a replica shutting down refuses the
+ * streams that crossed its GOAWAY) was never processed, so sending it again cannot do the
+ * work twice; the retry goes out on a new connection (through the service's address, to a
+ * replica that serves). Any other failure is the caller's to handle.
+ */
+async function unrefused<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= REFUSED_TRIES || !(err instanceof ConnectError) || !/REFUSED_STREAM/.test(err.message)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
 }
 
 const transports = new Map<string, Transport>();

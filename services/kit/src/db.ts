@@ -1,6 +1,7 @@
 import { MikroORM, type Constructor } from "@mikro-orm/core";
 import { Migrator, Migration } from "@mikro-orm/migrations";
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
+import pg from "pg";
 import { preparedDriver, type PgTransactions } from "./db-driver.ts";
 
 export { Migration };
@@ -52,8 +53,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     },
     debug: false,
   });
-  await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
-  await orm.migrator.up();
+  try {
+    await migrateAlone(options.url, options.schema, async () => {
+      await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
+      await orm.migrator.up();
+    });
+  } catch (err) {
+    await orm.close(true);
+    throw err;
+  }
   const connection = orm.em.getConnection() as unknown as PgTransactions;
   return {
     orm,
@@ -70,6 +78,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }),
     close: () => orm.close(true),
   };
+}
+
+/**
+ * Runs `migrate` while holding the schema's migration lock: a session-level PostgreSQL
+ * advisory lock taken on a connection of its own (not the pool's, whose connections the
+ * migrator's transactions use and return), held until `migrate` ends. Replicas starting
+ * together, and the release's migration job beside them, then migrate one at a time: the
+ * first applies what is pending (creating the schema, the migrations table and any
+ * extension), the others wait and find the schema current. A migrator that dies releases
+ * the lock with its connection.
+ */
+export async function migrateAlone(url: string, schema: string, migrate: () => Promise<void>): Promise<void> {
+  const lock = new pg.Client({ connectionString: url, application_name: `migrate ${schema}` });
+  await lock.connect();
+  try {
+    await lock.query(`select pg_advisory_lock(hashtext('transferops.migrations'), hashtext($1))`, [schema]);
+    await migrate();
+  } finally {
+    // Ending the session releases its advisory locks.
+    await lock.end();
+  }
 }
 
 /** Rows a transaction writes at its end, by table (see `deferInsert`). */

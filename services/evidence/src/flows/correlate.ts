@@ -19,6 +19,10 @@ import {
 import { recomputeDay } from "../store/reconciliations.ts";
 import { checkChain } from "./chain.ts";
 import type { FlowDeps } from "./ports.ts";
+import { KeyedQueue } from "./serial.ts";
+
+/** One correlation per SIM at a time in this process (see KeyedQueue): the SIM's lock orders them anyway. */
+const bySim = new KeyedQueue();
 
 /**
  * Finishes the correlation of a stored message (rules 5 to 7 of outcomes.ts) and returns it
@@ -37,20 +41,22 @@ export async function correlateMessage(deps: FlowDeps, before: MessageRecord): P
   const messageId = before.id;
   let done: MessageRecord | undefined;
   try {
-    done = await db.tx(async (em) => {
-      await lockSim(em, before.sim_id);
-      const m = await lockMessage(em, messageId);
-      if (!m || m.state === "done") return m;
-      const c = await decide(deps, em, m);
-      await deps.hooks?.afterProof?.(m.id);
-      const updated = await finishCorrelation(em, m.id, c);
-      await messageCorrelated(em, updated);
-      if (updated.operation_id) await messageLinked(em, updated);
-      if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
-      await checkChain(em, updated);
-      await recomputeDay(em, updated.sim_id, updated.received_at);
-      return updated;
-    });
+    done = await bySim.run(before.sim_id, () =>
+      db.tx(async (em) => {
+        await lockSim(em, before.sim_id);
+        const m = await lockMessage(em, messageId);
+        if (!m || m.state === "done") return m;
+        const c = await decide(deps, em, m);
+        await deps.hooks?.afterProof?.(m.id);
+        const updated = await finishCorrelation(em, m.id, c);
+        await messageCorrelated(em, updated);
+        if (updated.operation_id) await messageLinked(em, updated);
+        if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
+        await checkChain(em, updated);
+        await recomputeDay(em, updated.sim_id, updated.received_at);
+        return updated;
+      }),
+    );
   } catch (err) {
     log.warn({ err, message_id: messageId }, "correlation did not finish; the message stays pending");
     await recordAttemptFailure(db.em(), messageId, errorText(err)).catch(() => undefined);

@@ -21,6 +21,7 @@ import { recomputeDay } from "../store/reconciliations.ts";
 import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
+import { SingleFlight } from "./serial.ts";
 
 /**
  * The contract's "Submit SMS messages": 403 unless the SIM is the calling device's; then,
@@ -57,8 +58,16 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
   return results;
 }
 
+/** Copies of one message in this process share one finish (see SingleFlight). */
+const finishing = new SingleFlight();
+
 /** Whatever a stored message still lacks: its correlation, then its balance. */
-export async function finish(deps: FlowDeps, stored: MessageRecord): Promise<MessageRecord> {
+export function finish(deps: FlowDeps, stored: MessageRecord): Promise<MessageRecord> {
+  if (stored.state !== "pending" && stored.balance_state !== "pending") return Promise.resolve(stored);
+  return finishing.run(stored.id, () => finishStored(deps, stored));
+}
+
+async function finishStored(deps: FlowDeps, stored: MessageRecord): Promise<MessageRecord> {
   let m = stored;
   if (m.state === "pending") m = (await correlateMessage(deps, m)) ?? m;
   if (m.balance_state === "pending") m = await pushBalance(deps, m);

@@ -1,0 +1,498 @@
+// The system as the chart deploys it (`npm run test:replicas`). Not a vitest file: it runs
+// minutes and prints a table; it exits 1 when a check fails.
+//
+// Two replicas of every service (each pair behind a round-robin TCP proxy on the service's
+// address, as a Kubernetes Service) and two gateways, as separate processes on a fresh
+// database and the real Kafka broker, all started at the same moment. Then, through both
+// gateways, phase after phase:
+//   load     creates (half by board sessions, half by the API key), each request id sent to
+//            both gateways at once; handsets polling the gateways in turn, dialling with the
+//            simulated operator, reporting, and forwarding each SMS three times at once (the
+//            app's retry with the same client id through the other gateway, and the
+//            operator's repeat under a new id); intake transactions launched; a contact import;
+//   rolling  the same load while each replica is stopped (SIGTERM) and started again, one at a
+//            time, the next once the restarted one serves;
+//   kill -9  the same load while one replica of each component is killed and started again;
+//   settle   no load: waits for the re-drive.
+// It fails on any 5xx (or unanswered request), any process exit at start, any double
+// execution (a request id with two operations, replays answered with different operations)
+// or double confirmation, any acknowledged create or SMS lost, any SMS still pending after
+// the re-drive interval once the load stopped.
+//
+//   npm run test:replicas                      # the short profile (CI)
+//   npm run test:replicas -- --profile full    # longer phases, more handsets
+//   npm run test:replicas -- --keep-logs
+// Environment: DATABASE_URL as for the tests (test/infra/postgres.ts); KAFKA_BROKERS to use a
+// running broker, else one is started from the Maven Central jars (test/infra/kafka.ts).
+
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { call, closeConnections, percentile, type Reply } from "../bench/http.ts";
+import { ensureKafka } from "../infra/kafka.ts";
+import { createDatabase, dropStaleTestDatabases, ensurePostgres } from "../infra/postgres.ts";
+import { sleep } from "../infra/util.ts";
+import { Api } from "../support/api.ts";
+import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../support/credentials.ts";
+import { grantAccess, provisionHandset } from "../support/fleet-fixtures.ts";
+import { SimulatedHandset, type DispatchPayload } from "../simulator/handset.ts";
+import { OperatorSms, type OutgoingSms } from "../simulator/operator-sms.ts";
+import { SimulatedOperator } from "../simulator/operator.ts";
+import { Checks } from "../chaos/checks.ts";
+import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
+
+const PROFILES = {
+  short: { handsets: 6, agents: 4, createsPerS: 4, loadS: 20, faultGapS: 2 },
+  full: { handsets: 16, agents: 10, createsPerS: 8, loadS: 60, faultGapS: 5 },
+};
+const REDRIVE_INTERVAL_MS = 1000;
+const REDRIVE_GRACE_MS = 3000;
+const CALL_TIMEOUT_MS = 15_000;
+const BALANCE = 1_000_000_000_000;
+const DATABASE_PREFIX = "tops_replicas";
+
+const { values: flags } = parseArgs({
+  options: { profile: { type: "string" }, "keep-logs": { type: "boolean", default: false } },
+});
+const profileName = flags.profile ?? process.env.REPLICAS_PROFILE ?? "short";
+if (!(profileName in PROFILES)) throw new Error(`unknown profile ${profileName}: short or full`);
+const P = PROFILES[profileName as keyof typeof PROFILES];
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const t0 = performance.now();
+const step = (s: string) => log(`[replicas ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}`);
+
+interface Answer {
+  phase: string;
+  what: string;
+  status: number;
+  ms: number;
+}
+
+/** Every answer, by the phase it was sent in. */
+class Ledger {
+  phase = "provision";
+  readonly answers: Answer[] = [];
+  readonly creates = new Map<string, Set<string>>();
+  readonly sms: { simId: string; clientMessageId: string; operationId: string; at: number }[] = [];
+
+  async send(what: string, request: () => Promise<Reply>): Promise<Reply> {
+    const phase = this.phase;
+    const r = await request();
+    this.answers.push({ phase, what, status: r.status, ms: r.ms });
+    if (r.status === 0 || r.status >= 500) step(`${phase}: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
+    return r;
+  }
+}
+
+interface Row {
+  phase: string;
+  requests: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  recovery: string;
+}
+
+async function main(): Promise<number> {
+  step(`profile ${profileName}: ${JSON.stringify(P)}`);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
+    })());
+  let stopping = false;
+  const onSignal = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    void cleanup().finally(() => process.exit(code));
+  };
+  process.on("SIGINT", () => onSignal(130));
+  process.on("SIGTERM", () => onSignal(143));
+  const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-replicas-"));
+  let failed = true;
+  try {
+    const [postgres, kafka] = await Promise.all([ensurePostgres(step), ensureKafka(step)]);
+    cleanups.push(
+      () => kafka.stop(),
+      () => postgres.stop(),
+    );
+    await dropStaleTestDatabases(postgres.adminUrl, DATABASE_PREFIX);
+    const db = await createDatabase(postgres.adminUrl, DATABASE_PREFIX);
+    cleanups.push(() => db.drop());
+    step(`database ${db.name}; Kafka ${kafka.description}; component logs in ${logDir}`);
+    const { rows, problems } = await run(db.url, kafka.brokers, logDir, cleanups);
+    printTable(rows);
+    for (const p of problems) log(`FAIL ${p}`);
+    failed = problems.length > 0;
+    log(failed ? `${problems.length} problem(s)` : "every check passed");
+    return failed ? 1 : 0;
+  } finally {
+    await cleanup();
+    closeConnections();
+    if (failed) printLogTails(logDir);
+    if (failed || flags["keep-logs"]) log(`component logs kept in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+async function run(
+  databaseUrl: string,
+  brokers: string,
+  logDir: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<{ rows: Row[]; problems: string[] }> {
+  const problems: string[] = [];
+  const rows: Row[] = [];
+  const topicPrefix = `replicas${Date.now().toString(36)}${randomBytes(3).toString("hex")}.`;
+  const started = performance.now();
+  const system = await startProcesses(
+    {
+      NODE_ENV: "test",
+      LOG_LEVEL: "warn",
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: brokers,
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      API_KEYS: TEST_API_KEY,
+      BOOTSTRAP_TOKEN: TEST_BOOTSTRAP_TOKEN,
+      RATE_LIMIT_RPS: "100000",
+      RATE_LIMIT_BURST: "100000",
+      DEVICE_COOLDOWN_S: "0",
+      EVIDENCE_REDRIVE_INTERVAL_MS: String(REDRIVE_INTERVAL_MS),
+      EVIDENCE_REDRIVE_GRACE_MS: String(REDRIVE_GRACE_MS),
+    },
+    logDir,
+    { replicas: 2, gateways: 2 },
+  );
+  cleanups.push(() => system.stop());
+  await Promise.all(system.gatewayUrls.map((u) => waitServing(u, 180_000)));
+  const startS = (performance.now() - started) / 1000;
+  step(`serving after ${startS.toFixed(1)} s: 2 replicas of each service, ${system.gatewayUrls.length} gateways`);
+  for (const e of system.unexpectedExits) problems.push(`start: ${e.name} exited (${e.signal ?? `code ${e.code}`})`);
+  rows.push({
+    phase: "start",
+    requests: 0,
+    failed: system.unexpectedExits.length,
+    p50: NaN,
+    p99: NaN,
+    recovery: `${startS.toFixed(1)} s`,
+  });
+
+  const ledger = new Ledger();
+  const world = await provision(system, ledger);
+  const load = new Load(system.gatewayUrls, world, ledger);
+  cleanups.push(() => load.stop());
+  const checks = new Checks(databaseUrl, "replicas-checks");
+  cleanups.push(() => checks.close());
+
+  const phase = async (name: string, during: () => Promise<string>) => {
+    ledger.phase = name;
+    const from = ledger.answers.length;
+    const recovery = await during();
+    rows.push(summarize(name, ledger.answers.slice(from), recovery));
+  };
+  load.start();
+  await phase("load", async () => (await sleep(P.loadS * 1000), "-"));
+  await phase("rolling restart", async () => {
+    const times: number[] = [];
+    for (const name of [...SERVICES, "gateway"] as ComponentName[]) {
+      for (const [i, c] of system.replicas(name).entries()) {
+        const t = performance.now();
+        await c.stop();
+        c.start();
+        await untilServing(system, name, i);
+        times.push((performance.now() - t) / 1000);
+        await sleep(P.faultGapS * 1000);
+      }
+    }
+    return `max ${Math.max(...times).toFixed(1)} s per replica`;
+  });
+  await phase("kill -9", async () => {
+    const times: number[] = [];
+    for (const name of [...SERVICES, "gateway"] as ComponentName[]) {
+      const t = performance.now();
+      await system.component(name, 1).killAndRestart();
+      await untilServing(system, name, 1);
+      times.push((performance.now() - t) / 1000);
+      await sleep(P.faultGapS * 1000);
+    }
+    return `max ${Math.max(...times).toFixed(1)} s per replica`;
+  });
+  ledger.phase = "settle";
+  await load.stop();
+  const settleFrom = performance.now();
+  await sleep(REDRIVE_GRACE_MS + 3 * REDRIVE_INTERVAL_MS);
+  rows.push({
+    phase: "settle",
+    requests: 0,
+    failed: 0,
+    p50: NaN,
+    p99: NaN,
+    recovery: `${((performance.now() - settleFrom) / 1000).toFixed(1)} s`,
+  });
+
+  for (const r of rows)
+    if (r.failed && r.phase !== "start") problems.push(`${r.phase}: ${r.failed} answers 5xx or none`);
+  const exitsAfterStart = system.unexpectedExits.length - (rows[0].failed ?? 0);
+  if (exitsAfterStart > 0) problems.push(`${exitsAfterStart} process exit(s) nobody asked for after the start`);
+  problems.push(...(await verify(checks, ledger)));
+  return { rows, problems };
+}
+
+/** Until the restarted replica serves: a gateway's health, or the replica's own gRPC port. */
+async function untilServing(system: ChaosSystem, name: ComponentName, replica: number): Promise<void> {
+  if (name === "gateway") return waitServing(system.gatewayUrls[replica], 120_000);
+  await system.component(name, replica).serving(120_000);
+}
+
+interface World {
+  apiAgentId: string;
+  sessions: { token: string; agentId: string }[];
+  handsets: { token: string; simId: string; msisdn: string }[];
+  operator: SimulatedOperator;
+  adminToken: string;
+}
+
+async function provision(system: ChaosSystem, ledger: Ledger): Promise<World> {
+  const api = new Api(system.gatewayUrl);
+  const admin = await api.bootstrapAdmin();
+  const operator = new SimulatedOperator();
+  const handsets: World["handsets"] = [];
+  for (let i = 0; i < P.handsets; i++) {
+    const { device, sims } = await provisionHandset(api, admin.token, { balance: BALANCE, label: `replica ${i}` });
+    operator.registerSim(sims[0].msisdn, "operator_a", { pin: sims[0].pin, balance: BALANCE });
+    handsets.push({ token: device.token, simId: sims[0].simId, msisdn: sims[0].msisdn });
+  }
+  const grant = { simIds: handsets.map((h) => h.simId), opTypes: ["deposit"], maxAmount: 10_000_000 };
+  const apiAgent = await api.createAgent(admin.token, { login: "replicas-automation" });
+  await grantAccess(api, admin.token, apiAgent.agentId, grant);
+  const sessions: World["sessions"] = [];
+  for (let i = 0; i < P.agents; i++) {
+    const a = await api.createAgent(admin.token, { login: `replicas-board-${i}` });
+    await grantAccess(api, admin.token, a.agentId, grant);
+    sessions.push({ token: a.token, agentId: a.agentId });
+  }
+  // Fleet's SIMs and grants reach dispatch through Kafka: creates succeed once they have.
+  for (const until = Date.now() + 60_000; ; await sleep(500)) {
+    const r = await ledger.send("create (readiness)", () =>
+      call(
+        system.gatewayUrl,
+        "POST",
+        "/v1/operations",
+        { "x-api-key": TEST_API_KEY },
+        createBody(apiAgent.agentId, 999),
+      ),
+    );
+    if (r.status === 202) break;
+    if (Date.now() > until) throw new Error(`creates never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  step(`provisioned ${P.handsets} handsets, ${P.agents} board agents; creates accepted`);
+  return { apiAgentId: apiAgent.agentId, sessions, handsets, operator, adminToken: admin.token };
+}
+
+const createBody = (agentId: string | undefined, montant: number, requestId = `replicas-${randomUUID()}`) => ({
+  request_id: requestId,
+  ...(agentId ? { agent_id: agentId } : {}),
+  operator: "operator_a",
+  type_op: "deposit",
+  montant,
+  client: { msisdn: "670000001", nom: "Replica Load" },
+});
+
+const ok = (r: Reply) => r.status >= 200 && r.status < 300;
+const retryable = (r: Reply) => r.status === 0 || r.status === 429 || r.status >= 500;
+
+class Load {
+  private running = true;
+  private readonly loops: Promise<void>[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private amount = 1000;
+  private turn = 0;
+
+  constructor(
+    private readonly gateways: string[],
+    private readonly world: World,
+    private readonly ledger: Ledger,
+  ) {}
+
+  private gateway(): string {
+    return this.gateways[this.turn++ % this.gateways.length];
+  }
+
+  start(): void {
+    this.loops.push(this.createLoop());
+    for (const h of this.world.handsets) this.loops.push(this.handsetLoop(h));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+    await Promise.all(this.inFlight);
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async createLoop(): Promise<void> {
+    const begun = performance.now();
+    for (let k = 0; this.running; k++) {
+      const due = begun + (k * 1000) / P.createsPerS - performance.now();
+      if (due > 0) await sleep(due);
+      if (this.inFlight.size < 200) this.track(this.createOne(k));
+    }
+  }
+
+  /** One request id sent to every gateway at once: one operation, the same one in every 2xx answer. */
+  private async createOne(k: number): Promise<void> {
+    const session = k % 2 === 0 ? this.world.sessions[(k / 2) % this.world.sessions.length] : undefined;
+    const headers: Record<string, string> = session
+      ? { authorization: `Bearer ${session.token}` }
+      : { "x-api-key": TEST_API_KEY };
+    const body = createBody(session ? undefined : this.world.apiAgentId, this.amount++);
+    const what = session ? "create (session)" : "create (API key)";
+    const answers = await Promise.all(
+      this.gateways.map((g) =>
+        this.ledger.send(what, () => call(g, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS)),
+      ),
+    );
+    const ids = this.ledger.creates.get(body.request_id) ?? new Set<string>();
+    for (const r of answers)
+      if (ok(r) || r.status === 409) ids.add(r.body?.operation_id ?? r.body?.context?.operation_id);
+    if (ids.size) this.ledger.creates.set(body.request_id, ids);
+  }
+
+  private async untilTaken(what: string, send: (gateway: string) => Promise<Reply>): Promise<Reply> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.ledger.send(what, () => send(this.gateway()));
+      if (!retryable(r) || !this.running) return r;
+      await sleep(Math.min(1000, 100 * 2 ** attempt));
+    }
+  }
+
+  private async handsetLoop(h: World["handsets"][number]): Promise<void> {
+    const auth = { authorization: `Bearer ${h.token}` };
+    const handset = new SimulatedHandset({
+      baseUrl: this.gateways[0],
+      token: h.token,
+      operator: this.world.operator,
+      sims: new Map([[h.simId, { msisdn: h.msisdn, operator: "operator_a" }]]),
+    });
+    const sms = new OperatorSms({ baseUrl: this.gateways[0], token: h.token });
+    while (this.running) {
+      const polled = await this.ledger.send("poll", () =>
+        call(this.gateway(), "GET", "/v1/device/next", auth, undefined, CALL_TIMEOUT_MS),
+      );
+      if (polled.status !== 200) {
+        await sleep(500);
+        continue;
+      }
+      const op = polled.body as DispatchPayload;
+      const result = await handset.dial(op);
+      await this.untilTaken("outcome", (g) =>
+        call(
+          g,
+          "POST",
+          "/v1/device/outcome",
+          auth,
+          {
+            operation_id: op.operation_id,
+            outcome: result.outcome,
+            ussd_response: result.ussd_response,
+            executed_at: result.executed_at.toISOString(),
+          },
+          CALL_TIMEOUT_MS,
+        ),
+      );
+      for (const text of sms.smsFor(op, result)) await this.deliverThrice(auth, text, op.operation_id);
+    }
+  }
+
+  /**
+   * One SMS three times at once: twice with its client id (the app's retry, through each
+   * gateway) and once under a new id (the operator sending it again: a restatement).
+   */
+  private async deliverThrice(auth: Record<string, string>, text: OutgoingSms, operationId: string): Promise<void> {
+    const body = (clientMessageId: string) => ({
+      sim_id: text.simId,
+      subscription_slot: 0,
+      messages: [
+        {
+          sender: text.sender,
+          raw: text.raw,
+          received_at: text.receivedAt.toISOString(),
+          device_received_at: new Date().toISOString(),
+          client_message_id: clientMessageId,
+        },
+      ],
+    });
+    const copies = [text.clientMessageId, text.clientMessageId, randomUUID()];
+    const answers = await Promise.all(
+      copies.map((id) =>
+        this.untilTaken("sms", (g) => call(g, "POST", "/v1/device/messages", auth, body(id), CALL_TIMEOUT_MS)),
+      ),
+    );
+    if (ok(answers[0]) && text.about.kind === "deposit")
+      this.ledger.sms.push({
+        simId: text.simId,
+        clientMessageId: text.clientMessageId,
+        operationId,
+        at: performance.now(),
+      });
+  }
+}
+
+async function verify(checks: Checks, ledger: Ledger): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [requestId, ids] of ledger.creates)
+    if (ids.size > 1) problems.push(`request ${requestId} answered with ${ids.size} different operations`);
+  const acked = [...ledger.creates].map(([requestId, ids]) => ({ requestId, operationId: [...ids][0], at: 0 }));
+  for (const lost of await checks.lostCreates(acked))
+    problems.push(`create ${lost.requestId} acknowledged but not stored`);
+  for (const lost of await checks.lostSms(ledger.sms))
+    problems.push(`SMS ${lost.clientMessageId} acknowledged but not stored`);
+  problems.push(...(await checks.doubleConfirmations()));
+  problems.push(...(await checks.unprovenBySms(ledger.sms)));
+  for (const m of await checks.pendingMessages(new Date(Date.now() - REDRIVE_GRACE_MS - 2 * REDRIVE_INTERVAL_MS)))
+    problems.push(`message ${m} still pending past the re-drive interval`);
+  return problems;
+}
+
+function summarize(phase: string, answers: Answer[], recovery: string): Row {
+  const ms = answers.map((a) => a.ms).sort((a, b) => a - b);
+  return {
+    phase,
+    requests: answers.length,
+    failed: answers.filter((a) => a.status === 0 || a.status >= 500).length,
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    recovery,
+  };
+}
+
+function printTable(rows: Row[]): void {
+  const fmt = (n: number) => (Number.isNaN(n) ? "-" : `${n.toFixed(0)} ms`);
+  const head = ["phase", "requests", "5xx/none", "p50", "p99", "recovery"];
+  const body = rows.map((r) => [r.phase, String(r.requests), String(r.failed), fmt(r.p50), fmt(r.p99), r.recovery]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  for (const line of [head, ...body]) log(line.map((c, i) => c.padEnd(widths[i])).join("  "));
+}
+
+function printLogTails(logDir: string): void {
+  for (const name of [...SERVICES, "gateway"])
+    for (const r of [1, 2]) {
+      const file = path.join(logDir, `${name}-${r}.log`);
+      try {
+        const lines = readFileSync(file, "utf8").trim().split("\n").slice(-8);
+        log(`--- ${name}-${r} (last lines)\n${lines.join("\n")}`);
+      } catch {
+        // no log: never started
+      }
+    }
+}
+
+process.exitCode = await main();
