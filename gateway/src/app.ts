@@ -20,6 +20,7 @@ import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
 import { allRoutes } from "./routes/v1/index.ts";
 import { endHttpSpan, httpMetrics } from "./http/metrics.ts";
+import { boardRouter } from "./http/board.ts";
 
 export interface GatewayOptions {
   services: Services;
@@ -32,6 +33,8 @@ export interface GatewayOptions {
   loginThrottle?: LoginThrottleOptions;
   /** Handsets known idle, answered without a call (started by the caller); none by default. */
   idlePolls?: IdlePolls;
+  /** The built board served at /board; gateway/board/dist by default. */
+  boardDir?: string;
 }
 
 const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
@@ -85,6 +88,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     if (span) span.run(carry);
     else carry();
   });
+
+  app.use("/board", boardRouter(options.boardDir));
 
   app.use((req, res, next) => {
     const credential = credentialOf(req);
