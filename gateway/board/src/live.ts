@@ -1,4 +1,4 @@
-import { currentSession } from "./api.ts";
+import { currentSession, setSession } from "./api.ts";
 
 // Live hints from GET /v1/events (Server-Sent Events, gateway/src/routes/v1/events.ts): the
 // stream only says what changed (kind, id, status); the pages refetch through the REST
@@ -95,6 +95,8 @@ async function connectOnce(): Promise<boolean> {
       signal: controller.signal,
       cache: "no-store",
     });
+    // A session revoked or expired: back to sign-in, as for any other 401.
+    if (res.status === 401) setSession(undefined, true);
     if (!res.ok || !res.body) return false;
     setMode("live");
     emit("refetch");

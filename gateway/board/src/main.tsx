@@ -34,14 +34,15 @@ function App() {
   const [, setLangTick] = useState<Lang>(lang());
   const [notice, setNotice] = useState<string>();
 
-  useEffect(
-    () =>
-      onSession((s, expired) => {
-        if (expired) setNotice(t("session.expired"));
-        setLocal(s);
-      }),
-    [],
-  );
+  useEffect(() => {
+    const off = onSession((s, expired) => {
+      if (expired) setNotice(t("session.expired"));
+      setLocal(s);
+    });
+    // Another tab may have answered before this listener existed.
+    setLocal(currentSession());
+    return off;
+  }, []);
   useEffect(() => {
     const onHash = () => setPage(pageOfHash());
     addEventListener("hashchange", onHash);

@@ -48,7 +48,8 @@ export function Matching() {
             ok: true as const,
             message: t("mo.recorded", { amount: fcfa(r.data.montant), msisdn: r.data.msisdn_dest }),
           };
-          setOutcome(o);
+          // A refusal shows under the form; the page keeps the last success.
+          setOutcome(o.ok ? o : undefined);
           void list.reload();
           return o;
         }}

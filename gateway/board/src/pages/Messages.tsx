@@ -121,7 +121,7 @@ export function Messages() {
   );
 }
 
-/** One orphan SMS: its parsed fields, the operations it could prove (same SIM, same amount), attach or dismiss. */
+/** One orphan SMS: its parsed fields, the operations it could prove (same SIM, closest amount first), attach or dismiss. */
 function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Outcome) => void }) {
   const e = props.evidence;
   const [reason, setReason] = useState<DismissReason>("not_ours");
@@ -129,7 +129,15 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
   const candidates = useLiveList<Operation>(
     async () => {
       const r = await call(() => api.GET("/v1/operations", { params: { query: { sim_id: e.sim_id, limit: 250 } } }));
-      return r.data ? { data: r.data.filter((o) => o.montant === e.amount && PROVABLE.has(o.status)) } : r;
+      if (!r.data) return r;
+      // Closest amount first: an SMS is an orphan because it matched nothing exactly.
+      const gap = (o: Operation) => Math.abs(o.montant - (e.amount ?? 0));
+      return {
+        data: r.data
+          .filter((o) => PROVABLE.has(o.status))
+          .sort((a, b) => gap(a) - gap(b))
+          .slice(0, 20),
+      };
     },
     (o) => o.operation_id,
     ["operation"],
