@@ -31,6 +31,18 @@ RUN npm install --omit=dev --omit=optional --no-audit --no-fund --ignore-scripts
   && npm cache clean --force \
   && rm -rf /root/.npm /tmp/*
 
+# ---- the board: built here, only its static files are shipped ------------------------------
+FROM ${NODE_IMAGE} AS board
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY gateway/board/package.json gateway/board/
+# Its build tools only (Vite, Preact, the typed client); esbuild and Rollup come as this
+# platform's optional binaries, so optional dependencies stay in.
+RUN npm install --workspace @transferops/board --include-workspace-root=false --no-audit --no-fund --ignore-scripts \
+  && npm cache clean --force
+COPY gateway/board gateway/board
+RUN npm run build --workspace @transferops/board
+
 # ---- runtime ---------------------------------------------------------------------------------
 FROM ${NODE_IMAGE}
 LABEL org.opencontainers.image.title="transferops" \
@@ -45,6 +57,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY services ./services
 COPY gateway ./gateway
+COPY --from=board /app/gateway/board/dist ./gateway/board/dist
 COPY deploy/image/component.mjs deploy/image/healthcheck.mjs deploy/image/topics.mjs ./deploy/image/
 # Owned by root, run as `node` (uid 1000): the application cannot change its own code.
 USER 1000:1000

@@ -2,7 +2,15 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "services/kit/src/gen/**", "deploy/helm/**", "**/.cache/**"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      "services/kit/src/gen/**",
+      "deploy/helm/**",
+      "**/.cache/**",
+      "gateway/board/dist/**",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

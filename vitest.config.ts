@@ -2,7 +2,12 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["services/*/src/**/*.test.ts", "gateway/src/**/*.test.ts", "test/**/*.test.ts"],
+    include: [
+      "services/*/src/**/*.test.ts",
+      "gateway/src/**/*.test.ts",
+      "test/**/*.test.ts",
+      "gateway/board/e2e/**/*.test.ts",
+    ],
     globalSetup: ["test/infra/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,

@@ -41,6 +41,7 @@ stops.unshift(system.stop);
 const url = system.gatewayUrl.replace("127.0.0.1", "localhost");
 console.log(`
 Transfer operations platform is up: ${url}/v1/health
+  Board:    ${url}/board/   (sign in with the admin below)
   OpenAPI:  ${url}/v1/openapi.json
   API key:  ${env.API_KEYS.split(",")[0]}   (X-API-Key header)
 

@@ -20,6 +20,8 @@ import { openApiDocument } from "./http/openapi.ts";
 import type { Services } from "./services.ts";
 import { allRoutes } from "./routes/v1/index.ts";
 import { endHttpSpan, httpMetrics } from "./http/metrics.ts";
+import { boardRouter } from "./http/board.ts";
+import { eventStream, type EventStreamOptions } from "./routes/v1/events.ts";
 
 export interface GatewayOptions {
   services: Services;
@@ -32,6 +34,10 @@ export interface GatewayOptions {
   loginThrottle?: LoginThrottleOptions;
   /** Handsets known idle, answered without a call (started by the caller); none by default. */
   idlePolls?: IdlePolls;
+  /** The built board served at /board; gateway/board/dist by default. */
+  boardDir?: string;
+  /** Timings of the board's live hints (GET /v1/events). */
+  eventStream?: Partial<EventStreamOptions>;
 }
 
 const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
@@ -86,6 +92,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     else carry();
   });
 
+  app.use("/board", boardRouter(options.boardDir));
+
   app.use((req, res, next) => {
     const credential = credentialOf(req);
     res.locals.credential = credential;
@@ -116,6 +124,19 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     openapi ??= JSON.stringify(openApiDocument(routes));
     res.type("application/json").send(openapi);
   });
+
+  // The board's live hints: a stream, outside the JSON routes and their deadline (events.ts).
+  const streamRoute = { auth: ["session"] } as Route;
+  app.get(
+    "/v1/events",
+    eventStream({
+      services,
+      log,
+      authenticate: async (res) => (await authenticate(streamRoute, res.locals.credential, services, authCache))!,
+      refuse: (res, err) => sendError(res, err, log),
+      options: options.eventStream,
+    }),
+  );
 
   for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle, idlePolls));
 

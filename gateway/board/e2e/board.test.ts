@@ -1,0 +1,242 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
+import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import {
+  createOperation,
+  dial,
+  intakeTransaction,
+  orphanSms,
+  RECIPIENTS,
+  seedWorld,
+  unprovenOperation,
+  type BoardWorld,
+} from "./world.ts";
+
+// The board in a real browser (Debian's Chromium, driven by playwright-core) against the
+// whole system on a fresh database, Alice's handset and its operator simulated. Assertions
+// are on roles and text, as a person (or a screen reader) finds them.
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let sys: TestSystem;
+let world: BoardWorld;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Full page loads of `page` (a reload would add one), and what the browser refused by CSP. */
+let loads = 0;
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  await buildBoard();
+  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
+  world = await seedWorld(sys.url);
+  browser = await launchChromium();
+  context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris" });
+  page = await context.newPage();
+  page.on("load", () => loads++);
+  page.on("console", (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  await page.goto(`${sys.url}/board/`);
+  await signIn(page, world.alice.login, world.alice.password);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+const go = async (hash: string, heading: string | RegExp) => {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.getByRole("heading", { level: 2, name: heading }).waitFor();
+};
+
+/** Zero serious or critical axe violations on what the page shows now. */
+async function axeScan(p: Page, what: string): Promise<void> {
+  // Evaluated over the DevTools protocol: the page's CSP (no inline script) does not apply.
+  await p.evaluate(AXE_SOURCE);
+  const violations = await p.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  const blocking = violations.filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical");
+  expect(blocking, `axe on ${what}`).toEqual([]);
+}
+
+describe("the board in Chromium", () => {
+  it("signs Alice in (French by default here), shows her session's countdown and the transactions board", async () => {
+    await page.getByRole("heading", { level: 2, name: "Transactions" }).waitFor();
+    await expect.poll(() => page.getByRole("timer").textContent()).toMatch(/^Session terminée dans 4 h 5\d min$/);
+    expect(await page.getByRole("link", { name: "Arbitrage" }).isVisible()).toBe(true);
+  });
+
+  it("launches a paid transaction and follows it to done as the handset dials and the SMS proves it, without a reload", async () => {
+    const receiver = RECIPIENTS[0]!;
+    await intakeTransaction(world, receiver, 12_500);
+    const loadsBefore = loads;
+    // The new transaction arrives by the live stream (held, or on an empty board shown at once).
+    const show = page.getByRole("button", { name: /nouveautés — afficher/ });
+    const details = page.getByRole("button", { name: `Détails ${receiver[1]} 12 500 FCFA` });
+    await expect
+      .poll(async () => (await show.isVisible()) || (await details.isVisible()), { timeout: 20_000 })
+      .toBe(true);
+    if (await show.isVisible()) await show.click();
+    await details.click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Confirmer le paiement" }).click();
+    await dialog.getByText("Transaction mise à jour.").waitFor();
+    await dialog.getByRole("button", { name: "Annuler le paiement" }).waitFor();
+    await dialog.getByRole("button", { name: "Lancer" }).click();
+    await dialog.getByText(/^Lancée : opération [0-9a-f-]{36}\.$/).waitFor();
+    const operationId = /opération ([0-9a-f-]{36})/.exec((await dialog.getByText(/^Lancée/).textContent())!)![1]!;
+    await dialog.getByText(`Opération ${operationId.slice(0, 8)} : en file`).waitFor({ timeout: 20_000 });
+
+    await dial(world, operationId);
+
+    await dialog.getByText(`Opération ${operationId.slice(0, 8)} : confirmée`).waitFor({ timeout: 30_000 });
+    await dialog.getByText("terminée", { exact: true }).waitFor({ timeout: 30_000 });
+    expect(loads).toBe(loadsBefore);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    const row = page.getByRole("row").filter({ hasText: receiver[1] });
+    await expect.poll(() => row.getByText("terminée").count(), { timeout: 20_000 }).toBe(1);
+  });
+
+  it("settles an unproven operation with a note: it leaves the queue for the settled-on-word list", async () => {
+    const to = RECIPIENTS[1]!;
+    await unprovenOperation(world, to, 8_000);
+    await go("#/arbitration", "Arbitrage");
+    const settle = page.getByRole("button", { name: `Régler ${to[1]} 8 000 FCFA` });
+    await settle.waitFor({ timeout: 20_000 });
+    await settle.click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("radio", { name: "L'argent est arrivé" }).check();
+    await dialog.getByLabel("Note").fill("Le client a confirmé par téléphone.");
+    await dialog.getByRole("button", { name: "Régler", exact: true }).click();
+    await page.getByText("Opération réglée : confirmée.").waitFor();
+    await expect.poll(() => settle.count()).toBe(0);
+    const settled = page.getByRole("table", { name: "Réglées sur parole" });
+    await settled.getByRole("cell", { name: "Le client a confirmé par téléphone." }).waitFor({ timeout: 20_000 });
+    expect(await settled.getByRole("cell", { name: "Alice Mbarga" }).count()).toBe(1);
+  });
+
+  it("attaches an orphan SMS to the operation it proves, chosen among its candidates", async () => {
+    const to = RECIPIENTS[2]!;
+    const operationId = await unprovenOperation(world, to, 7_300);
+    // The operator's SMS states another amount: correlation keeps it as an orphan.
+    await orphanSms(world, world.alice, to, 7_301);
+    await go("#/messages", "Messages");
+    const details = page.getByRole("button", { name: "Détails 7 301 FCFA" });
+    await details.waitFor({ timeout: 20_000 });
+    await details.click();
+    const dialog = page.getByRole("dialog");
+    // Its parsed fields: the amount, the counterparty as the operator wrote it, the text.
+    await dialog.getByText(`${to[1].toUpperCase()} ${to[0]}`).waitFor();
+    await dialog.getByRole("heading", { name: "Opérations qu'il pourrait prouver" }).waitFor();
+    const candidate = dialog.getByRole("listitem").filter({ hasText: `${to[1]} · ${to[0]} · 7 300 FCFA` });
+    await candidate.waitFor({ timeout: 20_000 });
+    await candidate.getByRole("button", { name: "Rattacher" }).click();
+    await page.getByText("SMS rattaché : opération confirmée.").waitFor();
+    await expect.poll(() => details.count()).toBe(0);
+    const op = await sys.api.get(`/v1/operations/${operationId}`, { token: world.alice.token });
+    expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_301 } });
+  });
+
+  it("never shows Bob's operations or SMS to Alice, while Bob sees his own", async () => {
+    const bobsRecipient: [string, string] = ["690123456", "Hortense Bobine"];
+    await createOperation(world, world.bob, bobsRecipient, 4_200);
+    await orphanSms(world, world.bob, ["690987654", "Gaston Bobo"], 9_999);
+    // Bob's board shows both.
+    const bobContext = await browser.newContext({ locale: "fr-FR" });
+    const bobPage = await bobContext.newPage();
+    await bobPage.goto(`${sys.url}/board/#/operations`);
+    await signIn(bobPage, world.bob.login, world.bob.password);
+    await bobPage.getByRole("cell", { name: bobsRecipient[1], exact: true }).waitFor({ timeout: 20_000 });
+    await bobPage.evaluate(() => (location.hash = "#/messages"));
+    await bobPage.getByRole("button", { name: "Détails 9 999 FCFA" }).waitFor({ timeout: 20_000 });
+    await bobContext.close();
+    // Alice's does not, after a refresh of each list and a few live reads.
+    await go("#/operations", "Opérations");
+    await page.getByRole("button", { name: "Actualiser" }).click();
+    await page.getByRole("cell", { name: RECIPIENTS[0]![1], exact: true }).waitFor();
+    expect(await page.getByText(bobsRecipient[1]).count()).toBe(0);
+    await go("#/messages", "Messages");
+    await page.getByRole("button", { name: "Actualiser" }).first().click();
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(await page.getByText("9 999 FCFA").count()).toBe(0);
+  });
+
+  it("speaks English when chosen, remembers it across a reload, and shows amounts and refusals in it", async () => {
+    await page.getByLabel("Langue").selectOption("en");
+    await page.getByRole("link", { name: "Matching operations" }).click();
+    await page.getByRole("heading", { level: 2, name: "Matching operations" }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { level: 2, name: "Matching operations" }).waitFor();
+    expect(await page.getByLabel("Language").inputValue()).toBe("en");
+    // The contract's checks show before sending…
+    await page.getByLabel("Number").fill("660000000");
+    await page.getByLabel("Amount").fill("0");
+    await page.getByRole("button", { name: "Record" }).click();
+    await page.getByText("This number belongs to no operator.").waitFor();
+    await page.getByText("A whole amount above 0.").waitFor();
+    // …and the server's refusal shows from its reason, the detail beside it.
+    await page.getByLabel("Number").fill("690555444");
+    await page.getByLabel("Amount").fill("900000");
+    await page.getByRole("button", { name: "Record" }).click();
+    await page.getByText("Above your maximum amount per operation.").waitFor();
+    await page.getByText(/Access profile limits an operation to 500000 FCFA; requested 900000/).waitFor();
+    await page.getByLabel("Amount").fill("3000");
+    await page.getByRole("button", { name: "Record" }).click();
+    await page.getByText("Recorded: dial FCFA 3,000 to 690555444.").waitFor();
+    await page.getByRole("cell", { name: "to dial by hand" }).waitFor();
+    await page.getByLabel("Language").selectOption("fr");
+    await page.getByRole("heading", { level: 2, name: "Opérations manuelles" }).waitFor();
+    await page.getByRole("cell", { name: "3 000 FCFA" }).waitFor();
+  });
+
+  it("has no serious or critical axe violation on any page, nor on sign-in, and the CSP refused nothing", async () => {
+    for (const [hash, heading] of [
+      ["#/operations", "Opérations"],
+      ["#/transactions", "Transactions"],
+      ["#/arbitration", "Arbitrage"],
+      ["#/messages", "Messages"],
+      ["#/matching", "Opérations manuelles"],
+    ] as const) {
+      await go(hash, heading);
+      await page
+        .getByText(/Mis à jour à/)
+        .first()
+        .waitFor();
+      await axeScan(page, hash);
+    }
+    await go("#/operations", "Opérations");
+    await page.getByRole("button", { name: "Nouvelle opération" }).click();
+    await axeScan(page, "the create-operation dialog");
+    await page.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
+    const signInPage = await context.newPage();
+    await signInPage.goto(`${sys.url}/board/`);
+    // The other tab's session is shared: sign out here to see the sign-in page.
+    await signInPage.getByRole("button", { name: "Se déconnecter" }).click();
+    await signInPage.getByRole("heading", { name: "Connexion" }).waitFor();
+    await axeScan(signInPage, "sign-in");
+    expect(cspViolations).toEqual([]);
+  });
+
+  it("sends every tab back to sign-in once the session is gone", async () => {
+    // The sign-out in the other tab reached this one.
+    await page.getByRole("heading", { name: "Connexion" }).waitFor();
+    await signIn(page, world.alice.login, world.alice.password);
+    await world.api.post("/v1/agents/logout", { token: (await currentToken(page))! });
+    // The next call (here: opening another page) is refused 401: back to sign-in, saying why.
+    await page.evaluate(() => (location.hash = "#/operations"));
+    await page.getByText("Votre session est terminée. Reconnectez-vous.").waitFor();
+    await page.getByRole("heading", { name: "Connexion" }).waitFor();
+  });
+});
+
+async function currentToken(p: Page): Promise<string | undefined> {
+  return p.evaluate(() => JSON.parse(sessionStorage.getItem("board.session") ?? "null")?.token);
+}

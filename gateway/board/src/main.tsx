@@ -1,0 +1,129 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "./style.css";
+import { api, currentSession, onSession, setSession, type Session } from "./api.ts";
+import { lang, setLang, t, type Key, type Lang } from "./i18n.ts";
+import { countdown } from "./format.ts";
+import { startLive, stopLive } from "./live.ts";
+import { ChangePassword, SignIn } from "./pages/SignIn.tsx";
+import { Operations } from "./pages/Operations.tsx";
+import { Transactions } from "./pages/Transactions.tsx";
+import { Arbitration } from "./pages/Arbitration.tsx";
+import { Messages } from "./pages/Messages.tsx";
+import { Matching } from "./pages/Matching.tsx";
+
+// Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
+// works without any server-side route.
+const PAGES = {
+  operations: { label: "nav.operations", page: Operations },
+  transactions: { label: "nav.transactions", page: Transactions },
+  arbitration: { label: "nav.arbitration", page: Arbitration },
+  messages: { label: "nav.messages", page: Messages },
+  matching: { label: "nav.matching", page: Matching },
+} satisfies Record<string, { label: Key; page: () => preact.JSX.Element }>;
+type PageName = keyof typeof PAGES;
+
+function pageOfHash(): PageName {
+  const name = location.hash.replace(/^#\/?/, "").split("/")[0];
+  return name in PAGES ? (name as PageName) : "transactions";
+}
+
+function App() {
+  const [session, setLocal] = useState<Session | undefined>(currentSession());
+  const [page, setPage] = useState<PageName>(pageOfHash());
+  const [, setLangTick] = useState<Lang>(lang());
+  const [notice, setNotice] = useState<string>();
+
+  useEffect(() => {
+    const off = onSession((s, expired) => {
+      if (expired) setNotice(t("session.expired"));
+      setLocal(s);
+    });
+    // Another tab may have answered before this listener existed.
+    setLocal(currentSession());
+    return off;
+  }, []);
+  useEffect(() => {
+    const onHash = () => setPage(pageOfHash());
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+  useEffect(() => {
+    if (session && !session.mustChangePassword) startLive();
+    else stopLive();
+  }, [session?.token, session?.mustChangePassword]);
+
+  const chooseLang = (l: Lang) => {
+    setLang(l);
+    setLangTick(l);
+  };
+  const Page = PAGES[page].page;
+  return (
+    <>
+      <a class="skip" href="#main">
+        {t("app.skip")}
+      </a>
+      <header class="top">
+        <h1>{t("app.title")}</h1>
+        <label class="lang">
+          <span>{t("lang.label")}</span>
+          <select value={lang()} onChange={(e) => chooseLang((e.target as HTMLSelectElement).value as Lang)}>
+            <option value="fr">Français</option>
+            <option value="en">English</option>
+          </select>
+        </label>
+        {session && <SessionClock session={session} />}
+      </header>
+      {session && !session.mustChangePassword && (
+        <nav aria-label={t("nav.label")}>
+          <ul>
+            {(Object.keys(PAGES) as PageName[]).map((name) => (
+              <li key={name}>
+                <a href={`#/${name}`} aria-current={name === page ? "page" : undefined}>
+                  {t(PAGES[name].label)}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <main id="main" key={lang()}>
+        {!session ? (
+          <SignIn notice={notice} onSignedIn={() => setNotice(undefined)} />
+        ) : session.mustChangePassword ? (
+          <ChangePassword onChanged={(message) => setNotice(message)} />
+        ) : (
+          <Page />
+        )}
+      </main>
+    </>
+  );
+}
+
+function SessionClock({ session }: { session: Session }) {
+  const [now, setNow] = useState(Date.now());
+  const left = Date.parse(session.expiresAt) - now;
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  useEffect(() => {
+    if (left <= 0) setSession(undefined, true);
+  }, [left <= 0]);
+  const signOut = async () => {
+    await api.POST("/v1/agents/logout").catch(() => undefined);
+    setSession(undefined);
+  };
+  return (
+    <div class="session">
+      <span role="timer" aria-live="off">
+        {t("session.expires", { time: countdown(left) })}
+      </span>
+      <button type="button" onClick={() => void signOut()}>
+        {t("session.signOut")}
+      </button>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,162 @@
+import { useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { t } from "../i18n.ts";
+import { dateTime, fcfa, status } from "../format.ts";
+import type { SettledOnWord, Unproven } from "../types.ts";
+import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+
+export function Arbitration() {
+  const [settling, setSettling] = useState<Unproven>();
+  const [outcome, setOutcome] = useState<Outcome>();
+  const unproven = useLiveList<Unproven>(
+    () => call(() => api.GET("/v1/operations/unproven", { params: { query: { limit: 250, all: "true" } } })),
+    (r) => r.operation_id,
+    ["operation"],
+    [],
+  );
+  const settled = useLiveList<SettledOnWord>(
+    () => call(() => api.GET("/v1/operations/settled-on-word", { params: { query: { limit: 250, all: "true" } } })),
+    (r) => r.operation_id,
+    ["operation", "message"],
+    [],
+  );
+  return (
+    <section>
+      <h2>{t("arb.title")}</h2>
+      <Answer outcome={outcome} />
+      <h3>{t("arb.unproven")}</h3>
+      <ListHead list={unproven} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("arb.unproven")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.finished")}</th>
+              <th scope="col">{t("common.name")}</th>
+              <th scope="col">{t("common.number")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("arb.evidenceCount")}</th>
+              <th scope="col">{t("common.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {unproven.rows.map((r) => (
+              <tr key={r.operation_id}>
+                <td>
+                  {dateTime(r.finished_at)}
+                  {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
+                </td>
+                <td>{r.dest_name}</td>
+                <td>{r.msisdn_dest}</td>
+                <td class="num">{fcfa(r.montant)}</td>
+                <td>{r.evidence_count}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => setSettling(r)}
+                    aria-label={`${t("arb.settle")} ${r.dest_name} ${fcfa(r.montant)}`}
+                  >
+                    {t("arb.settle")}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={unproven.rows} />
+      <h3>{t("arb.settled")}</h3>
+      <ListHead list={settled} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("arb.settled")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.finished")}</th>
+              <th scope="col">{t("common.name")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("arb.by")}</th>
+              <th scope="col">{t("common.note")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {settled.rows.map((r) => (
+              <tr key={r.operation_id}>
+                <td>{dateTime(r.arbitrated_at)}</td>
+                <td>
+                  {r.dest_name} · {r.msisdn_dest}
+                </td>
+                <td class="num">{fcfa(r.montant)}</td>
+                <td>{r.arbitrated_by_name}</td>
+                <td>{r.arbitration_note}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={settled.rows} />
+      {settling && (
+        <Settle
+          row={settling}
+          onClose={() => setSettling(undefined)}
+          onSettled={(o) => {
+            setSettling(undefined);
+            setOutcome(o);
+            void unproven.reload();
+            void settled.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function Settle(props: { row: Unproven; onClose: () => void; onSettled: (o: Outcome) => void }) {
+  const [arrived, setArrived] = useState<"arrived" | "did_not_arrive">("arrived");
+  const [note, setNote] = useState("");
+  const [outcome, setOutcome] = useState<Outcome>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const r = await call(() =>
+      api.POST("/v1/operations/{operation_id}/settle", {
+        params: { path: { operation_id: props.row.operation_id } },
+        body: { outcome: arrived, note: note.trim() },
+      }),
+    );
+    if (r.outcome) return setOutcome(r.outcome);
+    props.onSettled({ ok: true, message: t("arb.done", { status: status(r.data.status) }) });
+  };
+  return (
+    <Dialog title={`${t("arb.settle")} · ${props.row.dest_name} · ${fcfa(props.row.montant)}`} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <fieldset>
+          <legend>{t("arb.outcome")}</legend>
+          <label>
+            <input type="radio" name="outcome" checked={arrived === "arrived"} onChange={() => setArrived("arrived")} />
+            {t("arb.arrived")}
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="outcome"
+              checked={arrived === "did_not_arrive"}
+              onChange={() => setArrived("did_not_arrive")}
+            />
+            {t("arb.notArrived")}
+          </label>
+        </fieldset>
+        <Field label={t("common.note")} hint={t("v.max", { n: 500 })}>
+          <textarea required maxLength={500} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+        </Field>
+        <button type="submit" class="primary" disabled={!note.trim()}>
+          {t("arb.settle")}
+        </button>
+      </form>
+      <Answer outcome={outcome} />
+    </Dialog>
+  );
+}

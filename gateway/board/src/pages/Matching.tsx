@@ -1,0 +1,213 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { t } from "../i18n.ts";
+import { dateTime, fcfa, status } from "../format.ts";
+import { amountProblem, localDigits, msisdnProblem } from "../rules.ts";
+import type { Operation, OwnSim } from "../types.ts";
+import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+
+export function Matching() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [editing, setEditing] = useState<Operation>();
+  const [sims, setSims] = useState<OwnSim[]>([]);
+  const list = useLiveList<Operation>(
+    () => call(() => api.GET("/v1/operations/matching", { params: { query: { limit: 250 } } })),
+    (o) => o.operation_id,
+    ["operation"],
+    [],
+  );
+  useEffect(() => {
+    void call(() => api.GET("/v1/agents/me/sims")).then((r) => r.data && setSims(r.data));
+  }, []);
+  const cancel = async (o: Operation) => {
+    const r = await call(() =>
+      api.POST("/v1/operations/matching/{operation_id}/cancel", { params: { path: { operation_id: o.operation_id } } }),
+    );
+    setOutcome(r.outcome ?? { ok: true, message: t("mo.cancelled") });
+    void list.reload();
+  };
+  return (
+    <section>
+      <h2>{t("mo.title")}</h2>
+      <p>{t("mo.why")}</p>
+      <MatchingForm
+        sims={sims}
+        submit={t("mo.record")}
+        onSubmit={async (v) => {
+          const r = await call(() =>
+            api.POST("/v1/operations/matching", {
+              body: {
+                beneficiary_msisdn: v.msisdn,
+                montant: v.montant,
+                contact_id: v.contact_id,
+                sim_id: v.sim_id,
+              },
+            }),
+          );
+          const o = r.outcome ?? {
+            ok: true as const,
+            message: t("mo.recorded", { amount: fcfa(r.data.montant), msisdn: r.data.msisdn_dest }),
+          };
+          // A refusal shows under the form; the page keeps the last success.
+          setOutcome(o.ok ? o : undefined);
+          void list.reload();
+          return o;
+        }}
+      />
+      <Answer outcome={outcome} />
+      <ListHead list={list} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("mo.title")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.created")}</th>
+              <th scope="col">{t("common.status")}</th>
+              <th scope="col">{t("common.number")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("common.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((o) => (
+              <tr key={o.operation_id}>
+                <td>{dateTime(o.created_at)}</td>
+                <td>
+                  <span class={`badge ${o.status}`}>{status(o.status)}</span>
+                </td>
+                <td>{o.msisdn_dest}</td>
+                <td class="num">{fcfa(o.montant)}</td>
+                <td>
+                  {o.status === "awaiting_manual_dial" && (
+                    <>
+                      <button
+                        type="button"
+                        onClick={() => setEditing(o)}
+                        aria-label={`${t("mo.change")} ${o.msisdn_dest}`}
+                      >
+                        {t("mo.change")}
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() => void cancel(o)}
+                        aria-label={`${t("mo.cancel")} ${o.msisdn_dest}`}
+                      >
+                        {t("mo.cancel")}
+                      </button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={list.rows} />
+      {editing && (
+        <Dialog title={`${t("mo.change")} · ${editing.msisdn_dest}`} onClose={() => setEditing(undefined)}>
+          <MatchingForm
+            initial={editing}
+            submit={t("mo.change")}
+            onSubmit={async (v) => {
+              const r = await call(() =>
+                api.PATCH("/v1/operations/matching/{operation_id}", {
+                  params: { path: { operation_id: editing.operation_id } },
+                  body: { beneficiary_msisdn: v.msisdn, montant: v.montant, contact_id: v.contact_id },
+                }),
+              );
+              const o = r.outcome ?? { ok: true as const, message: t("mo.changed") };
+              if (o.ok) {
+                setEditing(undefined);
+                setOutcome(o);
+              }
+              void list.reload();
+              return o;
+            }}
+          />
+        </Dialog>
+      )}
+    </section>
+  );
+}
+
+interface MatchingValues {
+  msisdn: string;
+  montant: number;
+  contact_id: string | null;
+  sim_id: string | null;
+}
+
+/** Record or change: number and amount checked as typed; the operator comes from the number. */
+function MatchingForm(props: {
+  sims?: OwnSim[];
+  initial?: Operation;
+  submit: string;
+  onSubmit: (v: MatchingValues) => Promise<Outcome>;
+}) {
+  const [msisdn, setMsisdn] = useState(props.initial?.msisdn_dest ?? "");
+  const [amount, setAmount] = useState(props.initial ? String(props.initial.montant) : "");
+  const [contact, setContact] = useState(props.initial?.contact_id ?? "");
+  const [sim, setSim] = useState("");
+  const [touched, setTouched] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const problems = { msisdn: msisdnProblem(msisdn), amount: amountProblem(amount) };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setTouched(true);
+    if (problems.msisdn || problems.amount) return;
+    const o = await props.onSubmit({
+      msisdn: localDigits(msisdn),
+      montant: Number(amount),
+      contact_id: contact.trim() || null,
+      sim_id: sim || null,
+    });
+    setOutcome(o.ok ? undefined : o);
+    if (o.ok && !props.initial) {
+      setMsisdn("");
+      setAmount("");
+      setContact("");
+      setTouched(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate class="inline">
+      <Field label={t("common.number")} error={touched ? problems.msisdn : undefined}>
+        <input
+          inputMode="tel"
+          value={msisdn}
+          aria-invalid={touched && Boolean(problems.msisdn)}
+          onInput={(e) => setMsisdn(e.currentTarget.value)}
+        />
+      </Field>
+      <Field label={t("common.amount")} error={touched ? problems.amount : undefined}>
+        <input
+          inputMode="numeric"
+          value={amount}
+          aria-invalid={touched && Boolean(problems.amount)}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+        />
+      </Field>
+      <Field label={t("common.contact")}>
+        <input value={contact} maxLength={200} onInput={(e) => setContact(e.currentTarget.value)} />
+      </Field>
+      {props.sims && props.sims.length > 0 && (
+        <Field label={t("common.sim")}>
+          <select value={sim} onChange={(e) => setSim(e.currentTarget.value)}>
+            <option value="">{t("ops.any")}</option>
+            {props.sims.map((s) => (
+              <option key={s.sim_id} value={s.sim_id}>
+                {s.msisdn} · {s.operator} · {fcfa(s.balance_mirror)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      <button type="submit" class="primary">
+        {props.submit}
+      </button>
+      <Answer outcome={outcome} />
+    </form>
+  );
+}

@@ -1,0 +1,217 @@
+import { useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { known, t } from "../i18n.ts";
+import { dateTime, fcfa, status } from "../format.ts";
+import type { Evidence, Movement, Operation } from "../types.ts";
+import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+
+const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
+type DismissReason = (typeof DISMISS_REASONS)[number];
+/** Statuses an SMS can still prove (attach confirms a non-terminal or no_evidence operation). */
+const PROVABLE = new Set(["queued", "running", "awaiting_evidence", "awaiting_manual_dial", "no_evidence"]);
+
+export function Messages() {
+  const [open, setOpen] = useState<Evidence>();
+  const [outcome, setOutcome] = useState<Outcome>();
+  const orphans = useLiveList<Evidence>(
+    () => call(() => api.GET("/v1/evidences", { params: { query: { unmatched: "true", all: "true", limit: 250 } } })),
+    (e) => e.id,
+    ["message", "operation"],
+    [],
+  );
+  const movements = useLiveList<Movement>(
+    () => call(() => api.GET("/v1/evidences/movements", { params: { query: { limit: 100 } } })),
+    (e) => e.id,
+    ["message"],
+    [],
+  );
+  return (
+    <section>
+      <h2>{t("msg.title")}</h2>
+      <Answer outcome={outcome} />
+      <h3>{t("msg.unmatched")}</h3>
+      <ListHead list={orphans} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("msg.unmatched")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.received")}</th>
+              <th scope="col">{t("msg.kind")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("msg.counterparty")}</th>
+              <th scope="col">{t("common.sim")}</th>
+              <th scope="col">{t("common.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {orphans.rows.map((e) => (
+              <tr key={e.id}>
+                <td>{dateTime(e.received_at)}</td>
+                <td>
+                  {e.kind ?? "—"}
+                  {e.is_ambiguous && <small> · {t("msg.ambiguous")}</small>}
+                </td>
+                <td class="num">{fcfa(e.amount)}</td>
+                <td>
+                  {e.counterparty_name} {e.counterparty_msisdn}
+                </td>
+                <td class="mono">{e.sim_id.slice(0, 8)}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => setOpen(e)}
+                    aria-label={`${t("common.details")} ${fcfa(e.amount)}`}
+                  >
+                    {t("common.details")}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={orphans.rows} />
+      <h3>{t("msg.movements")}</h3>
+      <ListHead list={movements} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("msg.movements")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.received")}</th>
+              <th scope="col">{t("msg.kind")}</th>
+              <th scope="col">{t("msg.direction")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("msg.counterparty")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {movements.rows.map((e) => (
+              <tr key={e.id}>
+                <td>{dateTime(e.received_at)}</td>
+                <td>{e.kind}</td>
+                <td>{e.direction}</td>
+                <td class="num">{fcfa(e.amount)}</td>
+                <td>
+                  {e.counterparty_name} {e.counterparty_msisdn}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={movements.rows} />
+      {open && (
+        <Orphan
+          evidence={open}
+          onClose={() => setOpen(undefined)}
+          onDone={(o) => {
+            setOpen(undefined);
+            setOutcome(o);
+            void orphans.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** One orphan SMS: its parsed fields, the operations it could prove (same SIM, closest amount first), attach or dismiss. */
+function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Outcome) => void }) {
+  const e = props.evidence;
+  const [reason, setReason] = useState<DismissReason>("not_ours");
+  const [outcome, setOutcome] = useState<Outcome>();
+  const candidates = useLiveList<Operation>(
+    async () => {
+      const r = await call(() => api.GET("/v1/operations", { params: { query: { sim_id: e.sim_id, limit: 250 } } }));
+      if (!r.data) return r;
+      // Closest amount first: an SMS is an orphan because it matched nothing exactly.
+      const gap = (o: Operation) => Math.abs(o.montant - (e.amount ?? 0));
+      return {
+        data: r.data
+          .filter((o) => PROVABLE.has(o.status))
+          .sort((a, b) => gap(a) - gap(b))
+          .slice(0, 20),
+      };
+    },
+    (o) => o.operation_id,
+    ["operation"],
+    [e.id],
+  );
+  const attach = async (operationId: string) => {
+    const r = await call(() =>
+      api.POST("/v1/operations/{operation_id}/evidence", {
+        params: { path: { operation_id: operationId } },
+        body: { evidence_id: e.id },
+      }),
+    );
+    if (r.outcome) return setOutcome(r.outcome);
+    props.onDone({ ok: true, message: t("msg.attached") });
+  };
+  const dismiss = async (ev: Event) => {
+    ev.preventDefault();
+    const r = await call(() =>
+      api.POST("/v1/evidences/{evidence_id}/dismiss", { params: { path: { evidence_id: e.id } }, body: { reason } }),
+    );
+    if (r.outcome) return setOutcome(r.outcome);
+    props.onDone({ ok: true, message: t("msg.dismissed") });
+  };
+  return (
+    <Dialog title={`${e.kind ?? "SMS"} · ${fcfa(e.amount)}`} onClose={props.onClose}>
+      <dl class="facts">
+        <dt>{t("common.received")}</dt>
+        <dd>{dateTime(e.received_at)}</dd>
+        <dt>{t("ops.ref")}</dt>
+        <dd>{e.operator_ref || "—"}</dd>
+        <dt>{t("ops.fee")}</dt>
+        <dd>{fcfa(e.fee)}</dd>
+        <dt>{t("ops.balanceAfter")}</dt>
+        <dd>{fcfa(e.balance_after)}</dd>
+        <dt>{t("msg.counterparty")}</dt>
+        <dd>
+          {e.counterparty_name} {e.counterparty_msisdn}
+        </dd>
+        <dt>{t("common.sim")}</dt>
+        <dd class="mono">{e.sim_id}</dd>
+        <dt>{t("msg.text")}</dt>
+        <dd class="sms">{e.raw_text}</dd>
+      </dl>
+      <h3>{t("msg.candidates")}</h3>
+      <ListHead list={candidates} />
+      {candidates.rows.length === 0 && !candidates.loading && <p>{t("msg.noCandidates")}</p>}
+      <ul class="candidates">
+        {candidates.rows.map((o) => (
+          <li key={o.operation_id}>
+            <span>
+              {o.dest_name} · {o.msisdn_dest} · {fcfa(o.montant)} · {status(o.status)} · {dateTime(o.created_at)}
+            </span>
+            <button type="button" onClick={() => void attach(o.operation_id)}>
+              {t("msg.attach")}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={dismiss} class="inline">
+        <Field label={t("common.reason")}>
+          <select value={reason} onChange={(ev) => setReason(ev.currentTarget.value as DismissReason)}>
+            {DISMISS_REASONS.map((r) => {
+              const key = `dr.${r}`;
+              return (
+                <option key={r} value={r}>
+                  {known(key) ? t(key) : r}
+                </option>
+              );
+            })}
+          </select>
+        </Field>
+        <button type="submit">{t("msg.dismiss")}</button>
+      </form>
+      <Answer outcome={outcome} />
+    </Dialog>
+  );
+}

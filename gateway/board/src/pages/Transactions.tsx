@@ -1,0 +1,276 @@
+import { useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { t } from "../i18n.ts";
+import { dateTime, fcfa, status } from "../format.ts";
+import type { Operation, Transaction, TransactionRow } from "../types.ts";
+import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+
+const byPendingFirst = (a: TransactionRow, b: TransactionRow) =>
+  Number(b.state === "pending") - Number(a.state === "pending") ||
+  Date.parse(b.created_at ?? "") - Date.parse(a.created_at ?? "");
+
+export function Transactions() {
+  const [open, setOpen] = useState<string>();
+  const list = useLiveList<TransactionRow>(
+    async () => {
+      const r = await call(() => api.GET("/v1/transactions", { params: { query: { limit: 250 } } }));
+      return r.data ? { data: [...r.data].sort(byPendingFirst) } : r;
+    },
+    (x) => x.id,
+    ["transaction"],
+    [],
+  );
+  return (
+    <section>
+      <h2>{t("tx.title")}</h2>
+      <ListHead list={list} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("tx.title")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("tx.state")}</th>
+              <th scope="col">{t("tx.receiver")}</th>
+              <th scope="col">{t("common.number")}</th>
+              <th scope="col" class="num">
+                {t("common.amount")}
+              </th>
+              <th scope="col">{t("tx.payment")}</th>
+              <th scope="col">{t("tx.date")}</th>
+              <th scope="col">{t("common.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((x) => (
+              <tr key={x.id}>
+                <td>
+                  <span class={`badge ${x.state}`}>{status(x.state)}</span>
+                </td>
+                <td>{x.receiver_name}</td>
+                <td>{x.receiver_phone}</td>
+                <td class="num">{fcfa(x.received_amount_xaf)}</td>
+                <td>{x.payment_confirmed_at ? t("tx.paid") : t("tx.unpaid")}</td>
+                <td>{dateTime(x.transaction_date)}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => setOpen(x.id)}
+                    aria-label={`${t("common.details")} ${x.receiver_name} ${fcfa(x.received_amount_xaf)}`}
+                  >
+                    {t("common.details")}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={list.rows} />
+      {open && <TransactionDetail id={open} onClose={() => setOpen(undefined)} onChanged={() => void list.reload()} />}
+    </section>
+  );
+}
+
+type Form = "correct" | "cancel" | undefined;
+
+function TransactionDetail(props: { id: string; onClose: () => void; onChanged: () => void }) {
+  const path = { params: { path: { transaction_id: props.id } } };
+  const list = useLiveList<Transaction>(
+    async () => {
+      const r = await call(() => api.GET("/v1/transactions/{transaction_id}", path));
+      return r.data ? { data: [r.data] } : { outcome: r.outcome };
+    },
+    (x) => x.id,
+    ["transaction"],
+    [props.id],
+  );
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [form, setForm] = useState<Form>();
+  const x = list.rows[0];
+
+  /** Runs one action, shows the API's answer, and refetches the transaction and the board. */
+  const act = async (run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>, done: string) => {
+    const r = await call(run);
+    setOutcome(r.outcome ?? { ok: true, message: done });
+    if (!r.outcome) setForm(undefined);
+    void list.reload();
+    props.onChanged();
+    return r;
+  };
+  const launch = async () => {
+    const r = await act(() => api.POST("/v1/transactions/{transaction_id}/launch", path), "");
+    const launched = r.data as { operation_id?: string } | undefined;
+    if (launched?.operation_id) setOutcome({ ok: true, message: t("tx.launched", { id: launched.operation_id }) });
+  };
+
+  return (
+    <Dialog
+      title={x ? `${x.receiver_name} · ${fcfa(x.received_amount_xaf)}` : t("common.loading")}
+      onClose={props.onClose}
+    >
+      <ListHead list={list} />
+      {x && (
+        <>
+          <p>
+            <span class={`badge ${x.state}`}>{status(x.state)}</span>
+          </p>
+          <dl class="facts">
+            <dt>{t("tx.receiver")}</dt>
+            <dd>
+              {x.receiver_name} · {x.receiver_phone} · {x.operator}
+            </dd>
+            <dt>{t("tx.customer")}</dt>
+            <dd>
+              {x.customer_name ?? "—"} {x.customer_phone ?? ""}
+            </dd>
+            <dt>{t("common.amount")}</dt>
+            <dd>{fcfa(x.received_amount_xaf)}</dd>
+            <dt>{t("tx.payment")}</dt>
+            <dd>{x.payment_confirmed_at ? `${t("tx.paid")} · ${dateTime(x.payment_confirmed_at)}` : t("tx.unpaid")}</dd>
+            {x.cancelled_reason && (
+              <>
+                <dt>{t("common.reason")}</dt>
+                <dd>{x.cancelled_reason}</dd>
+              </>
+            )}
+          </dl>
+          {x.operation_id && <FollowOperation id={x.operation_id} />}
+          {x.state === "pending" && (
+            <div class="actions">
+              {x.payment_confirmed_at ? (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act(
+                      () => api.DELETE("/v1/transactions/{transaction_id}/payment-confirmation", path),
+                      t("tx.updated"),
+                    )
+                  }
+                >
+                  {t("tx.undoPayment")}
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act(
+                      () => api.POST("/v1/transactions/{transaction_id}/payment-confirmation", path),
+                      t("tx.updated"),
+                    )
+                  }
+                >
+                  {t("tx.confirmPayment")}
+                </button>
+              )}
+              <button type="button" class="primary" onClick={() => void launch()}>
+                {t("tx.launch")}
+              </button>
+              <button type="button" onClick={() => setForm("correct")}>
+                {t("tx.correct")}
+              </button>
+              <button type="button" onClick={() => setForm("cancel")}>
+                {t("tx.cancel")}
+              </button>
+              <button
+                type="button"
+                onClick={() =>
+                  void act(() => api.POST("/v1/transactions/{transaction_id}/close-by-receipt", path), t("tx.updated"))
+                }
+              >
+                {t("tx.close")}
+              </button>
+            </div>
+          )}
+          {form === "correct" && (
+            <CorrectReceiver
+              tx={x}
+              onSubmit={(body) =>
+                void act(
+                  () => api.PATCH("/v1/transactions/{transaction_id}/receiver", { ...path, body }),
+                  t("tx.updated"),
+                )
+              }
+            />
+          )}
+          {form === "cancel" && (
+            <ReasonForm
+              label={t("common.reason")}
+              submit={t("tx.cancel")}
+              onSubmit={(reason) =>
+                void act(
+                  () => api.POST("/v1/transactions/{transaction_id}/cancel", { ...path, body: { reason } }),
+                  t("tx.updated"),
+                )
+              }
+            />
+          )}
+        </>
+      )}
+      <Answer outcome={outcome} />
+    </Dialog>
+  );
+}
+
+function CorrectReceiver(props: {
+  tx: Transaction;
+  onSubmit: (body: { receiver_name?: string; receiver_phone?: string }) => void;
+}) {
+  const [name, setName] = useState(props.tx.receiver_name);
+  const [phone, setPhone] = useState(props.tx.receiver_phone);
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit({
+          ...(name !== props.tx.receiver_name ? { receiver_name: name } : {}),
+          ...(phone !== props.tx.receiver_phone ? { receiver_phone: phone } : {}),
+        });
+      }}
+    >
+      <Field label={t("common.name")}>
+        <input value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
+      </Field>
+      <Field label={t("common.number")}>
+        <input value={phone} maxLength={20} inputMode="tel" required onInput={(e) => setPhone(e.currentTarget.value)} />
+      </Field>
+      <button type="submit">{t("common.send")}</button>
+    </form>
+  );
+}
+
+/** A required free-text reason or note (up to 500 characters, as the contract says). */
+export function ReasonForm(props: { label: string; submit: string; onSubmit: (text: string) => void }) {
+  const [text, setText] = useState("");
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text.trim()) props.onSubmit(text.trim());
+      }}
+    >
+      <Field label={props.label} hint={t("v.max", { n: 500 })}>
+        <textarea value={text} maxLength={500} required onInput={(e) => setText(e.currentTarget.value)} />
+      </Field>
+      <button type="submit">{props.submit}</button>
+    </form>
+  );
+}
+
+/** The operation a launch created, followed live until it ends. */
+function FollowOperation({ id }: { id: string }) {
+  const list = useLiveList<Operation>(
+    async () => {
+      const r = await call(() => api.GET("/v1/operations/{operation_id}", { params: { path: { operation_id: id } } }));
+      return r.data ? { data: [r.data] } : { outcome: r.outcome };
+    },
+    (o) => o.operation_id,
+    ["operation"],
+    [id],
+  );
+  const op = list.rows[0];
+  return (
+    <p class="follow" aria-live="polite">
+      {op ? t("tx.follow", { id: id.slice(0, 8), status: status(op.status) }) : t("common.loading")}
+    </p>
+  );
+}

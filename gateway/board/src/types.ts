@@ -1,0 +1,17 @@
+import type { components, paths } from "../../../test/support/openapi.d.ts";
+
+// The resources the pages show, as the served OpenAPI document types them.
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { "application/json": infer T } } };
+}
+  ? T
+  : never;
+
+export type Operation = components["schemas"]["Operation"];
+export type Evidence = components["schemas"]["Evidence"];
+export type Unproven = components["schemas"]["UnprovenOperation"];
+export type SettledOnWord = components["schemas"]["SettledOnWordRow"];
+export type TransactionRow = Json<"/v1/transactions", "get">[number];
+export type Transaction = Json<"/v1/transactions/{transaction_id}", "get">;
+export type Movement = Json<"/v1/evidences/movements", "get">[number];
+export type OwnSim = components["schemas"]["OwnSim"];

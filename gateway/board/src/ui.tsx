@@ -1,0 +1,188 @@
+import type { ComponentChildren } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import type { Outcome } from "./api.ts";
+import { t } from "./i18n.ts";
+import { time } from "./format.ts";
+import { liveMode, onHint, onMode, POLL_S, type HintKind, type LiveMode } from "./live.ts";
+
+/** The API's answer to the last action: read out by screen readers (aria-live). */
+export function Answer({ outcome }: { outcome?: Outcome }) {
+  return (
+    <div class="answer" aria-live="polite" role="status">
+      {outcome &&
+        (outcome.ok ? (
+          <p class="ok">{outcome.message}</p>
+        ) : (
+          <p class="refused">
+            <strong>{outcome.title}</strong>
+            {outcome.detail && <span class="detail">{outcome.detail}</span>}
+          </p>
+        ))}
+    </div>
+  );
+}
+
+/** A native modal dialog, open while mounted; Escape or the close button call `onClose`. */
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current!;
+    if (!d.open) d.showModal();
+    const close = () => props.onClose();
+    d.addEventListener("close", close);
+    return () => d.removeEventListener("close", close);
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby="dialog-title">
+      <header class="dialog-head">
+        <h2 id="dialog-title">{props.title}</h2>
+        <button type="button" onClick={() => ref.current?.close()}>
+          {t("common.close")}
+        </button>
+      </header>
+      {props.children}
+    </dialog>
+  );
+}
+
+export function useLiveMode(): LiveMode {
+  const [mode, setMode] = useState(liveMode());
+  useEffect(() => onMode(setMode), []);
+  return mode;
+}
+
+/** How fresh the list on screen is, and whether it follows live hints or polls. */
+export function Freshness({ at }: { at?: Date }) {
+  const mode = useLiveMode();
+  const state =
+    mode === "live"
+      ? t("live.connected")
+      : mode === "polling"
+        ? t("live.polling", { s: POLL_S })
+        : t("live.connecting");
+  return (
+    <p class={`freshness ${mode}`}>
+      <span class="dot" aria-hidden="true" />
+      {state}
+      {at && <> · {t("live.fresh", { time: time(at) })}</>}
+    </p>
+  );
+}
+
+export interface LiveList<T> {
+  rows: T[];
+  /** Rows that appeared since the user last looked, held back so the list does not jump. */
+  held: number;
+  showHeld(): void;
+  reload(): Promise<void>;
+  fetchedAt?: Date;
+  error?: Outcome;
+  loading: boolean;
+}
+
+/**
+ * A list that follows live hints of the given kinds: rows on screen are updated in place,
+ * rows that left are removed, new rows are held behind a "N new — show" button; a reload
+ * the user asked for (or a filter change) shows everything at once.
+ */
+export function useLiveList<T>(
+  load: () => Promise<{ data?: T[]; outcome?: Outcome }>,
+  idOf: (row: T) => string,
+  kinds: HintKind[],
+  deps: unknown[],
+): LiveList<T> {
+  const [rows, setRows] = useState<T[]>([]);
+  const [latest, setLatest] = useState<T[] | undefined>();
+  const [fetchedAt, setFetchedAt] = useState<Date>();
+  const [error, setError] = useState<Outcome>();
+  const [loading, setLoading] = useState(true);
+  const [held, setHeld] = useState(0);
+  const shown = useRef<T[]>([]);
+  const generation = useRef(0);
+
+  const fetchRows = useCallback(async (mode: "all" | "hold") => {
+    const g = ++generation.current;
+    const r = await load();
+    if (g !== generation.current) return;
+    setLoading(false);
+    if (!r.data) {
+      setError(r.outcome);
+      return;
+    }
+    setError(undefined);
+    setFetchedAt(new Date());
+    const fresh = r.data;
+    if (mode === "all" || shown.current.length === 0) {
+      shown.current = fresh;
+      setRows(fresh);
+      setLatest(undefined);
+      setHeld(0);
+      return;
+    }
+    const byId = new Map(fresh.map((row) => [idOf(row), row]));
+    const kept = shown.current.filter((row) => byId.has(idOf(row))).map((row) => byId.get(idOf(row))!);
+    shown.current = kept;
+    setRows(kept);
+    setLatest(kept.length === fresh.length ? undefined : fresh);
+    setHeld(fresh.length - kept.length);
+  }, deps);
+
+  useEffect(() => {
+    shown.current = [];
+    setLoading(true);
+    void fetchRows("all");
+    return onHint((h) => {
+      if (h === "refetch" || kinds.includes(h.kind)) void fetchRows("hold");
+    });
+  }, [fetchRows]);
+
+  return {
+    rows,
+    held,
+    showHeld() {
+      if (!latest) return;
+      shown.current = latest;
+      setRows(latest);
+      setLatest(undefined);
+      setHeld(0);
+    },
+    reload: () => fetchRows("all"),
+    fetchedAt,
+    error,
+    loading,
+  };
+}
+
+/** The head of a list: freshness, the held rows' button, the refusal if the load failed. */
+export function ListHead<T>({ list }: { list: LiveList<T> }) {
+  return (
+    <div class="list-head">
+      <Freshness at={list.fetchedAt} />
+      {list.held > 0 && (
+        <button type="button" class="held" onClick={list.showHeld}>
+          {t("live.newItems", { n: list.held })}
+        </button>
+      )}
+      <button type="button" onClick={() => void list.reload()}>
+        {t("common.refresh")}
+      </button>
+      {list.error && <Answer outcome={list.error} />}
+      {list.loading && <p>{t("common.loading")}</p>}
+    </div>
+  );
+}
+
+export function Field(props: { label: string; error?: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <label class={props.error ? "field invalid" : "field"}>
+      <span>{props.label}</span>
+      {props.children}
+      {props.hint && <small>{props.hint}</small>}
+      {props.error && <small class="error">{props.error}</small>}
+    </label>
+  );
+}
+
+export function Empty({ rows }: { rows: unknown[] }) {
+  return rows.length === 0 ? <p class="empty">{t("common.none")}</p> : null;
+}

@@ -1,0 +1,166 @@
+import type { Request, Response } from "express";
+import { correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
+import type { Services } from "../../services.ts";
+
+// GET /v1/events: live hints for the board, as Server-Sent Events. A hint only says what
+// changed (`operation`, `transaction`, `message`, `alert`: an id and a status); the board then
+// refetches through the REST routes, which stay the truth. The stream is the caller's own:
+// each connection reads the lists its session token may read (the services scope them),
+// every `pollMs`, and sends the differences. So a hint never reveals more than the REST
+// route it points to, and nothing needs to follow the buses of six services: the cost is a
+// few list calls per open board every `pollMs` (docs/decisions/board.md).
+//
+// Not in the OpenAPI document: it is not a JSON route, and it never ends by itself.
+
+export interface EventStreamOptions {
+  /** How often the caller's lists are read (ms). */
+  pollMs: number;
+  /** How often the credential is checked again, so a revoked or expired session ends its stream (ms). */
+  reauthMs: number;
+  /** A comment line this often keeps proxies from closing an idle stream (ms). */
+  heartbeatMs: number;
+  /** Deadline of each read (ms); the stream itself has none. */
+  readTimeoutMs: number;
+}
+
+export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
+  pollMs: 2000,
+  reauthMs: 30_000,
+  heartbeatMs: 15_000,
+  readTimeoutMs: 5000,
+};
+
+export type HintKind = "operation" | "transaction" | "message" | "alert";
+/** What was last seen of each item of one kind: id → a fingerprint of what the board shows. */
+type Seen = Map<string, string>;
+
+/** The caller's view, one map per kind, read with the caller's credential. */
+async function readView(services: Services, caller: Caller): Promise<Record<HintKind, Seen>> {
+  const [ops, unproven, txs, orphans, alerts] = await Promise.all([
+    services.dispatch.listOperations({ caller, limit: 250 }),
+    services.dispatch.listUnproven({ caller, limit: 250, window: { days: 0, from: "", to: "", all: true } }),
+    services.intake.listTransactions({ caller, limit: 250 }),
+    services.evidence.listUnmatchedEvidence({
+      caller,
+      unmatched: true,
+      limit: 250,
+      window: { days: 0, from: "", to: "", all: true },
+    }),
+    // Alerts are an admin's (the notifications routes are admin-only).
+    caller.role === "admin" ? services.fleet.listNotifications({ caller, acknowledged: false, limit: 50 }) : undefined,
+  ]);
+  const operation: Seen = new Map(ops.operations.map((o) => [o.operationId, o.status]));
+  // Operations on the caller's SIMs that are not its own reach it through the arbitration queue.
+  for (const u of unproven.operations) if (!operation.has(u.operationId)) operation.set(u.operationId, "no_evidence");
+  return {
+    operation,
+    transaction: new Map(
+      txs.transactions.map((t) => [
+        t.id,
+        `${t.state}|${t.paymentConfirmedAt ? 1 : 0}|${t.receiverName}|${t.receiverPhone}`,
+      ]),
+    ),
+    message: new Map(orphans.evidences.map((e) => [e.id, "unmatched"])),
+    alert: new Map((alerts?.notifications ?? []).map((n) => [n.notificationId, n.kind])),
+  };
+}
+
+/** The hints between two views: what appeared or changed (with its status), what left ("gone"). */
+export function hintsBetween(
+  before: Record<HintKind, Seen>,
+  after: Record<HintKind, Seen>,
+): { kind: HintKind; id: string; status: string }[] {
+  const out: { kind: HintKind; id: string; status: string }[] = [];
+  for (const kind of Object.keys(after) as HintKind[]) {
+    for (const [id, fingerprint] of after[kind]) {
+      if (before[kind].get(id) !== fingerprint) out.push({ kind, id, status: fingerprint.split("|")[0] });
+    }
+    for (const id of before[kind].keys()) if (!after[kind].has(id)) out.push({ kind, id, status: "gone" });
+  }
+  return out;
+}
+
+export interface EventStreamDeps {
+  services: Services;
+  log: Logger;
+  /** The gateway's own authentication (session tokens only, the refusals of every board route). */
+  authenticate: (res: Response) => Promise<Caller>;
+  /** Answers a refusal as JSON ({detail, code, context}) before the stream opens. */
+  refuse: (res: Response, err: unknown) => void;
+  options?: Partial<EventStreamOptions>;
+}
+
+/** The express handler of GET /v1/events. */
+export function eventStream(deps: EventStreamDeps) {
+  const { services, log, authenticate } = deps;
+  const options = { ...EVENT_STREAM_DEFAULTS, ...deps.options };
+  return async (req: Request, res: Response) => {
+    const correlationId = correlationIdFrom(req.header("x-correlation-id"));
+    const within = <T>(fn: () => Promise<T>) =>
+      runWithContext({ correlationId, deadline: Date.now() + options.readTimeoutMs }, fn);
+    let caller: Caller;
+    try {
+      caller = await within(() => authenticate(res));
+    } catch (err) {
+      return deps.refuse(res, err);
+    }
+    // Each read has its own deadline; the request's deadline does not bound the stream.
+    const read = () => within(() => readView(services, caller));
+
+    res.status(200);
+    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+    res.setHeader("Cache-Control", "no-cache, no-transform");
+    // nginx (and ingress-nginx) would otherwise buffer the stream.
+    res.setHeader("X-Accel-Buffering", "no");
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+
+    let closed = false;
+    let view: Record<HintKind, Seen> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const send = (text: string) => {
+      if (!closed) res.write(text);
+    };
+    const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
+    const close = () => {
+      closed = true;
+      clearInterval(heartbeat);
+      clearTimeout(timer);
+    };
+    req.on("close", close);
+    res.on("close", close);
+
+    let authenticatedAt = Date.now();
+    const tick = async () => {
+      try {
+        if (Date.now() - authenticatedAt >= options.reauthMs) {
+          caller = await within(() => authenticate(res));
+          authenticatedAt = Date.now();
+        }
+        const next = await read();
+        if (closed) return;
+        if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
+        else send(`event: ready\ndata: {}\n\n`);
+        view = next;
+      } catch (err) {
+        // A session revoked or expired meanwhile ends the stream: the board signs in again.
+        const status = (err as { status?: number }).status;
+        const code = (err as { code?: unknown }).code;
+        if (
+          status === 401 ||
+          status === 403 ||
+          code === 16 /* unauthenticated */ ||
+          code === 7 /* permission denied */
+        ) {
+          send(`event: end\ndata: {"reason":"session_ended"}\n\n`);
+          res.end();
+          close();
+          return;
+        }
+        log.warn({ err, correlation_id: correlationId }, "event stream read failed; trying again");
+      }
+      if (!closed) timer = setTimeout(() => void tick(), options.pollMs);
+    };
+    void tick();
+  };
+}
