@@ -1,0 +1,222 @@
+// The benchmarks' smoke run (`npm run bench:smoke`, a step of CI). Not a measurement to
+// publish: every benchmark at a small size (about two minutes in all), each figure turned into
+// a ratio to a reference measured at the start of the same run, and the run fails when a ratio
+// falls below its floor, a third of the goal's ratio. The machine's load moves a figure and its
+// reference together, so noise passes; a change that makes a path three times dearer fails.
+//
+// References, measured first: a bare express hello-world saturated by the benchmarks' client
+// (req/s; its time per request, 1000 / req/s ms, is the reference of a latency), pgbench's
+// simple-update on the same PostgreSQL (durable commits/s) and PostgreSQL alone inserting rows
+// by one INSERT ... SELECT (rows/s).
+//
+// A goal's ratio is the goal's figure over the reference of the machine the goals were set on
+// (GOAL_MACHINE: a 2-core machine, hello-world about 5,000 req/s, pgbench simple-update about
+// 3,000 tx/s, an INSERT ... SELECT about 100,000 rows/s). Every ratio is "higher is better": a
+// rate over its reference rate, the hello-world's time per request over a latency or over a
+// CPU cost. (Where the hello-world runs much faster than the machines of the goals, it grows
+// faster than the system's own speed, so the floors are stricter there, not looser.)
+//
+//   npm run bench:smoke
+//
+// Database: fresh ones on BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+
+import { execFileSync, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { call, closeConnections, saturate, startChild } from "./http.ts";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ADMIN_DB = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const GOAL_MACHINE = { helloRps: 5000, pgbenchUpdateTps: 3000, sqlInsertRowsPerS: 100_000 };
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+interface References {
+  helloRps: number;
+  pgbenchUpdateTps: number;
+  sqlInsertRowsPerS: number;
+}
+
+async function measureReferences(): Promise<References> {
+  const hello = await startChild("hello.ts", {});
+  try {
+    const ref = await saturate(3, 64, () => call(hello.line.url, "GET", "/"));
+    const admin = new pg.Client({ connectionString: ADMIN_DB });
+    await admin.connect();
+    const dbName = `bench_smoke_${Date.now().toString(36)}`;
+    await admin.query(`create database ${dbName}`);
+    const url = new URL(ADMIN_DB);
+    url.pathname = `/${dbName}`;
+    try {
+      execFileSync("pgbench", ["-i", "-s", "1", "-q", url.toString()], { stdio: "ignore" });
+      const out = execFileSync("pgbench", ["-N", "-c", "4", "-j", "2", "-T", "3", url.toString()], {
+        stdio: ["ignore", "pipe", "ignore"],
+      }).toString();
+      const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1]);
+      const db = new pg.Client({ connectionString: url.toString() });
+      await db.connect();
+      await db.query(`create table bench_reference (id bigserial primary key, name text, phone text)`);
+      const rows = 100_000;
+      const t = performance.now();
+      await db.query(
+        `insert into bench_reference (name, phone) select 'name ' || g, '+2376' || lpad(g::text, 8, '0') from generate_series(1, $1) g`,
+        [rows],
+      );
+      const sqlInsertRowsPerS = rows / ((performance.now() - t) / 1000);
+      await db.end();
+      return { helloRps: ref.rps, pgbenchUpdateTps: tps, sqlInsertRowsPerS };
+    } finally {
+      await admin.query(`drop database if exists ${dbName} with (force)`);
+      await admin.end();
+    }
+  } finally {
+    hello.child.kill("SIGTERM");
+    closeConnections();
+  }
+}
+
+/** A benchmark run to its end; its whole output (it fails the smoke run when it fails). */
+function runBenchmark(script: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, script), ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.once("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}:\n${out.slice(-4000)}\n${err}`)),
+    );
+  });
+}
+
+/** The first number the pattern captures in the output; a figure the output lacks fails the run. */
+function figure(out: string, pattern: RegExp, what: string): number {
+  const m = pattern.exec(out);
+  const v = m ? Number(m[1].replace(/,/g, "")) : NaN;
+  if (!Number.isFinite(v)) throw new Error(`no figure for ${what} in:\n${out.slice(-3000)}`);
+  return v;
+}
+
+interface Check {
+  name: string;
+  /** The figure as measured, with its unit. */
+  shown: string;
+  ratio: number;
+  goalRatio: number;
+}
+
+const msOf = (rps: number) => 1000 / rps;
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const ref = await measureReferences();
+  log(
+    `references (this run): hello-world ${ref.helloRps.toFixed(0)} req/s (${msOf(ref.helloRps).toFixed(3)} ms a request), pgbench simple-update ${ref.pgbenchUpdateTps.toFixed(0)} tx/s, INSERT ... SELECT ${ref.sqlInsertRowsPerS.toFixed(0)} rows/s`,
+  );
+  const goalMs = msOf(GOAL_MACHINE.helloRps);
+  /** A latency's ratio: the hello-world's time per request over it. */
+  const latency = (name: string, ms: number, goalMsOfFigure: number): Check => ({
+    name,
+    shown: `${ms.toFixed(1)} ms`,
+    ratio: msOf(ref.helloRps) / ms,
+    goalRatio: goalMs / goalMsOfFigure,
+  });
+  const checks: Check[] = [];
+
+  const messaging = await runBenchmark("messaging.ts", ["--rows", "10000", "--contacts", "20000", "--queries", "20"]);
+  const m = JSON.parse(messaging.split("\n").find((l) => l.startsWith("{"))!) as Record<string, number>;
+  checks.push(
+    {
+      name: "import 10,000 rows (rows/s over INSERT ... SELECT rows/s; goal 100,000 rows < 60 s)",
+      shown: `${m.import_rows_per_s} rows/s`,
+      ratio: m.import_rows_per_s / ref.sqlInsertRowsPerS,
+      goalRatio: 100_000 / 60 / GOAL_MACHINE.sqlInsertRowsPerS,
+    },
+    latency("contact search by phone prefix, p95 (goal <= 100 ms)", m.search_phone_prefix_p95_ms, 100),
+    latency("contact search by name, p95 (goal <= 100 ms)", m.search_name_p95_ms, 100),
+  );
+
+  const analytics = await runBenchmark("analytics.ts", ["--operations", "20000", "--runs", "5"]);
+  checks.push(
+    latency(
+      "analytics fleet 365 days, p95 (goal <= 500 ms)",
+      figure(analytics, /fleet\s+365 d: p50 \d+ ms, p95 (\d+) ms/, "analytics"),
+      500,
+    ),
+  );
+
+  const poll = await runBenchmark("poll.ts", ["--handsets", "200", "--capacity-only", "--reference-s", "3"]);
+  const pollHello = figure(poll, /express hello-world (\d+) req\/s/, "the poll's hello-world");
+  const capacity = figure(poll, /empty poll saturated (\d+) req\/s/, "the empty poll's capacity");
+  checks.push({
+    name: "empty poll saturated (req/s over its own run's hello-world; goal >= 0.2)",
+    shown: `${capacity} req/s (hello-world ${pollHello})`,
+    ratio: capacity / pollHello,
+    goalRatio: 0.2,
+  });
+
+  const throughput = await runBenchmark("throughput.ts", [
+    ...["--ids", "100", "--repeats", "5", "--warmup", "50", "--queued", "500", "--handsets", "10"],
+    ...["--duration-s", "3", "--sms-per-s", "20", "--sms-s", "5"],
+  ]);
+  const claimCpuMs = figure(throughput, /([\d.]+) CPU-ms a claim and its outcome/, "CPU-ms per claim");
+  // The transfer's own cost, beyond what the idle system spends a second: on a loaded machine
+  // the phase lasts longer, and that fixed cost would grow its share of each transfer.
+  const transferCpuMs = figure(throughput, /beyond the idle system's .*?: ([\d.-]+) CPU-ms/, "CPU-ms per transfer");
+  const transferTx = figure(throughput, /beyond the idle system's .*?CPU-ms, ([\d.-]+) transactions;/, "transactions");
+  checks.push(
+    latency(
+      "create burst 100 x 5, p99 (goal <= 1 s at 310 x 5)",
+      figure(throughput, /create burst: .*?p99 ([\d.]+) ms/, "burst p99"),
+      1000,
+    ),
+    {
+      // Draining a few hundred with ten handsets, a loaded machine's latency bounds the rate,
+      // not the path's cost: the cost is the figure (300/s on two cores is 6.7 CPU-ms each).
+      name: "CPU per claim and its outcome, draining 500 (goal 300/s: <= 6.7 CPU-ms)",
+      shown: `${claimCpuMs} CPU-ms`,
+      ratio: msOf(ref.helloRps) / claimCpuMs,
+      goalRatio: goalMs / ((2 * 1000) / 300),
+    },
+    latency(
+      "SMS to confirmation at 20/s, p99 (goal <= 2 s at 50/s)",
+      figure(throughput, /SMS to confirmation at .*?p99 ([\d.]+) ms/, "SMS p99"),
+      2000,
+    ),
+    {
+      name: "CPU per confirmed transfer beyond idle (hello-world ms over CPU-ms; goal <= 20 CPU-ms)",
+      shown: `${transferCpuMs} CPU-ms`,
+      ratio: msOf(ref.helloRps) / transferCpuMs,
+      goalRatio: goalMs / 20,
+    },
+    {
+      name: "database transactions per confirmed transfer, beyond idle (goal <= 8)",
+      shown: `${transferTx} transactions`,
+      ratio: 8 / transferTx,
+      goalRatio: 1,
+    },
+  );
+
+  log("");
+  log(
+    `${"figure".padEnd(92)} ${"measured".padEnd(34)} ${"ratio".padStart(9)} ${"goal".padStart(9)} ${"floor".padStart(9)}`,
+  );
+  let breached = 0;
+  const r = (v: number) => (v >= 0.1 ? v.toFixed(3) : v.toPrecision(3));
+  for (const c of checks) {
+    const floor = c.goalRatio / 3;
+    const ok = c.ratio >= floor;
+    if (!ok) breached++;
+    log(
+      `${c.name.padEnd(92)} ${c.shown.padEnd(34)} ${r(c.ratio).padStart(9)} ${r(c.goalRatio).padStart(9)} ${r(floor).padStart(9)}${ok ? "" : "  BELOW THE FLOOR"}`,
+    );
+  }
+  log(
+    `\n${checks.length - breached} of ${checks.length} figures at or above their floor (a third of the goal's ratio), in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  if (breached) process.exitCode = 1;
+}
+
+await main();
