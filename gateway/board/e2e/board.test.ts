@@ -105,6 +105,49 @@ describe("the board in Chromium", () => {
     await expect.poll(() => row.getByText("terminée").count(), { timeout: 20_000 }).toBe(1);
   });
 
+  it("corrects a receiver, cancels a transaction with a reason and closes another by receipt, each answer shown", async () => {
+    const rose = await intakeTransaction(world, ["690111000", "Rose Ekambi"], 6_000);
+    await intakeTransaction(world, ["690111001", "Yves Mballa"], 6_500);
+    await page.getByRole("link", { name: "Transactions" }).click();
+    await page.getByRole("button", { name: "Actualiser" }).click();
+    await page.getByRole("button", { name: "Détails Rose Ekambi 6 000 FCFA" }).click();
+    let dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Corriger le bénéficiaire" }).click();
+    await dialog.getByLabel("Nom").fill("Rose Ekambi Ndongo");
+    await dialog.locator("form").getByRole("button", { name: "Envoyer" }).click();
+    await dialog.getByText("Transaction mise à jour.").waitFor();
+    await dialog.getByRole("heading", { name: "Rose Ekambi Ndongo · 6 000 FCFA" }).waitFor();
+    await dialog.getByRole("button", { name: "Annuler la transaction" }).click();
+    await dialog.getByLabel("Motif").fill("Le client a renoncé.");
+    await dialog.locator("form").getByRole("button", { name: "Annuler la transaction" }).click();
+    await dialog.getByText("annulée", { exact: true }).waitFor();
+    await dialog.getByText("Le client a renoncé.").waitFor();
+    expect(await dialog.getByRole("button", { name: "Lancer" }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    // A cancelled transaction leaves an agent's view (pending ones and its launches only).
+    const stored = await sys.api.get(`/v1/transactions/${rose}`, { token: world.adminToken });
+    expect(stored.body).toMatchObject({
+      state: "cancelled",
+      receiver_name: "Rose Ekambi Ndongo",
+      cancelled_reason: "Le client a renoncé.",
+    });
+
+    await page.getByRole("button", { name: "Détails Yves Mballa 6 500 FCFA" }).click();
+    dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Clôturer sur reçu" }).click();
+    await dialog.getByText("clôturée", { exact: true }).waitFor();
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    // Both left the intake board, without a reload.
+    await expect
+      .poll(() =>
+        page
+          .getByRole("row")
+          .filter({ hasText: /Yves Mballa|Rose Ekambi/ })
+          .count(),
+      )
+      .toBe(0);
+  });
+
   it("settles an unproven operation with a note: it leaves the queue for the settled-on-word list", async () => {
     const to = RECIPIENTS[1]!;
     await unprovenOperation(world, to, 8_000);
@@ -231,7 +274,7 @@ describe("the board in Chromium", () => {
     await signIn(page, world.alice.login, world.alice.password);
     await world.api.post("/v1/agents/logout", { token: (await currentToken(page))! });
     // The next call (here: opening another page) is refused 401: back to sign-in, saying why.
-    await page.evaluate(() => (location.hash = "#/operations"));
+    await page.evaluate(() => (location.hash = "#/matching"));
     await page.getByText("Votre session est terminée. Reconnectez-vous.").waitFor();
     await page.getByRole("heading", { name: "Connexion" }).waitFor();
   });
