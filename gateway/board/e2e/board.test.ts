@@ -35,7 +35,8 @@ beforeAll(async () => {
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   browser = await launchChromium();
-  context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris" });
+  // A browser far from Douala: the board still shows Douala's time.
+  context = await browser.newContext({ locale: "fr-FR", timezoneId: "America/New_York" });
   page = await context.newPage();
   page.on("load", () => loads++);
   page.on("console", (m) => {
@@ -72,6 +73,14 @@ describe("the board in Chromium", () => {
     await page.getByRole("heading", { level: 2, name: "Transactions" }).waitFor();
     await expect.poll(() => page.getByRole("timer").textContent()).toMatch(/^Session terminée dans 4 h 5\d min$/);
     expect(await page.getByRole("link", { name: "Arbitrage" }).isVisible()).toBe(true);
+    const fresh = await page
+      .getByText(/Mis à jour à/)
+      .first()
+      .textContent();
+    const shown = /Mis à jour à (\d\d):\d\d:\d\d/.exec(fresh!)![1];
+    const doualaHour = (ms: number) =>
+      new Intl.DateTimeFormat("fr-CM", { timeZone: "Africa/Douala", hour: "2-digit" }).format(ms).slice(0, 2);
+    expect([doualaHour(Date.now()), doualaHour(Date.now() - 60_000)]).toContain(shown);
   });
 
   it("launches a paid transaction and follows it to done as the handset dials and the SMS proves it, without a reload", async () => {
