@@ -35,7 +35,8 @@ beforeAll(async () => {
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   browser = await launchChromium();
-  context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris" });
+  // A browser far from Douala: the board still shows Douala's time.
+  context = await browser.newContext({ locale: "fr-FR", timezoneId: "America/New_York" });
   page = await context.newPage();
   page.on("load", () => loads++);
   page.on("console", (m) => {
@@ -72,6 +73,14 @@ describe("the board in Chromium", () => {
     await page.getByRole("heading", { level: 2, name: "Transactions" }).waitFor();
     await expect.poll(() => page.getByRole("timer").textContent()).toMatch(/^Session terminée dans 4 h 5\d min$/);
     expect(await page.getByRole("link", { name: "Arbitrage" }).isVisible()).toBe(true);
+    const fresh = await page
+      .getByText(/Mis à jour à/)
+      .first()
+      .textContent();
+    const shown = /Mis à jour à (\d\d):\d\d:\d\d/.exec(fresh!)![1];
+    const doualaHour = (ms: number) =>
+      new Intl.DateTimeFormat("fr-CM", { timeZone: "Africa/Douala", hour: "2-digit" }).format(ms).slice(0, 2);
+    expect([doualaHour(Date.now()), doualaHour(Date.now() - 60_000)]).toContain(shown);
   });
 
   it("launches a paid transaction and follows it to done as the handset dials and the SMS proves it, without a reload", async () => {
@@ -103,6 +112,49 @@ describe("the board in Chromium", () => {
     await dialog.getByRole("button", { name: "Fermer" }).click();
     const row = page.getByRole("row").filter({ hasText: receiver[1] });
     await expect.poll(() => row.getByText("terminée").count(), { timeout: 20_000 }).toBe(1);
+  });
+
+  it("corrects a receiver, cancels a transaction with a reason and closes another by receipt, each answer shown", async () => {
+    const rose = await intakeTransaction(world, ["690111000", "Rose Ekambi"], 6_000);
+    await intakeTransaction(world, ["690111001", "Yves Mballa"], 6_500);
+    await page.getByRole("link", { name: "Transactions" }).click();
+    await page.getByRole("button", { name: "Actualiser" }).click();
+    await page.getByRole("button", { name: "Détails Rose Ekambi 6 000 FCFA" }).click();
+    let dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Corriger le bénéficiaire" }).click();
+    await dialog.getByLabel("Nom").fill("Rose Ekambi Ndongo");
+    await dialog.locator("form").getByRole("button", { name: "Envoyer" }).click();
+    await dialog.getByText("Transaction mise à jour.").waitFor();
+    await dialog.getByRole("heading", { name: "Rose Ekambi Ndongo · 6 000 FCFA" }).waitFor();
+    await dialog.getByRole("button", { name: "Annuler la transaction" }).click();
+    await dialog.getByLabel("Motif").fill("Le client a renoncé.");
+    await dialog.locator("form").getByRole("button", { name: "Annuler la transaction" }).click();
+    await dialog.getByText("annulée", { exact: true }).waitFor();
+    await dialog.getByText("Le client a renoncé.").waitFor();
+    expect(await dialog.getByRole("button", { name: "Lancer" }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    // A cancelled transaction leaves an agent's view (pending ones and its launches only).
+    const stored = await sys.api.get(`/v1/transactions/${rose}`, { token: world.adminToken });
+    expect(stored.body).toMatchObject({
+      state: "cancelled",
+      receiver_name: "Rose Ekambi Ndongo",
+      cancelled_reason: "Le client a renoncé.",
+    });
+
+    await page.getByRole("button", { name: "Détails Yves Mballa 6 500 FCFA" }).click();
+    dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Clôturer sur reçu" }).click();
+    await dialog.getByText("clôturée", { exact: true }).waitFor();
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    // Both left the intake board, without a reload.
+    await expect
+      .poll(() =>
+        page
+          .getByRole("row")
+          .filter({ hasText: /Yves Mballa|Rose Ekambi/ })
+          .count(),
+      )
+      .toBe(0);
   });
 
   it("settles an unproven operation with a note: it leaves the queue for the settled-on-word list", async () => {
@@ -231,7 +283,7 @@ describe("the board in Chromium", () => {
     await signIn(page, world.alice.login, world.alice.password);
     await world.api.post("/v1/agents/logout", { token: (await currentToken(page))! });
     // The next call (here: opening another page) is refused 401: back to sign-in, saying why.
-    await page.evaluate(() => (location.hash = "#/operations"));
+    await page.evaluate(() => (location.hash = "#/matching"));
     await page.getByText("Votre session est terminée. Reconnectez-vous.").waitFor();
     await page.getByRole("heading", { name: "Connexion" }).waitFor();
   });

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
@@ -75,10 +75,14 @@ type Form = "correct" | "cancel" | undefined;
 
 function TransactionDetail(props: { id: string; onClose: () => void; onChanged: () => void }) {
   const path = { params: { path: { transaction_id: props.id } } };
+  // An agent sees pending transactions and those it launched: one it cancels or closes leaves
+  // its view (404 on the next read). The action's answer is then what the dialog shows.
+  const answered = useRef<Transaction | undefined>(undefined);
   const list = useLiveList<Transaction>(
     async () => {
       const r = await call(() => api.GET("/v1/transactions/{transaction_id}", path));
-      return r.data ? { data: [r.data] } : { outcome: r.outcome };
+      if (r.data) return { data: [r.data] };
+      return answered.current ? { data: [answered.current] } : { outcome: r.outcome };
     },
     (x) => x.id,
     ["transaction"],
@@ -91,6 +95,7 @@ function TransactionDetail(props: { id: string; onClose: () => void; onChanged: 
   /** Runs one action, shows the API's answer, and refetches the transaction and the board. */
   const act = async (run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>, done: string) => {
     const r = await call(run);
+    if ((r.data as Transaction | undefined)?.state) answered.current = r.data as Transaction;
     setOutcome(r.outcome ?? { ok: true, message: done });
     if (!r.outcome) setForm(undefined);
     void list.reload();

@@ -1,0 +1,170 @@
+// `npm run board:screenshots`: a screenshot of every page of the board into docs/board/*.png,
+// and the board's figures: JavaScript gzipped, and the time to the first usable page on
+// Chrome's "Slow 3G" profile (emulated over the DevTools protocol).
+//
+// It runs the whole system in this process on a fresh database of the PostgreSQL at
+// DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), with the
+// in-process bus, seeds a small day of work through the API and the handset simulator,
+// and drops the database at the end. Chromium: /usr/bin/chromium (CHROMIUM_PATH).
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import type { Page } from "playwright-core";
+import { startSystem } from "../../../deploy/local/system.ts";
+import { createDatabase } from "../../../test/infra/postgres.ts";
+import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../../../test/support/credentials.ts";
+import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import {
+  createOperation,
+  dial,
+  intakeTransaction,
+  orphanSms,
+  RECIPIENTS,
+  seedWorld,
+  unprovenOperation,
+  type BoardWorld,
+} from "./world.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+const OUT = path.join(ROOT, "docs/board");
+const DIST = path.join(ROOT, "gateway/board/dist/assets");
+
+/** Chrome DevTools' "Slow 3G": 400 kbit/s each way, 2 s of latency. */
+const SLOW_3G = { offline: false, latency: 2000, downloadThroughput: 50_000, uploadThroughput: 50_000 };
+
+async function seed(w: BoardWorld): Promise<void> {
+  const done = await intakeTransaction(w, RECIPIENTS[0]!, 12_500);
+  await w.api.post(`/v1/transactions/${done}/payment-confirmation`, { token: w.alice.token });
+  const launched = await w.api.post(`/v1/transactions/${done}/launch`, { token: w.alice.token });
+  await dial(w, launched.body.operation_id);
+  await intakeTransaction(w, RECIPIENTS[1]!, 25_000);
+  await intakeTransaction(w, ["690321654", "Brice Kamga"], 40_000);
+  await unprovenOperation(w, RECIPIENTS[2]!, 8_000);
+  const settled = await unprovenOperation(w, ["690147258", "Odile Nana"], 15_000);
+  await w.api.post(`/v1/operations/${settled}/settle`, {
+    token: w.alice.token,
+    body: { outcome: "arrived", note: "Confirmed by the receiver on the phone." },
+  });
+  await unprovenOperation(w, RECIPIENTS[3]!, 7_300);
+  await orphanSms(w, w.alice, RECIPIENTS[3]!, 7_301);
+  await createOperation(w, w.alice, ["690258369", "Samuel Eto"], 5_000);
+  await w.api.post("/v1/operations/matching", {
+    token: w.alice.token,
+    body: { beneficiary_msisdn: "690963852", montant: 3_000 },
+  });
+}
+
+async function shoot(page: Page, hash: string, heading: string, file: string): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.getByRole("heading", { level: 2, name: heading }).waitFor();
+  await page
+    .getByText(/Mis à jour à|Updated/)
+    .first()
+    .waitFor();
+  await page.screenshot({ path: path.join(OUT, file), fullPage: true });
+  console.log(`docs/board/${file}`);
+}
+
+/** ms from a navigation to the element being visible, under Slow 3G. */
+async function timeToUsable(
+  page: Page,
+  navigate: () => Promise<unknown>,
+  usable: () => Promise<void>,
+): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+  const started = Date.now();
+  await navigate();
+  await usable();
+  const ms = Date.now() - started;
+  await cdp.send("Network.emulateNetworkConditions", {
+    ...SLOW_3G,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
+  return ms;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  await buildBoard();
+  const db = await createDatabase(process.env.DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
+  const system = await startSystem({
+    env: {
+      DATABASE_URL: db.url,
+      API_KEYS: TEST_API_KEY,
+      BOOTSTRAP_TOKEN: TEST_BOOTSTRAP_TOKEN,
+      DEVICE_COOLDOWN_S: "0",
+      LOG_LEVEL: "warn",
+    },
+    randomPorts: true,
+    logDestination: { write: () => undefined },
+  });
+  const browser = await launchChromium();
+  try {
+    const w = await seedWorld(system.gatewayUrl);
+    await seed(w);
+    const context = await browser.newContext({ locale: "fr-FR", viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${system.gatewayUrl}/board/`);
+    await page.getByRole("heading", { name: "Connexion" }).waitFor();
+    await page.screenshot({ path: path.join(OUT, "sign-in.png") });
+    console.log("docs/board/sign-in.png");
+    await signIn(page, w.alice.login, w.alice.password);
+    await shoot(page, "#/transactions", "Transactions", "transactions.png");
+    await page.getByRole("button", { name: /^Détails Awa Ndiaye/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Lancer" }).waitFor();
+    await page.screenshot({ path: path.join(OUT, "transaction-detail.png") });
+    console.log("docs/board/transaction-detail.png");
+    await page.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
+    await shoot(page, "#/operations", "Opérations", "operations.png");
+    await shoot(page, "#/arbitration", "Arbitrage", "arbitration.png");
+    await shoot(page, "#/messages", "Messages", "messages.png");
+    await page.getByRole("button", { name: /^Détails 7 301/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rattacher" }).first().waitFor();
+    await page.screenshot({ path: path.join(OUT, "message-detail.png") });
+    console.log("docs/board/message-detail.png");
+    await page.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
+    await shoot(page, "#/matching", "Opérations manuelles", "matching.png");
+    const phone = await browser.newContext({ locale: "en-GB", viewport: { width: 390, height: 844 }, isMobile: true });
+    const phonePage = await phone.newPage();
+    await phonePage.goto(`${system.gatewayUrl}/board/`);
+    await signIn(phonePage, w.alice.login, w.alice.password);
+    await phonePage.getByRole("heading", { level: 2, name: "Transactions" }).waitFor();
+    await phonePage
+      .getByText(/Updated/)
+      .first()
+      .waitFor();
+    await phonePage.screenshot({ path: path.join(OUT, "phone-transactions-en.png"), fullPage: true });
+    console.log("docs/board/phone-transactions-en.png");
+
+    // Figures.
+    const js = readdirSync(DIST).filter((f) => f.endsWith(".js"));
+    const gz = js.reduce((n, f) => n + gzipSync(readFileSync(path.join(DIST, f)), { level: 9 }).length, 0);
+    console.log(`JavaScript: ${js.length} file(s), ${(gz / 1000).toFixed(1)} kB gzipped (goal <= 60 kB)`);
+    const cold = await browser.newContext({ locale: "fr-FR" });
+    const coldPage = await cold.newPage();
+    const signInMs = await timeToUsable(
+      coldPage,
+      () => coldPage.goto(`${system.gatewayUrl}/board/`, { waitUntil: "commit", timeout: 120_000 }),
+      () => coldPage.getByLabel("Identifiant").waitFor({ timeout: 120_000 }),
+    );
+    console.log(`Slow 3G, empty cache: sign-in usable after ${signInMs} ms`);
+    await signIn(coldPage, w.alice.login, w.alice.password);
+    const warmMs = await timeToUsable(
+      coldPage,
+      () => coldPage.reload({ waitUntil: "commit", timeout: 120_000 }),
+      () => coldPage.getByRole("button", { name: /^Détails Brice Kamga/ }).waitFor({ timeout: 120_000 }),
+    );
+    console.log(`Slow 3G, signed in, assets cached: transactions board listed after ${warmMs} ms`);
+  } finally {
+    await browser.close();
+    await system.stop();
+    await db.drop();
+  }
+}
+
+await main();
+process.exit(0);
