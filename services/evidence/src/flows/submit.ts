@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { fromTs } from "@transferops/kit";
+import { fromTs, type EntityManager } from "@transferops/kit";
 import type { SimSummary } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type {
   MessageResult,
@@ -9,15 +9,18 @@ import type {
 import { smsHash } from "../domain/hash.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { initialOutcome, routeOf } from "../domain/outcomes.ts";
-import { parseMessage } from "../domain/parsers/parse.ts";
+import { parseMessage, UNRECOGNISED_RULE } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
 import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
 import { DEFAULT_SENDER_IDS, isKnownSender } from "../domain/senders.ts";
 import { validateSubmission } from "../domain/submission.ts";
+import { wordingDrift } from "../domain/wording-drift.ts";
 import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/messages.ts";
+import { wordingChangedAlert } from "../events/wording.ts";
 import { toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
+import { unrecognisedCounts } from "../store/wording-drift.ts";
 import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -133,6 +136,7 @@ export async function storeMessage(
     await messageStored(em, inserted);
     if (inserted.state === "done") await messageCorrelated(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
+    if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
     await checkChain(em, inserted);
     await recomputeDay(em, inserted.sim_id, inserted.received_at);
     return inserted;
@@ -143,6 +147,13 @@ export async function storeMessage(
   }
   // Lost the race to a concurrent copy of the same message: its row is the message.
   return { message: (await findByHash(deps.db.em(), input.simId, hash))!, duplicate: true };
+}
+
+/** An unrecognised text: has the share of them on this SIM jumped (a new wording)? */
+async function checkWording(em: EntityManager, m: MessageRecord, operator: Operator): Promise<void> {
+  const counts = await unrecognisedCounts(em, m.sim_id, new Date(), UNRECOGNISED_RULE);
+  const drift = wordingDrift(counts.lastHour, counts.usual);
+  if (drift.jump) await wordingChangedAlert(em, m, operator, drift);
 }
 
 async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {

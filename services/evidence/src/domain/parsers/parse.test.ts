@@ -878,3 +878,82 @@ describe("rules", () => {
     }
   });
 });
+
+// Wordings no rule was written for (rewordings of known receipts, written for these tests).
+describe("a receipt no wording recognises: fields by label, kind by its verbs", () => {
+  it.each<[string, Operator, string, Partial<ParsedMessage>]>([
+    [
+      "a reworded Orange withdrawal",
+      "operator_b",
+      "Retrait effectue chez 690000009. N° de transaction : CO260101.1200.A00001. Montant : 5 000 FCFA. Frais : 100 FCFA. Votre solde est de 12 000 FCFA.",
+      { kind: "UV_WITH", amount: 5000, fee: 100, balance_after: 12000, operator_ref: "CO260101.1200.A00001" },
+    ],
+    [
+      "a reworded MTN transfer received, balance first",
+      "operator_a",
+      "Nouveau solde: 7 500 FCFA. Vous avez bien recu 2 500 FCFA de la part de JEAN (237670000009). ID: 12345678901.",
+      {
+        kind: "UV_IN",
+        amount: 2500,
+        balance_after: 7500,
+        operator_ref: "12345678901",
+        counterparty_msisdn: "237670000009",
+      },
+    ],
+    [
+      "a reworded Orange cash-in names the customer it went to",
+      "operator_b",
+      "Cash in vers 690000001 effectue. Montant: 3000 FCFA, Ref transaction: CI260101.1200.A00002, Solde: 9000 FCFA.",
+      {
+        kind: "DEP",
+        amount: 3000,
+        operator_ref: "CI260101.1200.A00002",
+        counterparty_msisdn: "690000001",
+        direction: "out",
+      },
+    ],
+    [
+      "a reworded balance reply",
+      "operator_b",
+      "Solde de votre compte principal est de 45 000 FCFA.",
+      { kind: "BAL", balance_after: 45000, amount: null },
+    ],
+  ])("%s", (_case, operator, text, want) => {
+    expect(parseMessage(operator, text)).toMatchObject(want);
+  });
+
+  it.each<[string, Operator, string]>([
+    [
+      "a deposit naming two numbers, none after 'to'",
+      "operator_b",
+      "Depot de 690000001 et 690000002. Montant: 3000 FCFA, ID transaction: CI260101.1200.A00003.",
+    ],
+    [
+      "a deposit without a reference",
+      "operator_b",
+      "Depot vers 690000001 reussi. Montant: 3000 FCFA. Nouveau solde: 9000 FCFA.",
+    ],
+    [
+      "a receipt whose verbs disagree",
+      "operator_a",
+      "Retrait et depot: Montant 3000 FCFA. Transaction Id: 12345678901.",
+    ],
+  ])("stays kind null (an orphan for a person): %s", (_case, operator, text) => {
+    const p = parseMessage(operator, text);
+    expect(p.kind).toBeNull();
+    expect(p.rule).toBe("unrecognised");
+  });
+
+  it("a payment in another currency is no balance reply", () => {
+    const p = parseMessage("operator_b", "Paiement de 1.18 USD chez SHOP. Nouveau solde 327 XAF.");
+    expect(p.kind).not.toBe("BAL");
+  });
+
+  it("a promotion with amounts and numbers is no receipt", () => {
+    const p = parseMessage(
+      "operator_a",
+      "Gagnez 50 000 FCFA! Envoyez 5000 FCFA au 670000000 et tentez votre chance. Nouveau solde offert!",
+    );
+    expect(p.kind).toBe("MKT");
+  });
+});

@@ -1,11 +1,23 @@
 // Entry point: decide the kind of an operator SMS and read its fields.
 
-import { type NumberFormat, NUMBER_FORMATS, readMoney, readMsisdn, readName, readRef, type Reading } from "./fields.ts";
+import {
+  type NumberFormat,
+  CURRENCY,
+  NUMBER,
+  NUMBER_FORMATS,
+  PHONE,
+  readMoney,
+  readMsisdn,
+  readName,
+  readRef,
+  type Reading,
+} from "./fields.ts";
 import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.ts";
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
-import { promoCut } from "./promo.ts";
-import { LABELLED_FIELDS, SHARED_FIRST, SHARED_LAST, UNRECOGNISED } from "./shared.rules.ts";
+import { blankPromotions, promoCut } from "./promo.ts";
+import { kindFromCues } from "./cues.ts";
+import { LABELLED_FIELDS, NOTICES, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
   type FieldName,
@@ -38,10 +50,13 @@ const EMPTY: ParsedMessage = Object.freeze({
 /** The rule id of a text no wording recognised (kind null; labelled values read). */
 export const UNRECOGNISED_RULE = UNRECOGNISED.id;
 
-const RULES: Readonly<Record<Operator, readonly Rule[]>> = {
-  operator_a: checkRules([...SHARED_FIRST, ...OPERATOR_A_RULES.map(atAnySentence), ...SHARED_LAST, UNRECOGNISED]),
-  operator_b: checkRules([...SHARED_FIRST, ...OPERATOR_B_RULES.map(atAnySentence), ...SHARED_LAST, UNRECOGNISED]),
+/** The built-in wordings of each operator (the shipped defaults). */
+const BUILT_IN: Readonly<Record<Operator, readonly Rule[]>> = {
+  operator_a: OPERATOR_A_RULES.map(atAnySentence),
+  operator_b: OPERATOR_B_RULES.map(atAnySentence),
 };
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_a, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_b, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
 
 /**
  * A wording written to start a text ("^Depot recu ...") also starts after a promotion glued
@@ -54,21 +69,133 @@ function atAnySentence(rule: Rule): Rule {
   return { ...rule, match: new RegExp(source, rule.match.flags) };
 }
 
-/** The rules applied to an operator's texts, in evaluation order (for diagnostics and tests). */
-export function rulesFor(operator: Operator): readonly Rule[] {
-  return RULES[operator];
+/**
+ * The rules applied to an operator's texts, in evaluation order (for diagnostics and tests);
+ * receipts recognised by their cues come between the refusals and the notices.
+ */
+export function rulesFor(operator: Operator, taught: readonly Rule[] = []): readonly Rule[] {
+  return [...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS, ...NOTICES, UNRECOGNISED];
 }
 
-export function parseMessage(operator: Operator, text: string): ParsedMessage {
+/**
+ * Decides the kind of a text and reads its fields. `taught` are the operator's wording rules
+ * activated at run time (wording-rules.ts): tried before the built-in ones, since they were
+ * written for wordings the built-in rules did not read.
+ */
+export function parseMessage(operator: Operator, text: string, taught: readonly Rule[] = []): ParsedMessage {
   if (text.length > MAX_TEXT_LENGTH) return { ...EMPTY, rule: "too_long" };
   const norm = normalizeText(text);
   if (norm.text === "") return { ...EMPTY };
-  for (const rule of RULES[operator]) {
-    const m = rule.match.exec(norm.folded);
-    if (m) return applyRule(rule, m.index, m.index + m[0].length, norm, NUMBER_FORMATS[operator]);
-  }
-  return { ...EMPTY };
+  const format = NUMBER_FORMATS[operator];
+  const first = firstMatch([...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS], norm, format);
+  return first ?? byCues(norm, format) ?? firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY };
 }
+
+/**
+ * The text read as if no wording of its operator were known: refusals, cues, notices
+ * (diagnostics: measures how the cues alone fare on wordings no rule was written for).
+ */
+export function parseWithoutWordings(operator: Operator, text: string): ParsedMessage {
+  const norm = normalizeText(text.slice(0, MAX_TEXT_LENGTH));
+  const format = NUMBER_FORMATS[operator];
+  return (
+    firstMatch([...SHARED_FIRST, ...REFUSALS], norm, format) ??
+    byCues(norm, format) ??
+    firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY }
+  );
+}
+
+function firstMatch(rules: readonly Rule[], norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
+  for (const rule of rules) {
+    const m = rule.match.exec(norm.folded);
+    if (m) return applyRule(rule, m.index, m.index + m[0].length, norm, format);
+  }
+  return null;
+}
+
+/**
+ * A receipt no wording recognised, read from its labelled values with its promotions left
+ * out, its kind from its verbs (cues.ts). Null when the text shows no receipt: the notices
+ * and promotions then decide.
+ */
+function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
+  const blank = blankPromotions(norm.folded);
+  const folded = blank.keep(norm.folded);
+  const text = blank.keep(norm.text);
+  const read = (name: FieldName) =>
+    valueOf(readAll(UNRECOGNISED.fields![name]!, folded, text, readerFor(name, format)) ?? UNREADABLE);
+  const unlabelled = verbAmount(folded, text, format);
+  const amount = read("amount") ?? (unlabelled?.state === "value" ? unlabelled.value : null);
+  const balance = read("balance_after");
+  const ref = read("operator_ref") ?? shapedRef(folded, text);
+  const fee = read("fee");
+  // MTN's 11-digit reference has a phone number's shape.
+  const phones = [...new Set([...folded.matchAll(PHONE_ANYWHERE)].map((m) => m[0].replace(/^\+/, "")))].filter(
+    (n) => n !== ref,
+  );
+  const payee = [...new Set([...folded.matchAll(PAYEE)].map((m) => m.groups!.v.replace(/^\+/, "")))];
+  const cue = kindFromCues(folded, {
+    amount: typeof amount === "number" ? amount : null,
+    amountPrinted: amount !== null || unlabelled !== null,
+    balance_after: typeof balance === "number" ? balance : null,
+    operator_ref: typeof ref === "string" ? ref : null,
+    phones,
+    payee: payee.length === 1 ? payee[0] : null,
+  });
+  if (!cue.receipt) return null;
+  return {
+    ...EMPTY,
+    kind: cue.kind,
+    amount: typeof amount === "number" ? amount : null,
+    fee: typeof fee === "number" ? fee : null,
+    balance_after: typeof balance === "number" ? balance : null,
+    operator_ref: typeof ref === "string" ? ref : null,
+    counterparty_msisdn: cue.counterparty,
+    direction: cue.direction,
+    language: detectLanguage(norm.folded),
+    // A receipt of no kind is the contract's possible deposit: an orphan for a person.
+    rule: cue.kind === null ? UNRECOGNISED.id : `cues.${cue.kind.toLowerCase()}`,
+  };
+}
+
+const PHONE_ANYWHERE = new RegExp(String.raw`(?<![\w.])${PHONE}`, "g");
+/** The number money went to: after "vers", "to", "au", "a", "pour" (and "le", "numero"). */
+const PAYEE = new RegExp(String.raw`\b(?:vers|to|au|a|pour)\s+(?:le\s+)?(?:numero\s+)?(?<v>${PHONE})`, "gi");
+/** An amount with its currency: "recu 2000 FCFA", "transferred XAF 5,000". */
+const CURRENCY_AMOUNT = new RegExp(
+  String.raw`(?<![\w.,])(?:${CURRENCY} ?${NUMBER}|${NUMBER} ?${CURRENCY})(?![\w])`,
+  "gi",
+);
+/** Labels whose amount is not the operation's: balances, fees, commissions, net totals, taxes. */
+const NOT_THE_AMOUNT =
+  /(?:solde|balance|frais|fees?|commission|net|charges|cout|taxe|worth|discount|remise)[^.,;:]{0,30}:?\s*$/i;
+
+/**
+ * A receipt's amount where no label names it: the first amount with a currency that no
+ * balance, fee or commission label introduces ("Vous avez recu 2000 FCFA de ...").
+ */
+function verbAmount(folded: string, text: string, format: NumberFormat): Reading<number> | null {
+  // Values a balance or fee label introduces, however long the label ("Solde de votre compte
+  // principal est de 45 000 FCFA").
+  const labelledValues = [LABELLED_FIELDS.balance_after!, LABELLED_FIELDS.fee!].flatMap((re) =>
+    [...folded.matchAll(re)].map((m) => m.indices!.groups!.v[0]),
+  );
+  for (const m of folded.matchAll(CURRENCY_AMOUNT)) {
+    if (labelledValues.includes(m.index)) continue;
+    if (NOT_THE_AMOUNT.test(folded.slice(Math.max(0, m.index - 40), m.index))) continue;
+    return readMoney(text.slice(m.index, m.index + m[0].length), format);
+  }
+  return null;
+}
+
+/** The operators' reference shapes: Orange's "CI220822.1921.C04642", MTN's "ID:10932256987". */
+const REF_SHAPES = /\b[A-Z]{2}\d{6}\.\d{4}\.[A-Z0-9]+\b|(?<=\bID\s?:\s?)\d{8,12}\b/g;
+
+function shapedRef(folded: string, text: string): string | null {
+  const found = [...new Set([...folded.matchAll(REF_SHAPES)].map((m) => text.slice(m.index, m.index + m[0].length)))];
+  return found.length === 1 ? found[0] : null;
+}
+const valueOf = (r: Reading<number | string>) => (r.state === "value" ? r.value : null);
 
 /**
  * What a text would give if no wording recognised it: the labelled values only, kind null
@@ -225,7 +352,7 @@ function combine(found: readonly Reading<number | string>[]): Reading<number | s
  * Fails fast at load when a rule is malformed, so that a new wording with a missing `v`
  * group or a global `match` cannot silently read nothing.
  */
-function checkRules(rules: readonly Rule[]): readonly Rule[] {
+export function checkRules(rules: readonly Rule[]): readonly Rule[] {
   const ids = new Set<string>();
   for (const rule of rules) {
     if (ids.has(rule.id)) throw new Error(`duplicate parser rule id ${rule.id}`);

@@ -53,3 +53,24 @@ function isBoundary(text: string, i: number): boolean {
   const next = text[i + 1] ?? "";
   return /\p{Lu}/u.test(here) && /\p{Ll}/u.test(next);
 }
+
+/**
+ * The text with every sentence that carries a promotional cue blanked out, length for length
+ * (so an index into the result is an index into the text). For texts no wording recognised:
+ * their promotions may come before, after or between the receipt's sentences.
+ */
+export function blankPromotions(folded: string): { keep: (s: string) => string } {
+  const ranges: [number, number][] = [];
+  let start = 0;
+  for (let i = 1; i <= folded.length; i += 1) {
+    if (i === folded.length || isBoundary(folded, i)) {
+      PROMO_CUE.lastIndex = 0;
+      if (PROMO_CUE.test(folded.slice(start, i))) ranges.push([start, i]);
+      start = i;
+    }
+  }
+  PROMO_CUE.lastIndex = 0;
+  return {
+    keep: (s) => ranges.reduce((out, [a, b]) => out.slice(0, a) + " ".repeat(b - a) + out.slice(b), s),
+  };
+}

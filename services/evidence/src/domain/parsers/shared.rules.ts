@@ -19,8 +19,12 @@ export const SHARED_FIRST: readonly Rule[] = [
   },
 ];
 
-/** Evaluated after the operator's own rules: they classify what no wording recognised. */
-export const SHARED_LAST: readonly Rule[] = [
+/**
+ * Evaluated after the operator's own rules: they classify what no wording recognised. The
+ * refusals come before the receipts recognised by their cues (cues.ts), the notices and
+ * promotions after them (a new receipt wording with a promotional word stays a receipt).
+ */
+export const REFUSALS: readonly Rule[] = [
   {
     // A programmer's placeholder left in a text no wording recognised ("{montant}", "%s").
     // Masks such as "[NAME]" are not enough: the anonymised genuine samples are full of them.
@@ -43,6 +47,9 @@ export const SHARED_LAST: readonly Rule[] = [
       ].join("|"),
     ),
   },
+];
+
+export const NOTICES: readonly Rule[] = [
   {
     id: "shared.admin",
     kind: "ADMIN",
@@ -89,7 +96,7 @@ export const LABELLED_FIELDS: FieldPatterns = {
   ),
   fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
   balance_after: labelled(
-    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|solde|balance)`,
+    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|(?:le )?solde(?: (?:de votre compte|du compte|de votre|disponible|principal|courant))*(?: est)?(?: de)?|balance)`,
     MONEY,
   ),
   operator_ref: labelled(REF_LABELS, REF),

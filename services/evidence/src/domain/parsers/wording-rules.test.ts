@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { parseMessage } from "./parse.ts";
+import { compileWordingRule, templateProblems, tryWordingRule, type WordingRuleSpec } from "./wording-rules.ts";
+
+// A rewording of MTN's terse deposit no built-in rule reads (written for this test).
+const NEW_WORDING =
+  "CREDIT MOMO: 3250F recus de NORBERT DOSSOU (237670000009) | Nouveau solde 4222F | Trx 10932256987 | Frais 0F";
+const SPEC: WordingRuleSpec = {
+  operator: "operator_a",
+  kind: "UV_IN",
+  language: "fr",
+  direction: "in",
+  template: "CREDIT MOMO: {amount} recus de {name} ({phone}) | Nouveau solde {balance} | Trx {ref} | Frais {fee}",
+};
+
+describe("a wording rule taught as a template", () => {
+  it("reads a text no built-in rule reads, every field from its slot", () => {
+    expect(parseMessage("operator_a", NEW_WORDING).rule).not.toMatch(/^taught/);
+    const rule = compileWordingRule(SPEC, "taught.operator_a.r1.v1");
+    expect(parseMessage("operator_a", NEW_WORDING, [rule])).toMatchObject({
+      kind: "UV_IN",
+      direction: "in",
+      amount: 3250,
+      fee: 0,
+      balance_after: 4222,
+      operator_ref: "10932256987",
+      counterparty_msisdn: "237670000009",
+      counterparty_name: "NORBERT DOSSOU",
+      rule: "taught.operator_a.r1.v1",
+    });
+  });
+
+  it("forgives case, accents and whitespace as the built-in rules do", () => {
+    const rule = compileWordingRule(SPEC, "taught.operator_a.r1.v1");
+    const text = NEW_WORDING.toLowerCase().replace("recus", "reçus").replace(/ \| /g, "\n|  ");
+    expect(parseMessage("operator_a", text, [rule])).toMatchObject({
+      kind: "UV_IN",
+      amount: 3250,
+      balance_after: 4222,
+    });
+  });
+
+  it.each<[string, Partial<WordingRuleSpec>, string]>([
+    [
+      "a deposit without a number",
+      { kind: "DEP", template: "Depot de {amount} ref {ref}" },
+      "deposit_needs_amount_ref_and_phone",
+    ],
+    [
+      "a balance reply without a balance",
+      { kind: "BAL", template: "Votre solde est {amount}" },
+      "balance_needs_balance",
+    ],
+    ["an unknown slot", { template: "Recu {montant} de {name}" }, "unknown_slot"],
+    ["a slot twice", { template: "Recu {amount} puis {amount}" }, "repeated_slot"],
+    ["slots alone", { template: "{amount} {name} {ref}" }, "no_literal_text"],
+    [
+      "a movement without an amount",
+      { kind: "UV_OUT", template: "Envoye a {name} ref {ref}" },
+      "movement_needs_amount",
+    ],
+    ["an over-long template", { template: `Recu {amount} ${"x".repeat(700)}` }, "template_too_long"],
+  ])("refuses %s", (_case, change, problem) => {
+    const spec = { ...SPEC, ...change };
+    expect(templateProblems(spec)).toContain(problem);
+    expect(() => compileWordingRule(spec, "taught.x.v1")).toThrow(problem);
+  });
+
+  it("is tried on stored orphans and unknown texts only, never on what confirmed", () => {
+    const rule = compileWordingRule(SPEC, "taught.operator_a.r1.v1");
+    const stored = (id: string, outcome: string, text = NEW_WORDING) => ({
+      id,
+      operator: "operator_a" as const,
+      raw_text: text,
+      kind: null,
+      rule: "unrecognised",
+      outcome,
+    });
+    const reads = tryWordingRule(rule, "operator_a", [
+      stored("orphan", "orphan"),
+      stored("confirmed", "confirmed"),
+      stored("attached", "attached"),
+      stored("other wording", "orphan", "Bonjour"),
+      { ...stored("other operator", "orphan"), operator: "operator_b" },
+    ]);
+    expect(reads.map((r) => r.message_id)).toEqual(["orphan"]);
+    expect(reads[0].after).toMatchObject({ kind: "UV_IN", amount: 3250 });
+    expect(reads[0].before).toEqual({ kind: null, rule: "unrecognised" });
+  });
+});

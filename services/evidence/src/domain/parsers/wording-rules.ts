@@ -1,0 +1,163 @@
+// Wording rules taught at run time: an operator's new wording described as a template of its
+// text, compiled to the same `Rule` the built-in wordings are, and tried against stored
+// messages before it is activated.
+//
+// A template is the text with its values replaced by slots, e.g.
+//   "Depot recu {amount} de {name} ({phone} - ) le {any} Solde:{balance} ID:{ref}Frais:{fee}."
+// Literal text is matched as written (case, accents and whitespace forgiven, as for the built-in
+// rules); each slot is one of the parser's own value patterns. An administrator never writes a
+// regular expression: a template cannot be catastrophic to match, and cannot read a value
+// anywhere but in its slot.
+
+import { AMT, MONEY, MSISDN, PHONE, REF } from "./fields.ts";
+import { foldAccents } from "./normalize.ts";
+import { checkRules, parseMessage } from "./parse.ts";
+import {
+  MESSAGE_KINDS,
+  type Direction,
+  type FieldName,
+  type Language,
+  type MessageKind,
+  type Operator,
+  type ParsedMessage,
+  type Rule,
+} from "./types.ts";
+
+export interface WordingRuleSpec {
+  operator: Operator;
+  kind: MessageKind | null;
+  language: Language;
+  direction: Direction | null;
+  template: string;
+}
+
+/** The slots of a template and the field each one reads (`any` reads nothing). */
+const SLOTS = {
+  amount: { field: "amount", capture: MONEY, plain: AMT },
+  fee: { field: "fee", capture: MONEY, plain: AMT },
+  balance: { field: "balance_after", capture: MONEY, plain: AMT },
+  ref: { field: "operator_ref", capture: REF, plain: REF.replace("(?<v>", "(?:") },
+  phone: { field: "counterparty_msisdn", capture: MSISDN, plain: PHONE },
+  name: { field: "counterparty_name", capture: String.raw`(?<v>[^()\d]{1,120}?)`, plain: String.raw`[^()\d]{1,120}?` },
+  any: { field: null, capture: String.raw`.{0,80}?`, plain: String.raw`.{0,80}?` },
+} as const;
+type Slot = keyof typeof SLOTS;
+
+export const MAX_TEMPLATE_LENGTH = 600;
+
+/** Why a template is refused (context.reason of the admin routes). */
+export type TemplateProblem =
+  | "template_too_long"
+  | "unknown_slot"
+  | "repeated_slot"
+  | "no_literal_text"
+  | "unknown_kind"
+  | "deposit_needs_amount_ref_and_phone"
+  | "balance_needs_balance"
+  | "movement_needs_amount";
+
+const SLOT = /\{([a-z_]+)\}/g;
+
+/** The template's problems; empty when it can be compiled. */
+export function templateProblems(spec: WordingRuleSpec): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  if (spec.template.length > MAX_TEMPLATE_LENGTH) problems.push("template_too_long");
+  if (spec.kind !== null && !MESSAGE_KINDS.includes(spec.kind)) problems.push("unknown_kind");
+  const slots = [...spec.template.matchAll(SLOT)].map((m) => m[1]);
+  if (slots.some((s) => !(s in SLOTS))) problems.push("unknown_slot");
+  if (new Set(slots.filter((s) => s !== "any")).size !== slots.filter((s) => s !== "any").length)
+    problems.push("repeated_slot");
+  // The wording's own words are what recognise it; a template of slots alone would read anything.
+  if (!/\p{L}{3}/u.test(spec.template.replace(SLOT, " "))) problems.push("no_literal_text");
+  // The same bar as for the cues: a taught DEP must carry what the divergence check needs.
+  const has = (s: Slot) => slots.includes(s);
+  if (spec.kind === "DEP" && !(has("amount") && has("ref") && has("phone")))
+    problems.push("deposit_needs_amount_ref_and_phone");
+  if (spec.kind === "BAL" && !has("balance")) problems.push("balance_needs_balance");
+  if (spec.kind !== null && spec.kind !== "BAL" && spec.kind !== "DEP" && isMoneyKind(spec.kind) && !has("amount"))
+    problems.push("movement_needs_amount");
+  return problems;
+}
+
+function isMoneyKind(kind: MessageKind): boolean {
+  return !["ADMIN", "MKT", "TPL", "FAIL", "OPERATOR_A_REC", "OPERATOR_B_REC", "COM"].includes(kind);
+}
+
+/** Literal text as a pattern on the folded text: whitespace forgiven, everything else escaped. */
+function literal(text: string): string {
+  return foldAccents(text)
+    .trim()
+    .split(/\s+/)
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(String.raw`\s*`);
+}
+
+/**
+ * The template as a rule; `id` is `taught.<operator>.<rule id>.v<version>`. Throws when the
+ * template has problems (call templateProblems first).
+ */
+export function compileWordingRule(spec: WordingRuleSpec, id: string): Rule {
+  const problems = templateProblems(spec);
+  if (problems.length > 0) throw new Error(`wording rule ${id}: ${problems.join(", ")}`);
+  const parts = spec.template.split(SLOT); // literal, slot, literal, slot, ...
+  const source = (capture: Slot | null) =>
+    parts
+      .map((part, i) => {
+        if (i % 2 === 0) return part.trim() === "" ? String.raw`\s*` : String.raw`\s*${literal(part)}\s*`;
+        const slot = SLOTS[part as Slot];
+        return part === capture ? slot.capture : slot.plain;
+      })
+      .join("");
+  const fields: Partial<Record<FieldName, RegExp>> = {};
+  for (const [name, slot] of Object.entries(SLOTS) as [Slot, (typeof SLOTS)[Slot]][]) {
+    if (slot.field !== null && parts.some((p, i) => i % 2 === 1 && p === name))
+      fields[slot.field] = new RegExp(source(name), "gid");
+  }
+  const rule: Rule = {
+    id,
+    kind: spec.kind,
+    language: spec.language,
+    direction: spec.direction,
+    match: new RegExp(source(null), "i"),
+    fields,
+  };
+  checkRules([rule]);
+  return rule;
+}
+
+/** A stored message as the trial sees it. */
+export interface StoredText {
+  id: string;
+  operator: Operator;
+  raw_text: string;
+  /** The parse stored with it. */
+  kind: MessageKind | null;
+  rule: string | null;
+  outcome: string;
+}
+
+export interface TrialRead {
+  message_id: string;
+  outcome: string;
+  before: { kind: MessageKind | null; rule: string | null };
+  after: ParsedMessage;
+}
+
+/** Outcomes a taught rule may read again: nothing was proved by them. */
+export const REREADABLE_OUTCOMES: readonly string[] = ["orphan", "stored", "not_correlated"];
+
+/**
+ * What a rule would change among stored messages: the orphans and unknown texts it now reads
+ * by its own wording, and as what. A message that confirmed, or was attached, restated or
+ * sent to a person, is never read again: a rule never changes what already happened.
+ */
+export function tryWordingRule(rule: Rule, operator: Operator, messages: readonly StoredText[]): TrialRead[] {
+  const reads: TrialRead[] = [];
+  for (const m of messages) {
+    if (m.operator !== operator || !REREADABLE_OUTCOMES.includes(m.outcome)) continue;
+    const after = parseMessage(operator, m.raw_text, [rule]);
+    if (after.rule !== rule.id) continue;
+    reads.push({ message_id: m.id, outcome: m.outcome, before: { kind: m.kind, rule: m.rule }, after });
+  }
+  return reads;
+}
