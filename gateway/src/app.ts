@@ -186,7 +186,10 @@ function handler(
 ) {
   return async (req: Request, res: Response) => {
     try {
-      const caller = await authenticate(r, res.locals.credential as Credential | undefined, services, authCache);
+      const credential = res.locals.credential as Credential | undefined;
+      const { caller, cached } = await authenticate(r, credential, services, authCache, true);
+      const freshCaller = async () =>
+        cached ? (await authenticate(r, credential, services, authCache, false)).caller : caller;
       const params = req.params as Record<string, string>;
       checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
@@ -208,7 +211,18 @@ function handler(
         if (!parsed.success) throw validationError(parsed.error.issues, "query");
         query = parsed.data;
       }
-      const reply = await r.handle({ caller, body, query, params, services, req, res, loginThrottle, idlePolls });
+      const reply = await r.handle({
+        caller,
+        body,
+        query,
+        params,
+        services,
+        req,
+        res,
+        loginThrottle,
+        idlePolls,
+        freshCaller,
+      });
       // A board change may have revoked a device (deletion, token, reset, breaker).
       if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
@@ -220,21 +234,34 @@ function handler(
   };
 }
 
+/**
+ * The caller of a request. `reuse`: a remembered answer may stand in for fleet's, for the
+ * static API keys (rotated by restarting the gateways) and, on routes that say so, device
+ * tokens (see `Route.cachedDeviceCaller`); anything else is asked of fleet every time.
+ */
 async function authenticate(
   r: Route,
   credential: Credential | undefined,
   services: Services,
   authCache: AuthCache,
-): Promise<Caller | undefined> {
-  if (r.auth === "none") return undefined;
+  reuse: boolean,
+): Promise<{ caller: Caller | undefined; cached: boolean }> {
+  if (r.auth === "none") return { caller: undefined, cached: false };
   if (!credential)
     throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
-  let caller = authCache.get(cacheKey);
+  let caller = reuse ? authCache.get(cacheKey) : undefined;
+  if (caller?.kind === "device" && !r.cachedDeviceCaller) caller = undefined;
+  const cached = caller !== undefined;
   if (!caller) {
-    caller = (await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret })).caller;
+    try {
+      caller = (await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret })).caller;
+    } catch (err) {
+      authCache.forget(cacheKey);
+      throw err;
+    }
     if (caller) authCache.remember(cacheKey, caller);
   }
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
@@ -249,5 +276,5 @@ async function authenticate(
   if (caller.kind === "session" && caller.mustChangePassword && !r.allowTemporaryPassword) {
     throw new HttpError("forbidden", "Change the temporary password first", { reason: "password_change_required" });
   }
-  return caller;
+  return { caller, cached };
 }

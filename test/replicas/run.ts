@@ -161,6 +161,10 @@ async function run(
       RATE_LIMIT_RPS: "100000",
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "0",
+      // Twelve service processes on one PostgreSQL (100 connections, shared with other work):
+      // small pools, as a deployment sizes them for its replicas (docs/operations.md, Scaling).
+      DB_POOL_MAX: "4",
+      EVIDENCE_DB_POOL_MAX: "4",
       EVIDENCE_REDRIVE_INTERVAL_MS: String(REDRIVE_INTERVAL_MS),
       EVIDENCE_REDRIVE_GRACE_MS: String(REDRIVE_GRACE_MS),
     },

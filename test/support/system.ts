@@ -3,7 +3,8 @@ import { startSystem, type RunningSystem } from "../../deploy/local/system.ts";
 import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../infra/context.ts";
 import { Api } from "./api.ts";
 
-export { eventually } from "./eventually.ts";
+import { eventually } from "./eventually.ts";
+export { eventually };
 
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
 export { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN };
@@ -56,14 +57,18 @@ export async function startTestSystem(extraEnv: Record<string, string> = {}): Pr
     RATE_LIMIT_BURST: "5000",
     ...extraEnv,
   };
-  let system: RunningSystem;
+  let system: RunningSystem | undefined;
   try {
     system = await startSystem({
       env,
       randomPorts: true,
       logDestination: { write: (line: string) => void logs.push(line) },
     });
+    // Ready as a probe sees it: each service's consumers joined their groups.
+    const url = system.gatewayUrl;
+    await eventually(async () => ((await fetch(`${url}/v1/health`)).ok ? true : undefined), 60_000, "services ready");
   } catch (err) {
+    await system?.stop();
     await db.drop();
     throw err;
   }

@@ -5,9 +5,11 @@ import type { Caller } from "@transferops/kit";
  * automation creating in bursts, does not cost an authentication call each time. Kept:
  * device tokens, and the static API keys (automation's and messaging's), which change only
  * with the configuration, whose rotation restarts the gateway (docs/operations.md). Never
- * kept: board sessions, which must die the moment they are revoked. The replica that serves
- * a board change that can revoke a device (delete, token revoke, reset, breaker) forgets
- * everything at once; other replicas forget within `ttlMs`. A TTL of 0 disables the cache.
+ * kept: board sessions, which must die the moment they are revoked. A remembered device
+ * answers only an idle poll (a 204 reveals nothing); every route that reveals a PIN or
+ * changes something asks fleet again (`Route.cachedDeviceCaller`), so a token revoked
+ * through one replica is refused by every replica at once. The replica that serves a board
+ * change also forgets everything. A TTL of 0 disables the cache.
  * Each answer is kept a random time between half the TTL and the TTL, so that a fleet of
  * handsets that signed in together does not re-authenticate together every TTL.
  */
@@ -33,6 +35,10 @@ export class AuthCache {
     if (this.ttlMs <= 0 || caller.kind === "session") return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { caller, until: now + this.ttlMs - Math.floor((Math.random() * this.ttlMs) / 2) });
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {

@@ -18,6 +18,12 @@ export interface RouteContext<B, Q> {
   res: Response;
   loginThrottle: LoginThrottle;
   idlePolls: IdlePolls;
+  /**
+   * The caller as fleet says it is now, never from this replica's cache: a route that may
+   * use a cached device caller (`cachedDeviceCaller`) asks it before anything a revoked
+   * token must not get.
+   */
+  freshCaller(): Promise<Caller | undefined>;
 }
 
 export interface Reply {
@@ -56,6 +62,13 @@ export interface Route<B = unknown, Q = unknown> {
    * everywhere except on routes that name themselves open to it.
    */
   allowTemporaryPassword?: boolean;
+  /**
+   * A device caller this replica remembers (AuthCache) is taken as it is: only for a route
+   * that reveals and changes nothing with it before asking `freshCaller` (the poll: an idle
+   * handset's 204). Elsewhere a device token is checked with fleet on every request, so a
+   * token revoked through any replica stops working on every replica at once.
+   */
+  cachedDeviceCaller?: boolean;
   /** Path parameters typed UUID: a malformed one is 422. */
   uuidParams?: string[];
   body?: z.ZodType<B>;

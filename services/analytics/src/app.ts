@@ -21,6 +21,7 @@ export async function startAnalytics(options: AnalyticsOptions) {
     name: "analytics",
     port: options.port,
     log,
+    ready: consumers.map((c) => c.joined),
     services: [served(AnalyticsService, analyticsHandlers(db, config, projectionLag(bus)))],
   });
   return {

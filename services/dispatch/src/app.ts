@@ -90,6 +90,7 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     name: "dispatch",
     port: options.port,
     log,
+    ready: [consumer.joined],
     services: [
       served(DispatchService, {
         ...operationHandlers(deps),

@@ -66,6 +66,7 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
     name: "evidence",
     port: options.port,
     log,
+    ready: [consumer.joined],
     services: [served(EvidenceService, evidenceHandlers(deps))],
   });
   return {

@@ -80,6 +80,7 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     name: "fleet",
     port: options.port,
     log,
+    ready: [consumer.joined],
     services: [
       served(FleetService, {
         ...identityHandlers({ db, config, published, authenticateDevice: deviceAuthenticator(deps) }),

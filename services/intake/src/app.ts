@@ -64,6 +64,7 @@ export async function startIntake(options: IntakeOptions) {
     name: "intake",
     port: options.port,
     log,
+    ready: [consumer.joined],
     services: [served(IntakeService, { ...transactionHandlers(deps), ...launchHandlers(launcher) })],
   });
   return {

@@ -101,6 +101,8 @@ export class KafkaBus implements EventBus {
     const groupId = this.prefix + group;
     let closed = false;
     let current: Consumer | undefined;
+    let onJoin: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (onJoin = resolve));
     const open = async (): Promise<Consumer> => {
       // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
       const consumer = this.kafka.consumer({
@@ -115,6 +117,7 @@ export class KafkaBus implements EventBus {
         // never once closed; 5 retries as kafkajs gives a consumer by default.
         retry: { retries: 5, restartOnFailure: async () => !closed },
       });
+      consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
       consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
         consumerLag.set(
           { group: groupId, topic: payload.topic, partition: String(payload.partition) },
@@ -132,7 +135,7 @@ export class KafkaBus implements EventBus {
       await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
       // Not awaited: run() resolves only once the group is joined, and a service restarted
       // after a crash would not serve until then (the dead member holds the rebalance until
-      // its session times out). Nothing is missed meanwhile: the group resumes from its
+      // its session times out). It answers calls meanwhile; its readiness waits (`joined`). Nothing is missed meanwhile: the group resumes from its
       // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
       void consumer
         .run({
@@ -177,6 +180,7 @@ export class KafkaBus implements EventBus {
     current = await open();
     this.consumers.add(current);
     return {
+      joined,
       close: async () => {
         closed = true;
         const consumer = current;

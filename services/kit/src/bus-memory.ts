@@ -29,6 +29,7 @@ export class MemoryBus implements EventBus {
     const g: Group = { topics: new Set(topics), handler, queue: [], running: false, closed: false };
     this.groups.set(group, g);
     return {
+      joined: Promise.resolve(),
       close: async () => {
         g.closed = true;
         this.groups.delete(group);

@@ -14,6 +14,12 @@ export interface BusMessage {
 export type BusHandler = (message: BusMessage) => Promise<void>;
 
 export interface Subscription {
+  /**
+   * Resolves once the consumer has joined its group (partitions assigned): the service is
+   * ready only then (`startGrpcServer`'s `ready`). Never rejects; a join that keeps failing
+   * keeps the service unready.
+   */
+  joined: Promise<void>;
   close(): Promise<void>;
 }
 

@@ -10,6 +10,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnect } from "./errors.ts";
 import {
+  Health,
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
   HealthCheckResponse_ServingStatus as Status,
@@ -138,5 +139,28 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
         context: { reason: "no_active_sim", operator: "operator_a" },
       },
     });
+  });
+});
+
+describe("readiness", () => {
+  it("reports NOT_SERVING until what it waits for (its consumers joined) holds, then SERVING", async () => {
+    let join: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (join = resolve));
+    const waiting = await startGrpcServer({
+      name: "kit-ready-test",
+      port: 0,
+      log: createLogger("kit-ready-test", { level: "silent" }),
+      services: [served(AnalyticsService, {})],
+      ready: [joined],
+    });
+    try {
+      const health = createClient(Health, createGrpcTransport({ baseUrl: waiting.url }));
+      expect((await health.check({})).status).toBe(Status.NOT_SERVING);
+      join();
+      await new Promise((r) => setTimeout(r, 10));
+      expect((await health.check({})).status).toBe(Status.SERVING);
+    } finally {
+      await waiting.close();
+    }
   });
 });

@@ -31,6 +31,12 @@ export interface GrpcServerOptions {
   host?: string;
   services: ServedService[];
   log: Logger;
+  /**
+   * What must hold before the server reports SERVING (grpc.health.v1, the readiness probe):
+   * its Kafka consumers joined their groups. Calls are answered meanwhile; the schema is
+   * current before the server starts at all (`openDatabase` migrates first).
+   */
+  ready?: Promise<unknown>[];
 }
 
 export interface GrpcServer {
@@ -103,6 +109,16 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   await startTracing(options.name);
   const served = options.services.map((s) => s.service);
   const health = new HealthState(served.map((s) => s.typeName));
+  let closing = false;
+  if (options.ready?.length) {
+    health.setServing(false);
+    const waiting = Date.now();
+    void Promise.all(options.ready).then(() => {
+      if (closing) return;
+      health.setServing(true);
+      log.info({ waited_ms: Date.now() - waiting }, `${options.name} ready (consumers joined)`);
+    });
+  }
   const index = new DescriptorIndex([
     ...served,
     Health,
@@ -139,6 +155,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     url: `http://127.0.0.1:${port}`,
     health,
     async close() {
+      closing = true;
       health.setServing(false);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

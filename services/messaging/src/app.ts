@@ -77,6 +77,7 @@ export async function startMessaging(options: MessagingOptions) {
     name: "messaging",
     port: options.port,
     log,
+    ready: [consumer.joined],
     services: [
       served(MessagingService, {
         ...contactHandlers(deps),

@@ -46,9 +46,14 @@ export const handsetDispatchRoutes: Route[] = [
       DISPATCH,
       ["caller_not_allowed", "device_busy"],
     ),
-    async handle({ caller, services, res, idlePolls }) {
+    // An idle handset's poll is answered from this replica's memory (its token and dispatch's
+    // "idle"); a claim, which reveals the PIN, first asks fleet whether the token still stands.
+    cachedDeviceCaller: true,
+    async handle({ caller, services, res, idlePolls, freshCaller }) {
       // Most polls: a handset dispatch said was idle, and announced no work for since.
-      const reply = await idlePolls.poll(caller!.deviceId, () => services.dispatch.getNextOperation({ caller }));
+      const reply = await idlePolls.poll(caller!.deviceId, async () =>
+        services.dispatch.getNextOperation({ caller: await freshCaller() }),
+      );
       if (!reply?.dispatch) return noContent();
       res.setHeader("Cache-Control", "no-store");
       return ok(toContractJson(DeviceDispatchSchema, reply.dispatch));
