@@ -289,8 +289,8 @@ describe("failureReasonFor", () => {
     ["falls back to the outcome for other failures", "ussd_failed", null, "Erreur", "ussd_failed"],
     ["falls back to the outcome for a timeout", "ussd_timeout", null, null, "ussd_timeout"],
     ["treats a blank detail as absent", "sim_absent", "  ", null, "sim_absent"],
-    ["leaves it null for ussd_ok", "ussd_ok", null, "Depot reussi", null],
-    ["leaves it null for ussd_unconfirmed", "ussd_unconfirmed", null, null, null],
+    ["falls back to the outcome for ussd_ok", "ussd_ok", null, "Depot reussi", "ussd_ok"],
+    ["falls back to the outcome for ussd_unconfirmed", "ussd_unconfirmed", null, null, "ussd_unconfirmed"],
     ["keeps a detail sent with ussd_unconfirmed", "ussd_unconfirmed", "no closing screen", null, "no closing screen"],
   ])("%s", (_rule, outcome, detail, response, expected) => {
     expect(failureReasonFor(outcome, detail, response)).toBe(expected);

@@ -274,17 +274,16 @@ export function classifyOutcomeReport(
 /**
  * `failure_reason` for a device outcome: the device's `failure_detail` when it
  * sent one; otherwise, for name_mismatch, the operator's screen text (it shows the
- * name that did not match); otherwise the outcome value. The two outcomes that
- * lead to awaiting_evidence are not failures: without a detail they leave
- * failure_reason null. Blank strings count as absent.
+ * name that did not match); otherwise the outcome value, for every outcome (the
+ * contract's fallback: `ussd_ok` and `ussd_unconfirmed` too, so the record says what
+ * the handset reported). Blank strings count as absent.
  */
 export function failureReasonFor(
   outcome: DeviceOutcome,
   failureDetail: string | null | undefined,
   ussdResponse: string | null | undefined,
-): string | null {
+): string {
   if (present(failureDetail)) return failureDetail;
-  if (outcome === "ussd_ok" || outcome === "ussd_unconfirmed") return null;
   if (outcome === "name_mismatch" && present(ussdResponse)) return ussdResponse;
   return outcome;
 }
