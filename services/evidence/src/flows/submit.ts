@@ -13,9 +13,9 @@ import { parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
 import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
 import { DEFAULT_SENDER_IDS, isKnownSender } from "../domain/senders.ts";
-import { validateSubmission } from "../domain/submission.ts";
+import { refusalsOf, validateSubmission } from "../domain/submission.ts";
 import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/messages.ts";
-import { toResult } from "../rpc/mappers.ts";
+import { refusedResult, toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
 import { checkChain } from "./chain.ts";
@@ -36,11 +36,17 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
     deviceReceivedAt: fromTs(m.deviceReceivedAt),
     clientMessageId: m.clientMessageId,
   }));
-  validateSubmission(req.simId, incoming);
+  validateSubmission(req.simId);
   const sim = await lookupSim(deps, req.simId);
   requireSimOfDevice(device, sim && { sim_id: sim.simId, device_id: sim.deviceId }, req.simId);
+  const refusals = refusalsOf(incoming);
   const results: MessageResult[] = [];
-  for (const m of incoming) {
+  for (const [i, m] of incoming.entries()) {
+    const refused = refusals[i];
+    if (refused) {
+      results.push(refusedResult(refused, m.clientMessageId));
+      continue;
+    }
     const { message, duplicate } = await storeMessage(deps, {
       simId: req.simId,
       operator: sim!.operator as Operator,
@@ -136,7 +142,7 @@ export async function storeMessage(
   return { message: (await findByHash(deps.db.em(), input.simId, hash))!, duplicate: true };
 }
 
-async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {
+export async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {
   if (!simId) return undefined;
   try {
     return (await deps.fleet.lookupSim({ simId })).sim;
