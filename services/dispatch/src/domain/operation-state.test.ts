@@ -247,6 +247,7 @@ describe("classifyOutcomeReport", () => {
     ["replays the same outcome after the SMS confirmed", "confirmed", "ussd_ok", "ussd_ok", "replay"],
     ["records a first report that arrives after the SMS confirmed", "confirmed", null, "ussd_ok", "record"],
     ["records a first report for an operation cancelled mid-dial", "rejected", null, "ussd_ok", "record"],
+    ["records a first report that arrives after the running timeout", "no_evidence", null, "ussd_ok", "record"],
     [
       "refuses a different outcome from the recorded one",
       "failed",

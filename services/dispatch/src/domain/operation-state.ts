@@ -241,8 +241,9 @@ function invalid(operation: OperationRef, trigger: Trigger): Result<never> {
  * - `apply`: the operation is running; run the transition.
  * - `replay`: the same outcome was already recorded; answer 200 with the current status.
  * - `record`: the operation left running without the device (an SMS confirmed it
- *   first, or an agent cancelled it mid-dial); store the outcome and the operator's
- *   text for the people who will look at it, keep the status, answer 200.
+ *   first, an agent cancelled it mid-dial, or the running timeout moved it to
+ *   no_evidence because the handset never reported); store the outcome and the
+ *   operator's text for the people who will look at it, keep the status, answer 200.
  * A different outcome from the recorded one is a conflict (409).
  */
 export type OutcomeReportDecision = "apply" | "replay" | "record";
@@ -251,6 +252,9 @@ export interface OutcomeReportTarget extends OperationRef {
   /** The outcome recorded by an earlier report, null when none was. */
   readonly outcome: DeviceOutcome | null;
 }
+
+/** Where an operation a handset claimed ends up without that handset's report. */
+const LEFT_RUNNING_WITHOUT_DEVICE: readonly OperationStatus[] = ["confirmed", "rejected", "no_evidence"];
 
 export function classifyOutcomeReport(
   operation: OutcomeReportTarget,
@@ -267,7 +271,8 @@ export function classifyOutcomeReport(
     );
   }
   if (operation.status === "running") return ok("apply");
-  if (operation.status === "confirmed" || operation.status === "rejected") return ok("record");
+  // A late report after the running timeout was refused and its ussd_response lost (issue 23).
+  if (LEFT_RUNNING_WITHOUT_DEVICE.includes(operation.status)) return ok("record");
   return notRunning(operation);
 }
 
