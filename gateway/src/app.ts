@@ -132,7 +132,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     eventStream({
       services,
       log,
-      authenticate: async (res) => (await authenticate(streamRoute, res.locals.credential, services, authCache))!,
+      authenticate: async (res) =>
+        (await authenticate(streamRoute, res.locals.credential, services, authCache, false)).caller!,
       refuse: (res, err) => sendError(res, err, log),
       options: options.eventStream,
     }),

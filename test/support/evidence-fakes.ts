@@ -51,6 +51,7 @@ export class FakeDispatch {
   readonly confirmations: { operationId: string; messageId: string; by: "proof" | "attach" }[] = [];
   readonly proveCalls: ProveOperationRequest[] = [];
   readonly attachCalls: AttachEvidenceRequest[] = [];
+  readonly scopeChecks: AttachEvidenceRequest[] = [];
   private readonly answers = new Map<string, ProveOperationResponse>();
   private readonly lock = new Mutex();
   /** The next N proof requests fail as if dispatch were unreachable. */
@@ -130,6 +131,14 @@ export class FakeDispatch {
   }
 
   attachEvidence = async (req: AttachEvidenceRequest) => {
+    if (req.scopeOnly) {
+      // Scope alone (this stand-in lets every caller act): 404 for an unknown operation.
+      this.scopeChecks.push(req);
+      if (!this.operations.has(req.operationId)) {
+        throw new ConnectError(`Operation ${req.operationId} not found`, Code.NotFound);
+      }
+      return create(AttachEvidenceResponseSchema, {});
+    }
     this.attachCalls.push(req);
     return this.lock.run(async () => {
       const op = this.operations.get(req.operationId);

@@ -299,7 +299,7 @@ export interface paths {
     put?: never;
     /**
      * Forward operator SMS: deduplicated, parsed, stored, correlated to an operation of the same SIM
-     * @description Each message is deduplicated (sms_hash), parsed with the SIM's operator's parser and stored. Only a message whose `sender` is one of the operator's sender ids (OPERATOR_A_SENDERS / OPERATOR_B_SENDERS; case, spaces and punctuation ignored) is correlated: any other sender gives the outcome `unknown_sender` (stored, in the unmatched queue, alert `evidence_unknown_sender`, never confirms). Only a DEP can confirm a transfer and only a BAL a balance check; a text no rule recognises (kind null) is an `orphan` with the values it labels. Outcomes: confirmed, restated, attached, ambiguous, divergent (MSISDN or amount), orphan, movement, stored, not_correlated, unknown_sender, pending (docs/decisions/evidence.md).
+     * @description Each message is deduplicated (sms_hash), parsed with the SIM's operator's parser and stored. Only a message whose `sender` is one of the operator's sender ids (OPERATOR_A_SENDERS / OPERATOR_B_SENDERS; case, spaces and punctuation ignored) is correlated: any other sender gives the outcome `unknown_sender` (stored, in the unmatched queue, alert `evidence_unknown_sender`, never confirms). Only a DEP can confirm a transfer and only a BAL a balance check; a text no rule recognises (kind null) is an `orphan` with the values it labels. Outcomes: confirmed, restated, attached, ambiguous, divergent (MSISDN or amount), orphan, movement, stored, not_correlated, unknown_sender, pending (docs/decisions/evidence.md). Every valid message is stored: a message that breaks a rule (sender, raw over 4,000 characters, received_at without offset, client_message_id over 64) gets outcome `refused` with refused_reason `invalid_message` and refused_detail (drop it: it will never be accepted), and messages past the first 100 get refused_reason `over_batch_limit` (send them again); the others are answered as usual. The route's codes are 200, 401, 403 and 429; 422 only for a body with no sim_id or no messages array.
      */
     post: operations["submitMessages"];
     delete?: never;
@@ -759,7 +759,7 @@ export interface paths {
     put?: never;
     /**
      * Heartbeat with the handset's health report; send every 60 seconds (silence over 5 minutes alerts)
-     * @description Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4, recent_errors up to 5, battery level 0 to 100 (422 otherwise).
+     * @description Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4 and recent_errors up to 5 (the first ones kept, the excess dropped; an error's `at` cut at 40 characters and `message` at 1,000), battery level 0 to 100 (422 otherwise).
      */
     post: operations["sendHeartbeat"];
     delete?: never;
@@ -1361,7 +1361,7 @@ export interface paths {
      * Transfers that dialled and whose confirming message never arrived, grouped by handset
      * @description Window: local calendar days in UTC+1 (Africa/Douala). `days` 1 to 365 (default 7; 1 is today) ending at the coming midnight; `from`/`to` (YYYY-MM-DD, inclusive; `from` wins over `days`; `to` alone ends a `days`-long window on that day; `from` alone runs to today); `all=true` (without from/to) reaches every operation. A reversed range or one starting after today is 422. Operations count on the local day they were created; messages on the day they were received; intake transactions on their transaction date. An agent sees its own operations (and the messages and SIMs of the SIMs they ran on); supervisors and admins the fleet.
      *
-     *     Per handset (the device that held the SIM when the operation was created; `device_id` "" once that device is deleted): `dialled` transfers of the window that finished dialling, and of those the `unproven` ones no operator message confirmed: still `waiting` in no_evidence, or settled by a person (`settled_arrived`, `settled_not_arrived`). Amounts in FCFA; `unproven_rate` = unproven / dialled; `oldest_waiting_hours` from when the oldest waiting one finished dialling. Only handsets with at least one unproven transfer, most unproven first.
+     *     Per handset (the device that held the SIM when the operation was created; `device_id` null once that device is deleted): `dialled` transfers of the window that finished dialling, and of those the `unproven` ones no operator message confirmed: still `waiting` in no_evidence, or settled by a person (`settled_arrived`, `settled_not_arrived`). Amounts in FCFA; `unproven_rate` = unproven / dialled; `oldest_waiting_hours` from when the oldest waiting one finished dialling. Only handsets with at least one unproven transfer, most unproven first.
      */
     get: operations["getUnprovenByHandset"];
     put?: never;
@@ -1869,6 +1869,8 @@ export interface components {
       balance: number | null;
       previous_balance: number | null;
       operation: components["schemas"]["Operation"] | null;
+      refused_reason: string | null;
+      refused_detail: string | null;
     };
     AccessGrant: {
       agent_id: string;
@@ -2245,7 +2247,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description A service is not serving */
+      /** @description A service is not serving: the error body (reason service_not_serving) and the health fields */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2260,7 +2262,15 @@ export interface operations {
            *         "lag_by_topic": {},
            *         "last_event_at": "last event at"
            *       },
-           *       "time": "2026-11-22T09:30:00.000Z"
+           *       "time": "2026-11-22T09:30:00.000Z",
+           *       "detail": "detail",
+           *       "code": "code",
+           *       "context": {
+           *         "reason": "service_not_serving",
+           *         "services": [
+           *           "services"
+           *         ]
+           *       }
            *     }
            */
           "application/json": {
@@ -2280,6 +2290,13 @@ export interface operations {
             } | null;
             /** Format: date-time */
             time: string;
+            detail: string;
+            code: string;
+            context: {
+              /** @constant */
+              reason: "service_not_serving";
+              services: string[];
+            };
           };
         };
       };
@@ -5419,16 +5436,19 @@ export interface operations {
          */
         "application/json": {
           sim_id: string;
-          subscription_slot?: (0 | 1 | "0" | "1") | null;
+          subscription_slot?: 0 | 1 | "0" | "1" | unknown;
           correlate?: boolean;
-          messages: {
-            sender: string;
-            raw: string;
-            /** Format: date-time */
-            received_at: string;
-            device_received_at?: string | null;
-            client_message_id?: string | null;
-          }[];
+          messages: (
+            | {
+                sender: string;
+                raw: string;
+                /** Format: date-time */
+                received_at: string;
+                device_received_at?: string | null;
+                client_message_id?: string | null;
+              }
+            | unknown
+          )[];
         };
       };
     };
@@ -5465,13 +5485,13 @@ export interface operations {
            *         "reject_reason": "reject reason",
            *         "failure_reason": "failure reason",
            *         "evidence": {
-           *           "operator_ref": "operator_b",
+           *           "operator_ref": null,
            *           "amount": 5000,
-           *           "fee": 1,
-           *           "balance_after": 5000,
+           *           "fee": null,
+           *           "balance_after": null,
            *           "raw_text": "raw text",
-           *           "received_at": "2026-11-22T09:30:00.000Z",
-           *           "kind": "kind",
+           *           "received_at": null,
+           *           "kind": null,
            *           "is_ambiguous": true
            *         },
            *         "retry_allowed": true,
@@ -5520,7 +5540,9 @@ export interface operations {
            *             "created_at": "2026-11-22T09:30:00.000Z",
            *             "started_at": "2026-11-22T09:30:00.000Z",
            *             "finished_at": "2026-11-22T09:30:00.000Z"
-           *           }
+           *           },
+           *           "refused_reason": "refused reason",
+           *           "refused_detail": "refused detail"
            *         }
            *       ]
            *     }
@@ -5528,11 +5550,11 @@ export interface operations {
           "application/json": {
             matched: boolean;
             restated: boolean;
-            kind: string | null;
-            outcome: string;
-            operation: components["schemas"]["Operation"] | null;
-            balance: number | null;
-            previous_balance: number | null;
+            kind: (string | null) | null;
+            outcome: string | null;
+            operation: (components["schemas"]["Operation"] | null) | null;
+            balance: (number | null) | null;
+            previous_balance: (number | null) | null;
             results: components["schemas"]["MessageResult"][];
           };
         };
@@ -5652,7 +5674,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      /** @description No sim_id, or messages not an array: nothing can be filed (a message's own faults are refused in its result, with 200). Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5660,7 +5682,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Invalid body",
+           *       "detail": "No sim_id, or messages not an array: nothing can be filed (a message's own faults are refused in its result, with 200)",
            *       "code": "refused",
            *       "context": {
            *         "reason": "invalid_request"
@@ -21066,7 +21088,7 @@ export interface operations {
             since: string | null;
             until: string | null;
             handsets: {
-              device_id: string;
+              device_id: string | null;
               label: string;
               dialled: number;
               unproven: number;
@@ -21480,7 +21502,7 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description The sim id */
+        /** @description The sim id (UUID; malformed is 422) */
         sim_id: string;
       };
       cookie?: never;
@@ -21661,6 +21683,29 @@ export interface operations {
                 | "password_change_required"
                 | "session_required"
                 | "supervisor_required";
+            };
+          };
+        };
+      };
+      /** @description No SIM has this id. Reasons (context.reason): sim_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No SIM has this id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
             };
           };
         };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   AnalyticsReportSchema,
   UnprovenByHandsetReportSchema,
+  type UnprovenByHandsetReport,
 } from "@transferops/kit/gen/transferops/analytics/v1/analytics_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
@@ -199,7 +200,7 @@ const handsetsSchema = z.object({
   until: z.string().datetime().nullable(),
   handsets: z.array(
     z.object({
-      device_id: z.string(),
+      device_id: z.string().nullable(),
       label: z.string(),
       dialled: count,
       unproven: count,
@@ -213,6 +214,13 @@ const handsetsSchema = z.object({
     }),
   ),
 });
+
+/** The report as the contract shows it: a deleted device is null, as on an operation, not the wire's "". */
+export function handsetReportJson(report: UnprovenByHandsetReport): Record<string, unknown> {
+  const json = toContractJson(UnprovenByHandsetReportSchema, report);
+  const handsets = (json.handsets as { device_id: string }[]).map((h) => ({ ...h, device_id: h.device_id || null }));
+  return { ...json, handsets };
+}
 
 const WINDOW_RULES =
   "Window: local calendar days in UTC+1 (Africa/Douala). `days` 1 to 365 (default 7; 1 is today) ending at the " +
@@ -270,7 +278,7 @@ export const analyticsRoutes: Route[] = [
     summary: "Transfers that dialled and whose confirming message never arrived, grouped by handset",
     description:
       `${WINDOW_RULES}\n\n` +
-      'Per handset (the device that held the SIM when the operation was created; `device_id` "" once that ' +
+      "Per handset (the device that held the SIM when the operation was created; `device_id` null once that " +
       "device is deleted): `dialled` transfers of the window that finished dialling, and of those the `unproven` " +
       "ones no operator message confirmed: still `waiting` in no_evidence, or settled by a person " +
       "(`settled_arrived`, `settled_not_arrived`). Amounts in FCFA; `unproven_rate` = unproven / dialled; " +
@@ -309,7 +317,7 @@ export const analyticsRoutes: Route[] = [
     },
     async handle({ caller, query, services }) {
       const res = await services.analytics.getUnprovenByHandset({ caller, window: windowOf(query) });
-      return ok(toContractJson(UnprovenByHandsetReportSchema, res.report!));
+      return ok(handsetReportJson(res.report!));
     },
   }),
 ];

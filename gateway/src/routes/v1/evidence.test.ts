@@ -281,21 +281,6 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
     );
     // The fixtures' device has no SIM: it is not that SIM's handset either.
     expect(statuses).toEqual({ none: 401, agent: 403, admin: 403, apiKey: 403, revokedDevice: 401, device: 403 });
-    const bad = await sys.api.post("/v1/device/messages", {
-      token: handset.device.token,
-      body: {
-        sim_id: handset.sim.simId,
-        subscription_slot: 2,
-        messages: [{ sender: "x", raw: "y", received_at: "yesterday", client_message_id: "z".repeat(65) }],
-      },
-    });
-    expect(bad.status).toBe(422);
-    expect(bad.body.code).toBe("invalid_request");
-    expect(bad.body.detail.map((p: { field: string }) => p.field).sort()).toEqual([
-      "body.messages.0.client_message_id",
-      "body.messages.0.received_at",
-      "body.subscription_slot",
-    ]);
     const slotAsText = await sys.api.post("/v1/device/messages", {
       token: handset.device.token,
       body: {
@@ -306,11 +291,64 @@ describe("submit SMS messages (POST /v1/device/messages)", () => {
       },
     });
     expect(slotAsText.status).toBe(200);
+    // Nothing can be filed without a SIM: the one refusal of the whole submission.
+    const noSim = await sys.api.post("/v1/device/messages", {
+      token: handset.device.token,
+      body: { messages: [{ sender: "x", raw: "y", received_at: new Date().toISOString() }] },
+    });
+    expect([noSim.status, noSim.body.code]).toEqual([422, "invalid_request"]);
+  });
+
+  it("stores every valid message of a batch and refuses the others one by one (never the batch)", async () => {
+    const now = new Date().toISOString();
+    const valid = (i: number) => ({
+      sender: "OrangeMoney",
+      raw: `batch notice ${i} ${now}`,
+      received_at: now,
+      client_message_id: `batch-${now}-${i}`,
+    });
+    const messages: unknown[] = [
+      valid(0),
+      { ...valid(1), raw: "x".repeat(4001) },
+      { ...valid(2), sender: "s".repeat(101) },
+      { ...valid(3), received_at: "2026-11-25T10:00:00" },
+      { ...valid(4), client_message_id: "z".repeat(65) },
+      "not a message",
+      // More than 100 messages in all: no longer refused whole (storing past 100 valid ones
+      // is asked again later: domain/submission.test.ts).
+      ...Array.from({ length: 100 }, (_, i) => ({ ...valid(10 + i), raw: "" })),
+      valid(200),
+    ];
+    const res = await sys.api.post("/v1/device/messages", {
+      token: handset.device.token,
+      body: { sim_id: handset.sim.simId, subscription_slot: 2, correlate: false, messages },
+    });
+    expect(res.status).toBe(200);
+    const results = res.body.results as { outcome: string; refused_reason: string | null; message_id: string }[];
+    expect(results).toHaveLength(messages.length);
+    expect(results.slice(1, 6).map((r) => [r.outcome, r.refused_reason])).toEqual(
+      Array(5).fill(["refused", "invalid_message"]),
+    );
+    expect((results[1] as unknown as { refused_detail: string }).refused_detail).toMatch(/^raw: /);
+    expect((results[3] as unknown as { refused_detail: string }).refused_detail).toMatch(/^received_at: /);
+    // The two valid messages, first and last, are stored and answered in their places.
+    const stored = results.flatMap((r, at) => (r.outcome === "refused" ? [] : [at]));
+    expect(stored).toEqual([0, messages.length - 1]);
+    expect(stored.every((at) => results[at]!.message_id && results[at]!.refused_reason === null)).toBe(true);
+    const rows = await sys.db.query(
+      `select client_message_id from evidence.messages where client_message_id like $1 order by 1`,
+      [`batch-${now}-%`],
+    );
+    expect(rows.map((r: { client_message_id: string }) => r.client_message_id)).toEqual([
+      `batch-${now}-0`,
+      `batch-${now}-200`,
+    ]);
+    // An empty batch is answered, not refused.
     const empty = await sys.api.post("/v1/device/messages", {
       token: handset.device.token,
       body: { sim_id: handset.sim.simId, messages: [] },
     });
-    expect(empty.status).toBe(422);
+    expect([empty.status, empty.body.results]).toEqual([200, []]);
   });
 
   it("stores without correlating when correlate is false", async () => {
@@ -643,6 +681,26 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     expect(statuses).toEqual({ none: 401, apiKey: 403, device: 403, inactive: 403 });
   });
 
+  it("checks that the caller may act on the operation before saying anything of the message", async () => {
+    const attach = (opId: string, evidenceId: string, token: string) =>
+      sys.api.post(`/v1/operations/${opId}/evidence`, { token, body: { evidence_id: evidenceId } });
+    // A message that already proves the agent's operation, and an operation of the outsider's.
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const provenOp = await createDeposit(amount, msisdn);
+    const proof = (await submit(depositText(amount, msisdn))).body.results[0];
+    expect([proof.outcome, proof.operation_id]).toEqual(["confirmed", provenOp]);
+    const agentsOp = await createDeposit(uniqueAmount(), customer());
+    for (const evidenceId of [proof.message_id, "00000000-0000-4000-8000-000000000000"]) {
+      const res = await attach(agentsOp, evidenceId, outsider.token);
+      expect([res.status, res.body.code, res.body.context.reason]).toEqual([403, "not_allowed", "not_in_scope"]);
+    }
+    // In scope: the 409 says the message is taken, never by which operation.
+    const taken = await attach(agentsOp, proof.message_id, supervisor.token);
+    expect([taken.status, taken.body.context.reason]).toEqual([409, "evidence_already_linked"]);
+    expect(JSON.stringify(taken.body)).not.toContain(provenOp);
+  });
+
   it("proves a no_evidence operation with a late SMS inside the late window", async () => {
     const amount = uniqueAmount();
     const msisdn = customer();
@@ -912,49 +970,21 @@ describe("journeys with the simulated handset and operator", () => {
     expect(moves.body.map((m: { id: string }) => m.id)).toContain(noise[1].body.message_id);
   });
 
-  it("leaves two same-amount transfers racing on one SIM to a person, who arbitrates and attaches", async () => {
+  it("gives each of two same-amount transfers on one SIM its own message: the one dialled takes it, not the one still queued", async () => {
     const amount = uniqueAmount();
     const [c1, c2] = [customerOf("operator_b"), customerOf("operator_b")];
     const first = await queue(simB, amount, c1);
     const second = await queue(simB, amount, c2);
     const mark = sms.deliveries.length;
+    // The first's message arrives while the second, same amount, is still queued (never dialled).
     await dialled(first);
     await dialled(second);
     const ds = sms.deliveries.slice(mark);
-    expect(ds.map((d) => d.body.outcome)).toEqual(["ambiguous", "ambiguous"]);
-    expect(ds.every((d) => d.body.is_ambiguous === true)).toBe(true);
-    await eventually(
-      async () =>
-        (await statusOf(first)) === "no_evidence" && (await statusOf(second)) === "no_evidence" ? true : undefined,
-      20_000,
-      "the sweep to close both windows",
-    );
-    // The person reads each message's counterparty and settles its transfer with it.
-    const queueRows = (await unmatched(agent.token)).body as {
-      id: string;
-      counterparty_msisdn: string;
-      is_ambiguous: boolean;
-    }[];
-    const forFirst = queueRows.find((e) => e.id === ds[0].body.message_id)!;
-    expect(forFirst).toMatchObject({ is_ambiguous: true, counterparty_msisdn: c1 });
-    const arbitrated = await sys.api.post(`/v1/admin/operations/${second}/arbitrate`, {
-      token: admin.token,
-      body: { decision: "confirmed", note: "Seen on the statement" },
-    });
-    expect(arbitrated.body.status).toBe("confirmed");
-    const attached = await sys.api.post(`/v1/operations/${first}/evidence`, {
-      token: agent.token,
-      body: { evidence_id: forFirst.id },
-    });
-    expect(attached.status).toBe(200);
-    expect(attached.body).toMatchObject({ status: "confirmed", evidence: { is_ambiguous: true } });
-    const forSecond = await sys.api.post(`/v1/operations/${second}/evidence`, {
-      token: supervisor.token,
-      body: { evidence_id: ds[1].body.message_id },
-    });
-    expect(forSecond.status).toBe(200);
-    const settled = await sys.api.get("/v1/operations/settled-on-word?all=true", { token: admin.token });
-    expect(settled.body.map((r: { operation_id: string }) => r.operation_id)).not.toContain(second);
+    expect(ds.map((d) => [d.body.outcome, d.body.operation?.operation_id])).toEqual([
+      ["confirmed", first],
+      ["confirmed", second],
+    ]);
+    expect([await statusOf(first), await statusOf(second)]).toEqual(["confirmed", "confirmed"]);
   });
 
   it("keeps a deposit dialled by hand as an orphan until the agent attaches it to the matching operation", async () => {

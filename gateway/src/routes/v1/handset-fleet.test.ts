@@ -80,6 +80,27 @@ describe("heartbeat (POST /v1/device/heartbeat)", () => {
     expect(Date.now() - new Date(row.last_seen_at).getTime()).toBeLessThan(30_000);
   });
 
+  it("keeps a heartbeat whose report lists too many errors or SIMs, trimmed to the contract's 5 and 4", async () => {
+    const device = await registerDevice(sys.api, admin.token);
+    const errors = Array.from({ length: 7 }, (_, i) => ({ at: `2026-11-22T09:3${i}:00Z`, message: `error ${i}` }));
+    const reportSims = Array.from({ length: 6 }, (_, slot) => ({ slot, present: true }));
+    const res = await sys.api.post("/v1/device/heartbeat", {
+      token: device.token,
+      body: {
+        app_version: "1.2.0",
+        battery: 50,
+        network: "4G",
+        sims: [],
+        report: { recent_errors: [...errors, { at: "x".repeat(60), message: "m".repeat(1500) }], sims: reportSims },
+      },
+    });
+    expect(res.status).toBe(204);
+    const [row] = await sys.db.query(`select report, last_seen_at from fleet.devices where id = $1`, [device.deviceId]);
+    expect(row.last_seen_at).not.toBeNull();
+    expect(row.report.recent_errors).toEqual(errors.slice(0, 5));
+    expect(row.report.sims).toEqual(reportSims.slice(0, 4));
+  });
+
   it.each([
     ["a battery above 100", { battery: 101 }],
     ["a missing sims list", { sims: undefined }],
@@ -247,6 +268,20 @@ describe("device silent for more than 5 minutes", () => {
     await sendHeartbeat(sys.api, x.token, { sims: [{ sim_id: x.simId, present: true }] });
     await silentFor(x.deviceId, 10);
     await alerted(x.deviceId, 2);
+  });
+
+  it("watches a handset holding a SIM that never sent a heartbeat from its registration", async () => {
+    const { device } = await provisionHandset(sys.api, admin.token);
+    const bare = await registerDevice(sys.api, admin.token, "Never deployed");
+    for (const id of [device.deviceId, bare.deviceId]) {
+      await sys.db.query(`update fleet.devices set created_at = now() - interval '6 minutes' where id = $1`, [id]);
+    }
+    await alerted(device.deviceId, 1);
+    // Without a SIM it is not deployed: nothing can wait on it.
+    const control = await heartbeating();
+    await silentFor(control.deviceId, 6);
+    await alerted(control.deviceId, 1);
+    expect(await silentAlerts(bare.deviceId)).toBe(0);
   });
 });
 

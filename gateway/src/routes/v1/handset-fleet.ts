@@ -15,24 +15,24 @@ import { contractSchema } from "../../http/contract-schema.ts";
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 
+/** Keeps the first `max` entries (the handset's order): the excess is dropped, never the heartbeat. */
+const upTo = <T extends z.ZodType>(item: T, max: number) => z.array(item).transform((a) => a.slice(0, max));
+/** A text cut at `max` characters rather than refused. */
+const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
+
 /**
- * The health report: every group optional and kept as sent, with the limits the contract
- * names (`sims` up to 4, `recent_errors` up to 5, battery level 0 to 100) checked here.
+ * The health report: every group optional and kept as sent, within the limits the contract
+ * names (`sims` up to 4, `recent_errors` up to 5). Past them the excess is trimmed, not the
+ * heartbeat refused (issue 23: a refused heartbeat made a working handset look silent);
+ * a battery level outside 0 to 100 is still refused.
  */
 const healthReport = z.looseObject({
   battery: z
     .looseObject({ level: z.number().int().min(0).max(100).nullable().optional() })
     .nullable()
     .optional(),
-  sims: z.array(z.record(z.string(), z.unknown())).max(4).nullable().optional(),
-  recent_errors: z
-    .array(
-      z.looseObject({
-        at: z.string().max(40).nullable().optional(),
-        message: z.string().max(1000).nullable().optional(),
-      }),
-    )
-    .max(5)
+  sims: upTo(z.record(z.string(), z.unknown()), 4).nullable().optional(),
+  recent_errors: upTo(z.looseObject({ at: cut(40).nullable().optional(), message: cut(1000).nullable().optional() }), 5)
     .nullable()
     .optional(),
 });
@@ -45,7 +45,7 @@ export const handsetFleetRoutes: Route[] = [
     tag: "Handset",
     summary: "Heartbeat with the handset's health report; send every 60 seconds (silence over 5 minutes alerts)",
     description:
-      "Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4, recent_errors up to 5, battery level 0 to 100 (422 otherwise).",
+      "Send every 60 seconds; a device silent for more than 5 minutes raises an alert. The health report's groups are all optional and kept as sent, within the contract's limits: sims up to 4 and recent_errors up to 5 (the first ones kept, the excess dropped; an error's `at` cut at 40 characters and `message` at 1,000), battery level 0 to 100 (422 otherwise).",
     auth: ["device"],
     requestExample: {
       app_version: "1.2.0",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { create } from "@bufbuild/protobuf";
 import { ts } from "@transferops/kit";
 import {
   MessageResultSchema,
@@ -23,14 +24,44 @@ const message = z.object({
 const body = z.object({
   sim_id: text(100),
   // An integer per the contract; "0"/"1" (how the register body types the slot) is accepted too.
+  // Recorded, never enforced: any other value is recorded as unknown (null) rather than
+  // refusing the batch, which the handset would resend unchanged forever.
   subscription_slot: z
-    .union([z.literal(0), z.literal(1), z.literal("0"), z.literal("1")])
-    .transform((v) => Number(v))
-    .nullable()
+    .union([z.literal(0), z.literal(1), z.literal("0"), z.literal("1"), z.unknown()])
+    .transform((v) => (v === 0 || v === 1 || v === "0" || v === "1" ? Number(v) : null))
     .optional(),
   correlate: z.boolean().optional(),
-  messages: z.array(message).min(1).max(100),
+  // Each entry is checked on its own (see `split`): one bad message, or one too many, is
+  // refused alone and never blocks the others (docs/decisions/evidence.md, Submission).
+  messages: z.array(z.union([message, z.unknown()])),
 });
+
+type Message = z.infer<typeof message>;
+
+/** The refusal of one message the gateway could not read, shaped as evidence shapes its own. */
+function refusedResult(detail: string, clientMessageId: unknown): MessageResult {
+  return create(MessageResultSchema, {
+    clientMessageId: typeof clientMessageId === "string" ? clientMessageId : undefined,
+    outcome: "refused",
+    refusedReason: "invalid_message",
+    refusedDetail: detail,
+  });
+}
+
+/** The messages evidence is sent (with their places in the request) and those refused here. */
+function split(entries: unknown[]): { valid: { at: number; m: Message }[]; refused: Map<number, MessageResult> } {
+  const valid: { at: number; m: Message }[] = [];
+  const refused = new Map<number, MessageResult>();
+  entries.forEach((entry, at) => {
+    const parsed = message.safeParse(entry);
+    if (parsed.success) valid.push({ at, m: parsed.data });
+    else {
+      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "message"}: ${i.message}`).join("; ");
+      refused.set(at, refusedResult(detail, (entry as { client_message_id?: unknown } | null)?.client_message_id));
+    }
+  });
+  return { valid, refused };
+}
 
 /**
  * The response: one entry of `results` per message, in request order, plus the contract's
@@ -42,28 +73,29 @@ const body = z.object({
 function submissionJson(results: MessageResult[]) {
   const decisive = results.find((r) => r.matched) ?? results[0];
   const json = results.map((r) => toContractJson(MessageResultSchema, r));
-  const top = json[results.indexOf(decisive)];
+  const top = decisive ? json[results.indexOf(decisive)] : undefined;
   return {
     matched: results.some((r) => r.matched),
     restated: results.some((r) => r.restated),
-    kind: top.kind,
-    outcome: top.outcome,
-    operation: top.operation,
-    balance: top.balance,
-    previous_balance: top.previous_balance,
+    kind: top?.kind ?? null,
+    outcome: top?.outcome ?? null,
+    operation: top?.operation ?? null,
+    balance: top?.balance ?? null,
+    previous_balance: top?.previous_balance ?? null,
     results: json,
   };
 }
 
 const resultSchema = contractSchema(MessageResultSchema);
+// The top level is the decisive message's; null throughout for a submission with no message.
 const submissionSchema = z.object({
   matched: z.boolean(),
   restated: z.boolean(),
-  kind: resultSchema.shape.kind,
-  outcome: resultSchema.shape.outcome,
-  operation: resultSchema.shape.operation,
-  balance: resultSchema.shape.balance,
-  previous_balance: resultSchema.shape.previous_balance,
+  kind: resultSchema.shape.kind.nullable(),
+  outcome: resultSchema.shape.outcome.nullable(),
+  operation: resultSchema.shape.operation.nullable(),
+  balance: resultSchema.shape.balance.nullable(),
+  previous_balance: resultSchema.shape.previous_balance.nullable(),
   results: z.array(resultSchema),
 });
 
@@ -81,7 +113,12 @@ export const handsetMessageRoutes: Route[] = [
       "unmatched queue, alert `evidence_unknown_sender`, never confirms). Only a DEP can confirm a transfer and only " +
       "a BAL a balance check; a text no rule recognises (kind null) is an `orphan` with the values it labels. " +
       "Outcomes: confirmed, restated, attached, ambiguous, divergent (MSISDN or amount), orphan, movement, stored, " +
-      "not_correlated, unknown_sender, pending (docs/decisions/evidence.md).",
+      "not_correlated, unknown_sender, pending (docs/decisions/evidence.md). " +
+      "Every valid message is stored: a message that breaks a rule (sender, raw over 4,000 characters, " +
+      "received_at without offset, client_message_id over 64) gets outcome `refused` with refused_reason " +
+      "`invalid_message` and refused_detail (drop it: it will never be accepted), and messages past the first 100 " +
+      "get refused_reason `over_batch_limit` (send them again); the others are answered as usual. The route's " +
+      "codes are 200, 401, 403 and 429; 422 only for a body with no sim_id or no messages array.",
     auth: ["device"],
     body,
     responses: withReasons(
@@ -93,18 +130,20 @@ export const handsetMessageRoutes: Route[] = [
         },
         401: "Bad credentials",
         403: "SIM not assigned to this device",
-        422: "Invalid body",
+        422: "No sim_id, or messages not an array: nothing can be filed (a message's own faults are refused in its result, with 200)",
       },
       EVIDENCE,
       ["device_required", "sim_not_assigned_to_device", "invalid_request"],
     ),
     async handle({ caller, body, services }) {
+      const { valid, refused } = split(body.messages);
+      // Sent even with no valid message: the SIM's scope (403) is evidence's to check.
       const res = await services.evidence.submitMessages({
         caller,
         simId: body.sim_id,
         subscriptionSlot: body.subscription_slot ?? undefined,
         correlate: body.correlate ?? true,
-        messages: body.messages.map((m) => ({
+        messages: valid.map(({ m }) => ({
           sender: m.sender,
           raw: m.raw,
           receivedAt: ts(m.received_at),
@@ -112,7 +151,9 @@ export const handsetMessageRoutes: Route[] = [
           clientMessageId: m.client_message_id ?? undefined,
         })),
       });
-      return ok(submissionJson(res.results));
+      const results: MessageResult[] = body.messages.map((_, at) => refused.get(at)!);
+      valid.forEach(({ at }, i) => (results[at] = res.results[i]!));
+      return ok(submissionJson(results));
     },
   }),
 ];

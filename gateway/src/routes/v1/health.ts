@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultCodeOfHttp } from "@transferops/kit";
 import { ProjectionStatusSchema } from "@transferops/kit/gen/transferops/analytics/v1/analytics_pb";
 import { toContractJson } from "../../http/json.ts";
 import { route, type Route } from "../../http/route.ts";
@@ -28,6 +29,39 @@ async function analyticsProjection(services: Services) {
   }
 }
 
+const degradedSchema = healthSchema.extend({
+  detail: z.string(),
+  code: z.string(),
+  context: z.object({ reason: z.literal("service_not_serving"), services: z.array(z.string()) }),
+});
+
+/**
+ * The answer of the health route. A 503 is an error, so it carries the error body
+ * (`detail`, `code`, `context` naming the services not serving: issue 23) beside the
+ * health fields, which a probe reads either way.
+ */
+export function healthAnswer(
+  states: Record<string, string>,
+  analytics: unknown,
+  now: Date,
+): { status: 200 | 503; json: Record<string, unknown> } {
+  const health = { services: states, analytics, time: now.toISOString() };
+  const down = Object.entries(states)
+    .filter(([, state]) => state !== "SERVING")
+    .map(([name]) => name);
+  if (down.length === 0) return { status: 200, json: { status: "ok", ...health } };
+  return {
+    status: 503,
+    json: {
+      detail: `Not serving: ${down.join(", ")}`,
+      code: defaultCodeOfHttp(503),
+      context: { reason: "service_not_serving", services: down },
+      status: "degraded",
+      ...health,
+    },
+  };
+}
+
 export const healthRoutes: Route[] = [
   route({
     operationId: "getHealth",
@@ -41,15 +75,14 @@ export const healthRoutes: Route[] = [
     auth: "none",
     responses: {
       200: { description: "Serving; `services` gives each service's state", schema: healthSchema },
-      503: { description: "A service is not serving", schema: healthSchema },
+      503: {
+        description: "A service is not serving: the error body (reason service_not_serving) and the health fields",
+        schema: degradedSchema,
+      },
     },
     async handle({ services }) {
       const [states, analytics] = await Promise.all([probeServices(services.urls), analyticsProjection(services)]);
-      const healthy = Object.values(states).every((s) => s === "SERVING");
-      return {
-        status: healthy ? 200 : 503,
-        json: { status: healthy ? "ok" : "degraded", services: states, analytics, time: new Date().toISOString() },
-      };
+      return healthAnswer(states, analytics, new Date());
     },
   }),
 ];

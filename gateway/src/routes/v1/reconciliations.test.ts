@@ -156,6 +156,17 @@ describe("the fleet's day (GET /v1/reconciliations/daily)", () => {
     }
   });
 
+  it("answers 404 for an unknown SIM and 422 for a malformed SIM id, never an empty day", async () => {
+    const unknown = await simDay("00000000-0000-4000-8000-000000000999", supervisor.token);
+    expect([unknown.status, unknown.body.code, unknown.body.context.reason]).toEqual([
+      404,
+      "not_found",
+      "sim_not_found",
+    ]);
+    const malformed = await simDay("not-a-sim", supervisor.token);
+    expect([malformed.status, malformed.body.code]).toEqual([422, "invalid_request"]);
+  });
+
   it("answers a SIM without messages that day with its balance unchanged", async () => {
     const res = await sys.api.get(`/v1/reconciliations/daily/${clean.sims[0].simId}?day=2020-01-01`, {
       token: supervisor.token,

@@ -169,6 +169,7 @@ export const reconciliationRoutes: Route[] = [
     summary: "One SIM's day: opening and closing balance, movements, chain breaks, unexplained difference",
     description: `${DESCRIPTION} A SIM without messages that day has one entry carrying its balance unchanged.`,
     auth: ["session"],
+    uuidParams: ["sim_id"],
     query: z.object({ day }),
     responses: {
       200: {
@@ -177,6 +178,7 @@ export const reconciliationRoutes: Route[] = [
         example: { ...EXAMPLE, sims: [SIM_EXAMPLE] },
       },
       ...ERRORS,
+      404: { description: "No SIM has this id", reasons: ["sim_not_found"] },
     },
     async handle({ caller, query, params, services }) {
       return ok(await read(services, caller, query.day, params.sim_id));

@@ -361,7 +361,7 @@ describe("board actions", () => {
     expect(amount.status).toBe(422);
     const none = await sys.api.patch(`/v1/transactions/${t.id}/receiver`, { token: agent.token, body: {} });
     expect(none.status).toBe(422);
-    expect(none.body).toMatchObject({ code: "invalid_request", context: { reason: "no_receiver_field" } });
+    expect(none.body).toMatchObject({ code: "refused", context: { reason: "no_receiver_field" } });
     const wrongOperator = await sys.api.patch(`/v1/transactions/${t.id}/receiver`, {
       token: agent.token,
       body: { receiver_phone: "670111222" },
@@ -486,6 +486,7 @@ describe("launch", () => {
     const op = await sys.api.get(`/v1/operations/${res.body.operation_id}`, { token: agent.token });
     expect(op.body).toMatchObject({
       request_id: `tx-${t.id}`,
+      origin: "aggregated",
       agent_id: agent.agentId,
       operator: "operator_b",
       op_type: "deposit",
@@ -585,6 +586,23 @@ describe("launch", () => {
       expect((await get(t.id)).body).toMatchObject({ state: "pending", launched_by: null });
     } finally {
       // Lifting restores the handsets the breaker froze.
+      expect((await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token })).status).toBe(200);
+    }
+    expect((await launch(t.id)).status).toBe(200);
+  });
+
+  it("answers 423 device_frozen when the selected SIM's handset is frozen, and releases the claim", async () => {
+    const t = await createTx();
+    await confirm(t.id);
+    // Tripping the breaker froze every handset; switching it off leaves them frozen until lifted.
+    await setCircuitBreaker(sys.api, admin.token, true);
+    await setCircuitBreaker(sys.api, admin.token, false);
+    try {
+      const res = await launch(t.id);
+      expect([res.status, res.body.code, res.body.context.reason]).toEqual([423, "locked", "device_frozen"]);
+      expect(res.body.context.device_ids).toContain(sim.deviceId);
+      expect((await get(t.id)).body).toMatchObject({ state: "pending", launched_by: null });
+    } finally {
       expect((await sys.api.post("/v1/admin/circuit-breaker/lift", { token: admin.token })).status).toBe(200);
     }
     expect((await launch(t.id)).status).toBe(200);

@@ -27,11 +27,22 @@ function dayFilter(w: Window, column = "local_day"): Filter {
 
 const opScope = (s: Scope): Filter =>
   s.fleet ? { sql: "", params: [] } : { sql: "agent_id = ?", params: [s.agentId] };
-/** An agent's messages and SIMs are those of the SIMs its operations ran on. */
+/** An agent's SIMs are those its operations ran on (their state, not other agents' work on them). */
 const simScope = (s: Scope): Filter =>
   s.fleet
     ? { sql: "", params: [] }
     : { sql: "sim_id in (select distinct sim_id from analytics.operations where agent_id = ?)", params: [s.agentId] };
+/**
+ * An agent's messages are those tied to its own operations (issue 23): a message of a SIM it
+ * used may be another agent's work, and an orphan is nobody's until a person attaches it.
+ */
+const messageScope = (s: Scope): Filter =>
+  s.fleet
+    ? { sql: "", params: [] }
+    : {
+        sql: "operation_id in (select operation_id from analytics.operations where agent_id = ?)",
+        params: [s.agentId],
+      };
 const txScope = (s: Scope): Filter =>
   s.fleet ? { sql: "", params: [] } : { sql: "launched_by = ?", params: [s.agentId] };
 
@@ -209,6 +220,7 @@ export async function loadFigures(em: EntityManager, scope: Scope, now: Date, st
   // Each count walks its own partial index (never the whole projection).
   const o = and(opScope(scope));
   const s = and(simScope(scope));
+  const m = and(messageScope(scope));
   const [ops, settled, msgs, dismissed, sims] = await Promise.all([
     one<Record<string, unknown>>(
       em,
@@ -224,13 +236,13 @@ export async function loadFigures(em: EntityManager, scope: Scope, now: Date, st
     one<Record<string, unknown>>(
       em,
       `select count(*) as messages_waiting, min(received_at) as oldest_message
-       from analytics.messages where ${WAITING_MESSAGE} and ${s.sql}`,
-      s.params,
+       from analytics.messages where ${WAITING_MESSAGE} and ${m.sql}`,
+      m.params,
     ),
     one<{ c: string }>(
       em,
-      `select count(*) as c from analytics.messages where dismissed_at is not null and ${s.sql}`,
-      s.params,
+      `select count(*) as c from analytics.messages where dismissed_at is not null and ${m.sql}`,
+      m.params,
     ),
     one<Record<string, unknown>>(
       em,

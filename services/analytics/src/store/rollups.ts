@@ -184,17 +184,22 @@ export async function fleetStatusCounts(em: EntityManager, w: Window): Promise<R
   return Object.fromEntries(r.map((x) => [x.status, n(x.count)]));
 }
 
-/** Messages of the window from the per-day, per-SIM rollup; `simIds` limits it to an agent's SIMs. */
+/**
+ * Messages of the window: the fleet's from the per-day, per-SIM rollup; an agent's are the
+ * messages tied to its own operations (issue 23: not every message of the SIMs it used,
+ * which counted other agents' work on them).
+ */
 export async function messageTotalsFromRollup(em: EntityManager, w: Window, agentId?: string) {
   const d = days(w);
-  const sims = agentId
-    ? { sql: "sim_id in (select distinct sim_id from analytics.operations where agent_id = ?)", params: [agentId] }
-    : { sql: "true", params: [] };
   const r = (await one<{ total: string; ambiguous: string }>(
     em,
-    `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
-     from analytics.msg_daily where ${d.sql} and ${sims.sql}`,
-    [...d.params, ...sims.params],
+    agentId
+      ? `select count(*) as total, count(*) filter (where m.is_ambiguous) as ambiguous
+         from analytics.messages m join analytics.operations o on o.operation_id = m.operation_id
+         where o.agent_id = ? and ${days(w, "m.local_day").sql}`
+      : `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
+         from analytics.msg_daily where ${d.sql}`,
+    agentId ? [agentId, ...d.params] : d.params,
   ))!;
   return { total: n(r.total), ambiguous: n(r.ambiguous) };
 }

@@ -131,10 +131,31 @@ describe("decideProof: one row per rule, in the order they apply", () => {
       { outcome: "confirmed", operation_id: "m" },
     ],
     [
-      "answers ambiguous, confirming nothing, when several operations fit",
-      [op("o2"), op("o1", { origin: "assisted", status: "queued" })],
+      "answers ambiguous, confirming nothing, when several dialled operations fit",
+      [op("o2"), op("o1", { origin: "assisted", status: "running" })],
       {},
       { outcome: "ambiguous", candidate_ids: ["o1", "o2"] },
+    ],
+    [
+      "gives the message to the dialled operation, not to a same-amount one no handset claimed",
+      [op("d"), op("q", { origin: "assisted", status: "queued" })],
+      {},
+      { outcome: "confirmed", operation_id: "d" },
+    ],
+    [
+      "gives a message without a number to the matching operation (dialled by hand), not to a queued one nobody dialled",
+      [
+        op("m", { status: "awaiting_manual_dial", origin: "matching" }),
+        op("q", { origin: "assisted", status: "queued" }),
+      ],
+      {},
+      { outcome: "confirmed", operation_id: "m" },
+    ],
+    [
+      "answers ambiguous between queued operations alone",
+      [op("q1", { status: "queued" }), op("q2", { status: "queued" })],
+      {},
+      { outcome: "ambiguous", candidate_ids: ["q1", "q2"] },
     ],
     [
       "answers ambiguous among late candidates too",

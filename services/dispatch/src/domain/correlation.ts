@@ -12,9 +12,13 @@
 //   3. Status tiers. Active operations (queued, running, awaiting_evidence,
 //      awaiting_manual_dial) first; only when none fits, no_evidence operations whose
 //      finished_at is still inside the late evidence window.
-//   4. Origin narrowing, inside a tier. Operations a handset dials (aggregated,
-//      assisted) first: the message arrives on the handset that dialled them. Only when
-//      none fits, every origin (matching operations, dialled by hand).
+//   4. Dialled first, inside the active tier (docs/decisions/evidence.md, "Coherent
+//      match"): operations a handset has claimed (running, awaiting_evidence: dialled or
+//      being dialled) first, since the message arrives on the handset that dialled them;
+//      then matching operations (awaiting_manual_dial: a person may have dialled them by
+//      hand); queued operations, which no handset ever claimed, last. So a message is
+//      never given to a same-amount operation nobody dialled while one that was dialled
+//      explains it. Inside the late tier, handset origins before matching ones.
 //   5. One candidate left: confirmed, unless the message names a counterparty number
 //      that is not the operation's destination in any reading (another or a foreign
 //      number, a mask whose visible digits disagree): divergent (nothing confirmed, an
@@ -99,8 +103,7 @@ export function decideProof(
   );
   const tier = active.length > 0 ? active : late;
   if (tier.length === 0) return { outcome: "no_candidate" };
-  const narrowed = tier.filter((c) => HANDSET_ORIGINS.includes(c.origin));
-  const pool = narrowed.length > 0 ? narrowed : tier;
+  const pool = firstNonEmpty(active.length > 0 ? dialledFirst(tier) : originFirst(tier));
   if (pool.length > 1) {
     return { outcome: "ambiguous", candidate_ids: pool.map((c) => c.operation_id).sort() };
   }
@@ -115,6 +118,26 @@ export function decideProof(
     };
   }
   return { outcome: "confirmed", operation_id: single.operation_id };
+}
+
+/** The active tier's preference groups, most likely dialled first (rule 4). */
+function dialledFirst(tier: readonly ProofCandidate[]): ProofCandidate[][] {
+  const claimed = (c: ProofCandidate) => c.status === "running" || c.status === "awaiting_evidence";
+  // Only handset-dialled origins are ever claimed; matching operations await a manual dial.
+  return [
+    tier.filter(claimed),
+    tier.filter((c) => c.status === "awaiting_manual_dial"),
+    tier.filter((c) => c.status === "queued"),
+  ];
+}
+
+/** The late tier's preference groups: handset origins, then every origin. */
+function originFirst(tier: readonly ProofCandidate[]): ProofCandidate[][] {
+  return [tier.filter((c) => HANDSET_ORIGINS.includes(c.origin)), [...tier]];
+}
+
+function firstNonEmpty(groups: readonly ProofCandidate[][]): ProofCandidate[] {
+  return groups.find((g) => g.length > 0) ?? [];
 }
 
 /**

@@ -247,6 +247,7 @@ describe("classifyOutcomeReport", () => {
     ["replays the same outcome after the SMS confirmed", "confirmed", "ussd_ok", "ussd_ok", "replay"],
     ["records a first report that arrives after the SMS confirmed", "confirmed", null, "ussd_ok", "record"],
     ["records a first report for an operation cancelled mid-dial", "rejected", null, "ussd_ok", "record"],
+    ["records a first report that arrives after the running timeout", "no_evidence", null, "ussd_ok", "record"],
     [
       "refuses a different outcome from the recorded one",
       "failed",
@@ -289,8 +290,8 @@ describe("failureReasonFor", () => {
     ["falls back to the outcome for other failures", "ussd_failed", null, "Erreur", "ussd_failed"],
     ["falls back to the outcome for a timeout", "ussd_timeout", null, null, "ussd_timeout"],
     ["treats a blank detail as absent", "sim_absent", "  ", null, "sim_absent"],
-    ["leaves it null for ussd_ok", "ussd_ok", null, "Depot reussi", null],
-    ["leaves it null for ussd_unconfirmed", "ussd_unconfirmed", null, null, null],
+    ["falls back to the outcome for ussd_ok", "ussd_ok", null, "Depot reussi", "ussd_ok"],
+    ["falls back to the outcome for ussd_unconfirmed", "ussd_unconfirmed", null, null, "ussd_unconfirmed"],
     ["keeps a detail sent with ussd_unconfirmed", "ussd_unconfirmed", "no closing screen", null, "no closing screen"],
   ])("%s", (_rule, outcome, detail, response, expected) => {
     expect(failureReasonFor(outcome, detail, response)).toBe(expected);

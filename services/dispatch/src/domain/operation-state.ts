@@ -241,8 +241,9 @@ function invalid(operation: OperationRef, trigger: Trigger): Result<never> {
  * - `apply`: the operation is running; run the transition.
  * - `replay`: the same outcome was already recorded; answer 200 with the current status.
  * - `record`: the operation left running without the device (an SMS confirmed it
- *   first, or an agent cancelled it mid-dial); store the outcome and the operator's
- *   text for the people who will look at it, keep the status, answer 200.
+ *   first, an agent cancelled it mid-dial, or the running timeout moved it to
+ *   no_evidence because the handset never reported); store the outcome and the
+ *   operator's text for the people who will look at it, keep the status, answer 200.
  * A different outcome from the recorded one is a conflict (409).
  */
 export type OutcomeReportDecision = "apply" | "replay" | "record";
@@ -251,6 +252,9 @@ export interface OutcomeReportTarget extends OperationRef {
   /** The outcome recorded by an earlier report, null when none was. */
   readonly outcome: DeviceOutcome | null;
 }
+
+/** Where an operation a handset claimed ends up without that handset's report. */
+const LEFT_RUNNING_WITHOUT_DEVICE: readonly OperationStatus[] = ["confirmed", "rejected", "no_evidence"];
 
 export function classifyOutcomeReport(
   operation: OutcomeReportTarget,
@@ -267,24 +271,24 @@ export function classifyOutcomeReport(
     );
   }
   if (operation.status === "running") return ok("apply");
-  if (operation.status === "confirmed" || operation.status === "rejected") return ok("record");
+  // A late report after the running timeout was refused and its ussd_response lost (issue 23).
+  if (LEFT_RUNNING_WITHOUT_DEVICE.includes(operation.status)) return ok("record");
   return notRunning(operation);
 }
 
 /**
  * `failure_reason` for a device outcome: the device's `failure_detail` when it
  * sent one; otherwise, for name_mismatch, the operator's screen text (it shows the
- * name that did not match); otherwise the outcome value. The two outcomes that
- * lead to awaiting_evidence are not failures: without a detail they leave
- * failure_reason null. Blank strings count as absent.
+ * name that did not match); otherwise the outcome value, for every outcome (the
+ * contract's fallback: `ussd_ok` and `ussd_unconfirmed` too, so the record says what
+ * the handset reported). Blank strings count as absent.
  */
 export function failureReasonFor(
   outcome: DeviceOutcome,
   failureDetail: string | null | undefined,
   ussdResponse: string | null | undefined,
-): string | null {
+): string {
   if (present(failureDetail)) return failureDetail;
-  if (outcome === "ussd_ok" || outcome === "ussd_unconfirmed") return null;
   if (outcome === "name_mismatch" && present(ussdResponse)) return ussdResponse;
   return outcome;
 }

@@ -16,6 +16,8 @@ interface ReasonSpec {
 
 export const REASONS = {
   // --- create operation, in precedence order -------------------------------
+  // `invalid` is a malformed value alone (422 invalid_request with the list of problems);
+  // a well-formed request a business rule refuses is `refused` (422 refused, a text).
   // Before the replay answer: a reserved request_id is refused even when it exists.
   request_id_reserved: {
     status: "forbidden",
@@ -23,15 +25,15 @@ export const REASONS = {
   },
   circuit_breaker: { status: "locked", when: "The circuit breaker is active; nothing is queued" },
   invalid_request: { status: "invalid", when: "A request value is malformed (amount, date, day count)" },
-  origin_matching_refused: { status: "invalid", when: "origin `matching` on the create route" },
+  origin_matching_refused: { status: "refused", when: "origin `matching` on the create route" },
   merchant_code_required: {
-    status: "invalid",
+    status: "refused",
     when: "operator_b withdrawal, float_deposit or mini_statement without merchant_code",
   },
-  invalid_msisdn: { status: "invalid", when: "Destination is not a 9-digit local number" },
+  invalid_msisdn: { status: "refused", when: "Destination is not a 9-digit local number" },
   operator_undetermined: { status: "refused", when: "Destination prefix belongs to no operator" },
   operator_mismatch: { status: "refused", when: "Destination prefix contradicts the declared operator" },
-  agent_unknown: { status: "invalid", when: "The API key names no agent, or an agent that does not exist" },
+  agent_unknown: { status: "refused", when: "The API key names no agent, or an agent that does not exist" },
   agent_inactive: { status: "forbidden", when: "The owning agent is inactive" },
   parent_not_found: { status: "refused", when: "parent_operation_id names no operation" },
   // 422, not 409: on create, 409 means only "request_id exists" (the contract's replay answer).

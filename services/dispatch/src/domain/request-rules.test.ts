@@ -64,7 +64,7 @@ describe("checkMerchantCode", () => {
   ])("%s", (_rule, operator, opType, code, detail) => {
     const error = checkMerchantCode(operator, opType, code);
     expect(error === null ? null : [error.reason, error.status, error.message]).toEqual(
-      detail === null ? null : ["merchant_code_required", "invalid", detail],
+      detail === null ? null : ["merchant_code_required", "refused", detail],
     );
   });
 });

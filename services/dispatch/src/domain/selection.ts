@@ -86,7 +86,11 @@ function selectAutomatically(candidates: readonly SimCandidate[], request: Selec
     return fail(refusal("no_assigned_sim", `No active ${operator} SIM is assigned to a device`, { operator }));
   }
   const eligible = assigned.filter(isOnActiveDevice);
-  if (eligible.length === 0) return fail(noActiveSim(operator));
+  if (eligible.length === 0) {
+    // Said in the context: a transaction's launch answers this case 423 (intake's rule).
+    const frozen = [...new Set(assigned.filter((sim) => sim.device_status === "frozen").map((sim) => sim.device_id))];
+    return fail(noActiveSim(operator, frozen.length ? { frozen_device_ids: frozen } : {}));
+  }
   if (request.op_type === "balance") return ok(best(eligible));
 
   const measured = eligible.filter(isMeasured);
@@ -102,8 +106,8 @@ function selectAutomatically(candidates: readonly SimCandidate[], request: Selec
   return fail(insufficientBalance(richest(fresh), request.amount));
 }
 
-function noActiveSim(operator: Operator): DomainError {
-  return refusal("no_active_sim", `No active ${operator} SIM available`, { operator });
+function noActiveSim(operator: Operator, context: Record<string, unknown> = {}): DomainError {
+  return refusal("no_active_sim", `No active ${operator} SIM available`, { operator, ...context });
 }
 
 // ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { recordDeviceStatus } from "../store/queue.ts";
 import { announceDeviceWork, type IdleDevices } from "../store/idle-devices.ts";
-import { forgetReference, lockOperationsOf, rerouteQueued } from "../store/fleet-changes.ts";
+import { forgetReference, holdQueued, lockOperationsOf, rerouteQueued } from "../store/fleet-changes.ts";
 import { move } from "../rpc/transitions.ts";
 
 export const fleetTopics = [Topics.fleet];
@@ -62,9 +62,15 @@ export function fleetHandlers(now: () => Date, idle: IdleDevices) {
       await recordDeviceStatus(em, event.deviceId, event.status, meta.occurredAt);
     }),
 
-    // A SIM assigned or moved to another handset or slot: its queued work follows it.
+    // A SIM assigned or moved to another handset or slot: its queued work follows it. A
+    // SIM unassigned: its queued work leaves the old handset and waits for the next
+    // assignment (issue 23: a create racing the unassignment stayed queued on it).
     on(SimChangedSchema, async (em, event) => {
       const sim = event.sim;
+      if (sim && event.change === "unassigned") {
+        await holdQueued(em, sim.simId);
+        return;
+      }
       if (!sim?.deviceId || (event.change !== "assigned" && event.change !== "updated")) return;
       const moved = await rerouteQueued(em, sim.simId, sim.deviceId, sim.subscriptionSlot ?? null);
       if (moved > 0) {

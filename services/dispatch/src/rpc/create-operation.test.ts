@@ -4,7 +4,6 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { REASONS, type ReasonCode } from "../domain/reasons.ts";
 import { RESERVATION_LOCK_HEADROOM } from "./operations.ts";
 import {
   apiKey,
@@ -267,9 +266,10 @@ describe("create operation: the gates in their documented precedence (docs/decis
   ])("%s", async (_rule, arrange, request, status, code, detail) => {
     arrange();
     const refused = await refusalOf(h.client.createOperation(req(request())));
+    // Validation alone is invalid_request (with the list); a business refusal is refused.
     const defaultCode =
       status === 422
-        ? code === "invalid_request" || REASONS[code as ReasonCode].status === "invalid"
+        ? code === "invalid_request"
           ? "invalid_request"
           : "refused"
         : { 403: "not_allowed", 423: "locked" }[status as 403 | 423];

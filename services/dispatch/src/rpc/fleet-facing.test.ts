@@ -188,6 +188,32 @@ describe("events from fleet", () => {
     expect((await row(queued)).subscription_slot).toBe(1);
     expect((await h.client.getNextOperation({ caller: device("dev-new") })).dispatch?.operationId).toBe(queued);
   });
+
+  it("on SimChanged (unassigned): the SIM's queued work leaves the old handset and follows the next assignment", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    const simOf = (deviceId: string, slot?: number) =>
+      create(SimSchema, {
+        simId: s.simId,
+        operator: "operator_b",
+        msisdn: "690000000",
+        status: "active",
+        deviceId,
+        subscriptionSlot: slot,
+        createdAt: timestampFromDate(new Date()),
+      });
+    await publishFleet(SimChangedSchema, create(SimChangedSchema, { sim: simOf(""), change: "unassigned" }), s.simId);
+    await eventually(async () => ((await row(queued)).device_id === null ? true : undefined), 5000, "held");
+    expect((await row(queued)).status).toBe("queued");
+    expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
+    await publishFleet(
+      SimChangedSchema,
+      create(SimChangedSchema, { sim: simOf("dev-next", 0), change: "assigned" }),
+      s.simId,
+    );
+    await eventually(async () => ((await row(queued)).device_id === "dev-next" ? true : undefined), 5000, "rerouted");
+    expect((await h.client.getNextOperation({ caller: device("dev-next") })).dispatch?.operationId).toBe(queued);
+  });
 });
 
 describe("GetSweepBacklog and ResetOperations", () => {

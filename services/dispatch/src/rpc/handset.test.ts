@@ -276,8 +276,8 @@ describe("transitions write their events in the statement that writes the row", 
 
 describe("outcome report: every outcome of the contract", () => {
   it.each<[string, { ussdResponse?: string; failureDetail?: string }, string, string | null, boolean]>([
-    ["ussd_ok", { ussdResponse: "Depot reussi" }, "awaiting_evidence", null, true],
-    ["ussd_unconfirmed", {}, "awaiting_evidence", null, true],
+    ["ussd_ok", { ussdResponse: "Depot reussi" }, "awaiting_evidence", "ussd_ok", true],
+    ["ussd_unconfirmed", {}, "awaiting_evidence", "ussd_unconfirmed", true],
     ["ussd_failed", { failureDetail: "Solde insuffisant" }, "failed", "Solde insuffisant", false],
     ["ussd_failed", {}, "failed", "ussd_failed", false],
     ["sim_absent", {}, "failed", "sim_absent", false],

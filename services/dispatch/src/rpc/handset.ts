@@ -176,7 +176,8 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
         const decision = unwrap(classifyOutcomeReport({ ...before, outcome: before.device_outcome }, outcome));
         if (decision === "replay") return { op: before, changed: false };
         if (decision === "record") {
-          // It left running without the device (an SMS proved it, an agent cancelled it):
+          // It left running without the device (an SMS proved it, an agent cancelled it,
+          // the running timeout gave up on the handset):
           // keep the status, keep what the handset saw for the people who look at it.
           const op = await updateOperation(em, before, {
             device_outcome: outcome,

@@ -210,8 +210,14 @@ export function proofHandlers(deps: DispatchDeps): Impl {
 
     async attachEvidence(req) {
       const actor = actorOf(req.caller);
-      if (!req.messageId) throw refusal("invalid_request", "message_id is required", { field: "message_id" });
       if (!isUuid(req.operationId)) throw notFound(req.operationId);
+      if (req.scopeOnly) {
+        const found = await findOperation(db.em(), req.operationId);
+        if (!found) throw notFound(req.operationId);
+        check(checkAttachScope(actor, found));
+        return {};
+      }
+      if (!req.messageId) throw refusal("invalid_request", "message_id is required", { field: "message_id" });
       const now = deps.now();
       const evidence = factsOfSummary(req.messageId, req.evidence);
       const result = await db.tx(async (em) => {
@@ -229,9 +235,9 @@ export function proofHandlers(deps: DispatchDeps): Impl {
         }
         const other = await operationProvenBy(em, req.messageId);
         if (other) {
-          throw refusal("evidence_already_used", `Message ${req.messageId} already proves operation ${other}`, {
+          // The other operation may be outside the caller's scope: it is not named.
+          throw refusal("evidence_already_used", `Message ${req.messageId} already proves another operation`, {
             message_id: req.messageId,
-            operation_id: other,
           });
         }
         const op = await move(

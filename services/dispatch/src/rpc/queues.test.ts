@@ -141,6 +141,20 @@ describe("evidence window: the sweep", () => {
         "the running-timeout event",
       );
       expect(fromBinary(OperationChangedSchema, ev.value).previousStatus).toBe("running");
+      // The handset's report arriving after that is recorded, the status kept.
+      const late = await h.client.reportOutcome({
+        caller: device("dev-mine"),
+        operationId: id,
+        outcome: "ussd_ok",
+        ussdResponse: "Depot de 5000 FCFA effectue",
+        executedAt: timestampFromDate(new Date()),
+      });
+      expect(late.status).toBe("no_evidence");
+      const [row] = await h.query(
+        `select device_outcome, ussd_response from dispatch.operations where operation_id = $1`,
+        [id],
+      );
+      expect(row).toEqual({ device_outcome: "ussd_ok", ussd_response: "Depot de 5000 FCFA effectue" });
     } finally {
       h.clock.offsetMs -= 901_000;
     }

@@ -44,3 +44,18 @@ export async function rerouteQueued(
   )) as unknown[];
   return r.length;
 }
+
+/**
+ * A SIM taken out of its handset: its queued work leaves that handset (no device, so no
+ * poll claims it) and waits; assigning the SIM again reroutes it (rerouteQueued).
+ */
+export async function holdQueued(em: EntityManager, simId: string): Promise<number> {
+  const r = (await em.execute(
+    `update dispatch.operations
+        set device_id = null, subscription_slot = null, device_label = null, updated_at = clock_timestamp()
+      where sim_id = ? and status = 'queued' and device_id is not null
+      returning 1`,
+    [simId],
+  )) as unknown[];
+  return r.length;
+}

@@ -44,10 +44,8 @@ export function decideDismiss(evidenceId: string, m: Dismissable | undefined, sc
 export function checkAttachable(evidenceId: string, m: Dismissable | undefined): Dismissable {
   if (!m) throw refusal("evidence_not_found", `Evidence ${evidenceId} not found`, { evidence_id: evidenceId });
   if (m.operation_id) {
-    throw refusal("evidence_already_linked", `Evidence ${m.id} already names operation ${m.operation_id}`, {
-      evidence_id: m.id,
-      operation_id: m.operation_id,
-    });
+    // Which operation is not said: it may be outside the caller's scope.
+    throw refusal("evidence_already_linked", `Evidence ${m.id} already names an operation`, { evidence_id: m.id });
   }
   return m;
 }

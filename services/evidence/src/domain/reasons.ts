@@ -22,6 +22,7 @@ export const REASONS = {
   // --- lists ---------------------------------------------------------------------------
   unmatched_required: { status: "bad_request", when: "Unmatched list without unmatched=true" },
   invalid_request: { status: "invalid", when: "A request value is malformed (day, window, limit, reason, operator)" },
+  sim_not_found: { status: "not_found", when: "Reconciliation of a SIM id fleet does not know" },
   // --- dismiss and attach ---------------------------------------------------------------
   evidence_not_found: { status: "not_found", when: "No message has this id" },
   sim_not_in_grant: { status: "forbidden", when: "The message's SIM is not in the agent's grant" },

@@ -15,21 +15,46 @@ export interface IncomingShape {
   clientMessageId: string | undefined;
 }
 
-export function validateSubmission(simId: string, messages: readonly IncomingShape[]): void {
+/**
+ * Why one message of a submission is refused. A refusal is per message, never the batch's
+ * (issue 23): a batch refused whole for one bad message is retried whole by the handset,
+ * so one message it can never fix would block every message after it forever. Every
+ * other message is stored.
+ *   invalid_message   its content breaks a rule; it will never be accepted (drop it)
+ *   over_batch_limit  past the first MAX_MESSAGES_PER_SUBMISSION; send it again later
+ */
+export interface MessageRefusal {
+  readonly reason: "invalid_message" | "over_batch_limit";
+  readonly detail: string;
+}
+
+/** The envelope: without a SIM nothing can be filed, so that alone refuses the submission. */
+export function validateSubmission(simId: string): void {
   if (!simId) throw invalid("sim_id", "is required");
-  if (messages.length === 0) throw invalid("messages", "must hold at least one message");
-  if (messages.length > MAX_MESSAGES_PER_SUBMISSION) {
-    throw invalid("messages", `must hold at most ${MAX_MESSAGES_PER_SUBMISSION} messages`, messages.length);
-  }
-  messages.forEach((m, i) => {
-    if (!m.sender || m.sender.length > MAX_SENDER_LENGTH)
-      throw invalid(`messages.${i}.sender`, `is required, at most ${MAX_SENDER_LENGTH} characters`);
-    if (!m.raw || m.raw.length > MAX_RAW_LENGTH)
-      throw invalid(`messages.${i}.raw`, `is required, at most ${MAX_RAW_LENGTH} characters`);
-    if (!m.receivedAt || Number.isNaN(m.receivedAt.getTime()))
-      throw invalid(`messages.${i}.received_at`, "is required");
-    if (m.clientMessageId !== undefined && m.clientMessageId.length > MAX_CLIENT_MESSAGE_ID) {
-      throw invalid(`messages.${i}.client_message_id`, `must be at most ${MAX_CLIENT_MESSAGE_ID} characters`);
+}
+
+/** Each message's refusal, or null when it is to be stored; in request order. */
+export function refusalsOf(messages: readonly IncomingShape[]): (MessageRefusal | null)[] {
+  return messages.map((m, i) => {
+    if (i >= MAX_MESSAGES_PER_SUBMISSION) {
+      return {
+        reason: "over_batch_limit",
+        detail: `at most ${MAX_MESSAGES_PER_SUBMISSION} messages are taken per submission; send this one again`,
+      };
     }
+    const problems = problemsOf(m);
+    return problems.length ? { reason: "invalid_message", detail: problems.join("; ") } : null;
   });
+}
+
+function problemsOf(m: IncomingShape): string[] {
+  const problems: string[] = [];
+  if (!m.sender || m.sender.length > MAX_SENDER_LENGTH)
+    problems.push(`sender: is required, at most ${MAX_SENDER_LENGTH} characters`);
+  if (!m.raw || m.raw.length > MAX_RAW_LENGTH) problems.push(`raw: is required, at most ${MAX_RAW_LENGTH} characters`);
+  if (!m.receivedAt || Number.isNaN(m.receivedAt.getTime()))
+    problems.push("received_at: is required, an ISO 8601 timestamp with offset");
+  if (m.clientMessageId !== undefined && m.clientMessageId.length > MAX_CLIENT_MESSAGE_ID)
+    problems.push(`client_message_id: must be at most ${MAX_CLIENT_MESSAGE_ID} characters`);
+  return problems;
 }

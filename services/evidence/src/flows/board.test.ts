@@ -223,7 +223,8 @@ describe("attach", () => {
     expect(h.dispatch.confirmations).toHaveLength(1);
   });
 
-  it("answers 404 for an unknown message without asking dispatch", async () => {
+  it("asks dispatch for the caller's scope first, then answers 404 for an unknown message without attaching", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 2500 });
     expect(
       await refusalOf(
         attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: "44444444-4444-4444-8444-444444444444" }),
@@ -232,6 +233,7 @@ describe("attach", () => {
       status: "not_found",
       reason: "evidence_not_found",
     });
+    expect(h.dispatch.scopeChecks.map((c) => c.operationId)).toEqual([OP]);
     expect(h.dispatch.attachCalls).toHaveLength(0);
   });
 

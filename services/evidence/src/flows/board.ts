@@ -88,16 +88,19 @@ export async function dismiss(
 }
 
 /**
- * A person attaches a message to an operation. Evidence answers 404 (unknown message) and
- * 409 (the message already names an operation); dispatch then decides who may attach, 404
- * (operation), 409 (terminal) and 422 (another SIM), and confirms. Under the SIM's lock,
- * so correlation of the same message cannot run at the same time.
+ * A person attaches a message to an operation. Dispatch first says whether the caller may
+ * act on the operation (404 operation, 403), before anything is said of the message;
+ * evidence then answers 404 (unknown message) and 409 (the message already names an
+ * operation, not said which); dispatch then answers 409 (terminal) and 422 (another SIM),
+ * and confirms. Under the SIM's lock, so correlation of the same message cannot run at
+ * the same time.
  */
 export async function attach(
   deps: FlowDeps,
   req: { caller?: Caller; operationId: string; evidenceId: string },
 ): Promise<{ operation: Operation; evidence: MessageRecord }> {
   const caller = requireBoard(req.caller);
+  await deps.dispatch.attachEvidence({ caller, operationId: req.operationId, scopeOnly: true });
   const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId));
   const result = await deps.db
     .tx(async (em) => {

@@ -6,6 +6,7 @@ import { localDayOf, localMidnight } from "../domain/window.ts";
 import { chainOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
+import { lookupSim } from "./submit.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,10 +48,16 @@ export async function dailyReconciliation(
   const day = req.day === "" ? localDayOf(new Date()) : req.day;
   const from = localMidnight(day);
   if (from === null) throw invalid("day", "must be a calendar day YYYY-MM-DD", req.day);
+  // The gateway refuses a malformed id (422, a UUID path parameter); an unknown one is 404 below.
   if (req.simId.length > 100) throw invalid("sim_id", "at most 100 characters");
   const to = new Date(from.getTime() + DAY_MS);
   const em = deps.db.em();
   const rowsOfDay = await dayRows(em, day, req.simId || null);
+  // A SIM without messages that day is answered with its day unchanged only if it exists:
+  // an unknown id is 404, never an empty day (issue 23).
+  if (req.simId && rowsOfDay.length === 0 && !(await lookupSim(deps, req.simId))) {
+    throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
+  }
   const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
   const sims: SimDay[] = [];
   for (const row of stored) {

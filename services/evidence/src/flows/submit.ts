@@ -13,11 +13,11 @@ import { parseMessage, UNRECOGNISED_RULE } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
 import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
 import { DEFAULT_SENDER_IDS, isKnownSender } from "../domain/senders.ts";
-import { validateSubmission } from "../domain/submission.ts";
+import { refusalsOf, validateSubmission } from "../domain/submission.ts";
 import { wordingDrift } from "../domain/wording-drift.ts";
 import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/messages.ts";
 import { wordingChangedAlert } from "../events/wording.ts";
-import { toResult } from "../rpc/mappers.ts";
+import { refusedResult, toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { recomputeDay } from "../store/reconciliations.ts";
 import { unrecognisedCounts } from "../store/wording-drift.ts";
@@ -40,11 +40,17 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
     deviceReceivedAt: fromTs(m.deviceReceivedAt),
     clientMessageId: m.clientMessageId,
   }));
-  validateSubmission(req.simId, incoming);
+  validateSubmission(req.simId);
   const sim = await lookupSim(deps, req.simId);
   requireSimOfDevice(device, sim && { sim_id: sim.simId, device_id: sim.deviceId }, req.simId);
+  const refusals = refusalsOf(incoming);
   const results: MessageResult[] = [];
-  for (const m of incoming) {
+  for (const [i, m] of incoming.entries()) {
+    const refused = refusals[i];
+    if (refused) {
+      results.push(refusedResult(refused, m.clientMessageId));
+      continue;
+    }
     const { message, duplicate } = await storeMessage(deps, {
       simId: req.simId,
       operator: sim!.operator as Operator,
@@ -156,7 +162,7 @@ async function checkWording(em: EntityManager, m: MessageRecord, operator: Opera
   if (drift.jump) await wordingChangedAlert(em, m, operator, drift);
 }
 
-async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {
+export async function lookupSim(deps: FlowDeps, simId: string): Promise<SimSummary | undefined> {
   if (!simId) return undefined;
   try {
     return (await deps.fleet.lookupSim({ simId })).sim;

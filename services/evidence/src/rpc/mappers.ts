@@ -7,6 +7,7 @@ import {
   type MessageResult,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import type { MessageRecord } from "../domain/message.ts";
+import type { MessageRefusal } from "../domain/submission.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -45,6 +46,17 @@ export function toEvidence(m: MessageRecord): Evidence {
 
 export function operationOf(m: MessageRecord): Operation | undefined {
   return m.operation_snapshot ? fromBinary(OperationSchema, m.operation_snapshot) : undefined;
+}
+
+/** The result of a message refused on its own (nothing stored, no message id). */
+export function refusedResult(refused: MessageRefusal, clientMessageId: string | undefined): MessageResult {
+  return create(MessageResultSchema, {
+    messageId: "",
+    clientMessageId,
+    outcome: "refused",
+    refusedReason: refused.reason,
+    refusedDetail: refused.detail,
+  });
 }
 
 /** The result of one submitted message, from what is stored: a duplicate gets exactly this. */

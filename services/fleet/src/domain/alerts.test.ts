@@ -6,11 +6,9 @@ const now = new Date("2026-01-01T12:10:00Z");
 describe("fleet's alerts", () => {
   it("keys a silence by the heartbeat it follows, so repeated checks of one silence dedupe", () => {
     const lastSeen = new Date("2026-01-01T12:03:00Z");
-    const a = deviceSilent({ device_id: "d1", label: "Shop", last_seen_at: lastSeen }, now);
-    const b = deviceSilent(
-      { device_id: "d1", label: "Shop", last_seen_at: lastSeen },
-      new Date(now.getTime() + 60_000),
-    );
+    const seen = (at: Date) => ({ device_id: "d1", label: "Shop", last_seen_at: at, silent_since: at });
+    const a = deviceSilent(seen(lastSeen), now);
+    const b = deviceSilent(seen(lastSeen), new Date(now.getTime() + 60_000));
     expect(a).toMatchObject({
       kind: "device_silent",
       severity: "critical",
@@ -18,9 +16,17 @@ describe("fleet's alerts", () => {
       context: { silent_minutes: 7 },
     });
     expect(a.dedupe_key).toBe(b.dedupe_key);
-    expect(
-      deviceSilent({ device_id: "d1", label: "Shop", last_seen_at: new Date("2026-01-01T12:04:00Z") }, now).dedupe_key,
-    ).not.toBe(a.dedupe_key);
+    expect(deviceSilent(seen(new Date("2026-01-01T12:04:00Z")), now).dedupe_key).not.toBe(a.dedupe_key);
+  });
+
+  it("counts a handset that never sent a heartbeat as silent since its registration", () => {
+    const registered = new Date("2026-01-01T12:02:00Z");
+    const a = deviceSilent({ device_id: "d2", label: "New", last_seen_at: null, silent_since: registered }, now);
+    expect(a).toMatchObject({
+      message: "Device New has sent no heartbeat since it was registered 8 minutes ago",
+      context: { last_seen_at: null, silent_minutes: 8 },
+      dedupe_key: `device_silent:d2:${registered.toISOString()}`,
+    });
   });
 
   it("keys an absence by when it began", () => {

@@ -16,16 +16,26 @@ export interface Alert {
 }
 
 /** One alert per silence: keyed by the heartbeat after which the device went quiet. */
-export function deviceSilent(d: { device_id: string; label: string; last_seen_at: Date }, now: Date): Alert {
-  const minutes = Math.floor((now.getTime() - d.last_seen_at.getTime()) / 60_000);
+/**
+ * A handset silent past the limit. `silent_since` is its last heartbeat, or its registration
+ * when it never sent one (`last_seen_at` null: a handset holding a SIM that never came up).
+ */
+export function deviceSilent(
+  d: { device_id: string; label: string; last_seen_at: Date | null; silent_since: Date },
+  now: Date,
+): Alert {
+  const minutes = Math.floor((now.getTime() - d.silent_since.getTime()) / 60_000);
   return {
     kind: "device_silent",
     severity: "critical",
-    message: `Device ${d.label} has sent no heartbeat for ${minutes} minutes`,
+    message:
+      d.last_seen_at === null
+        ? `Device ${d.label} has sent no heartbeat since it was registered ${minutes} minutes ago`
+        : `Device ${d.label} has sent no heartbeat for ${minutes} minutes`,
     device_id: d.device_id,
-    context: { label: d.label, last_seen_at: d.last_seen_at.toISOString(), silent_minutes: minutes },
+    context: { label: d.label, last_seen_at: d.last_seen_at?.toISOString() ?? null, silent_minutes: minutes },
     raised_at: now,
-    dedupe_key: `device_silent:${d.device_id}:${d.last_seen_at.toISOString()}`,
+    dedupe_key: `device_silent:${d.device_id}:${d.silent_since.toISOString()}`,
   };
 }
 

@@ -5,8 +5,9 @@ import { claimSilentDevices } from "../store/devices.ts";
 
 /**
  * Looks for handsets silent longer than the contract's 5 minutes and raises one
- * `device_silent` alert per silence (a heartbeat re-arms it). Devices that never sent a
- * heartbeat are not watched: they are not deployed yet.
+ * `device_silent` alert per silence (a heartbeat re-arms it). A device that never sent a
+ * heartbeat is watched from its registration once it holds a SIM (work can sit queued on
+ * it); without a SIM it is not deployed yet.
  */
 export class DeviceSilenceMonitor {
   private readonly job: PeriodicJob;
@@ -30,7 +31,13 @@ export class DeviceSilenceMonitor {
     const silent = await this.db.tx(async (em) => {
       const devices = await claimSilentDevices(em, this.options.silentAfterS);
       for (const d of devices)
-        await raiseAlert(em, deviceSilent({ device_id: d.id, label: d.label, last_seen_at: d.last_seen_at }, now));
+        await raiseAlert(
+          em,
+          deviceSilent(
+            { device_id: d.id, label: d.label, last_seen_at: d.last_seen_at, silent_since: d.silent_since },
+            now,
+          ),
+        );
       return devices;
     });
     if (silent.length) {

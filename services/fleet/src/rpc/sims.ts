@@ -287,12 +287,15 @@ export function simsHandlers(deps: FleetDeps): Impl {
       requireAdmin(req.caller);
       const current = await existing(req.simId);
       if (current.device_id === null) throw simUnassigned(current.id);
-      const activity = await simActivity(deps, current.id);
-      if (activity.queuedOrRunning > 0) throw simBusy(current.id, activity.queuedOrRunning);
       const sim = await db.tx(async (em) => {
         const before = await findSimForUpdate(em, req.simId);
         if (!before) throw notFound("sim", req.simId);
         if (before.device_id === null) throw simUnassigned(before.id);
+        // Asked under the SIM's lock, so no assignment change slips between the answer and
+        // the update; a create racing past it is held by dispatch when it learns of the
+        // unassignment (its queued work leaves the handset).
+        const activity = await simActivity(deps, before.id);
+        if (activity.queuedOrRunning > 0) throw simBusy(before.id, activity.queuedOrRunning);
         await updateSimFields(em, before.id, { device_id: null, subscription_slot: null, absent_since: null });
         const after: SimRecord = { ...before, device_id: null, subscription_slot: null, absent_since: null };
         await audit(em, {

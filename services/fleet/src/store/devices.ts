@@ -159,18 +159,25 @@ export async function setAllDeviceStatus(
 /**
  * Claims the devices silent for longer than `silentAfterS` whose silence has not been
  * alerted yet, marking it alerted in the same statement (safe with several replicas).
+ * Silent since its last heartbeat; a device that never sent one is silent since its
+ * registration once it holds a SIM (work can be queued on it), and not watched before.
  */
 export async function claimSilentDevices(
   em: EntityManager,
   silentAfterS: number,
-): Promise<{ id: string; label: string; last_seen_at: Date }[]> {
-  const r = await rows<{ id: string; label: string; last_seen_at: string }>(
+): Promise<{ id: string; label: string; last_seen_at: Date | null; silent_since: Date }[]> {
+  const r = await rows<{ id: string; label: string; last_seen_at: string | null; silent_since: string }>(
     em,
-    `update fleet.devices set silence_alerted_for = last_seen_at
-      where last_seen_at < now() - make_interval(secs => ?)
-        and silence_alerted_for is distinct from last_seen_at
-      returning id, label, last_seen_at`,
+    `update fleet.devices d set silence_alerted_for = coalesce(d.last_seen_at, d.created_at)
+      where coalesce(d.last_seen_at, d.created_at) < now() - make_interval(secs => ?)
+        and d.silence_alerted_for is distinct from coalesce(d.last_seen_at, d.created_at)
+        and (d.last_seen_at is not null or exists (select 1 from fleet.sims s where s.device_id = d.id))
+      returning d.id, d.label, d.last_seen_at, coalesce(d.last_seen_at, d.created_at) as silent_since`,
     [silentAfterS],
   );
-  return r.map((d) => ({ ...d, last_seen_at: date(d.last_seen_at) }));
+  return r.map((d) => ({
+    ...d,
+    last_seen_at: d.last_seen_at === null ? null : date(d.last_seen_at),
+    silent_since: date(d.silent_since),
+  }));
 }

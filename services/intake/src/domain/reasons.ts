@@ -15,7 +15,7 @@ export const REASONS = {
   caller_not_allowed: { status: "forbidden", when: "The credential kind may not use this route" },
   agent_inactive: { status: "forbidden", when: "The signed-in agent is inactive or deleted" },
   invalid_request: { status: "invalid", when: "A value is missing, malformed, too long or out of range" },
-  no_receiver_field: { status: "invalid", when: "Correct receiver with none of its fields" },
+  no_receiver_field: { status: "refused", when: "Correct receiver with none of its fields" },
   invalid_msisdn: { status: "refused", when: "receiver_phone is not a 9-digit national number" },
   operator_undetermined: { status: "refused", when: "receiver_phone's prefix belongs to no mobile-money operator" },
   operator_mismatch: { status: "refused", when: "receiver_phone belongs to the other operator" },
@@ -27,6 +27,10 @@ export const REASONS = {
   transaction_not_pending: { status: "conflict", when: "The action needs a pending transaction" },
   already_launched: { status: "conflict", when: "Launch of a transaction another launch already claimed" },
   payment_not_confirmed: { status: "refused", when: "Launch before an agent confirmed the payment" },
+  device_frozen: {
+    status: "locked",
+    when: "Launch whose only usable SIMs sit in frozen handsets (dispatch's no_active_sim naming frozen devices)",
+  },
 } as const satisfies Record<string, ReasonSpec>;
 
 export type ReasonCode = keyof typeof REASONS;

@@ -104,3 +104,18 @@ export function checkLength(field: string, value: string | undefined | null, max
   if (value.includes("\u0000")) return refusal("invalid_request", `${field} contains a NUL character`, { field });
   return null;
 }
+
+/**
+ * A launch's answer to a dispatch refusal. The contract gives the launch a 423 of its own
+ * ("the device holding the selected SIM is frozen"), where a create answers 422
+ * `no_active_sim`: dispatch names the frozen handsets in that refusal's context, and the
+ * launch answers 423 `device_frozen` with them. Everything else passes through as is.
+ */
+export function launchRefusal(refused: DomainError): DomainError {
+  const frozen = refused.context.frozen_device_ids;
+  if (refused.reason !== "no_active_sim" || !Array.isArray(frozen) || frozen.length === 0) return refused;
+  return refusal("device_frozen", `The handset holding the SIM for this transfer is frozen (${frozen.join(", ")})`, {
+    operator: refused.context.operator,
+    device_ids: frozen,
+  });
+}

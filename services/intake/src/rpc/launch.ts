@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { domainErrorFromConnect, type DomainError } from "@transferops/kit";
 import type { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake_service_pb";
-import { checkBoardActor, operationRequestId, refusal, type Actor } from "../domain/index.ts";
+import { checkBoardActor, launchRefusal, operationRequestId, refusal, type Actor } from "../domain/index.ts";
 import { publishTransactionChange } from "../events/transactions.ts";
 import { findTransaction, updateWhere, type TransactionRecord } from "../store/transactions.ts";
 import { actorOf, check, visibleTransaction, type IntakeDeps } from "./deps.ts";
@@ -145,7 +145,8 @@ export class Launcher {
         partnerVerified: t.partner_verify,
       });
     } catch (err) {
-      const refused = domainErrorFromConnect(err);
+      const passed = domainErrorFromConnect(err);
+      const refused = passed && launchRefusal(passed);
       if (refused && RELEASING.includes(refused.status)) await this.release(t);
       throw refused ?? err;
     }

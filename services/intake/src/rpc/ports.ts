@@ -40,7 +40,8 @@ export function grpcPorts(dispatch: Client<typeof DispatchService>, fleet: Clien
         montant: o.montant,
         contactId: o.contactId,
         partnerVerified: o.partnerVerified,
-        origin: "assisted",
+        // The contract's `aggregated`: work that came from intake through the automation caller.
+        origin: "aggregated",
       });
       return { operationId: res.operation!.operationId, created: res.created };
     },
