@@ -44,6 +44,7 @@ import { Api } from "../support/api.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../support/credentials.ts";
 import { grantAccess, provisionHandset } from "../support/fleet-fixtures.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
+import { cleanupsOnSignal, type Cleanups } from "./cleanup.ts";
 import { Checks, EventFlow } from "./checks.ts";
 import { KINDS, Load, type Kind, type LoadHandset } from "./load.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName, type Exit } from "./processes.ts";
@@ -121,23 +122,7 @@ async function main(): Promise<number> {
   step(
     `profile ${profileName}: ${P.handsets} handsets polling every ${P.pollIntervalMs} ms, ${P.createsPerS} creates/s`,
   );
-  const cleanups: (() => Promise<unknown>)[] = [];
-  // One cleanup, whoever asks first (the end of the run or a signal); the other waits for it.
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
-    })());
-  // `on`, not `once`: tsx hands the signal back to the process, and a second one with no
-  // listener left would exit before the cleanup (processes, broker, database) is done.
-  let stopping = false;
-  const onSignal = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    void cleanup().finally(() => process.exit(code));
-  };
-  process.on("SIGINT", () => onSignal(130));
-  process.on("SIGTERM", () => onSignal(143));
+  const cleanups = cleanupsOnSignal(log);
   const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-chaos-"));
   let failed = true;
   try {
@@ -157,7 +142,7 @@ async function main(): Promise<number> {
     failed = rows.some((r) => r.problems.length > 0);
     return failed ? 1 : 0;
   } finally {
-    await cleanup();
+    await cleanups.run();
     closeConnections();
     if (failed) printLogTails(logDir);
     if (failed || flags["keep-logs"]) log(`component logs kept in ${logDir}`);
@@ -165,12 +150,7 @@ async function main(): Promise<number> {
   }
 }
 
-async function run(
-  db: TestDatabase,
-  kafka: KafkaHandle,
-  logDir: string,
-  cleanups: (() => Promise<unknown>)[],
-): Promise<Row[]> {
+async function run(db: TestDatabase, kafka: KafkaHandle, logDir: string, cleanups: Cleanups): Promise<Row[]> {
   const topicPrefix = `chaos${Date.now().toString(36)}${randomBytes(3).toString("hex")}.`;
   const system = await startProcesses(
     {

@@ -40,6 +40,7 @@ import { grantAccess, provisionHandset } from "../support/fleet-fixtures.ts";
 import { SimulatedHandset, type DispatchPayload } from "../simulator/handset.ts";
 import { OperatorSms, type OutgoingSms } from "../simulator/operator-sms.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
+import { cleanupsOnSignal, type Cleanups } from "../chaos/cleanup.ts";
 import { Checks } from "../chaos/checks.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
 
@@ -98,20 +99,7 @@ interface Row {
 
 async function main(): Promise<number> {
   step(`profile ${profileName}: ${JSON.stringify(P)}`);
-  const cleanups: (() => Promise<unknown>)[] = [];
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
-    })());
-  let stopping = false;
-  const onSignal = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    void cleanup().finally(() => process.exit(code));
-  };
-  process.on("SIGINT", () => onSignal(130));
-  process.on("SIGTERM", () => onSignal(143));
+  const cleanups = cleanupsOnSignal(log);
   const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-replicas-"));
   let failed = true;
   try {
@@ -131,7 +119,7 @@ async function main(): Promise<number> {
     log(failed ? `${problems.length} problem(s)` : "every check passed");
     return failed ? 1 : 0;
   } finally {
-    await cleanup();
+    await cleanups.run();
     closeConnections();
     if (failed) printLogTails(logDir);
     if (failed || flags["keep-logs"]) log(`component logs kept in ${logDir}`);
@@ -143,7 +131,7 @@ async function run(
   databaseUrl: string,
   brokers: string,
   logDir: string,
-  cleanups: (() => Promise<unknown>)[],
+  cleanups: Cleanups,
 ): Promise<{ rows: Row[]; problems: string[] }> {
   const problems: string[] = [];
   const rows: Row[] = [];
