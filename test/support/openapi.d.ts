@@ -2348,7 +2348,7 @@ export interface operations {
           };
         };
       };
-      /** @description Wrong login or password */
+      /** @description Wrong login or password. Reasons (context.reason): login_failed */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2358,10 +2358,17 @@ export interface operations {
            * @example {
            *       "detail": "Wrong login or password",
            *       "code": "not_signed_in",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "login_failed"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "login_failed";
+            };
+          };
         };
       };
       /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
@@ -2513,7 +2520,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2524,14 +2531,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -2652,7 +2659,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2663,14 +2670,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -2837,7 +2844,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_missing, wrong_password */
+      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_invalid, credentials_missing, wrong_password */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2848,14 +2855,14 @@ export interface operations {
            *       "detail": "Not signed in or wrong current password",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "wrong_password";
+              reason?: "credentials_invalid" | "credentials_missing" | "wrong_password";
             };
           };
         };
@@ -3319,7 +3326,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3330,14 +3337,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -3499,7 +3506,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3510,14 +3517,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -3772,7 +3779,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3783,14 +3790,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4016,7 +4023,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4027,14 +4034,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4223,7 +4230,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4234,14 +4241,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4435,7 +4442,7 @@ export interface operations {
           "application/json": components["schemas"]["Evidence"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4446,14 +4453,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4648,7 +4655,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4659,14 +4666,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4835,7 +4842,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4846,14 +4853,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5158,7 +5165,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5169,14 +5176,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5560,7 +5567,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5571,14 +5578,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5798,7 +5805,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5809,14 +5816,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6032,7 +6039,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6043,14 +6050,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6267,7 +6274,7 @@ export interface operations {
           "application/json": components["schemas"]["AccessGrant"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6278,14 +6285,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6433,7 +6440,7 @@ export interface operations {
           "application/json": components["schemas"]["OwnSim"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6444,14 +6451,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6594,7 +6601,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6605,14 +6612,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6764,7 +6771,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6775,14 +6782,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7018,7 +7025,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7029,14 +7036,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7216,7 +7223,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7227,14 +7234,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7458,7 +7465,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7469,14 +7476,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7728,7 +7735,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7739,14 +7746,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7934,7 +7941,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7945,14 +7952,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8132,7 +8139,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8143,14 +8150,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8326,7 +8333,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8337,14 +8344,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8536,7 +8543,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8547,14 +8554,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8821,7 +8828,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8832,14 +8839,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9019,7 +9026,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9030,14 +9037,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9251,7 +9258,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9262,14 +9269,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9536,7 +9543,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9547,14 +9554,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9788,7 +9795,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9799,14 +9806,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10089,7 +10096,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10100,14 +10107,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10356,7 +10363,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10367,14 +10374,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10572,7 +10579,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10583,14 +10590,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10811,7 +10818,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10822,14 +10829,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11024,7 +11031,7 @@ export interface operations {
           "application/json": components["schemas"]["SimSnapshotRow"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11035,14 +11042,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11198,7 +11205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11209,14 +11216,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11403,7 +11410,7 @@ export interface operations {
           "application/json": components["schemas"]["LiftCircuitBreakerResponse"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11414,14 +11421,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11549,7 +11556,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11560,14 +11567,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11729,7 +11736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11740,14 +11747,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11971,7 +11978,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11982,14 +11989,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12225,7 +12232,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12236,14 +12243,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12457,7 +12464,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12468,14 +12475,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12667,7 +12674,7 @@ export interface operations {
           "application/json": components["schemas"]["HandsetSim"][];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12678,14 +12685,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12802,7 +12809,7 @@ export interface operations {
           "application/json": components["schemas"]["GetDeviceIdentityResponse"];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12813,14 +12820,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12973,7 +12980,7 @@ export interface operations {
           "application/json": components["schemas"]["Notification"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12984,14 +12991,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13165,7 +13172,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13176,14 +13183,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13352,7 +13359,7 @@ export interface operations {
           "application/json": components["schemas"]["Webhook"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13363,14 +13370,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13539,7 +13546,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13550,14 +13557,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13760,7 +13767,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13771,14 +13778,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13987,7 +13994,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13998,14 +14005,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14202,7 +14209,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14213,14 +14220,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14430,7 +14437,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14441,14 +14448,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14729,7 +14736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14740,14 +14747,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15057,7 +15064,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15068,14 +15075,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15307,7 +15314,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15318,14 +15325,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15533,7 +15540,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15544,14 +15551,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15863,7 +15870,7 @@ export interface operations {
           "application/json": components["schemas"]["UnprovenOperation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15874,14 +15881,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16038,7 +16045,7 @@ export interface operations {
           "application/json": components["schemas"]["SettledOnWordRow"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16049,14 +16056,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16252,7 +16259,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16263,14 +16270,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16494,7 +16501,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16505,14 +16512,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16773,7 +16780,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16784,14 +16791,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17047,7 +17054,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17058,14 +17065,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17257,7 +17264,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17268,14 +17275,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17525,7 +17532,7 @@ export interface operations {
           "application/json": components["schemas"]["DeviceOperation"][];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17536,14 +17543,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17753,7 +17760,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17764,14 +17771,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18035,7 +18042,7 @@ export interface operations {
           }[];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18046,14 +18053,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18316,7 +18323,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing or wrong API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing or wrong API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18327,14 +18334,14 @@ export interface operations {
            *       "detail": "Missing or wrong API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18636,7 +18643,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18647,14 +18654,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18919,7 +18926,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18930,14 +18937,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19208,7 +19215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19219,14 +19226,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19551,7 +19558,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19562,14 +19569,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19889,7 +19896,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19900,14 +19907,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20181,7 +20188,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20192,14 +20199,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20473,7 +20480,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20484,14 +20491,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20880,7 +20887,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing, not_signed_in */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20891,14 +20898,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "not_signed_in";
+              reason?: "credentials_invalid" | "credentials_missing" | "not_signed_in";
             };
           };
         };
@@ -21081,7 +21088,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing, not_signed_in */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21092,14 +21099,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "not_signed_in";
+              reason?: "credentials_invalid" | "credentials_missing" | "not_signed_in";
             };
           };
         };
@@ -21335,7 +21342,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21346,14 +21353,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -21614,7 +21621,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21625,14 +21632,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -21859,7 +21866,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21870,14 +21877,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22135,7 +22142,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22146,14 +22153,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22401,7 +22408,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22412,14 +22419,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22616,7 +22623,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22627,14 +22634,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22877,7 +22884,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22888,14 +22895,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23163,7 +23170,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23174,14 +23181,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23493,7 +23500,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23504,14 +23511,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23777,7 +23784,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23788,14 +23795,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24061,7 +24068,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24072,14 +24079,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24358,7 +24365,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24369,14 +24376,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24690,7 +24697,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24701,14 +24708,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24985,7 +24992,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24996,14 +25003,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25328,7 +25335,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25339,14 +25346,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25647,7 +25654,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25658,14 +25665,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25951,7 +25958,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25962,14 +25969,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26306,7 +26313,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26317,14 +26324,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26522,7 +26529,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26533,14 +26540,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26718,7 +26725,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26729,14 +26736,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26999,7 +27006,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27010,14 +27017,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -27243,7 +27250,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27254,14 +27261,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -27526,7 +27533,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27537,14 +27544,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
