@@ -2365,7 +2365,7 @@ export interface operations {
           };
         };
       };
-      /** @description Wrong login or password */
+      /** @description Wrong login or password. Reasons (context.reason): login_failed */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2375,10 +2375,17 @@ export interface operations {
            * @example {
            *       "detail": "Wrong login or password",
            *       "code": "not_signed_in",
-           *       "context": {}
+           *       "context": {
+           *         "reason": "login_failed"
+           *       }
            *     }
            */
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "login_failed";
+            };
+          };
         };
       };
       /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
@@ -2530,7 +2537,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2541,14 +2548,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -2669,7 +2676,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2680,14 +2687,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -2854,7 +2861,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_missing, wrong_password */
+      /** @description Not signed in or wrong current password. Reasons (context.reason): credentials_invalid, credentials_missing, wrong_password */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2865,14 +2872,14 @@ export interface operations {
            *       "detail": "Not signed in or wrong current password",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "wrong_password";
+              reason?: "credentials_invalid" | "credentials_missing" | "wrong_password";
             };
           };
         };
@@ -3336,7 +3343,7 @@ export interface operations {
           "application/json": components["schemas"]["Agent"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3347,14 +3354,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -3516,7 +3523,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3527,14 +3534,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -3789,7 +3796,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3800,14 +3807,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4033,7 +4040,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4044,14 +4051,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4240,7 +4247,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4251,14 +4258,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4452,7 +4459,7 @@ export interface operations {
           "application/json": components["schemas"]["Evidence"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4463,14 +4470,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4665,7 +4672,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4676,14 +4683,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -4852,7 +4859,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4863,14 +4870,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5175,7 +5182,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5186,14 +5193,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5582,7 +5589,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5593,14 +5600,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -5820,7 +5827,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5831,14 +5838,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6054,7 +6061,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6065,14 +6072,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6289,7 +6296,7 @@ export interface operations {
           "application/json": components["schemas"]["AccessGrant"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6300,14 +6307,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6455,7 +6462,7 @@ export interface operations {
           "application/json": components["schemas"]["OwnSim"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6466,14 +6473,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6616,7 +6623,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6627,14 +6634,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -6786,7 +6793,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6797,14 +6804,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7040,7 +7047,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7051,14 +7058,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7238,7 +7245,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7249,14 +7256,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7480,7 +7487,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7491,14 +7498,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7750,7 +7757,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7761,14 +7768,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -7956,7 +7963,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7967,14 +7974,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8154,7 +8161,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8165,14 +8172,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8348,7 +8355,7 @@ export interface operations {
           "application/json": components["schemas"]["Sim"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8359,14 +8366,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8558,7 +8565,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8569,14 +8576,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -8843,7 +8850,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8854,14 +8861,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9041,7 +9048,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9052,14 +9059,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9273,7 +9280,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9284,14 +9291,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9558,7 +9565,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9569,14 +9576,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -9810,7 +9817,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9821,14 +9828,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10111,7 +10118,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10122,14 +10129,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10378,7 +10385,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10389,14 +10396,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10594,7 +10601,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10605,14 +10612,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -10833,7 +10840,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10844,14 +10851,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11046,7 +11053,7 @@ export interface operations {
           "application/json": components["schemas"]["SimSnapshotRow"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11057,14 +11064,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11220,7 +11227,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11231,14 +11238,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11425,7 +11432,7 @@ export interface operations {
           "application/json": components["schemas"]["LiftCircuitBreakerResponse"];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11436,14 +11443,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11571,7 +11578,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11582,14 +11589,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11751,7 +11758,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11762,14 +11769,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -11993,7 +12000,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12004,14 +12011,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12247,7 +12254,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12258,14 +12265,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12479,7 +12486,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12490,14 +12497,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12689,7 +12696,7 @@ export interface operations {
           "application/json": components["schemas"]["HandsetSim"][];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12700,14 +12707,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12824,7 +12831,7 @@ export interface operations {
           "application/json": components["schemas"]["GetDeviceIdentityResponse"];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12835,14 +12842,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -12995,7 +13002,7 @@ export interface operations {
           "application/json": components["schemas"]["Notification"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13006,14 +13013,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13187,7 +13194,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13198,14 +13205,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13374,7 +13381,7 @@ export interface operations {
           "application/json": components["schemas"]["Webhook"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13385,14 +13392,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13561,7 +13568,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13572,14 +13579,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -13782,7 +13789,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13793,14 +13800,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14009,7 +14016,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14020,14 +14027,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14224,7 +14231,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14235,14 +14242,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14452,7 +14459,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14463,14 +14470,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -14751,7 +14758,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14762,14 +14769,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15079,7 +15086,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15090,14 +15097,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15329,7 +15336,7 @@ export interface operations {
           "application/json": components["schemas"]["Operation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15340,14 +15347,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15555,7 +15562,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15566,14 +15573,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -15885,7 +15892,7 @@ export interface operations {
           "application/json": components["schemas"]["UnprovenOperation"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -15896,14 +15903,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16060,7 +16067,7 @@ export interface operations {
           "application/json": components["schemas"]["SettledOnWordRow"][];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16071,14 +16078,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16274,7 +16281,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16285,14 +16292,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16516,7 +16523,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16527,14 +16534,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -16795,7 +16802,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -16806,14 +16813,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17069,7 +17076,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17080,14 +17087,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17279,7 +17286,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17290,14 +17297,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17547,7 +17554,7 @@ export interface operations {
           "application/json": components["schemas"]["DeviceOperation"][];
         };
       };
-      /** @description Bad credentials. Reasons (context.reason): credentials_missing */
+      /** @description Bad credentials. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17558,14 +17565,14 @@ export interface operations {
            *       "detail": "Bad credentials",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -17775,7 +17782,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -17786,14 +17793,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18057,7 +18064,7 @@ export interface operations {
           }[];
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18068,14 +18075,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18338,7 +18345,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing or wrong API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing or wrong API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18349,14 +18356,14 @@ export interface operations {
            *       "detail": "Missing or wrong API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18658,7 +18665,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18669,14 +18676,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -18941,7 +18948,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -18952,14 +18959,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19230,7 +19237,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19241,14 +19248,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19573,7 +19580,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19584,14 +19591,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -19911,7 +19918,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19922,14 +19929,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20203,7 +20210,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20214,14 +20221,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20495,7 +20502,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20506,14 +20513,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -20902,7 +20909,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing, not_signed_in */
       401: {
         headers: {
           [name: string]: unknown;
@@ -20913,14 +20920,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "not_signed_in";
+              reason?: "credentials_invalid" | "credentials_missing" | "not_signed_in";
             };
           };
         };
@@ -21103,7 +21110,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing, not_signed_in */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing, not_signed_in */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21114,14 +21121,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing" | "not_signed_in";
+              reason?: "credentials_invalid" | "credentials_missing" | "not_signed_in";
             };
           };
         };
@@ -21357,7 +21364,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21368,14 +21375,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -21636,7 +21643,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not signed in. Reasons (context.reason): credentials_missing */
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21647,14 +21654,14 @@ export interface operations {
            *       "detail": "Not signed in",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -21904,7 +21911,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -21915,14 +21922,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22180,7 +22187,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22191,14 +22198,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22446,7 +22453,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22457,14 +22464,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22661,7 +22668,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22672,14 +22679,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -22922,7 +22929,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -22933,14 +22940,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23208,7 +23215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23219,14 +23226,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23538,7 +23545,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23549,14 +23556,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -23822,7 +23829,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -23833,14 +23840,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24106,7 +24113,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24117,14 +24124,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24403,7 +24410,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24414,14 +24421,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -24735,7 +24742,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -24746,14 +24753,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25030,7 +25037,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25041,14 +25048,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25373,7 +25380,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25384,14 +25391,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25692,7 +25699,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -25703,14 +25710,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -25996,7 +26003,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26007,14 +26014,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26351,7 +26358,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26362,14 +26369,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26567,7 +26574,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26578,14 +26585,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -26763,7 +26770,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -26774,14 +26781,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -27044,7 +27051,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27055,14 +27062,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -27288,7 +27295,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27299,14 +27306,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };
@@ -27571,7 +27578,7 @@ export interface operations {
           };
         };
       };
-      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_missing */
+      /** @description Missing Bearer key, or not a messaging API key. Reasons (context.reason): credentials_invalid, credentials_missing */
       401: {
         headers: {
           [name: string]: unknown;
@@ -27582,14 +27589,14 @@ export interface operations {
            *       "detail": "Missing Bearer key, or not a messaging API key",
            *       "code": "not_signed_in",
            *       "context": {
-           *         "reason": "credentials_missing"
+           *         "reason": "credentials_invalid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "credentials_missing";
+              reason?: "credentials_invalid" | "credentials_missing";
             };
           };
         };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defaultCodeOfHttp } from "@transferops/kit";
 import type { ResponseDoc, Route } from "./route.ts";
 import { GATEWAY_REASONS } from "./reasons.ts";
+import type { FLEET } from "./service-reasons.ts";
 import { MESSAGING_SCHEMA_VERSION } from "../routes/v1/messaging-common.ts";
 
 type Json = Record<string, unknown>;
@@ -169,13 +170,16 @@ function guessString(s: Json, name: string): string {
   return text.padEnd(min, "x").slice(0, Math.max(max, min));
 }
 
+/** Fleet's answer to a credential it does not know (wrong, expired or revoked), on every authenticated route. */
+const CREDENTIALS_INVALID: keyof typeof FLEET = "credentials_invalid";
+
 /** Reasons the gateway itself can give on a route (credentials, body, rate), by status. */
 function gatewayReasons(r: Route): Record<number, string[]> {
   const out: Record<number, string[]> = { 429: [GATEWAY_REASONS.rate_limited], 404: [] };
   // Every route calls a service (health declares its own 503 body).
   if (!r.responses[503]) out[503] = [GATEWAY_REASONS.outcome_unknown];
   if (r.auth !== "none") {
-    out[401] = [GATEWAY_REASONS.credentials_missing];
+    out[401] = [GATEWAY_REASONS.credentials_missing, CREDENTIALS_INVALID];
     out[403] = [GATEWAY_REASONS.credential_not_accepted];
     if (r.auth.includes("session") && !r.allowInactive) out[403].push(GATEWAY_REASONS.agent_inactive);
     if (r.auth.includes("session") && !r.allowTemporaryPassword) {

@@ -7,7 +7,7 @@ import { eventually } from "../../../test/support/eventually.ts";
 import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../../../test/infra/context.ts";
 import { startAnalytics } from "./app.ts";
 import { loadAnalyticsConfig } from "./config.ts";
-import { rebuildReadModel } from "./store/rebuild.ts";
+import { rebuildReadModel } from "./jobs/rebuild.ts";
 
 // Analytics alone on the real broker: project a world, empty the schema and rewind the
 // groups, start again, and find the same report replayed from the beginning of the topics.

@@ -5,7 +5,7 @@
 import { createLogger, KafkaBus } from "@transferops/kit";
 import { loadAnalyticsConfig } from "./config.ts";
 import { CONSUMERS } from "./events/index.ts";
-import { rebuildReadModel } from "./store/rebuild.ts";
+import { rebuildReadModel } from "./jobs/rebuild.ts";
 
 const config = loadAnalyticsConfig();
 const log = createLogger("analytics-rebuild", { level: config.env.LOG_LEVEL });

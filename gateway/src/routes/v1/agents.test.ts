@@ -76,6 +76,19 @@ describe("login and sessions", () => {
     });
   });
 
+  it("names the refusal of a failed sign-in and of an unknown token in context.reason", async () => {
+    for (const login of ["root", "ghost"]) {
+      const res = await sys.api.post("/v1/agents/login", { body: { login, password: "wrong" } });
+      expect([res.status, res.body.code, res.body.context]).toEqual([401, "not_signed_in", { reason: "login_failed" }]);
+    }
+    const me = await sys.api.get("/v1/agents/me", { token: "tos_unknown" });
+    expect([me.status, me.body.code, me.body.context]).toEqual([
+      401,
+      "not_signed_in",
+      { reason: "credentials_invalid" },
+    ]);
+  });
+
   it("revokes the session on logout", async () => {
     const token = await sys.api.login("root", "root-password-1");
     expect((await sys.api.post("/v1/agents/logout", { token })).status).toBe(204);
@@ -148,6 +161,21 @@ describe("agents (admin)", () => {
       body: {},
     });
     expect(missing.status).toBe(404);
+  });
+
+  it("answers every route of an unknown agent with 404 agent_not_found and its id", async () => {
+    const ghost = "00000000-0000-4000-8000-000000000000";
+    for (const res of [
+      await sys.api.patch(`/v1/agents/admin/${ghost}`, { token: admin.token, body: {} }),
+      await sys.api.post(`/v1/agents/admin/${ghost}/deactivate`, { token: admin.token }),
+      await sys.api.post(`/v1/agents/admin/${ghost}/temporary-password`, { token: admin.token }),
+    ]) {
+      expect([res.status, res.body.code, res.body.context]).toEqual([
+        404,
+        "not_found",
+        { reason: "agent_not_found", agent_id: ghost },
+      ]);
+    }
   });
 
   it("gives an inactive agent 403 on board routes", async () => {

@@ -31,17 +31,21 @@ export const agentRoutes: Route[] = [
     summary: "Sign in; the token lasts 5 hours and is not extended by use",
     auth: "none",
     body: z.object({ login: text(100), password: text(100) }),
-    responses: {
-      200: {
-        description: "token, agent_id, role, expires_at, must_change_password",
-        schema: contractSchema(LoginResponseSchema),
+    responses: withReasons(
+      {
+        200: {
+          description: "token, agent_id, role, expires_at, must_change_password",
+          schema: contractSchema(LoginResponseSchema),
+        },
+        401: "Wrong login or password",
+        429: {
+          description: "Too many failed sign-ins for this login or from this address",
+          reasons: ["login_throttled"],
+        },
       },
-      401: "Wrong login or password",
-      429: {
-        description: "Too many failed sign-ins for this login or from this address",
-        reasons: ["login_throttled"],
-      },
-    },
+      FLEET,
+      ["login_failed"],
+    ),
     async handle({ body, services, req, loginThrottle }) {
       const address = req.socket.remoteAddress ?? "unknown";
       const wait = loginThrottle.wait(body.login, address);

@@ -1,4 +1,4 @@
-import { DomainError } from "@transferops/kit";
+import { refusal } from "./reasons.ts";
 
 export const ROLES = ["agent", "supervisor", "admin"] as const;
 export type Role = (typeof ROLES)[number];
@@ -24,19 +24,45 @@ export interface CallerLike {
   isActive?: boolean;
 }
 
+type GuardedCaller = { kind: string; role?: string; isActive?: boolean; deviceId?: string } | undefined;
+
+// The caller guards, in the precedence of the reasons table: no caller first, then the
+// credential kind, then the agent's state, then the role.
+
 /** Admin routes: a session of an active admin. The API key and devices are refused. */
-export function requireAdmin(caller: { kind: string; role: string; isActive: boolean } | undefined): void {
+export function requireAdmin(caller: GuardedCaller): void {
   requireSession(caller);
-  if (caller!.role !== "admin")
-    throw new DomainError("forbidden", "This route requires the admin role", { reason: "admin_required" });
+  if (caller!.role !== "admin") throw refusal("admin_required", "This route requires the admin role");
 }
 
 /** Board routes: a session of an active agent of any role. */
-export function requireSession(caller: { kind: string; role: string; isActive: boolean } | undefined): void {
-  if (!caller || !caller.kind) throw new DomainError("unauthenticated", "Sign in first");
-  if (caller.kind !== "session")
-    throw new DomainError("forbidden", "This route requires a board session", { reason: "session_required" });
-  if (!caller.isActive) throw new DomainError("forbidden", "This agent is inactive", { reason: "agent_inactive" });
+export function requireSession(caller: GuardedCaller): void {
+  requireKind(caller, "session");
+  if (!caller!.isActive) throw refusal("agent_inactive", "This agent is inactive");
+}
+
+/** Handset routes: a device token's caller, whose own device is the only scope. */
+export function requireDevice(caller: GuardedCaller): string {
+  requireKind(caller, "device");
+  if (!caller!.deviceId) throw refusal("device_required", "This route requires a device token");
+  return caller!.deviceId;
+}
+
+/** Routes of the automation caller alone (the balance reading). */
+export function requireApiKey(caller: GuardedCaller): void {
+  requireKind(caller, "api_key");
+}
+
+const KIND_REFUSALS = {
+  session: ["session_required", "This route requires a board session"],
+  device: ["device_required", "This route requires a device token"],
+  api_key: ["api_key_required", "This route requires the API key"],
+} as const;
+
+function requireKind(caller: GuardedCaller, kind: keyof typeof KIND_REFUSALS): void {
+  if (!caller?.kind) throw refusal("credentials_missing", "Sign in first");
+  const [reason, detail] = KIND_REFUSALS[kind];
+  if (caller.kind !== kind) throw refusal(reason, detail);
 }
 
 export function sessionExpiry(issuedAt: Date, ttlS: number): Date {

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { DomainError, ts, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
-import { invalid, notFound } from "../domain/reasons.ts";
+import { invalid, notFound, refusal } from "../domain/reasons.ts";
 import { FLEET_PRESERVED, isResetConfirmed, RESET_NOTES, RESET_PHRASE } from "../domain/reset.ts";
 import { freezeTransition, type FreezeAction } from "../domain/sims.ts";
 import { BALANCE_STALE_AFTER_MS, isLimitOpType, isOperator, LIMIT_OP_TYPES, OPERATORS } from "../domain/vocabulary.ts";
@@ -170,9 +170,7 @@ export function adminHandlers(deps: FleetDeps): Impl {
     async resetProductionData(req) {
       requireAdmin(req.caller);
       if (!isResetConfirmed(req.confirm)) {
-        throw new DomainError("refused", `confirm must equal exactly "${RESET_PHRASE}"; nothing was touched`, {
-          reason: "reset_not_confirmed",
-        });
+        throw refusal("reset_not_confirmed", `confirm must equal exactly "${RESET_PHRASE}"; nothing was touched`);
       }
       const caller = req.caller!;
       const deleted: Record<string, number> = {};

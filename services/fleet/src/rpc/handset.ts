@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { DomainError, ts, type Caller, type Violation } from "@transferops/kit";
+import { ts, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { requireDevice } from "../domain/agents.ts";
 import { simAbsent } from "../domain/alerts.ts";
 import { invalid, notFound } from "../domain/reasons.ts";
 import { raiseAlert } from "../events/alerts.ts";
@@ -9,14 +10,6 @@ import { listDeviceSims, updateSimFields } from "../store/sims.ts";
 import type { FleetDeps } from "./deps.ts";
 
 type Impl = Pick<ServiceImpl<typeof FleetService>, "sendHeartbeat" | "listDeviceSims" | "getDeviceIdentity">;
-
-/** Handset routes: a device token's caller, whose own device is the only scope. */
-function requireDevice(caller: Caller | undefined): string {
-  if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
-  if (caller.kind !== "device" || !caller.deviceId)
-    throw new DomainError("forbidden", "This route requires a device token", { reason: "device_required" });
-  return caller.deviceId;
-}
 
 const optionalLength = (problems: Violation[], field: string, value: string | undefined, max: number) => {
   if (value !== undefined && value.length > max) problems.push({ field, message: `must be at most ${max} characters` });

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, ts, type Caller, type Database } from "@transferops/kit";
+import { ts, type Caller, type Database } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { isRole, requireAdmin, requireSession, sessionExpiry, type Role } from "../domain/agents.ts";
+import { isRole, requireAdmin, requireSession, ROLES, sessionExpiry, type Role } from "../domain/agents.ts";
+import { invalid, loginTaken, notFound, refusal } from "../domain/reasons.ts";
 import {
   hashPassword,
   hashToken,
@@ -37,17 +38,11 @@ export interface IdentityDeps {
   authenticateDevice?: (tokenHash: string) => Promise<Caller | undefined>;
 }
 
-const unauthenticated = () => new DomainError("unauthenticated", "Missing or invalid credentials");
-const loginTaken = (login: string) =>
-  new DomainError("conflict", `Login ${login} already exists`, { reason: "login_exists", context: { login } });
+const unauthenticated = () => refusal("credentials_invalid", "Missing or invalid credentials");
 
 function roleOf(value: string, fallback: Role): Role {
   if (!value) return fallback;
-  if (!isRole(value)) {
-    throw new DomainError("invalid", "role must be agent, supervisor or admin", {
-      violations: [{ field: "role", message: "must be one of agent, supervisor, admin" }],
-    });
-  }
+  if (!isRole(value)) throw invalid([{ field: "role", message: `must be one of ${ROLES.join(", ")}` }]);
   return value;
 }
 
@@ -68,7 +63,6 @@ type Impl = Pick<
 
 export function identityHandlers(deps: IdentityDeps): Impl {
   const { db, config } = deps;
-  const notFound = (id: string) => new DomainError("not_found", `Agent ${id} not found`, { context: { agent_id: id } });
 
   return {
     async authenticate(req) {
@@ -108,14 +102,14 @@ export function identityHandlers(deps: IdentityDeps): Impl {
 
     async bootstrapAdmin(req) {
       if (!config.bootstrapToken || !req.bootstrapToken || !secretEquals(req.bootstrapToken, config.bootstrapToken)) {
-        throw new DomainError("forbidden", "Bootstrap token absent, wrong or unset", { reason: "bootstrap_refused" });
+        throw refusal("bootstrap_refused", "Bootstrap token absent, wrong or unset");
       }
       const passwordHash = await hashPassword(req.password);
       const agent = await db.tx(async (em) => {
         // One bootstrap at a time: two racing requests cannot both find no admin.
         await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.bootstrap'))`);
         if (await adminExists(em)) {
-          throw new DomainError("conflict", "An admin already exists", { reason: "admin_exists" });
+          throw refusal("admin_exists", "An admin already exists");
         }
         const created = await insertAgent(em, {
           id: randomUUID(),
@@ -136,7 +130,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
     async login(req) {
       const agent = await findAgentByLogin(db.em(), req.login);
       const ok = await verifyPassword(req.password, agent?.password_hash);
-      if (!agent || !ok || !agent.is_active) throw new DomainError("unauthenticated", "Wrong login or password");
+      if (!agent || !ok || !agent.is_active) throw refusal("login_failed", "Wrong login or password");
       const token = newToken("session");
       const now = new Date();
       const expiresAt = sessionExpiry(now, config.sessionTtlS);
@@ -165,7 +159,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
     async getOwnProfile(req) {
       requireSessionAllowInactive(req.caller);
       const agent = await findAgent(db.em(), req.caller!.agentId);
-      if (!agent) throw notFound(req.caller!.agentId);
+      if (!agent) throw notFound("agent", req.caller!.agentId);
       return { agent: toAgent(agent) };
     },
 
@@ -173,9 +167,9 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       requireSessionAllowInactive(req.caller);
       const agentId = req.caller!.agentId;
       const agent = await findAgent(db.em(), agentId);
-      if (!agent) throw notFound(agentId);
+      if (!agent) throw notFound("agent", agentId);
       if (!(await verifyPassword(req.currentPassword, agent.password_hash))) {
-        throw new DomainError("unauthenticated", "Current password is wrong", { reason: "wrong_password" });
+        throw refusal("wrong_password", "Current password is wrong");
       }
       const passwordHash = await hashPassword(req.newPassword);
       await db.tx(async (em) => {
@@ -222,7 +216,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const role = req.role === undefined ? undefined : roleOf(req.role, "agent");
       const agent = await db.tx(async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound(req.agentId);
+        if (!existing) throw notFound("agent", req.agentId);
         const updated = (await updateAgent(em, req.agentId, {
           full_name: req.fullName,
           is_active: req.isActive,
@@ -245,7 +239,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       requireAdmin(req.caller);
       await db.tx(async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound(req.agentId);
+        if (!existing) throw notFound("agent", req.agentId);
         const revoked = await revokeAgentSessions(em, req.agentId);
         if (!existing.is_active && revoked === 0) return; // idempotent: nothing changes
         const updated = (await updateAgent(em, req.agentId, { is_active: false }))!;
@@ -267,7 +261,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const passwordHash = await hashPassword(temporary);
       const agent = await db.tx(async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound(req.agentId);
+        if (!existing) throw notFound("agent", req.agentId);
         const updated = (await updateAgent(em, req.agentId, {
           password_hash: passwordHash,
           must_change_password: true,

@@ -1,12 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { DomainError, fromTs, type Violation } from "@transferops/kit";
+import { fromTs } from "@transferops/kit";
 import { DispatchAgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { open, pinAad } from "../domain/pin-crypto.ts";
-import { invalid, notFound } from "../domain/reasons.ts";
-import { isInFuture } from "../domain/sims.ts";
-import { BALANCE_SOURCES, isBalanceSource, UUID_PATTERN } from "../domain/vocabulary.ts";
+import { invalid, notFound, refusal } from "../domain/reasons.ts";
+import { checkReading } from "../domain/sims.ts";
+import { UUID_PATTERN } from "../domain/vocabulary.ts";
 import { findGrant } from "../store/access.ts";
 import { audit, findAgent } from "../store/agents.ts";
 import { readBreaker } from "../store/breaker.ts";
@@ -71,10 +71,7 @@ export function internalHandlers(deps: FleetDeps): Impl {
           { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
           "PIN does not decrypt",
         );
-        throw new DomainError("internal", `The PIN of SIM ${req.simId} cannot be decrypted`, {
-          reason: "pin_unavailable",
-          context: { sim_id: req.simId },
-        });
+        throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
       }
       // One statement: atomic on its own, no transaction around it (every claim comes here).
       await audit(db.em(), {
@@ -89,11 +86,7 @@ export function internalHandlers(deps: FleetDeps): Impl {
       const now = new Date();
       const observedAt = fromTs(req.observedAt) ?? now;
       const source = req.source || "sms";
-      const problems: Violation[] = [];
-      if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
-      if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
-      if (!isBalanceSource(source))
-        problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      const problems = checkReading(req.balance, observedAt, source, now);
       if (problems.length) throw invalid(problems);
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
       const r = await db.tx((em) =>

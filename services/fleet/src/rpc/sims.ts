@@ -1,21 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { DomainError, fromTs, type Caller, type EntityManager, type Violation } from "@transferops/kit";
+import { DomainError, fromTs, type EntityManager } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
-import { requireAdmin } from "../domain/agents.ts";
+import { requireAdmin, requireApiKey } from "../domain/agents.ts";
 import { balanceOutOfBand } from "../domain/alerts.ts";
-import { PIN_PATTERN, pinAad, seal } from "../domain/pin-crypto.ts";
+import { pinAad, seal } from "../domain/pin-crypto.ts";
 import { invalid, msisdnExists, notFound, simBusy, simUnassigned } from "../domain/reasons.ts";
-import { balanceAlertDue, balanceBand, checkPlacement, isInFuture, thresholdsInverted } from "../domain/sims.ts";
 import {
-  BALANCE_SOURCES,
-  isBalanceSource,
-  isOperator,
-  isSimStatus,
-  MSISDN_PATTERN,
-  OPERATORS,
-  SIM_STATUSES,
-} from "../domain/vocabulary.ts";
+  balanceAlertDue,
+  balanceBand,
+  checkNewSim,
+  checkPlacement,
+  checkReading,
+  checkSimPatch,
+  parseSlot,
+  patchThresholds,
+  type SimPatch,
+} from "../domain/sims.ts";
+import type { SimStatus } from "../domain/vocabulary.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { simChanged, simDeleted } from "../events/fleet.ts";
 import { audit } from "../store/agents.ts";
@@ -50,13 +52,6 @@ type Impl = Pick<
   | "getSimHistory"
 >;
 
-/** The balance route belongs to the automation caller alone. */
-function requireApiKey(caller: Caller | undefined): void {
-  if (!caller?.kind) throw new DomainError("unauthenticated", "Sign in first");
-  if (caller.kind !== "api_key")
-    throw new DomainError("forbidden", "This route requires the API key", { reason: "api_key_required" });
-}
-
 /** Places a SIM in a device's slot after the device lock: 404, then the 409s in their order. */
 async function placeable(em: EntityManager, deviceId: string, slot: number, movingSimId?: string): Promise<void> {
   const device = await findDeviceForUpdate(em, deviceId);
@@ -87,18 +82,7 @@ export function simsHandlers(deps: FleetDeps): Impl {
 
     async createSim(req) {
       requireAdmin(req.caller);
-      const problems: Violation[] = [];
-      if (!isOperator(req.operator))
-        problems.push({ field: "operator", message: `must be one of ${OPERATORS.join(", ")}` });
-      if (!MSISDN_PATTERN.test(req.msisdn))
-        problems.push({ field: "msisdn", message: "must be 9 digits (local format)" });
-      if (!PIN_PATTERN.test(req.pin)) problems.push({ field: "pin", message: "must be 4 to 8 digits" });
-      if ((req.deviceId === undefined) !== (req.subscriptionSlot === undefined)) {
-        problems.push({ field: "device_id", message: "device_id and subscription_slot must be given together" });
-      }
-      if (req.subscriptionSlot !== undefined && req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1) {
-        problems.push({ field: "subscription_slot", message: "must be 0 or 1" });
-      }
+      const problems = checkNewSim(req);
       if (problems.length) throw invalid(problems);
       const id = randomUUID();
       const pin = seal(config.pinKeyring, req.pin, pinAad(id));
@@ -141,36 +125,23 @@ export function simsHandlers(deps: FleetDeps): Impl {
 
     async updateSim(req) {
       requireAdmin(req.caller);
-      const problems: Violation[] = [];
-      if (req.status !== undefined && !isSimStatus(req.status))
-        problems.push({ field: "status", message: `must be one of ${SIM_STATUSES.join(", ")}` });
-      for (const [field, v] of [
-        ["low_balance_threshold", req.lowBalanceThreshold],
-        ["high_balance_threshold", req.highBalanceThreshold],
-      ] as const) {
-        if (v !== undefined && v < 0n) problems.push({ field, message: "must be at least 0" });
-      }
+      const patch: SimPatch = {
+        status: req.status,
+        low: { set: req.setLowBalanceThreshold, value: req.lowBalanceThreshold },
+        high: { set: req.setHighBalanceThreshold, value: req.highBalanceThreshold },
+      };
+      const problems = checkSimPatch(patch);
       if (problems.length) throw invalid(problems);
       const sim = await db.tx(async (em) => {
         const before = await findSimForUpdate(em, req.simId);
         if (!before) throw notFound("sim", req.simId);
-        const low = req.setLowBalanceThreshold
-          ? req.lowBalanceThreshold === undefined
-            ? null
-            : Number(req.lowBalanceThreshold)
-          : before.low_balance_threshold;
-        const high = req.setHighBalanceThreshold
-          ? req.highBalanceThreshold === undefined
-            ? null
-            : Number(req.highBalanceThreshold)
-          : before.high_balance_threshold;
-        if (thresholdsInverted(low, high)) {
-          throw invalid([{ field: "low_balance_threshold", message: "must not exceed high_balance_threshold" }], {
-            low_balance_threshold: low,
-            high_balance_threshold: high,
-          });
-        }
-        const status = (req.status ?? before.status) as SimRecord["status"];
+        const thresholds = patchThresholds(
+          { low: before.low_balance_threshold, high: before.high_balance_threshold },
+          patch,
+        );
+        if (thresholds instanceof DomainError) throw thresholds;
+        const { low, high } = thresholds;
+        const status = (req.status ?? before.status) as SimStatus;
         // A threshold change is judged against the measured balance at once.
         const band =
           before.balance_mirror === null ? before.balance_band : balanceBand(before.balance_mirror, low, high);
@@ -249,7 +220,7 @@ export function simsHandlers(deps: FleetDeps): Impl {
 
     async assignSim(req) {
       requireAdmin(req.caller);
-      if (req.subscriptionSlot !== 0 && req.subscriptionSlot !== 1)
+      if (parseSlot(req.subscriptionSlot) === undefined)
         throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
       const sim = await db.tx(async (em) => {
         const before = await findSimForUpdate(em, req.simId);
@@ -316,11 +287,7 @@ export function simsHandlers(deps: FleetDeps): Impl {
       const now = new Date();
       const observedAt = fromTs(req.observedAt) ?? now;
       const source = req.source || "api";
-      const problems: Violation[] = [];
-      if (req.balance < 0n) problems.push({ field: "balance", message: "must be at least 0" });
-      if (isInFuture(observedAt, now)) problems.push({ field: "observed_at", message: "must not be in the future" });
-      if (!isBalanceSource(source))
-        problems.push({ field: "source", message: `must be one of ${BALANCE_SOURCES.join(", ")}` });
+      const problems = checkReading(req.balance, observedAt, source, now);
       if (problems.length) throw invalid(problems);
       const result = await db.tx((em) =>
         applyReading(em, { simId: req.simId, balance: Number(req.balance), observedAt, source, via: "api" }),

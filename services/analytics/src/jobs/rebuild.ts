@@ -1,6 +1,6 @@
 import { openDatabase, type KafkaBus } from "@transferops/kit";
 import { CONSUMERS } from "../events/index.ts";
-import { migrations } from "./migrations/index.ts";
+import { migrations } from "../store/migrations/index.ts";
 
 /**
  * Empties analytics' read model and rewinds its consumer groups to the beginning of the
