@@ -16,14 +16,6 @@ export interface AgentRecord {
   created_at: Date;
 }
 
-export interface CallerLike {
-  kind: string;
-  agent_id?: string;
-  agentId?: string;
-  role: string;
-  isActive?: boolean;
-}
-
 type GuardedCaller = { kind: string; role?: string; isActive?: boolean; deviceId?: string } | undefined;
 
 // The caller guards, in the precedence of the reasons table: no caller first, then the
