@@ -15,3 +15,6 @@ export type TransactionRow = Json<"/v1/transactions", "get">[number];
 export type Transaction = Json<"/v1/transactions/{transaction_id}", "get">;
 export type Movement = Json<"/v1/evidences/movements", "get">[number];
 export type OwnSim = components["schemas"]["OwnSim"];
+export type Device = components["schemas"]["Device"];
+export type DeviceHealth = components["schemas"]["DeviceHealth"];
+export type Sim = components["schemas"]["Sim"];

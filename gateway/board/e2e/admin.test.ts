@@ -1,0 +1,141 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";
+import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
+import { axeScan } from "./axe.ts";
+import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { ADMIN_LOGIN, ADMIN_PASSWORD, seedWorld, type BoardWorld } from "./world.ts";
+
+// The admin's pages in a real browser against the whole system: each action through the
+// page is checked again through the API, and the pages an agent or a supervisor may not
+// use are neither in their menu nor reachable by a direct link.
+
+let sys: TestSystem;
+let world: BoardWorld;
+let browser: Browser;
+let admin: Page;
+
+beforeAll(async () => {
+  await buildBoard();
+  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
+  world = await seedWorld(sys.url);
+  await sendHeartbeat(world.api, world.alice.device.token, {
+    battery: 64,
+    sims: [{ sim_id: world.alice.sim.simId, present: true }],
+  });
+  browser = await launchChromium();
+  admin = await signedIn(ADMIN_LOGIN, ADMIN_PASSWORD, "#/handsets");
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+async function signedIn(login: string, password: string, hash = ""): Promise<Page> {
+  const page = await (await browser.newContext({ locale: "fr-FR" })).newPage();
+  await page.goto(`${sys.url}/board/${hash}`);
+  await signIn(page, login, password);
+  return page;
+}
+
+const menu = (p: Page) => p.getByRole("navigation").getByRole("link");
+const devices = async () => (await world.api.get("/v1/devices", { token: world.adminToken })).body as any[];
+
+describe("the board's pages by role", () => {
+  it("shows an agent the work pages only, and 'not allowed' on a direct link to the handsets", async () => {
+    const alice = await signedIn(world.alice.login, world.alice.password, "#/handsets");
+    await alice.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    expect(await menu(alice).allTextContents()).toEqual([
+      "Opérations",
+      "Transactions",
+      "Arbitrage",
+      "Messages",
+      "Opérations manuelles",
+    ]);
+    // The page is a courtesy: the server refuses Alice the route anyway.
+    expect((await world.api.get("/v1/devices", { token: world.alice.token })).status).toBe(403);
+    await axeScan(alice, "not allowed");
+    await alice.context().close();
+  });
+
+  it("shows a supervisor the work pages without the admin's", async () => {
+    await world.api.createAgent(world.adminToken, { login: "sabine", role: "supervisor", full_name: "Sabine Eyenga" });
+    const sabine = await signedIn("sabine", "sabine-password-1");
+    expect(await menu(sabine).allTextContents()).not.toContain("Téléphones");
+    await sabine.evaluate(() => (location.hash = "#/handsets"));
+    await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    await sabine.context().close();
+  });
+
+  it("shows an admin every page, the handsets among them", async () => {
+    expect(await menu(admin).allTextContents()).toContain("Téléphones");
+  });
+});
+
+describe("the handsets page", () => {
+  it("lists every handset with its health, its SIMs and what it runs", async () => {
+    await admin.getByRole("heading", { level: 2, name: "Téléphones" }).waitFor();
+    const alice = admin
+      .getByRole("row")
+      .filter({ has: admin.getByRole("rowheader", { name: "Alice Mbarga's handset" }) });
+    await alice.getByRole("cell", { name: "64 %" }).waitFor();
+    await alice.getByRole("cell", { name: "4G" }).waitFor();
+    await alice.getByRole("cell", { name: "1.2.0" }).waitFor();
+    await alice.getByText(`SIM 1 : operator_b ${world.alice.sim.msisdn}`).waitFor();
+    await alice.getByRole("cell", { name: "Rien" }).waitFor();
+    // Bob's handset never sent a heartbeat: the fleet service calls it offline.
+    const bob = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: "Bob Tchoupo's handset" }) });
+    await bob.getByText("(offline)").waitFor();
+    await axeScan(admin, "handsets");
+  });
+
+  it("registers a handset and shows its token once, a token the API then accepts", async () => {
+    await admin.getByLabel("Nom du nouveau téléphone").fill("Caisse Akwa");
+    await admin.getByRole("button", { name: "Enregistrer" }).click();
+    await admin.getByText("Téléphone Caisse Akwa enregistré.").waitFor();
+    const token = (await admin.locator(".once code").textContent())!;
+    expect(token.length).toBeGreaterThan(20);
+    expect((await devices()).map((d) => d.label)).toContain("Caisse Akwa");
+    await sendHeartbeat(world.api, token);
+    await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
+    expect(await admin.getByText(token).count()).toBe(0);
+    await admin.reload();
+    await admin.getByRole("rowheader", { name: "Caisse Akwa" }).waitFor();
+    expect(await admin.getByText(token).count()).toBe(0);
+  });
+
+  it("renames a handset, then deletes it after saying what deleting does", async () => {
+    await admin.getByRole("button", { name: "Renommer Caisse Akwa" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Nom").fill("Caisse Bonanjo");
+    await dialog.getByRole("button", { name: "Renommer" }).click();
+    await admin.getByText("Téléphone renommé Caisse Bonanjo.").waitFor();
+    await admin.getByRole("rowheader", { name: "Caisse Bonanjo" }).waitFor();
+    expect((await devices()).map((d) => d.label)).toEqual(expect.arrayContaining(["Caisse Bonanjo"]));
+    expect((await devices()).map((d) => d.label)).not.toContain("Caisse Akwa");
+
+    await admin.getByRole("button", { name: "Supprimer Caisse Bonanjo" }).click();
+    await admin
+      .getByRole("dialog")
+      .getByText(/retournent au stock non attribué/)
+      .waitFor();
+    await axeScan(admin, "the delete-handset dialog");
+    await admin.getByRole("dialog").getByRole("button", { name: "Supprimer le téléphone" }).click();
+    await admin.getByText("Téléphone Caisse Bonanjo supprimé.").waitFor();
+    await expect.poll(() => admin.getByRole("rowheader", { name: "Caisse Bonanjo" }).count()).toBe(0);
+    expect((await devices()).map((d) => d.label)).not.toContain("Caisse Bonanjo");
+  });
+
+  it("issues Bob's handset a new token, shown once: the old one stops working", async () => {
+    await admin.getByRole("button", { name: "Nouveau jeton Bob Tchoupo's handset" }).click();
+    const token = (await admin.locator(".once code").textContent())!;
+    const old = await world.api.post("/v1/device/heartbeat", {
+      token: world.bob.device.token,
+      body: { app_version: "1.2.0", battery: 50, network: "4G", sims: [] },
+    });
+    expect(old.status).toBe(401);
+    await sendHeartbeat(world.api, token);
+    await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
+  });
+});
