@@ -139,3 +139,93 @@ describe("the handsets page", () => {
     await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
   });
 });
+
+describe("the SIMs page", () => {
+  const sim = async (id: string) => (await world.api.get(`/v1/sims/${id}`, { token: world.adminToken })).body;
+  const rowOf = (msisdn: string) =>
+    admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) });
+
+  it("lists each SIM with its handset, measured balance, time and source, and never a PIN", async () => {
+    await admin.getByRole("link", { name: "SIM", exact: true }).click();
+    await admin.getByRole("heading", { level: 2, name: "SIM" }).waitFor();
+    const alice = rowOf(world.alice.sim.msisdn);
+    await alice.getByRole("cell", { name: "Alice Mbarga's handset, SIM 1" }).waitFor();
+    await alice.getByRole("cell", { name: "500 000 FCFA" }).waitFor();
+    await alice.getByRole("cell", { name: /\(api\)$/ }).waitFor();
+    await alice.getByRole("cell", { name: "active" }).waitFor();
+    expect(await admin.content()).not.toContain(world.alice.sim.pin);
+    await axeScan(admin, "SIMs");
+  });
+
+  it("freezes and unfreezes a SIM, as the API then says", async () => {
+    const alice = rowOf(world.alice.sim.msisdn);
+    await alice.getByRole("button", { name: `Geler ${world.alice.sim.msisdn}` }).click();
+    await admin.getByText(`SIM ${world.alice.sim.msisdn} gelée`).waitFor();
+    await alice.getByRole("cell", { name: "gelée" }).waitFor();
+    expect((await sim(world.alice.sim.simId)).status).toBe("frozen");
+    await alice.getByRole("button", { name: `Dégeler ${world.alice.sim.msisdn}` }).click();
+    await alice.getByRole("cell", { name: "active" }).waitFor();
+    expect((await sim(world.alice.sim.simId)).status).toBe("active");
+  });
+
+  it("takes a SIM out of its handset and puts it back in another slot", async () => {
+    const bob = rowOf(world.bob.sim.msisdn);
+    await bob.getByRole("button", { name: `Retirer ${world.bob.sim.msisdn}` }).click();
+    await bob.getByRole("cell", { name: "Dans aucun téléphone" }).waitFor();
+    expect(await sim(world.bob.sim.simId)).toMatchObject({ device_id: null, subscription_slot: null });
+    await bob.getByRole("button", { name: `Mettre dans un téléphone ${world.bob.sim.msisdn}` }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Téléphone").selectOption({ label: "Bob Tchoupo's handset" });
+    await dialog.getByLabel("Emplacement").selectOption({ label: "SIM 2" });
+    await axeScan(admin, "the assign-SIM dialog");
+    await dialog.getByRole("button", { name: "Mettre dans un téléphone" }).click();
+    await bob.getByRole("cell", { name: "Bob Tchoupo's handset, SIM 2" }).waitFor();
+    expect(await sim(world.bob.sim.simId)).toMatchObject({
+      device_id: world.bob.device.deviceId,
+      subscription_slot: 1,
+    });
+  });
+
+  it("sets a SIM's balance thresholds", async () => {
+    await rowOf(world.alice.sim.msisdn)
+      .getByRole("button", { name: `Seuils ${world.alice.sim.msisdn}` })
+      .click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Alerte de solde bas sous (FCFA)").fill("100000");
+    await dialog.getByLabel("Alerte de solde haut au-dessus de (FCFA)").fill("2000000");
+    await dialog.getByRole("button", { name: "Envoyer" }).click();
+    await admin.getByText(`Seuils de ${world.alice.sim.msisdn} enregistrés.`).waitFor();
+    expect(await sim(world.alice.sim.simId)).toMatchObject({
+      low_balance_threshold: 100_000,
+      high_balance_threshold: 2_000_000,
+    });
+  });
+});
+
+describe("the alerts page", () => {
+  it("shows an alert as it is raised, without a reload, and acknowledges it", async () => {
+    await admin.getByRole("link", { name: "Alertes" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Alertes" }).waitFor();
+    await admin
+      .getByText(/Mis à jour à/)
+      .first()
+      .waitFor();
+    // Alice's handset reports her SIM missing: the fleet raises sim_absent.
+    await sendHeartbeat(world.api, world.alice.device.token, {
+      sims: [{ sim_id: world.alice.sim.simId, present: false }],
+    });
+    const message = `SIM ${world.alice.sim.msisdn} is reported absent from its handset`;
+    const ack = admin.getByRole("button", { name: `Prendre en compte ${message}` });
+    const show = admin.getByRole("button", { name: /nouveautés — afficher/ }).first();
+    await expect.poll(async () => (await show.isVisible()) || (await ack.isVisible()), { timeout: 20_000 }).toBe(true);
+    if (await show.isVisible()) await show.click();
+    await axeScan(admin, "alerts");
+    await ack.click();
+    await admin.getByText(`Prise en compte : ${message}`).waitFor();
+    await expect.poll(() => ack.count()).toBe(0);
+    await admin.getByRole("table", { name: "Prises en compte" }).getByText(message).waitFor();
+    const stored = (await world.api.get("/v1/admin/notifications?acknowledged=true", { token: world.adminToken }))
+      .body as { message: string; acknowledged_at: string | null }[];
+    expect(stored.find((n) => n.message === message)?.acknowledged_at).toBeTruthy();
+  });
+});

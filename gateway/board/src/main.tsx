@@ -12,6 +12,8 @@ import { Arbitration } from "./pages/Arbitration.tsx";
 import { Messages } from "./pages/Messages.tsx";
 import { Matching } from "./pages/Matching.tsx";
 import { Handsets } from "./pages/Handsets.tsx";
+import { Sims } from "./pages/Sims.tsx";
+import { Alerts } from "./pages/Alerts.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
@@ -26,6 +28,8 @@ const PAGES = {
   messages: { label: "nav.messages", page: Messages, roles: WORK },
   matching: { label: "nav.matching", page: Matching, roles: WORK },
   handsets: { label: "nav.handsets", page: Handsets, roles: ADMIN },
+  sims: { label: "nav.sims", page: Sims, roles: ADMIN },
+  alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

@@ -18,3 +18,4 @@ export type OwnSim = components["schemas"]["OwnSim"];
 export type Device = components["schemas"]["Device"];
 export type DeviceHealth = components["schemas"]["DeviceHealth"];
 export type Sim = components["schemas"]["Sim"];
+export type Notification = components["schemas"]["Notification"];
