@@ -229,3 +229,54 @@ describe("the alerts page", () => {
     expect(stored.find((n) => n.message === message)?.acknowledged_at).toBeTruthy();
   });
 });
+
+describe("the people page", () => {
+  const agent = async (id: string) =>
+    ((await world.api.get("/v1/agents/admin", { token: world.adminToken })).body as any[]).find(
+      (a) => a.agent_id === id,
+    );
+  const bob = () => admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: "Bob Tchoupo" }) });
+
+  it("grants Bob a SIM, operation types and a maximum, as the API then says", async () => {
+    await admin.getByRole("link", { name: "Personnes" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Personnes" }).waitFor();
+    await bob().getByRole("button", { name: "Accès Bob Tchoupo" }).click();
+    const dialog = admin.getByRole("dialog");
+    // The current grant is shown: his own SIM.
+    await expect.poll(() => dialog.getByLabel(`${world.bob.sim.msisdn} · operator_b`).isChecked()).toBe(true);
+    await dialog.getByLabel(`${world.alice.sim.msisdn} · operator_b`).check();
+    await dialog.getByLabel("withdrawal", { exact: true }).uncheck();
+    await dialog.getByLabel("Montant maximal par opération (FCFA)").fill("150000");
+    await axeScan(admin, "the access dialog");
+    await dialog.getByRole("button", { name: "Envoyer" }).click();
+    await admin.getByText("Accès de Bob Tchoupo enregistrés.").waitFor();
+    const grant = (await world.api.get(`/v1/admin/agents/${world.bob.agentId}/access`, { token: world.adminToken }))
+      .body;
+    expect([...grant.allowed_sim_ids].sort()).toEqual([world.alice.sim.simId, world.bob.sim.simId].sort());
+    expect(grant.allowed_op_types).not.toContain("withdrawal");
+    expect(grant.allowed_op_types).toContain("deposit");
+    expect(grant.max_amount).toBe(150_000);
+  });
+
+  it("issues Bob a temporary password shown once, which then signs him in to change it", async () => {
+    await bob().getByRole("button", { name: "Mot de passe temporaire Bob Tchoupo" }).click();
+    const password = (await admin.locator(".once code").textContent())!;
+    const login = await world.api.post("/v1/agents/login", { body: { login: "bob", password } });
+    expect(login.status).toBe(200);
+    expect(login.body.must_change_password).toBe(true);
+    await admin.getByRole("button", { name: "Je l'ai transmis" }).click();
+    expect(await admin.getByText(password).count()).toBe(0);
+    await axeScan(admin, "people");
+  });
+
+  it("makes Bob a supervisor, then deactivates him", async () => {
+    await bob().getByLabel("Rôle de Bob Tchoupo").selectOption("supervisor");
+    await admin.getByText("Bob Tchoupo est maintenant superviseur.").waitFor();
+    expect((await agent(world.bob.agentId)).role).toBe("supervisor");
+    await bob().getByRole("button", { name: "Désactiver Bob Tchoupo" }).click();
+    await bob()
+      .getByRole("cell", { name: /désactivé/ })
+      .waitFor();
+    expect((await agent(world.bob.agentId)).is_active).toBe(false);
+  });
+});

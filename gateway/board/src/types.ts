@@ -19,3 +19,4 @@ export type Device = components["schemas"]["Device"];
 export type DeviceHealth = components["schemas"]["DeviceHealth"];
 export type Sim = components["schemas"]["Sim"];
 export type Notification = components["schemas"]["Notification"];
+export type Agent = components["schemas"]["Agent"];

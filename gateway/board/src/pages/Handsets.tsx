@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { Device, DeviceHealth, Operation } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, Dialog, Empty, Field, ListHead, Once, useLiveList } from "../ui.tsx";
 
 /** A handset as the page shows it: the list's row, its issues as derived on this read, what it runs. */
 interface Row {
@@ -32,21 +32,6 @@ async function loadHandsets(): Promise<{ data?: Row[]; outcome?: Outcome }> {
       running: (running.data ?? []).filter((o) => o.device_id === device.device_id),
     })),
   };
-}
-
-/** A token shown once: the server keeps only its hash, so this is the only time anyone reads it. */
-function TokenOnce(props: { label: string; token: string; onDone: () => void }) {
-  return (
-    <div class="once" role="alert">
-      <p>{t("dev.tokenOnce", { label: props.label })}</p>
-      <p>
-        <code>{props.token}</code>
-      </p>
-      <button type="button" onClick={props.onDone}>
-        {t("dev.tokenNoted")}
-      </button>
-    </div>
-  );
 }
 
 export function Handsets() {
@@ -89,7 +74,14 @@ export function Handsets() {
           {t("dev.create")}
         </button>
       </form>
-      {token && <TokenOnce {...token} onDone={() => setToken(undefined)} />}
+      {token && (
+        <Once
+          text={t("dev.tokenOnce", { label: token.label })}
+          secret={token.token}
+          done={t("dev.tokenNoted")}
+          onDone={() => setToken(undefined)}
+        />
+      )}
       <Answer outcome={outcome} />
       <ListHead list={list} />
       <div class="table-wrap">
