@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
+import { axeScan } from "./axe.ts";
 import { buildBoard, launchChromium, signIn } from "./browser.ts";
 import {
   createOperation,
@@ -18,8 +17,6 @@ import {
 // The board in a real browser (Debian's Chromium, driven by playwright-core) against the
 // whole system on a fresh database, Alice's handset and its operator simulated. Assertions
 // are on roles and text, as a person (or a screen reader) finds them.
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let sys: TestSystem;
 let world: BoardWorld;
@@ -55,18 +52,6 @@ const go = async (hash: string, heading: string | RegExp) => {
   await page.evaluate((h) => (location.hash = h), hash);
   await page.getByRole("heading", { level: 2, name: heading }).waitFor();
 };
-
-/** Zero serious or critical axe violations on what the page shows now. */
-async function axeScan(p: Page, what: string): Promise<void> {
-  // Evaluated over the DevTools protocol: the page's CSP (no inline script) does not apply.
-  await p.evaluate(AXE_SOURCE);
-  const violations = await p.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
-  });
-  const blocking = violations.filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical");
-  expect(blocking, `axe on ${what}`).toEqual([]);
-}
 
 describe("the board in Chromium", () => {
   it("signs Alice in (French by default here), shows her session's countdown and the transactions board", async () => {

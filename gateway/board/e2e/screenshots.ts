@@ -13,8 +13,11 @@ import type { Page } from "playwright-core";
 import { startSystem } from "../../../deploy/local/system.ts";
 import { createDatabase } from "../../../test/infra/postgres.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../../../test/support/credentials.ts";
+import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";
 import { buildBoard, launchChromium, signIn } from "./browser.ts";
 import {
+  ADMIN_LOGIN,
+  ADMIN_PASSWORD,
   createOperation,
   dial,
   intakeTransaction,
@@ -48,6 +51,12 @@ async function seed(w: BoardWorld): Promise<void> {
   await unprovenOperation(w, RECIPIENTS[3]!, 7_300);
   await orphanSms(w, w.alice, RECIPIENTS[3]!, 7_301);
   await createOperation(w, w.alice, ["690258369", "Samuel Eto"], 5_000);
+  // A heartbeat from Alice's handset; the next one reports Bob's handset without its SIM (an alert).
+  await sendHeartbeat(w.api, w.alice.device.token, {
+    battery: 64,
+    sims: [{ sim_id: w.alice.sim.simId, present: true }],
+  });
+  await sendHeartbeat(w.api, w.bob.device.token, { battery: 22, sims: [{ sim_id: w.bob.sim.simId, present: false }] });
   await w.api.post("/v1/operations/matching", {
     token: w.alice.token,
     body: { beneficiary_msisdn: "690963852", montant: 3_000 },
@@ -128,6 +137,15 @@ async function main(): Promise<void> {
     console.log("docs/board/message-detail.png");
     await page.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
     await shoot(page, "#/matching", "Opérations manuelles", "matching.png");
+    const adminPage = await (
+      await browser.newContext({ locale: "fr-FR", viewport: { width: 1280, height: 800 } })
+    ).newPage();
+    await adminPage.goto(`${system.gatewayUrl}/board/`);
+    await signIn(adminPage, ADMIN_LOGIN, ADMIN_PASSWORD);
+    await shoot(adminPage, "#/handsets", "Téléphones", "handsets.png");
+    await shoot(adminPage, "#/sims", "SIM", "sims.png");
+    await shoot(adminPage, "#/alerts", "Alertes", "alerts.png");
+    await shoot(adminPage, "#/people", "Personnes", "people.png");
     const phone = await browser.newContext({ locale: "en-GB", viewport: { width: 390, height: 844 }, isMobile: true });
     const phonePage = await phone.newPage();
     await phonePage.goto(`${system.gatewayUrl}/board/`);

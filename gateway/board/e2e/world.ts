@@ -29,6 +29,8 @@ export interface BoardWorld {
 }
 
 const START_BALANCE = 500_000;
+export const ADMIN_LOGIN = "root";
+export const ADMIN_PASSWORD = "root-password-1";
 
 async function agentWithHandset(api: Api, adminToken: string, login: string, fullName: string): Promise<Agent> {
   const agent = await api.createAgent(adminToken, { login, full_name: fullName });
@@ -43,7 +45,7 @@ async function agentWithHandset(api: Api, adminToken: string, login: string, ful
 
 export async function seedWorld(url: string): Promise<BoardWorld> {
   const api = new Api(url);
-  const admin = await api.bootstrapAdmin();
+  const admin = await api.bootstrapAdmin(ADMIN_LOGIN, ADMIN_PASSWORD);
   const alice = await agentWithHandset(api, admin.token, "alice", "Alice Mbarga");
   const bob = await agentWithHandset(api, admin.token, "bob", "Bob Tchoupo");
   const operator = new SimulatedOperator();

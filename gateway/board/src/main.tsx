@@ -11,26 +11,41 @@ import { Transactions } from "./pages/Transactions.tsx";
 import { Arbitration } from "./pages/Arbitration.tsx";
 import { Messages } from "./pages/Messages.tsx";
 import { Matching } from "./pages/Matching.tsx";
+import { Handsets } from "./pages/Handsets.tsx";
+import { Sims } from "./pages/Sims.tsx";
+import { Alerts } from "./pages/Alerts.tsx";
+import { People } from "./pages/People.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
-// works without any server-side route.
+// works without any server-side route. `admin` pages call routes the contract keeps to
+// admins (devices, SIMs, notifications, agents): the menu shows them to admins only, and a
+// direct link shows "not allowed" to the others (the server refuses their calls anyway).
+const WORK = ["agent", "supervisor", "admin"];
+const ADMIN = ["admin"];
 const PAGES = {
-  operations: { label: "nav.operations", page: Operations },
-  transactions: { label: "nav.transactions", page: Transactions },
-  arbitration: { label: "nav.arbitration", page: Arbitration },
-  messages: { label: "nav.messages", page: Messages },
-  matching: { label: "nav.matching", page: Matching },
-} satisfies Record<string, { label: Key; page: () => preact.JSX.Element }>;
+  operations: { label: "nav.operations", page: Operations, roles: WORK },
+  transactions: { label: "nav.transactions", page: Transactions, roles: WORK },
+  arbitration: { label: "nav.arbitration", page: Arbitration, roles: WORK },
+  messages: { label: "nav.messages", page: Messages, roles: WORK },
+  matching: { label: "nav.matching", page: Matching, roles: WORK },
+  handsets: { label: "nav.handsets", page: Handsets, roles: ADMIN },
+  sims: { label: "nav.sims", page: Sims, roles: ADMIN },
+  alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
+  people: { label: "nav.people", page: People, roles: ADMIN },
+} satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 
-function pageOfHash(): PageName {
+function pageOfHash(): PageName | undefined {
   const name = location.hash.replace(/^#\/?/, "").split("/")[0];
-  return name in PAGES ? (name as PageName) : "transactions";
+  if (!name) return "transactions";
+  return name in PAGES ? (name as PageName) : undefined;
 }
+
+const allowed = (name: PageName, role: string) => PAGES[name].roles.includes(role);
 
 function App() {
   const [session, setLocal] = useState<Session | undefined>(currentSession());
-  const [page, setPage] = useState<PageName>(pageOfHash());
+  const [page, setPage] = useState(pageOfHash());
   const [, setLangTick] = useState<Lang>(lang());
   const [notice, setNotice] = useState<string>();
 
@@ -57,7 +72,8 @@ function App() {
     setLang(l);
     setLangTick(l);
   };
-  const Page = PAGES[page].page;
+  const role = session?.role ?? "";
+  const Page = page === undefined ? NotFound : allowed(page, role) ? PAGES[page].page : NotAllowed;
   return (
     <>
       <a class="skip" href="#main">
@@ -77,13 +93,15 @@ function App() {
       {session && !session.mustChangePassword && (
         <nav aria-label={t("nav.label")}>
           <ul>
-            {(Object.keys(PAGES) as PageName[]).map((name) => (
-              <li key={name}>
-                <a href={`#/${name}`} aria-current={name === page ? "page" : undefined}>
-                  {t(PAGES[name].label)}
-                </a>
-              </li>
-            ))}
+            {(Object.keys(PAGES) as PageName[])
+              .filter((name) => allowed(name, role))
+              .map((name) => (
+                <li key={name}>
+                  <a href={`#/${name}`} aria-current={name === page ? "page" : undefined}>
+                    {t(PAGES[name].label)}
+                  </a>
+                </li>
+              ))}
           </ul>
         </nav>
       )}
@@ -97,6 +115,29 @@ function App() {
         )}
       </main>
     </>
+  );
+}
+
+function NotAllowed() {
+  return (
+    <section>
+      <h2>{t("page.notAllowed")}</h2>
+      <p>{t("page.notAllowedWhy")}</p>
+      <p>
+        <a href="#/transactions">{t("page.backHome")}</a>
+      </p>
+    </section>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h2>{t("page.notFound")}</h2>
+      <p>
+        <a href="#/transactions">{t("page.backHome")}</a>
+      </p>
+    </section>
   );
 }
 

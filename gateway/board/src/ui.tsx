@@ -186,3 +186,18 @@ export function Field(props: { label: string; error?: string; children: Componen
 export function Empty({ rows }: { rows: unknown[] }) {
   return rows.length === 0 ? <p class="empty">{t("common.none")}</p> : null;
 }
+
+/** A secret shown once (a handset's token, a temporary password): the server keeps only its hash. */
+export function Once(props: { text: string; secret: string; done: string; onDone: () => void }) {
+  return (
+    <div class="once" role="alert">
+      <p>{props.text}</p>
+      <p>
+        <code>{props.secret}</code>
+      </p>
+      <button type="button" onClick={props.onDone}>
+        {props.done}
+      </button>
+    </div>
+  );
+}

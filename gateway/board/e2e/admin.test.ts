@@ -1,0 +1,282 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";
+import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
+import { axeScan } from "./axe.ts";
+import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { ADMIN_LOGIN, ADMIN_PASSWORD, seedWorld, type BoardWorld } from "./world.ts";
+
+// The admin's pages in a real browser against the whole system: each action through the
+// page is checked again through the API, and the pages an agent or a supervisor may not
+// use are neither in their menu nor reachable by a direct link.
+
+let sys: TestSystem;
+let world: BoardWorld;
+let browser: Browser;
+let admin: Page;
+
+beforeAll(async () => {
+  await buildBoard();
+  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
+  world = await seedWorld(sys.url);
+  await sendHeartbeat(world.api, world.alice.device.token, {
+    battery: 64,
+    sims: [{ sim_id: world.alice.sim.simId, present: true }],
+  });
+  browser = await launchChromium();
+  admin = await signedIn(ADMIN_LOGIN, ADMIN_PASSWORD, "#/handsets");
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+async function signedIn(login: string, password: string, hash = ""): Promise<Page> {
+  const page = await (await browser.newContext({ locale: "fr-FR" })).newPage();
+  await page.goto(`${sys.url}/board/${hash}`);
+  await signIn(page, login, password);
+  return page;
+}
+
+const menu = (p: Page) => p.getByRole("navigation").getByRole("link");
+const devices = async () => (await world.api.get("/v1/devices", { token: world.adminToken })).body as any[];
+
+describe("the board's pages by role", () => {
+  it("shows an agent the work pages only, and 'not allowed' on a direct link to the handsets", async () => {
+    const alice = await signedIn(world.alice.login, world.alice.password, "#/handsets");
+    await alice.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    expect(await menu(alice).allTextContents()).toEqual([
+      "Opérations",
+      "Transactions",
+      "Arbitrage",
+      "Messages",
+      "Opérations manuelles",
+    ]);
+    // The page is a courtesy: the server refuses Alice the route anyway.
+    expect((await world.api.get("/v1/devices", { token: world.alice.token })).status).toBe(403);
+    await axeScan(alice, "not allowed");
+    await alice.context().close();
+  });
+
+  it("shows a supervisor the work pages without the admin's", async () => {
+    await world.api.createAgent(world.adminToken, { login: "sabine", role: "supervisor", full_name: "Sabine Eyenga" });
+    const sabine = await signedIn("sabine", "sabine-password-1");
+    expect(await menu(sabine).allTextContents()).not.toContain("Téléphones");
+    await sabine.evaluate(() => (location.hash = "#/handsets"));
+    await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    await sabine.context().close();
+  });
+
+  it("shows an admin every page, the handsets among them", async () => {
+    expect(await menu(admin).allTextContents()).toContain("Téléphones");
+  });
+});
+
+describe("the handsets page", () => {
+  it("lists every handset with its health, its SIMs and what it runs", async () => {
+    await admin.getByRole("heading", { level: 2, name: "Téléphones" }).waitFor();
+    const alice = admin
+      .getByRole("row")
+      .filter({ has: admin.getByRole("rowheader", { name: "Alice Mbarga's handset" }) });
+    await alice.getByRole("cell", { name: "64 %" }).waitFor();
+    await alice.getByRole("cell", { name: "4G" }).waitFor();
+    await alice.getByRole("cell", { name: "1.2.0" }).waitFor();
+    await alice.getByText(`SIM 1 : operator_b ${world.alice.sim.msisdn}`).waitFor();
+    await alice.getByRole("cell", { name: "Rien" }).waitFor();
+    // Bob's handset never sent a heartbeat: the fleet service calls it offline.
+    const bob = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: "Bob Tchoupo's handset" }) });
+    await bob.getByText("(offline)").waitFor();
+    await axeScan(admin, "handsets");
+  });
+
+  it("registers a handset and shows its token once, a token the API then accepts", async () => {
+    await admin.getByLabel("Nom du nouveau téléphone").fill("Caisse Akwa");
+    await admin.getByRole("button", { name: "Enregistrer" }).click();
+    await admin.getByText("Téléphone Caisse Akwa enregistré.").waitFor();
+    const token = (await admin.locator(".once code").textContent())!;
+    expect(token.length).toBeGreaterThan(20);
+    expect((await devices()).map((d) => d.label)).toContain("Caisse Akwa");
+    await sendHeartbeat(world.api, token);
+    await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
+    expect(await admin.getByText(token).count()).toBe(0);
+    await admin.reload();
+    await admin.getByRole("rowheader", { name: "Caisse Akwa" }).waitFor();
+    expect(await admin.getByText(token).count()).toBe(0);
+  });
+
+  it("renames a handset, then deletes it after saying what deleting does", async () => {
+    await admin.getByRole("button", { name: "Renommer Caisse Akwa" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Nom").fill("Caisse Bonanjo");
+    await dialog.getByRole("button", { name: "Renommer" }).click();
+    await admin.getByText("Téléphone renommé Caisse Bonanjo.").waitFor();
+    await admin.getByRole("rowheader", { name: "Caisse Bonanjo" }).waitFor();
+    expect((await devices()).map((d) => d.label)).toEqual(expect.arrayContaining(["Caisse Bonanjo"]));
+    expect((await devices()).map((d) => d.label)).not.toContain("Caisse Akwa");
+
+    await admin.getByRole("button", { name: "Supprimer Caisse Bonanjo" }).click();
+    await admin
+      .getByRole("dialog")
+      .getByText(/retournent au stock non attribué/)
+      .waitFor();
+    await axeScan(admin, "the delete-handset dialog");
+    await admin.getByRole("dialog").getByRole("button", { name: "Supprimer le téléphone" }).click();
+    await admin.getByText("Téléphone Caisse Bonanjo supprimé.").waitFor();
+    await expect.poll(() => admin.getByRole("rowheader", { name: "Caisse Bonanjo" }).count()).toBe(0);
+    expect((await devices()).map((d) => d.label)).not.toContain("Caisse Bonanjo");
+  });
+
+  it("issues Bob's handset a new token, shown once: the old one stops working", async () => {
+    await admin.getByRole("button", { name: "Nouveau jeton Bob Tchoupo's handset" }).click();
+    const token = (await admin.locator(".once code").textContent())!;
+    const old = await world.api.post("/v1/device/heartbeat", {
+      token: world.bob.device.token,
+      body: { app_version: "1.2.0", battery: 50, network: "4G", sims: [] },
+    });
+    expect(old.status).toBe(401);
+    await sendHeartbeat(world.api, token);
+    await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
+  });
+});
+
+describe("the SIMs page", () => {
+  const sim = async (id: string) => (await world.api.get(`/v1/sims/${id}`, { token: world.adminToken })).body;
+  const rowOf = (msisdn: string) =>
+    admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) });
+
+  it("lists each SIM with its handset, measured balance, time and source, and never a PIN", async () => {
+    await admin.getByRole("link", { name: "SIM", exact: true }).click();
+    await admin.getByRole("heading", { level: 2, name: "SIM" }).waitFor();
+    const alice = rowOf(world.alice.sim.msisdn);
+    await alice.getByRole("cell", { name: "Alice Mbarga's handset, SIM 1" }).waitFor();
+    await alice.getByRole("cell", { name: "500 000 FCFA" }).waitFor();
+    await alice.getByRole("cell", { name: /\(api\)$/ }).waitFor();
+    await alice.getByRole("cell", { name: "active" }).waitFor();
+    expect(await admin.content()).not.toContain(world.alice.sim.pin);
+    await axeScan(admin, "SIMs");
+  });
+
+  it("freezes and unfreezes a SIM, as the API then says", async () => {
+    const alice = rowOf(world.alice.sim.msisdn);
+    await alice.getByRole("button", { name: `Geler ${world.alice.sim.msisdn}` }).click();
+    await admin.getByText(`SIM ${world.alice.sim.msisdn} gelée`).waitFor();
+    await alice.getByRole("cell", { name: "gelée" }).waitFor();
+    expect((await sim(world.alice.sim.simId)).status).toBe("frozen");
+    await alice.getByRole("button", { name: `Dégeler ${world.alice.sim.msisdn}` }).click();
+    await alice.getByRole("cell", { name: "active" }).waitFor();
+    expect((await sim(world.alice.sim.simId)).status).toBe("active");
+  });
+
+  it("takes a SIM out of its handset and puts it back in another slot", async () => {
+    const bob = rowOf(world.bob.sim.msisdn);
+    await bob.getByRole("button", { name: `Retirer ${world.bob.sim.msisdn}` }).click();
+    await bob.getByRole("cell", { name: "Dans aucun téléphone" }).waitFor();
+    expect(await sim(world.bob.sim.simId)).toMatchObject({ device_id: null, subscription_slot: null });
+    await bob.getByRole("button", { name: `Mettre dans un téléphone ${world.bob.sim.msisdn}` }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Téléphone").selectOption({ label: "Bob Tchoupo's handset" });
+    await dialog.getByLabel("Emplacement").selectOption({ label: "SIM 2" });
+    await axeScan(admin, "the assign-SIM dialog");
+    await dialog.getByRole("button", { name: "Mettre dans un téléphone" }).click();
+    await bob.getByRole("cell", { name: "Bob Tchoupo's handset, SIM 2" }).waitFor();
+    expect(await sim(world.bob.sim.simId)).toMatchObject({
+      device_id: world.bob.device.deviceId,
+      subscription_slot: 1,
+    });
+  });
+
+  it("sets a SIM's balance thresholds", async () => {
+    await rowOf(world.alice.sim.msisdn)
+      .getByRole("button", { name: `Seuils ${world.alice.sim.msisdn}` })
+      .click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByLabel("Alerte de solde bas sous (FCFA)").fill("100000");
+    await dialog.getByLabel("Alerte de solde haut au-dessus de (FCFA)").fill("2000000");
+    await dialog.getByRole("button", { name: "Envoyer" }).click();
+    await admin.getByText(`Seuils de ${world.alice.sim.msisdn} enregistrés.`).waitFor();
+    expect(await sim(world.alice.sim.simId)).toMatchObject({
+      low_balance_threshold: 100_000,
+      high_balance_threshold: 2_000_000,
+    });
+  });
+});
+
+describe("the alerts page", () => {
+  it("shows an alert as it is raised, without a reload, and acknowledges it", async () => {
+    await admin.getByRole("link", { name: "Alertes" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Alertes" }).waitFor();
+    await admin
+      .getByText(/Mis à jour à/)
+      .first()
+      .waitFor();
+    // Alice's handset reports her SIM missing: the fleet raises sim_absent.
+    await sendHeartbeat(world.api, world.alice.device.token, {
+      sims: [{ sim_id: world.alice.sim.simId, present: false }],
+    });
+    const message = `SIM ${world.alice.sim.msisdn} is reported absent from its handset`;
+    const ack = admin.getByRole("button", { name: `Prendre en compte ${message}` });
+    const show = admin.getByRole("button", { name: /nouveautés — afficher/ }).first();
+    await expect.poll(async () => (await show.isVisible()) || (await ack.isVisible()), { timeout: 20_000 }).toBe(true);
+    if (await show.isVisible()) await show.click();
+    await axeScan(admin, "alerts");
+    await ack.click();
+    await admin.getByText(`Prise en compte : ${message}`).waitFor();
+    await expect.poll(() => ack.count()).toBe(0);
+    await admin.getByRole("table", { name: "Prises en compte" }).getByText(message).waitFor();
+    const stored = (await world.api.get("/v1/admin/notifications?acknowledged=true", { token: world.adminToken }))
+      .body as { message: string; acknowledged_at: string | null }[];
+    expect(stored.find((n) => n.message === message)?.acknowledged_at).toBeTruthy();
+  });
+});
+
+describe("the people page", () => {
+  const agent = async (id: string) =>
+    ((await world.api.get("/v1/agents/admin", { token: world.adminToken })).body as any[]).find(
+      (a) => a.agent_id === id,
+    );
+  const bob = () => admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: "Bob Tchoupo" }) });
+
+  it("grants Bob a SIM, operation types and a maximum, as the API then says", async () => {
+    await admin.getByRole("link", { name: "Personnes" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Personnes" }).waitFor();
+    await bob().getByRole("button", { name: "Accès Bob Tchoupo" }).click();
+    const dialog = admin.getByRole("dialog");
+    // The current grant is shown: his own SIM.
+    await expect.poll(() => dialog.getByLabel(`${world.bob.sim.msisdn} · operator_b`).isChecked()).toBe(true);
+    await dialog.getByLabel(`${world.alice.sim.msisdn} · operator_b`).check();
+    await dialog.getByLabel("withdrawal", { exact: true }).uncheck();
+    await dialog.getByLabel("Montant maximal par opération (FCFA)").fill("150000");
+    await axeScan(admin, "the access dialog");
+    await dialog.getByRole("button", { name: "Envoyer" }).click();
+    await admin.getByText("Accès de Bob Tchoupo enregistrés.").waitFor();
+    const grant = (await world.api.get(`/v1/admin/agents/${world.bob.agentId}/access`, { token: world.adminToken }))
+      .body;
+    expect([...grant.allowed_sim_ids].sort()).toEqual([world.alice.sim.simId, world.bob.sim.simId].sort());
+    expect(grant.allowed_op_types).not.toContain("withdrawal");
+    expect(grant.allowed_op_types).toContain("deposit");
+    expect(grant.max_amount).toBe(150_000);
+  });
+
+  it("issues Bob a temporary password shown once, which then signs him in to change it", async () => {
+    await bob().getByRole("button", { name: "Mot de passe temporaire Bob Tchoupo" }).click();
+    const password = (await admin.locator(".once code").textContent())!;
+    const login = await world.api.post("/v1/agents/login", { body: { login: "bob", password } });
+    expect(login.status).toBe(200);
+    expect(login.body.must_change_password).toBe(true);
+    await admin.getByRole("button", { name: "Je l'ai transmis" }).click();
+    expect(await admin.getByText(password).count()).toBe(0);
+    await axeScan(admin, "people");
+  });
+
+  it("makes Bob a supervisor, then deactivates him", async () => {
+    await bob().getByLabel("Rôle de Bob Tchoupo").selectOption("supervisor");
+    await admin.getByText("Bob Tchoupo est maintenant superviseur.").waitFor();
+    expect((await agent(world.bob.agentId)).role).toBe("supervisor");
+    await bob().getByRole("button", { name: "Désactiver Bob Tchoupo" }).click();
+    await bob()
+      .getByRole("cell", { name: /désactivé/ })
+      .waitFor();
+    expect((await agent(world.bob.agentId)).is_active).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import { useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { t } from "../i18n.ts";
+import { dateTime } from "../format.ts";
+import type { Notification } from "../types.ts";
+import { Answer, Empty, ListHead, useLiveList, type LiveList } from "../ui.tsx";
+
+// The fleet's notifications: the open ones follow the stream's `alert` hints (raised or
+// acknowledged anywhere), the acknowledged ones below for the record.
+const load = (acknowledged: "true" | "false") => () =>
+  call(() => api.GET("/v1/admin/notifications", { params: { query: { acknowledged, limit: 100 } } }));
+
+export function Alerts() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const open = useLiveList<Notification>(load("false"), (n) => n.notification_id, ["alert"], []);
+  const done = useLiveList<Notification>(load("true"), (n) => n.notification_id, ["alert"], []);
+  const acknowledge = async (n: Notification) => {
+    const r = await call(() =>
+      api.POST("/v1/admin/notifications/{notification_id}/ack", {
+        params: { path: { notification_id: n.notification_id } },
+      }),
+    );
+    setOutcome(r.outcome ?? { ok: true, message: t("alert.acked", { message: n.message }) });
+    void open.reload();
+    void done.reload();
+  };
+  return (
+    <section>
+      <h2>{t("alert.title")}</h2>
+      <Answer outcome={outcome} />
+      <h3>{t("alert.open")}</h3>
+      <Notifications list={open} caption={t("alert.open")} onAck={acknowledge} />
+      <h3>{t("alert.acknowledged")}</h3>
+      <Notifications list={done} caption={t("alert.acknowledged")} />
+    </section>
+  );
+}
+
+function Notifications(props: { list: LiveList<Notification>; caption: string; onAck?: (n: Notification) => void }) {
+  const { list, onAck } = props;
+  return (
+    <>
+      <ListHead list={list} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{props.caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("alert.raised")}</th>
+              <th scope="col">{t("alert.severity")}</th>
+              <th scope="col">{t("alert.message")}</th>
+              <th scope="col">{onAck ? t("common.actions") : t("alert.ackedAt")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((n) => (
+              <tr key={n.notification_id}>
+                <td>{dateTime(n.raised_at)}</td>
+                <td>
+                  <span class={`badge ${n.severity}`}>{n.severity}</span>
+                </td>
+                <td>{n.message}</td>
+                <td>
+                  {onAck ? (
+                    <button type="button" onClick={() => onAck(n)} aria-label={`${t("alert.ack")} ${n.message}`}>
+                      {t("alert.ack")}
+                    </button>
+                  ) : (
+                    dateTime(n.acknowledged_at)
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={list.rows} />
+    </>
+  );
+}

@@ -1,0 +1,242 @@
+import { useState } from "preact/hooks";
+import { api, call, type Outcome } from "../api.ts";
+import { t } from "../i18n.ts";
+import { dateTime, fcfa, status } from "../format.ts";
+import type { Device, Sim } from "../types.ts";
+import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+
+// The SIMs of the fleet as the admin's routes give them: no route returns a PIN, so the
+// page has none to show. A measured balance is recorded by the API-key route only (the
+// balance readers of the fleet), which a browser must not hold: the page shows it, with
+// its time and source, and does not write it.
+export function Sims() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [devices, setDevices] = useState<Device[]>([]);
+  const [assigning, setAssigning] = useState<Sim>();
+  const [thresholds, setThresholds] = useState<Sim>();
+  const list = useLiveList<Sim>(
+    async () => {
+      const [sims, devs] = await Promise.all([call(() => api.GET("/v1/sims")), call(() => api.GET("/v1/devices"))]);
+      if (devs.data) setDevices(devs.data);
+      return sims;
+    },
+    (s) => s.sim_id,
+    ["alert", "operation"],
+    [],
+  );
+  const label = (id: string | null) => devices.find((d) => d.device_id === id)?.label ?? "—";
+
+  const act = async (
+    run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+    message: string,
+  ): Promise<boolean> => {
+    const r = await call(run);
+    setOutcome(r.outcome ?? { ok: true, message });
+    void list.reload();
+    return !r.outcome;
+  };
+  const path = (s: Sim) => ({ params: { path: { sim_id: s.sim_id } } });
+
+  return (
+    <section>
+      <h2>{t("sim.title")}</h2>
+      <Answer outcome={outcome} />
+      <ListHead list={list} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{t("sim.title")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("common.number")}</th>
+              <th scope="col">{t("common.operator")}</th>
+              <th scope="col">{t("sim.device")}</th>
+              <th scope="col" class="num">
+                {t("sim.balance")}
+              </th>
+              <th scope="col">{t("sim.measured")}</th>
+              <th scope="col">{t("sim.thresholds")}</th>
+              <th scope="col">{t("common.status")}</th>
+              <th scope="col">{t("common.actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((s) => (
+              <tr key={s.sim_id}>
+                <th scope="row">{s.msisdn}</th>
+                <td>{s.operator}</td>
+                <td>
+                  {s.device_id === null
+                    ? t("sim.unassigned")
+                    : t("sim.inDevice", { device: label(s.device_id), slot: (s.subscription_slot ?? 0) + 1 })}
+                </td>
+                <td class="num">{fcfa(s.balance_mirror)}</td>
+                <td>
+                  {s.balance_updated_at
+                    ? t("sim.measuredAt", { time: dateTime(s.balance_updated_at), source: s.balance_source ?? "—" })
+                    : t("sim.neverMeasured")}
+                </td>
+                <td>
+                  {fcfa(s.low_balance_threshold)} – {fcfa(s.high_balance_threshold)}
+                </td>
+                <td>
+                  <span class={`badge ${s.status}`}>{status(s.status)}</span>
+                </td>
+                <td class="actions">
+                  {s.status === "frozen" ? (
+                    <button
+                      type="button"
+                      aria-label={`${t("sim.unfreeze")} ${s.msisdn}`}
+                      onClick={() =>
+                        void act(
+                          () => api.POST("/v1/admin/sims/{sim_id}/unfreeze", path(s)),
+                          t("sim.unfrozen", { msisdn: s.msisdn }),
+                        )
+                      }
+                    >
+                      {t("sim.unfreeze")}
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      aria-label={`${t("sim.freeze")} ${s.msisdn}`}
+                      onClick={() =>
+                        void act(
+                          () => api.POST("/v1/admin/sims/{sim_id}/freeze", path(s)),
+                          t("sim.frozen", { msisdn: s.msisdn }),
+                        )
+                      }
+                    >
+                      {t("sim.freeze")}
+                    </button>
+                  )}
+                  <button type="button" aria-label={`${t("sim.assign")} ${s.msisdn}`} onClick={() => setAssigning(s)}>
+                    {t("sim.assign")}
+                  </button>
+                  {s.device_id !== null && (
+                    <button
+                      type="button"
+                      aria-label={`${t("sim.unassign")} ${s.msisdn}`}
+                      onClick={() =>
+                        void act(
+                          () => api.DELETE("/v1/sims/{sim_id}/assignment", path(s)),
+                          t("sim.unassigned.done", { msisdn: s.msisdn }),
+                        )
+                      }
+                    >
+                      {t("sim.unassign")}
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    aria-label={`${t("sim.thresholds")} ${s.msisdn}`}
+                    onClick={() => setThresholds(s)}
+                  >
+                    {t("sim.thresholds")}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Empty rows={list.rows} />
+      {assigning && (
+        <Dialog title={`${t("sim.assign")} · ${assigning.msisdn}`} onClose={() => setAssigning(undefined)}>
+          <Assign
+            sim={assigning}
+            devices={devices}
+            onSubmit={async (device_id, slot) => {
+              const ok = await act(
+                () =>
+                  api.PATCH("/v1/sims/{sim_id}/assignment", {
+                    ...path(assigning),
+                    body: { device_id, subscription_slot: slot },
+                  }),
+                t("sim.assigned", { msisdn: assigning.msisdn, device: label(device_id) }),
+              );
+              if (ok) setAssigning(undefined);
+            }}
+          />
+          <Answer outcome={outcome} />
+        </Dialog>
+      )}
+      {thresholds && (
+        <Dialog title={`${t("sim.thresholds")} · ${thresholds.msisdn}`} onClose={() => setThresholds(undefined)}>
+          <Thresholds
+            sim={thresholds}
+            onSubmit={async (low, high) => {
+              const ok = await act(
+                () =>
+                  api.PATCH("/v1/sims/{sim_id}", {
+                    ...path(thresholds),
+                    body: { low_balance_threshold: low, high_balance_threshold: high },
+                  }),
+                t("sim.thresholdsSet", { msisdn: thresholds.msisdn }),
+              );
+              if (ok) setThresholds(undefined);
+            }}
+          />
+          <Answer outcome={outcome} />
+        </Dialog>
+      )}
+    </section>
+  );
+}
+
+function Assign(props: { sim: Sim; devices: Device[]; onSubmit: (deviceId: string, slot: 0 | 1) => Promise<void> }) {
+  const [deviceId, setDeviceId] = useState(props.sim.device_id ?? props.devices[0]?.device_id ?? "");
+  const [slot, setSlot] = useState<0 | 1>((props.sim.subscription_slot ?? 0) as 0 | 1);
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void props.onSubmit(deviceId, slot);
+      }}
+    >
+      <Field label={t("sim.device")}>
+        <select value={deviceId} onChange={(e) => setDeviceId(e.currentTarget.value)}>
+          {props.devices.map((d) => (
+            <option key={d.device_id} value={d.device_id}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label={t("sim.slot")}>
+        <select value={slot} onChange={(e) => setSlot(Number(e.currentTarget.value) as 0 | 1)}>
+          <option value={0}>SIM 1</option>
+          <option value={1}>SIM 2</option>
+        </select>
+      </Field>
+      <button type="submit" class="primary" disabled={!deviceId}>
+        {t("sim.assign")}
+      </button>
+    </form>
+  );
+}
+
+/** Empty clears a threshold (the route takes null). */
+function Thresholds(props: { sim: Sim; onSubmit: (low: number | null, high: number | null) => Promise<void> }) {
+  const [low, setLow] = useState(props.sim.low_balance_threshold?.toString() ?? "");
+  const [high, setHigh] = useState(props.sim.high_balance_threshold?.toString() ?? "");
+  const value = (s: string) => (s.trim() === "" ? null : Number(s));
+  const bad = (s: string) => s.trim() !== "" && !/^\d+$/.test(s.trim());
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void props.onSubmit(value(low), value(high));
+      }}
+    >
+      <Field label={t("sim.low")} hint={t("sim.emptyClears")} error={bad(low) ? t("v.amount") : undefined}>
+        <input inputMode="numeric" value={low} onInput={(e) => setLow(e.currentTarget.value)} />
+      </Field>
+      <Field label={t("sim.high")} hint={t("sim.emptyClears")} error={bad(high) ? t("v.amount") : undefined}>
+        <input inputMode="numeric" value={high} onInput={(e) => setHigh(e.currentTarget.value)} />
+      </Field>
+      <button type="submit" class="primary" disabled={bad(low) || bad(high)}>
+        {t("common.send")}
+      </button>
+    </form>
+  );
+}
