@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { Outcome } from "./api.ts";
 import { t } from "./i18n.ts";
-import { time } from "./format.ts";
+import { status, time } from "./format.ts";
 import { liveMode, onHint, onMode, POLL_S, type HintKind, type LiveMode } from "./live.ts";
 
 /** The API's answer to the last action: read out by screen readers (aria-live). */
@@ -172,6 +172,56 @@ export function ListHead<T>({ list }: { list: LiveList<T> }) {
   );
 }
 
+/** A column's header: its label, or the label of a column of figures (right-aligned). */
+export type Column = string | { num: string };
+
+/**
+ * A live list as a native table: its head, a caption for screen readers, column headers,
+ * one row per item (`row` returns the `<tr>`, keyed), and "none" when the list is empty.
+ */
+export function DataTable<T>(props: {
+  list: LiveList<T>;
+  caption: string;
+  columns: Column[];
+  row: (item: T) => ComponentChildren;
+}) {
+  const { list } = props;
+  return (
+    <>
+      <ListHead list={list} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">{props.caption}</caption>
+          <thead>
+            <tr>
+              {props.columns.map((c) =>
+                typeof c === "string" ? (
+                  <th scope="col">{c}</th>
+                ) : (
+                  <th scope="col" class="num">
+                    {c.num}
+                  </th>
+                ),
+              )}
+            </tr>
+          </thead>
+          <tbody>{list.rows.map(props.row)}</tbody>
+        </table>
+      </div>
+      <Empty rows={list.rows} />
+    </>
+  );
+}
+
+/** A button acting on one row: its accessible name says which row, as its text alone repeats down the column. */
+export function RowAction(props: { label: string; of: string; onClick: () => void }) {
+  return (
+    <button type="button" aria-label={`${props.label} ${props.of}`} onClick={props.onClick}>
+      {props.label}
+    </button>
+  );
+}
+
 export function Field(props: { label: string; error?: string; children: ComponentChildren; hint?: string }) {
   return (
     <label class={props.error ? "field invalid" : "field"}>
@@ -181,6 +231,11 @@ export function Field(props: { label: string; error?: string; children: Componen
       {props.error && <small class="error">{props.error}</small>}
     </label>
   );
+}
+
+/** A state in words, on a badge whose class gives its colour. */
+export function Badge({ state }: { state: string }) {
+  return <span class={`badge ${state}`}>{status(state)}</span>;
 }
 
 export function Empty({ rows }: { rows: unknown[] }) {

@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import type { Notification } from "../types.ts";
-import { Answer, Empty, ListHead, useLiveList, type LiveList } from "../ui.tsx";
+import { Answer, DataTable, type LiveList, RowAction, useLiveList } from "../ui.tsx";
 
 // The fleet's notifications: the open ones follow the stream's `alert` hints (raised or
 // acknowledged anywhere), the acknowledged ones below for the record.
@@ -40,41 +40,32 @@ function Notifications(props: { list: LiveList<Notification>; caption: string; o
   const { list, onAck } = props;
   return (
     <>
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{props.caption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("alert.raised")}</th>
-              <th scope="col">{t("alert.severity")}</th>
-              <th scope="col">{t("alert.message")}</th>
-              <th scope="col">{onAck ? t("common.actions") : t("alert.ackedAt")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((n) => (
-              <tr key={n.notification_id}>
-                <td>{dateTime(n.raised_at)}</td>
-                <td>
-                  <span class={`badge ${n.severity}`}>{n.severity}</span>
-                </td>
-                <td>{n.message}</td>
-                <td>
-                  {onAck ? (
-                    <button type="button" onClick={() => onAck(n)} aria-label={`${t("alert.ack")} ${n.message}`}>
-                      {t("alert.ack")}
-                    </button>
-                  ) : (
-                    dateTime(n.acknowledged_at)
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={props.caption}
+        columns={[
+          t("alert.raised"),
+          t("alert.severity"),
+          t("alert.message"),
+          onAck ? t("common.actions") : t("alert.ackedAt"),
+        ]}
+        row={(n) => (
+          <tr key={n.notification_id}>
+            <td>{dateTime(n.raised_at)}</td>
+            <td>
+              <span class={`badge ${n.severity}`}>{n.severity}</span>
+            </td>
+            <td>{n.message}</td>
+            <td>
+              {onAck ? (
+                <RowAction label={t("alert.ack")} of={n.message} onClick={() => onAck(n)} />
+              ) : (
+                dateTime(n.acknowledged_at)
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { SettledOnWord, Unproven } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
 
 export function Arbitration() {
   const [settling, setSettling] = useState<Unproven>();
@@ -25,80 +25,54 @@ export function Arbitration() {
       <h2>{t("arb.title")}</h2>
       <Answer outcome={outcome} />
       <h3>{t("arb.unproven")}</h3>
-      <ListHead list={unproven} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("arb.unproven")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.finished")}</th>
-              <th scope="col">{t("common.name")}</th>
-              <th scope="col">{t("common.number")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("arb.evidenceCount")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {unproven.rows.map((r) => (
-              <tr key={r.operation_id}>
-                <td>
-                  {dateTime(r.finished_at)}
-                  {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
-                </td>
-                <td>{r.dest_name}</td>
-                <td>{r.msisdn_dest}</td>
-                <td class="num">{fcfa(r.montant)}</td>
-                <td>{r.evidence_count}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => setSettling(r)}
-                    aria-label={`${t("arb.settle")} ${r.dest_name} ${fcfa(r.montant)}`}
-                  >
-                    {t("arb.settle")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={unproven.rows} />
+      <DataTable
+        list={unproven}
+        caption={t("arb.unproven")}
+        columns={[
+          t("common.finished"),
+          t("common.name"),
+          t("common.number"),
+          { num: t("common.amount") },
+          t("arb.evidenceCount"),
+          t("common.actions"),
+        ]}
+        row={(r) => (
+          <tr key={r.operation_id}>
+            <td>
+              {dateTime(r.finished_at)}
+              {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
+            </td>
+            <td>{r.dest_name}</td>
+            <td>{r.msisdn_dest}</td>
+            <td class="num">{fcfa(r.montant)}</td>
+            <td>{r.evidence_count}</td>
+            <td>
+              <RowAction
+                label={t("arb.settle")}
+                of={`${r.dest_name} ${fcfa(r.montant)}`}
+                onClick={() => setSettling(r)}
+              />
+            </td>
+          </tr>
+        )}
+      />
       <h3>{t("arb.settled")}</h3>
-      <ListHead list={settled} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("arb.settled")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.finished")}</th>
-              <th scope="col">{t("common.name")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("arb.by")}</th>
-              <th scope="col">{t("common.note")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {settled.rows.map((r) => (
-              <tr key={r.operation_id}>
-                <td>{dateTime(r.arbitrated_at)}</td>
-                <td>
-                  {r.dest_name} · {r.msisdn_dest}
-                </td>
-                <td class="num">{fcfa(r.montant)}</td>
-                <td>{r.arbitrated_by_name}</td>
-                <td>{r.arbitration_note}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={settled.rows} />
+      <DataTable
+        list={settled}
+        caption={t("arb.settled")}
+        columns={[t("common.finished"), t("common.name"), { num: t("common.amount") }, t("arb.by"), t("common.note")]}
+        row={(r) => (
+          <tr key={r.operation_id}>
+            <td>{dateTime(r.arbitrated_at)}</td>
+            <td>
+              {r.dest_name} · {r.msisdn_dest}
+            </td>
+            <td class="num">{fcfa(r.montant)}</td>
+            <td>{r.arbitrated_by_name}</td>
+            <td>{r.arbitration_note}</td>
+          </tr>
+        )}
+      />
       {settling && (
         <Settle
           row={settling}

@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { Device, DeviceHealth, Operation } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, Once, useLiveList } from "../ui.tsx";
+import { Answer, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 /** A handset as the page shows it: the list's row, its issues as derived on this read, what it runs. */
 interface Row {
@@ -83,83 +83,70 @@ export function Handsets() {
         />
       )}
       <Answer outcome={outcome} />
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("dev.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("dev.label")}</th>
-              <th scope="col">{t("dev.health")}</th>
-              <th scope="col">{t("dev.battery")}</th>
-              <th scope="col">{t("dev.network")}</th>
-              <th scope="col">{t("dev.lastSeen")}</th>
-              <th scope="col">{t("dev.app")}</th>
-              <th scope="col">{t("dev.sims")}</th>
-              <th scope="col">{t("dev.running")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map(({ device: d, health, running }) => (
-              <tr key={d.device_id}>
-                <th scope="row">{d.label}</th>
-                <td>
-                  {health ? (
-                    health.issues.length === 0 ? (
-                      t("dev.healthy")
-                    ) : (
-                      <ul class="plain">
-                        {health.issues.map((i) => (
-                          <li key={i.code} class={i.severity === "critical" ? "critical" : undefined}>
-                            {t("dev.issue", { code: i.code, message: i.message })}
-                          </li>
-                        ))}
-                      </ul>
-                    )
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td>{d.battery === null ? "—" : `${d.battery} %`}</td>
-                <td>{d.network ?? "—"}</td>
-                <td>{dateTime(d.last_seen_at)}</td>
-                <td>{d.app_version ?? "—"}</td>
-                <td>
+      <DataTable
+        list={list}
+        caption={t("dev.title")}
+        columns={[
+          t("dev.label"),
+          t("dev.health"),
+          t("dev.battery"),
+          t("dev.network"),
+          t("dev.lastSeen"),
+          t("dev.app"),
+          t("dev.sims"),
+          t("dev.running"),
+          t("common.actions"),
+        ]}
+        row={({ device: d, health, running }) => (
+          <tr key={d.device_id}>
+            <th scope="row">{d.label}</th>
+            <td>
+              {health ? (
+                health.issues.length === 0 ? (
+                  t("dev.healthy")
+                ) : (
                   <ul class="plain">
-                    {d.sims.map((s) => (
-                      <li key={s.id}>
-                        {t("dev.sim", { slot: s.subscription_slot + 1, operator: s.operator, msisdn: s.msisdn })}
+                    {health.issues.map((i) => (
+                      <li key={i.code} class={i.severity === "critical" ? "critical" : undefined}>
+                        {t("dev.issue", { code: i.code, message: i.message })}
                       </li>
                     ))}
                   </ul>
-                </td>
-                <td>
-                  {running.length === 0
-                    ? t("dev.idle")
-                    : running.map((o) => (
-                        <div key={o.operation_id}>
-                          {o.dest_name ?? o.msisdn_dest} · {fcfa(o.montant)}
-                        </div>
-                      ))}
-                </td>
-                <td class="actions">
-                  <button type="button" onClick={() => setRenaming(d)} aria-label={`${t("dev.rename")} ${d.label}`}>
-                    {t("dev.rename")}
-                  </button>
-                  <button type="button" onClick={() => void newToken(d)} aria-label={`${t("dev.newToken")} ${d.label}`}>
-                    {t("dev.newToken")}
-                  </button>
-                  <button type="button" onClick={() => setDeleting(d)} aria-label={`${t("dev.delete")} ${d.label}`}>
-                    {t("dev.delete")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+                )
+              ) : (
+                "—"
+              )}
+            </td>
+            <td>{d.battery === null ? "—" : `${d.battery} %`}</td>
+            <td>{d.network ?? "—"}</td>
+            <td>{dateTime(d.last_seen_at)}</td>
+            <td>{d.app_version ?? "—"}</td>
+            <td>
+              <ul class="plain">
+                {d.sims.map((s) => (
+                  <li key={s.id}>
+                    {t("dev.sim", { slot: s.subscription_slot + 1, operator: s.operator, msisdn: s.msisdn })}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>
+              {running.length === 0
+                ? t("dev.idle")
+                : running.map((o) => (
+                    <div key={o.operation_id}>
+                      {o.dest_name ?? o.msisdn_dest} · {fcfa(o.montant)}
+                    </div>
+                  ))}
+            </td>
+            <td class="actions">
+              <RowAction label={t("dev.rename")} of={d.label} onClick={() => setRenaming(d)} />
+              <RowAction label={t("dev.newToken")} of={d.label} onClick={() => void newToken(d)} />
+              <RowAction label={t("dev.delete")} of={d.label} onClick={() => setDeleting(d)} />
+            </td>
+          </tr>
+        )}
+      />
       {renaming && (
         <Rename
           device={renaming}

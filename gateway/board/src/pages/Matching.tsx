@@ -1,10 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
-import { dateTime, fcfa, status } from "../format.ts";
+import { dateTime, fcfa } from "../format.ts";
 import { amountProblem, localDigits, msisdnProblem } from "../rules.ts";
 import type { Operation, OwnSim } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
 
 export function Matching() {
   const [outcome, setOutcome] = useState<Outcome>();
@@ -55,56 +55,35 @@ export function Matching() {
         }}
       />
       <Answer outcome={outcome} />
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("mo.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.created")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("common.number")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((o) => (
-              <tr key={o.operation_id}>
-                <td>{dateTime(o.created_at)}</td>
-                <td>
-                  <span class={`badge ${o.status}`}>{status(o.status)}</span>
-                </td>
-                <td>{o.msisdn_dest}</td>
-                <td class="num">{fcfa(o.montant)}</td>
-                <td>
-                  {o.status === "awaiting_manual_dial" && (
-                    <>
-                      <button
-                        type="button"
-                        onClick={() => setEditing(o)}
-                        aria-label={`${t("mo.change")} ${o.msisdn_dest}`}
-                      >
-                        {t("mo.change")}
-                      </button>
-                      <button
-                        type="button"
-                        onClick={() => void cancel(o)}
-                        aria-label={`${t("mo.cancel")} ${o.msisdn_dest}`}
-                      >
-                        {t("mo.cancel")}
-                      </button>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={t("mo.title")}
+        columns={[
+          t("common.created"),
+          t("common.status"),
+          t("common.number"),
+          { num: t("common.amount") },
+          t("common.actions"),
+        ]}
+        row={(o) => (
+          <tr key={o.operation_id}>
+            <td>{dateTime(o.created_at)}</td>
+            <td>
+              <Badge state={o.status} />
+            </td>
+            <td>{o.msisdn_dest}</td>
+            <td class="num">{fcfa(o.montant)}</td>
+            <td>
+              {o.status === "awaiting_manual_dial" && (
+                <>
+                  <RowAction label={t("mo.change")} of={o.msisdn_dest} onClick={() => setEditing(o)} />
+                  <RowAction label={t("mo.cancel")} of={o.msisdn_dest} onClick={() => void cancel(o)} />
+                </>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       {editing && (
         <Dialog title={`${t("mo.change")} · ${editing.msisdn_dest}`} onClose={() => setEditing(undefined)}>
           <MatchingForm

@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Evidence, Movement, Operation } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
 const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
 type DismissReason = (typeof DISMISS_REASONS)[number];
@@ -30,82 +30,58 @@ export function Messages() {
       <h2>{t("msg.title")}</h2>
       <Answer outcome={outcome} />
       <h3>{t("msg.unmatched")}</h3>
-      <ListHead list={orphans} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("msg.unmatched")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.received")}</th>
-              <th scope="col">{t("msg.kind")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("msg.counterparty")}</th>
-              <th scope="col">{t("common.sim")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {orphans.rows.map((e) => (
-              <tr key={e.id}>
-                <td>{dateTime(e.received_at)}</td>
-                <td>
-                  {e.kind ?? "—"}
-                  {e.is_ambiguous && <small> · {t("msg.ambiguous")}</small>}
-                </td>
-                <td class="num">{fcfa(e.amount)}</td>
-                <td>
-                  {e.counterparty_name} {e.counterparty_msisdn}
-                </td>
-                <td class="mono">{e.sim_id.slice(0, 8)}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => setOpen(e)}
-                    aria-label={`${t("common.details")} ${fcfa(e.amount)}`}
-                  >
-                    {t("common.details")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={orphans.rows} />
+      <DataTable
+        list={orphans}
+        caption={t("msg.unmatched")}
+        columns={[
+          t("common.received"),
+          t("msg.kind"),
+          { num: t("common.amount") },
+          t("msg.counterparty"),
+          t("common.sim"),
+          t("common.actions"),
+        ]}
+        row={(e) => (
+          <tr key={e.id}>
+            <td>{dateTime(e.received_at)}</td>
+            <td>
+              {e.kind ?? "—"}
+              {e.is_ambiguous && <small> · {t("msg.ambiguous")}</small>}
+            </td>
+            <td class="num">{fcfa(e.amount)}</td>
+            <td>
+              {e.counterparty_name} {e.counterparty_msisdn}
+            </td>
+            <td class="mono">{e.sim_id.slice(0, 8)}</td>
+            <td>
+              <RowAction label={t("common.details")} of={fcfa(e.amount)} onClick={() => setOpen(e)} />
+            </td>
+          </tr>
+        )}
+      />
       <h3>{t("msg.movements")}</h3>
-      <ListHead list={movements} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("msg.movements")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.received")}</th>
-              <th scope="col">{t("msg.kind")}</th>
-              <th scope="col">{t("msg.direction")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("msg.counterparty")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {movements.rows.map((e) => (
-              <tr key={e.id}>
-                <td>{dateTime(e.received_at)}</td>
-                <td>{e.kind}</td>
-                <td>{e.direction}</td>
-                <td class="num">{fcfa(e.amount)}</td>
-                <td>
-                  {e.counterparty_name} {e.counterparty_msisdn}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={movements.rows} />
+      <DataTable
+        list={movements}
+        caption={t("msg.movements")}
+        columns={[
+          t("common.received"),
+          t("msg.kind"),
+          t("msg.direction"),
+          { num: t("common.amount") },
+          t("msg.counterparty"),
+        ]}
+        row={(e) => (
+          <tr key={e.id}>
+            <td>{dateTime(e.received_at)}</td>
+            <td>{e.kind}</td>
+            <td>{e.direction}</td>
+            <td class="num">{fcfa(e.amount)}</td>
+            <td>
+              {e.counterparty_name} {e.counterparty_msisdn}
+            </td>
+          </tr>
+        )}
+      />
       {open && (
         <Orphan
           evidence={open}

@@ -13,7 +13,7 @@ import {
   type OpType,
 } from "../rules.ts";
 import type { Operation } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
 const STATUSES = [
   "queued",
@@ -120,47 +120,36 @@ export function Operations() {
           <button type="submit">{t("ops.apply")}</button>
         </form>
       </details>
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("ops.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.created")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("common.name")}</th>
-              <th scope="col">{t("common.number")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((o) => (
-              <tr key={o.operation_id}>
-                <td>{dateTime(o.created_at)}</td>
-                <td>
-                  <span class={`badge ${o.status}`}>{status(o.status)}</span>
-                </td>
-                <td>{o.dest_name}</td>
-                <td>{o.msisdn_dest}</td>
-                <td class="num">{fcfa(o.montant)}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => setOpen(o.operation_id)}
-                    aria-label={`${t("common.details")} ${o.dest_name} ${fcfa(o.montant)}`}
-                  >
-                    {t("common.details")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={t("ops.title")}
+        columns={[
+          t("common.created"),
+          t("common.status"),
+          t("common.name"),
+          t("common.number"),
+          { num: t("common.amount") },
+          t("common.actions"),
+        ]}
+        row={(o) => (
+          <tr key={o.operation_id}>
+            <td>{dateTime(o.created_at)}</td>
+            <td>
+              <Badge state={o.status} />
+            </td>
+            <td>{o.dest_name}</td>
+            <td>{o.msisdn_dest}</td>
+            <td class="num">{fcfa(o.montant)}</td>
+            <td>
+              <RowAction
+                label={t("common.details")}
+                of={`${o.dest_name} ${fcfa(o.montant)}`}
+                onClick={() => setOpen(o.operation_id)}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {open && <OperationDetail id={open} onClose={() => setOpen(undefined)} onChanged={() => void list.reload()} />}
       {creating && (
         <Dialog title={t("ops.create")} onClose={() => setCreating(false)}>
@@ -336,7 +325,7 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
       {op && (
         <>
           <p>
-            <span class={`badge ${op.status}`}>{status(op.status)}</span>
+            <Badge state={op.status} />
           </p>
           <dl class="facts">
             <dt>{t("common.number")}</dt>

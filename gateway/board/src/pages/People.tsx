@@ -4,7 +4,7 @@ import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import { amountProblem, OP_TYPES } from "../rules.ts";
 import type { Agent, Sim } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, Once, useLiveList } from "../ui.tsx";
+import { Answer, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 const ROLES = ["agent", "supervisor", "admin"] as const;
 type Role = (typeof ROLES)[number];
@@ -46,98 +46,75 @@ export function People() {
         />
       )}
       <Answer outcome={outcome} />
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("people.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.name")}</th>
-              <th scope="col">{t("signIn.login")}</th>
-              <th scope="col">{t("people.role")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("common.created")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((a) => (
-              <tr key={a.agent_id}>
-                <th scope="row">{a.full_name}</th>
-                <td>{a.login}</td>
-                <td>
-                  <select
-                    aria-label={t("people.roleOf", { name: a.full_name })}
-                    value={a.role}
-                    onChange={(e) => {
-                      const role = e.currentTarget.value as Role;
-                      void act(
-                        () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { role } }),
-                        t("people.roleSet", { name: a.full_name, role: t(`role.${role}`) }),
-                      );
-                    }}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {t(`role.${r}`)}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  {a.is_active ? t("people.active") : t("people.inactive")}
-                  {a.must_change_password && <small> · {t("people.mustChange")}</small>}
-                </td>
-                <td>{dateTime(a.created_at)}</td>
-                <td class="actions">
-                  {a.is_active ? (
-                    <button
-                      type="button"
-                      aria-label={`${t("people.deactivate")} ${a.full_name}`}
-                      onClick={() =>
-                        void act(
-                          () => api.POST("/v1/agents/admin/{agent_id}/deactivate", path(a)),
-                          t("people.deactivated", { name: a.full_name }),
-                        )
-                      }
-                    >
-                      {t("people.deactivate")}
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      aria-label={`${t("people.reactivate")} ${a.full_name}`}
-                      onClick={() =>
-                        void act(
-                          () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { is_active: true } }),
-                          t("people.reactivated", { name: a.full_name }),
-                        )
-                      }
-                    >
-                      {t("people.reactivate")}
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    aria-label={`${t("people.temp")} ${a.full_name}`}
-                    onClick={() => void temporary(a)}
-                  >
-                    {t("people.temp")}
-                  </button>
-                  <button
-                    type="button"
-                    aria-label={`${t("people.access")} ${a.full_name}`}
-                    onClick={() => setGranting(a)}
-                  >
-                    {t("people.access")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={t("people.title")}
+        columns={[
+          t("common.name"),
+          t("signIn.login"),
+          t("people.role"),
+          t("common.status"),
+          t("common.created"),
+          t("common.actions"),
+        ]}
+        row={(a) => (
+          <tr key={a.agent_id}>
+            <th scope="row">{a.full_name}</th>
+            <td>{a.login}</td>
+            <td>
+              <select
+                aria-label={t("people.roleOf", { name: a.full_name })}
+                value={a.role}
+                onChange={(e) => {
+                  const role = e.currentTarget.value as Role;
+                  void act(
+                    () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { role } }),
+                    t("people.roleSet", { name: a.full_name, role: t(`role.${role}`) }),
+                  );
+                }}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {t(`role.${r}`)}
+                  </option>
+                ))}
+              </select>
+            </td>
+            <td>
+              {a.is_active ? t("people.active") : t("people.inactive")}
+              {a.must_change_password && <small> · {t("people.mustChange")}</small>}
+            </td>
+            <td>{dateTime(a.created_at)}</td>
+            <td class="actions">
+              {a.is_active ? (
+                <RowAction
+                  label={t("people.deactivate")}
+                  of={a.full_name}
+                  onClick={() =>
+                    void act(
+                      () => api.POST("/v1/agents/admin/{agent_id}/deactivate", path(a)),
+                      t("people.deactivated", { name: a.full_name }),
+                    )
+                  }
+                />
+              ) : (
+                <RowAction
+                  label={t("people.reactivate")}
+                  of={a.full_name}
+                  onClick={() =>
+                    void act(
+                      () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { is_active: true } }),
+                      t("people.reactivated", { name: a.full_name }),
+                    )
+                  }
+                />
+              )}
+              <RowAction label={t("people.temp")} of={a.full_name} onClick={() => void temporary(a)} />
+              <RowAction label={t("people.access")} of={a.full_name} onClick={() => setGranting(a)} />
+            </td>
+          </tr>
+        )}
+      />
       {granting && (
         <Access
           agent={granting}

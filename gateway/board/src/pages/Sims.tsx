@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
-import { dateTime, fcfa, status } from "../format.ts";
+import { dateTime, fcfa } from "../format.ts";
 import type { Device, Sim } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
 
 // The SIMs of the fleet as the admin's routes give them: no route returns a PIN, so the
 // page has none to show. A measured balance is recorded by the API-key route only (the
@@ -41,105 +41,82 @@ export function Sims() {
     <section>
       <h2>{t("sim.title")}</h2>
       <Answer outcome={outcome} />
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("sim.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("common.number")}</th>
-              <th scope="col">{t("common.operator")}</th>
-              <th scope="col">{t("sim.device")}</th>
-              <th scope="col" class="num">
-                {t("sim.balance")}
-              </th>
-              <th scope="col">{t("sim.measured")}</th>
-              <th scope="col">{t("sim.thresholds")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((s) => (
-              <tr key={s.sim_id}>
-                <th scope="row">{s.msisdn}</th>
-                <td>{s.operator}</td>
-                <td>
-                  {s.device_id === null
-                    ? t("sim.unassigned")
-                    : t("sim.inDevice", { device: label(s.device_id), slot: (s.subscription_slot ?? 0) + 1 })}
-                </td>
-                <td class="num">{fcfa(s.balance_mirror)}</td>
-                <td>
-                  {s.balance_updated_at
-                    ? t("sim.measuredAt", { time: dateTime(s.balance_updated_at), source: s.balance_source ?? "—" })
-                    : t("sim.neverMeasured")}
-                </td>
-                <td>
-                  {fcfa(s.low_balance_threshold)} – {fcfa(s.high_balance_threshold)}
-                </td>
-                <td>
-                  <span class={`badge ${s.status}`}>{status(s.status)}</span>
-                </td>
-                <td class="actions">
-                  {s.status === "frozen" ? (
-                    <button
-                      type="button"
-                      aria-label={`${t("sim.unfreeze")} ${s.msisdn}`}
-                      onClick={() =>
-                        void act(
-                          () => api.POST("/v1/admin/sims/{sim_id}/unfreeze", path(s)),
-                          t("sim.unfrozen", { msisdn: s.msisdn }),
-                        )
-                      }
-                    >
-                      {t("sim.unfreeze")}
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      aria-label={`${t("sim.freeze")} ${s.msisdn}`}
-                      onClick={() =>
-                        void act(
-                          () => api.POST("/v1/admin/sims/{sim_id}/freeze", path(s)),
-                          t("sim.frozen", { msisdn: s.msisdn }),
-                        )
-                      }
-                    >
-                      {t("sim.freeze")}
-                    </button>
-                  )}
-                  <button type="button" aria-label={`${t("sim.assign")} ${s.msisdn}`} onClick={() => setAssigning(s)}>
-                    {t("sim.assign")}
-                  </button>
-                  {s.device_id !== null && (
-                    <button
-                      type="button"
-                      aria-label={`${t("sim.unassign")} ${s.msisdn}`}
-                      onClick={() =>
-                        void act(
-                          () => api.DELETE("/v1/sims/{sim_id}/assignment", path(s)),
-                          t("sim.unassigned.done", { msisdn: s.msisdn }),
-                        )
-                      }
-                    >
-                      {t("sim.unassign")}
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    aria-label={`${t("sim.thresholds")} ${s.msisdn}`}
-                    onClick={() => setThresholds(s)}
-                  >
-                    {t("sim.thresholds")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={t("sim.title")}
+        columns={[
+          t("common.number"),
+          t("common.operator"),
+          t("sim.device"),
+          { num: t("sim.balance") },
+          t("sim.measured"),
+          t("sim.thresholds"),
+          t("common.status"),
+          t("common.actions"),
+        ]}
+        row={(s) => (
+          <tr key={s.sim_id}>
+            <th scope="row">{s.msisdn}</th>
+            <td>{s.operator}</td>
+            <td>
+              {s.device_id === null
+                ? t("sim.unassigned")
+                : t("sim.inDevice", { device: label(s.device_id), slot: (s.subscription_slot ?? 0) + 1 })}
+            </td>
+            <td class="num">{fcfa(s.balance_mirror)}</td>
+            <td>
+              {s.balance_updated_at
+                ? t("sim.measuredAt", { time: dateTime(s.balance_updated_at), source: s.balance_source ?? "—" })
+                : t("sim.neverMeasured")}
+            </td>
+            <td>
+              {fcfa(s.low_balance_threshold)} – {fcfa(s.high_balance_threshold)}
+            </td>
+            <td>
+              <Badge state={s.status} />
+            </td>
+            <td class="actions">
+              {s.status === "frozen" ? (
+                <RowAction
+                  label={t("sim.unfreeze")}
+                  of={s.msisdn}
+                  onClick={() =>
+                    void act(
+                      () => api.POST("/v1/admin/sims/{sim_id}/unfreeze", path(s)),
+                      t("sim.unfrozen", { msisdn: s.msisdn }),
+                    )
+                  }
+                />
+              ) : (
+                <RowAction
+                  label={t("sim.freeze")}
+                  of={s.msisdn}
+                  onClick={() =>
+                    void act(
+                      () => api.POST("/v1/admin/sims/{sim_id}/freeze", path(s)),
+                      t("sim.frozen", { msisdn: s.msisdn }),
+                    )
+                  }
+                />
+              )}
+              <RowAction label={t("sim.assign")} of={s.msisdn} onClick={() => setAssigning(s)} />
+              {s.device_id !== null && (
+                <RowAction
+                  label={t("sim.unassign")}
+                  of={s.msisdn}
+                  onClick={() =>
+                    void act(
+                      () => api.DELETE("/v1/sims/{sim_id}/assignment", path(s)),
+                      t("sim.unassigned.done", { msisdn: s.msisdn }),
+                    )
+                  }
+                />
+              )}
+              <RowAction label={t("sim.thresholds")} of={s.msisdn} onClick={() => setThresholds(s)} />
+            </td>
+          </tr>
+        )}
+      />
       {assigning && (
         <Dialog title={`${t("sim.assign")} · ${assigning.msisdn}`} onClose={() => setAssigning(undefined)}>
           <Assign

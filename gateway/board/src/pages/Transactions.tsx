@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Operation, Transaction, TransactionRow } from "../types.ts";
-import { Answer, Dialog, Empty, Field, ListHead, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
 const byPendingFirst = (a: TransactionRow, b: TransactionRow) =>
   Number(b.state === "pending") - Number(a.state === "pending") ||
@@ -23,49 +23,38 @@ export function Transactions() {
   return (
     <section>
       <h2>{t("tx.title")}</h2>
-      <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{t("tx.title")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("tx.state")}</th>
-              <th scope="col">{t("tx.receiver")}</th>
-              <th scope="col">{t("common.number")}</th>
-              <th scope="col" class="num">
-                {t("common.amount")}
-              </th>
-              <th scope="col">{t("tx.payment")}</th>
-              <th scope="col">{t("tx.date")}</th>
-              <th scope="col">{t("common.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((x) => (
-              <tr key={x.id}>
-                <td>
-                  <span class={`badge ${x.state}`}>{status(x.state)}</span>
-                </td>
-                <td>{x.receiver_name}</td>
-                <td>{x.receiver_phone}</td>
-                <td class="num">{fcfa(x.received_amount_xaf)}</td>
-                <td>{x.payment_confirmed_at ? t("tx.paid") : t("tx.unpaid")}</td>
-                <td>{dateTime(x.transaction_date)}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => setOpen(x.id)}
-                    aria-label={`${t("common.details")} ${x.receiver_name} ${fcfa(x.received_amount_xaf)}`}
-                  >
-                    {t("common.details")}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Empty rows={list.rows} />
+      <DataTable
+        list={list}
+        caption={t("tx.title")}
+        columns={[
+          t("tx.state"),
+          t("tx.receiver"),
+          t("common.number"),
+          { num: t("common.amount") },
+          t("tx.payment"),
+          t("tx.date"),
+          t("common.actions"),
+        ]}
+        row={(x) => (
+          <tr key={x.id}>
+            <td>
+              <Badge state={x.state} />
+            </td>
+            <td>{x.receiver_name}</td>
+            <td>{x.receiver_phone}</td>
+            <td class="num">{fcfa(x.received_amount_xaf)}</td>
+            <td>{x.payment_confirmed_at ? t("tx.paid") : t("tx.unpaid")}</td>
+            <td>{dateTime(x.transaction_date)}</td>
+            <td>
+              <RowAction
+                label={t("common.details")}
+                of={`${x.receiver_name} ${fcfa(x.received_amount_xaf)}`}
+                onClick={() => setOpen(x.id)}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {open && <TransactionDetail id={open} onClose={() => setOpen(undefined)} onChanged={() => void list.reload()} />}
     </section>
   );
@@ -117,7 +106,7 @@ function TransactionDetail(props: { id: string; onClose: () => void; onChanged: 
       {x && (
         <>
           <p>
-            <span class={`badge ${x.state}`}>{status(x.state)}</span>
+            <Badge state={x.state} />
           </p>
           <dl class="facts">
             <dt>{t("tx.receiver")}</dt>
