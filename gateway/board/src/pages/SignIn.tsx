@@ -1,3 +1,4 @@
+import type { InputHTMLAttributes } from "preact";
 import { useState } from "preact/hooks";
 import { api, call, setSession, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
@@ -27,27 +28,15 @@ export function SignIn({ notice, onSignedIn }: { notice?: string; onSignedIn: ()
     <section class="narrow">
       <h2>{t("signIn.title")}</h2>
       <form onSubmit={submit}>
-        <Field label={t("signIn.login")}>
-          <input
-            name="login"
-            autocomplete="username"
-            required
-            maxLength={100}
-            value={login}
-            onInput={(e) => setLogin(e.currentTarget.value)}
-          />
-        </Field>
-        <Field label={t("signIn.password")}>
-          <input
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            maxLength={100}
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </Field>
+        <Credential label={t("signIn.login")} name="login" autocomplete="username" value={login} onValue={setLogin} />
+        <Credential
+          label={t("signIn.password")}
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onValue={setPassword}
+        />
         <button type="submit" disabled={busy}>
           {t("signIn.submit")}
         </button>
@@ -79,42 +68,48 @@ export function ChangePassword({ onChanged }: { onChanged: (message: string) => 
       <h2>{t("password.title")}</h2>
       <p>{t("password.why")}</p>
       <form onSubmit={submit}>
-        <Field label={t("password.current")}>
-          <input
-            type="password"
-            autocomplete="current-password"
-            required
-            maxLength={100}
-            value={current}
-            onInput={(e) => setCurrent(e.currentTarget.value)}
-          />
-        </Field>
-        <Field label={t("password.new")}>
-          <input
-            type="password"
-            autocomplete="new-password"
-            required
-            maxLength={100}
-            value={next}
-            onInput={(e) => setNext(e.currentTarget.value)}
-          />
-        </Field>
-        <Field label={t("password.repeat")} error={mismatch ? t("password.mismatch") : undefined}>
-          <input
-            type="password"
-            autocomplete="new-password"
-            required
-            maxLength={100}
-            value={repeat}
-            aria-invalid={mismatch}
-            onInput={(e) => setRepeat(e.currentTarget.value)}
-          />
-        </Field>
+        <Credential
+          label={t("password.current")}
+          type="password"
+          autocomplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+        <Credential
+          label={t("password.new")}
+          type="password"
+          autocomplete="new-password"
+          value={next}
+          onValue={setNext}
+        />
+        <Credential
+          label={t("password.repeat")}
+          error={mismatch ? t("password.mismatch") : undefined}
+          type="password"
+          autocomplete="new-password"
+          value={repeat}
+          onValue={setRepeat}
+          aria-invalid={mismatch}
+        />
         <button type="submit" disabled={mismatch}>
           {t("password.submit")}
         </button>
       </form>
       <Answer outcome={outcome} />
     </section>
+  );
+}
+
+/** A required credential field (a login or a password) of at most 100 characters. */
+function Credential({
+  label,
+  error,
+  onValue,
+  ...input
+}: { label: string; error?: string; onValue: (value: string) => void } & InputHTMLAttributes) {
+  return (
+    <Field label={label} error={error}>
+      <input {...input} required maxLength={100} onInput={(e) => onValue(e.currentTarget.value)} />
+    </Field>
   );
 }
