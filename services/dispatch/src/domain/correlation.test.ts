@@ -218,6 +218,39 @@ describe("decideProof: one row per rule, in the order they apply", () => {
       { outcome: "confirmed", operation_id: "o1" },
     ],
     [
+      "gives the message to the same-amount operation sent to the number it names, not to one sent elsewhere",
+      [op("elsewhere", { msisdn_dest: "690000002" }), op("named", { status: "running" })],
+      { counterparty_msisdn: "690000001" },
+      { outcome: "confirmed", operation_id: "named" },
+    ],
+    [
+      "lets a late operation sent to the named number take the proof from an active one sent elsewhere",
+      [
+        op("late", { status: "no_evidence", finished_at: minutesAgo(30) }),
+        op("active", { msisdn_dest: "690000002", status: "awaiting_evidence" }),
+      ],
+      { counterparty_msisdn: "690000001" },
+      { outcome: "confirmed", operation_id: "late" },
+    ],
+    [
+      "still answers ambiguous when the named number fits several dialled operations",
+      [op("o1"), op("o2"), op("other", { msisdn_dest: "690000002" })],
+      { counterparty_msisdn: "690000001" },
+      { outcome: "ambiguous", candidate_ids: ["o1", "o2"] },
+    ],
+    [
+      "keeps a masked number that fits two destinations ambiguous",
+      [op("o1", { msisdn_dest: "690000001" }), op("o2", { msisdn_dest: "690100001" })],
+      { counterparty_msisdn: "69****001" },
+      { outcome: "ambiguous", candidate_ids: ["o1", "o2"] },
+    ],
+    [
+      "answers divergent on the preferred operation when every one is sent elsewhere",
+      [op("d", { msisdn_dest: "690000002" }), op("q", { msisdn_dest: "690000003", status: "queued" })],
+      { counterparty_msisdn: "690000001" },
+      { outcome: "divergent", operation_id: "d", expected_msisdn: "690000002", found_msisdn: "690000001" },
+    ],
+    [
       "never calls a balance reply divergent",
       [op("o1", { op_type: "balance", montant: 1 })],
       { kind: "BAL", counterparty_msisdn: "690000009" },

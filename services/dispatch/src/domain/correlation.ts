@@ -9,9 +9,11 @@
 //      refusals) proves nothing.
 //   2. Time. When the handset said when it received the message, an operation created
 //      after that instant cannot be what the message answers.
-//   3. Status tiers. Active operations (queued, running, awaiting_evidence,
-//      awaiting_manual_dial) first; only when none fits, no_evidence operations whose
-//      finished_at is still inside the late evidence window.
+//   3. Number, then status tiers. When the message names a counterparty number, operations
+//      sent to a number it contradicts are set aside (unless that leaves none: rule 5).
+//      Then active operations (queued, running, awaiting_evidence, awaiting_manual_dial)
+//      first; only when none fits, no_evidence operations whose finished_at is still
+//      inside the late evidence window.
 //   4. Dialled first, inside the active tier (docs/decisions/evidence.md, "Coherent
 //      match"): operations a handset has claimed (running, awaiting_evidence: dialled or
 //      being dialled) first, since the message arrives on the handset that dialled them;
@@ -97,8 +99,14 @@ export function decideProof(
       matchesAmount(message.kind, c, message.amount) &&
       (message.device_received_at === null || c.created_at.getTime() <= message.device_received_at.getTime()),
   );
-  const active = fitting.filter((c) => ACTIVE_STATUSES.includes(c.status));
-  const late = fitting.filter(
+  // Rule 3, the number: an operation sent to a number the message contradicts is not what it
+  // proves, so it is set aside before the tiers (a same-amount operation to another number
+  // neither takes the proof nor hides the one it names). When every fitting operation is
+  // contradicted, they all stay, and rule 5 names the divergence.
+  const coherent = fitting.filter((c) => divergentNumber(message, c) === null);
+  const considered = coherent.length > 0 ? coherent : fitting;
+  const active = considered.filter((c) => ACTIVE_STATUSES.includes(c.status));
+  const late = considered.filter(
     (c) => c.status === "no_evidence" && isWithinLateWindow(c.finished_at, now, lateEvidenceS),
   );
   const tier = active.length > 0 ? active : late;
