@@ -40,6 +40,8 @@ export interface AgentScope extends FleetAgent {
  * What dispatch asks fleet (which owns agents, grants, SIMs, PINs and the breaker).
  * An interface so tests can stand a fake in for fleet.
  */
+export type RevealedPin = { pin: string } | { moved: { device_id: string | null; slot: number | null } };
+
 export interface FleetPort {
   dispatchContext(q: {
     caller: Caller | undefined;
@@ -48,8 +50,11 @@ export interface FleetPort {
     opType: string;
     simId: string | null;
   }): Promise<DispatchContext>;
-  /** The decrypted PIN, for the dispatch response only: never logged, stored, or put in an event or error. */
-  revealPin(simId: string, operationId: string): Promise<string>;
+  /**
+   * The decrypted PIN, for the dispatch response only: never logged, stored, or put in an event
+   * or error. Revealed only while the SIM is in `deviceId`; else where the SIM is now.
+   */
+  revealPin(simId: string, operationId: string, deviceId: string): Promise<RevealedPin>;
   lookupSim(simId: string): Promise<FleetSim | undefined>;
   agentScope(agentId: string): Promise<AgentScope>;
 }
@@ -95,8 +100,10 @@ export function fleetPort(client: Client<typeof FleetService>): FleetPort {
         })),
       };
     },
-    async revealPin(simId, operationId) {
-      return (await client.revealPin({ simId, operationId })).pin;
+    async revealPin(simId, operationId, deviceId) {
+      const r = await client.revealPin({ simId, operationId, deviceId });
+      if (r.moved) return { moved: { device_id: r.moved.deviceId ?? null, slot: r.moved.subscriptionSlot ?? null } };
+      return { pin: r.pin };
     },
     async lookupSim(simId) {
       try {

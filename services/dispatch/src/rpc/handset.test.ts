@@ -251,6 +251,41 @@ describe("poll: claiming", () => {
   });
 });
 
+describe("poll: work queued on a handset the SIM has left (a create that raced a move or an unassignment)", () => {
+  it("reveals no PIN to the old handset and moves the work to the SIM's new one", async () => {
+    const old = handset();
+    const id = await queue(old.simId);
+    const newDevice = `dev-${randomUUID().slice(0, 8)}`;
+    // Fleet moved the SIM; dispatch has not consumed the event yet.
+    Object.assign(h.fleet.sims.get(old.simId)!, { device_id: newDevice, subscription_slot: 0 });
+    const revealedBefore = h.fleet.revealed.length;
+    expect((await poll(old.deviceId)).dispatch).toBeUndefined();
+    expect(h.fleet.revealed.length).toBe(revealedBefore);
+    expect((await row(id)).device_id).toBe(newDevice);
+    const res = await poll(newDevice);
+    expect([res.dispatch?.operationId, res.dispatch?.ussdSteps.at(-1), res.dispatch?.subscriptionSlot]).toEqual([
+      id,
+      PIN,
+      0,
+    ]);
+  });
+
+  it("holds the work of an unassigned SIM off every handset, and the old handset goes on to its other work", async () => {
+    const old = handset();
+    const stranded = await queue(old.simId);
+    const other = randomUUID();
+    h.fleet.addSim({ sim_id: other, operator: "operator_b", device_id: old.deviceId, subscription_slot: 0 }, PIN);
+    h.fleet.grant(agent, {
+      allowed_sim_ids: [...(h.fleet.grants.get(agent)?.allowed_sim_ids ?? []), other],
+      allowed_op_types: ["deposit", "balance", "withdrawal"],
+    });
+    const next = await queue(other);
+    Object.assign(h.fleet.sims.get(old.simId)!, { device_id: null, subscription_slot: null });
+    expect((await poll(old.deviceId)).dispatch?.operationId).toBe(next);
+    expect([(await row(stranded)).device_id, (await row(stranded)).status]).toEqual([null, "queued"]);
+  });
+});
+
 describe("transitions write their events in the statement that writes the row", () => {
   it("publishes, for the claim and for the outcome, the operation exactly as stored after each", async () => {
     const d = handset();

@@ -24,6 +24,8 @@ import {
 import { raiseAlert } from "../events/alerts.ts";
 import { updateOperation, type OperationRecord } from "../store/operations.ts";
 import { deviceQueueState, listClaimedByDevice, lockNextQueued, markRunning } from "../store/queue.ts";
+import { holdQueued, rerouteQueued } from "../store/fleet-changes.ts";
+import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import { toDeviceOperation } from "./mappers.ts";
@@ -47,16 +49,23 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
    */
   async function buildDispatch(
     op: OperationRecord,
-  ): Promise<{ steps: ReturnType<typeof buildUssdSteps> } | DomainError> {
+    deviceId: string,
+  ): Promise<
+    | { steps: ReturnType<typeof buildUssdSteps> }
+    | { moved: { device_id: string | null; slot: number | null } }
+    | DomainError
+  > {
     if (op.sim_id === null) {
       return refusal("ussd_steps_unavailable", `Operation ${op.operation_id} has no SIM any more`, {
         operation_id: op.operation_id,
       });
     }
-    const pin = await fleet.revealPin(op.sim_id, op.operation_id).catch((err: unknown) => {
+    const revealed = await fleet.revealPin(op.sim_id, op.operation_id, deviceId).catch((err: unknown) => {
       if (err instanceof ConnectError && err.code === Code.NotFound) return null;
       throw err;
     });
+    if (revealed !== null && "moved" in revealed) return revealed;
+    const pin = revealed?.pin ?? null;
     if (pin === null) {
       return refusal("ussd_steps_unavailable", `SIM ${op.sim_id} of operation ${op.operation_id} has no PIN`, {
         operation_id: op.operation_id,
@@ -80,7 +89,20 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
   async function claim(em: EntityManager, actor: Actor, now: Date): Promise<Claim> {
     const op = await lockNextQueued(em, actor.device_id!);
     if (!op) return { kind: "idle" };
-    const built = await buildDispatch(op);
+    const built = await buildDispatch(op, actor.device_id!);
+    if ("moved" in built) {
+      // The SIM left this handset after the operation was queued on it (a create that read
+      // fleet before an unassignment or a move committed): the work follows the SIM, and
+      // this poll goes on to the device's next operation. Each pass moves one row off this
+      // device's queue, so the recursion ends.
+      const to = built.moved.device_id;
+      if (to === null) await holdQueued(em, op.sim_id!);
+      else if ((await rerouteQueued(em, op.sim_id!, to, built.moved.slot)) > 0) {
+        await announceDeviceWork(em, to);
+        deps.idle.forget(to);
+      }
+      return claim(em, actor, now);
+    }
     if (built instanceof DomainError) {
       // Never reached the operator: it fails, so the next poll moves on to other work.
       await move(

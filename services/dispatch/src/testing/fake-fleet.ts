@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { AccessGrant, Operator } from "../domain/index.ts";
-import type { AgentScope, DispatchContext, FleetPort, FleetSim } from "../rpc/fleet-port.ts";
+import type { AgentScope, DispatchContext, FleetPort, FleetSim, RevealedPin } from "../rpc/fleet-port.ts";
 
 export interface FakeAgent {
   role: "agent" | "supervisor" | "admin";
@@ -63,11 +63,12 @@ export class FakeFleet implements FleetPort {
     };
   }
 
-  async revealPin(simId: string): Promise<string> {
+  async revealPin(simId: string, _operationId: string, deviceId: string): Promise<RevealedPin> {
     const sim = this.sims.get(simId);
     if (!sim) throw new ConnectError(`SIM ${simId} not found`, Code.NotFound);
+    if (sim.device_id !== deviceId) return { moved: { device_id: sim.device_id, slot: sim.subscription_slot } };
     this.revealed.push(simId);
-    return sim.pin;
+    return { pin: sim.pin };
   }
 
   async lookupSim(simId: string): Promise<FleetSim | undefined> {

@@ -59,6 +59,14 @@ export function internalHandlers(deps: FleetDeps): Impl {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
       const sealed = await readPin(db.em(), req.simId);
       if (!sealed) throw notFound("sim", req.simId);
+      // Only to the device that holds the SIM now: a create that raced an unassignment or a
+      // move left its work on the old handset, and dispatch moves it on this answer.
+      if (req.deviceId && sealed.device_id !== req.deviceId) {
+        return {
+          pin: "",
+          moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
+        };
+      }
       let pin: string;
       try {
         pin = open(

@@ -180,9 +180,17 @@ export async function writeBalance(
 export async function readPin(
   em: EntityManager,
   id: string,
-): Promise<{ pin_key_id: string; pin_ciphertext: Buffer } | undefined> {
+): Promise<
+  { pin_key_id: string; pin_ciphertext: Buffer; device_id: string | null; subscription_slot: number | null } | undefined
+> {
   if (!UUID.test(id)) return undefined;
-  return one(em, `select pin_key_id, pin_ciphertext from fleet.sims where id = ?`, [id]);
+  const r = await one<{
+    pin_key_id: string;
+    pin_ciphertext: Buffer;
+    device_id: string | null;
+    subscription_slot: number | string | null;
+  }>(em, `select pin_key_id, pin_ciphertext, device_id, subscription_slot from fleet.sims where id = ?`, [id]);
+  return r && { ...r, subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot) };
 }
 
 export async function deleteSim(em: EntityManager, id: string): Promise<boolean> {
