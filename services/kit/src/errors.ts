@@ -87,6 +87,34 @@ export class DomainError extends Error {
   }
 }
 
+/** A reason of a service's table: the status it answers and when it is given (OpenAPI lists it per route). */
+export interface ReasonSpec {
+  readonly status: ErrorStatus;
+  readonly when: string;
+}
+
+/**
+ * The refusal builder of a service's reason table (`domain/reasons.ts` in every service): the
+ * status is looked up, never chosen by the caller, so reason and status cannot drift apart.
+ * The reasons named in `asProblems` travel as the contract's list of problems (one violation
+ * of `context.field`, else the context's first key), as the gateway's own validation does;
+ * every other refusal keeps its text.
+ */
+export function refusalsOf<R extends string>(
+  reasons: Record<R, ReasonSpec>,
+  asProblems: readonly NoInfer<R>[] = [],
+): (reason: R, detail: string, context?: Record<string, unknown>) => DomainError {
+  return (reason, detail, context = {}) => {
+    const violations = asProblems.includes(reason) ? [{ field: fieldOf(context), message: detail }] : [];
+    return new DomainError(reasons[reason].status, detail, { reason, context, violations });
+  };
+}
+
+function fieldOf(context: Record<string, unknown>): string {
+  if (typeof context.field === "string") return context.field;
+  return Object.keys(context)[0] ?? "";
+}
+
 export const refuse = (status: ErrorStatus, detail: string, reason?: string, context?: Record<string, unknown>) =>
   new DomainError(status, detail, { reason, context });
 

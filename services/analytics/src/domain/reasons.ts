@@ -1,5 +1,5 @@
 // The closed set of analytics refusal reasons, each with its status.
-import { DomainError, type ErrorStatus } from "@transferops/kit";
+import { refusalsOf, type ReasonSpec } from "@transferops/kit";
 
 export const REASONS = {
   not_signed_in: { status: "unauthenticated", when: "No session caller" },
@@ -8,10 +8,8 @@ export const REASONS = {
   invalid_window: { status: "invalid", when: "days outside 1 to 365, or a malformed from/to date" },
   reversed_range: { status: "invalid", when: "from is after to" },
   future_range: { status: "invalid", when: "The range starts after today (local)" },
-} as const satisfies Record<string, { status: ErrorStatus; when: string }>;
+} as const satisfies Record<string, ReasonSpec>;
 
 export type Reason = keyof typeof REASONS;
 
-export function refuse(reason: Reason, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(REASONS[reason].status, detail, { reason, context });
-}
+export const refuse = refusalsOf(REASONS);

@@ -6,13 +6,8 @@
 // gates run (house style: a request breaking two rules always gets the same
 // answer). `CREATE_OPERATION_PRECEDENCE` spells that order out for the caller.
 
-import { DomainError, type DomainStatus } from "./errors.ts";
-
-interface ReasonSpec {
-  readonly status: DomainStatus;
-  /** When the reason is given; for docs and for the error table in the OpenAPI document. */
-  readonly when: string;
-}
+import { refusalsOf, type ReasonSpec } from "@transferops/kit";
+import type { DomainError, DomainStatus } from "./errors.ts";
 
 export const REASONS = {
   // --- create operation, in precedence order -------------------------------
@@ -102,26 +97,18 @@ export const REASONS = {
 
   // --- faults ---------------------------------------------------------------------
   ussd_steps_unavailable: { status: "internal", when: "No USSD template, or a placeholder cannot be filled" },
-} as const satisfies Record<string, ReasonSpec>;
+} as const satisfies Record<string, ReasonSpec & { status: DomainStatus }>;
 
 export type ReasonCode = keyof typeof REASONS;
 
 export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
 
-/** Builds the DomainError for a reason; the status is looked up, never chosen by the caller. */
-export function refusal(code: ReasonCode, detail: string, context: Record<string, unknown> = {}): DomainError {
-  // A validation problem travels as the contract's list of problems (`detail` becomes
-  // `[{field, message}]` at the gateway, code invalid_request); every other refusal
-  // keeps its text.
-  const violations = code === "invalid_request" ? [{ field: fieldOf(context), message: detail }] : [];
-  return new DomainError(REASONS[code].status, detail, { reason: code, context, violations });
-}
-
-/** The field a validation refusal is about: `context.field`, else the first key of its context. */
-function fieldOf(context: Record<string, unknown>): string {
-  if (typeof context.field === "string") return context.field;
-  return Object.keys(context)[0] ?? "";
-}
+/**
+ * Builds the DomainError for a reason; the status is looked up, never chosen by the caller. A
+ * validation problem travels as the contract's list of problems (`detail` becomes
+ * `[{field, message}]` at the gateway, code invalid_request); every other refusal keeps its text.
+ */
+export const refusal = refusalsOf(REASONS, ["invalid_request"]);
 
 /** The gates of create operation, in the order they run. The first failing gate answers. */
 export const CREATE_OPERATION_PRECEDENCE: readonly ReasonCode[] = REASON_CODES.slice(

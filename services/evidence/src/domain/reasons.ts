@@ -3,12 +3,7 @@
 // in the order written beside it (docs/decisions/evidence.md), so a request breaking two
 // rules always gets the same answer.
 
-import { DomainError, type ErrorStatus } from "@transferops/kit";
-
-interface ReasonSpec {
-  readonly status: ErrorStatus;
-  readonly when: string;
-}
+import { DomainError, refusalsOf, type ReasonSpec } from "@transferops/kit";
 
 export const REASONS = {
   // --- who is calling ------------------------------------------------------------------
@@ -32,9 +27,7 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
-export function refusal(code: Reason, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(REASONS[code].status, detail, { reason: code, context });
-}
+export const refusal = refusalsOf(REASONS);
 
 /** A validation refusal naming the field, as the gateway's own validation errors do. */
 export function invalid(field: string, message: string, value?: unknown): DomainError {

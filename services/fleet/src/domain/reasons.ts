@@ -1,4 +1,4 @@
-import { DomainError, type ErrorStatus, type Violation } from "@transferops/kit";
+import { DomainError, refusalsOf, type ReasonSpec, type Violation } from "@transferops/kit";
 
 // Fleet's closed set of refusals (`context.reason`). Every DomainError fleet raises is
 // built here, from this table: its status is looked up, never chosen by the caller, so
@@ -20,12 +20,6 @@ import { DomainError, type ErrorStatus, type Violation } from "@transferops/kit"
 //        freeze/unfreeze: sim_retired
 //
 // Contexts carry ids, never secrets.
-
-interface ReasonSpec {
-  readonly status: ErrorStatus;
-  /** When the reason is given; for docs and for the error table in the OpenAPI document. */
-  readonly when: string;
-}
 
 export const REASONS = {
   // --- credentials and role -------------------------------------------------------
@@ -71,9 +65,7 @@ export type FleetReason = keyof typeof REASONS;
 export const REASON_CODES = Object.keys(REASONS) as FleetReason[];
 
 /** Builds the DomainError for a reason; the status comes from the table. */
-export function refusal(reason: FleetReason, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(REASONS[reason].status, detail, { reason, context });
-}
+export const refusal = refusalsOf(REASONS);
 
 /** Validation: 422 invalid_request, `detail` the list of problems (no reason, as at the gateway). */
 export const invalid = (violations: Violation[], context: Record<string, unknown> = {}) =>

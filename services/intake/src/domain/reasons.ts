@@ -4,12 +4,7 @@
 // the same answer (caller, then input, then existence and scope, then state, then
 // payment).
 
-import { DomainError, type ErrorStatus } from "@transferops/kit";
-
-interface ReasonSpec {
-  readonly status: ErrorStatus;
-  readonly when: string;
-}
+import { refusalsOf, type ReasonSpec } from "@transferops/kit";
 
 export const REASONS = {
   caller_not_allowed: { status: "forbidden", when: "The credential kind may not use this route" },
@@ -36,7 +31,4 @@ export const REASONS = {
 export type ReasonCode = keyof typeof REASONS;
 
 /** Builds the DomainError of a reason; the status is looked up, never chosen by the caller. */
-export function refusal(code: ReasonCode, detail: string, context: Record<string, unknown> = {}): DomainError {
-  const violations = code === "invalid_request" ? [{ field: String(context.field ?? ""), message: detail }] : [];
-  return new DomainError(REASONS[code].status, detail, { reason: code, context, violations });
-}
+export const refusal = refusalsOf(REASONS, ["invalid_request"]);

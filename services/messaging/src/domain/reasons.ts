@@ -3,13 +3,7 @@
 // Within one request the checks run in the order of this table: a request breaking two
 // rules always gets the same answer (validation, then lookups, then conflicts).
 
-import { DomainError, type ErrorStatus } from "@transferops/kit";
-
-interface ReasonSpec {
-  readonly status: ErrorStatus;
-  /** When the reason is given; for docs and the OpenAPI reasons lists. */
-  readonly when: string;
-}
+import { refusalsOf, type ReasonSpec } from "@transferops/kit";
 
 export const REASONS = {
   caller_not_allowed: { status: "forbidden", when: "The credential is not a messaging API key" },
@@ -41,9 +35,7 @@ export const REASONS = {
 export type Reason = keyof typeof REASONS;
 
 /** The refusal of `reason`, with its status from the table. */
-export function refusal(reason: Reason, detail: string, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(REASONS[reason].status, detail, { reason, context });
-}
+export const refusal = refusalsOf(REASONS);
 
 /** Reasons of a status, for a route's documentation. */
 export function reasonsOf(...reasons: Reason[]): Reason[] {
