@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { canSee, checkBoardActor, checkIntakeActor, checkReceiverPhone, parseListQuery, type Actor } from "./rules.ts";
+import {
+  canSee,
+  checkCreateTransaction,
+  checkBoardActor,
+  checkIntakeActor,
+  checkReceiverPhone,
+  parseListQuery,
+  type Actor,
+} from "./rules.ts";
 
 const actor = (o: Partial<Actor> = {}): Actor => ({
   kind: "session",
@@ -75,5 +83,42 @@ describe("parseListQuery", () => {
   ])("refuses %s, %s", (state, limit) => {
     const r = parseListQuery(state, limit);
     expect(r.ok ? null : r.error.reason).toBe("invalid_request");
+  });
+});
+
+describe("checkCreateTransaction: the first refusal in the order the checks answer", () => {
+  const valid = {
+    request_id: "r-1",
+    contact_id: "c-1",
+    receiver_name: "Marie",
+    receiver_phone: "690111222",
+    operator: "operator_b",
+    received_amount_xaf: 5000n,
+  };
+  it.each<[string, Partial<typeof valid> & Record<string, unknown>, string | null, string]>([
+    ["a valid create gives the local number", {}, null, "690111222"],
+    [
+      "request_id before everything else",
+      { request_id: " ", operator: "x", received_amount_xaf: 0n },
+      "request_id",
+      "",
+    ],
+    [
+      "receiver_phone's length before the operator",
+      { receiver_phone: "6".repeat(21), operator: "x" },
+      "receiver_phone",
+      "",
+    ],
+    ["the operator before the amount", { operator: "operator_c", received_amount_xaf: 0n }, "operator", ""],
+    ["the amount before the rate", { received_amount_xaf: 0n, rate: -1 }, "received_amount_xaf", ""],
+    ["a rate of 0", { rate: 0 }, "rate", ""],
+    ["a send amount that is not finite", { send_amount_eur: Number.NaN }, "send_amount_eur", ""],
+    ["the number's operator last", { receiver_phone: "670111222" }, "operator_mismatch", ""],
+  ])("%s", (_rule, change, refusedOn, msisdn) => {
+    const r = checkCreateTransaction({ ...valid, ...change } as Parameters<typeof checkCreateTransaction>[0]);
+    if (refusedOn === null) return expect(r).toEqual({ ok: true, msisdn });
+    expect(r.ok).toBe(false);
+    const e = (r as { ok: false; error: { reason?: string; context: Record<string, unknown> } }).error;
+    expect(e.reason === "invalid_request" ? e.context.field : e.reason).toBe(refusedOn);
   });
 });

@@ -75,6 +75,58 @@ export function checkReceiverPhone(
   return { ok: true, msisdn: checked.msisdn };
 }
 
+/** What a create carries, as the route checks it. */
+export interface CreateTransactionInput {
+  request_id: string;
+  parent_request_id?: string;
+  master_transaction_id?: string;
+  contact_id: string;
+  customer_name?: string;
+  customer_phone?: string;
+  receiver_name: string;
+  receiver_phone: string;
+  operator: string;
+  received_amount_xaf: bigint;
+  rate?: number;
+  send_amount_eur?: number;
+}
+
+/**
+ * The checks of a create, in the order they answer: the text limits, the operator, the
+ * amounts, then the receiver number against the operator. Returns the receiver number in
+ * local form, or the first refusal.
+ */
+export function checkCreateTransaction(
+  t: CreateTransactionInput,
+): { ok: true; msisdn: string } | { ok: false; error: DomainError } {
+  const amount = t.received_amount_xaf;
+  const refused =
+    checkLength("request_id", t.request_id, 200, true) ??
+    checkLength("parent_request_id", t.parent_request_id, 200) ??
+    checkLength("master_transaction_id", t.master_transaction_id, 200) ??
+    checkLength("contact_id", t.contact_id, 200, true) ??
+    checkLength("customer_name", t.customer_name, 200) ??
+    checkLength("customer_phone", t.customer_phone, 20) ??
+    checkLength("receiver_name", t.receiver_name, 200, true) ??
+    checkLength("receiver_phone", t.receiver_phone, 20, true) ??
+    ((OPERATORS as readonly string[]).includes(t.operator)
+      ? null
+      : refusal("invalid_request", "operator must be operator_a or operator_b", { field: "operator" })) ??
+    (amount > 0n && amount <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? null
+      : refusal("invalid_request", "received_amount_xaf must be above 0", { field: "received_amount_xaf" })) ??
+    checkPositive("rate", t.rate) ??
+    checkPositive("send_amount_eur", t.send_amount_eur);
+  if (refused) return { ok: false, error: refused };
+  return checkReceiverPhone(t.operator, t.receiver_phone);
+}
+
+function checkPositive(field: string, v: number | undefined): DomainError | null {
+  return v === undefined || (Number.isFinite(v) && v > 0)
+    ? null
+    : refusal("invalid_request", `${field} must be above 0`, { field });
+}
+
 /** `state` and `limit` of the list; unknown state 422, limit 1..250 (0 is the default 100). */
 export function parseListQuery(
   state: string,

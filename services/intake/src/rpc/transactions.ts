@@ -5,10 +5,10 @@ import type { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/i
 import {
   checkBoardActor,
   checkIntakeActor,
-  checkLength,
+  checkCreateTransaction,
   checkReceiverPhone,
+  checkLength,
   CLOSED_BY_RECEIPT,
-  OPERATORS,
   parseListQuery,
   refusal,
   type Actor,
@@ -25,11 +25,6 @@ import { actorOf, check, requirePending, visibleTransaction, type IntakeDeps } f
 import { toTransaction } from "./mappers.ts";
 
 type Impl = Omit<ServiceImpl<typeof IntakeService>, "launchTransaction">;
-
-const positive = (field: string, v: number | undefined) =>
-  v === undefined || (Number.isFinite(v) && v > 0)
-    ? null
-    : refusal("invalid_request", `${field} must be above 0`, { field });
 
 export function transactionHandlers(deps: IntakeDeps): Impl {
   const { db } = deps;
@@ -59,26 +54,20 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
   return {
     async createTransaction(req) {
       check(checkIntakeActor(actorOf(req.caller)));
-      const amount = req.receivedAmountXaf;
-      check(
-        checkLength("request_id", req.requestId, 200, true) ??
-          checkLength("parent_request_id", req.parentRequestId, 200) ??
-          checkLength("master_transaction_id", req.masterTransactionId, 200) ??
-          checkLength("contact_id", req.contactId, 200, true) ??
-          checkLength("customer_name", req.customerName, 200) ??
-          checkLength("customer_phone", req.customerPhone, 20) ??
-          checkLength("receiver_name", req.receiverName, 200, true) ??
-          checkLength("receiver_phone", req.receiverPhone, 20, true) ??
-          ((OPERATORS as readonly string[]).includes(req.operator)
-            ? null
-            : refusal("invalid_request", "operator must be operator_a or operator_b", { field: "operator" })) ??
-          (amount > 0n && amount <= BigInt(Number.MAX_SAFE_INTEGER)
-            ? null
-            : refusal("invalid_request", "received_amount_xaf must be above 0", { field: "received_amount_xaf" })) ??
-          positive("rate", req.rate) ??
-          positive("send_amount_eur", req.sendAmountEur),
-      );
-      const phone = checkReceiverPhone(req.operator, req.receiverPhone);
+      const phone = checkCreateTransaction({
+        request_id: req.requestId,
+        parent_request_id: req.parentRequestId,
+        master_transaction_id: req.masterTransactionId,
+        contact_id: req.contactId,
+        customer_name: req.customerName,
+        customer_phone: req.customerPhone,
+        receiver_name: req.receiverName,
+        receiver_phone: req.receiverPhone,
+        operator: req.operator,
+        received_amount_xaf: req.receivedAmountXaf,
+        rate: req.rate,
+        send_amount_eur: req.sendAmountEur,
+      });
       if (!phone.ok) throw phone.error;
       const created = await db.tx(async (em) => {
         const t = await insertTransaction(em, {
@@ -92,7 +81,7 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
           receiver_name: req.receiverName,
           receiver_phone: phone.msisdn,
           operator: req.operator,
-          received_amount_xaf: amount.toString(),
+          received_amount_xaf: req.receivedAmountXaf.toString(),
           rate: req.rate ?? null,
           send_amount_eur: req.sendAmountEur ?? null,
           partner_verify: req.partnerVerify,
