@@ -6,13 +6,12 @@
 // `normaliseMsisdn` reduces those to the local form before any rule runs. Nothing else
 // is rewritten: a number that is not 9 digits afterwards is not a mobile-money number.
 
-export const MOBILE_OPERATORS = ["operator_a", "operator_b"] as const;
-export type MobileOperator = (typeof MOBILE_OPERATORS)[number];
+import { OPERATORS, type Operator } from "./vocabulary.ts";
 
 const LOCAL_LENGTH = 9;
 
 /** Three-digit prefixes per operator, from the contract's table. Anything else (66x included) is undetermined. */
-const PREFIX_RANGES: Readonly<Record<MobileOperator, readonly (readonly [number, number])[]>> = {
+const PREFIX_RANGES: Readonly<Record<Operator, readonly (readonly [number, number])[]>> = {
   operator_a: [
     [670, 679],
     [650, 654],
@@ -46,11 +45,11 @@ function stripCountryCode(compact: string): string {
 }
 
 /** The operator owning the number's prefix, or null when the number is malformed or the prefix is nobody's. */
-export function operatorOf(msisdn: string): MobileOperator | null {
+export function operatorOf(msisdn: string): Operator | null {
   const local = normaliseMsisdn(msisdn);
   if (local === null) return null;
   const prefix = Number(local.slice(0, 3));
-  for (const operator of MOBILE_OPERATORS) {
+  for (const operator of OPERATORS) {
     if (PREFIX_RANGES[operator].some(([low, high]) => prefix >= low && prefix <= high)) return operator;
   }
   return null;
@@ -60,7 +59,7 @@ export function operatorOf(msisdn: string): MobileOperator | null {
 export type DestinationCheck =
   | { kind: "invalid_msisdn" }
   | { kind: "operator_undetermined"; msisdn: string }
-  | { kind: "ok"; msisdn: string; operator: MobileOperator };
+  | { kind: "ok"; msisdn: string; operator: Operator };
 
 export function checkDestination(raw: string): DestinationCheck {
   const local = normaliseMsisdn(raw);

@@ -1,3 +1,4 @@
+import { ROLES } from "@transferops/kit";
 import { z } from "zod";
 import { AgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import {
@@ -14,7 +15,7 @@ import { contractSchema } from "../../http/contract-schema.ts";
 
 const agentJson = (a: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(AgentSchema, a!);
 
-const role = z.enum(["agent", "supervisor", "admin"]);
+const role = z.enum(ROLES);
 const newAgentBody = z.object({
   login: text(100),
   full_name: text(200),

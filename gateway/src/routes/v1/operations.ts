@@ -6,7 +6,7 @@ import {
   type Operation,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { CreateOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { InFlight } from "@transferops/kit";
+import { InFlight, OPERATORS, OP_TYPES } from "@transferops/kit";
 import { toContractJson } from "../../http/json.ts";
 import type { Services } from "../../services.ts";
 import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
@@ -18,7 +18,7 @@ import { contractSchema } from "../../http/contract-schema.ts";
 /** The contract's operation detail. */
 export const operationJson = (o: Operation | undefined) => toContractJson(OperationSchema, o!);
 
-const opType = z.enum(["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"]);
+const opType = z.enum(OP_TYPES);
 const nullableText = (max: number) => z.string().max(max).nullable().optional();
 
 const createBody = z.object({
@@ -26,7 +26,7 @@ const createBody = z.object({
   parent_operation_id: uuid().nullable().optional(),
   // Required with the API key (the service says so); ignored for a session, so not validated here.
   agent_id: z.string().max(100).nullable().optional(),
-  operator: z.enum(["operator_a", "operator_b"]),
+  operator: z.enum(OPERATORS),
   client: z.object({
     msisdn: text(20),
     nom: z

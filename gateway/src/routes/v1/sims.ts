@@ -1,3 +1,4 @@
+import { OPERATORS } from "@transferops/kit";
 import { z } from "zod";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
@@ -78,7 +79,7 @@ export const simRoutes: Route[] = [
     auth: ["session"],
     body: z
       .object({
-        operator: z.enum(["operator_a", "operator_b"]),
+        operator: z.enum(OPERATORS),
         msisdn: z.string().regex(/^\d{9}$/, "must be 9 digits (local format)"),
         pin: z.string().regex(/^\d{4,8}$/, "must be 4 to 8 digits"),
         device_id: deviceId.optional(),

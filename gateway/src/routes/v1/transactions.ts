@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ts } from "@transferops/kit";
+import { ts, OPERATORS } from "@transferops/kit";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
@@ -42,7 +42,7 @@ const transactionSchema = z.object({
   customer_phone: nullable(z.string()),
   receiver_name: z.string(),
   receiver_phone: z.string().describe("9-digit local form"),
-  operator: z.enum(["operator_a", "operator_b"]),
+  operator: z.enum(OPERATORS),
   received_amount_xaf: z.number().int(),
   rate: nullable(z.number()),
   send_amount_eur: nullable(z.number()),
@@ -145,7 +145,7 @@ const createBody = z
     customer_phone: z.string().max(20).nullable().optional(),
     receiver_name: text(200),
     receiver_phone: text(20),
-    operator: z.enum(["operator_a", "operator_b"]),
+    operator: z.enum(OPERATORS),
     received_amount_xaf: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     rate: money.nullable().optional(),
     send_amount_eur: money.nullable().optional(),

@@ -18,7 +18,7 @@
 import defaultMenusJson from "./ussd-menus.json" with { type: "json" };
 import { DomainError } from "./errors.ts";
 import { refusal } from "./reasons.ts";
-import { isOperator, isOpType, type Operator, type OpType } from "./vocabulary.ts";
+import { isOperator, isOpType, OPERATORS, type Operator, type OpType } from "./vocabulary.ts";
 
 export const PIN_MASK = "****";
 
@@ -84,7 +84,7 @@ export function parseMenus(document: unknown): UssdMenus {
     if (!isOperator(operator)) throw menuFault(`unknown operator '${operator}'`);
     menus[operator] = parseOperatorMenus(operator, value);
   }
-  for (const operator of ["operator_a", "operator_b"] as const) {
+  for (const operator of OPERATORS) {
     if (menus[operator] === undefined) throw menuFault(`operator '${operator}' is missing`);
   }
   return menus as UssdMenus;

@@ -1,14 +1,10 @@
 // The closed vocabularies of the contract, as const tuples so that a value
 // can be both checked at run time and narrowed at compile time.
 
-export const OPERATORS = ["operator_a", "operator_b"] as const;
-export type Operator = (typeof OPERATORS)[number];
+// Operators, operation types and roles are the platform's (the kit's); dispatch's own follow.
+import { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role } from "@transferops/kit";
 
-export const OP_TYPES = ["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"] as const;
-export type OpType = (typeof OP_TYPES)[number];
-
-export const ROLES = ["agent", "supervisor", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+export { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role };
 
 export const ORIGINS = ["aggregated", "assisted", "matching"] as const;
 export type Origin = (typeof ORIGINS)[number];

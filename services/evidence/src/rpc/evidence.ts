@@ -1,4 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
+import { OPERATORS } from "@transferops/kit";
 import type { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { canConfirm, canConfirmBalance, isMovement, parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
@@ -12,7 +13,6 @@ import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
 import { toEvidence } from "./mappers.ts";
 
-const OPERATORS: readonly Operator[] = ["operator_a", "operator_b"];
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 

@@ -1,7 +1,8 @@
 import { refusal } from "./reasons.ts";
 
-export const ROLES = ["agent", "supervisor", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from "@transferops/kit";
+
+export { ROLES, type Role };
 
 export const isRole = (v: string): v is Role => (ROLES as readonly string[]).includes(v);
 

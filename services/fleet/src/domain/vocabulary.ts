@@ -1,11 +1,10 @@
 // The closed vocabularies fleet checks, as const tuples: checked at run time, narrowed at
 // compile time.
 
-export const OPERATORS = ["operator_a", "operator_b"] as const;
-export type Operator = (typeof OPERATORS)[number];
+// Operators and operation types are the platform's (the kit's); fleet's own follow.
+import { OPERATORS, OP_TYPES, type Operator, type OpType } from "@transferops/kit";
 
-export const OP_TYPES = ["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"] as const;
-export type OpType = (typeof OP_TYPES)[number];
+export { OPERATORS, OP_TYPES, type Operator, type OpType };
 
 /** Operation types a fleet limit can be recorded for (money-moving types only). */
 export const LIMIT_OP_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;

@@ -1,10 +1,10 @@
 // The rules of intake's requests, pure: scope, the receiver number, the list query.
 
-import { checkDestination, type DomainError } from "@transferops/kit";
+import { checkDestination, OPERATORS, type DomainError } from "@transferops/kit";
 import { refusal } from "./reasons.ts";
 import { isTransactionState, type TransactionState } from "./transaction-state.ts";
 
-export const OPERATORS = ["operator_a", "operator_b"] as const;
+export { OPERATORS };
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 250;
 
