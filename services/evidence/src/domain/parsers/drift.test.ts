@@ -40,12 +40,12 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 97.8,
+  kind: 97.9,
   amount: 99.7,
   fee: 99.2,
   balance_after: 99.6,
-  operator_ref: 98.9,
-  counterparty_msisdn: 99.1,
+  operator_ref: 99.1,
+  counterparty_msisdn: 99.2,
 };
 
 describe("the parser on drifted texts", () => {

@@ -134,7 +134,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     (n) => n !== ref,
   );
   const payee = [...new Set([...folded.matchAll(PAYEE)].map((m) => m.groups!.v.replace(/^\+/, "")))];
-  const cue = kindFromCues(folded, {
+  const cue = kindFromCues(blankSenderText(folded), {
     amount: typeof amount === "number" ? amount : null,
     amountPrinted: amount !== null || unlabelled !== null,
     balance_after: typeof balance === "number" ? balance : null,
@@ -158,6 +158,21 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
   };
 }
 
+/**
+ * The free text a sender or an agent typed ("Message from sender: Withdraw from Betpawa."),
+ * up to the end of its sentence: not the operator's words, so its verbs do not count (its
+ * labelled values are read as before: the operator's own label may follow an empty message).
+ */
+const SENDER_TEXT =
+  /\b(?:message (?:from (?:the )?(?:sender|agent)|to (?:the )?receiver|de l'expediteur|du destinataire|de l'agent)|message|motif|reason) ?:(?<v>.*?)(?=\. |\||$)/dgi;
+
+function blankSenderText(folded: string): string {
+  return folded.replace(
+    SENDER_TEXT,
+    (all: string, v: string) => all.slice(0, all.length - v.length) + " ".repeat(v.length),
+  );
+}
+
 const PHONE_ANYWHERE = new RegExp(String.raw`(?<![\w.])${PHONE}`, "g");
 /** The number money went to: after "vers", "to", "au", "a", "pour" (and "le", "numero"). */
 const PAYEE = new RegExp(String.raw`\b(?:vers|to|au|a|pour)\s+(?:le\s+)?(?:numero\s+)?(?<v>${PHONE})`, "gi");
@@ -166,9 +181,12 @@ const CURRENCY_AMOUNT = new RegExp(
   String.raw`(?<![\w.,])(?:${CURRENCY} ?${NUMBER}|${NUMBER} ?${CURRENCY})(?![\w])`,
   "gi",
 );
-/** Labels whose amount is not the operation's: balances, fees, commissions, net totals, taxes. */
+/**
+ * Labels whose amount is not the operation's: balances, fees, commissions, net totals, taxes,
+ * bonus and loyalty purses.
+ */
 const NOT_THE_AMOUNT =
-  /(?:solde|balance|frais|fees?|commission|net|charges|cout|taxe|worth|discount|remise)[^.,;:]{0,30}:?\s*$/i;
+  /(?:solde|balance|frais|fees?|commission|net|charges|cout|taxe|worth|discount|remise|bonus|points?|fidelite)[^.,;:]{0,30}:?\s*$/i;
 
 /**
  * A receipt's amount where no label names it: the first amount with a currency that no
