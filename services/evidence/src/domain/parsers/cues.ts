@@ -64,7 +64,7 @@ export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   if (!r.amountPrinted) {
     // A balance reply: a balance, and nothing that a movement would print.
     const bare = r.balance_after !== null && r.operator_ref === null && r.phones.length === 0;
-    if (bare && BALANCE_REPLY.test(text) && !anyVerb(text.replace(BALANCE_LABEL, " ")))
+    if (bare && BALANCE_REPLY.test(text) && !namesAMovement(text))
       return { receipt: true, kind: "BAL", direction: null, counterparty: null };
     return { receipt: false };
   }
@@ -111,6 +111,8 @@ export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   return { receipt: true, kind: null, direction: null, counterparty: party };
 }
 
-function anyVerb(text: string): boolean {
+/** A verb of an operation, outside the labels of balance items. */
+export function namesAMovement(folded: string): boolean {
+  const text = folded.toLowerCase().replace(BALANCE_LABEL, " ");
   return [WITHDRAWAL, DEPOSIT, RECEIVED, SENT, TRANSFER, AIRTIME].some((re) => re.test(text));
 }

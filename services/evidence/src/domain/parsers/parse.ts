@@ -16,7 +16,7 @@ import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { blankPromotions, promoCut } from "./promo.ts";
-import { kindFromCues } from "./cues.ts";
+import { kindFromCues, namesAMovement } from "./cues.ts";
 import { LABELLED_FIELDS, NOTICES, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
@@ -108,9 +108,23 @@ export function parseWithoutWordings(operator: Operator, text: string): ParsedMe
 function firstMatch(rules: readonly Rule[], norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
   for (const rule of rules) {
     const m = rule.match.exec(norm.folded);
-    if (m) return applyRule(rule, m.index, m.index + m[0].length, norm, format);
+    if (!m) continue;
+    // A balance sentence inside a receipt ("Vous avez recu 260000.0 FCFA ... Le solde de votre
+    // compte est de ...") is no balance reply: a BAL wording never reads a text that moves money.
+    if (rule.kind === "BAL" && showsMovement(norm, format)) continue;
+    return applyRule(rule, m.index, m.index + m[0].length, norm, format);
   }
   return null;
+}
+
+/**
+ * The text moves money: promotions and the sender's message left out, it prints an amount no
+ * balance or fee label introduces, and the verb of an operation.
+ */
+function showsMovement(norm: NormalizedText, format: NumberFormat): boolean {
+  const blank = blankPromotions(norm.folded);
+  const folded = blank.keep(norm.folded);
+  return verbAmount(folded, blank.keep(norm.text), format) !== null && namesAMovement(blankSenderText(folded));
 }
 
 /**
