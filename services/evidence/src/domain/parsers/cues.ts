@@ -3,12 +3,14 @@
 // An operator rewords its receipts several times a year; until a rule is written, each new
 // wording would come back with kind null. What survives a rewording is the labelled values
 // (an amount, a reference, a balance) and the verb of the operation. A text is taken for a
-// receipt only when, promotions left out, it shows a labelled amount and a labelled
-// reference or balance; its kind is then decided by its verbs. A promotion carries amounts
+// receipt only when, promotions and the sender's own message left out, it prints an amount
+// (in FCFA or another currency) and a labelled reference or balance; its kind is then decided
+// by its verbs, and by the prefix of an Orange reference, which names the operation on every
+// Orange line (CI cash-in, CO cash-out, PP transfer, MP payment). A promotion carries amounts
 // but never a labelled reference or balance of the wallet.
 //
-// Confirming kinds are held to more: a DEP needs an outgoing cash-in verb, the amount, the
-// reference and exactly one phone number (the divergence check then compares it with the
+// Confirming kinds are held to more: a DEP needs an outgoing cash-in verb (or an outgoing verb
+// under a CI reference), the amount read in FCFA, the reference and exactly one phone number (the divergence check then compares it with the
 // destination); a BAL needs a balance and nothing else (no amount, no reference, no verb).
 // A receipt whose verbs are missing or contradict each other stays kind null: an orphan for
 // a person, never a notice or a promotion.
@@ -27,13 +29,16 @@ export interface CueReadings {
   payee: string | null;
 }
 
+/** The operation an Orange reference's prefix names ("CI220822.1921.C04642": a cash-in). */
+const ORANGE_PREFIX = /^(CI|CO|PP|MP)\d{6}\./;
+
 export type CueDecision =
   | { receipt: false }
   | { receipt: true; kind: MessageKind | null; direction: Direction | null; counterparty: string | null };
 
 // Verbs on accent-folded, lower-cased text.
 const WITHDRAWAL = /\b(?:retraits?|retire[rz]?|withdraw(?:al|n)?|cash[ -]?out)\b/;
-const DEPOSIT = /\b(?:depots?|cash[ -]?in|deposit(?:ed)?)\b/;
+const DEPOSIT = /\b(?:depots?|cash(?:ed)?[ -]?in|deposit(?:ed)?)\b/;
 const RECEIVED = /\b(?:recu|received|credite|credited|venant de)\b/;
 // Not "debite": "montant net debite" closes withdrawals and deposits alike.
 const SENT = /\b(?:transfere|transferred|envoye|envoi|sent)\b/;
@@ -41,13 +46,25 @@ const SENT = /\b(?:transfere|transferred|envoye|envoi|sent)\b/;
 const TRANSFER = /\b(?:transferts?|transfers?)\b/;
 const AIRTIME = /\b(?:recharge(?:ment)?|airtime|forfaits?|bundles?|credit de communication)(?![a-z])/;
 const BALANCE_REPLY = /\b(?:solde|balance)\b/;
+/**
+ * The wallet holder as the subject of the verb ("vous avez envoye", "you have received"): whose
+ * copy it is, whatever other numbers the text names. The noun ("Transfert de A vers B") does not
+ * say it.
+ */
+const I_SENT = /\b(?:vous avez|you have|you've)(?: (?:bien|successfully))? (?:envoye|transfere|sent|transferred)\b/;
+const I_GOT = /\b(?:vous avez|you have|you've)(?: bien)? (?:recu|received)\b/;
+/**
+ * A balance item's label ("Solde Credit de communication :", "Airtime balance:"): the words of
+ * another purse's name are not the verb of an operation.
+ */
+const BALANCE_LABEL = /(?:\b[a-z]+ ){0,3}\b(?:solde|balance)\b(?: [a-z']+){0,4} ?:/g;
 
 export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   const text = folded.toLowerCase();
-  if (r.amount === null) {
+  if (!r.amountPrinted) {
     // A balance reply: a balance, and nothing that a movement would print.
-    const bare = !r.amountPrinted && r.balance_after !== null && r.operator_ref === null && r.phones.length === 0;
-    if (bare && BALANCE_REPLY.test(text) && !anyVerb(text))
+    const bare = r.balance_after !== null && r.operator_ref === null && r.phones.length === 0;
+    if (bare && BALANCE_REPLY.test(text) && !namesAMovement(text))
       return { receipt: true, kind: "BAL", direction: null, counterparty: null };
     return { receipt: false };
   }
@@ -65,22 +82,37 @@ export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   ] as const;
   const [withdrawal, deposit, received, sent, airtime] = verbs;
   const count = verbs.filter(Boolean).length;
+  const prefix = ORANGE_PREFIX.exec(r.operator_ref ?? "")?.[1] ?? null;
+  const iSent = I_SENT.test(text);
+  const iGot = I_GOT.test(text);
   const kind = (k: MessageKind, direction: Direction | null): CueDecision => ({
     receipt: true,
     kind: k,
     direction,
     counterparty: party,
   });
+  // A deposit proves a transfer: its amount must be read in FCFA and its number compared.
+  const canDeposit = r.amount !== null && r.operator_ref !== null && party !== null;
+  // The Orange reference's prefix names the operation; the subject says whose copy it is.
+  if (prefix !== null && iSent !== iGot) {
+    if (prefix === "CO") return kind("UV_WITH", iGot ? "in" : "out");
+    if (prefix === "CI" && iSent && canDeposit && !withdrawal && !received) return kind("DEP", "out");
+    if (prefix === "PP" && count === 1) return iGot ? kind("UV_IN", "in") : kind("UV_OUT", "out");
+    if (prefix !== "PP") return { receipt: true, kind: null, direction: null, counterparty: party };
+  }
   if (count === 1 && withdrawal) return kind("UV_WITH", null);
   if (count === 1 && airtime) return kind("AIRTIME", "out");
-  // "Transfert de A vers B": whose copy it is depends on the wording, not on the verb.
+  // "Transfert de A vers B": whose copy it is depends on the wording, not on the verb, unless
+  // the holder is the verb's subject.
   const oneParty = r.phones.length <= 1;
-  if (count === 1 && received && oneParty) return kind("UV_IN", "in");
-  if (count === 1 && sent && oneParty) return kind("UV_OUT", "out");
-  if (count === 1 && deposit && r.operator_ref !== null && party !== null) return kind("DEP", "out");
+  if (count === 1 && received && (oneParty || iGot)) return kind("UV_IN", "in");
+  if (count === 1 && sent && (oneParty || iSent)) return kind("UV_OUT", "out");
+  if (count === 1 && deposit && canDeposit) return kind("DEP", "out");
   return { receipt: true, kind: null, direction: null, counterparty: party };
 }
 
-function anyVerb(text: string): boolean {
+/** A verb of an operation, outside the labels of balance items. */
+export function namesAMovement(folded: string): boolean {
+  const text = folded.toLowerCase().replace(BALANCE_LABEL, " ");
   return [WITHDRAWAL, DEPOSIT, RECEIVED, SENT, TRANSFER, AIRTIME].some((re) => re.test(text));
 }

@@ -40,13 +40,20 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 97.8,
+  kind: 97.9,
   amount: 99.7,
   fee: 99.2,
   balance_after: 99.6,
-  operator_ref: 98.9,
-  counterparty_msisdn: 99.1,
+  operator_ref: 99.1,
+  counterparty_msisdn: 99.2,
 };
+
+const PARTS = [
+  ["development", "dev"],
+  ["held-out", "heldout"],
+  ["fresh", "fresh"],
+  ["constructed", "constructed"],
+] as const;
 
 describe("the parser on drifted texts", () => {
   const variants = drifted(CORPUS);
@@ -62,13 +69,17 @@ describe("the parser on drifted texts", () => {
       const originals = these.map((v) => CORPUS.find((t) => `${t.id}~${drift}` === v.text.id)!);
       lines.push(line(drift, score(these.map((v) => v.text))), line("  undrifted", score(originals)));
     }
-    const all = score(variants.map((v) => v.text));
-    lines.push(line("all drifted", all));
-    const heldout = CORPUS.filter((t) => t.split === "heldout");
-    const heldoutDrifted = variants.filter((v) => heldout.some((t) => v.text.id.startsWith(`${t.id}~`)));
-    lines.push(line("held-out drifted", score(heldoutDrifted.map((v) => v.text))));
+    lines.push(line("all drifted", score(variants.map((v) => v.text))));
+    for (const [name, split] of PARTS) {
+      const these = variants.filter((v) => v.text.split === split);
+      lines.push(line(`${name} drifted`, score(these.map((v) => v.text))));
+    }
+    // The floor was measured on the parts rules were written with or held out from; the texts
+    // collected after the rules (fresh) are printed, not floored.
+    const floored = score(variants.filter((v) => v.text.split !== "fresh").map((v) => v.text));
+    lines.push(line("floored (not fresh)", floored));
     console.log(lines.join("\n"));
-    for (const f of SCORED) expect(pct(all.right[f], all.texts)).toBeGreaterThanOrEqual(DRIFT_FLOOR[f]);
+    for (const f of SCORED) expect(pct(floored.right[f], floored.texts)).toBeGreaterThanOrEqual(DRIFT_FLOOR[f]);
   });
 
   it("never confirms what a drifted text does not prove", () => {

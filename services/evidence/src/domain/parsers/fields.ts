@@ -27,8 +27,12 @@ export const CURRENCY = String.raw`(?:F\s?CFA|FCFA|XAF|XOF|CFA|USD|EUR|US\$|\$|â
 /** Digits with any grouping or decimal marks; the reader decides what the marks mean. */
 export const NUMBER = String.raw`\d(?:[\d,. ]*\d)?`;
 
+/**
+ * A money token. The number is never cut before a separator and a digit: "Votre paiement de
+ * 2,800.00 FCFA a ..." must not give "2" to a pattern that wants a comma after the amount.
+ */
 function moneySource(capture: boolean): string {
-  const body = String.raw`(?:${CURRENCY} ?)?(?:${NUMBER}|${PLACEHOLDER})(?: ?${CURRENCY})?`;
+  const body = String.raw`(?:${CURRENCY} ?)?(?:${NUMBER}(?![,.]?\d)|${PLACEHOLDER})(?: ?${CURRENCY})?`;
   return capture ? String.raw`(?<v>${body})` : String.raw`(?:${body})`;
 }
 

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { canConfirm, canConfirmBalance, isMovement, MAX_TEXT_LENGTH, parseMessage, rulesFor } from "./parse.ts";
+import {
+  canConfirm,
+  canConfirmBalance,
+  isMovement,
+  MAX_TEXT_LENGTH,
+  parseMessage,
+  parseWithoutWordings,
+  rulesFor,
+} from "./parse.ts";
 import { MESSAGE_KINDS, type MessageKind, type Operator, type ParsedMessage } from "./types.ts";
 
 // ---------------------------------------------------------------------------------------
@@ -942,6 +950,74 @@ describe("a receipt no wording recognises: fields by label, kind by its verbs", 
     const p = parseMessage(operator, text);
     expect(p.kind).toBeNull();
     expect(p.rule).toBe("unrecognised");
+  });
+
+  it.each<[string, Operator, string, Partial<ParsedMessage>]>([
+    [
+      "the holder as the verb's subject says whose copy it is, whatever other numbers follow",
+      "operator_b",
+      "Vous avez transfere 10 000 FCFA au numero 70000001. Votre solde est de 5 000 FCFA. ID Trans: PP260101.1200.A00004. Reclamation: appelez le 127 ou le 07000121.",
+      { kind: "UV_OUT", amount: 10000, counterparty_msisdn: "70000001", direction: "out" },
+    ],
+    [
+      "an amount in another currency still gives the kind, not the amount",
+      "operator_b",
+      "Vous avez recu 395 USD de JEAN 0844452411. Nouveau solde: 420 USD. Ref: PP241108.1024.C30177",
+      { kind: "UV_IN", amount: null, operator_ref: "PP241108.1024.C30177", direction: "in" },
+    ],
+    [
+      "an Orange reference's prefix names the operation (CO: a cash-out)",
+      "operator_b",
+      "Trans ID: CO260101.1200.A00005. Vous avez recu 1000 FCFA venant de 690000003. Solde: 5000 FCFA.",
+      { kind: "UV_WITH", amount: 1000, direction: "in", counterparty_msisdn: "690000003" },
+    ],
+    [
+      "a sender's typed message gives no verb",
+      "operator_a",
+      "You have received 2000 FCFA from SHOP (670000004). Message from sender: Withdraw from Bet. Your new balance: 5000 FCFA. Transaction Id: 12345678902.",
+      { kind: "UV_IN", amount: 2000, balance_after: 5000 },
+    ],
+    [
+      "a balance list naming other purses is a balance reply with the wallet's balance",
+      "operator_a",
+      "Solde Courant: 1 000 FCFA ; Solde disponible: 1 000 FCFA ; Solde Credit de communication: 195 FCFA",
+      { kind: "BAL", balance_after: 1000 },
+    ],
+    [
+      "an airtime or gift balance is not the wallet's",
+      "operator_a",
+      "Current balance: 8910 FCFA ; Available balance: 8910 FCFA ; Airtime balance: 7,943 FCFA ; Gift Balance: 0.",
+      { kind: "BAL", balance_after: 8910 },
+    ],
+  ])("cues alone: %s", (_case, operator, text, want) => {
+    expect(parseWithoutWordings(operator, text)).toMatchObject(want);
+  });
+
+  it("a cash-in whose amount is in another currency is never a DEP", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Cash in de 10 USD vers 0844452411. Ref: CI241108.1024.C30178. Solde: 20 USD.",
+    );
+    expect(p.kind).not.toBe("DEP");
+    expect(canConfirm(p.kind)).toBe(false);
+  });
+
+  it("a balance sentence inside a receipt is no balance reply", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Vous avez recu 26000.0 FCFA, Frais:  FCFA, Taxe:  FCFA du 64000001,NAME. Le solde de votre compte est de 26257.6 FCFA Trans ID: PP260820.0955.2972249.",
+    );
+    expect(p.kind).not.toBe("BAL");
+    expect(canConfirmBalance(p.kind)).toBe(false);
+    expect(p).toMatchObject({ kind: "UV_IN", amount: 26000, balance_after: 26257 });
+  });
+
+  it("a money value is never cut before a separator and a digit", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Votre paiement de 2,800.00 FCFA a PHARMACIE a ete effectue avec succes. Votre solde est de : 3704.3 Trans id: MP260827.1822.2966898.",
+    );
+    expect(p.amount).toBe(2800);
   });
 
   it("a payment in another currency is no balance reply", () => {

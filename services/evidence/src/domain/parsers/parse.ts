@@ -16,7 +16,7 @@ import { detectLanguage, normalizeText, type NormalizedText } from "./normalize.
 import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { blankPromotions, promoCut } from "./promo.ts";
-import { kindFromCues } from "./cues.ts";
+import { kindFromCues, namesAMovement } from "./cues.ts";
 import { LABELLED_FIELDS, NOTICES, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
@@ -108,9 +108,23 @@ export function parseWithoutWordings(operator: Operator, text: string): ParsedMe
 function firstMatch(rules: readonly Rule[], norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
   for (const rule of rules) {
     const m = rule.match.exec(norm.folded);
-    if (m) return applyRule(rule, m.index, m.index + m[0].length, norm, format);
+    if (!m) continue;
+    // A balance sentence inside a receipt ("Vous avez recu 260000.0 FCFA ... Le solde de votre
+    // compte est de ...") is no balance reply: a BAL wording never reads a text that moves money.
+    if (rule.kind === "BAL" && showsMovement(norm, format)) continue;
+    return applyRule(rule, m.index, m.index + m[0].length, norm, format);
   }
   return null;
+}
+
+/**
+ * The text moves money: promotions and the sender's message left out, it prints an amount no
+ * balance or fee label introduces, and the verb of an operation.
+ */
+function showsMovement(norm: NormalizedText, format: NumberFormat): boolean {
+  const blank = blankPromotions(norm.folded);
+  const folded = blank.keep(norm.folded);
+  return verbAmount(folded, blank.keep(norm.text), format) !== null && namesAMovement(blankSenderText(folded));
 }
 
 /**
@@ -134,7 +148,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     (n) => n !== ref,
   );
   const payee = [...new Set([...folded.matchAll(PAYEE)].map((m) => m.groups!.v.replace(/^\+/, "")))];
-  const cue = kindFromCues(folded, {
+  const cue = kindFromCues(blankSenderText(folded), {
     amount: typeof amount === "number" ? amount : null,
     amountPrinted: amount !== null || unlabelled !== null,
     balance_after: typeof balance === "number" ? balance : null,
@@ -158,6 +172,21 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
   };
 }
 
+/**
+ * The free text a sender or an agent typed ("Message from sender: Withdraw from Betpawa."),
+ * up to the end of its sentence: not the operator's words, so its verbs do not count (its
+ * labelled values are read as before: the operator's own label may follow an empty message).
+ */
+const SENDER_TEXT =
+  /\b(?:message (?:from (?:the )?(?:sender|agent)|to (?:the )?receiver|de l'expediteur|du destinataire|de l'agent)|message|motif|reason) ?:(?<v>.*?)(?=\. |\||$)/dgi;
+
+function blankSenderText(folded: string): string {
+  return folded.replace(
+    SENDER_TEXT,
+    (all: string, v: string) => all.slice(0, all.length - v.length) + " ".repeat(v.length),
+  );
+}
+
 const PHONE_ANYWHERE = new RegExp(String.raw`(?<![\w.])${PHONE}`, "g");
 /** The number money went to: after "vers", "to", "au", "a", "pour" (and "le", "numero"). */
 const PAYEE = new RegExp(String.raw`\b(?:vers|to|au|a|pour)\s+(?:le\s+)?(?:numero\s+)?(?<v>${PHONE})`, "gi");
@@ -166,9 +195,12 @@ const CURRENCY_AMOUNT = new RegExp(
   String.raw`(?<![\w.,])(?:${CURRENCY} ?${NUMBER}|${NUMBER} ?${CURRENCY})(?![\w])`,
   "gi",
 );
-/** Labels whose amount is not the operation's: balances, fees, commissions, net totals, taxes. */
+/**
+ * Labels whose amount is not the operation's: balances, fees, commissions, net totals, taxes,
+ * bonus and loyalty purses.
+ */
 const NOT_THE_AMOUNT =
-  /(?:solde|balance|frais|fees?|commission|net|charges|cout|taxe|worth|discount|remise)[^.,;:]{0,30}:?\s*$/i;
+  /(?:solde|balance|frais|fees?|commission|net|charges|cout|taxe|worth|discount|remise|bonus|points?|fidelite)[^.,;:]{0,30}:?\s*$/i;
 
 /**
  * A receipt's amount where no label names it: the first amount with a currency that no

@@ -10,10 +10,13 @@
 // The cut is deliberately eager: a cue word in a sender's free-text message also cuts, which
 // can only turn later fields into null, never into a wrong number.
 
-/** Words and shapes that only promotions use. Runs on accent-folded text. */
+/**
+ * Words and shapes that only promotions use. Runs on accent-folded text. "Bonus" followed by a
+ * label's colon and a number ("Bonus UV :2 FCFA") is a balance item, not a promotion.
+ */
 const PROMO_CUE = new RegExp(
   [
-    String.raw`\b(?:gagn(?:e|es|ez|er|ant|ants)|a gagner|win|wins|winners?|earn|bonus|promos?|promotion|offre|offer|cadeaux?)\b`,
+    String.raw`\b(?:gagn(?:e|es|ez|er|ant|ants)|a gagner|win|wins|winners?|earn|bonus(?! ?(?:[a-z]+ ?)?: ?\d)|promos?|promotion|offre|offer|cadeaux?)\b`,
     String.raw`\b(?:chance|prix casses|profite[rz]?|borrow|emprunte[rz]?|download|telecharge[rz]?)\b`,
     String.raw`\b(?:more info|plus d'infos?|disponible sur|available on)\b`,
     String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d`,

@@ -79,6 +79,9 @@ export const NOTICES: readonly Rule[] = [
   },
 ];
 
+/** Another purse's balance ("Airtime balance", "MoMo Gift Balance"), never the wallet's. */
+const NOT_ANOTHER_PURSE = String.raw`(?<!(?:airtime|gift|bonus|loan|commission|data|sms|internet|points?)\s{1,2})`;
+
 /** Labels that name the operator's reference in either operator's messages, in any language. */
 const REF_LABELS = String.raw`${NOT_EXTERNAL}\b(?:(?:financial )?transaction id|trans(?:action)?\.? id|id (?:de )?(?:la )?transaction|id trans(?:action)?|txn id|n(?:o|°|um(?:ero)?)\.? (?:de )?transaction|transaction (?:no|number|ref(?:erence)?))`;
 
@@ -96,7 +99,7 @@ export const LABELLED_FIELDS: FieldPatterns = {
   ),
   fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
   balance_after: labelled(
-    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|(?:le )?solde(?: (?:de votre compte|du compte|de votre|disponible|principal|courant))*(?: est)?(?: de)?|balance)`,
+    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|(?:le )?solde(?: (?:de votre compte|du compte|de votre|disponible|principal|courant))*(?: est)?(?: de)?|${NOT_ANOTHER_PURSE}balance)`,
     MONEY,
   ),
   operator_ref: labelled(REF_LABELS, REF),

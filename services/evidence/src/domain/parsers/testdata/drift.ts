@@ -16,7 +16,8 @@ export interface Labelled {
   text: string;
   expected: Record<FieldName, string | number | null> & { direction?: Direction | null };
   source?: string;
-  split?: "dev" | "heldout" | "constructed";
+  split?: "dev" | "heldout" | "fresh" | "constructed";
+  country?: string;
 }
 
 /** A JSON-lines file of this folder. */
