@@ -36,6 +36,8 @@ describe("sender id settings", () => {
   });
 
   it("refuses an empty list", () => {
-    expect(() => loadEvidenceConfig({ OPERATOR_B_SENDERS: " , " })).toThrow();
+    expect(() => loadEvidenceConfig({ OPERATOR_B_SENDERS: " , " })).toThrow(
+      /OPERATOR_B_SENDERS: at least one sender id/,
+    );
   });
 });
