@@ -8,6 +8,7 @@ import {
   SpanKind,
   type Caller,
   type Logger,
+  isUuid,
 } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { checkInput } from "./http/input-guard.ts";
@@ -44,8 +45,6 @@ const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
   perLogin: { burst: 10, perMinute: 5 },
   perAddress: { burst: 50, perMinute: 30 },
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Credential {
   kind: "api_key" | "bearer";
@@ -194,7 +193,7 @@ function handler(
       const params = req.params as Record<string, string>;
       checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
-        if (!UUID.test(params[name] ?? "")) {
+        if (!isUuid(params[name] ?? "")) {
           throw new HttpError("invalid", [{ field: `path.${name}`, message: "must be a UUID" }], {
             context: { [name]: params[name] },
           });

@@ -3,6 +3,7 @@ export * from "./context.ts";
 export * from "./log.ts";
 export * from "./errors.ts";
 export * from "./vocabulary.ts";
+export * from "./values.ts";
 export * from "./server.ts";
 export * from "./client.ts";
 export * from "./db.ts";

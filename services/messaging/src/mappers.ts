@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { ts } from "@transferops/kit";
+import { ts, opt } from "@transferops/kit";
 import {
   ContactSchema,
   ImportSchema,
@@ -14,8 +14,6 @@ import type { Column } from "./domain/mapping.ts";
 import type { ContactRow } from "./store/contacts.ts";
 import type { ImportRow } from "./store/imports.ts";
 import type { MappingRow } from "./store/mappings.ts";
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 export function contactOf(r: ContactRow): Contact {
   return create(ContactSchema, {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { ts } from "@transferops/kit";
+import { ts, opt, big } from "@transferops/kit";
 import {
   DeviceOperationSchema,
   EvidenceSummarySchema,
@@ -16,9 +16,6 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { retryFlags } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
 export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
   if (o.evidence_message_id === null) return undefined;

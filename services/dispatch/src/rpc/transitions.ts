@@ -1,4 +1,7 @@
-import type { EntityManager } from "@transferops/kit";
+import { isUuid, type EntityManager } from "@transferops/kit";
+
+// An id that is not a UUID names no operation: 404 (the gateway already answers 422 for its path parameters).
+export { isUuid };
 import { refusal, transition, unwrap, type Trigger } from "../domain/index.ts";
 import { publishChange, type ChangeFacts } from "../events/operations.ts";
 import { lockOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
@@ -30,11 +33,4 @@ export async function lockOrNotFound(em: EntityManager, operationId: string): Pr
 
 export function notFound(operationId: string) {
   return refusal("operation_not_found", `Operation ${operationId} not found`, { operation_id: operationId });
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An id that is not a UUID names no operation: 404 (the gateway already answers 422 for its path parameters). */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, raiseAlert, resolveAlert, Topics, ts, type EntityManager } from "@transferops/kit";
+import { enqueueEvent, raiseAlert, resolveAlert, Topics, ts, type EntityManager, opt, big } from "@transferops/kit";
 import {
   MessageCorrelatedSchema,
   MessageDismissedSchema,
@@ -13,8 +13,6 @@ import type { Operator } from "../domain/parsers/types.ts";
 import { toEvidence } from "../rpc/mappers.ts";
 
 const SCHEMA = "evidence";
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
 /** Every new message, in the transaction that stores it. Keyed by message id. */
 export async function messageStored(em: EntityManager, m: MessageRecord): Promise<void> {

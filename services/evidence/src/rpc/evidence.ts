@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { OPERATORS } from "@transferops/kit";
+import { OPERATORS, opt, big } from "@transferops/kit";
 import type { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { canConfirm, canConfirmBalance, isMovement, parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
@@ -12,9 +12,6 @@ import { dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
 import { toEvidence } from "./mappers.ts";
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
 export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceService> {

@@ -1,5 +1,5 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
-import { ts } from "@transferops/kit";
+import { ts, opt, big } from "@transferops/kit";
 import { OperationSchema, type Operation } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import {
@@ -9,9 +9,6 @@ import {
 import type { MessageRecord } from "../domain/message.ts";
 import type { MessageRefusal } from "../domain/submission.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
 export function toEvidence(m: MessageRecord): Evidence {
   return create(EvidenceSchema, {

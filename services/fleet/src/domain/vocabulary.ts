@@ -44,7 +44,5 @@ export const MSISDN_PATTERN = /^\d{9}$/;
 /** Hex device ids: 32 lowercase hex characters (16 random bytes). */
 export const DEVICE_ID_PATTERN = /^[0-9a-f]{32}$/;
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The contract's staleness window: a reading older than this is stale. */
 export const BALANCE_STALE_AFTER_MS = 24 * 3600_000;

@@ -1,9 +1,9 @@
+import { isUuid } from "@transferops/kit";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { checkGrant } from "../domain/access.ts";
 import { requireAdmin, requireSession } from "../domain/agents.ts";
 import { invalid, notFound } from "../domain/reasons.ts";
-import { UUID_PATTERN } from "../domain/vocabulary.ts";
 import { findGrant, upsertGrant } from "../store/access.ts";
 import { audit, findAgent, findAgentForUpdate } from "../store/agents.ts";
 import { existingSimIds, listSims } from "../store/sims.ts";
@@ -17,7 +17,7 @@ export function accessHandlers({ db }: FleetDeps): Impl {
     async grantAccess(req) {
       requireAdmin(req.caller);
       const grant = await db.tx(async (em) => {
-        const agent = UUID_PATTERN.test(req.agentId) ? await findAgentForUpdate(em, req.agentId) : undefined;
+        const agent = isUuid(req.agentId) ? await findAgentForUpdate(em, req.agentId) : undefined;
         if (!agent) throw notFound("agent", req.agentId);
         const known = await existingSimIds(em, req.allowedSimIds);
         const checked = checkGrant(
@@ -50,7 +50,7 @@ export function accessHandlers({ db }: FleetDeps): Impl {
     async getAgentAccess(req) {
       requireAdmin(req.caller);
       const em = db.em();
-      const agent = UUID_PATTERN.test(req.agentId) ? await findAgent(em, req.agentId) : undefined;
+      const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
       if (!agent) throw notFound("agent", req.agentId);
       return { grant: toGrant(agent, await findGrant(em, agent.id)) };
     },

@@ -1,12 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromTs } from "@transferops/kit";
+import { fromTs, isUuid } from "@transferops/kit";
 import { DispatchAgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { open, pinAad } from "../domain/pin-crypto.ts";
 import { invalid, notFound, refusal } from "../domain/reasons.ts";
 import { checkReading } from "../domain/sims.ts";
-import { UUID_PATTERN } from "../domain/vocabulary.ts";
 import { findGrant } from "../store/access.ts";
 import { audit, findAgent } from "../store/agents.ts";
 import { readBreaker } from "../store/breaker.ts";
@@ -22,8 +21,6 @@ type Impl = Pick<
   ServiceImpl<typeof FleetService>,
   "getDispatchContext" | "revealPin" | "recordProvenBalance" | "lookupSim" | "getAgentScope"
 >;
-
-const isUuid = (v: string) => UUID_PATTERN.test(v);
 
 export function internalHandlers(deps: FleetDeps): Impl {
   const { db, config } = deps;

@@ -1,5 +1,5 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
-import { ts } from "@transferops/kit";
+import { ts, opt, big } from "@transferops/kit";
 import {
   AccessGrantSchema,
   AgentSchema,
@@ -37,10 +37,6 @@ import type { LimitRecord } from "../store/limits.ts";
 import type { NotificationRecord } from "../store/notifications.ts";
 import type { SimRecord, SimWithDevice } from "../store/sims.ts";
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from "../store/webhooks.ts";
-
-const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
-const big = (v: number | null | undefined): bigint | undefined =>
-  v === null || v === undefined ? undefined : BigInt(v);
 
 /** A JSON object for a google.protobuf.Struct field (plain JSON in protobuf-es v2). */
 export const struct = (value: Record<string, unknown> | null | undefined): JsonObject | undefined =>

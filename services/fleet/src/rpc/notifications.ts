@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Violation } from "@transferops/kit";
+import { isUuid, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { seal, webhookSecretAad } from "../domain/pin-crypto.ts";
 import { invalid, notFound } from "../domain/reasons.ts";
-import { UUID_PATTERN, isWebhookEvent, WEBHOOK_EVENTS } from "../domain/vocabulary.ts";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../domain/vocabulary.ts";
 import { isDeliverableUrl, newWebhookSecret } from "../domain/webhooks.ts";
 import { audit } from "../store/agents.ts";
 import { acknowledgeNotification, listNotifications } from "../store/notifications.ts";
@@ -24,7 +24,6 @@ type Impl = Pick<
 >;
 
 const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, 250) : 50);
-const isUuid = (v: string) => UUID_PATTERN.test(v);
 
 export function notificationsHandlers(deps: FleetDeps): Impl {
   const { db, config } = deps;

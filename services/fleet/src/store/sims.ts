@@ -1,4 +1,4 @@
-import { one, rows, type EntityManager } from "@transferops/kit";
+import { one, rows, type EntityManager, isUuid } from "@transferops/kit";
 import type { BalanceBand } from "../domain/sims.ts";
 import type { SimStatus } from "../domain/vocabulary.ts";
 import { date, dateOrNull, int, intOrNull } from "./values.ts";
@@ -43,17 +43,15 @@ function toSim<T extends SimRecord>(r: T): T {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** SIM ids are UUIDs: anything else names no SIM (and never reaches the uuid cast). */
 export async function findSim(em: EntityManager, id: string): Promise<SimWithDevice | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const r = await one<SimWithDevice>(em, `select ${WITH_DEVICE} from ${FROM} where s.id = ?`, [id]);
   return r && toSim(r);
 }
 
 export async function findSimForUpdate(em: EntityManager, id: string): Promise<SimRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const r = await one<SimRecord>(em, `select ${COLUMNS} from fleet.sims s where s.id = ? for update`, [id]);
   return r && toSim(r);
 }
@@ -71,7 +69,7 @@ export async function listSims(
     params.push(filter.operator);
   }
   if (filter.ids) {
-    const ids = filter.ids.filter((id) => UUID.test(id));
+    const ids = filter.ids.filter((id) => isUuid(id));
     if (!ids.length) return [];
     where.push("s.id in (?)");
     params.push(ids);
@@ -105,7 +103,7 @@ export async function lockDeviceOccupants(
 }
 
 export async function existingSimIds(em: EntityManager, ids: string[]): Promise<Set<string>> {
-  const valid = ids.filter((id) => UUID.test(id));
+  const valid = ids.filter((id) => isUuid(id));
   if (!valid.length) return new Set();
   const r = await rows<{ id: string }>(em, `select id from fleet.sims where id in (?)`, [valid]);
   return new Set(r.map((x) => x.id));
@@ -183,7 +181,7 @@ export async function readPin(
 ): Promise<
   { pin_key_id: string; pin_ciphertext: Buffer; device_id: string | null; subscription_slot: number | null } | undefined
 > {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const r = await one<{
     pin_key_id: string;
     pin_ciphertext: Buffer;

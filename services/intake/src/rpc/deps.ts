@@ -1,4 +1,4 @@
-import type { Caller, Database, DomainError, Logger } from "@transferops/kit";
+import { isUuid, type Caller, type Database, type DomainError, type Logger } from "@transferops/kit";
 import { refusal, type Actor } from "../domain/index.ts";
 import type { IntakeConfig } from "../config.ts";
 import { findTransaction, type TransactionRecord } from "../store/transactions.ts";
@@ -29,8 +29,6 @@ export function check(error: DomainError | null): void {
   if (error) throw error;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const notFound = (id: string) =>
   refusal("transaction_not_found", `Transaction ${id} not found`, { transaction_id: id });
 
@@ -41,7 +39,7 @@ export async function visibleTransaction(
   id: string,
   lock = false,
 ): Promise<TransactionRecord> {
-  if (!UUID.test(id)) throw refusal("invalid_request", "transaction_id must be a UUID", { field: "transaction_id" });
+  if (!isUuid(id)) throw refusal("invalid_request", "transaction_id must be a UUID", { field: "transaction_id" });
   const t = await findTransaction(em, id, lock);
   if (!t || !canSee(actor, t)) throw notFound(id);
   return t;

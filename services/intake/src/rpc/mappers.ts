@@ -1,9 +1,7 @@
 import { create } from "@bufbuild/protobuf";
-import { ts } from "@transferops/kit";
+import { ts, opt } from "@transferops/kit";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import type { TransactionRecord } from "../store/transactions.ts";
-
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 export function toTransaction(r: TransactionRecord): Transaction {
   return create(TransactionSchema, {

@@ -1,11 +1,9 @@
-import { fromTs, on, Topics } from "@transferops/kit";
+import { fromTs, on, Topics, isUuid } from "@transferops/kit";
 import { OperationConfirmedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { recordTransfer } from "../store/contacts.ts";
 import { contactChanged } from "./contacts.ts";
 
 export const operationTopics = [Topics.operations];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * An operation confirmed with a contact_id naming a contact is recorded on it (count,
@@ -16,7 +14,7 @@ export const operationHandlers = [
   on(OperationConfirmedSchema, async (em, event, meta) => {
     const op = event.operation;
     const contactId = op?.contactId;
-    if (!op || !contactId || !UUID.test(contactId)) return;
+    if (!op || !contactId || !isUuid(contactId)) return;
     const at = fromTs(event.confirmedAt) ?? meta.occurredAt;
     if (await recordTransfer(em, contactId.toLowerCase(), op.operationId, at)) {
       await contactChanged(em, contactId.toLowerCase(), "transfer_recorded");

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { type EntityManager } from "@transferops/kit";
+import { type EntityManager, isUuid } from "@transferops/kit";
 import {
   CreateContactRequestSchema,
   CreateContactResponseSchema,
@@ -22,7 +22,7 @@ import { contactOf } from "../mappers.ts";
 import { findContact, findLiveHolder, insertContact, updateContact, type ContactRow } from "../store/contacts.ts";
 import { ensureTags, findTag } from "../store/tags.ts";
 import type { MessagingDeps } from "./deps.ts";
-import { isUuid, requireMessagingKey } from "./guard.ts";
+import { requireMessagingKey } from "./guard.ts";
 import { idempotent } from "./idempotent.ts";
 
 type Impl = Pick<

@@ -6,7 +6,7 @@ import {
   type CreateImportRequest,
   type MessagingService,
 } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
-import type { EntityManager } from "@transferops/kit";
+import { isUuid, type EntityManager } from "@transferops/kit";
 import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
 import { findTemplate, type Column } from "../domain/mapping.ts";
 import { refusal } from "../domain/reasons.ts";
@@ -14,7 +14,7 @@ import { importOf } from "../mappers.ts";
 import { findImport, insertImport, listImportErrors, listImports } from "../store/imports.ts";
 import { findMapping } from "../store/mappings.ts";
 import type { MessagingDeps } from "./deps.ts";
-import { isUuid, requireMessagingKey } from "./guard.ts";
+import { requireMessagingKey } from "./guard.ts";
 import { idempotent } from "./idempotent.ts";
 import { checkedColumns } from "./mappings.ts";
 

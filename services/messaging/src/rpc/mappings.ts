@@ -1,3 +1,4 @@
+import { isUuid } from "@transferops/kit";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import {
@@ -12,7 +13,7 @@ import { refusal } from "../domain/reasons.ts";
 import { columnFrom, columnOf, mappingOf } from "../mappers.ts";
 import { deleteMapping, insertMapping, listMappings, updateMapping } from "../store/mappings.ts";
 import type { MessagingDeps } from "./deps.ts";
-import { isUuid, requireMessagingKey } from "./guard.ts";
+import { requireMessagingKey } from "./guard.ts";
 import { idempotent } from "./idempotent.ts";
 
 type Impl = Pick<
