@@ -15,6 +15,7 @@ import { Handsets } from "./pages/Handsets.tsx";
 import { Sims } from "./pages/Sims.tsx";
 import { Alerts } from "./pages/Alerts.tsx";
 import { People } from "./pages/People.tsx";
+import { Fleet } from "./pages/Fleet.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
@@ -32,6 +33,7 @@ const PAGES = {
   sims: { label: "nav.sims", page: Sims, roles: ADMIN },
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
+  fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

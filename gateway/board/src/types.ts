@@ -20,3 +20,4 @@ export type DeviceHealth = components["schemas"]["DeviceHealth"];
 export type Sim = components["schemas"]["Sim"];
 export type Notification = components["schemas"]["Notification"];
 export type Agent = components["schemas"]["Agent"];
+export type FleetLimit = components["schemas"]["FleetLimit"];

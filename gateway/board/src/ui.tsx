@@ -233,6 +233,35 @@ export function Field(props: { label: string; error?: string; children: Componen
   );
 }
 
+/**
+ * A confirmation step: says exactly what the action will do before doing it. `run` returns
+ * the refusal to show, or nothing when it is done (the caller closes the dialog).
+ */
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  run: () => Promise<Outcome | undefined>;
+  onClose: () => void;
+}) {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    setBusy(true);
+    setOutcome(await props.run());
+    setBusy(false);
+  };
+  return (
+    <Dialog title={props.title} onClose={props.onClose}>
+      {props.children}
+      <button type="button" class="primary" disabled={busy} onClick={() => void go()}>
+        {props.confirm}
+      </button>
+      <Answer outcome={outcome} />
+    </Dialog>
+  );
+}
+
 /** A state in words, on a badge whose class gives its colour. */
 export function Badge({ state }: { state: string }) {
   return <span class={`badge ${state}`}>{status(state)}</span>;
