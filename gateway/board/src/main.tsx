@@ -16,6 +16,7 @@ import { Sims } from "./pages/Sims.tsx";
 import { Alerts } from "./pages/Alerts.tsx";
 import { People } from "./pages/People.tsx";
 import { Fleet } from "./pages/Fleet.tsx";
+import { Money } from "./pages/Money.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
@@ -23,6 +24,7 @@ import { Fleet } from "./pages/Fleet.tsx";
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
 const WORK = ["agent", "supervisor", "admin"];
 const ADMIN = ["admin"];
+const FLEET_READS = ["supervisor", "admin"];
 const PAGES = {
   operations: { label: "nav.operations", page: Operations, roles: WORK },
   transactions: { label: "nav.transactions", page: Transactions, roles: WORK },
@@ -34,6 +36,7 @@ const PAGES = {
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
+  money: { label: "nav.money", page: Money, roles: FLEET_READS },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 
