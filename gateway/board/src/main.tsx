@@ -17,6 +17,7 @@ import { Alerts } from "./pages/Alerts.tsx";
 import { People } from "./pages/People.tsx";
 import { Fleet } from "./pages/Fleet.tsx";
 import { Money } from "./pages/Money.tsx";
+import { Analytics } from "./pages/Analytics.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
@@ -36,6 +37,7 @@ const PAGES = {
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
+  analytics: { label: "nav.analytics", page: Analytics, roles: WORK },
   money: { label: "nav.money", page: Money, roles: FLEET_READS },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;

@@ -175,9 +175,38 @@ export function ListHead<T>({ list }: { list: LiveList<T> }) {
 /** A column's header: its label, or the label of a column of figures (right-aligned). */
 export type Column = string | { num: string };
 
+/** A native table: a caption for screen readers, column headers, the rows given (each a keyed `<tr>`). */
+export function Table(props: { caption: string; columns: Column[]; children: ComponentChildren; tall?: boolean }) {
+  // A tall table scrolls in its own box, which the keyboard can then reach and scroll.
+  const box = props.tall
+    ? { class: "table-wrap tall", tabIndex: 0, role: "region" as const, "aria-label": props.caption }
+    : {};
+  return (
+    <div class="table-wrap" {...box}>
+      <table>
+        <caption class="sr-only">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) =>
+              typeof c === "string" ? (
+                <th scope="col">{c}</th>
+              ) : (
+                <th scope="col" class="num">
+                  {c.num}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /**
- * A live list as a native table: its head, a caption for screen readers, column headers,
- * one row per item (`row` returns the `<tr>`, keyed), and "none" when the list is empty.
+ * A live list as a native table: its head, the table, one row per item (`row` returns the
+ * `<tr>`, keyed), and "none" when the list is empty.
  */
 export function DataTable<T>(props: {
   list: LiveList<T>;
@@ -189,25 +218,9 @@ export function DataTable<T>(props: {
   return (
     <>
       <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{props.caption}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((c) =>
-                typeof c === "string" ? (
-                  <th scope="col">{c}</th>
-                ) : (
-                  <th scope="col" class="num">
-                    {c.num}
-                  </th>
-                ),
-              )}
-            </tr>
-          </thead>
-          <tbody>{list.rows.map(props.row)}</tbody>
-        </table>
-      </div>
+      <Table caption={props.caption} columns={props.columns}>
+        {list.rows.map(props.row)}
+      </Table>
       <Empty rows={list.rows} />
     </>
   );
