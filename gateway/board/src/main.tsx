@@ -23,6 +23,8 @@ import { Analytics } from "./pages/Analytics.tsx";
 // works without any server-side route. `admin` pages call routes the contract keeps to
 // admins (devices, SIMs, notifications, agents): the menu shows them to admins only, and a
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
+// The reconciliations are supervisors' and admins' (FLEET_READS); analytics every role's
+// (an agent's own work).
 const WORK = ["agent", "supervisor", "admin"];
 const ADMIN = ["admin"];
 const FLEET_READS = ["supervisor", "admin"];
@@ -32,13 +34,13 @@ const PAGES = {
   arbitration: { label: "nav.arbitration", page: Arbitration, roles: WORK },
   messages: { label: "nav.messages", page: Messages, roles: WORK },
   matching: { label: "nav.matching", page: Matching, roles: WORK },
+  analytics: { label: "nav.analytics", page: Analytics, roles: WORK },
+  money: { label: "nav.money", page: Money, roles: FLEET_READS },
   handsets: { label: "nav.handsets", page: Handsets, roles: ADMIN },
   sims: { label: "nav.sims", page: Sims, roles: ADMIN },
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
-  analytics: { label: "nav.analytics", page: Analytics, roles: WORK },
-  money: { label: "nav.money", page: Money, roles: FLEET_READS },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

@@ -27,3 +27,4 @@ export type UnprovenHandset = Json<"/v1/analytics/unproven-by-handset", "get">["
 export type Analytics = Json<"/v1/analytics", "get">;
 export type Webhook = components["schemas"]["Webhook"];
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+export type SimHistory = components["schemas"]["GetSimHistoryResponse"];
