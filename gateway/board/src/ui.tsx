@@ -177,12 +177,10 @@ export type Column = string | { num: string };
 
 /** A native table: a caption for screen readers, column headers, the rows given (each a keyed `<tr>`). */
 export function Table(props: { caption: string; columns: Column[]; children: ComponentChildren; tall?: boolean }) {
-  // A tall table scrolls in its own box, which the keyboard can then reach and scroll.
-  const box = props.tall
-    ? { class: "table-wrap tall", tabIndex: 0, role: "region" as const, "aria-label": props.caption }
-    : {};
+  // The table scrolls in its own box (sideways on a phone, down when tall), which the
+  // keyboard can then reach and scroll.
   return (
-    <div class="table-wrap" {...box}>
+    <div class={props.tall ? "table-wrap tall" : "table-wrap"} tabIndex={0} role="region" aria-label={props.caption}>
       <table>
         <caption class="sr-only">{props.caption}</caption>
         <thead>
