@@ -32,7 +32,10 @@ export function Columns({ bars }: { bars: Bar[] }) {
   );
 }
 
-/** Horizontal bars for categories (statuses, agents, weekdays), the label and value written in. */
+/**
+ * Horizontal bars for categories (statuses, agents, weekdays), the label and value written
+ * in; a long label is shortened (the table beside has it whole).
+ */
 export function Rows({ bars, format = String }: { bars: Bar[]; format?: (n: number) => string }) {
   const max = Math.max(1, ...bars.flatMap((b) => [b.value, b.previous ?? 0]));
   const row = 22;
@@ -44,7 +47,7 @@ export function Rows({ bars, format = String }: { bars: Bar[]; format?: (n: numb
         {bars.map((b, i) => (
           <g key={b.label} transform={`translate(0 ${i * step})`}>
             <text x="0" y="15">
-              {b.label}
+              {b.label.length > 22 ? `${b.label.slice(0, 21)}…` : b.label}
             </text>
             <rect x="130" y={paired ? 2 : 4} width={(b.value / max) * 180} height={paired ? 12 : 14} />
             {paired && <rect class="prev" x="130" y="16" width={((b.previous ?? 0) / max) * 180} height="8" />}
