@@ -295,6 +295,8 @@ describe("the alerts page", () => {
     expect(JSON.stringify(hooks)).not.toContain(secret);
     await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
     expect(await admin.getByText(secret).count()).toBe(0);
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: url }) });
+    await row.getByRole("cell", { name: "Root Admin", exact: true }).waitFor();
 
     await admin.getByRole("button", { name: `Envois ${url}` }).click();
     await admin.getByRole("dialog").getByRole("table", { name: "Envois" }).waitFor();

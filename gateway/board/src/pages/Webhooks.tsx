@@ -15,8 +15,17 @@ export function Webhooks() {
   const [secret, setSecret] = useState<{ url: string; secret: string }>();
   const [removing, setRemoving] = useState<Webhook>();
   const [viewing, setViewing] = useState<Webhook>();
+  const [names, setNames] = useState<Record<string, string>>({});
   const list = useLiveList<Webhook>(
-    () => call(() => api.GET("/v1/admin/webhooks")),
+    async () => {
+      // Who registered each one, by name (the route gives the agent's id).
+      const [hooks, agents] = await Promise.all([
+        call(() => api.GET("/v1/admin/webhooks")),
+        call(() => api.GET("/v1/agents/admin")),
+      ]);
+      if (agents.data) setNames(Object.fromEntries(agents.data.map((a) => [a.agent_id, a.full_name])));
+      return hooks;
+    },
     (w) => w.webhook_id,
     [],
     [],
@@ -56,7 +65,7 @@ export function Webhooks() {
             </th>
             <td>{w.events.join(", ")}</td>
             <td>{dateTime(w.created_at)}</td>
-            <td>{w.created_by}</td>
+            <td>{names[w.created_by] ?? w.created_by}</td>
             <td class="actions">
               <RowAction label={t("hook.deliveries")} of={w.url} onClick={() => setViewing(w)} />
               <RowAction label={t("hook.remove")} of={w.url} onClick={() => setRemoving(w)} />
