@@ -4,7 +4,15 @@ import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { axeScan } from "./axe.ts";
 import { buildBoard, launchChromium, signIn } from "./browser.ts";
-import { ADMIN_LOGIN, ADMIN_PASSWORD, seedWorld, type BoardWorld } from "./world.ts";
+import {
+  ADMIN_LOGIN,
+  ADMIN_PASSWORD,
+  orphanSms,
+  RECIPIENTS,
+  seedWorld,
+  unprovenOperation,
+  type BoardWorld,
+} from "./world.ts";
 
 // The admin's pages in a real browser against the whole system: each action through the
 // page is checked again through the API, and the pages an agent or a supervisor may not
@@ -23,6 +31,11 @@ beforeAll(async () => {
     battery: 64,
     sims: [{ sim_id: world.alice.sim.simId, present: true }],
   });
+  // A transfer of Alice's that no message proved, and two messages on her SIM whose balances
+  // do not follow each other (a break in the day's balance chain).
+  await unprovenOperation(world, RECIPIENTS[2]!, 8_000);
+  await orphanSms(world, world.alice, RECIPIENTS[3]!, 7_301);
+  await orphanSms(world, world.alice, RECIPIENTS[3]!, 9_999);
   browser = await launchChromium();
   admin = await signedIn(ADMIN_LOGIN, ADMIN_PASSWORD, "#/handsets");
 }, 240_000);
@@ -40,6 +53,7 @@ async function signedIn(login: string, password: string, hash = ""): Promise<Pag
 }
 
 const menu = (p: Page) => p.getByRole("navigation").getByRole("link");
+const get = async (path: string) => (await world.api.get(path, { token: world.adminToken })).body;
 const devices = async () => (await world.api.get("/v1/devices", { token: world.adminToken })).body as any[];
 
 describe("the board's pages by role", () => {
@@ -52,19 +66,39 @@ describe("the board's pages by role", () => {
       "Arbitrage",
       "Messages",
       "Opérations manuelles",
+      "Analyses",
     ]);
     // The page is a courtesy: the server refuses Alice the route anyway.
     expect((await world.api.get("/v1/devices", { token: world.alice.token })).status).toBe(403);
     await axeScan(alice, "not allowed");
+    for (const hash of ["#/money", "#/fleet"]) {
+      await alice.evaluate((h) => (location.hash = h), hash);
+      await alice.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    }
+    expect((await world.api.get("/v1/reconciliations/daily", { token: world.alice.token })).status).toBe(403);
+    expect((await world.api.get("/v1/admin/limits", { token: world.alice.token })).status).toBe(403);
     await alice.context().close();
   });
 
   it("shows a supervisor the work pages without the admin's", async () => {
     await world.api.createAgent(world.adminToken, { login: "sabine", role: "supervisor", full_name: "Sabine Eyenga" });
     const sabine = await signedIn("sabine", "sabine-password-1");
-    expect(await menu(sabine).allTextContents()).not.toContain("Téléphones");
-    await sabine.evaluate(() => (location.hash = "#/handsets"));
-    await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    const items = await menu(sabine).allTextContents();
+    expect(items).toEqual(expect.arrayContaining(["Analyses", "Contrôle de l'argent"]));
+    expect(items).not.toContain("Téléphones");
+    expect(items).not.toContain("Limites et disjoncteur");
+    for (const hash of ["#/handsets", "#/fleet"]) {
+      await sabine.evaluate((h) => (location.hash = h), hash);
+      await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
+    }
+    expect(
+      (await world.api.get("/v1/admin/health", { token: await world.api.login("sabine", "sabine-password-1") })).status,
+    ).toBe(403);
+    // The money checks are hers: the fleet's day, each SIM by its id (the SIM list is the admin's).
+    await sabine.evaluate(() => (location.hash = "#/money"));
+    await sabine.getByRole("heading", { level: 3, name: /^La flotte/ }).waitFor();
+    await sabine.getByRole("rowheader", { name: world.alice.sim.simId }).waitFor();
+    await axeScan(sabine, "money checks (supervisor)");
     await sabine.context().close();
   });
 
@@ -202,6 +236,24 @@ describe("the SIMs page", () => {
   });
 });
 
+describe("a SIM's history", () => {
+  it("shows what the SIM ran, as the history route gives it", async () => {
+    const msisdn = world.alice.sim.msisdn;
+    await admin
+      .getByRole("row")
+      .filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) })
+      .getByRole("button", { name: `Historique ${msisdn}` })
+      .click();
+    const h = await get(`/v1/sims/${world.alice.sim.simId}/history`);
+    expect(h.total_no_evidence).toBeGreaterThanOrEqual(1);
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(`${h.total_operations} opérations : ${h.total_confirmed} confirmées`).waitFor();
+    expect(await dialog.locator("tbody tr").count()).toBe(h.operations.length);
+    await axeScan(admin, "a SIM's history");
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+  });
+});
+
 describe("the alerts page", () => {
   it("shows an alert as it is raised, without a reload, and acknowledges it", async () => {
     await admin.getByRole("link", { name: "Alertes" }).click();
@@ -227,6 +279,38 @@ describe("the alerts page", () => {
     const stored = (await world.api.get("/v1/admin/notifications?acknowledged=true", { token: world.adminToken }))
       .body as { message: string; acknowledged_at: string | null }[];
     expect(stored.find((n) => n.message === message)?.acknowledged_at).toBeTruthy();
+  });
+
+  it("registers a webhook with its secret shown once, shows its deliveries, and removes it", async () => {
+    const url = "https://hooks.example.test/transfers";
+    const form = admin.getByRole("form", { name: "Webhooks" });
+    await form.getByLabel("Adresse (https://…)").fill(url);
+    await form.getByLabel("operation.failed").uncheck();
+    await form.getByRole("button", { name: "Enregistrer" }).click();
+    await admin.getByText(`Webhook ${url} enregistré.`).waitFor();
+    const secret = (await admin.locator(".once code").textContent())!;
+    const hooks = await get("/v1/admin/webhooks");
+    expect(hooks).toEqual([expect.objectContaining({ url })]);
+    expect([...hooks[0].events].sort()).toEqual(["alert.raised", "operation.confirmed"]);
+    expect(JSON.stringify(hooks)).not.toContain(secret);
+    await admin.getByRole("button", { name: "Je l'ai saisi" }).click();
+    expect(await admin.getByText(secret).count()).toBe(0);
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: url }) });
+    await row.getByRole("cell", { name: "Root Admin", exact: true }).waitFor();
+
+    await admin.getByRole("button", { name: `Envois ${url}` }).click();
+    await admin.getByRole("dialog").getByRole("table", { name: "Envois" }).waitFor();
+    await axeScan(admin, "a webhook's deliveries");
+    await admin.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
+
+    await admin.getByRole("button", { name: `Retirer ${url}` }).click();
+    await admin
+      .getByRole("dialog")
+      .getByText(/ne recevra plus rien/)
+      .waitFor();
+    await admin.getByRole("dialog").getByRole("button", { name: "Retirer le webhook" }).click();
+    await admin.getByText(`Webhook ${url} retiré.`).waitFor();
+    expect(await get("/v1/admin/webhooks")).toEqual([]);
   });
 });
 
@@ -269,6 +353,22 @@ describe("the people page", () => {
     await axeScan(admin, "people");
   });
 
+  it("creates a person with a temporary password shown once, which signs them in to change it", async () => {
+    const form = admin.getByRole("form", { name: "Une nouvelle personne" });
+    await form.getByLabel("Identifiant de la nouvelle personne").fill("carine");
+    await form.getByLabel("Nom complet de la nouvelle personne").fill("Carine Ngo");
+    await form.getByLabel("Rôle").selectOption("supervisor");
+    await form.getByRole("button", { name: "Créer" }).click();
+    await admin.getByText("Carine Ngo créé(e) ; voici un mot de passe temporaire.").waitFor();
+    const password = (await admin.locator(".once code").textContent())!;
+    const login = await world.api.post("/v1/agents/login", { body: { login: "carine", password } });
+    expect(login.status).toBe(200);
+    expect(login.body).toMatchObject({ role: "supervisor", must_change_password: true });
+    await admin.getByRole("rowheader", { name: "Carine Ngo" }).waitFor();
+    await admin.getByRole("button", { name: "Je l'ai transmis" }).click();
+    expect(await admin.getByText(password).count()).toBe(0);
+  });
+
   it("makes Bob a supervisor, then deactivates him", async () => {
     await bob().getByLabel("Rôle de Bob Tchoupo").selectOption("supervisor");
     await admin.getByText("Bob Tchoupo est maintenant superviseur.").waitFor();
@@ -278,5 +378,169 @@ describe("the people page", () => {
       .getByRole("cell", { name: /désactivé/ })
       .waitFor();
     expect((await agent(world.bob.agentId)).is_active).toBe(false);
+  });
+});
+
+describe("the money checks page", () => {
+  it("shows each SIM's day as the reconciliation route gives it, and Alice's broken chain", async () => {
+    await admin.getByRole("link", { name: "Contrôle de l'argent" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Contrôle de l'argent" }).waitFor();
+    const day = (await get(`/v1/reconciliations/daily/${world.alice.sim.simId}`)).sims[0];
+    expect(day.breaks.length).toBeGreaterThan(0);
+    const msisdn = world.alice.sim.msisdn;
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) });
+    await row.getByRole("cell", { name: String(day.breaks.length), exact: true }).waitFor();
+    const fleet = (await get("/v1/reconciliations/daily")).fleet;
+    expect(fleet.sims_not_reconciled).toContain(world.alice.sim.simId);
+    await admin
+      .getByText(new RegExp(`^${msisdn}`))
+      .first()
+      .waitFor();
+    await row.getByRole("button", { name: `Chaîne des soldes ${msisdn}` }).click();
+    const chain = admin.getByRole("region", { name: /^Chaîne des soldes de/ });
+    for (const b of day.breaks)
+      await chain.getByText(new RegExp(`message ${b.message_id}, après ${b.previous_message_id}`)).waitFor();
+    expect(await chain.locator("li.break").count()).toBe(day.breaks.length + (day.unexplained_xaf ? 1 : 0));
+    await axeScan(admin, "money checks");
+  });
+
+  it("lists the transfers no message proved, by handset, as the route gives them", async () => {
+    const handsets = (await get("/v1/analytics/unproven-by-handset?days=7")).handsets;
+    const alice = handsets.find((h: { label: string }) => h.label === "Alice Mbarga's handset");
+    expect(alice.unproven).toBeGreaterThanOrEqual(1);
+    const table = admin.getByRole("table", { name: "Transferts qu'aucun message n'a prouvés, par téléphone" });
+    const row = table
+      .getByRole("row")
+      .filter({ has: admin.getByRole("rowheader", { name: "Alice Mbarga's handset" }) });
+    await row.getByRole("cell", { name: String(alice.dialled), exact: true }).waitFor();
+    await row.getByRole("cell", { name: `${Math.round(alice.unproven_rate * 100)} %` }).waitFor();
+  });
+});
+
+describe("the analytics page", () => {
+  it("draws each block beside the table of its figures, with the route's window and the one before", async () => {
+    await admin.getByRole("link", { name: "Analyses" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Analyses" }).waitFor();
+    await admin.getByText(/^Toute la flotte/).waitFor();
+    const daily = admin.getByRole("table", { name: "Valeur envoyée chaque jour" });
+    await expect.poll(() => daily.locator("tbody tr").count()).toBe(7);
+    const charts = admin.locator(".chart");
+    expect(await charts.count()).toBeGreaterThanOrEqual(6);
+    for (const c of await charts.all()) expect(await c.getAttribute("aria-hidden")).toBe("true");
+    // The figures are the route's (its projection trails the services by seconds: refresh until equal).
+    const compare = admin.getByRole("table", { name: "Cette période face à la précédente" });
+    await expect
+      .poll(async () => {
+        const r = await get("/v1/analytics?days=7");
+        await admin.getByRole("button", { name: "Actualiser" }).click();
+        const cells = await compare
+          .getByRole("row")
+          .filter({ has: admin.getByRole("rowheader", { name: "Transferts", exact: true }) })
+          .getByRole("cell")
+          .allTextContents();
+        return cells.slice(0, 2).join("|") === `${r.money.transfers}|${r.previous.transfers}`;
+      })
+      .toBe(true);
+    const r = await get("/v1/analytics?days=7");
+    const byStatus = admin.getByRole("table", { name: "Opérations par statut" });
+    expect(await byStatus.locator("tbody tr").count()).toBe(Object.keys(r.reliability.by_status).length);
+    const byAgent = admin.getByRole("table", { name: "Opérations par agent" });
+    expect(await byAgent.locator("tbody tr").count()).toBe(r.activity.by_agent.length);
+    await axeScan(admin, "analytics");
+
+    await admin.getByRole("combobox", { name: "Période" }).selectOption("30");
+    await admin.getByRole("button", { name: "Afficher" }).click();
+    await expect.poll(() => daily.locator("tbody tr").count()).toBe(30);
+  });
+
+  it("shows an agent its own work, without the block by agent", async () => {
+    const alice = await signedIn(world.alice.login, world.alice.password, "#/analytics");
+    await alice.getByText(/^Votre propre travail/).waitFor();
+    await alice.getByRole("table", { name: "Valeur envoyée chaque jour" }).waitFor();
+    expect(await alice.getByRole("table", { name: "Opérations par agent" }).count()).toBe(0);
+    await alice.context().close();
+  });
+});
+
+describe("the limits and breaker page", () => {
+  const health = () => get("/v1/admin/health");
+  const statuses = async () => (await devices()).map((d) => d.status as string);
+
+  it("trips the breaker after naming the handsets it will freeze", async () => {
+    await admin.getByRole("link", { name: "Limites et disjoncteur" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Limites et disjoncteur" }).waitFor();
+    await admin.getByText(/^Non déclenché/).waitFor();
+    await admin.getByRole("button", { name: "Déclencher le disjoncteur" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(/les 2 téléphones actifs seront gelés.*Alice Mbarga's handset/).waitFor();
+    await axeScan(admin, "the trip-breaker dialog");
+    await dialog.getByRole("button", { name: "Déclencher maintenant" }).click();
+    await admin.getByText(/^Disjoncteur déclenché\. Téléphones gelés : /).waitFor();
+    expect((await health()).breaker_active).toBe(true);
+    expect(await statuses()).toEqual(["frozen", "frozen"]);
+    const refused = await world.api.post("/v1/operations", {
+      token: world.adminToken,
+      body: {
+        request_id: crypto.randomUUID(),
+        operator: "operator_b",
+        client: { msisdn: "690222333", nom: "Paul" },
+        montant: 1000,
+      },
+    });
+    expect(refused.status).toBe(423);
+  });
+
+  it("resets the breaker only: operations open again, the handsets stay frozen", async () => {
+    await admin.getByRole("button", { name: "Réarmer le disjoncteur seulement" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(/les 2 téléphones gelés le restent/).waitFor();
+    await dialog.getByRole("button", { name: "Réarmer, les téléphones restent gelés" }).click();
+    await admin.getByText(/^Disjoncteur réarmé\./).waitFor();
+    expect((await health()).breaker_active).toBe(false);
+    expect(await statuses()).toEqual(["frozen", "frozen"]);
+    await admin.getByText(/^Téléphones gelés \(2\) :/).waitFor();
+  });
+
+  it("lifts the breaker and restores the handsets", async () => {
+    await admin.getByRole("button", { name: "Lever le disjoncteur et rétablir les téléphones" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(/les 2 téléphones gelés redeviendront actifs/).waitFor();
+    await dialog.getByRole("button", { name: "Lever et rétablir les téléphones" }).click();
+    await admin.getByText(/^Disjoncteur levé\. Téléphones rétablis : /).waitFor();
+    expect(await statuses()).toEqual(["active", "active"]);
+    await admin.getByText("Téléphones gelés (0) : aucun").waitFor();
+  });
+
+  it("records a fleet limit after saying what it records", async () => {
+    const form = admin.getByRole("form", { name: "Enregistrer une limite" });
+    await form.getByLabel("Opérateur").selectOption("operator_b");
+    await form.getByLabel("Type").selectOption("withdrawal");
+    await form.getByLabel("Maximum par opération (FCFA)").fill("200000");
+    await form.getByLabel("Maximum par jour et par agent (FCFA)").fill("1000000");
+    await form.getByLabel("Maximum par jour et par SIM (FCFA)").fill("3000000");
+    await form.getByRole("button", { name: "Enregistrer…" }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog
+      .getByText(
+        /^operator_b, withdrawal : au plus 200\s000\sFCFA par opération, 1\s000\s000\sFCFA par jour et par agent/,
+      )
+      .waitFor();
+    await axeScan(admin, "the record-limit dialog");
+    await dialog.getByRole("button", { name: "Enregistrer la limite" }).click();
+    await admin.getByText("Limite enregistrée.").waitFor();
+    expect((await get("/v1/admin/limits")).limits).toContainEqual(
+      expect.objectContaining({
+        operator: "operator_b",
+        op_type: "withdrawal",
+        max_amount: 200_000,
+        max_daily_agent: 1_000_000,
+        max_daily_sim: 3_000_000,
+      }),
+    );
+    await admin
+      .getByRole("table", { name: "Limites de la flotte" })
+      .getByRole("cell", { name: "withdrawal" })
+      .waitFor();
+    await axeScan(admin, "limits and breaker");
   });
 });

@@ -50,6 +50,7 @@ async function seed(w: BoardWorld): Promise<void> {
   });
   await unprovenOperation(w, RECIPIENTS[3]!, 7_300);
   await orphanSms(w, w.alice, RECIPIENTS[3]!, 7_301);
+  await orphanSms(w, w.alice, RECIPIENTS[0]!, 9_999);
   await createOperation(w, w.alice, ["690258369", "Samuel Eto"], 5_000);
   // A heartbeat from Alice's handset; the next one reports Bob's handset without its SIM (an alert).
   await sendHeartbeat(w.api, w.alice.device.token, {
@@ -57,6 +58,20 @@ async function seed(w: BoardWorld): Promise<void> {
     sims: [{ sim_id: w.alice.sim.simId, present: true }],
   });
   await sendHeartbeat(w.api, w.bob.device.token, { battery: 22, sims: [{ sim_id: w.bob.sim.simId, present: false }] });
+  await w.api.post("/v1/admin/webhooks", {
+    token: w.adminToken,
+    body: { url: "https://hooks.example.test/transfers", events: ["alert.raised"] },
+  });
+  await w.api.patch("/v1/admin/limits", {
+    token: w.adminToken,
+    body: {
+      operator: null,
+      op_type: "deposit",
+      max_amount: 500_000,
+      max_daily_agent: 2_000_000,
+      max_daily_sim: 5_000_000,
+    },
+  });
   await w.api.post("/v1/operations/matching", {
     token: w.alice.token,
     body: { beneficiary_msisdn: "690963852", montant: 3_000 },
@@ -146,6 +161,22 @@ async function main(): Promise<void> {
     await shoot(adminPage, "#/sims", "SIM", "sims.png");
     await shoot(adminPage, "#/alerts", "Alertes", "alerts.png");
     await shoot(adminPage, "#/people", "Personnes", "people.png");
+    await shoot(adminPage, "#/fleet", "Limites et disjoncteur", "fleet.png");
+    await adminPage.getByRole("button", { name: "Déclencher le disjoncteur" }).click();
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Déclencher maintenant" }).waitFor();
+    await adminPage.screenshot({ path: path.join(OUT, "fleet-confirm.png") });
+    console.log("docs/board/fleet-confirm.png");
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
+    await shoot(adminPage, "#/money", "Contrôle de l'argent", "money.png");
+    await adminPage.getByRole("button", { name: `Chaîne des soldes ${w.alice.sim.msisdn}` }).click();
+    await adminPage
+      .getByRole("region", { name: /^Chaîne des soldes de/ })
+      .locator("li")
+      .first()
+      .waitFor();
+    await adminPage.screenshot({ path: path.join(OUT, "money-chain.png"), fullPage: true });
+    console.log("docs/board/money-chain.png");
+    await shoot(adminPage, "#/analytics", "Analyses", "analytics.png");
     const phone = await browser.newContext({ locale: "en-GB", viewport: { width: 390, height: 844 }, isMobile: true });
     const phonePage = await phone.newPage();
     await phonePage.goto(`${system.gatewayUrl}/board/`);

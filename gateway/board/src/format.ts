@@ -48,3 +48,8 @@ export function status(s: string | null | undefined): string {
   const key = `st.${s}`;
   return known(key) ? t(key) : (s ?? "—");
 }
+
+/** Today's date in Africa/Douala, as the routes' `day` and `from`/`to` take it (YYYY-MM-DD). */
+export function today(offsetDays = 0): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Douala" }).format(Date.now() + offsetDays * 86_400_000);
+}

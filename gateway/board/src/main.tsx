@@ -15,23 +15,32 @@ import { Handsets } from "./pages/Handsets.tsx";
 import { Sims } from "./pages/Sims.tsx";
 import { Alerts } from "./pages/Alerts.tsx";
 import { People } from "./pages/People.tsx";
+import { Fleet } from "./pages/Fleet.tsx";
+import { Money } from "./pages/Money.tsx";
+import { Analytics } from "./pages/Analytics.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
 // admins (devices, SIMs, notifications, agents): the menu shows them to admins only, and a
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
+// The reconciliations are supervisors' and admins' (FLEET_READS); analytics every role's
+// (an agent's own work).
 const WORK = ["agent", "supervisor", "admin"];
 const ADMIN = ["admin"];
+const FLEET_READS = ["supervisor", "admin"];
 const PAGES = {
   operations: { label: "nav.operations", page: Operations, roles: WORK },
   transactions: { label: "nav.transactions", page: Transactions, roles: WORK },
   arbitration: { label: "nav.arbitration", page: Arbitration, roles: WORK },
   messages: { label: "nav.messages", page: Messages, roles: WORK },
   matching: { label: "nav.matching", page: Matching, roles: WORK },
+  analytics: { label: "nav.analytics", page: Analytics, roles: WORK },
+  money: { label: "nav.money", page: Money, roles: FLEET_READS },
   handsets: { label: "nav.handsets", page: Handsets, roles: ADMIN },
   sims: { label: "nav.sims", page: Sims, roles: ADMIN },
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
+  fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

@@ -175,9 +175,36 @@ export function ListHead<T>({ list }: { list: LiveList<T> }) {
 /** A column's header: its label, or the label of a column of figures (right-aligned). */
 export type Column = string | { num: string };
 
+/** A native table: a caption for screen readers, column headers, the rows given (each a keyed `<tr>`). */
+export function Table(props: { caption: string; columns: Column[]; children: ComponentChildren; tall?: boolean }) {
+  // The table scrolls in its own box (sideways on a phone, down when tall), which the
+  // keyboard can then reach and scroll.
+  return (
+    <div class={props.tall ? "table-wrap tall" : "table-wrap"} tabIndex={0} role="region" aria-label={props.caption}>
+      <table>
+        <caption class="sr-only">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) =>
+              typeof c === "string" ? (
+                <th scope="col">{c}</th>
+              ) : (
+                <th scope="col" class="num">
+                  {c.num}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /**
- * A live list as a native table: its head, a caption for screen readers, column headers,
- * one row per item (`row` returns the `<tr>`, keyed), and "none" when the list is empty.
+ * A live list as a native table: its head, the table, one row per item (`row` returns the
+ * `<tr>`, keyed), and "none" when the list is empty.
  */
 export function DataTable<T>(props: {
   list: LiveList<T>;
@@ -189,25 +216,9 @@ export function DataTable<T>(props: {
   return (
     <>
       <ListHead list={list} />
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">{props.caption}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((c) =>
-                typeof c === "string" ? (
-                  <th scope="col">{c}</th>
-                ) : (
-                  <th scope="col" class="num">
-                    {c.num}
-                  </th>
-                ),
-              )}
-            </tr>
-          </thead>
-          <tbody>{list.rows.map(props.row)}</tbody>
-        </table>
-      </div>
+      <Table caption={props.caption} columns={props.columns}>
+        {list.rows.map(props.row)}
+      </Table>
       <Empty rows={list.rows} />
     </>
   );
@@ -230,6 +241,35 @@ export function Field(props: { label: string; error?: string; children: Componen
       {props.hint && <small>{props.hint}</small>}
       {props.error && <small class="error">{props.error}</small>}
     </label>
+  );
+}
+
+/**
+ * A confirmation step: says exactly what the action will do before doing it. `run` returns
+ * the refusal to show, or nothing when it is done (the caller closes the dialog).
+ */
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  run: () => Promise<Outcome | undefined>;
+  onClose: () => void;
+}) {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    setBusy(true);
+    setOutcome(await props.run());
+    setBusy(false);
+  };
+  return (
+    <Dialog title={props.title} onClose={props.onClose}>
+      {props.children}
+      <button type="button" class="primary" disabled={busy} onClick={() => void go()}>
+        {props.confirm}
+      </button>
+      <Answer outcome={outcome} />
+    </Dialog>
   );
 }
 

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { Webhooks } from "./Webhooks.tsx";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
@@ -32,6 +33,7 @@ export function Alerts() {
       <Notifications list={open} caption={t("alert.open")} onAck={acknowledge} />
       <h3>{t("alert.acknowledged")}</h3>
       <Notifications list={done} caption={t("alert.acknowledged")} />
+      <Webhooks />
     </section>
   );
 }

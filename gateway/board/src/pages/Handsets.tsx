@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { Device, DeviceHealth, Operation } from "../types.ts";
-import { Answer, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 /** A handset as the page shows it: the list's row, its issues as derived on this read, what it runs. */
 interface Row {
@@ -202,21 +202,21 @@ function Rename(props: { device: Device; onClose: () => void; onDone: (label: st
 
 /** Deleting says what it does before doing it: the SIMs go back to the unassigned pool. */
 function Delete(props: { device: Device; onClose: () => void; onDone: () => void }) {
-  const [outcome, setOutcome] = useState<Outcome>();
-  const confirm = async () => {
+  const run = async () => {
     const r = await call(() =>
       api.DELETE("/v1/devices/{device_id}", { params: { path: { device_id: props.device.device_id } } }),
     );
-    if (r.outcome) return setOutcome(r.outcome);
-    props.onDone();
+    if (!r.outcome) props.onDone();
+    return r.outcome;
   };
   return (
-    <Dialog title={`${t("dev.delete")} · ${props.device.label}`} onClose={props.onClose}>
+    <Confirm
+      title={`${t("dev.delete")} · ${props.device.label}`}
+      confirm={t("dev.deleteConfirm")}
+      run={run}
+      onClose={props.onClose}
+    >
       <p>{t("dev.deleteWhat", { n: props.device.sims.length })}</p>
-      <button type="button" class="primary" onClick={() => void confirm()}>
-        {t("dev.deleteConfirm")}
-      </button>
-      <Answer outcome={outcome} />
-    </Dialog>
+    </Confirm>
   );
 }

@@ -26,12 +26,24 @@ export function People() {
     return r.data;
   };
   const path = (a: Agent) => ({ params: { path: { agent_id: a.agent_id } } });
-  const temporary = async (a: Agent) => {
-    const r = (await act(
-      () => api.POST("/v1/agents/admin/{agent_id}/temporary-password", path(a)),
-      t("people.tempIssued", { name: a.full_name }),
-    )) as { login: string; temporary_password: string } | undefined;
+  const temporary = async (a: Agent, message = t("people.tempIssued", { name: a.full_name })) => {
+    const r = (await act(() => api.POST("/v1/agents/admin/{agent_id}/temporary-password", path(a)), message)) as
+      { login: string; temporary_password: string } | undefined;
     if (r) setPassword({ login: r.login, password: r.temporary_password });
+  };
+  // A new person gets a password nobody sees (random, in this page's memory only), then at
+  // once a temporary one from the server, shown once: they must change it at first sign-in.
+  const create = async (body: { login: string; full_name: string; role: Role }) => {
+    const random = crypto.getRandomValues(new Uint8Array(24));
+    const r = await call(() =>
+      api.POST("/v1/agents/admin", { body: { ...body, password: btoa(String.fromCharCode(...random)) } }),
+    );
+    if (r.outcome) {
+      setOutcome(r.outcome);
+      return false;
+    }
+    await temporary(r.data, t("people.created", { name: r.data.full_name }));
+    return true;
   };
 
   return (
@@ -46,6 +58,7 @@ export function People() {
         />
       )}
       <Answer outcome={outcome} />
+      <NewPerson onSubmit={create} />
       <DataTable
         list={list}
         caption={t("people.title")}
@@ -195,5 +208,43 @@ function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }
       </form>
       <Answer outcome={outcome} />
     </Dialog>
+  );
+}
+
+function NewPerson(props: { onSubmit: (p: { login: string; full_name: string; role: Role }) => Promise<boolean> }) {
+  const [login, setLogin] = useState("");
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<Role>("agent");
+  return (
+    <form
+      class="inline"
+      aria-label={t("people.new")}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await props.onSubmit({ login: login.trim(), full_name: name.trim(), role })) {
+          setLogin("");
+          setName("");
+        }
+      }}
+    >
+      <Field label={t("people.newLogin")}>
+        <input required maxLength={100} value={login} onInput={(e) => setLogin(e.currentTarget.value)} />
+      </Field>
+      <Field label={t("people.newName")}>
+        <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </Field>
+      <Field label={t("people.role")}>
+        <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {t(`role.${r}`)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" class="primary" disabled={!login.trim() || !name.trim()}>
+        {t("people.create")}
+      </button>
+    </form>
   );
 }

@@ -2,8 +2,8 @@ import { useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
-import type { Device, Sim } from "../types.ts";
-import { Answer, Badge, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
+import type { Device, Sim, SimHistory } from "../types.ts";
+import { Answer, Badge, DataTable, Dialog, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
 
 // The SIMs of the fleet as the admin's routes give them: no route returns a PIN, so the
 // page has none to show. A measured balance is recorded by the API-key route only (the
@@ -14,6 +14,7 @@ export function Sims() {
   const [devices, setDevices] = useState<Device[]>([]);
   const [assigning, setAssigning] = useState<Sim>();
   const [thresholds, setThresholds] = useState<Sim>();
+  const [history, setHistory] = useState<Sim>();
   const list = useLiveList<Sim>(
     async () => {
       const [sims, devs] = await Promise.all([call(() => api.GET("/v1/sims")), call(() => api.GET("/v1/devices"))]);
@@ -113,6 +114,7 @@ export function Sims() {
                 />
               )}
               <RowAction label={t("sim.thresholds")} of={s.msisdn} onClick={() => setThresholds(s)} />
+              <RowAction label={t("sim.history")} of={s.msisdn} onClick={() => setHistory(s)} />
             </td>
           </tr>
         )}
@@ -156,7 +158,61 @@ export function Sims() {
           <Answer outcome={outcome} />
         </Dialog>
       )}
+      {history && (
+        <Dialog title={`${t("sim.history")} · ${history.msisdn}`} onClose={() => setHistory(undefined)}>
+          <History sim={history} />
+        </Dialog>
+      )}
     </section>
+  );
+}
+
+/** What the SIM ran (the fleet's history route, derived from operations). */
+function History({ sim }: { sim: Sim }) {
+  const list = useLiveList<SimHistory>(
+    () =>
+      call(() => api.GET("/v1/sims/{sim_id}/history", { params: { path: { sim_id: sim.sim_id } } })).then((r) =>
+        r.data ? { data: [r.data] } : r,
+      ),
+    () => "history",
+    ["operation"],
+    [],
+  );
+  const h = list.rows[0];
+  return (
+    <>
+      <ListHead list={list} />
+      {h && (
+        <>
+          <p>
+            {t("sim.totals", {
+              total: h.total_operations,
+              confirmed: h.total_confirmed,
+              failed: h.total_failed,
+              unproven: h.total_no_evidence,
+            })}
+          </p>
+          <Table
+            tall
+            caption={t("sim.history")}
+            columns={[t("common.created"), t("ops.type"), t("sim.to"), { num: t("common.amount") }, t("common.status")]}
+          >
+            {h.operations.map((o) => (
+              <tr key={o.operation_id}>
+                <td>{dateTime(o.created_at)}</td>
+                <td>{o.op_type}</td>
+                <td>{o.msisdn_dest}</td>
+                <td class="num">{fcfa(o.montant)}</td>
+                <td>
+                  <Badge state={o.status} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+          <Empty rows={h.operations} />
+        </>
+      )}
+    </>
   );
 }
 
