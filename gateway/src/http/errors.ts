@@ -50,12 +50,15 @@ export const OUTCOME_UNKNOWN_RETRY_AFTER_S = 2;
 
 /**
  * A service call that ran out of the request's deadline, or whose service went away during
- * it (connection lost, replica stopped): the work may have been done or not. Never a 500:
- * a 503 that says so, and that the same request (same request_id, client_message_id or
- * body) may be sent again, which every write route answers idempotently.
+ * it (connection lost; a replica stopping cancels the streams it could not finish in its
+ * drain time, HTTP/2 CANCEL): the work may have been done or not. Never a 500: a 503 that
+ * says so, and that the same request (same request_id, client_message_id or body) may be
+ * sent again, which every write route answers idempotently. (A call the gateway itself
+ * cancels is one whose client has gone: nobody reads the answer.)
  */
 export function outcomeUnknown(err: ConnectError): HttpError | undefined {
-  if (err.code !== Code.DeadlineExceeded && err.code !== Code.Unavailable) return undefined;
+  const unknown = [Code.DeadlineExceeded, Code.Unavailable, Code.Canceled];
+  if (!unknown.includes(err.code)) return undefined;
   return new HttpError(
     "internal",
     "The request did not finish in time; it may or may not have taken effect. Send the same request again (same request_id or client_message_id) after Retry-After: a replay answers what was done.",

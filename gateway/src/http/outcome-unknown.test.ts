@@ -1,3 +1,4 @@
+import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +55,58 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => gateway?.close(resolve));
   await services?.close();
+});
+
+const createBody = (requestId: string) =>
+  JSON.stringify({
+    request_id: requestId,
+    agent_id: "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f",
+    operator: "operator_a",
+    type_op: "deposit",
+    montant: 1000,
+    client: { msisdn: "670000001", nom: "Late" },
+  });
+
+describe("a call whose replica cancels it (a stopping replica that could not finish it: HTTP/2 CANCEL)", () => {
+  it("answers 503 outcome unknown, not 500", async () => {
+    // A dispatch replica that takes the call, then resets the stream as a stopping server does.
+    let taken = 0;
+    const dying = http2.createServer((_req, res) => {
+      taken += 1;
+      res.stream.close(http2.constants.NGHTTP2_CANCEL);
+    });
+    await new Promise<void>((resolve) => dying.listen(0, "127.0.0.1", resolve));
+    const dispatchUrl = `http://127.0.0.1:${(dying.address() as AddressInfo).port}`;
+    const app = createGatewayApp({
+      services: connectServices({
+        fleet: services.url,
+        dispatch: dispatchUrl,
+        evidence: services.url,
+        intake: services.url,
+        analytics: services.url,
+        messaging: services.url,
+      }),
+      log: createLogger("test", { level: "silent" }),
+      rateLimit: { ratePerS: 1000, burst: 1000 },
+      requestTimeoutMs: 5000,
+    });
+    const gw = await new Promise<Server>((resolve) => {
+      const s = createServer(app).listen(0, "127.0.0.1", () => resolve(s));
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${(gw.address() as AddressInfo).port}/v1/operations`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "any" },
+        body: createBody("cancelled-1"),
+      });
+      expect(taken).toBeGreaterThan(0);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { context: { reason: string } }).context.reason).toBe("outcome_unknown");
+    } finally {
+      await new Promise((resolve) => gw.close(resolve));
+      await new Promise((resolve) => dying.close(resolve));
+    }
+  });
 });
 
 describe("a request that runs out of its deadline", () => {

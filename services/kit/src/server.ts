@@ -15,6 +15,9 @@ import { Health } from "./gen/grpc/health/v1/health_pb.ts";
 import * as reflectionV1 from "./gen/grpc/reflection/v1/reflection_pb.ts";
 import * as reflectionV1alpha from "./gen/grpc/reflection/v1alpha/reflection_pb.ts";
 
+/** How long a stopping server lets in-flight calls finish before it cancels them. */
+const DRAIN_MS = 6_000;
+
 export interface ServedService {
   service: DescService;
   impl: unknown;
@@ -160,9 +163,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const s of sessions) s.close();
+        // In-flight calls get most of the shutdown deadline (runtime.ts, 8 s) to finish; what
+        // is still running then is cancelled, and its caller answers "outcome unknown".
         setTimeout(() => {
           for (const s of sessions) s.destroy();
-        }, 3_000).unref();
+        }, DRAIN_MS).unref();
       });
     },
   };
