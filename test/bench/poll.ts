@@ -244,7 +244,7 @@ async function main(): Promise<void> {
     children.push(system.child);
     const base: string = system.line.gatewayUrl;
     log(
-      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName}); gateway device-token cache: ${authCacheTtl ?? "default (30000)"} ms`,
+      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName}); gateway authentication cache: ${authCacheTtl ?? "default (30000)"} ms`,
     );
 
     // Provisioning through the real routes.

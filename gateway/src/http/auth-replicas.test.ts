@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
+import type { WatchCredentialsResponse } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { Api, bearer } from "../../../test/support/api.ts";
 import { grantAccess, provisionHandset } from "../../../test/support/fleet-fixtures.ts";
 import { eventually, startTestSystem, type TestSystem } from "../../../test/support/system.ts";
@@ -40,7 +41,11 @@ async function replica(services: Services, retryMs = 1000): Promise<{ api: Api; 
   const server: Server = await new Promise((resolve) => {
     const s = createServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
-  stops.push(() => idlePolls.stop(), () => authCache.stop(), () => new Promise((r) => server.close(r)));
+  stops.push(
+    () => idlePolls.stop(),
+    () => authCache.stop(),
+    () => new Promise((r) => server.close(r)),
+  );
   await eventually(async () => authCache.live || undefined);
   return { api: new Api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), cache: authCache };
 }
@@ -152,6 +157,26 @@ describe("a credential ended through gateway A", () => {
 });
 
 describe("the watch of fleet's credential changes", () => {
+  it("starts with ready, then relays what another fleet replica committed (its NOTIFY), and forget-all", async () => {
+    const abort = new AbortController();
+    const got: WatchCredentialsResponse[] = [];
+    const watching = (async () => {
+      for await (const m of servicesOf().fleet.watchCredentials({}, { signal: abort.signal, timeoutMs: 60_000 })) {
+        got.push(m);
+      }
+    })().catch(() => undefined);
+    await eventually(async () => got.length > 0 || undefined);
+    expect(got[0].ready).toBe(true);
+    await sys.db.query(`select pg_notify('fleet_credentials', $1)`, ["session:elsewhere"]);
+    await sys.db.query(`select pg_notify('fleet_credentials', $1)`, ["device:elsewhere"]);
+    await eventually(async () => got.flatMap((m) => m.deviceIds).includes("elsewhere") || undefined);
+    expect(got.flatMap((m) => m.sessionIds)).toEqual(["elsewhere"]);
+    await sys.db.query(`select pg_notify('fleet_credentials', '*')`);
+    await eventually(async () => got.some((m) => m.forgetAll) || undefined);
+    abort.abort();
+    await watching;
+  });
+
   it("when it ends, the replica remembers nothing and asks fleet on every request until it is back", async () => {
     const real = servicesOf();
     let authentications = 0;

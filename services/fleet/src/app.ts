@@ -105,7 +105,14 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     port: server.port,
     async stop() {
       await stopService(
-        [() => server.close(), () => silence.stop(), () => webhooks.stop(), () => consumer.close(), () => relay.stop(), () => credentials.stop()],
+        [
+          () => server.close(),
+          () => silence.stop(),
+          () => webhooks.stop(),
+          () => consumer.close(),
+          () => relay.stop(),
+          () => credentials.stop(),
+        ],
         () => db.close(),
       );
     },
