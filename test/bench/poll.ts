@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       DEVICE_COOLDOWN_S: "2",
       BENCH_TOPOLOGY: flags.topology ?? process.env.BENCH_TOPOLOGY ?? "processes",
       BENCH_METRICS: flags.metrics || process.env.BENCH_METRICS === "1" ? "1" : "",
-      // The gateway's device-token cache; its own default applies unless a TTL is given (0 disables it).
+      // The gateway's authentication cache; its own default applies unless a TTL is given (0 disables it).
       ...(authCacheTtl !== undefined ? { AUTH_CACHE_TTL_MS: authCacheTtl } : {}),
     });
     children.push(system.child);
