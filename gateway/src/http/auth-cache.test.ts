@@ -100,6 +100,21 @@ describe("authentication cache", () => {
     expect(f.asked.n).toBe(2);
   });
 
+  it("asks fleet once for requests that arrive together, unless a change was announced after it asked", async () => {
+    const cache = liveCache();
+    const answers: (() => void)[] = [];
+    const ask = async () => {
+      await new Promise<void>((r) => answers.push(r));
+      return create(AuthenticateResponseSchema, { caller: session });
+    };
+    const first = [cache.authenticate("k", ask), cache.authenticate("k", ask)];
+    cache.changed({ agentIds: ["a1"], sessionIds: [], deviceIds: [] });
+    const late = cache.authenticate("k", ask);
+    expect(answers).toHaveLength(2);
+    for (const answer of answers) answer();
+    expect((await Promise.all([...first, late])).map((r) => r.caller)).toEqual([session, session, session]);
+  });
+
   it("keeps an answer between half its time to live and all of it, spread at random", () => {
     const cache = liveCache(1000);
     const lifetimes = new Set<number>();

@@ -1,4 +1,4 @@
-import { fromTs, LiveMemory, type Caller, type Logger } from "@transferops/kit";
+import { fromTs, InFlight, LiveMemory, type Caller, type Logger } from "@transferops/kit";
 import type { AuthenticateResponse } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { Services } from "../services.ts";
 import { keepWatching } from "./watch.ts";
@@ -37,6 +37,7 @@ export interface AuthCacheOptions {
  */
 export class AuthCache extends LiveMemory<Caller> {
   private stopWatching?: () => void;
+  private readonly asking = new InFlight<string, AuthenticateResponse>();
 
   constructor(private readonly o: AuthCacheOptions) {
     super(o.ttlMs, o.maxEntries ?? 50_000);
@@ -71,7 +72,11 @@ export class AuthCache extends LiveMemory<Caller> {
     );
   }
 
-  /** The caller of a credential: remembered, else fleet's answer (remembered if nothing changed meanwhile). */
+  /**
+   * The caller of a credential: remembered, else fleet's answer (remembered if nothing changed
+   * meanwhile). While the watch is live, requests for one credential that arrive together share
+   * one question to fleet, unless a change was announced after it was asked.
+   */
   async authenticate(
     key: string,
     ask: () => Promise<AuthenticateResponse>,
@@ -79,7 +84,7 @@ export class AuthCache extends LiveMemory<Caller> {
     const hit = this.recall(key);
     if (hit) return { caller: hit, cached: true };
     const mark = this.mark();
-    const reply = await ask();
+    const reply = await (this.live ? this.asking.run(`${mark}:${key}`, ask) : ask());
     if (reply.caller) {
       const now = Date.now();
       this.keep(key, reply.caller, mark, now, fromTs(reply.validUntil)?.getTime() ?? Infinity);
