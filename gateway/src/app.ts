@@ -29,8 +29,8 @@ export interface GatewayOptions {
   log: Logger;
   rateLimit: { ratePerS: number; burst: number };
   requestTimeoutMs: number;
-  /** How long a device token's answer is reused; 0 asks fleet on every request. */
-  authCacheTtlMs?: number;
+  /** Fleet's authentication answers, reused while its watch is live (started by the caller); none by default. */
+  authCache?: AuthCache;
   /** Failed sign-ins allowed per login and per client address. */
   loginThrottle?: LoginThrottleOptions;
   /** Handsets known idle, answered without a call (started by the caller); none by default. */
@@ -69,7 +69,7 @@ function digestOf(secret: string): string {
 export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
-  const authCache = new AuthCache(options.authCacheTtlMs ?? 0);
+  const authCache = options.authCache ?? new AuthCache({ ttlMs: 0, log });
   const loginThrottle = new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
   const idlePolls = options.idlePolls ?? new IdlePolls({ ttlMs: 0, log });
   const routes = allRoutes();
@@ -223,8 +223,8 @@ function handler(
         idlePolls,
         freshCaller,
       });
-      // A board change may have revoked a device (deletion, token, reset, breaker).
-      if (caller?.kind === "session" && r.method !== "get" && reply.status < 400) authCache.clear();
+      // Fleet announces the change to every replica; this one forgets before answering.
+      if (r.endsCredentials && reply.status < 400) authCache.clear();
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
       if (reply.json === undefined) res.status(reply.status).end();
       else res.status(reply.status).json(reply.json);
@@ -235,9 +235,8 @@ function handler(
 }
 
 /**
- * The caller of a request. `reuse`: a remembered answer may stand in for fleet's, for the
- * static API keys (rotated by restarting the gateways) and, on routes that say so, device
- * tokens (see `Route.cachedDeviceCaller`); anything else is asked of fleet every time.
+ * The caller of a request. `reuse`: a remembered answer (AuthCache) may stand in for
+ * fleet's; else fleet is asked (`freshCaller`).
  */
 async function authenticate(
   r: Route,
@@ -252,18 +251,10 @@ async function authenticate(
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
-  let caller = reuse ? authCache.get(cacheKey) : undefined;
-  if (caller?.kind === "device" && !r.cachedDeviceCaller) caller = undefined;
-  const cached = caller !== undefined;
-  if (!caller) {
-    try {
-      caller = (await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret })).caller;
-    } catch (err) {
-      authCache.forget(cacheKey);
-      throw err;
-    }
-    if (caller) authCache.remember(cacheKey, caller);
-  }
+  const ask = () => services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
+  const { caller, cached } = reuse
+    ? await authCache.authenticate(cacheKey, ask)
+    : { caller: (await ask()).caller, cached: false };
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
     throw new HttpError("forbidden", `This route does not accept a ${caller?.kind ?? "this"} credential`, {
       reason: "credential_not_accepted",

@@ -16,7 +16,11 @@ export const gatewayConfigShape = {
   RATE_LIMIT_RPS: z.coerce.number().positive().default(20),
   /** Burst allowed per credential above the sustained rate. */
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
-  /** How long a device token's or an API key's authentication is reused by this replica (never a session's); 0 disables it. */
+  /**
+   * Longest a credential's authentication (session, device token, API key) is reused by this
+   * replica without asking fleet; only a bound: fleet's announcements end an answer as soon
+   * as the credential changes, and nothing is reused while they are not heard. 0 disables it.
+   */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * How long a handset known idle (dispatch said so and announced no work for it since) is

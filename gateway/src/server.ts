@@ -6,6 +6,7 @@ import type { GatewayConfig } from "./config.ts";
 import { serviceUrlsOf } from "./config.ts";
 import { connectServices } from "./services.ts";
 import { IdlePolls } from "./http/idle-polls.ts";
+import { AuthCache } from "./http/auth-cache.ts";
 
 export interface RunningGateway {
   url: string;
@@ -18,13 +19,15 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
   const services = connectServices(serviceUrlsOf(config));
   const idlePolls = new IdlePolls({ ttlMs: config.IDLE_POLL_CACHE_TTL_MS, log });
   idlePolls.start(services.dispatch);
+  const authCache = new AuthCache({ ttlMs: config.AUTH_CACHE_TTL_MS, log });
+  authCache.start(services.fleet);
   const app = createGatewayApp({
     services,
     idlePolls,
     log,
     rateLimit: { ratePerS: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    authCache,
     loginThrottle: {
       perLogin: { burst: config.LOGIN_FAILURES_BURST, perMinute: config.LOGIN_FAILURES_PER_MIN },
       perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
@@ -43,6 +46,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     stop: () =>
       new Promise<void>((resolve) => {
         idlePolls.stop();
+        authCache.stop();
         server.close(() => resolve());
         server.closeIdleConnections();
         // Requests still in flight get 3 s, then their connections are cut.

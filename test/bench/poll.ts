@@ -238,13 +238,13 @@ async function main(): Promise<void> {
       DEVICE_COOLDOWN_S: "2",
       BENCH_TOPOLOGY: flags.topology ?? process.env.BENCH_TOPOLOGY ?? "processes",
       BENCH_METRICS: flags.metrics || process.env.BENCH_METRICS === "1" ? "1" : "",
-      // The gateway's device-token cache; its own default applies unless a TTL is given (0 disables it).
+      // The gateway's authentication cache; its own default applies unless a TTL is given (0 disables it).
       ...(authCacheTtl !== undefined ? { AUTH_CACHE_TTL_MS: authCacheTtl } : {}),
     });
     children.push(system.child);
     const base: string = system.line.gatewayUrl;
     log(
-      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName}); gateway device-token cache: ${authCacheTtl ?? "default (30000)"} ms`,
+      `system up at ${base} (${system.line.topology === "single" ? "one process" : "one process per service"}, database ${dbName}); gateway authentication cache: ${authCacheTtl ?? "default (30000)"} ms`,
     );
 
     // Provisioning through the real routes.

@@ -181,6 +181,13 @@ async function main(): Promise<void> {
       1000,
     ),
     {
+      // A board of agents (sessions) costs about what automation (an API key) costs.
+      name: "create burst by 30 sessions, p99 (API-key burst's p99 over it; goal <= 1.5x)",
+      shown: `${figure(throughput, /create burst by session: .*?p99 ([\d.]+) ms/, "session burst p99")} ms`,
+      ratio: 1 / figure(throughput, /session burst p99 over the API-key burst's: ([\d.]+)/, "session burst ratio"),
+      goalRatio: 1 / 1.5,
+    },
+    {
       // Draining a few hundred with ten handsets, a loaded machine's latency bounds the rate,
       // not the path's cost: the cost is the figure (300/s on two cores is 6.7 CPU-ms each).
       name: "CPU per claim and its outcome, draining 500 (goal 300/s: <= 6.7 CPU-ms)",

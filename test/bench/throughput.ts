@@ -6,7 +6,9 @@
 //   1. references: a bare express hello-world saturated with the same client, and pgbench
 //      on the same PostgreSQL, select-only and simple-update (durable commits/s);
 //   2. the create burst: IDS request_ids each sent REPEATS times at once (default 310 × 5):
-//      p50/p99, one operation stored per request_id, every answer naming it; measured after
+//      p50/p99, one operation stored per request_id, every answer naming it; then the same
+//      burst sent by SESSION_AGENTS agents signed in at the board (sessions, default 30: each
+//      request_id by one agent), its p99 printed over the API-key burst's; measured after
 //      a warm-up (WARMUP creates, default 300, 32 at a time, then 100 request_ids × REPEATS
 //      at once) so that it meets a running system, not one whose code is still being
 //      compiled and whose connection pools are still opening;
@@ -46,6 +48,7 @@ const { values: flags } = parseArgs({
     "sms-per-s": { type: "string" },
     "sms-s": { type: "string" },
     phases: { type: "string" },
+    "session-agents": { type: "string" },
   },
 });
 // --phases burst,rate,claims,sms runs only those (the references always run).
@@ -58,6 +61,7 @@ const QUEUED = Number(flags.queued ?? 20_000);
 const HANDSETS = Number(flags.handsets ?? 20);
 const DURATION_S = Number(flags["duration-s"] ?? 5);
 const CONCURRENCY = Number(flags.concurrency ?? 32);
+const SESSION_AGENTS = Number(flags["session-agents"] ?? 30);
 const SMS_PER_S = Number(flags["sms-per-s"] ?? 50);
 const SMS_S = Number(flags["sms-s"] ?? 10);
 const PIN = "52918374";
@@ -270,18 +274,53 @@ async function main(): Promise<void> {
       allowed_op_types: ["deposit"],
       max_amount: 500_000,
     });
-    const body = (requestId: string, montant = 1000, msisdn = "690000001") => ({
+    // The board's agents, each signed in (a session) and granted the same SIMs.
+    const sessions: Record<string, string>[] = [];
+    if (PHASES.has("burst")) {
+      await pool(
+        Array.from({ length: SESSION_AGENTS }, (_, i) => i),
+        8,
+        async (i) => {
+          const login = `bench-board-${i}`;
+          const id = (
+            await call(base, "POST", "/v1/agents/admin", auth, {
+              login,
+              full_name: `Board ${i}`,
+              password: "bench-password-1",
+            })
+          ).body.agent_id;
+          await call(base, "PATCH", `/v1/admin/agents/${id}/access`, auth, {
+            allowed_sim_ids: devices.map((d) => d.simId),
+            allowed_op_types: ["deposit"],
+            max_amount: 500_000,
+          });
+          const token = (await call(base, "POST", "/v1/agents/login", {}, { login, password: "bench-password-1" })).body
+            .token;
+          sessions.push({ authorization: `Bearer ${token}` });
+        },
+      );
+    }
+    const body = (requestId: string, montant = 1000, msisdn = "690000001", agent: string | null = agentId) => ({
       request_id: requestId,
-      agent_id: agentId,
+      ...(agent ? { agent_id: agent } : {}),
       operator: "operator_b",
       montant,
       client: { msisdn, nom: "Bench" },
     });
     const create = (requestId: string, montant?: number, msisdn?: string) =>
       call(base, "POST", "/v1/operations", key, body(requestId, montant, msisdn));
-    /** Each request_id REPEATS times, every request sent at once. */
-    const sendAtOnce = (ids: string[]) =>
-      Promise.all(ids.flatMap((id) => Array.from({ length: REPEATS }, () => create(id))));
+    /** An agent's own create at the board, with its session. */
+    const createBySession = (requestId: string, session: Record<string, string>) =>
+      call(base, "POST", "/v1/operations", session, body(requestId, undefined, undefined, null));
+    /** Each request_id REPEATS times, every request sent at once; by API key, or by the sessions (one per request_id). */
+    const sendAtOnce = (ids: string[], bySession = false) =>
+      Promise.all(
+        ids.flatMap((id, i) =>
+          Array.from({ length: REPEATS }, () =>
+            bySession ? createBySession(id, sessions[i % sessions.length]) : create(id),
+          ),
+        ),
+      );
 
     // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
     for (const until = performance.now() + 60_000; ;) {
@@ -309,25 +348,13 @@ async function main(): Promise<void> {
       );
     };
 
-    if (PHASES.has("burst") && WARMUP > 0) {
-      const t0 = performance.now();
-      let created = 0;
-      await pool(Array.from({ length: WARMUP }), 32, async () => {
-        if ((await create(`warmup-${randomUUID()}`)).status === 202) created++;
-      });
-      const ids = Array.from({ length: 100 }, () => `warmup-${randomUUID()}`);
-      const answers = await sendAtOnce(ids);
-      created += answers.filter((r) => r.status === 202).length;
-      log(
-        `  warm-up: ${created} of ${WARMUP + ids.length} operations created in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-      );
-    }
-    for (let round = 0; PHASES.has("burst") && round < BURSTS; round++) {
-      // 2. The burst: every request sent at once, each request_id REPEATS times.
-      const ids = Array.from({ length: IDS }, () => `burst-${randomUUID()}`);
+    /** One burst; prints its figures and returns its p99 (ms). */
+    const measureBurst = async (what: string, bySession: boolean): Promise<number> => {
+      const prefix = bySession ? "sburst-" : "burst-";
+      const ids = Array.from({ length: IDS }, () => `${prefix}${randomUUID()}`);
       const cpuBefore = await cpu();
       const overflowsBefore = listenOverflows();
-      const burst = await sendAtOnce(ids);
+      const burst = await sendAtOnce(ids, bySession);
       const overflows = (listenOverflows() ?? NaN) - (overflowsBefore ?? NaN);
       const cpuAfter = await cpu();
       const lat = burst.map((r) => r.ms).sort((a, b) => a - b);
@@ -342,12 +369,58 @@ async function main(): Promise<void> {
         if (op) named.set(id, (named.get(id) ?? new Set()).add(op));
       });
       const split = [...named.values()].filter((ops) => ops.size > 1).length;
-      const stored = await count(`select count(*) as n from dispatch.operations where request_id like 'burst-%'`);
+      const stored = await count(`select count(*) as n from dispatch.operations where request_id = any($1)`, [ids]);
+      const p99 = percentile(lat, 99);
       log(
-        `create burst: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat.at(-1) ?? NaN)}; ${statuses[202] ?? 0} created (202), ${statuses[409] ?? 0} replays (409); ${stored} operations stored, ${split} request_ids answered with two operations (goal: p99 <= 1000 ms, ${IDS} stored, 0 split)`,
+        `${what}: ${IDS} ids × ${REPEATS} at once: p50 ${ms(percentile(lat, 50))}, p99 ${ms(p99)}, max ${ms(lat.at(-1) ?? NaN)}; ${statuses[202] ?? 0} created (202), ${statuses[409] ?? 0} replays (409); ${stored} operations stored, ${split} request_ids answered with two operations (goal: p99 <= 1000 ms, ${IDS} stored, 0 split)`,
       );
       log(
         `  answers by status ${JSON.stringify(statuses)}${sample ? `; e.g. ${JSON.stringify(sample.body).slice(0, 200)}` : ""}; ${Number.isNaN(overflows) ? "" : `${overflows} connections dropped by a full accept queue (machine-wide); `}${cpuSpent(cpuBefore, cpuAfter).text}`,
+      );
+      return p99;
+    };
+
+    // Each agent's grant reaches dispatch asynchronously too.
+    await pool(sessions, 8, async (session) => {
+      for (const until = performance.now() + 60_000; ;) {
+        const r = await createBySession(`warmup-${randomUUID()}`, session);
+        if (r.status >= 200 && r.status < 300) break;
+        if (performance.now() > until)
+          throw new Error(`creation by session never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
+        await new Promise((res) => setTimeout(res, 500));
+      }
+    });
+
+    if (PHASES.has("burst") && WARMUP > 0) {
+      const t0 = performance.now();
+      let created = 0;
+      await pool(Array.from({ length: WARMUP }), 32, async (_, i) => {
+        const r =
+          i % 2 === 0
+            ? await create(`warmup-${randomUUID()}`)
+            : await createBySession(`warmup-${randomUUID()}`, sessions[i % sessions.length]);
+        if (r.status === 202) created++;
+      });
+      const ids = Array.from({ length: 100 }, () => `warmup-${randomUUID()}`);
+      const answers = [
+        ...(await sendAtOnce(ids)),
+        ...(await sendAtOnce(
+          ids.map((id) => `${id}-s`),
+          true,
+        )),
+      ];
+      created += answers.filter((r) => r.status === 202).length;
+      log(
+        `  warm-up: ${created} of ${WARMUP + 2 * ids.length} operations created in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
+    }
+    for (let round = 0; PHASES.has("burst") && round < BURSTS; round++) {
+      // 2. The burst: every request sent at once, each request_id REPEATS times; by API key,
+      // then by the board's sessions.
+      const byKey = await measureBurst("create burst", false);
+      const bySession = await measureBurst("create burst by session", true);
+      log(
+        `  session burst p99 over the API-key burst's: ${(bySession / byKey).toFixed(2)} (goal <= 1.5; ${SESSION_AGENTS} agents signed in)`,
       );
     }
 

@@ -1,47 +1,99 @@
-import type { Caller } from "@transferops/kit";
+import { fromTs, InFlight, LiveMemory, type Caller, type Logger } from "@transferops/kit";
+import type { AuthenticateResponse } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import type { Services } from "../services.ts";
+import { keepWatching } from "./watch.ts";
+
+export interface AuthCacheOptions {
+  /** A remembered answer is asked again at least this often; 0 turns the whole thing off. */
+  ttlMs: number;
+  log: Logger;
+  /** Most credentials remembered at once. */
+  maxEntries?: number;
+  /** Wait before watching again after the watch ended. */
+  retryMs?: number;
+  /** The watch is renewed this often (a gRPC call needs a deadline). */
+  watchRenewMs?: number;
+}
 
 /**
- * Short-lived memory of authentication answers, so a handset polling every few seconds, or
- * automation creating in bursts, does not cost an authentication call each time. Kept:
- * device tokens, and the static API keys (automation's and messaging's), which change only
- * with the configuration, whose rotation restarts the gateway (docs/operations.md). Never
- * kept: board sessions, which must die the moment they are revoked. A remembered device
- * answers only an idle poll (a 204 reveals nothing); every route that reveals a PIN or
- * changes something asks fleet again (`Route.cachedDeviceCaller`), so a token revoked
- * through one replica is refused by every replica at once. The replica that serves a board
- * change also forgets everything. A TTL of 0 disables the cache.
- * Each answer is kept a random time between half the TTL and the TTL, so that a fleet of
- * handsets that signed in together does not re-authenticate together every TTL.
+ * Fleet's authentication answers, remembered so that a request, whatever its credential
+ * (board session, device token, API key) and route, does not cost an authentication call.
+ *
+ * Fleet owns the knowledge; this is its mirror one hop earlier, built as IdlePolls is (kit
+ * `LiveMemory`). An answer is forgotten when fleet's WatchCredentials stream announces a
+ * change that ends it: a session signed out (its id), an agent changed, deactivated, given a
+ * new password or a temporary one (every session of the agent: the Caller carries its role,
+ * name and state), a device token revoked or replaced, a device renamed or deleted (its id),
+ * a production reset or a fleet replica starting (everything: it may hold new API keys).
+ * Every fleet replica forwards every change any replica commits (the writes NOTIFY in their
+ * transactions, and the replica that wrote waits until it heard its own announcement before
+ * answering), so a credential revoked through any gateway is refused by every gateway.
+ * The memory is live only while the watch is; an answer is remembered only if no
+ * announcement arrived while it was in flight; when the watch ends everything is forgotten
+ * and every request asks fleet until it is ready again. A session's answer is never used
+ * past the session's expiry (`valid_until`). Each answer is kept a random time between half
+ * the TTL and the TTL (a fleet of handsets that signed in together does not re-authenticate
+ * together). A TTL of 0 disables the cache.
  */
-export class AuthCache {
-  private readonly entries = new Map<string, { caller: Caller; until: number }>();
+export class AuthCache extends LiveMemory<Caller> {
+  private stopWatching?: () => void;
+  private readonly asking = new InFlight<string, AuthenticateResponse>();
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 50_000,
-  ) {}
+  constructor(private readonly o: AuthCacheOptions) {
+    super(o.ttlMs, o.maxEntries ?? 50_000);
+  }
 
-  get(key: string, now = Date.now()): Caller | undefined {
-    const hit = this.entries.get(key);
-    if (!hit) return undefined;
-    if (hit.until <= now) {
-      this.entries.delete(key);
-      return undefined;
+  get enabled(): boolean {
+    return this.o.ttlMs > 0;
+  }
+
+  /** Starts watching fleet's credential changes (and keeps doing so until `stop`). */
+  start(fleet: Services["fleet"]): void {
+    if (!this.enabled || this.stopWatching) return;
+    this.stopWatching = keepWatching({
+      memory: this,
+      open: (signal, timeoutMs) => fleet.watchCredentials({}, { signal, timeoutMs }),
+      apply: (m) => this.changed(m),
+      log: this.o.log,
+      what: "auth cache",
+      retryMs: this.o.retryMs,
+      renewMs: this.o.watchRenewMs,
+    });
+  }
+
+  /** Fleet announced these credentials changed: every answer about them is forgotten. */
+  changed(m: { agentIds: string[]; sessionIds: string[]; deviceIds: string[] }): void {
+    if (m.agentIds.length + m.sessionIds.length + m.deviceIds.length === 0) return;
+    const agents = new Set(m.agentIds);
+    const sessions = new Set(m.sessionIds);
+    const devices = new Set(m.deviceIds);
+    this.forgetWhere((c) =>
+      c.kind === "device" ? devices.has(c.deviceId) : agents.has(c.agentId) || sessions.has(c.sessionId),
+    );
+  }
+
+  /**
+   * The caller of a credential: remembered, else fleet's answer (remembered if nothing changed
+   * meanwhile). While the watch is live, requests for one credential that arrive together share
+   * one question to fleet, unless a change was announced after it was asked.
+   */
+  async authenticate(
+    key: string,
+    ask: () => Promise<AuthenticateResponse>,
+  ): Promise<{ caller: Caller | undefined; cached: boolean }> {
+    const hit = this.recall(key);
+    if (hit) return { caller: hit, cached: true };
+    const mark = this.mark();
+    const reply = await (this.live ? this.asking.run(`${mark}:${key}`, ask) : ask());
+    if (reply.caller) {
+      const now = Date.now();
+      this.keep(key, reply.caller, mark, now, fromTs(reply.validUntil)?.getTime() ?? Infinity);
     }
-    return hit.caller;
+    return { caller: reply.caller, cached: false };
   }
 
-  remember(key: string, caller: Caller, now = Date.now()): void {
-    if (this.ttlMs <= 0 || caller.kind === "session") return;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { caller, until: now + this.ttlMs - Math.floor((Math.random() * this.ttlMs) / 2) });
-  }
-
-  forget(key: string): void {
-    this.entries.delete(key);
-  }
-
-  clear(): void {
-    this.entries.clear();
+  stop(): void {
+    this.stopWatching?.();
+    this.stopWatching = undefined;
   }
 }

@@ -1,60 +1,89 @@
-// Two gateway replicas in front of one fleet, each remembering device tokens (AUTH_CACHE_TTL_MS
-// 30 s, the default): a token revoked through one replica must stop working on the other at
-// once, on every route that reveals a PIN or changes anything.
+// Two gateway replicas in front of one fleet, each remembering authentications: a credential
+// ended through gateway A (a device token revoked, a session signed out, an agent deactivated,
+// a password changed) must be refused at once by gateway B, which had it in memory. B keeps
+// answers for 10 minutes, so only fleet's announcements (WatchCredentials) can end them in time.
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
+import type { WatchCredentialsResponse } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { Api, bearer } from "../../../test/support/api.ts";
 import { grantAccess, provisionHandset } from "../../../test/support/fleet-fixtures.ts";
 import { eventually, startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { createGatewayApp } from "../app.ts";
-import { connectServices } from "../services.ts";
+import { connectServices, type Services } from "../services.ts";
 import type { ServiceUrls } from "../services.ts";
+import { AuthCache } from "./auth-cache.ts";
 import { IdlePolls } from "./idle-polls.ts";
 
-let sys: TestSystem;
-let other: Server;
-let b: Api;
-let idlePolls: IdlePolls;
+const LONG_TTL_MS = 10 * 60_000;
+const log = createLogger("gateway-b", { level: "silent" });
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  const log = createLogger("gateway-b", { level: "silent" });
-  const services = connectServices(sys.system.serviceUrls as unknown as ServiceUrls);
+let sys: TestSystem;
+let admin: { token: string; agentId: string };
+const stops: (() => Promise<unknown> | void)[] = [];
+
+/** Another gateway replica over the same services, remembering authentications for 10 minutes. */
+async function replica(services: Services, retryMs = 1000): Promise<{ api: Api; cache: AuthCache }> {
   // As the deployed gateway: idle handsets answered from memory, dispatch's announcements watched.
-  idlePolls = new IdlePolls({ ttlMs: 120_000, log });
+  const idlePolls = new IdlePolls({ ttlMs: 120_000, log });
   idlePolls.start(services.dispatch);
+  const authCache = new AuthCache({ ttlMs: LONG_TTL_MS, log, retryMs });
+  authCache.start(services.fleet);
   const app = createGatewayApp({
     services,
     log,
     idlePolls,
+    authCache,
     rateLimit: { ratePerS: 1000, burst: 5000 },
     requestTimeoutMs: 10_000,
-    authCacheTtlMs: 30_000,
   });
-  other = await new Promise((resolve) => {
+  const server: Server = await new Promise((resolve) => {
     const s = createServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
-  b = new Api(`http://127.0.0.1:${(other.address() as AddressInfo).port}`);
+  stops.push(
+    () => idlePolls.stop(),
+    () => authCache.stop(),
+    () => new Promise((r) => server.close(r)),
+  );
+  await eventually(async () => authCache.live || undefined);
+  return { api: new Api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), cache: authCache };
+}
+
+const servicesOf = () => connectServices(sys.system.serviceUrls as unknown as ServiceUrls);
+
+let b: Api;
+let bCache: AuthCache;
+
+beforeAll(async () => {
+  sys = await startTestSystem();
+  ({ api: b, cache: bCache } = await replica(servicesOf()));
+  admin = await sys.api.bootstrapAdmin();
 });
 afterAll(async () => {
-  idlePolls?.stop();
-  await new Promise((resolve) => other?.close(resolve));
+  for (const stop of stops.reverse()) await stop();
   await sys?.stop();
 });
 
-describe("a device token revoked through gateway A", () => {
-  it("is refused at once by gateway B, which had it in memory: no PIN, no SMS taken", async () => {
+/** B answers 200 for the session, from memory the second time. */
+async function learnSession(token: string): Promise<void> {
+  const before = bCache.size;
+  expect((await b.get("/v1/agents/me", { token })).status).toBe(200);
+  expect((await b.get("/v1/agents/me", { token })).status).toBe(200);
+  expect(bCache.size).toBeGreaterThan(before);
+}
+
+describe("a credential ended through gateway A", () => {
+  it("a revoked device token is refused at once by gateway B, which had it in memory: no PIN, no SMS taken", async () => {
     const a = sys.api;
-    const admin = await a.bootstrapAdmin();
     const agent = await a.createAgent(admin.token, { login: "replica-agent" });
     const { device, sims } = await provisionHandset(a, admin.token, { balance: 5_000_000 });
     await grantAccess(a, admin.token, agent.agentId, { simIds: [sims[0].simId], opTypes: ["deposit"] });
 
-    // B learns the token: the handset polls through it while idle.
+    // B learns the token: the handset polls through it while idle, and reads its SIMs.
     expect((await b.get("/v1/device/next", { headers: bearer(device.token) })).status).toBe(204);
-    expect((await b.get("/v1/device/next", { headers: bearer(device.token) })).status).toBe(204);
+    expect((await b.get("/v1/device/sims", { headers: bearer(device.token) })).status).toBe(200);
+    expect((await b.get("/v1/device/sims", { headers: bearer(device.token) })).status).toBe(200);
 
     // Work for the handset, then the token revoked through A.
     await eventually(async () => {
@@ -74,6 +103,7 @@ describe("a device token revoked through gateway A", () => {
     const revoked = await a.delete(`/v1/devices/${device.deviceId}/token`, { token: admin.token });
     expect(revoked.status).toBeLessThan(300);
 
+    expect((await b.get("/v1/device/sims", { headers: bearer(device.token) })).status).toBe(401);
     const poll = await b.get("/v1/device/next", { headers: bearer(device.token) });
     expect(poll.status).toBe(401);
     expect(JSON.stringify(poll.body)).not.toContain(sims[0].pin);
@@ -85,5 +115,115 @@ describe("a device token revoked through gateway A", () => {
       },
     });
     expect(sms.status).toBe(401);
+  });
+
+  it("a signed-out session is refused at once by gateway B", async () => {
+    const agent = await sys.api.createAgent(admin.token, { login: "replica-logout" });
+    await learnSession(agent.token);
+    expect((await sys.api.post("/v1/agents/logout", { token: agent.token })).status).toBe(204);
+    expect((await b.get("/v1/agents/me", { token: agent.token })).status).toBe(401);
+  });
+
+  it("a deactivated agent's session is refused at once by gateway B", async () => {
+    const agent = await sys.api.createAgent(admin.token, { login: "replica-deactivated" });
+    await learnSession(agent.token);
+    const r = await sys.api.post(`/v1/agents/admin/${agent.agentId}/deactivate`, { token: admin.token });
+    expect(r.status).toBeLessThan(300);
+    const after = await b.get("/v1/operations", { token: agent.token });
+    expect(after.status).toBe(401);
+  });
+
+  it("a session opened before a password change is refused at once by gateway B", async () => {
+    const agent = await sys.api.createAgent(admin.token, { login: "replica-password" });
+    await learnSession(agent.token);
+    const changed = await sys.api.patch("/v1/agents/me/password", {
+      token: agent.token,
+      body: { current_password: agent.password, new_password: "a-new-password-2" },
+    });
+    expect(changed.status).toBe(204);
+    expect((await b.get("/v1/agents/me", { token: agent.token })).status).toBe(401);
+    const fresh = await sys.api.login("replica-password", "a-new-password-2");
+    expect((await b.get("/v1/agents/me", { token: fresh })).status).toBe(200);
+  });
+
+  it("an agent's new role reaches gateway B at once", async () => {
+    const agent = await sys.api.createAgent(admin.token, { login: "replica-role", role: "admin" });
+    expect((await b.get("/v1/agents/admin", { token: agent.token })).status).toBe(200);
+    expect((await b.get("/v1/agents/admin", { token: agent.token })).status).toBe(200);
+    const r = await sys.api.patch(`/v1/agents/admin/${agent.agentId}`, { token: admin.token, body: { role: "agent" } });
+    expect(r.status).toBe(200);
+    expect((await b.get("/v1/agents/admin", { token: agent.token })).status).toBe(403);
+  });
+});
+
+describe("the watch of fleet's credential changes", () => {
+  it("starts with ready, then relays what another fleet replica committed (its NOTIFY), and forget-all", async () => {
+    const abort = new AbortController();
+    const got: WatchCredentialsResponse[] = [];
+    const watching = (async () => {
+      for await (const m of servicesOf().fleet.watchCredentials({}, { signal: abort.signal, timeoutMs: 60_000 })) {
+        got.push(m);
+      }
+    })().catch(() => undefined);
+    await eventually(async () => got.length > 0 || undefined);
+    expect(got[0].ready).toBe(true);
+    await sys.db.query(`select pg_notify('fleet_credentials', $1)`, ["session:elsewhere"]);
+    await sys.db.query(`select pg_notify('fleet_credentials', $1)`, ["device:elsewhere"]);
+    await eventually(async () => got.flatMap((m) => m.deviceIds).includes("elsewhere") || undefined);
+    expect(got.flatMap((m) => m.sessionIds)).toEqual(["elsewhere"]);
+    await sys.db.query(`select pg_notify('fleet_credentials', '*')`);
+    await eventually(async () => got.some((m) => m.forgetAll) || undefined);
+    abort.abort();
+    await watching;
+  });
+
+  it("when it ends, the replica remembers nothing and asks fleet on every request until it is back", async () => {
+    const real = servicesOf();
+    let authentications = 0;
+    let ended = false;
+    let endWatch: (() => void) | undefined;
+    const fleet: Services["fleet"] = {
+      ...real.fleet,
+      authenticate: (req, o) => {
+        authentications += 1;
+        return real.fleet.authenticate(req, o);
+      },
+      // Fleet's stream, which the test can end (as a fleet replica stopping ends it), and
+      // which cannot be opened again while `ended`.
+      watchCredentials: (req, o) =>
+        (async function* () {
+          if (ended) throw new Error("fleet is gone");
+          const stopped = new Promise<"ended">((resolve) => (endWatch = () => resolve("ended")));
+          const it = real.fleet.watchCredentials(req, o)[Symbol.asyncIterator]();
+          for (;;) {
+            const next = await Promise.race([it.next(), stopped]);
+            if (next === "ended" || next.done) {
+              await it.return?.();
+              return;
+            }
+            yield next.value;
+          }
+        })(),
+    };
+    const { api: c, cache } = await replica({ ...real, fleet }, 200);
+    const agent = await sys.api.createAgent(admin.token, { login: "replica-dark" });
+    const twice = async () => {
+      const before = authentications;
+      for (let i = 0; i < 2; i += 1) expect((await c.get("/v1/agents/me", { token: agent.token })).status).toBe(200);
+      return authentications - before;
+    };
+
+    expect(await twice()).toBe(1);
+    expect(await twice()).toBe(0);
+    ended = true;
+    endWatch!();
+    await eventually(async () => !cache.live || undefined);
+    expect(cache.size).toBe(0);
+    expect(await twice()).toBe(2);
+    expect(await twice()).toBe(2);
+
+    ended = false;
+    await eventually(async () => cache.live || undefined);
+    expect(await twice()).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { IdleMemory, type Logger } from "@transferops/kit";
 import type { GetNextOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { Services } from "../services.ts";
+import { keepWatching } from "./watch.ts";
 
 export interface IdlePollsOptions {
   /** A remembered idle device is asked again at least this often; 0 turns the whole thing off. */
@@ -29,9 +30,7 @@ export interface IdlePollsOptions {
  * case is a poll answered 204 while an announcement is in flight, never lost work.
  */
 export class IdlePolls extends IdleMemory {
-  private stopped = false;
-  private abort?: AbortController;
-  private retry?: NodeJS.Timeout;
+  private stopWatching?: () => void;
 
   constructor(private readonly o: IdlePollsOptions) {
     super(o.ttlMs, o.maxEntries);
@@ -43,38 +42,18 @@ export class IdlePolls extends IdleMemory {
 
   /** Starts watching dispatch's announcements (and keeps doing so until `stop`). */
   start(dispatch: Services["dispatch"]): void {
-    if (!this.enabled) return;
-    this.stopped = false;
-    void this.watch(dispatch);
-  }
-
-  private async watch(dispatch: Services["dispatch"]): Promise<void> {
-    const abort = new AbortController();
-    this.abort = abort;
-    try {
-      const stream = dispatch.watchDeviceWork(
-        {},
-        { signal: abort.signal, timeoutMs: this.o.watchRenewMs ?? 10 * 60_000 },
-      );
-      for await (const m of stream) {
-        if (m.ready) this.live = true;
-        if (m.forgetAll) this.clear();
+    if (!this.enabled || this.stopWatching) return;
+    this.stopWatching = keepWatching({
+      memory: this,
+      open: (signal, timeoutMs) => dispatch.watchDeviceWork({}, { signal, timeoutMs }),
+      apply: (m) => {
         for (const id of m.deviceIds) this.forget(id);
-      }
-    } catch (err) {
-      if (!this.stopped && !abort.signal.aborted) {
-        this.o.log.debug(
-          { err },
-          "idle polls: the watch of dispatch's work ended; every poll is asked until it is back",
-        );
-      }
-    } finally {
-      this.live = false;
-      if (!this.stopped) {
-        this.retry = setTimeout(() => void this.watch(dispatch), this.o.retryMs ?? 1000);
-        this.retry.unref();
-      }
-    }
+      },
+      log: this.o.log,
+      what: "idle polls",
+      retryMs: this.o.retryMs,
+      renewMs: this.o.watchRenewMs,
+    });
   }
 
   /**
@@ -93,9 +72,7 @@ export class IdlePolls extends IdleMemory {
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    this.abort?.abort();
-    this.live = false;
+    this.stopWatching?.();
+    this.stopWatching = undefined;
   }
 }

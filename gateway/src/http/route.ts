@@ -19,9 +19,9 @@ export interface RouteContext<B, Q> {
   loginThrottle: LoginThrottle;
   idlePolls: IdlePolls;
   /**
-   * The caller as fleet says it is now, never from this replica's cache: a route that may
-   * use a cached device caller (`cachedDeviceCaller`) asks it before anything a revoked
-   * token must not get.
+   * The caller as fleet says it is now, never from this replica's cache (AuthCache): a route
+   * that reveals a PIN asks it first, so not even an announcement still in flight lets a
+   * revoked token have one.
    */
   freshCaller(): Promise<Caller | undefined>;
 }
@@ -63,12 +63,11 @@ export interface Route<B = unknown, Q = unknown> {
    */
   allowTemporaryPassword?: boolean;
   /**
-   * A device caller this replica remembers (AuthCache) is taken as it is: only for a route
-   * that reveals and changes nothing with it before asking `freshCaller` (the poll: an idle
-   * handset's 204). Elsewhere a device token is checked with fleet on every request, so a
-   * token revoked through any replica stops working on every replica at once.
+   * The route ends credentials (sign-out, password, agent changes, device tokens, reset):
+   * on success this replica forgets every remembered caller before answering, without
+   * waiting for fleet's announcement, which ends them on every other replica.
    */
-  cachedDeviceCaller?: boolean;
+  endsCredentials?: boolean;
   /** Path parameters typed UUID: a malformed one is 422. */
   uuidParams?: string[];
   body?: z.ZodType<B>;

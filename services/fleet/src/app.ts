@@ -27,6 +27,7 @@ import { internalHandlers } from "./rpc/internal.ts";
 import { notificationsHandlers } from "./rpc/notifications.ts";
 import { simsHandlers } from "./rpc/sims.ts";
 import { migrations } from "./store/migrations/index.ts";
+import { credentialKey, CredentialChanges } from "./store/credentials.ts";
 
 export interface FleetOptions {
   config: FleetConfig;
@@ -51,11 +52,16 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const published = () => relay.kick();
+  // Every gateway forgets what it remembered: this replica may hold new API keys.
+  const credentials = new CredentialChanges(db, config.databaseUrl, log);
+  await credentials.start();
+  await credentials.change([credentialKey.all], async () => undefined);
   const deps: FleetDeps = {
     db,
     config,
     log,
     published,
+    credentials,
     dispatch: serviceClient(DispatchService, config.env.DISPATCH_URL),
     evidence: serviceClient(EvidenceService, config.env.EVIDENCE_URL),
   };
@@ -83,7 +89,7 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     ready: [consumer.joined],
     services: [
       served(FleetService, {
-        ...identityHandlers({ db, config, published, authenticateDevice: deviceAuthenticator(deps) }),
+        ...identityHandlers({ db, config, published, credentials, authenticateDevice: deviceAuthenticator(deps) }),
         ...accessHandlers(deps),
         ...devicesHandlers(deps),
         ...simsHandlers(deps),
@@ -99,7 +105,14 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     port: server.port,
     async stop() {
       await stopService(
-        [() => server.close(), () => silence.stop(), () => webhooks.stop(), () => consumer.close(), () => relay.stop()],
+        [
+          () => server.close(),
+          () => silence.stop(),
+          () => webhooks.stop(),
+          () => consumer.close(),
+          () => relay.stop(),
+          () => credentials.stop(),
+        ],
         () => db.close(),
       );
     },

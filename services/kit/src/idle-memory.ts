@@ -1,16 +1,19 @@
 /**
- * Handsets known to have nothing to do, as dispatch keeps them (from its reads, forgotten on
- * LISTEN/NOTIFY) and the gateway mirrors them (from dispatch's answers, forgotten on its
- * WatchDeviceWork stream).
+ * Answers remembered only while a source of announcements that ends them is heard: handsets
+ * known to have nothing to do (`IdleMemory`: dispatch from its reads, forgotten on
+ * LISTEN/NOTIFY; the gateway from dispatch's answers, forgotten on its WatchDeviceWork
+ * stream) and authenticated credentials (the gateway's AuthCache, forgotten on fleet's
+ * WatchCredentials stream).
  *
  * Nothing is known unless the source of announcements is `live`. An answer is remembered
  * only if no announcement arrived since the `mark()` taken before asking (an epoch counter),
- * so a stale "idle" can never be recorded after the work it missed was announced. Going
+ * so a stale answer can never be recorded after the change it missed was announced. Going
  * live or dark forgets everything; an entry expires whatever happens, after a random time
- * between half `ttlMs` and `ttlMs` (handsets remembered together are not asked again together).
+ * between half `ttlMs` and `ttlMs` (answers remembered together are not asked again
+ * together), or earlier at the `until` given when it is kept. A `ttlMs` of 0 keeps nothing.
  */
-export class IdleMemory {
-  private readonly idle = new Map<string, number>();
+export class LiveMemory<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
   private epoch = 0;
   private isLive = false;
 
@@ -27,19 +30,19 @@ export class IdleMemory {
   set live(live: boolean) {
     this.isLive = live;
     this.epoch += 1;
-    this.idle.clear();
+    this.entries.clear();
   }
 
-  /** Whether the device is known to have nothing queued or running. */
-  isIdle(deviceId: string, nowMs = Date.now()): boolean {
-    if (!this.isLive) return false;
-    const at = this.idle.get(deviceId);
-    if (at === undefined) return false;
-    if (nowMs - at > this.ttlMs) {
-      this.idle.delete(deviceId);
-      return false;
+  /** The remembered answer, if any and still valid. */
+  recall(key: string, nowMs = Date.now()): V | undefined {
+    if (!this.isLive) return undefined;
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.until <= nowMs) {
+      this.entries.delete(key);
+      return undefined;
     }
-    return true;
+    return hit.value;
   }
 
   /** Taken before asking: the answer is remembered only if nothing was announced meanwhile. */
@@ -47,24 +50,45 @@ export class IdleMemory {
     return this.epoch;
   }
 
-  remember(deviceId: string, markBeforeAsking: number, nowMs = Date.now()): void {
-    if (!this.isLive || this.epoch !== markBeforeAsking || this.idle.size >= this.maxEntries) return;
-    this.idle.set(deviceId, nowMs - Math.floor((Math.random() * this.ttlMs) / 2));
+  /** Remembers `value` (unless something was announced since `markBeforeAsking`), at most until `untilMs`. */
+  keep(key: string, value: V, markBeforeAsking: number, nowMs = Date.now(), untilMs = Infinity): void {
+    if (this.ttlMs <= 0 || !this.isLive || this.epoch !== markBeforeAsking) return;
+    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) return;
+    const until = Math.min(untilMs, nowMs + this.ttlMs - Math.floor((Math.random() * this.ttlMs) / 2));
+    if (until > nowMs) this.entries.set(key, { value, until });
   }
 
-  /** Work was announced for the device. */
-  forget(deviceId: string): void {
+  /** A change was announced for `key`: it is forgotten, and no answer in flight is remembered. */
+  forget(key: string): void {
     this.epoch += 1;
-    this.idle.delete(deviceId);
+    this.entries.delete(key);
   }
 
-  /** Forgets every device. */
+  /** A change was announced for whatever `matches`: those are forgotten, and no answer in flight is remembered. */
+  forgetWhere(matches: (value: V, key: string) => boolean): void {
+    this.epoch += 1;
+    for (const [key, e] of this.entries) if (matches(e.value, key)) this.entries.delete(key);
+  }
+
+  /** Forgets everything. */
   clear(): void {
     this.epoch += 1;
-    this.idle.clear();
+    this.entries.clear();
   }
 
   get size(): number {
-    return this.idle.size;
+    return this.entries.size;
+  }
+}
+
+/** Handsets known to have nothing queued or running (see LiveMemory). */
+export class IdleMemory extends LiveMemory<true> {
+  /** Whether the device is known to have nothing queued or running. */
+  isIdle(deviceId: string, nowMs = Date.now()): boolean {
+    return this.recall(deviceId, nowMs) === true;
+  }
+
+  remember(deviceId: string, markBeforeAsking: number, nowMs = Date.now()): void {
+    this.keep(deviceId, true, markBeforeAsking, nowMs);
   }
 }

@@ -231,6 +231,7 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Delete production data across services (confirm must be exactly RESET SERVICE PRODUCTION DATA)",
     auth: ["session"],
+    endsCredentials: true,
     body: z.object({ confirm: z.string().max(200) }),
     responses: withReasons(
       {

@@ -72,6 +72,7 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "Revoke the current session",
     auth: ["session"],
+    endsCredentials: true,
     allowInactive: true,
     allowTemporaryPassword: true,
     responses: { 204: "Revoked", 401: "Not signed in" },
@@ -110,6 +111,7 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "Change own password; revokes every session and clears must_change_password",
     auth: ["session"],
+    endsCredentials: true,
     allowInactive: true,
     allowTemporaryPassword: true,
     body: z.object({ current_password: text(100), new_password: text(100) }),
@@ -217,6 +219,7 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "Change an agent's name, activity or role (admin)",
     auth: ["session"],
+    endsCredentials: true,
     uuidParams: ["agent_id"],
     body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
     responses: withReasons(
@@ -248,6 +251,7 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "Deactivate an agent and revoke its sessions; the account is kept (admin, idempotent)",
     auth: ["session"],
+    endsCredentials: true,
     uuidParams: ["agent_id"],
     responses: withReasons(
       { 204: "Deactivated", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
@@ -266,6 +270,7 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "Issue a temporary password, returned once; forces a change and revokes sessions (admin)",
     auth: ["session"],
+    endsCredentials: true,
     uuidParams: ["agent_id"],
     responses: withReasons(
       {

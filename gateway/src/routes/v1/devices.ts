@@ -87,6 +87,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Rename a handset (admin)",
     auth: ["session"],
+    endsCredentials: true,
     body: z.object({ label: text(200).optional() }),
     responses: withReasons(
       { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED, 422: "Invalid body" },
@@ -105,6 +106,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Delete a handset: its SIMs return to the unassigned pool, its operations lose device_id (admin)",
     auth: ["session"],
+    endsCredentials: true,
     responses: withReasons({ 204: "Deleted", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteDevice({ caller, deviceId: params.device_id });
@@ -135,6 +137,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Replace a handset's token with a new one, returned once; the old one stops working (admin)",
     auth: ["session"],
+    endsCredentials: true,
     responses: withReasons(
       {
         201: { description: "device_id, device_token (once)", schema: contractSchema(IssueDeviceTokenResponseSchema) },
@@ -155,6 +158,7 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Revoke a handset's token: it authenticates no more until a new one is issued (admin)",
     auth: ["session"],
+    endsCredentials: true,
     responses: withReasons({ 204: "Revoked", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.revokeDeviceToken({ caller, deviceId: params.device_id });

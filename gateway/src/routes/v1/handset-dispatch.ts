@@ -48,7 +48,6 @@ export const handsetDispatchRoutes: Route[] = [
     ),
     // An idle handset's poll is answered from this replica's memory (its token and dispatch's
     // "idle"); a claim, which reveals the PIN, first asks fleet whether the token still stands.
-    cachedDeviceCaller: true,
     async handle({ caller, services, res, idlePolls, freshCaller }) {
       // Most polls: a handset dispatch said was idle, and announced no work for since.
       const reply = await idlePolls.poll(caller!.deviceId, async () =>

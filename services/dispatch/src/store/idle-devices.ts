@@ -1,5 +1,4 @@
-import pg from "pg";
-import { IdleMemory, type EntityManager, type Logger } from "@transferops/kit";
+import { Announcements, IdleMemory, type EntityManager, type Logger } from "@transferops/kit";
 
 /** PostgreSQL channel announcing that a device was given queued work (payload: its id). */
 export const DEVICE_WORK_CHANNEL = "dispatch_device_work";
@@ -13,17 +12,11 @@ export async function announceDeviceWork(em: EntityManager, deviceId: string | n
   await em.execute(`select pg_notify(?, ?)`, [DEVICE_WORK_CHANNEL, deviceId]);
 }
 
-/** What a watcher hears: work for a device, every device forgotten, or the end of listening. */
-export type WorkAnnouncement = { kind: "work"; deviceId: string } | { kind: "reset" } | { kind: "lost" };
-
 /** One batch of a watch: the devices given work since the previous batch, or forget them all. */
 export interface WorkBatch {
   deviceIds: string[];
   forgetAll: boolean;
 }
-
-/** A watcher further behind than this many announcements is cut off (it must forget everything). */
-const MAX_PENDING_ANNOUNCEMENTS = 100_000;
 
 export interface IdleDevicesOptions {
   url: string;
@@ -52,68 +45,35 @@ export interface IdleDevicesOptions {
  * earlier; when listening stops, their watch ends and they must forget everything.
  */
 export class IdleDevices extends IdleMemory {
-  private client?: pg.Client;
-  private stopped = false;
-  private retry?: NodeJS.Timeout;
-  private readonly watchers = new Set<(a: WorkAnnouncement) => void>();
+  private readonly heard: Announcements;
 
-  constructor(private readonly o: IdleDevicesOptions) {
+  constructor(o: IdleDevicesOptions) {
     super(o.ttlMs ?? 60_000, o.maxEntries);
-  }
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    await this.connect().catch((err: unknown) => {
-      this.o.log.warn({ err }, "idle-device index: LISTEN failed; every poll reads the database until it reconnects");
-      this.scheduleReconnect();
+    this.heard = new Announcements({
+      url: o.url,
+      channel: DEVICE_WORK_CHANNEL,
+      log: o.log,
+      onKey: (deviceId) => super.forget(deviceId),
+      onReset: () => super.clear(),
+      onLive: (live) => (this.live = live),
     });
   }
 
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.o.url });
-    client.on("notification", (n) => {
-      if (n.channel === DEVICE_WORK_CHANNEL && n.payload) this.forget(n.payload);
-    });
-    const lost = (err?: unknown) => {
-      if (this.client !== client) return;
-      this.live = false;
-      this.announce({ kind: "lost" });
-      this.client = undefined;
-      client.removeAllListeners("notification");
-      void client.end().catch(() => undefined);
-      if (!this.stopped) {
-        this.o.log.warn({ err }, "idle-device index: LISTEN connection lost; reconnecting");
-        this.scheduleReconnect();
-      }
-    };
-    client.on("error", lost);
-    client.on("end", () => lost());
-    await client.connect();
-    this.client = client;
-    await client.query(`LISTEN ${DEVICE_WORK_CHANNEL}`);
-    this.live = true;
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.connect().catch(() => this.scheduleReconnect());
-    }, 1000);
-    this.retry.unref();
+  start(): Promise<void> {
+    return this.heard.start();
   }
 
   /** This replica queued work for the device: forget it now, before the caller is answered. */
   override forget(deviceId: string | null): void {
     if (deviceId === null) return;
     super.forget(deviceId);
-    this.announce({ kind: "work", deviceId });
+    this.heard.key(deviceId);
   }
 
   /** Forgets every device (e.g. after the reset). */
   override clear(): void {
     super.clear();
-    this.announce({ kind: "reset" });
+    this.heard.reset();
   }
 
   /**
@@ -122,54 +82,10 @@ export class IdleDevices extends IdleMemory {
    * throws: the watcher must forget everything it knows).
    */
   async *announcements(signal: AbortSignal): AsyncGenerator<WorkBatch> {
-    if (!this.live) throw new Error("not listening for work announcements");
-    let pending = new Set<string>();
-    let forgetAll = false;
-    let ended: string | undefined;
-    let wake: (() => void) | undefined;
-    const watcher = (a: WorkAnnouncement) => {
-      if (a.kind === "work") pending.add(a.deviceId);
-      else if (a.kind === "reset") {
-        forgetAll = true;
-        pending.clear();
-      } else ended = "stopped listening for work announcements";
-      if (pending.size > MAX_PENDING_ANNOUNCEMENTS) ended = "the watcher fell too far behind";
-      wake?.();
-    };
-    const onAbort = () => wake?.();
-    this.watchers.add(watcher);
-    signal.addEventListener("abort", onAbort);
-    try {
-      for (;;) {
-        if (signal.aborted) return;
-        if (ended) throw new Error(ended);
-        if (pending.size > 0 || forgetAll) {
-          const batch = { deviceIds: [...pending], forgetAll };
-          pending = new Set();
-          forgetAll = false;
-          yield batch;
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    } finally {
-      this.watchers.delete(watcher);
-      signal.removeEventListener("abort", onAbort);
-    }
+    for await (const b of this.heard.watch(signal)) yield { deviceIds: b.keys, forgetAll: b.forgetAll };
   }
 
-  private announce(a: WorkAnnouncement): void {
-    for (const w of this.watchers) w(a);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.live = false;
-    this.announce({ kind: "lost" });
-    if (this.retry) clearTimeout(this.retry);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
+  stop(): Promise<void> {
+    return this.heard.stop();
   }
 }

@@ -18,6 +18,7 @@ import { findSimForUpdate, listSims, updateSimFields, type SimRecord } from "../
 import type { FleetDeps } from "./deps.ts";
 import { toLimit, toSim, toSnapshotRow } from "./mappers.ts";
 import { isUnimplemented } from "./peers.ts";
+import { credentialKey } from "../store/credentials.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
@@ -198,7 +199,8 @@ export function adminHandlers(deps: FleetDeps): Impl {
         deps.log.error({ err }, "evidence reset failed");
       }
       const at = new Date();
-      const preserved = await db.tx(async (em) => {
+      // Every session is deleted: every gateway forgets every answer.
+      const preserved = await deps.credentials.change([credentialKey.all], async (em) => {
         const fleet = await deleteProductionData(em);
         Object.assign(deleted, fleet.deleted);
         const kept = await countPreserved(em);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { CallerSchema } from "@transferops/kit/gen/transferops/common/v1/identity_pb";
-import { ts, type Caller } from "@transferops/kit";
+import { ts, type Caller, type EntityManager } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { deriveIssues } from "../domain/device-health.ts";
@@ -22,6 +22,7 @@ import {
   type DeviceRecord,
 } from "../store/devices.ts";
 import { listDeviceSims, type SimRecord } from "../store/sims.ts";
+import { credentialKey } from "../store/credentials.ts";
 import { deviceChanged, deviceDeleted } from "../events/fleet.ts";
 import type { FleetDeps } from "./deps.ts";
 import { toDevice, toDeviceHealth } from "./mappers.ts";
@@ -43,6 +44,9 @@ const newDeviceId = () => randomBytes(16).toString("hex");
 
 export function devicesHandlers(deps: FleetDeps): Impl {
   const { db, config } = deps;
+  /** A transaction that ends the device token's answer, announced to every replica's watchers. */
+  const deviceTx = <T>(deviceId: string, work: (em: EntityManager) => Promise<T>) =>
+    deps.credentials.change([credentialKey.device(deviceId)], work);
   const offlineAfterMs = config.deviceSilentAfterS * 1000;
   const issuesOf = (d: DeviceRecord, sims: SimRecord[], now = new Date()) =>
     deriveIssues(
@@ -111,7 +115,7 @@ export function devicesHandlers(deps: FleetDeps): Impl {
 
     async updateDevice(req) {
       requireAdmin(req.caller);
-      const updated = await db.tx(async (em) => {
+      const updated = await deviceTx(req.deviceId, async (em) => {
         const d = await findDeviceForUpdate(em, req.deviceId);
         if (!d) throw notFound("device", req.deviceId);
         if (req.label === undefined || req.label === d.label) return d;
@@ -131,7 +135,7 @@ export function devicesHandlers(deps: FleetDeps): Impl {
 
     async deleteDevice(req) {
       requireAdmin(req.caller);
-      const unassigned = await db.tx(async (em) => {
+      const unassigned = await deviceTx(req.deviceId, async (em) => {
         const d = await findDeviceForUpdate(em, req.deviceId);
         if (!d) throw notFound("device", req.deviceId);
         const simIds = await unassignDeviceSims(em, d.id);
@@ -159,7 +163,7 @@ export function devicesHandlers(deps: FleetDeps): Impl {
     async issueDeviceToken(req) {
       requireAdmin(req.caller);
       const token = newToken("device");
-      await db.tx(async (em) => {
+      await deviceTx(req.deviceId, async (em) => {
         if (!(await setDeviceToken(em, req.deviceId, hashToken(token)))) throw notFound("device", req.deviceId);
         await audit(em, { actor: req.caller!.agentId, action: "device.token_issued", target: req.deviceId });
       });
@@ -168,7 +172,7 @@ export function devicesHandlers(deps: FleetDeps): Impl {
 
     async revokeDeviceToken(req) {
       requireAdmin(req.caller);
-      await db.tx(async (em) => {
+      await deviceTx(req.deviceId, async (em) => {
         if (!(await setDeviceToken(em, req.deviceId, null))) throw notFound("device", req.deviceId);
         await audit(em, { actor: req.caller!.agentId, action: "device.token_revoked", target: req.deviceId });
       });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ts, type Caller, type Database } from "@transferops/kit";
+import { ts, type Caller, type Database, type EntityManager } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { isRole, requireAdmin, requireSession, ROLES, sessionExpiry, type Role } from "../domain/agents.ts";
 import { invalid, loginTaken, notFound, refusal } from "../domain/reasons.ts";
 import {
@@ -25,6 +25,7 @@ import {
   updateAgent,
 } from "../store/agents.ts";
 import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
+import { credentialKey, type CredentialChanges } from "../store/credentials.ts";
 import { agentChanged } from "../events/agents.ts";
 import { toAgent } from "./mappers.ts";
 import type { FleetConfig } from "../config.ts";
@@ -34,6 +35,8 @@ export interface IdentityDeps {
   config: FleetConfig;
   /** Called after a commit that wrote to the outbox. */
   published: () => void;
+  /** Credential changes: announced in the writes that end an authenticated answer, served to watchers. */
+  credentials: CredentialChanges;
   /** Resolves a device token; provided by the device part of fleet. */
   authenticateDevice?: (tokenHash: string) => Promise<Caller | undefined>;
 }
@@ -49,6 +52,7 @@ function roleOf(value: string, fallback: Role): Role {
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
   | "authenticate"
+  | "watchCredentials"
   | "bootstrapAdmin"
   | "login"
   | "logout"
@@ -62,7 +66,10 @@ type Impl = Pick<
 >;
 
 export function identityHandlers(deps: IdentityDeps): Impl {
-  const { db, config } = deps;
+  const { db, config, credentials } = deps;
+  /** A transaction that ends the answers of `agentId`'s sessions, announced to every replica's watchers. */
+  const agentTx = <T>(agentId: string, work: (em: EntityManager) => Promise<T>) =>
+    credentials.change([credentialKey.agent(agentId)], work);
 
   return {
     async authenticate(req) {
@@ -93,11 +100,25 @@ export function identityHandlers(deps: IdentityDeps): Impl {
             login: session.login,
             mustChangePassword: session.must_change_password,
           },
+          validUntil: ts(session.expires_at),
         };
       }
       const device = secret.startsWith(TOKEN_PREFIX.session) ? undefined : await deps.authenticateDevice?.(hash);
       if (device) return { caller: device };
       throw unauthenticated();
+    },
+
+    async *watchCredentials(_req, ctx) {
+      if (!credentials.live) {
+        throw new ConnectError("This replica does not listen for credential changes yet", Code.Unavailable);
+      }
+      const batches = credentials.watch(ctx.signal);
+      yield { ready: true };
+      try {
+        for await (const b of batches) yield b;
+      } catch (err) {
+        throw new ConnectError(err instanceof Error ? err.message : String(err), Code.Unavailable);
+      }
     },
 
     async bootstrapAdmin(req) {
@@ -152,7 +173,8 @@ export function identityHandlers(deps: IdentityDeps): Impl {
 
     async logout(req) {
       requireSessionAllowInactive(req.caller);
-      await revokeSession(db.em(), req.caller!.sessionId);
+      const sessionId = req.caller!.sessionId;
+      await credentials.change([credentialKey.session(sessionId)], (em) => revokeSession(em, sessionId));
       return {};
     },
 
@@ -172,7 +194,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         throw refusal("wrong_password", "Current password is wrong");
       }
       const passwordHash = await hashPassword(req.newPassword);
-      await db.tx(async (em) => {
+      await agentTx(agentId, async (em) => {
         await updateAgent(em, agentId, { password_hash: passwordHash, must_change_password: false });
         const revoked = await revokeAgentSessions(em, agentId);
         await audit(em, {
@@ -214,7 +236,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
     async updateAgent(req) {
       requireAdmin(req.caller);
       const role = req.role === undefined ? undefined : roleOf(req.role, "agent");
-      const agent = await db.tx(async (em) => {
+      const agent = await agentTx(req.agentId, async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
         if (!existing) throw notFound("agent", req.agentId);
         const updated = (await updateAgent(em, req.agentId, {
@@ -237,7 +259,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
 
     async deactivateAgent(req) {
       requireAdmin(req.caller);
-      await db.tx(async (em) => {
+      await agentTx(req.agentId, async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
         if (!existing) throw notFound("agent", req.agentId);
         const revoked = await revokeAgentSessions(em, req.agentId);
@@ -259,7 +281,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       requireAdmin(req.caller);
       const temporary = newTemporaryPassword();
       const passwordHash = await hashPassword(temporary);
-      const agent = await db.tx(async (em) => {
+      const agent = await agentTx(req.agentId, async (em) => {
         const existing = await findAgentForUpdate(em, req.agentId);
         if (!existing) throw notFound("agent", req.agentId);
         const updated = (await updateAgent(em, req.agentId, {

@@ -15,10 +15,10 @@ export async function insertSession(
 export async function findLiveSession(
   em: EntityManager,
   tokenHash: string,
-): Promise<(AgentRecord & { session_id: string }) | undefined> {
+): Promise<(AgentRecord & { session_id: string; expires_at: Date }) | undefined> {
   return one(
     em,
-    `select s.id as session_id, a.id, a.login, a.full_name, a.role, a.is_active, a.must_change_password, a.created_at
+    `select s.id as session_id, s.expires_at, a.id, a.login, a.full_name, a.role, a.is_active, a.must_change_password, a.created_at
        from fleet.sessions s join fleet.agents a on a.id = s.agent_id
       where s.token_hash = ? and s.revoked_at is null and s.expires_at > now()`,
     [tokenHash],
