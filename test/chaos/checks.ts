@@ -122,7 +122,10 @@ export class Checks {
     for (const a of acked) {
       const r = byId.get(a.clientMessageId);
       if (!r) continue; // counted as lost
-      if (r.linked !== a.operationId || r.link !== "proof" || r.status !== "confirmed" || r.proven_by !== r.message) {
+      // The receipt proves its operation, or, when the operator's own repeat of the same text
+      // (another client id, same reference) got there first, is its restatement.
+      const proves = r.link === "proof" ? r.proven_by === r.message : r.link === "restatement";
+      if (r.linked !== a.operationId || !proves || r.status !== "confirmed") {
         problems.push(
           `SMS ${a.clientMessageId} about ${a.operationId}: linked to ${r.linked ?? "nothing"} (${r.link ?? "-"}), operation ${r.status ?? "?"}`,
         );

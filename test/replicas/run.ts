@@ -14,7 +14,10 @@
 //            time, the next once the restarted one serves;
 //   kill -9  the same load while one replica of each component is killed and started again;
 //   settle   no load: waits for the re-drive.
-// It fails on any 5xx (or unanswered request), any process exit at start, any double
+// Requests go to the gateways as through the Service in front of them (a refused connection
+// goes to the other gateway), and a 503 outcome_unknown is sent again with the same ids, as
+// the handset app and automation do. It fails on any other 5xx or unanswered request, on a 503
+// outcome_unknown outside the phases where replicas stop or die, any process exit at start, any double
 // execution (a request id with two operations, replays answered with different operations)
 // or double confirmation, any acknowledged create or SMS lost, any SMS still pending after
 // the re-drive interval once the load stopped.
@@ -53,6 +56,8 @@ const REDRIVE_GRACE_MS = 3000;
 const CALL_TIMEOUT_MS = 15_000;
 const BALANCE = 1_000_000_000_000;
 const DATABASE_PREFIX = "tops_replicas";
+/** The phases in which a replica stops or dies mid-call, so a 503 outcome_unknown is the right answer. */
+const OUTCOME_UNKNOWN_ALLOWED = ["rolling restart", "kill -9"];
 
 const { values: flags } = parseArgs({
   options: { profile: { type: "string" }, "keep-logs": { type: "boolean", default: false } },
@@ -70,20 +75,33 @@ interface Answer {
   what: string;
   status: number;
   ms: number;
+  /** `context.reason` of an error answer. */
+  reason?: string;
 }
 
 /** Every answer, by the phase it was sent in. */
 class Ledger {
   phase = "provision";
+  gateways: string[] = [];
   readonly answers: Answer[] = [];
   readonly creates = new Map<string, Set<string>>();
   readonly sms: { simId: string; clientMessageId: string; operationId: string; at: number }[] = [];
 
-  async send(what: string, request: () => Promise<Reply>): Promise<Reply> {
+  /**
+   * Sends through `gateway` and records the answer. A connection the gateway refused carried
+   * nothing (the gateway is stopped): like the Service in front of the gateways, the request
+   * goes to the next gateway, and only the answer it gets counts.
+   */
+  async send(what: string, request: (gateway: string) => Promise<Reply>, gateway: string): Promise<Reply> {
     const phase = this.phase;
-    const r = await request();
-    this.answers.push({ phase, what, status: r.status, ms: r.ms });
-    if (r.status === 0 || r.status >= 500) step(`${phase}: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
+    let r = await request(gateway);
+    for (const other of this.gateways.filter((g) => g !== gateway)) {
+      if (!(r.status === 0 && /ECONNREFUSED/.test(String(r.body)))) break;
+      r = await request(other);
+    }
+    this.answers.push({ phase, what, status: r.status, ms: r.ms, reason: r.body?.context?.reason });
+    if (r.status === 0 || (r.status >= 500 && r.body?.context?.reason !== "outcome_unknown"))
+      step(`${phase}: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
     return r;
   }
 }
@@ -91,7 +109,10 @@ class Ledger {
 interface Row {
   phase: string;
   requests: number;
+  /** 5xx other than outcome_unknown, and requests no gateway answered: never allowed. */
   failed: number;
+  /** 503 outcome_unknown (retried with the same ids until answered): allowed only while replicas stop or die. */
+  unknown: number;
   p50: number;
   p99: number;
   recovery: string;
@@ -168,12 +189,14 @@ async function run(
     phase: "start",
     requests: 0,
     failed: system.unexpectedExits.length,
+    unknown: 0,
     p50: NaN,
     p99: NaN,
     recovery: `${startS.toFixed(1)} s`,
   });
 
   const ledger = new Ledger();
+  ledger.gateways = system.gatewayUrls;
   const world = await provision(system, ledger);
   const load = new Load(system.gatewayUrls, world, ledger);
   cleanups.push(() => load.stop());
@@ -221,13 +244,20 @@ async function run(
     phase: "settle",
     requests: 0,
     failed: 0,
+    unknown: 0,
     p50: NaN,
     p99: NaN,
     recovery: `${((performance.now() - settleFrom) / 1000).toFixed(1)} s`,
   });
 
-  for (const r of rows)
+  for (const r of rows) {
     if (r.failed && r.phase !== "start") problems.push(`${r.phase}: ${r.failed} answers 5xx or none`);
+    // A replica that stops or dies in the middle of a call leaves its outcome unknown; the
+    // gateway says so (503, retry with the same id) and the retry is answered. Anywhere else
+    // an unknown outcome is a fault.
+    if (r.unknown && !OUTCOME_UNKNOWN_ALLOWED.includes(r.phase))
+      problems.push(`${r.phase}: ${r.unknown} answers 503 outcome_unknown with no replica stopping`);
+  }
   const exitsAfterStart = system.unexpectedExits.length - (rows[0].failed ?? 0);
   if (exitsAfterStart > 0) problems.push(`${exitsAfterStart} process exit(s) nobody asked for after the start`);
   problems.push(...(await verify(checks, ledger)));
@@ -269,14 +299,10 @@ async function provision(system: ChaosSystem, ledger: Ledger): Promise<World> {
   }
   // Fleet's SIMs and grants reach dispatch through Kafka: creates succeed once they have.
   for (const until = Date.now() + 60_000; ; await sleep(500)) {
-    const r = await ledger.send("create (readiness)", () =>
-      call(
-        system.gatewayUrl,
-        "POST",
-        "/v1/operations",
-        { "x-api-key": TEST_API_KEY },
-        createBody(apiAgent.agentId, 999),
-      ),
+    const r = await ledger.send(
+      "create (readiness)",
+      (g) => call(g, "POST", "/v1/operations", { "x-api-key": TEST_API_KEY }, createBody(apiAgent.agentId, 999)),
+      system.gatewayUrl,
     );
     if (r.status === 202) break;
     if (Date.now() > until) throw new Error(`creates never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
@@ -349,7 +375,7 @@ class Load {
     const what = session ? "create (session)" : "create (API key)";
     const answers = await Promise.all(
       this.gateways.map((g) =>
-        this.ledger.send(what, () => call(g, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS)),
+        this.untilTaken(what, (to) => call(to, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS), g),
       ),
     );
     const ids = this.ledger.creates.get(body.request_id) ?? new Set<string>();
@@ -358,9 +384,13 @@ class Load {
     if (ids.size) this.ledger.creates.set(body.request_id, ids);
   }
 
-  private async untilTaken(what: string, send: (gateway: string) => Promise<Reply>): Promise<Reply> {
+  /**
+   * Sends until an answer that is not "retry": what the handset app and automation do with a
+   * 503 outcome_unknown (the same request again, same ids) or a lost connection.
+   */
+  private async untilTaken(what: string, send: (gateway: string) => Promise<Reply>, first?: string): Promise<Reply> {
     for (let attempt = 0; ; attempt++) {
-      const r = await this.ledger.send(what, () => send(this.gateway()));
+      const r = await this.ledger.send(what, send, attempt === 0 && first ? first : this.gateway());
       if (!retryable(r) || !this.running) return r;
       await sleep(Math.min(1000, 100 * 2 ** attempt));
     }
@@ -376,8 +406,10 @@ class Load {
     });
     const sms = new OperatorSms({ baseUrl: this.gateways[0], token: h.token });
     while (this.running) {
-      const polled = await this.ledger.send("poll", () =>
-        call(this.gateway(), "GET", "/v1/device/next", auth, undefined, CALL_TIMEOUT_MS),
+      const polled = await this.ledger.send(
+        "poll",
+        (g) => call(g, "GET", "/v1/device/next", auth, undefined, CALL_TIMEOUT_MS),
+        this.gateway(),
       );
       if (polled.status !== 200) {
         await sleep(500);
@@ -459,7 +491,8 @@ function summarize(phase: string, answers: Answer[], recovery: string): Row {
   return {
     phase,
     requests: answers.length,
-    failed: answers.filter((a) => a.status === 0 || a.status >= 500).length,
+    failed: answers.filter((a) => a.status === 0 || (a.status >= 500 && a.reason !== "outcome_unknown")).length,
+    unknown: answers.filter((a) => a.status === 503 && a.reason === "outcome_unknown").length,
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),
     recovery,
@@ -468,8 +501,16 @@ function summarize(phase: string, answers: Answer[], recovery: string): Row {
 
 function printTable(rows: Row[]): void {
   const fmt = (n: number) => (Number.isNaN(n) ? "-" : `${n.toFixed(0)} ms`);
-  const head = ["phase", "requests", "5xx/none", "p50", "p99", "recovery"];
-  const body = rows.map((r) => [r.phase, String(r.requests), String(r.failed), fmt(r.p50), fmt(r.p99), r.recovery]);
+  const head = ["phase", "requests", "5xx/none", "503 unknown", "p50", "p99", "recovery"];
+  const body = rows.map((r) => [
+    r.phase,
+    String(r.requests),
+    String(r.failed),
+    String(r.unknown),
+    fmt(r.p50),
+    fmt(r.p99),
+    r.recovery,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   for (const line of [head, ...body]) log(line.map((c, i) => c.padEnd(widths[i])).join("  "));
 }
