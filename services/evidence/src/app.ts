@@ -64,7 +64,7 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
   });
   const redrive = new Redrive(deps, config.redrive);
   redrive.start();
-  const reread = new Reread(deps, { intervalMs: config.redrive.intervalMs });
+  const reread = new Reread(deps, { intervalMs: config.redrive.intervalMs, marginMs: config.redrive.graceMs });
   reread.start();
   const server = await startGrpcServer({
     name: "evidence",

@@ -16,14 +16,14 @@ import { simOperators } from "./wording-rules.ts";
 
 export interface RereadOptions {
   intervalMs: number;
+  /**
+   * Messages stored up to this long after an activation are still read again: a submission
+   * that parsed just before the activation committed may store its message just after (the
+   * re-drive's grace, the time a live submission is given to finish its own message).
+   */
+  marginMs: number;
   batchSize?: number;
 }
-
-/**
- * Messages stored up to this long after an activation are still read again: a submission
- * that parsed just before the activation committed may store its message just after.
- */
-export const REREAD_MARGIN_MS = 60_000;
 
 /**
  * After an activation, reads the messages nothing proved (orphans, stored and not correlated
@@ -81,9 +81,8 @@ export class Reread {
 
   private async batch(v: WordingRuleRecord, now: Date): Promise<number> {
     const { db } = this.deps;
-    const until = new Date(v.activated_at!.getTime() + REREAD_MARGIN_MS);
-    const after = v.reread_after_at && v.reread_after_id ? { at: v.reread_after_at, id: v.reread_after_id } : null;
-    const batch = await rereadableAfter(db.em(), after, until, this.options.batchSize ?? 100);
+    const until = new Date(v.activated_at!.getTime() + this.options.marginMs);
+    const batch = await rereadableAfter(db.em(), v.id, until, this.options.batchSize ?? 100);
     if (batch.length === 0) {
       if (now.getTime() > until.getTime())
         await advanceReread(db.em(), v.id, { messages: 0, confirmed: 0, done: true });
@@ -105,7 +104,7 @@ export class Reread {
     }
     const last = batch[batch.length - 1];
     await advanceReread(db.em(), v.id, {
-      after: { at: last.stored_at, id: last.id },
+      afterMessageId: last.id,
       messages: changed,
       confirmed,
       done: false,

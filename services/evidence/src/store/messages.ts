@@ -423,10 +423,13 @@ export async function rereadableNewest(em: EntityManager, limit: number): Promis
   return found.map(record);
 }
 
-/** The next rereadable messages in storage order after a cursor, stored before `until`. */
+/**
+ * The next rereadable messages in storage order after a re-read's cursor (kept on its
+ * wording rule row, compared in SQL at the column's full precision), stored before `until`.
+ */
 export async function rereadableAfter(
   em: EntityManager,
-  after: { at: Date; id: string } | null,
+  versionId: string,
   until: Date,
   limit: number,
 ): Promise<MessageRecord[]> {
@@ -434,9 +437,10 @@ export async function rereadableAfter(
     em,
     `select ${COLUMNS} from evidence.messages
       where ${REREADABLE} and stored_at <= ?
-        and (?::timestamptz is null or (stored_at, id) > (?::timestamptz, ?::uuid))
+        and (select w.reread_after_id is null or (stored_at, id) > (w.reread_after_at, w.reread_after_id)
+               from evidence.wording_rules w where w.id = ?)
       order by stored_at, id limit ?`,
-    [until, after?.at ?? null, after?.at ?? null, after?.id ?? null, limit],
+    [until, versionId, limit],
   );
   return found.map(record);
 }

@@ -131,18 +131,32 @@ export async function rereadsRunning(em: EntityManager): Promise<WordingRuleReco
   return found.map(record);
 }
 
-/** Moves a re-reading's cursor past a batch (in the batch's transaction), or ends it. */
+/**
+ * Moves a re-reading's cursor past a batch's last message (its stored_at read from the row, at
+ * full precision), or ends it.
+ */
 export async function advanceReread(
   em: EntityManager,
   id: string,
-  step: { after?: { at: Date; id: string }; messages: number; confirmed: number; done: boolean },
+  step: { afterMessageId?: string; messages: number; confirmed: number; done: boolean },
 ): Promise<void> {
   await em.execute(
-    `update evidence.wording_rules set reread_after_at = coalesce(?, reread_after_at), reread_after_id = coalesce(?, reread_after_id),
+    `update evidence.wording_rules w set
+       reread_after_at = coalesce((select m.stored_at from evidence.messages m where m.id = ?::uuid), w.reread_after_at),
+       reread_after_id = case when exists (select 1 from evidence.messages m where m.id = ?::uuid) then ?::uuid
+                              else w.reread_after_id end,
        reread_messages = reread_messages + ?, reread_confirmed = reread_confirmed + ?,
        reread_state = case when ? then 'done' else reread_state end
      where id = ? and reread_state = 'running'`,
-    [step.after?.at ?? null, step.after?.id ?? null, step.messages, step.confirmed, step.done, id],
+    [
+      step.afterMessageId ?? null,
+      step.afterMessageId ?? null,
+      step.afterMessageId ?? null,
+      step.messages,
+      step.confirmed,
+      step.done,
+      id,
+    ],
   );
 }
 
