@@ -82,7 +82,7 @@ export class Reread {
   private async batch(v: WordingRuleRecord, now: Date): Promise<number> {
     const { db } = this.deps;
     const until = new Date(v.activated_at!.getTime() + this.options.marginMs);
-    const batch = await rereadableAfter(db.em(), v.id, until, this.options.batchSize ?? 100);
+    const batch = await rereadableAfter(db.em(), v.id, this.options.marginMs, this.options.batchSize ?? 100);
     if (batch.length === 0) {
       if (now.getTime() > until.getTime())
         await advanceReread(db.em(), v.id, { messages: 0, confirmed: 0, done: true });

@@ -425,22 +425,24 @@ export async function rereadableNewest(em: EntityManager, limit: number): Promis
 
 /**
  * The next rereadable messages in storage order after a re-read's cursor (kept on its
- * wording rule row, compared in SQL at the column's full precision), stored before `until`.
+ * wording rule row, compared in SQL at the column's full precision), stored at most
+ * `marginMs` after its activation.
  */
 export async function rereadableAfter(
   em: EntityManager,
   versionId: string,
-  until: Date,
+  marginMs: number,
   limit: number,
 ): Promise<MessageRecord[]> {
   const found = await rows<Row>(
     em,
-    `select ${COLUMNS} from evidence.messages
-      where ${REREADABLE} and stored_at <= ?
-        and (select w.reread_after_id is null or (stored_at, id) > (w.reread_after_at, w.reread_after_id)
+    `select ${COLUMNS} from evidence.messages m
+      where ${REREADABLE}
+        and (select m.stored_at <= w.activated_at + make_interval(secs => ? / 1000.0)
+                and (w.reread_after_id is null or (m.stored_at, m.id) > (w.reread_after_at, w.reread_after_id))
                from evidence.wording_rules w where w.id = ?)
-      order by stored_at, id limit ?`,
-    [until, versionId, limit],
+      order by m.stored_at, m.id limit ?`,
+    [marginMs, versionId, limit],
   );
   return found.map(record);
 }
