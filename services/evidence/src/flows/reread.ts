@@ -92,7 +92,7 @@ export class Reread {
       this.deps,
       batch.map((m) => m.sim_id),
     );
-    const rules = await taughtRules(this.deps, v.operator);
+    const rules = await taughtRules(db.em(), v.operator);
     let changed = 0;
     let confirmed = 0;
     for (const m of batch) {
