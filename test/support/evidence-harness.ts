@@ -42,7 +42,9 @@ export async function openHarness(): Promise<Harness> {
     async reset() {
       await db
         .em()
-        .execute(`truncate evidence.messages, evidence.daily_reconciliations, evidence.outbox, evidence.inbox`);
+        .execute(
+          `truncate evidence.messages, evidence.daily_reconciliations, evidence.wording_rules, evidence.outbox, evidence.inbox`,
+        );
       h.dispatch = new FakeDispatch();
       h.fleet = new FakeFleet();
       h.fleet.sims.set(SIM, { operator: "operator_b", deviceId: DEVICE });

@@ -748,6 +748,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/wording-rules": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Wording rules taught at run time, every version, newest first
+     * @description Each row is one immutable version of a rule (rule_id shared by its versions); state draft, active or retired. Filter by `operator` and `state`. At most 500 rows.
+     */
+    get: operations["listWordingRules"];
+    put?: never;
+    /**
+     * Add a draft wording rule (a new rule, or a new version of rule_id)
+     * @description The template is the operator's text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any} (each at most once but {any}). Literal text is matched with case, accents and whitespace forgiven. Refused (422, every problem in `context.problems`, the first in `context.reason`) when unsafe: no word of three letters outside the slots, a DEP without {amount}, {ref} and {phone}, a BAL without {balance}, a money-moving kind without {amount}. A draft reads nothing until activated; try it first.
+     */
+    post: operations["addWordingRule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/wording-rules/{version_id}/try": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try a version against the stored messages: which orphans and unknown texts it would read, and as what
+     * @description Reads the newest 5,000 messages nothing proved (orphan, stored and not_correlated, neither linked nor dismissed) of the rule's operator, changes nothing, and answers the counts (in all, by stored outcome, by kind read) and the newest 20 reads (text cut at 320 characters). A message that confirmed, restated or was attached is never read again.
+     */
+    post: operations["tryWordingRule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/wording-rules/{version_id}/activate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Activate a draft: new texts are read with it, unmatched messages are read again
+     * @description The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.
+     */
+    post: operations["activateWordingRule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/wording-rules/{version_id}/retire": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Retire a version: it reads no new text (what it read stays read)
+     * @description Retire a version: it reads no new text (what it read stays read)
+     */
+    post: operations["retireWordingRule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/device/heartbeat": {
     parameters: {
       query?: never;
@@ -2026,6 +2110,57 @@ export interface components {
       };
       queue_purged: boolean;
       notes: string[];
+    };
+    WordingRule: {
+      version_id: string;
+      rule_id: string;
+      version: number;
+      operator: string;
+      kind: string | null;
+      language: string;
+      direction: string | null;
+      template: string;
+      state: string;
+      parse_rule: string;
+      created_at: string | null;
+      created_by: string;
+      activated_at: string | null;
+      activated_by: string | null;
+      retired_at: string | null;
+      retired_by: string | null;
+      reread_state: string;
+      reread_messages: number;
+      reread_confirmed: number;
+    };
+    WordingTrialRead: {
+      message_id: string;
+      sim_id: string;
+      received_at: string | null;
+      outcome: string;
+      before_kind: string | null;
+      before_rule: string | null;
+      kind: string | null;
+      amount: number | null;
+      fee: number | null;
+      balance_after: number | null;
+      operator_ref: string | null;
+      counterparty_msisdn: string | null;
+      counterparty_name: string | null;
+      direction: string | null;
+      text: string;
+    };
+    WordingTrial: {
+      rule: components["schemas"]["WordingRule"] | null;
+      scanned: number;
+      truncated: boolean;
+      reads: number;
+      orphans: number;
+      stored: number;
+      not_correlated: number;
+      by_kind: {
+        [key: string]: number;
+      };
+      sample: components["schemas"]["WordingTrialRead"][];
     };
     HandsetSim: {
       sim_id: string;
@@ -12296,6 +12431,1237 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  listWordingRules: {
+    parameters: {
+      query?: {
+        operator?: "operator_a" | "operator_b";
+        state?: "draft" | "active" | "retired";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description rules: every version, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "rules": [
+           *         {
+           *           "version_id": "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
+           *           "rule_id": "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d",
+           *           "version": 1,
+           *           "operator": "operator_a",
+           *           "kind": "DEP",
+           *           "language": "fr",
+           *           "direction": "out",
+           *           "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}.",
+           *           "state": "active",
+           *           "parse_rule": "taught.operator_a.a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d.v1",
+           *           "created_at": "2026-11-26T08:00:00.000Z",
+           *           "created_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *           "activated_at": "2026-11-26T08:05:00.000Z",
+           *           "activated_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *           "retired_at": null,
+           *           "retired_by": null,
+           *           "reread_state": "done",
+           *           "reread_messages": 3,
+           *           "reread_confirmed": 1
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": {
+            rules: components["schemas"]["WordingRule"][];
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description Unknown operator or state. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown operator or state",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  addWordingRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "operator": "operator_a",
+         *       "kind": "DEP",
+         *       "language": "fr",
+         *       "direction": "out",
+         *       "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}."
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          rule_id?: string;
+          /** @enum {string} */
+          operator: "operator_a" | "operator_b";
+          kind?: string | null;
+          /** @enum {string} */
+          language: "fr" | "en";
+          direction?: ("in" | "out") | null;
+          template: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The draft version */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "version_id": "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
+           *       "rule_id": "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d",
+           *       "version": 1,
+           *       "operator": "operator_a",
+           *       "kind": "DEP",
+           *       "language": "fr",
+           *       "direction": "out",
+           *       "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}.",
+           *       "state": "draft",
+           *       "parse_rule": "taught.operator_a.a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d.v1",
+           *       "created_at": "2026-11-26T08:00:00.000Z",
+           *       "created_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "activated_at": null,
+           *       "activated_by": null,
+           *       "retired_at": null,
+           *       "retired_by": null,
+           *       "reread_state": "none",
+           *       "reread_messages": 0,
+           *       "reread_confirmed": 0
+           *     }
+           */
+          "application/json": components["schemas"]["WordingRule"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description rule_id names no rule. Reasons (context.reason): wording_rule_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "rule_id names no rule",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "wording_rule_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "wording_rule_not_found";
+            };
+          };
+        };
+      };
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Invalid body, or an unsafe template (context.problems lists every problem). Reasons (context.reason): balance_needs_balance, deposit_needs_amount_ref_and_phone, invalid_request, movement_needs_amount, nested_too_deeply, no_literal_text, nul_character, repeated_slot, template_too_long, unknown_kind, unknown_slot, wording_rule_operator_mismatch */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body, or an unsafe template (context.problems lists every problem)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "balance_needs_balance"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "balance_needs_balance"
+                | "deposit_needs_amount_ref_and_phone"
+                | "invalid_request"
+                | "movement_needs_amount"
+                | "nested_too_deeply"
+                | "no_literal_text"
+                | "nul_character"
+                | "repeated_slot"
+                | "template_too_long"
+                | "unknown_kind"
+                | "unknown_slot"
+                | "wording_rule_operator_mismatch";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  tryWordingRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The version id (UUID; malformed is 422) */
+        version_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The trial: counts and a sample */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "rule": {
+           *         "version_id": "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
+           *         "rule_id": "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d",
+           *         "version": 1,
+           *         "operator": "operator_a",
+           *         "kind": "DEP",
+           *         "language": "fr",
+           *         "direction": "out",
+           *         "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}.",
+           *         "state": "draft",
+           *         "parse_rule": "taught.operator_a.a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d.v1",
+           *         "created_at": "2026-11-26T08:00:00.000Z",
+           *         "created_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *         "activated_at": null,
+           *         "activated_by": null,
+           *         "retired_at": null,
+           *         "retired_by": null,
+           *         "reread_state": "none",
+           *         "reread_messages": 0,
+           *         "reread_confirmed": 0
+           *       },
+           *       "scanned": 412,
+           *       "truncated": false,
+           *       "reads": 3,
+           *       "orphans": 3,
+           *       "stored": 0,
+           *       "not_correlated": 0,
+           *       "by_kind": {
+           *         "DEP": 3
+           *       },
+           *       "sample": [
+           *         {
+           *           "message_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+           *           "sim_id": "0f1e2d3c-4b5a-4968-8776-655443322110",
+           *           "received_at": "2026-11-26T07:42:10.000Z",
+           *           "outcome": "orphan",
+           *           "before_kind": null,
+           *           "before_rule": "unrecognised",
+           *           "kind": "DEP",
+           *           "amount": 15000,
+           *           "fee": null,
+           *           "balance_after": 285000,
+           *           "operator_ref": "8812345678",
+           *           "counterparty_msisdn": "677123456",
+           *           "counterparty_name": null,
+           *           "direction": "out",
+           *           "text": "Depot effectue de 15000 FCFA pour 677123456 le 26/11/2026 07:42. Ref: 8812345678. Nouveau solde: 285000 FCFA."
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["WordingTrial"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description No such version. Reasons (context.reason): wording_rule_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No such version",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "wording_rule_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "wording_rule_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  activateWordingRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The version id (UUID; malformed is 422) */
+        version_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The active version */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "version_id": "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
+           *       "rule_id": "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d",
+           *       "version": 1,
+           *       "operator": "operator_a",
+           *       "kind": "DEP",
+           *       "language": "fr",
+           *       "direction": "out",
+           *       "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}.",
+           *       "state": "active",
+           *       "parse_rule": "taught.operator_a.a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d.v1",
+           *       "created_at": "2026-11-26T08:00:00.000Z",
+           *       "created_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "activated_at": "2026-11-26T08:05:00.000Z",
+           *       "activated_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "retired_at": null,
+           *       "retired_by": null,
+           *       "reread_state": "done",
+           *       "reread_messages": 3,
+           *       "reread_confirmed": 1
+           *     }
+           */
+          "application/json": components["schemas"]["WordingRule"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description No such version. Reasons (context.reason): wording_rule_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No such version",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "wording_rule_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "wording_rule_not_found";
+            };
+          };
+        };
+      };
+      /** @description The version is retired. Reasons (context.reason): wording_rule_retired */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The version is retired",
+           *       "code": "conflict",
+           *       "context": {
+           *         "reason": "wording_rule_retired"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "wording_rule_retired";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  retireWordingRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The version id (UUID; malformed is 422) */
+        version_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The retired version (a second retire answers it as it is) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "version_id": "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
+           *       "rule_id": "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d",
+           *       "version": 1,
+           *       "operator": "operator_a",
+           *       "kind": "DEP",
+           *       "language": "fr",
+           *       "direction": "out",
+           *       "template": "Depot effectue de {amount} pour {phone} le {any}. Ref: {ref}. Nouveau solde: {balance}.",
+           *       "state": "retired",
+           *       "parse_rule": "taught.operator_a.a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d.v1",
+           *       "created_at": "2026-11-26T08:00:00.000Z",
+           *       "created_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "activated_at": "2026-11-26T08:05:00.000Z",
+           *       "activated_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "retired_at": "2026-11-27T09:00:00.000Z",
+           *       "retired_by": "5e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9",
+           *       "reread_state": "done",
+           *       "reread_messages": 3,
+           *       "reread_confirmed": 1
+           *     }
+           */
+          "application/json": components["schemas"]["WordingRule"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description No such version. Reasons (context.reason): wording_rule_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No such version",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "wording_rule_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "wording_rule_not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
             };
           };
         };

@@ -16,6 +16,7 @@ import type { EvidenceConfig } from "./config.ts";
 import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
 import type { DispatchPort, FaultHooks, FleetPort } from "./flows/ports.ts";
 import { Redrive } from "./flows/redrive.ts";
+import { Reread } from "./flows/reread.ts";
 import { evidenceHandlers } from "./rpc/evidence.ts";
 import { migrations } from "./store/migrations/index.ts";
 
@@ -34,6 +35,7 @@ export interface RunningEvidence {
   url: string;
   port: number;
   redrive: Redrive;
+  reread: Reread;
   stop(): Promise<void>;
 }
 
@@ -62,20 +64,24 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
   });
   const redrive = new Redrive(deps, config.redrive);
   redrive.start();
+  const reread = new Reread(deps, { intervalMs: config.redrive.intervalMs, marginMs: config.redrive.graceMs });
+  reread.start();
   const server = await startGrpcServer({
     name: "evidence",
     port: options.port,
     log,
     ready: [consumer.joined],
-    services: [served(EvidenceService, evidenceHandlers(deps))],
+    services: [served(EvidenceService, evidenceHandlers(deps, reread))],
   });
   return {
     url: server.url,
     port: server.port,
     redrive,
+    reread,
     async stop() {
-      await stopService([() => server.close(), () => redrive.stop(), () => consumer.close(), () => relay.stop()], () =>
-        db.close(),
+      await stopService(
+        [() => server.close(), () => redrive.stop(), () => reread.stop(), () => consumer.close(), () => relay.stop()],
+        () => db.close(),
       );
     },
   };

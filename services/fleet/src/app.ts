@@ -15,6 +15,7 @@ import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/ev
 import type { FleetConfig } from "./config.ts";
 import { alertHandlers, alertTopics } from "./events/alerts.ts";
 import { operationHandlers, operationTopics } from "./events/operations.ts";
+import { wordingHandlers, wordingTopics } from "./events/wording.ts";
 import { DeviceSilenceMonitor } from "./jobs/device-silence.ts";
 import { WebhookWorker } from "./jobs/webhook-delivery.ts";
 import { accessHandlers } from "./rpc/access.ts";
@@ -69,8 +70,8 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     bus,
     db,
     group: "fleet.events",
-    topics: [...alertTopics, ...operationTopics],
-    handlers: [...alertHandlers, ...operationHandlers],
+    topics: [...alertTopics, ...operationTopics, ...wordingTopics],
+    handlers: [...alertHandlers, ...operationHandlers, ...wordingHandlers],
     log,
   });
   const webhooks = new WebhookWorker(db, config.pinKeyring, config.webhooks, log);

@@ -1,6 +1,7 @@
 import type { Route } from "../../http/route.ts";
 import { accessRoutes } from "./access.ts";
 import { adminRoutes } from "./admin.ts";
+import { wordingRuleRoutes } from "./wording-rules.ts";
 import { agentRoutes } from "./agents.ts";
 import { deviceRoutes } from "./devices.ts";
 import { handsetFleetRoutes } from "./handset-fleet.ts";
@@ -30,6 +31,7 @@ export function allRoutes(): Route[] {
     ...deviceRoutes,
     ...simRoutes,
     ...adminRoutes,
+    ...wordingRuleRoutes,
     ...handsetFleetRoutes,
     ...notificationRoutes,
     ...matchingRoutes,

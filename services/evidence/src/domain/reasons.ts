@@ -23,6 +23,27 @@ export const REASONS = {
   sim_not_in_grant: { status: "forbidden", when: "The message's SIM is not in the agent's grant" },
   evidence_already_linked: { status: "conflict", when: "The message already names an operation" },
   operation_already_proven: { status: "conflict", when: "Another message already proved the operation" },
+  // --- wording rules (parsers/wording-rules.ts: why a template is refused) ---------------
+  wording_rule_not_found: { status: "not_found", when: "No wording rule version (or rule) has this id" },
+  wording_rule_retired: { status: "conflict", when: "Activating a retired version (add a new version instead)" },
+  wording_rule_operator_mismatch: {
+    status: "invalid",
+    when: "A new version names another operator than the rule's earlier versions",
+  },
+  template_too_long: { status: "invalid", when: "The template is over 600 characters" },
+  unknown_slot: {
+    status: "invalid",
+    when: "A slot other than {amount} {fee} {balance} {ref} {phone} {name} {any}",
+  },
+  repeated_slot: { status: "invalid", when: "A slot other than {any} appears twice" },
+  no_literal_text: { status: "invalid", when: "No word of three letters outside the slots: it would read anything" },
+  unknown_kind: { status: "invalid", when: "The kind is not one of the message kinds" },
+  deposit_needs_amount_ref_and_phone: {
+    status: "invalid",
+    when: "A DEP wording without {amount}, {ref} and {phone} (the divergence check needs the number)",
+  },
+  balance_needs_balance: { status: "invalid", when: "A BAL wording without {balance}" },
+  movement_needs_amount: { status: "invalid", when: "A money-moving kind without {amount}" },
 } as const satisfies Record<string, ReasonSpec>;
 
 export type Reason = keyof typeof REASONS;

@@ -25,6 +25,7 @@ import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 import { SingleFlight } from "./serial.ts";
+import { taughtRules } from "./taught.ts";
 
 /**
  * The contract's "Submit SMS messages": 403 unless the SIM is the calling device's; then,
@@ -110,10 +111,10 @@ export async function storeMessage(
   const hash = smsHash(input.simId, input.raw, input.clientMessageId, senderKnown ? null : input.sender);
   const existing = await findByHash(deps.db.em(), input.simId, hash);
   if (existing) return { message: existing, duplicate: true };
-  const parsed = parseMessage(input.operator, input.raw);
-  const route = routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown);
-  const outcome = initialOutcome(route);
   const stored = await deps.db.tx(async (em) => {
+    // The operator's active taught rules, read on the transaction's own connection.
+    const parsed = parseMessage(input.operator, input.raw, await taughtRules(em, input.operator));
+    const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
     const inserted = await insertMessage(em, {
       id: randomUUID(),
       sim_id: input.simId,

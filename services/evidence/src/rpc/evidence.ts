@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { OPERATORS, opt, big } from "@transferops/kit";
+import { OPERATORS, opt, big, ts } from "@transferops/kit";
 import type { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { canConfirm, canConfirmBalance, isMovement, parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator } from "../domain/parsers/types.ts";
@@ -11,10 +11,15 @@ import type { FlowDeps } from "../flows/ports.ts";
 import { dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
+import { activateRule, addRule, listRules, retireRule, tryRule } from "../flows/wording-rules.ts";
 import { toEvidence } from "./mappers.ts";
+import { toWordingRule } from "../events/wording.ts";
 
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
-export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceService> {
+export function evidenceHandlers(
+  deps: FlowDeps,
+  reread: { kick(): void } = { kick() {} },
+): ServiceImpl<typeof EvidenceService> {
   return {
     async submitMessages(req) {
       return { results: await submitMessages(deps, req) };
@@ -108,6 +113,55 @@ export function evidenceHandlers(deps: FlowDeps): ServiceImpl<typeof EvidenceSer
           unknownSender: s.unknown_sender,
         })),
       };
+    },
+
+    async listWordingRules(req) {
+      return { rules: (await listRules(deps, req)).map(toWordingRule) };
+    },
+
+    async addWordingRule(req) {
+      return { rule: toWordingRule(await addRule(deps, req)) };
+    },
+
+    async tryWordingRule(req) {
+      const t = await tryRule(deps, req);
+      return {
+        trial: {
+          rule: toWordingRule(t.rule),
+          scanned: BigInt(t.scanned),
+          truncated: t.truncated,
+          reads: BigInt(t.reads),
+          orphans: BigInt(t.byOutcome.orphan),
+          stored: BigInt(t.byOutcome.stored),
+          notCorrelated: BigInt(t.byOutcome.not_correlated),
+          byKind: Object.fromEntries(Object.entries(t.byKind).map(([k, n]) => [k, BigInt(n)])),
+          sample: t.sample.map(({ message: m, after: p }) => ({
+            messageId: m.id,
+            simId: m.sim_id,
+            receivedAt: ts(m.received_at),
+            outcome: m.outcome,
+            beforeKind: opt(m.kind),
+            beforeRule: opt(m.parse_rule),
+            kind: opt(p.kind),
+            amount: big(p.amount),
+            fee: big(p.fee),
+            balanceAfter: big(p.balance_after),
+            operatorRef: opt(p.operator_ref),
+            counterpartyMsisdn: opt(p.counterparty_msisdn),
+            counterpartyName: opt(p.counterparty_name),
+            direction: opt(p.direction),
+            text: m.raw_text.slice(0, t.textChars),
+          })),
+        },
+      };
+    },
+
+    async activateWordingRule(req) {
+      return { rule: toWordingRule(await activateRule(deps, req, () => reread.kick())) };
+    },
+
+    async retireWordingRule(req) {
+      return { rule: toWordingRule(await retireRule(deps, req)) };
     },
 
     async resetEvidence(req) {

@@ -408,3 +408,86 @@ export async function chainOfPeriod(
   );
   return { before: before && record(before), messages: messages.map(record) };
 }
+
+/** What a wording rule may read again: finished, unlinked, undismissed orphans and unknown texts. */
+const REREADABLE = `state = 'done' and outcome in ('orphan', 'stored', 'not_correlated')
+  and operation_id is null and dismissed_at is null`;
+
+/** The newest rereadable messages (a trial's scan), at most `limit`. */
+export async function rereadableNewest(em: EntityManager, limit: number): Promise<MessageRecord[]> {
+  const found = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where ${REREADABLE} order by stored_at desc, id desc limit ?`,
+    [limit],
+  );
+  return found.map(record);
+}
+
+/**
+ * The next rereadable messages in storage order after a re-read's cursor (kept on its
+ * wording rule row, compared in SQL at the column's full precision), stored at most
+ * `marginMs` after its activation.
+ */
+export async function rereadableAfter(
+  em: EntityManager,
+  versionId: string,
+  marginMs: number,
+  limit: number,
+): Promise<MessageRecord[]> {
+  const found = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages m
+      where ${REREADABLE}
+        and (select m.stored_at <= w.activated_at + make_interval(secs => ? / 1000.0)
+                and (w.reread_after_id is null or (m.stored_at, m.id) > (w.reread_after_at, w.reread_after_id))
+               from evidence.wording_rules w where w.id = ?)
+      order by m.stored_at, m.id limit ?`,
+    [marginMs, versionId, limit],
+  );
+  return found.map(record);
+}
+
+export type Reading = Pick<
+  MessageRecord,
+  | "kind"
+  | "amount"
+  | "fee"
+  | "commission"
+  | "balance_after"
+  | "operator_ref"
+  | "counterparty_msisdn"
+  | "counterparty_name"
+  | "direction"
+  | "language"
+  | "parse_rule"
+  | "state"
+  | "outcome"
+>;
+
+/** Records a message read again by a taught rule (a locked, rereadable message). */
+export async function recordReading(em: EntityManager, id: string, r: Reading): Promise<MessageRecord | undefined> {
+  const updated = await one<Row>(
+    em,
+    `update evidence.messages set kind = ?, amount = ?, fee = ?, commission = ?, balance_after = ?, operator_ref = ?,
+       counterparty_msisdn = ?, counterparty_name = ?, direction = ?, language = ?, parse_rule = ?, state = ?, outcome = ?,
+       attempts = 0, last_attempt_at = null, last_error = null
+     where id = ? and ${REREADABLE} returning ${COLUMNS}`,
+    [
+      r.kind,
+      r.amount,
+      r.fee,
+      r.commission,
+      r.balance_after,
+      r.operator_ref,
+      r.counterparty_msisdn,
+      r.counterparty_name,
+      r.direction,
+      r.language,
+      r.parse_rule,
+      r.state,
+      r.outcome,
+      id,
+    ],
+  );
+  return updated && record(updated);
+}

@@ -6,7 +6,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Evidence } from "./evidence_pb.ts";
+import type { Evidence, WordingRule } from "./evidence_pb.ts";
 import { file_transferops_evidence_v1_evidence } from "./evidence_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/events.proto.
  */
 export const file_transferops_evidence_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmV2aWRlbmNlLnYxIkQKDU1lc3NhZ2VTdG9yZWQSMwoIZXZpZGVuY2UYASABKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSKUAgoRTWVzc2FnZUNvcnJlbGF0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCRIOCgZzaW1faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIUCgxpc19hbWJpZ3VvdXMYBCABKAgSFAoMb3BlcmF0aW9uX2lkGAUgASgJEhEKBGtpbmQYBiABKAlIAIgBARITCgZhbW91bnQYByABKANIAYgBARIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNY29ycmVsYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX2tpbmRCCQoHX2Ftb3VudCL6AgoNTWVzc2FnZUxpbmtlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIUCgxvcGVyYXRpb25faWQYAyABKAkSDAoEbGluaxgEIAEoCRITCgZhbW91bnQYBSABKANIAIgBARIQCgNmZWUYBiABKANIAYgBARIaCg1iYWxhbmNlX2FmdGVyGAcgASgDSAKIAQESGQoMb3BlcmF0b3JfcmVmGAggASgJSAOIAQESEQoEa2luZBgJIAEoCUgEiAEBEi8KC3JlY2VpdmVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglsaW5rZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWxpbmtlZF9ieRgMIAEoCUIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIHCgVfa2luZCKOAQoQTWVzc2FnZURpc21pc3NlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSFAoMZGlzbWlzc2VkX2J5GAQgASgJEjAKDGRpc21pc3NlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicQoOTWVzc2FnZXNQdXJnZWQSDgoGc2ltX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIQCghtZXNzYWdlcxgDIAEoAxItCglwdXJnZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_transferops_evidence_v1_evidence]);
+  fileDesc("CiR0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmVudHMucHJvdG8SF3RyYW5zZmVyb3BzLmV2aWRlbmNlLnYxIkQKDU1lc3NhZ2VTdG9yZWQSMwoIZXZpZGVuY2UYASABKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSKUAgoRTWVzc2FnZUNvcnJlbGF0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCRIOCgZzaW1faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIUCgxpc19hbWJpZ3VvdXMYBCABKAgSFAoMb3BlcmF0aW9uX2lkGAUgASgJEhEKBGtpbmQYBiABKAlIAIgBARITCgZhbW91bnQYByABKANIAYgBARIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNY29ycmVsYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX2tpbmRCCQoHX2Ftb3VudCL6AgoNTWVzc2FnZUxpbmtlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIUCgxvcGVyYXRpb25faWQYAyABKAkSDAoEbGluaxgEIAEoCRITCgZhbW91bnQYBSABKANIAIgBARIQCgNmZWUYBiABKANIAYgBARIaCg1iYWxhbmNlX2FmdGVyGAcgASgDSAKIAQESGQoMb3BlcmF0b3JfcmVmGAggASgJSAOIAQESEQoEa2luZBgJIAEoCUgEiAEBEi8KC3JlY2VpdmVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglsaW5rZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWxpbmtlZF9ieRgMIAEoCUIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIHCgVfa2luZCKOAQoQTWVzc2FnZURpc21pc3NlZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSFAoMZGlzbWlzc2VkX2J5GAQgASgJEjAKDGRpc21pc3NlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicQoOTWVzc2FnZXNQdXJnZWQSDgoGc2ltX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIQCghtZXNzYWdlcxgDIAEoAxItCglwdXJnZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrwBChJXb3JkaW5nUnVsZUNoYW5nZWQSDgoGYWN0aW9uGAEgASgJEjIKBHJ1bGUYAiABKAsyJC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5Xb3JkaW5nUnVsZRIWCg5hY3Rvcl9hZ2VudF9pZBgDIAEoCRIuCgpjaGFuZ2VkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJyZXRpcmVkX3ZlcnNpb25faWQYBSABKAliBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_evidence_v1_evidence]);
 
 /**
  * MessageStored: a new message was stored (a duplicate submission publishes nothing).
@@ -280,4 +280,50 @@ export type MessagesPurged = Message<"transferops.evidence.v1.MessagesPurged"> &
  */
 export const MessagesPurgedSchema: GenMessage<MessagesPurged> = /*@__PURE__*/
   messageDesc(file_transferops_evidence_v1_events, 4);
+
+/**
+ * WordingRuleChanged: an admin added, activated or retired a wording rule version (keyed by
+ * the rule id). Fleet writes it to the audit log.
+ *
+ * @generated from message transferops.evidence.v1.WordingRuleChanged
+ */
+export type WordingRuleChanged = Message<"transferops.evidence.v1.WordingRuleChanged"> & {
+  /**
+   * added, activated or retired.
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+
+  /**
+   * @generated from field: transferops.evidence.v1.WordingRule rule = 2;
+   */
+  rule?: WordingRule | undefined;
+
+  /**
+   * Agent id of the admin.
+   *
+   * @generated from field: string actor_agent_id = 3;
+   */
+  actorAgentId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 4;
+   */
+  changedAt?: Timestamp | undefined;
+
+  /**
+   * On activation: the version it retired, if any.
+   *
+   * @generated from field: string retired_version_id = 5;
+   */
+  retiredVersionId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.WordingRuleChanged.
+ * Use `create(WordingRuleChangedSchema)` to create a new message.
+ */
+export const WordingRuleChangedSchema: GenMessage<WordingRuleChanged> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_events, 5);
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence.proto.
  */
 export const file_transferops_evidence_v1_evidence: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEitQcKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESEwoGYW1vdW50GAUgASgDSAGIAQESFAoMaXNfYW1iaWd1b3VzGAYgASgIEhAKCHJhd190ZXh0GAcgASgJEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChNjb3VudGVycGFydHlfbXNpc2RuGAkgASgJSAKIAQESHgoRY291bnRlcnBhcnR5X25hbWUYCiABKAlIA4gBARIWCglkaXJlY3Rpb24YCyABKAlIBIgBARIRCgRraW5kGAwgASgJSAWIAQESEAoDZmVlGA0gASgDSAaIAQESGgoNYmFsYW5jZV9hZnRlchgOIAEoA0gHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90IpQDCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhMKBmFtb3VudBgCIAEoA0gBiAEBEhAKA2ZlZRgDIAEoA0gCiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBCABKANIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEitQcKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESEwoGYW1vdW50GAUgASgDSAGIAQESFAoMaXNfYW1iaWd1b3VzGAYgASgIEhAKCHJhd190ZXh0GAcgASgJEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChNjb3VudGVycGFydHlfbXNpc2RuGAkgASgJSAKIAQESHgoRY291bnRlcnBhcnR5X25hbWUYCiABKAlIA4gBARIWCglkaXJlY3Rpb24YCyABKAlIBIgBARIRCgRraW5kGAwgASgJSAWIAQESEAoDZmVlGA0gASgDSAaIAQESGgoNYmFsYW5jZV9hZnRlchgOIAEoA0gHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90IpQDCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhMKBmFtb3VudBgCIAEoA0gBiAEBEhAKA2ZlZRgDIAEoA0gCiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBCABKANIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGUiywQKC1dvcmRpbmdSdWxlEhIKCnZlcnNpb25faWQYASABKAkSDwoHcnVsZV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhAKCG9wZXJhdG9yGAQgASgJEhEKBGtpbmQYBSABKAlIAIgBARIQCghsYW5ndWFnZRgGIAEoCRIWCglkaXJlY3Rpb24YByABKAlIAYgBARIQCgh0ZW1wbGF0ZRgIIAEoCRINCgVzdGF0ZRgJIAEoCRISCgpwYXJzZV9ydWxlGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYDCABKAkSNQoMYWN0aXZhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhkKDGFjdGl2YXRlZF9ieRgOIAEoCUgDiAEBEjMKCnJldGlyZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESFwoKcmV0aXJlZF9ieRgQIAEoCUgFiAEBEhQKDHJlcmVhZF9zdGF0ZRgRIAEoCRIXCg9yZXJlYWRfbWVzc2FnZXMYEiABKAMSGAoQcmVyZWFkX2NvbmZpcm1lZBgTIAEoA0IHCgVfa2luZEIMCgpfZGlyZWN0aW9uQg8KDV9hY3RpdmF0ZWRfYXRCDwoNX2FjdGl2YXRlZF9ieUINCgtfcmV0aXJlZF9hdEINCgtfcmV0aXJlZF9ieSKgBAoQV29yZGluZ1RyaWFsUmVhZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIvCgtyZWNlaXZlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgEIAEoCRIYCgtiZWZvcmVfa2luZBgFIAEoCUgAiAEBEhgKC2JlZm9yZV9ydWxlGAYgASgJSAGIAQESEQoEa2luZBgHIAEoCUgCiAEBEhMKBmFtb3VudBgIIAEoA0gDiAEBEhAKA2ZlZRgJIAEoA0gEiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYCiABKANIBYgBARIZCgxvcGVyYXRvcl9yZWYYCyABKAlIBogBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAwgASgJSAeIAQESHgoRY291bnRlcnBhcnR5X25hbWUYDSABKAlICIgBARIWCglkaXJlY3Rpb24YDiABKAlICYgBARIMCgR0ZXh0GA8gASgJQg4KDF9iZWZvcmVfa2luZEIOCgxfYmVmb3JlX3J1bGVCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb24i3AIKDFdvcmRpbmdUcmlhbBIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUSDwoHc2Nhbm5lZBgCIAEoAxIRCgl0cnVuY2F0ZWQYAyABKAgSDQoFcmVhZHMYBCABKAMSDwoHb3JwaGFucxgFIAEoAxIOCgZzdG9yZWQYBiABKAMSFgoObm90X2NvcnJlbGF0ZWQYByABKAMSQgoHYnlfa2luZBgIIAMoCzIxLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdUcmlhbC5CeUtpbmRFbnRyeRI5CgZzYW1wbGUYCSADKAsyKS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5Xb3JkaW5nVHJpYWxSZWFkGi0KC0J5S2luZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Evidence is one operator SMS as the evidence service stores it: the text verbatim, the
@@ -303,4 +303,305 @@ export type ParsedFields = Message<"transferops.evidence.v1.ParsedFields"> & {
  */
 export const ParsedFieldsSchema: GenMessage<ParsedFields> = /*@__PURE__*/
   messageDesc(file_transferops_evidence_v1_evidence, 1);
+
+/**
+ * WordingRule is one version of a wording taught at run time. A version is immutable once
+ * stored (an edit adds a version); only its state moves: draft -> active -> retired.
+ *
+ * @generated from message transferops.evidence.v1.WordingRule
+ */
+export type WordingRule = Message<"transferops.evidence.v1.WordingRule"> & {
+  /**
+   * Id of this version.
+   *
+   * @generated from field: string version_id = 1;
+   */
+  versionId: string;
+
+  /**
+   * Id of the rule, shared by its versions.
+   *
+   * @generated from field: string rule_id = 2;
+   */
+  ruleId: string;
+
+  /**
+   * 1, 2, … per rule.
+   *
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+
+  /**
+   * operator_a or operator_b.
+   *
+   * @generated from field: string operator = 4;
+   */
+  operator: string;
+
+  /**
+   * Kind given to the texts it reads; unset: recognised without a kind (never confirms).
+   *
+   * @generated from field: optional string kind = 5;
+   */
+  kind?: string | undefined;
+
+  /**
+   * fr or en.
+   *
+   * @generated from field: string language = 6;
+   */
+  language: string;
+
+  /**
+   * in or out; unset when the text does not say.
+   *
+   * @generated from field: optional string direction = 7;
+   */
+  direction?: string | undefined;
+
+  /**
+   * @generated from field: string template = 8;
+   */
+  template: string;
+
+  /**
+   * draft, active or retired.
+   *
+   * @generated from field: string state = 9;
+   */
+  state: string;
+
+  /**
+   * The parser rule id stamped on the messages it reads: taught.<operator>.<rule_id>.v<version>.
+   *
+   * @generated from field: string parse_rule = 10;
+   */
+  parseRule: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Agent id of the admin who added it.
+   *
+   * @generated from field: string created_by = 12;
+   */
+  createdBy: string;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp activated_at = 13;
+   */
+  activatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string activated_by = 14;
+   */
+  activatedBy?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp retired_at = 15;
+   */
+  retiredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string retired_by = 16;
+   */
+  retiredBy?: string | undefined;
+
+  /**
+   * Re-reading of unmatched messages after activation: none, running or done.
+   *
+   * @generated from field: string reread_state = 17;
+   */
+  rereadState: string;
+
+  /**
+   * Messages re-read so far, and how many of them the re-reading confirmed.
+   *
+   * @generated from field: int64 reread_messages = 18;
+   */
+  rereadMessages: bigint;
+
+  /**
+   * @generated from field: int64 reread_confirmed = 19;
+   */
+  rereadConfirmed: bigint;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.WordingRule.
+ * Use `create(WordingRuleSchema)` to create a new message.
+ */
+export const WordingRuleSchema: GenMessage<WordingRule> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 2);
+
+/**
+ * WordingTrialRead is one stored message a version would read.
+ *
+ * @generated from message transferops.evidence.v1.WordingTrialRead
+ */
+export type WordingTrialRead = Message<"transferops.evidence.v1.WordingTrialRead"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp received_at = 3;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * Its stored outcome (orphan, stored or not_correlated).
+   *
+   * @generated from field: string outcome = 4;
+   */
+  outcome: string;
+
+  /**
+   * Kind and parser rule stored with it.
+   *
+   * @generated from field: optional string before_kind = 5;
+   */
+  beforeKind?: string | undefined;
+
+  /**
+   * @generated from field: optional string before_rule = 6;
+   */
+  beforeRule?: string | undefined;
+
+  /**
+   * What the version reads.
+   *
+   * @generated from field: optional string kind = 7;
+   */
+  kind?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 amount = 8;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 fee = 9;
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 balance_after = 10;
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string operator_ref = 11;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * @generated from field: optional string counterparty_msisdn = 12;
+   */
+  counterpartyMsisdn?: string | undefined;
+
+  /**
+   * @generated from field: optional string counterparty_name = 13;
+   */
+  counterpartyName?: string | undefined;
+
+  /**
+   * @generated from field: optional string direction = 14;
+   */
+  direction?: string | undefined;
+
+  /**
+   * The text, at most 320 characters.
+   *
+   * @generated from field: string text = 15;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.WordingTrialRead.
+ * Use `create(WordingTrialReadSchema)` to create a new message.
+ */
+export const WordingTrialReadSchema: GenMessage<WordingTrialRead> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 3);
+
+/**
+ * WordingTrial is what a version would read among the stored messages it may read again.
+ *
+ * @generated from message transferops.evidence.v1.WordingTrial
+ */
+export type WordingTrial = Message<"transferops.evidence.v1.WordingTrial"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.WordingRule rule = 1;
+   */
+  rule?: WordingRule | undefined;
+
+  /**
+   * Messages of the operator that may be read again (orphans, stored and not correlated,
+   * neither linked nor dismissed), at most the scan's limit, newest first.
+   *
+   * @generated from field: int64 scanned = 2;
+   */
+  scanned: bigint;
+
+  /**
+   * True when there were more than the limit (the oldest were not read).
+   *
+   * @generated from field: bool truncated = 3;
+   */
+  truncated: boolean;
+
+  /**
+   * How many the version reads, in all and by stored outcome.
+   *
+   * @generated from field: int64 reads = 4;
+   */
+  reads: bigint;
+
+  /**
+   * @generated from field: int64 orphans = 5;
+   */
+  orphans: bigint;
+
+  /**
+   * @generated from field: int64 stored = 6;
+   */
+  stored: bigint;
+
+  /**
+   * @generated from field: int64 not_correlated = 7;
+   */
+  notCorrelated: bigint;
+
+  /**
+   * How many it reads as each kind ("" for none).
+   *
+   * @generated from field: map<string, int64> by_kind = 8;
+   */
+  byKind: { [key: string]: bigint };
+
+  /**
+   * The newest reads, at most 20.
+   *
+   * @generated from field: repeated transferops.evidence.v1.WordingTrialRead sample = 9;
+   */
+  sample: WordingTrialRead[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.WordingTrial.
+ * Use `create(WordingTrialSchema)` to create a new message.
+ */
+export const WordingTrialSchema: GenMessage<WordingTrial> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 4);
 

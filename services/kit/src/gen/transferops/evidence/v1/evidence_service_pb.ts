@@ -12,7 +12,7 @@ import type { DayWindow } from "../../common/v1/pagination_pb.ts";
 import { file_transferops_common_v1_pagination } from "../../common/v1/pagination_pb.ts";
 import type { Operation } from "../../dispatch/v1/dispatch_pb.ts";
 import { file_transferops_dispatch_v1_dispatch } from "../../dispatch/v1/dispatch_pb.ts";
-import type { Evidence } from "./evidence_pb.ts";
+import type { Evidence, WordingRule, WordingTrial } from "./evidence_pb.ts";
 import { file_transferops_evidence_v1_evidence } from "./evidence_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence_service.proto.
  */
 export const file_transferops_evidence_v1_evidence_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi6wMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIbCg5yZWZ1c2VkX3JlYXNvbhgNIAEoCUgFiAEBEhsKDnJlZnVzZWRfZGV0YWlsGA4gASgJSAaIAQFCFAoSX2NsaWVudF9tZXNzYWdlX2lkQgcKBV9raW5kQg8KDV9vcGVyYXRpb25faWRCCgoIX2JhbGFuY2VCEwoRX3ByZXZpb3VzX2JhbGFuY2VCEQoPX3JlZnVzZWRfcmVhc29uQhEKD19yZWZ1c2VkX2RldGFpbCJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJrCh1HZXREYWlseVJlY29uY2lsaWF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEgsKA2RheRgCIAEoCRIOCgZzaW1faWQYAyABKAkiggEKEUJhbGFuY2VDaGFpbkJyZWFrEhsKE3ByZXZpb3VzX21lc3NhZ2VfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIYChBleHBlY3RlZF9iYWxhbmNlGAMgASgDEhUKDWZvdW5kX2JhbGFuY2UYBCABKAMSCwoDZ2FwGAUgASgDIo0EChFTaW1SZWNvbmNpbGlhdGlvbhIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEhwKD29wZW5pbmdfYmFsYW5jZRgDIAEoA0gAiAEBEhwKD2Nsb3NpbmdfYmFsYW5jZRgEIAEoA0gBiAEBEhIKCnByb3Zlbl94YWYYBSABKAMSFwoPcHJvdmVuX2ZlZXNfeGFmGAYgASgDEg4KBmluX3hhZhgHIAEoAxIPCgdvdXRfeGFmGAggASgDEhAKCGZlZXNfeGFmGAkgASgDEhUKDWV4cGxhaW5lZF94YWYYCiABKAMSHAoPdW5leHBsYWluZWRfeGFmGAsgASgDSAKIAQESOgoGYnJlYWtzGAwgAygLMioudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQmFsYW5jZUNoYWluQnJlYWsSHAoUdW5yZWFkYWJsZV9tb3ZlbWVudHMYDSABKAUSEAoIbWVzc2FnZXMYDiABKAUSEQoJY29uZmlybWVkGA8gASgFEhEKCXVubWF0Y2hlZBgQIAEoBRIRCgltb3ZlbWVudHMYESABKAUSEQoJZGl2ZXJnZW50GBIgASgFEhYKDnVua25vd25fc2VuZGVyGBMgASgFQhIKEF9vcGVuaW5nX2JhbGFuY2VCEgoQX2Nsb3NpbmdfYmFsYW5jZUISChBfdW5leHBsYWluZWRfeGFmIqUCChNGbGVldFJlY29uY2lsaWF0aW9uEgsKA2RheRgBIAEoCRIMCgRzaW1zGAIgASgFEhcKD29wZW5pbmdfYmFsYW5jZRgDIAEoAxIXCg9jbG9zaW5nX2JhbGFuY2UYBCABKAMSEgoKcHJvdmVuX3hhZhgFIAEoAxIXCg9wcm92ZW5fZmVlc194YWYYBiABKAMSDgoGaW5feGFmGAcgASgDEg8KB291dF94YWYYCCABKAMSEAoIZmVlc194YWYYCSABKAMSFQoNZXhwbGFpbmVkX3hhZhgKIAEoAxIXCg91bmV4cGxhaW5lZF94YWYYCyABKAMSFAoMY2hhaW5fYnJlYWtzGAwgASgFEhsKE3NpbXNfbm90X3JlY29uY2lsZWQYDSADKAkilwEKHkdldERhaWx5UmVjb25jaWxpYXRpb25SZXNwb25zZRI7CgVmbGVldBgBIAEoCzIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkZsZWV0UmVjb25jaWxpYXRpb24SOAoEc2ltcxgCIAMoCzIqLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlNpbVJlY29uY2lsaWF0aW9uMs8HCg9FdmlkZW5jZVNlcnZpY2UScQoOU3VibWl0TWVzc2FnZXMSLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1JlcXVlc3QaLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5TdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEoYBChVMaXN0VW5tYXRjaGVkRXZpZGVuY2USNS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0GjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USdAoPRGlzbWlzc0V2aWRlbmNlEi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBowLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkRpc21pc3NFdmlkZW5jZVJlc3BvbnNlEm4KDUxpc3RNb3ZlbWVudHMSLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0TW92ZW1lbnRzUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXNwb25zZRJxCg5BdHRhY2hFdmlkZW5jZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USawoMUGFyc2VNZXNzYWdlEiwudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVxdWVzdBotLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlBhcnNlTWVzc2FnZVJlc3BvbnNlEm4KDVJlc2V0RXZpZGVuY2USLS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXNldEV2aWRlbmNlUmVxdWVzdBouLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXNwb25zZRKJAQoWR2V0RGFpbHlSZWNvbmNpbGlhdGlvbhI2LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkdldERhaWx5UmVjb25jaWxpYXRpb25SZXF1ZXN0GjcudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0RGFpbHlSZWNvbmNpbGlhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
+  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi6wMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIbCg5yZWZ1c2VkX3JlYXNvbhgNIAEoCUgFiAEBEhsKDnJlZnVzZWRfZGV0YWlsGA4gASgJSAaIAQFCFAoSX2NsaWVudF9tZXNzYWdlX2lkQgcKBV9raW5kQg8KDV9vcGVyYXRpb25faWRCCgoIX2JhbGFuY2VCEwoRX3ByZXZpb3VzX2JhbGFuY2VCEQoPX3JlZnVzZWRfcmVhc29uQhEKD19yZWZ1c2VkX2RldGFpbCJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJrCh1HZXREYWlseVJlY29uY2lsaWF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEgsKA2RheRgCIAEoCRIOCgZzaW1faWQYAyABKAkiggEKEUJhbGFuY2VDaGFpbkJyZWFrEhsKE3ByZXZpb3VzX21lc3NhZ2VfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIYChBleHBlY3RlZF9iYWxhbmNlGAMgASgDEhUKDWZvdW5kX2JhbGFuY2UYBCABKAMSCwoDZ2FwGAUgASgDIo0EChFTaW1SZWNvbmNpbGlhdGlvbhIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEhwKD29wZW5pbmdfYmFsYW5jZRgDIAEoA0gAiAEBEhwKD2Nsb3NpbmdfYmFsYW5jZRgEIAEoA0gBiAEBEhIKCnByb3Zlbl94YWYYBSABKAMSFwoPcHJvdmVuX2ZlZXNfeGFmGAYgASgDEg4KBmluX3hhZhgHIAEoAxIPCgdvdXRfeGFmGAggASgDEhAKCGZlZXNfeGFmGAkgASgDEhUKDWV4cGxhaW5lZF94YWYYCiABKAMSHAoPdW5leHBsYWluZWRfeGFmGAsgASgDSAKIAQESOgoGYnJlYWtzGAwgAygLMioudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQmFsYW5jZUNoYWluQnJlYWsSHAoUdW5yZWFkYWJsZV9tb3ZlbWVudHMYDSABKAUSEAoIbWVzc2FnZXMYDiABKAUSEQoJY29uZmlybWVkGA8gASgFEhEKCXVubWF0Y2hlZBgQIAEoBRIRCgltb3ZlbWVudHMYESABKAUSEQoJZGl2ZXJnZW50GBIgASgFEhYKDnVua25vd25fc2VuZGVyGBMgASgFQhIKEF9vcGVuaW5nX2JhbGFuY2VCEgoQX2Nsb3NpbmdfYmFsYW5jZUISChBfdW5leHBsYWluZWRfeGFmIqUCChNGbGVldFJlY29uY2lsaWF0aW9uEgsKA2RheRgBIAEoCRIMCgRzaW1zGAIgASgFEhcKD29wZW5pbmdfYmFsYW5jZRgDIAEoAxIXCg9jbG9zaW5nX2JhbGFuY2UYBCABKAMSEgoKcHJvdmVuX3hhZhgFIAEoAxIXCg9wcm92ZW5fZmVlc194YWYYBiABKAMSDgoGaW5feGFmGAcgASgDEg8KB291dF94YWYYCCABKAMSEAoIZmVlc194YWYYCSABKAMSFQoNZXhwbGFpbmVkX3hhZhgKIAEoAxIXCg91bmV4cGxhaW5lZF94YWYYCyABKAMSFAoMY2hhaW5fYnJlYWtzGAwgASgFEhsKE3NpbXNfbm90X3JlY29uY2lsZWQYDSADKAkilwEKHkdldERhaWx5UmVjb25jaWxpYXRpb25SZXNwb25zZRI7CgVmbGVldBgBIAEoCzIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkZsZWV0UmVjb25jaWxpYXRpb24SOAoEc2ltcxgCIAMoCzIqLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlNpbVJlY29uY2lsaWF0aW9uImkKF0xpc3RXb3JkaW5nUnVsZXNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEAoIb3BlcmF0b3IYAiABKAkSDQoFc3RhdGUYAyABKAkiTwoYTGlzdFdvcmRpbmdSdWxlc1Jlc3BvbnNlEjMKBXJ1bGVzGAEgAygLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUizwEKFUFkZFdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg8KB3J1bGVfaWQYAiABKAkSEAoIb3BlcmF0b3IYAyABKAkSEQoEa2luZBgEIAEoCUgAiAEBEhAKCGxhbmd1YWdlGAUgASgJEhYKCWRpcmVjdGlvbhgGIAEoCUgBiAEBEhAKCHRlbXBsYXRlGAcgASgJQgcKBV9raW5kQgwKCl9kaXJlY3Rpb24iTAoWQWRkV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUiWgoVVHJ5V29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJOChZUcnlXb3JkaW5nUnVsZVJlc3BvbnNlEjQKBXRyaWFsGAEgASgLMiUudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1RyaWFsIl8KGkFjdGl2YXRlV29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJRChtBY3RpdmF0ZVdvcmRpbmdSdWxlUmVzcG9uc2USMgoEcnVsZRgBIAEoCzIkLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdSdWxlIl0KGFJldGlyZVdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhIKCnZlcnNpb25faWQYAiABKAkiTwoZUmV0aXJlV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUyrQwKD0V2aWRlbmNlU2VydmljZRJxCg5TdWJtaXRNZXNzYWdlcxIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVzcG9uc2UShgEKFUxpc3RVbm1hdGNoZWRFdmlkZW5jZRI1LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RVbm1hdGNoZWRFdmlkZW5jZVJlcXVlc3QaNi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXNwb25zZRJ0Cg9EaXNtaXNzRXZpZGVuY2USLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5EaXNtaXNzRXZpZGVuY2VSZXF1ZXN0GjAudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVzcG9uc2USbgoNTGlzdE1vdmVtZW50cxItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdE1vdmVtZW50c1Jlc3BvbnNlEnEKDkF0dGFjaEV2aWRlbmNlEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXNwb25zZRJrCgxQYXJzZU1lc3NhZ2USLC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5QYXJzZU1lc3NhZ2VSZXF1ZXN0Gi0udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVzcG9uc2USbgoNUmVzZXRFdmlkZW5jZRItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlEokBChZHZXREYWlseVJlY29uY2lsaWF0aW9uEjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0RGFpbHlSZWNvbmNpbGlhdGlvblJlcXVlc3QaNy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5HZXREYWlseVJlY29uY2lsaWF0aW9uUmVzcG9uc2USdwoQTGlzdFdvcmRpbmdSdWxlcxIwLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RXb3JkaW5nUnVsZXNSZXF1ZXN0GjEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFdvcmRpbmdSdWxlc1Jlc3BvbnNlEnEKDkFkZFdvcmRpbmdSdWxlEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQWRkV29yZGluZ1J1bGVSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQWRkV29yZGluZ1J1bGVSZXNwb25zZRJxCg5UcnlXb3JkaW5nUnVsZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlRyeVdvcmRpbmdSdWxlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlRyeVdvcmRpbmdSdWxlUmVzcG9uc2USgAEKE0FjdGl2YXRlV29yZGluZ1J1bGUSMy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5BY3RpdmF0ZVdvcmRpbmdSdWxlUmVxdWVzdBo0LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkFjdGl2YXRlV29yZGluZ1J1bGVSZXNwb25zZRJ6ChFSZXRpcmVXb3JkaW5nUnVsZRIxLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJldGlyZVdvcmRpbmdSdWxlUmVxdWVzdBoyLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJldGlyZVdvcmRpbmdSdWxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
 
 /**
  * IncomingMessage is one SMS as the handset forwards it.
@@ -946,6 +946,252 @@ export const GetDailyReconciliationResponseSchema: GenMessage<GetDailyReconcilia
   messageDesc(file_transferops_evidence_v1_evidence_service, 20);
 
 /**
+ * @generated from message transferops.evidence.v1.ListWordingRulesRequest
+ */
+export type ListWordingRulesRequest = Message<"transferops.evidence.v1.ListWordingRulesRequest"> & {
+  /**
+   * An admin session.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * operator_a or operator_b; empty is both.
+   *
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * draft, active or retired; empty is every state.
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListWordingRulesRequest.
+ * Use `create(ListWordingRulesRequestSchema)` to create a new message.
+ */
+export const ListWordingRulesRequestSchema: GenMessage<ListWordingRulesRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 21);
+
+/**
+ * @generated from message transferops.evidence.v1.ListWordingRulesResponse
+ */
+export type ListWordingRulesResponse = Message<"transferops.evidence.v1.ListWordingRulesResponse"> & {
+  /**
+   * Newest version first.
+   *
+   * @generated from field: repeated transferops.evidence.v1.WordingRule rules = 1;
+   */
+  rules: WordingRule[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ListWordingRulesResponse.
+ * Use `create(ListWordingRulesResponseSchema)` to create a new message.
+ */
+export const ListWordingRulesResponseSchema: GenMessage<ListWordingRulesResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 22);
+
+/**
+ * @generated from message transferops.evidence.v1.AddWordingRuleRequest
+ */
+export type AddWordingRuleRequest = Message<"transferops.evidence.v1.AddWordingRuleRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * The rule this is a new version of; empty starts a new rule (version 1).
+   *
+   * @generated from field: string rule_id = 2;
+   */
+  ruleId: string;
+
+  /**
+   * @generated from field: string operator = 3;
+   */
+  operator: string;
+
+  /**
+   * The kind the wording gives its texts (DEP, BAL, UV_IN…); unset for a wording recognised
+   * without a kind (it never confirms).
+   *
+   * @generated from field: optional string kind = 4;
+   */
+  kind?: string | undefined;
+
+  /**
+   * fr or en.
+   *
+   * @generated from field: string language = 5;
+   */
+  language: string;
+
+  /**
+   * in or out; unset when the text does not say.
+   *
+   * @generated from field: optional string direction = 6;
+   */
+  direction?: string | undefined;
+
+  /**
+   * The text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any}.
+   *
+   * @generated from field: string template = 7;
+   */
+  template: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.AddWordingRuleRequest.
+ * Use `create(AddWordingRuleRequestSchema)` to create a new message.
+ */
+export const AddWordingRuleRequestSchema: GenMessage<AddWordingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 23);
+
+/**
+ * @generated from message transferops.evidence.v1.AddWordingRuleResponse
+ */
+export type AddWordingRuleResponse = Message<"transferops.evidence.v1.AddWordingRuleResponse"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.WordingRule rule = 1;
+   */
+  rule?: WordingRule | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.AddWordingRuleResponse.
+ * Use `create(AddWordingRuleResponseSchema)` to create a new message.
+ */
+export const AddWordingRuleResponseSchema: GenMessage<AddWordingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 24);
+
+/**
+ * @generated from message transferops.evidence.v1.TryWordingRuleRequest
+ */
+export type TryWordingRuleRequest = Message<"transferops.evidence.v1.TryWordingRuleRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * The version to try (any state).
+   *
+   * @generated from field: string version_id = 2;
+   */
+  versionId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.TryWordingRuleRequest.
+ * Use `create(TryWordingRuleRequestSchema)` to create a new message.
+ */
+export const TryWordingRuleRequestSchema: GenMessage<TryWordingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 25);
+
+/**
+ * @generated from message transferops.evidence.v1.TryWordingRuleResponse
+ */
+export type TryWordingRuleResponse = Message<"transferops.evidence.v1.TryWordingRuleResponse"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.WordingTrial trial = 1;
+   */
+  trial?: WordingTrial | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.TryWordingRuleResponse.
+ * Use `create(TryWordingRuleResponseSchema)` to create a new message.
+ */
+export const TryWordingRuleResponseSchema: GenMessage<TryWordingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 26);
+
+/**
+ * @generated from message transferops.evidence.v1.ActivateWordingRuleRequest
+ */
+export type ActivateWordingRuleRequest = Message<"transferops.evidence.v1.ActivateWordingRuleRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string version_id = 2;
+   */
+  versionId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ActivateWordingRuleRequest.
+ * Use `create(ActivateWordingRuleRequestSchema)` to create a new message.
+ */
+export const ActivateWordingRuleRequestSchema: GenMessage<ActivateWordingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 27);
+
+/**
+ * @generated from message transferops.evidence.v1.ActivateWordingRuleResponse
+ */
+export type ActivateWordingRuleResponse = Message<"transferops.evidence.v1.ActivateWordingRuleResponse"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.WordingRule rule = 1;
+   */
+  rule?: WordingRule | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ActivateWordingRuleResponse.
+ * Use `create(ActivateWordingRuleResponseSchema)` to create a new message.
+ */
+export const ActivateWordingRuleResponseSchema: GenMessage<ActivateWordingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 28);
+
+/**
+ * @generated from message transferops.evidence.v1.RetireWordingRuleRequest
+ */
+export type RetireWordingRuleRequest = Message<"transferops.evidence.v1.RetireWordingRuleRequest"> & {
+  /**
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string version_id = 2;
+   */
+  versionId: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.RetireWordingRuleRequest.
+ * Use `create(RetireWordingRuleRequestSchema)` to create a new message.
+ */
+export const RetireWordingRuleRequestSchema: GenMessage<RetireWordingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 29);
+
+/**
+ * @generated from message transferops.evidence.v1.RetireWordingRuleResponse
+ */
+export type RetireWordingRuleResponse = Message<"transferops.evidence.v1.RetireWordingRuleResponse"> & {
+  /**
+   * @generated from field: transferops.evidence.v1.WordingRule rule = 1;
+   */
+  rule?: WordingRule | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.RetireWordingRuleResponse.
+ * Use `create(RetireWordingRuleResponseSchema)` to create a new message.
+ */
+export const RetireWordingRuleResponseSchema: GenMessage<RetireWordingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 30);
+
+/**
  * EvidenceService owns every operator SMS (hash, parsed fields, kind, link to an operation,
  * dismissal), the operator parsers and the daily reconciliations. It proves operations by
  * asking dispatch to confirm them with a message; it never changes an operation itself.
@@ -1034,6 +1280,58 @@ export const EvidenceService: GenService<{
     methodKind: "unary";
     input: typeof GetDailyReconciliationRequestSchema;
     output: typeof GetDailyReconciliationResponseSchema;
+  },
+  /**
+   * ListWordingRules lists the wording rules taught at run time, every version (admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ListWordingRules
+   */
+  listWordingRules: {
+    methodKind: "unary";
+    input: typeof ListWordingRulesRequestSchema;
+    output: typeof ListWordingRulesResponseSchema;
+  },
+  /**
+   * AddWordingRule stores a draft: a new rule, or a new version of one (admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.AddWordingRule
+   */
+  addWordingRule: {
+    methodKind: "unary";
+    input: typeof AddWordingRuleRequestSchema;
+    output: typeof AddWordingRuleResponseSchema;
+  },
+  /**
+   * TryWordingRule reads the stored orphans and unknown texts with a version: what it would
+   * now read and as what (a bounded sample and counts); changes nothing (admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.TryWordingRule
+   */
+  tryWordingRule: {
+    methodKind: "unary";
+    input: typeof TryWordingRuleRequestSchema;
+    output: typeof TryWordingRuleResponseSchema;
+  },
+  /**
+   * ActivateWordingRule makes a draft the rule's active version (the previous one is
+   * retired) and queues the re-reading of unmatched messages (admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.ActivateWordingRule
+   */
+  activateWordingRule: {
+    methodKind: "unary";
+    input: typeof ActivateWordingRuleRequestSchema;
+    output: typeof ActivateWordingRuleResponseSchema;
+  },
+  /**
+   * RetireWordingRule stops a version from reading new texts (admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.RetireWordingRule
+   */
+  retireWordingRule: {
+    methodKind: "unary";
+    input: typeof RetireWordingRuleRequestSchema;
+    output: typeof RetireWordingRuleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transferops_evidence_v1_evidence_service, 0);

@@ -1,0 +1,163 @@
+import { PeriodicJob } from "@transferops/kit";
+import type { MessageRecord } from "../domain/message.ts";
+import { initialOutcome, routeOf } from "../domain/outcomes.ts";
+import { parseMessage } from "../domain/parsers/parse.ts";
+import type { Operator, Rule } from "../domain/parsers/types.ts";
+import type { WordingRuleRecord } from "../domain/wording-rule.ts";
+import { messageCorrelated } from "../events/messages.ts";
+import { lockMessage, lockSim, recordReading, rereadableAfter } from "../store/messages.ts";
+import { recomputeDay } from "../store/reconciliations.ts";
+import { advanceReread, rereadsRunning } from "../store/wording-rules.ts";
+import { checkChain } from "./chain.ts";
+import type { FlowDeps } from "./ports.ts";
+import { finish } from "./submit.ts";
+import { taughtRules } from "./taught.ts";
+import { simOperators } from "./wording-rules.ts";
+
+export interface RereadOptions {
+  intervalMs: number;
+  /**
+   * Messages stored up to this long after an activation are still read again: a submission
+   * that parsed just before the activation committed may store its message just after (the
+   * re-drive's grace, the time a live submission is given to finish its own message).
+   */
+  marginMs: number;
+  batchSize?: number;
+}
+
+/**
+ * After an activation, reads the messages nothing proved (orphans, stored and not correlated
+ * texts, neither linked nor dismissed) again with the operator's active rules, in batches in
+ * storage order. A message a taught rule now reads gets its new fields; one that can now
+ * prove something is correlated by the usual flow (dispatch confirms a late proof inside its
+ * windows, never twice: it answers a message id it has seen with its first answer); the rest
+ * stay what they were, with their new fields. The cursor is saved after each batch, and each
+ * message's step is idempotent (a message already read by the same rule is skipped; one left
+ * pending is finished here or by the re-drive), so a crash resumes where it stopped.
+ */
+export class Reread {
+  private readonly job: PeriodicJob;
+  private running?: Promise<number>;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: FlowDeps,
+    private readonly options: RereadOptions,
+  ) {
+    this.job = new PeriodicJob("wording re-read pass", options.intervalMs, () => this.pass(), deps.log);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.job.start();
+  }
+
+  /** Runs a pass now (after an activation) unless one is running. */
+  kick(): void {
+    void this.pass().catch((err: unknown) => this.deps.log.warn({ err }, "wording re-read pass failed"));
+  }
+
+  /** One pass: one batch of each running re-read; returns how many messages it read. */
+  async pass(now = new Date()): Promise<number> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      let read = 0;
+      for (const v of await rereadsRunning(this.deps.db.em())) {
+        if (this.stopped) break;
+        read += await this.batch(v, now);
+      }
+      return read;
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.job.stop();
+    await this.running?.catch(() => undefined);
+  }
+
+  private async batch(v: WordingRuleRecord, now: Date): Promise<number> {
+    const { db } = this.deps;
+    const until = new Date(v.activated_at!.getTime() + this.options.marginMs);
+    const batch = await rereadableAfter(db.em(), v.id, this.options.marginMs, this.options.batchSize ?? 100);
+    if (batch.length === 0) {
+      if (now.getTime() > until.getTime())
+        await advanceReread(db.em(), v.id, { messages: 0, confirmed: 0, done: true });
+      return 0;
+    }
+    const operators = await simOperators(
+      this.deps,
+      batch.map((m) => m.sim_id),
+    );
+    const rules = await taughtRules(db.em(), v.operator);
+    let changed = 0;
+    let confirmed = 0;
+    for (const m of batch) {
+      if (this.stopped) return changed;
+      if (operators.get(m.sim_id) !== v.operator) continue;
+      const result = await rereadMessage(this.deps, m, v.operator, rules);
+      if (result !== "unchanged") changed += 1;
+      if (result === "confirmed") confirmed += 1;
+    }
+    const last = batch[batch.length - 1];
+    await advanceReread(db.em(), v.id, {
+      afterMessageId: last.id,
+      messages: changed,
+      confirmed,
+      done: false,
+    });
+    return changed;
+  }
+}
+
+/**
+ * Reads one rereadable message again with the operator's taught rules. Only a reading by a
+ * taught rule other than the one stored changes it; it is recorded under the SIM's lock (a
+ * message that confirmed, was attached or dismissed meanwhile is left alone), then a message
+ * that can now prove something is correlated.
+ */
+export async function rereadMessage(
+  deps: FlowDeps,
+  m: MessageRecord,
+  operator: Operator,
+  rules: readonly Rule[],
+): Promise<"unchanged" | "changed" | "confirmed"> {
+  const after = parseMessage(operator, m.raw_text, rules);
+  if (!after.rule?.startsWith("taught.") || after.rule === m.parse_rule) return "unchanged";
+  const updated = await deps.db.tx(async (em) => {
+    await lockSim(em, m.sim_id);
+    const locked = await lockMessage(em, m.id);
+    if (!locked || locked.parse_rule === after.rule) return undefined;
+    const route = routeOf(after.kind, locked.outcome !== "not_correlated", after.rule, true);
+    const outcome = initialOutcome(route);
+    const read = await recordReading(em, m.id, {
+      kind: after.kind,
+      amount: after.amount,
+      fee: after.fee,
+      commission: after.commission,
+      balance_after: after.balance_after,
+      operator_ref: after.operator_ref,
+      counterparty_msisdn: after.counterparty_msisdn,
+      counterparty_name: after.counterparty_name,
+      direction: after.direction,
+      language: after.language,
+      parse_rule: after.rule,
+      state: outcome === "pending" ? "pending" : "done",
+      outcome,
+    });
+    if (!read) return undefined;
+    if (read.state === "done") {
+      await messageCorrelated(em, read);
+      await checkChain(em, read);
+    }
+    await recomputeDay(em, read.sim_id, read.received_at);
+    return read;
+  });
+  if (!updated) return "unchanged";
+  deps.published();
+  const final = await finish(deps, updated);
+  return final.outcome === "confirmed" ? "confirmed" : "changed";
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import type {
+  ActivateWordingRuleRequest,
+  AddWordingRuleRequest,
+  ListWordingRulesRequest,
+  RetireWordingRuleRequest,
+  TryWordingRuleRequest,
+} from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import type { MessageRecord } from "../domain/message.ts";
+import type { ParsedMessage } from "../domain/parsers/types.ts";
+import { tryWordingRule } from "../domain/parsers/wording-rules.ts";
+import { invalid, refusal } from "../domain/reasons.ts";
+import { requireAdmin } from "../domain/scope.ts";
+import {
+  checkActivation,
+  checkNewVersion,
+  checkRetirement,
+  ruleOf,
+  STATES,
+  type WordingRuleRecord,
+} from "../domain/wording-rule.ts";
+import { wordingRuleChanged } from "../events/wording.ts";
+import { rereadableNewest } from "../store/messages.ts";
+import {
+  activateVersion,
+  findRule,
+  findVersion,
+  insertWordingRule,
+  listWordingRules,
+  retireVersion,
+} from "../store/wording-rules.ts";
+import type { FlowDeps } from "./ports.ts";
+import { lookupSim } from "./submit.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listRules(deps: FlowDeps, req: ListWordingRulesRequest): Promise<WordingRuleRecord[]> {
+  requireAdmin(req.caller);
+  if (req.operator && !["operator_a", "operator_b"].includes(req.operator))
+    throw invalid("operator", "must be operator_a or operator_b", req.operator);
+  if (req.state && !STATES.includes(req.state as never))
+    throw invalid("state", `must be one of ${STATES.join(", ")}`, req.state);
+  return listWordingRules(deps.db.em(), { operator: req.operator || undefined, state: req.state || undefined });
+}
+
+/** A new draft: version 1 of a new rule, or the next version of `rule_id`. */
+export async function addRule(deps: FlowDeps, req: AddWordingRuleRequest): Promise<WordingRuleRecord> {
+  const caller = requireAdmin(req.caller);
+  const spec = checkNewVersion({
+    operator: req.operator,
+    kind: req.kind ?? null,
+    language: req.language,
+    direction: req.direction ?? null,
+    template: req.template,
+  });
+  let ruleId: string = randomUUID();
+  if (req.ruleId) {
+    const rule = UUID.test(req.ruleId) ? await findRule(deps.db.em(), req.ruleId) : undefined;
+    if (!rule) throw refusal("wording_rule_not_found", `No wording rule ${req.ruleId}`, { rule_id: req.ruleId });
+    if (rule.operator !== spec.operator)
+      throw refusal("wording_rule_operator_mismatch", `Rule ${rule.rule_id} reads ${rule.operator}'s texts`, {
+        rule_id: rule.rule_id,
+        operator: rule.operator,
+      });
+    ruleId = rule.rule_id;
+  }
+  const stored = await deps.db.tx(async (em) => {
+    const v = await insertWordingRule(em, { ...spec, id: randomUUID(), rule_id: ruleId, created_by: caller.agentId });
+    await wordingRuleChanged(em, { action: "added", rule: v, actor: caller.agentId });
+    return v;
+  });
+  deps.published();
+  return stored;
+}
+
+async function versionOf(deps: FlowDeps, id: string): Promise<WordingRuleRecord> {
+  const v = UUID.test(id) ? await findVersion(deps.db.em(), id) : undefined;
+  if (!v) throw refusal("wording_rule_not_found", `No wording rule version ${id}`, { version_id: id });
+  return v;
+}
+
+/** How many stored messages a trial reads at most (the newest). */
+export const TRIAL_SCAN_LIMIT = 5000;
+export const TRIAL_SAMPLE = 20;
+const TEXT_CHARS = 320;
+
+export interface TrialReadRow {
+  message: MessageRecord;
+  after: ParsedMessage;
+}
+
+export interface Trial {
+  rule: WordingRuleRecord;
+  scanned: number;
+  truncated: boolean;
+  reads: number;
+  byOutcome: Record<"orphan" | "stored" | "not_correlated", number>;
+  byKind: Record<string, number>;
+  sample: TrialReadRow[];
+  textChars: number;
+}
+
+/**
+ * What a version would read among the stored messages nothing proved (orphans, stored and
+ * not correlated texts, neither linked nor dismissed) of its operator: counts and the newest
+ * reads. Reads only; a message's operator is its SIM's (fleet).
+ */
+export async function tryRule(deps: FlowDeps, req: TryWordingRuleRequest): Promise<Trial> {
+  requireAdmin(req.caller);
+  const v = await versionOf(deps, req.versionId);
+  const rule = ruleOf(v);
+  const found = await rereadableNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
+  const truncated = found.length > TRIAL_SCAN_LIMIT;
+  const candidates = found.slice(0, TRIAL_SCAN_LIMIT);
+  const operators = await simOperators(
+    deps,
+    candidates.map((m) => m.sim_id),
+  );
+  const mine = candidates.filter((m) => operators.get(m.sim_id) === v.operator);
+  const byId = new Map(mine.map((m) => [m.id, m]));
+  const reads = tryWordingRule(
+    rule,
+    v.operator,
+    mine.map((m) => ({
+      id: m.id,
+      operator: v.operator,
+      raw_text: m.raw_text,
+      kind: m.kind,
+      rule: m.parse_rule,
+      outcome: m.outcome,
+    })),
+  );
+  const byOutcome = { orphan: 0, stored: 0, not_correlated: 0 };
+  const byKind: Record<string, number> = {};
+  for (const r of reads) {
+    byOutcome[r.outcome as keyof typeof byOutcome] += 1;
+    byKind[r.after.kind ?? ""] = (byKind[r.after.kind ?? ""] ?? 0) + 1;
+  }
+  return {
+    rule: v,
+    scanned: mine.length,
+    truncated,
+    reads: reads.length,
+    byOutcome,
+    byKind,
+    sample: reads.slice(0, TRIAL_SAMPLE).map((r) => ({ message: byId.get(r.message_id)!, after: r.after })),
+    textChars: TEXT_CHARS,
+  };
+}
+
+/** Each SIM's operator as fleet knows it (a SIM fleet no longer knows has none). */
+export async function simOperators(deps: FlowDeps, simIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const simId of new Set(simIds)) {
+    const sim = await lookupSim(deps, simId);
+    if (sim) out.set(simId, sim.operator);
+  }
+  return out;
+}
+
+/**
+ * Activates a draft: the rule's active version is retired in the same transaction, the
+ * change is published for the audit log, and the re-reading of unmatched messages is
+ * queued on the row (the re-read job runs it in batches, resuming after a crash).
+ */
+export async function activateRule(
+  deps: FlowDeps,
+  req: ActivateWordingRuleRequest,
+  kick: () => void,
+): Promise<WordingRuleRecord> {
+  const caller = requireAdmin(req.caller);
+  await versionOf(deps, req.versionId);
+  const done = await deps.db.tx(async (em) => {
+    const v = (await findVersion(em, req.versionId, true))!;
+    if (checkActivation(v) === "already") return v;
+    const { activated, retired } = await activateVersion(em, v, caller.agentId);
+    await wordingRuleChanged(em, { action: "activated", rule: activated, actor: caller.agentId, retired: retired?.id });
+    return activated;
+  });
+  deps.published();
+  kick();
+  return done;
+}
+
+export async function retireRule(deps: FlowDeps, req: RetireWordingRuleRequest): Promise<WordingRuleRecord> {
+  const caller = requireAdmin(req.caller);
+  await versionOf(deps, req.versionId);
+  const done = await deps.db.tx(async (em) => {
+    const v = (await findVersion(em, req.versionId, true))!;
+    if (checkRetirement(v) === "already") return v;
+    const retired = await retireVersion(em, v.id, caller.agentId);
+    await wordingRuleChanged(em, { action: "retired", rule: retired, actor: caller.agentId });
+    return retired;
+  });
+  deps.published();
+  return done;
+}
