@@ -49,8 +49,10 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
         authCache.stop();
         server.close(() => resolve());
         server.closeIdleConnections();
-        // Requests still in flight get 3 s, then their connections are cut.
-        setTimeout(() => server.closeAllConnections(), 3_000).unref();
+        // Requests still in flight get most of the shutdown deadline (8 s) to be answered
+        // (a service call past its own deadline answers 503 outcome_unknown), then their
+        // connections are cut.
+        setTimeout(() => server.closeAllConnections(), 7_000).unref();
       }),
   };
 }
