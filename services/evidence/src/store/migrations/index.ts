@@ -1,6 +1,12 @@
 import { Migration0001Evidence } from "./Migration0001Evidence.ts";
 import { Migration0002UnknownSender } from "./Migration0002UnknownSender.ts";
 import { Migration0003Commission } from "./Migration0003Commission.ts";
+import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
 
 /** Every migration of the evidence schema, in order. */
-export const migrations = [Migration0001Evidence, Migration0002UnknownSender, Migration0003Commission];
+export const migrations = [
+  Migration0001Evidence,
+  Migration0002UnknownSender,
+  Migration0003Commission,
+  Migration0004OutboxNotify,
+];
