@@ -57,27 +57,31 @@ export function internalHandlers(deps: FleetDeps): Impl {
 
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      const sealed = await readPin(db.em(), req.simId);
-      if (!sealed) throw notFound("sim", req.simId);
-      let pin: string;
-      try {
-        pin = open(
-          config.pinKeyring,
-          { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
-          pinAad(req.simId),
-        );
-      } catch (err) {
-        deps.log.error(
-          { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
-          "PIN does not decrypt",
-        );
-        throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
-      }
-      // One statement: atomic on its own, no transaction around it (every claim comes here).
-      await audit(db.em(), {
-        action: "sim.pin_revealed",
-        target: req.simId,
-        details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+      // One transaction (every claim comes here): the read, then the audit of a PIN that
+      // opened; a PIN that does not open is refused and audits nothing.
+      const pin = await db.tx(async (em) => {
+        const sealed = await readPin(em, req.simId);
+        if (!sealed) throw notFound("sim", req.simId);
+        let opened: string;
+        try {
+          opened = open(
+            config.pinKeyring,
+            { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
+            pinAad(req.simId),
+          );
+        } catch (err) {
+          deps.log.error(
+            { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
+            "PIN does not decrypt",
+          );
+          throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
+        }
+        await audit(em, {
+          action: "sim.pin_revealed",
+          target: req.simId,
+          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+        });
+        return opened;
       });
       return { pin };
     },
