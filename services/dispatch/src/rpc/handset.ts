@@ -23,7 +23,13 @@ import {
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { updateOperation, type OperationRecord } from "../store/operations.ts";
-import { deviceQueueState, listClaimedByDevice, lockNextQueued, markRunning } from "../store/queue.ts";
+import {
+  deviceQueueState,
+  listClaimedByDevice,
+  markRunning,
+  pollDevice,
+  type DeviceQueueState,
+} from "../store/queue.ts";
 import { actorOf } from "./actor.ts";
 import { check, unwrap, type DispatchDeps } from "./deps.ts";
 import { toDeviceOperation } from "./mappers.ts";
@@ -35,7 +41,7 @@ type Impl = Pick<
   "getNextOperation" | "watchDeviceWork" | "reportOutcome" | "listDeviceOperations"
 >;
 
-type Claim = { kind: "idle" } | { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
+type Claim = { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
 
 export function handsetHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
@@ -77,9 +83,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
     }
   }
 
-  async function claim(em: EntityManager, actor: Actor, now: Date): Promise<Claim> {
-    const op = await lockNextQueued(em, actor.device_id!);
-    if (!op) return { kind: "idle" };
+  async function claim(em: EntityManager, actor: Actor, op: OperationRecord, now: Date): Promise<Claim> {
     const built = await buildDispatch(op);
     if (built instanceof DomainError) {
       // Never reached the operator: it fails, so the next poll moves on to other work.
@@ -116,6 +120,18 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
     };
   }
 
+  /** Whether a device in this state may claim its next queued operation now (409 when it runs one). */
+  function mayClaim(deviceId: string, state: DeviceQueueState, now: Date): boolean {
+    const decision = unwrap(
+      decidePoll(
+        { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
+        now,
+        config.deviceCooldownS,
+      ),
+    );
+    return decision !== "cooldown" && state.has_queued && !state.frozen;
+  }
+
   return {
     async getNextOperation(req) {
       const actor = actorOf(req.caller);
@@ -125,23 +141,33 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const wallMs = Date.now();
       if (deps.idle.isIdle(deviceId, wallMs)) return { idle: true };
       const now = deps.now();
-      // Otherwise one read; an idle device stops here and writes nothing.
+      // Otherwise, unless work was announced for it, one plain read first: an idle device
+      // stops there (no transaction, no lock, nothing written), and so does a poll in its
+      // cooldown or of a frozen handset.
       const mark = deps.idle.mark();
-      const state = await deviceQueueState(db.em(), deviceId);
-      if (!state.has_queued && !state.has_running) {
+      if (!deps.idle.expectsWork(deviceId)) {
+        const state = await deviceQueueState(db.em(), deviceId);
+        if (!state.has_queued) deps.idle.queueEmpty(deviceId);
+        if (!state.has_queued && !state.has_running) {
+          deps.idle.remember(deviceId, mark, wallMs);
+          return { idle: true };
+        }
+        if (!mayClaim(deviceId, state, now)) return {};
+      }
+      // The claim: one transaction whose first statement reads the state again and locks
+      // the oldest queued operation (a poll that expected work and finds none writes nothing).
+      const claimed = await db.tx(async (em): Promise<Claim | "idle" | "none"> => {
+        const { state, next } = await pollDevice(em, deviceId);
+        if (!state.has_queued) deps.idle.queueEmpty(deviceId);
+        if (!state.has_queued && !state.has_running) return "idle";
+        if (!mayClaim(deviceId, state, now) || !next) return "none";
+        return claim(em, actor, next, now);
+      });
+      if (claimed === "idle") {
         deps.idle.remember(deviceId, mark, wallMs);
         return { idle: true };
       }
-      const decision = unwrap(
-        decidePoll(
-          { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
-          now,
-          config.deviceCooldownS,
-        ),
-      );
-      if (decision === "cooldown" || !state.has_queued || state.frozen) return {};
-      const claimed = await db.tx((em) => claim(em, actor, now));
-      if (claimed.kind === "idle") return {};
+      if (claimed === "none") return {};
       deps.published();
       if (claimed.kind === "fault") throw claimed.error;
       return { dispatch: claimed.dispatch };

@@ -56,6 +56,8 @@ export class IdleDevices extends IdleMemory {
   private stopped = false;
   private retry?: NodeJS.Timeout;
   private readonly watchers = new Set<(a: WorkAnnouncement) => void>();
+  /** Devices given work since a poll last found their queue empty (see `expectsWork`). */
+  private readonly withWork = new Set<string>();
 
   constructor(private readonly o: IdleDevicesOptions) {
     super(o.ttlMs ?? 60_000, o.maxEntries);
@@ -107,7 +109,23 @@ export class IdleDevices extends IdleMemory {
   override forget(deviceId: string | null): void {
     if (deviceId === null) return;
     super.forget(deviceId);
+    if (this.withWork.size >= (this.o.maxEntries ?? 200_000)) this.withWork.clear();
+    this.withWork.add(deviceId);
     this.announce({ kind: "work", deviceId });
+  }
+
+  /**
+   * Whether work was announced for the device and no poll has found its queue empty since:
+   * its poll then claims in one transaction without the plain read first. Only a hint of
+   * which path to take: the claim reads the queue again under its lock.
+   */
+  expectsWork(deviceId: string): boolean {
+    return this.withWork.has(deviceId);
+  }
+
+  /** A poll found nothing queued for the device. */
+  queueEmpty(deviceId: string): void {
+    this.withWork.delete(deviceId);
   }
 
   /** Forgets every device (e.g. after the reset). */
