@@ -377,12 +377,19 @@ export class OutboxRelay {
 export interface EventHandler<S extends DescMessage> {
   schema: S;
   handle(em: EntityManager, event: MessageShape<S>, meta: EventMeta): Promise<void>;
+  /**
+   * Whether the event can have an effect here, from the event alone (a pure function: a
+   * redelivery decides the same). An event it refuses is skipped without a transaction or
+   * an inbox row: it would change nothing, so there is nothing to apply once.
+   */
+  applies?(event: MessageShape<S>): boolean;
 }
 
 export const on = <S extends DescMessage>(
   schema: S,
   handle: (em: EntityManager, event: MessageShape<S>, meta: EventMeta) => Promise<void>,
-): EventHandler<DescMessage> => ({ schema, handle }) as unknown as EventHandler<DescMessage>;
+  applies?: (event: MessageShape<S>) => boolean,
+): EventHandler<DescMessage> => ({ schema, handle, applies }) as unknown as EventHandler<DescMessage>;
 
 /**
  * Records the event id in the inbox and applies the effect in one transaction;
@@ -429,6 +436,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       correlationId: correlationIdFrom(m.headers["correlation-id"]),
     };
     const event = fromBinary(handler.schema, m.value);
+    if (handler.applies && !handler.applies(event)) return;
     const span = openSpan(
       `${options.group} ${type}`,
       SpanKind.CONSUMER,
