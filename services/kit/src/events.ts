@@ -143,7 +143,7 @@ export interface RelayOptions {
   deafIntervalMs?: number;
   batchSize?: number;
   /**
-   * How long a kick waits before its pass (default 10 ms), so the commits of that moment go
+   * How long a kick waits before its pass (default 50 ms), so the commits of that moment go
    * out in one batch: under load a pass per commit cost more statements than the commits.
    */
   gatherMs?: number;
@@ -261,7 +261,7 @@ export class OutboxRelay {
     this.gathering = setTimeout(() => {
       this.gathering = undefined;
       this.pass();
-    }, this.options.gatherMs ?? 10);
+    }, this.options.gatherMs ?? 50);
   }
 
   /** A pass now, or one more after the pass running. */
