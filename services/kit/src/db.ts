@@ -18,6 +18,8 @@ export type { EntityManager };
 export interface Database {
   orm: MikroORM<PostgreSqlDriver>;
   schema: string;
+  /** Where it is, for a connection of its own (LISTEN). */
+  url: string;
   em(): EntityManager;
   /** Runs `fn` in one transaction; the EntityManager it receives is bound to it. */
   tx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T>;
@@ -66,6 +68,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     orm,
     schema: options.schema,
+    url: options.url,
     em: () => orm.em.fork() as EntityManager,
     tx: (fn) =>
       connection.transaction(async (trx) => {

@@ -4,7 +4,15 @@ import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../.
 import { KafkaBus } from "./bus-kafka.ts";
 import type { BusMessage, EventBus } from "./bus.ts";
 import { Migration, openDatabase, rows, type Database } from "./db.ts";
-import { consumeOnce, enqueueEvent, on, OutboxRelay, outboxInboxSql, startConsumer } from "./events.ts";
+import {
+  consumeOnce,
+  enqueueEvent,
+  on,
+  OutboxRelay,
+  outboxInboxSql,
+  outboxNotifySql,
+  startConsumer,
+} from "./events.ts";
 import { createLogger } from "./log.ts";
 import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
 
@@ -14,7 +22,7 @@ class Migration0001Test extends Migration {
     this.addSql(
       `create table kittest.effects (event_id uuid not null, dedupe_key text not null, applied_at timestamptz default now())`,
     );
-    for (const sql of outboxInboxSql("kittest")) this.addSql(sql);
+    for (const sql of [...outboxInboxSql("kittest"), ...outboxNotifySql("kittest")]) this.addSql(sql);
   }
 }
 
@@ -185,5 +193,36 @@ describe("outbox retention", () => {
     ]);
     expect(left.map((r) => r.id)).toEqual([stuck, young]);
     expect(await relay.purge()).toBe(0);
+  });
+});
+
+describe("the relay's wake-up", () => {
+  it("publishes a row committed without a kick, from its NOTIFY, with no timer to find it", async () => {
+    const published = async (id: string) => {
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const [r] = await rows<{ done: boolean }>(
+          db.em(),
+          `select published_at is not null as done from kittest.outbox where id = ?`,
+          [id],
+        );
+        if (r?.done) return true;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      return false;
+    };
+    const [before] = await enqueueAlerts(1, "wake-before");
+    // Neither timer fires during the test: only LISTEN's first pass and the NOTIFYs run one.
+    const relay = new OutboxRelay(db, bus, log, { intervalMs: 600_000, deafIntervalMs: 600_000 });
+    relay.start();
+    try {
+      // Committed before the relay listened: its first pass, once listening, finds it.
+      expect(await published(before!)).toBe(true);
+      // Committed by another process (nothing kicks this relay): the commit's NOTIFY does.
+      const [after] = await enqueueAlerts(1, "wake-after");
+      expect(await published(after!)).toBe(true);
+    } finally {
+      await relay.stop();
+    }
   });
 });

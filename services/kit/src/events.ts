@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
+import pg from "pg";
 import { deferInsert, insertRows, type Database, type EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
@@ -46,6 +47,24 @@ export function outboxInboxSql(schema: string): string[] {
       received_at timestamptz not null default now(),
       primary key (consumer, event_id)
     )`,
+  ];
+}
+
+/** The PostgreSQL channel a service's outbox announces its commits on. */
+export const outboxChannel = (schema: string): string => `${schema}_outbox`;
+
+/**
+ * SQL of the statement trigger that NOTIFYs `outboxChannel(schema)` whenever rows go into
+ * the outbox: PostgreSQL delivers it at commit (one per transaction, identical notifications
+ * folded), so every replica's relay hears of every committed event, whichever process wrote
+ * it, and none polls an empty outbox (see `OutboxRelay`). A migration of each service.
+ */
+export function outboxNotifySql(schema: string): string[] {
+  return [
+    `create function "${schema}".outbox_notify() returns trigger language plpgsql as $$
+     begin perform pg_notify('${outboxChannel(schema)}', ''); return null; end $$`,
+    `create trigger outbox_notify after insert on "${schema}".outbox
+     for each statement execute function "${schema}".outbox_notify()`,
   ];
 }
 
@@ -114,10 +133,17 @@ export async function enqueueEvent<S extends DescMessage>(
 }
 
 export interface RelayOptions {
+  /**
+   * The pass that runs whatever was heard, while the relay LISTENs (default 5 s): it only
+   * catches a notification lost with its connection. Rows are found at once through the
+   * NOTIFY their commit sends (`outboxNotifySql`) and the committing process's `kick()`.
+   */
   intervalMs?: number;
+  /** The pass's interval while the LISTEN connection is down (default 250 ms). */
+  deafIntervalMs?: number;
   batchSize?: number;
   /**
-   * How long a kick waits before its pass (default 10 ms), so the commits of that moment go
+   * How long a kick waits before its pass (default 50 ms), so the commits of that moment go
    * out in one batch: under load a pass per commit cost more statements than the commits.
    */
   gatherMs?: number;
@@ -138,9 +164,17 @@ const PURGE_BATCH = 1000;
  * Publishes committed outbox rows in order, then marks them. A crash between publish and
  * mark publishes the rows again: consumers dedupe on event id, so nothing is lost and
  * nothing takes effect twice.
+ *
+ * A pass runs when rows were committed: kicked by the committing process (`kick()`) and by
+ * the outbox's NOTIFY, which every replica LISTENs to on a connection of its own; the timer
+ * is a safety net only (every `intervalMs`, or `deafIntervalMs` while not listening), so an
+ * idle service runs no transaction for its outbox.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
+  private listener?: pg.Client;
+  private listening = false;
+  private reconnect?: NodeJS.Timeout;
   private gathering?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
@@ -163,6 +197,7 @@ export class OutboxRelay {
   start(): void {
     this.stopped = false;
     this.schedule();
+    void this.listen();
     if (this.retentionMs > 0) this.purging.start();
     const service = this.db.schema;
     const read = async () =>
@@ -175,13 +210,58 @@ export class OutboxRelay {
     outboxOldestAge.add(service, async () => (await read()).map((r) => ({ labels: { service }, value: r.age })));
   }
 
+  /**
+   * LISTENs to the outbox's channel; a pass follows (rows committed while deaf). A lost
+   * connection is retried every second; meanwhile the timer polls at `deafIntervalMs`.
+   */
+  private async listen(): Promise<void> {
+    if (this.stopped || !this.db.url) return;
+    const client = new pg.Client({ connectionString: this.db.url, application_name: `${this.db.schema} outbox relay` });
+    const lost = (err?: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      client.removeAllListeners("notification");
+      void client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.log.warn({ err }, "outbox relay: LISTEN connection lost; polling until it is back");
+      this.retryListen();
+    };
+    client.on("notification", () => this.kick());
+    client.on("error", lost);
+    client.on("end", () => lost());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${outboxChannel(this.db.schema)}"`);
+    } catch (err) {
+      lost(err);
+      return;
+    }
+    if (this.listener !== client) {
+      await client.end().catch(() => undefined); // stopped meanwhile
+      return;
+    }
+    this.listening = true;
+    this.kick();
+  }
+
+  private retryListen(): void {
+    if (this.stopped || this.reconnect) return;
+    this.reconnect = setTimeout(() => {
+      this.reconnect = undefined;
+      void this.listen();
+    }, 1000);
+    this.reconnect.unref();
+  }
+
   /** Asks for a pass soon (after a commit, within `gatherMs`) instead of at the interval. */
   kick(): void {
     if (this.stopped || this.gathering) return;
     this.gathering = setTimeout(() => {
       this.gathering = undefined;
       this.pass();
-    }, this.options.gatherMs ?? 10);
+    }, this.options.gatherMs ?? 50);
   }
 
   /** A pass now, or one more after the pass running. */
@@ -201,8 +281,12 @@ export class OutboxRelay {
     this.timer = setTimeout(() => {
       this.pass();
       this.schedule();
-    }, this.options.intervalMs ?? 250);
+    }, this.interval());
     this.timer.unref();
+  }
+
+  private interval(): number {
+    return this.listening ? (this.options.intervalMs ?? 5000) : (this.options.deafIntervalMs ?? 250);
   }
 
   private async passes(): Promise<void> {
@@ -280,7 +364,12 @@ export class OutboxRelay {
     outboxOldestAge.remove(this.db.schema);
     if (this.timer) clearTimeout(this.timer);
     if (this.gathering) clearTimeout(this.gathering);
+    if (this.reconnect) clearTimeout(this.reconnect);
     this.gathering = undefined;
+    const listener = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    await listener?.end().catch(() => undefined);
     await Promise.all([this.running, this.purging.stop()]);
   }
 }
@@ -288,12 +377,19 @@ export class OutboxRelay {
 export interface EventHandler<S extends DescMessage> {
   schema: S;
   handle(em: EntityManager, event: MessageShape<S>, meta: EventMeta): Promise<void>;
+  /**
+   * Whether the event can have an effect here, from the event alone (a pure function: a
+   * redelivery decides the same). An event it refuses is skipped without a transaction or
+   * an inbox row: it would change nothing, so there is nothing to apply once.
+   */
+  applies?(event: MessageShape<S>): boolean;
 }
 
 export const on = <S extends DescMessage>(
   schema: S,
   handle: (em: EntityManager, event: MessageShape<S>, meta: EventMeta) => Promise<void>,
-): EventHandler<DescMessage> => ({ schema, handle }) as unknown as EventHandler<DescMessage>;
+  applies?: (event: MessageShape<S>) => boolean,
+): EventHandler<DescMessage> => ({ schema, handle, applies }) as unknown as EventHandler<DescMessage>;
 
 /**
  * Records the event id in the inbox and applies the effect in one transaction;
@@ -340,6 +436,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       correlationId: correlationIdFrom(m.headers["correlation-id"]),
     };
     const event = fromBinary(handler.schema, m.value);
+    if (handler.applies && !handler.applies(event)) return;
     const span = openSpan(
       `${options.group} ${type}`,
       SpanKind.CONSUMER,

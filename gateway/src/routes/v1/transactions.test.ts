@@ -700,7 +700,16 @@ describe("settlement and events", () => {
     expect(arbitrated).toMatchObject({ settled_by: colleague.agentId, settled_by_name: "Colin Colleague" });
     // The sweep's event again (a broker redelivery): the inbox drops it.
     await publishTestEvent(sys, { ...changed("no_evidence", "", "sweep"), eventId: swept });
-    // An event behind it on the same key: once it is in the inbox, the redelivery was handled.
+    // A change of an operation that is no transaction's: skipped without a transaction, no inbox row.
+    const foreign = await publishTestEvent(sys, {
+      ...changed("confirmed", colleague.agentId, "arbitrate"),
+      message: create(OperationChangedSchema, {
+        operation: { operationId: t.operation_id, requestId: "board-request", status: "confirmed" },
+        previousStatus: "awaiting_evidence",
+        trigger: "arbitrate",
+      }),
+    });
+    // An event behind them on the same key: once it is in the inbox, both before it were handled.
     const behind = await publishTestEvent(sys, changed("confirmed", colleague.agentId, "arbitrate"));
     await eventually(async () => {
       const rows = await sys.db.query(
@@ -710,6 +719,7 @@ describe("settlement and events", () => {
       return rows[0].n === 1 ? true : undefined;
     });
     expect((await get(t.id)).body).toMatchObject({ outcome: "confirmed", settled_by: colleague.agentId });
+    expect(await sys.db.query(`select 1 from intake.inbox where event_id = $1`, [foreign])).toEqual([]);
     const settles = await sys.db.query(
       `select count(*)::int as n from intake.outbox where key = $1 and type like '%TransactionChanged'`,
       [t.id],

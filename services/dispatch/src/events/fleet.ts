@@ -3,6 +3,7 @@ import {
   DeviceChangedSchema,
   DeviceDeletedSchema,
   SimChangedSchema,
+  type SimChanged,
   SimDeletedSchema,
 } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { recordDeviceStatus } from "../store/queue.ts";
@@ -65,18 +66,31 @@ export function fleetHandlers(now: () => Date, idle: IdleDevices) {
     // A SIM assigned or moved to another handset or slot: its queued work follows it. A
     // SIM unassigned: its queued work leaves the old handset and waits for the next
     // assignment (issue 23: a create racing the unassignment stayed queued on it).
-    on(SimChangedSchema, async (em, event) => {
-      const sim = event.sim;
-      if (sim && event.change === "unassigned") {
-        await holdQueued(em, sim.simId);
-        return;
-      }
-      if (!sim?.deviceId || (event.change !== "assigned" && event.change !== "updated")) return;
-      const moved = await rerouteQueued(em, sim.simId, sim.deviceId, sim.subscriptionSlot ?? null);
-      if (moved > 0) {
-        await announceDeviceWork(em, sim.deviceId);
-        idle.forget(sim.deviceId);
-      }
-    }),
+    // Any other change (a balance, a label) moves nothing: skipped without a transaction.
+    on(
+      SimChangedSchema,
+      async (em, event) => {
+        const sim = event.sim!;
+        if (queuedWorkMove(event) === "hold") {
+          await holdQueued(em, sim.simId);
+          return;
+        }
+        const deviceId = sim.deviceId!;
+        const moved = await rerouteQueued(em, sim.simId, deviceId, sim.subscriptionSlot ?? null);
+        if (moved > 0) {
+          await announceDeviceWork(em, deviceId);
+          idle.forget(deviceId);
+        }
+      },
+      (event) => queuedWorkMove(event) !== null,
+    ),
   ];
+}
+
+/** What a SIM's change does to its queued work: held (unassigned), re-routed (assigned, moved), or nothing. */
+function queuedWorkMove(event: SimChanged): "hold" | "reroute" | null {
+  if (!event.sim) return null;
+  if (event.change === "unassigned") return "hold";
+  if (event.sim.deviceId && (event.change === "assigned" || event.change === "updated")) return "reroute";
+  return null;
 }

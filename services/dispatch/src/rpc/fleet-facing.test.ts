@@ -189,6 +189,45 @@ describe("events from fleet", () => {
     expect((await h.client.getNextOperation({ caller: device("dev-new") })).dispatch?.operationId).toBe(queued);
   });
 
+  it("on SimChanged for a balance: nothing moves and no transaction runs (no inbox row)", async () => {
+    const s = sim();
+    const queued = await queue(s.simId);
+    const before = await row(queued);
+    const balance = { "event-id": randomUUID(), "event-type": SimChangedSchema.typeName };
+    const withDevice = create(SimSchema, { simId: s.simId, operator: "operator_b", deviceId: "dev-other" });
+    await h.bus.publish([
+      {
+        topic: "fleet",
+        key: s.simId,
+        value: toBinary(SimChangedSchema, create(SimChangedSchema, { sim: withDevice, change: "balance" })),
+        headers: { ...balance, "occurred-at": new Date().toISOString(), "correlation-id": "c" },
+      },
+    ]);
+    // An event behind it on the same key: once it is applied, the balance change was handled.
+    const behind = randomUUID();
+    await h.bus.publish([
+      {
+        topic: "fleet",
+        key: s.simId,
+        value: toBinary(DeviceChangedSchema, create(DeviceChangedSchema, { deviceId: "dev-other", status: "active" })),
+        headers: {
+          "event-id": behind,
+          "event-type": DeviceChangedSchema.typeName,
+          "occurred-at": new Date().toISOString(),
+          "correlation-id": "c",
+        },
+      },
+    ]);
+    await eventually(
+      async () =>
+        (await h.query(`select 1 from dispatch.inbox where event_id = $1`, [behind])).length ? true : undefined,
+      5000,
+      "the event behind applied",
+    );
+    expect(await h.query(`select 1 from dispatch.inbox where event_id = $1`, [balance["event-id"]])).toEqual([]);
+    expect((await row(queued)).device_id).toBe(before.device_id);
+  });
+
   it("on SimChanged (unassigned): the SIM's queued work leaves the old handset and follows the next assignment", async () => {
     const s = sim();
     const queued = await queue(s.simId);

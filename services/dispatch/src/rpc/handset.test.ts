@@ -162,6 +162,14 @@ describe("poll: claiming", () => {
     ]);
   });
 
+  it("answers 409 while the device runs its only operation (nothing left queued)", async () => {
+    const d = handset();
+    await queue(d.simId);
+    expect((await poll(d.deviceId)).dispatch).toBeDefined();
+    const refused = await refusalOf(poll(d.deviceId));
+    expect([refused.status, refused.context.reason]).toEqual([409, "device_busy"]);
+  });
+
   it("never gives one device two running operations when many pollers race (one 200, the rest 409 or 204)", async () => {
     const d = handset();
     for (let i = 0; i < 5; i += 1) await queue(d.simId);

@@ -23,7 +23,13 @@ import {
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { updateOperation, type OperationRecord } from "../store/operations.ts";
-import { deviceQueueState, listClaimedByDevice, lockNextQueued, markRunning } from "../store/queue.ts";
+import {
+  deviceQueueState,
+  listClaimedByDevice,
+  markRunning,
+  pollDevice,
+  type DeviceQueueState,
+} from "../store/queue.ts";
 import { holdQueued, rerouteQueued } from "../store/fleet-changes.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf } from "./actor.ts";
@@ -37,7 +43,7 @@ type Impl = Pick<
   "getNextOperation" | "watchDeviceWork" | "reportOutcome" | "listDeviceOperations"
 >;
 
-type Claim = { kind: "idle" } | { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
+type Claim = { kind: "moved" } | { kind: "dispatch"; dispatch: DeviceDispatch } | { kind: "fault"; error: DomainError };
 
 export function handsetHandlers(deps: DispatchDeps): Impl {
   const { db, fleet, config } = deps;
@@ -86,22 +92,19 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
     }
   }
 
-  async function claim(em: EntityManager, actor: Actor, now: Date): Promise<Claim> {
-    const op = await lockNextQueued(em, actor.device_id!);
-    if (!op) return { kind: "idle" };
+  async function claim(em: EntityManager, actor: Actor, op: OperationRecord, now: Date): Promise<Claim> {
     const built = await buildDispatch(op, actor.device_id!);
     if ("moved" in built) {
       // The SIM left this handset after the operation was queued on it (a create that read
-      // fleet before an unassignment or a move committed): the work follows the SIM, and
-      // this poll goes on to the device's next operation. Each pass moves one row off this
-      // device's queue, so the recursion ends.
+      // fleet before an unassignment or a move committed): the work follows the SIM, and the
+      // poll goes on to the device's next operation.
       const to = built.moved.device_id;
       if (to === null) await holdQueued(em, op.sim_id!);
       else if ((await rerouteQueued(em, op.sim_id!, to, built.moved.slot)) > 0) {
         await announceDeviceWork(em, to);
         deps.idle.forget(to);
       }
-      return claim(em, actor, now);
+      return { kind: "moved" };
     }
     if (built instanceof DomainError) {
       // Never reached the operator: it fails, so the next poll moves on to other work.
@@ -138,6 +141,18 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
     };
   }
 
+  /** Whether a device in this state may claim its next queued operation now (409 when it runs one). */
+  function mayClaim(deviceId: string, state: DeviceQueueState, now: Date): boolean {
+    const decision = unwrap(
+      decidePoll(
+        { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
+        now,
+        config.deviceCooldownS,
+      ),
+    );
+    return decision !== "cooldown" && state.has_queued && !state.frozen;
+  }
+
   return {
     async getNextOperation(req) {
       const actor = actorOf(req.caller);
@@ -147,23 +162,38 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const wallMs = Date.now();
       if (deps.idle.isIdle(deviceId, wallMs)) return { idle: true };
       const now = deps.now();
-      // Otherwise one read; an idle device stops here and writes nothing.
+      // Otherwise, unless work was announced for it, one plain read first: an idle device
+      // stops there (no transaction, no lock, nothing written), and so does a poll in its
+      // cooldown or of a frozen handset.
       const mark = deps.idle.mark();
-      const state = await deviceQueueState(db.em(), deviceId);
-      if (!state.has_queued && !state.has_running) {
+      if (!deps.idle.expectsWork(deviceId)) {
+        const state = await deviceQueueState(db.em(), deviceId);
+        if (!state.has_queued) deps.idle.queueEmpty(deviceId);
+        if (!state.has_queued && !state.has_running) {
+          deps.idle.remember(deviceId, mark, wallMs);
+          return { idle: true };
+        }
+        if (!mayClaim(deviceId, state, now)) return {};
+      }
+      // The claim: one transaction whose first statement reads the state again and locks
+      // the oldest queued operation (a poll that expected work and finds none writes nothing).
+      const claimed = await db.tx(async (em): Promise<Exclude<Claim, { kind: "moved" }> | "idle" | "none"> => {
+        // Each pass that finds the next operation's SIM gone moves that row off this device's
+        // queue, so the loop ends.
+        for (;;) {
+          const { state, next } = await pollDevice(em, deviceId);
+          if (!state.has_queued) deps.idle.queueEmpty(deviceId);
+          if (!state.has_queued && !state.has_running) return "idle";
+          if (!mayClaim(deviceId, state, now) || !next) return "none";
+          const c = await claim(em, actor, next, now);
+          if (c.kind !== "moved") return c;
+        }
+      });
+      if (claimed === "idle") {
         deps.idle.remember(deviceId, mark, wallMs);
         return { idle: true };
       }
-      const decision = unwrap(
-        decidePoll(
-          { device_id: deviceId, has_running_operation: state.has_running, last_finished_at: state.last_finished_at },
-          now,
-          config.deviceCooldownS,
-        ),
-      );
-      if (decision === "cooldown" || !state.has_queued || state.frozen) return {};
-      const claimed = await db.tx((em) => claim(em, actor, now));
-      if (claimed.kind === "idle") return {};
+      if (claimed === "none") return {};
       deps.published();
       if (claimed.kind === "fault") throw claimed.error;
       return { dispatch: claimed.dispatch };

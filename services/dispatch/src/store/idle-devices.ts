@@ -46,14 +46,21 @@ export interface IdleDevicesOptions {
  */
 export class IdleDevices extends IdleMemory {
   private readonly heard: Announcements;
+  /** Devices given work since a poll last found their queue empty (see `expectsWork`). */
+  private readonly withWork = new Set<string>();
+  private readonly maxWithWork: number;
 
   constructor(o: IdleDevicesOptions) {
     super(o.ttlMs ?? 60_000, o.maxEntries);
+    this.maxWithWork = o.maxEntries ?? 200_000;
     this.heard = new Announcements({
       url: o.url,
       channel: DEVICE_WORK_CHANNEL,
       log: o.log,
-      onKey: (deviceId) => super.forget(deviceId),
+      onKey: (deviceId) => {
+        super.forget(deviceId);
+        this.noteWork(deviceId);
+      },
       onReset: () => super.clear(),
       onLive: (live) => (this.live = live),
     });
@@ -67,7 +74,27 @@ export class IdleDevices extends IdleMemory {
   override forget(deviceId: string | null): void {
     if (deviceId === null) return;
     super.forget(deviceId);
+    this.noteWork(deviceId);
     this.heard.key(deviceId);
+  }
+
+  private noteWork(deviceId: string): void {
+    if (this.withWork.size >= this.maxWithWork) this.withWork.clear();
+    this.withWork.add(deviceId);
+  }
+
+  /**
+   * Whether work was announced for the device and no poll has found its queue empty since:
+   * its poll then claims in one transaction without the plain read first. Only a hint of
+   * which path to take: the claim reads the queue again under its lock.
+   */
+  expectsWork(deviceId: string): boolean {
+    return this.withWork.has(deviceId);
+  }
+
+  /** A poll found nothing queued for the device. */
+  queueEmpty(deviceId: string): void {
+    this.withWork.delete(deviceId);
   }
 
   /** Forgets every device (e.g. after the reset). */

@@ -11,6 +11,24 @@ export interface DeviceQueueState {
   frozen: boolean;
 }
 
+/** The state's columns (parameters: the device id four times). */
+const STATE_COLUMNS = `
+       exists (select 1 from dispatch.operations where device_id = ? and status = 'running') as has_running,
+       exists (select 1 from dispatch.operations where device_id = ? and status = 'queued') as has_queued,
+       (select o.finished_at from dispatch.operations o
+         where o.device_id = ? and o.started_at is not null and o.finished_at is not null
+         order by o.finished_at desc limit 1) as last_finished_at,
+       exists (select 1 from dispatch.devices where device_id = ? and status = 'frozen') as frozen`;
+
+type StateRow = { has_running: boolean; has_queued: boolean; last_finished_at: unknown; frozen: boolean };
+
+const toState = (r: StateRow | undefined): DeviceQueueState => ({
+  has_running: Boolean(r?.has_running),
+  has_queued: Boolean(r?.has_queued),
+  last_finished_at: toDate(r?.last_finished_at),
+  frozen: Boolean(r?.frozen),
+});
+
 /**
  * One read, three index lookups (the running-per-device unique index, the queued-by-device
  * index, the device's last finished dial). An empty poll stops here: it writes nothing.
@@ -22,40 +40,44 @@ export interface DeviceQueueState {
  * `operations_device_finished`.
  */
 export async function deviceQueueState(em: EntityManager, deviceId: string): Promise<DeviceQueueState> {
-  const r = await one<{ has_running: boolean; has_queued: boolean; last_finished_at: unknown; frozen: boolean }>(
+  const r = await one<StateRow>(
     em,
     `select
-       exists (select 1 from dispatch.operations where device_id = ? and status = 'running') as has_running,
-       exists (select 1 from dispatch.operations where device_id = ? and status = 'queued') as has_queued,
-       (select o.finished_at from dispatch.operations o
-         where o.device_id = ? and o.started_at is not null and o.finished_at is not null
-         order by o.finished_at desc limit 1) as last_finished_at,
-       exists (select 1 from dispatch.devices where device_id = ? and status = 'frozen') as frozen`,
+${STATE_COLUMNS}`,
     [deviceId, deviceId, deviceId, deviceId],
   );
-  return {
-    has_running: Boolean(r?.has_running),
-    has_queued: Boolean(r?.has_queued),
-    last_finished_at: toDate(r?.last_finished_at),
-    frozen: Boolean(r?.frozen),
-  };
+  return toState(r);
 }
 
 /**
- * Locks the device's oldest queued operation, skipping rows another poll or a cancel
- * holds, so concurrent pollers never wait on each other and never take the same row.
+ * The claim's read, in its transaction, in one statement: `deviceQueueState` and the
+ * device's oldest queued operation, locked, skipping rows another poll or a cancel holds,
+ * so concurrent pollers never wait on each other and never take the same row. A poll
+ * without work (or in its cooldown) ends its transaction having written nothing.
  */
-export async function lockNextQueued(em: EntityManager, deviceId: string): Promise<OperationRecord | undefined> {
-  const found = await rows<Record<string, unknown>>(
+export async function pollDevice(
+  em: EntityManager,
+  deviceId: string,
+): Promise<{ state: DeviceQueueState; next: OperationRecord | undefined }> {
+  const r = await one<StateRow>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o
-      where o.device_id = ? and o.status = 'queued'
-      order by o.created_at, o.operation_id
-      limit 1
-      for update of o skip locked`,
-    [deviceId],
+    `with next as (
+       select ${OPERATION_COLUMNS} from dispatch.operations o
+        where o.device_id = ? and o.status = 'queued'
+        order by o.created_at, o.operation_id
+        limit 1
+        for update of o skip locked
+     )
+     select s.*, next.* from (select
+${STATE_COLUMNS}) s
+     left join next on true`,
+    [deviceId, deviceId, deviceId, deviceId, deviceId],
   );
-  return found[0] ? toRecord(found[0]) : undefined;
+  const { has_running, has_queued, last_finished_at, frozen, ...next } = r!;
+  return {
+    state: toState({ has_running, has_queued, last_finished_at, frozen }),
+    next: (next as Record<string, unknown>).operation_id ? toRecord(next) : undefined,
+  };
 }
 
 /**

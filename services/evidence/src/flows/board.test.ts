@@ -288,8 +288,45 @@ describe("daily reconciliation", () => {
       last_balance: "48000",
     });
     expect(rows[1]).toMatchObject({ messages: 1, unmatched: 1 });
+    // The rows are kept by adding each change: they equal a count of the messages themselves.
+    const days = (await h.db.em().execute(`select sim_id, day::text as day from evidence.daily_reconciliations`)) as {
+      sim_id: string;
+      day: string;
+    }[];
+    for (const d of days) {
+      const [stored] = (await h.db
+        .em()
+        .execute(`select * from evidence.daily_reconciliations where sim_id = ? and day = ?::date`, [
+          d.sim_id,
+          d.day,
+        ])) as Record<string, unknown>[];
+      expect(stored).toMatchObject(await recount(d.sim_id, d.day));
+    }
   });
 });
+
+/** The day's counts from its messages, independently of how the row was kept (local day: UTC+1). */
+async function recount(simId: string, day: string): Promise<Record<string, unknown>> {
+  const [r] = (await h.db.em().execute(
+    `select count(*)::int as messages,
+       count(*) filter (where outcome = 'confirmed')::int as confirmed,
+       count(*) filter (where outcome = 'restated')::int as restated,
+       count(*) filter (where outcome = 'attached')::int as attached,
+       count(*) filter (where state = 'done' and operation_id is null and dismissed_at is null
+                          and (kind is null or kind in ('DEP', 'BAL', 'FAIL')))::int as unmatched,
+       count(*) filter (where is_ambiguous)::int as ambiguous,
+       count(*) filter (where outcome = 'divergent')::int as divergent,
+       count(*) filter (where dismissed_at is not null)::int as dismissed,
+       coalesce(sum(amount) filter (where link = 'proof' and kind is distinct from 'BAL'), 0)::text as proven_xaf,
+       coalesce(sum(fee) filter (where link = 'proof'), 0)::text as fees_xaf,
+       (array_agg(balance_after order by received_at desc)
+          filter (where balance_after is not null and outcome <> 'unknown_sender'))[1]::text as last_balance
+     from evidence.messages
+     where sim_id = ? and ((received_at at time zone 'UTC') + interval '1 hour')::date = ?::date`,
+    [simId, day],
+  )) as Record<string, unknown>[];
+  return r!;
+}
 
 describe("deletion with the SIM", () => {
   it("deletes the SIM's evidences and reconciliations, and nothing of other SIMs", async () => {

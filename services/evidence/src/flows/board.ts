@@ -20,7 +20,7 @@ import {
   lockMessage,
   lockSim,
 } from "../store/messages.ts";
-import { recomputeDay } from "../store/reconciliations.ts";
+import { addToDay } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 
 /** The caller's scope: supervisors and admins the fleet, an agent the SIMs of its grant. */
@@ -81,7 +81,7 @@ export async function dismiss(
     if (decideDismiss(req.evidenceId, m, scope) === "already") return false;
     const updated = await dismissMessage(em, m!.id, reason, caller.agentId);
     await messageDismissed(em, updated);
-    await recomputeDay(em, updated.sim_id, updated.received_at);
+    await addToDay(em, m!, updated);
     return true;
   });
   if (wrote) deps.published();
@@ -125,7 +125,7 @@ export async function attach(
         balance_state: m.balance_state,
       });
       await messageLinked(em, updated);
-      await recomputeDay(em, updated.sim_id, updated.received_at);
+      await addToDay(em, m, updated);
       return { operation, evidence: updated };
     })
     .catch((err: unknown) => {

@@ -16,7 +16,7 @@ import {
   recordBalance,
   type Correlation,
 } from "../store/messages.ts";
-import { recomputeDay } from "../store/reconciliations.ts";
+import { addToDay } from "../store/reconciliations.ts";
 import { checkChain } from "./chain.ts";
 import type { FlowDeps } from "./ports.ts";
 import { KeyedQueue } from "./serial.ts";
@@ -53,7 +53,7 @@ export async function correlateMessage(deps: FlowDeps, before: MessageRecord): P
         if (updated.operation_id) await messageLinked(em, updated);
         if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
         await checkChain(em, updated);
-        await recomputeDay(em, updated.sim_id, updated.received_at);
+        await addToDay(em, m, updated);
         return updated;
       }),
     );

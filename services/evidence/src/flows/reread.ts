@@ -6,7 +6,7 @@ import type { Operator, Rule } from "../domain/parsers/types.ts";
 import type { WordingRuleRecord } from "../domain/wording-rule.ts";
 import { messageCorrelated } from "../events/messages.ts";
 import { lockMessage, lockSim, recordReading, rereadableAfter } from "../store/messages.ts";
-import { recomputeDay } from "../store/reconciliations.ts";
+import { addToDay } from "../store/reconciliations.ts";
 import { advanceReread, rereadsRunning } from "../store/wording-rules.ts";
 import { checkChain } from "./chain.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -153,7 +153,8 @@ export async function rereadMessage(
       await messageCorrelated(em, read);
       await checkChain(em, read);
     }
-    await recomputeDay(em, read.sim_id, read.received_at);
+    // The day's counts move by what the new reading changed (its outcome and kind).
+    await addToDay(em, locked, read);
     return read;
   });
   if (!updated) return "unchanged";

@@ -19,7 +19,7 @@ import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/
 import { wordingChangedAlert } from "../events/wording.ts";
 import { refusedResult, toResult } from "../rpc/mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
-import { recomputeDay } from "../store/reconciliations.ts";
+import { addToDay } from "../store/reconciliations.ts";
 import { unrecognisedCounts } from "../store/wording-drift.ts";
 import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
@@ -145,7 +145,7 @@ export async function storeMessage(
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
     if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
     await checkChain(em, inserted);
-    await recomputeDay(em, inserted.sim_id, inserted.received_at);
+    await addToDay(em, undefined, inserted);
     return inserted;
   });
   if (stored) {

@@ -1,69 +1,43 @@
 import { rows, type EntityManager } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS } from "../domain/outcomes.ts";
+import { DAY_COUNT_COLUMNS, dayChange, reportedBalanceOf } from "../domain/day-counts.ts";
+import type { MessageRecord } from "../domain/message.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** A message from a sender that is not the operator's moved no money we can count. */
-const OPERATOR_WORD = `outcome <> 'unknown_sender'`;
-const list = (kinds: readonly string[]) => `(${kinds.map((k) => `'${k}'`).join(", ")})`;
 
 /**
  * Daily reconciliation of one SIM's messages for one local day (UTC+1): what arrived, what
  * proved operations, what waits for a person, what moved, the last balance the operator
- * reported. Recomputed from the messages in the same transaction as any change to one of
- * them, so it is never out of step. The row is locked before it is recomputed: a
- * concurrent change waits, then counts what the other committed.
+ * reported. Kept in step with the messages in the same transaction as any change to one of
+ * them, by adding that change (`dayChange`: the message's counts after less before) to the
+ * day's row, created by its first message: one statement, whatever the day's size. The
+ * changes commute, so concurrent ones need no order; the last balance is the reported one
+ * of the latest message (a message's balance never changes: it is counted when the message is new).
  */
-export async function recomputeDay(em: EntityManager, simId: string, receivedAt: Date): Promise<void> {
-  const day = localDayOf(receivedAt);
-  const from = localMidnight(day)!;
-  const to = new Date(from.getTime() + DAY_MS);
-  // The day's row exists after its first message: locking it is then one statement.
-  const lock = () =>
-    rows(em, `select 1 from evidence.daily_reconciliations where sim_id = ? and day = ?::date for update`, [
-      simId,
-      day,
-    ]);
-  if ((await lock()).length === 0) {
-    await em.execute(
-      `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched, ambiguous,
-         divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf)
-       values (?, ?::date, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) on conflict do nothing`,
-      [simId, day],
-    );
-    await lock();
-  }
+export async function addToDay(
+  em: EntityManager,
+  before: MessageRecord | undefined,
+  after: MessageRecord,
+): Promise<void> {
+  const change = dayChange(before, after);
+  const reported = before ? null : reportedBalanceOf(after);
+  const columns = DAY_COUNT_COLUMNS.join(", ");
   await em.execute(
-    `update evidence.daily_reconciliations r set
-       messages = s.messages, confirmed = s.confirmed, restated = s.restated, attached = s.attached,
-       unmatched = s.unmatched, ambiguous = s.ambiguous, divergent = s.divergent, dismissed = s.dismissed,
-       movements = s.movements, proven_xaf = s.proven_xaf, fees_xaf = s.fees_xaf,
-       movements_in_xaf = s.movements_in_xaf, movements_out_xaf = s.movements_out_xaf,
-       last_balance = s.last_balance, last_balance_at = s.last_balance_at, updated_at = now()
-     from (
-       select count(*) as messages,
-         count(*) filter (where outcome = 'confirmed') as confirmed,
-         count(*) filter (where outcome = 'restated') as restated,
-         count(*) filter (where outcome = 'attached') as attached,
-         count(*) filter (where state = 'done' and operation_id is null and dismissed_at is null
-                            and (kind is null or kind in ${list(UNMATCHED_QUEUE_KINDS)})) as unmatched,
-         count(*) filter (where is_ambiguous) as ambiguous,
-         count(*) filter (where outcome = 'divergent') as divergent,
-         count(*) filter (where dismissed_at is not null) as dismissed,
-         count(*) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD}) as movements,
-         coalesce(sum(amount) filter (where link = 'proof' and kind is distinct from 'BAL'), 0) as proven_xaf,
-         coalesce(sum(fee) filter (where link = 'proof'), 0) as fees_xaf,
-         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD} and direction = 'in'), 0)
-           as movements_in_xaf,
-         coalesce(sum(amount) filter (where kind in ${list(MOVEMENT_KINDS)} and ${OPERATOR_WORD} and direction = 'out'), 0)
-           as movements_out_xaf,
-         (array_agg(balance_after order by received_at desc) filter (where balance_after is not null and ${OPERATOR_WORD}))[1]
-           as last_balance,
-         max(received_at) filter (where balance_after is not null and ${OPERATOR_WORD}) as last_balance_at
-       from evidence.messages where sim_id = ? and received_at >= ? and received_at < ?
-     ) s
-     where r.sim_id = ? and r.day = ?::date`,
-    [simId, from, to, simId, day],
+    `insert into evidence.daily_reconciliations as r (sim_id, day, ${columns}, last_balance, last_balance_at)
+     values (?, ?::date, ${DAY_COUNT_COLUMNS.map(() => "?").join(", ")}, ?::bigint, ?::timestamptz)
+     on conflict (sim_id, day) do update set
+       ${DAY_COUNT_COLUMNS.map((c) => `${c} = r.${c} + excluded.${c}`).join(", ")},
+       last_balance = case when excluded.last_balance_at >= r.last_balance_at or r.last_balance_at is null
+                           then coalesce(excluded.last_balance, r.last_balance) else r.last_balance end,
+       last_balance_at = greatest(r.last_balance_at, excluded.last_balance_at),
+       updated_at = now()`,
+    [
+      after.sim_id,
+      localDayOf(after.received_at),
+      ...DAY_COUNT_COLUMNS.map((c) => change[c]),
+      reported?.balance ?? null,
+      reported?.at ?? null,
+    ],
   );
 }
 

@@ -54,37 +54,40 @@ export function internalHandlers(deps: FleetDeps): Impl {
 
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      const sealed = await readPin(db.em(), req.simId);
-      if (!sealed) throw notFound("sim", req.simId);
-      // Only to the device that holds the SIM now: a create that raced an unassignment or a
-      // move left its work on the old handset, and dispatch moves it on this answer.
-      if (req.deviceId && sealed.device_id !== req.deviceId) {
-        return {
-          pin: "",
-          moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
-        };
-      }
-      let pin: string;
-      try {
-        pin = open(
-          config.pinKeyring,
-          { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
-          pinAad(req.simId),
-        );
-      } catch (err) {
-        deps.log.error(
-          { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
-          "PIN does not decrypt",
-        );
-        throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
-      }
-      // One statement: atomic on its own, no transaction around it (every claim comes here).
-      await audit(db.em(), {
-        action: "sim.pin_revealed",
-        target: req.simId,
-        details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+      // One transaction (every claim comes here): the read, then the audit of a PIN that
+      // opened; a PIN that does not open is refused and audits nothing. Only to the device that
+      // holds the SIM now: a create that raced an unassignment or a move left its work on the
+      // old handset, and dispatch moves it on the `moved` answer (nothing revealed, nothing audited).
+      return db.tx(async (em) => {
+        const sealed = await readPin(em, req.simId);
+        if (!sealed) throw notFound("sim", req.simId);
+        if (req.deviceId && sealed.device_id !== req.deviceId) {
+          return {
+            pin: "",
+            moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
+          };
+        }
+        let pin: string;
+        try {
+          pin = open(
+            config.pinKeyring,
+            { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
+            pinAad(req.simId),
+          );
+        } catch (err) {
+          deps.log.error(
+            { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
+            "PIN does not decrypt",
+          );
+          throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
+        }
+        await audit(em, {
+          action: "sim.pin_revealed",
+          target: req.simId,
+          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+        });
+        return { pin };
       });
-      return { pin };
     },
 
     async recordProvenBalance(req) {

@@ -18,12 +18,24 @@ export const SYSTEM_SETTLER = { id: "system", name: "System" };
  * redelivery a no-op, and `settles` makes a repeated status one too.
  */
 export function operationHandlers(ports: Ports) {
-  return [on(OperationChangedSchema, (em, event, meta) => settleByOperation(em, event, meta, ports))];
+  return [
+    on(
+      OperationChangedSchema,
+      (em, event, meta) => settleByOperation(em, event, meta, ports),
+      // Most operations are not a transaction's (created on the board, by an API key): their
+      // changes cost intake no transaction at all.
+      (event) => transactionOf(event) !== null,
+    ),
+  ];
+}
+
+function transactionOf(event: OperationChanged): string | null {
+  return event.operation ? transactionIdOf(event.operation.requestId) : null;
 }
 
 async function settleByOperation(em: EntityManager, event: OperationChanged, meta: EventMeta, ports: Ports) {
   const op = event.operation;
-  const id = op ? transactionIdOf(op.requestId) : null;
+  const id = transactionOf(event);
   if (!op || !id) return;
   const t = await findTransaction(em, id, true);
   if (!t || (t.operation_id !== null && t.operation_id !== op.operationId)) return;

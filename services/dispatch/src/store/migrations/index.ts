@@ -1,6 +1,12 @@
 import { Migration0001Operations } from "./Migration0001Operations.ts";
 import { Migration0002DeviceStatus } from "./Migration0002DeviceStatus.ts";
 import { Migration0003QueueOrder } from "./Migration0003QueueOrder.ts";
+import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
 
 /** Every migration of the dispatch schema, in order. */
-export const migrations = [Migration0001Operations, Migration0002DeviceStatus, Migration0003QueueOrder];
+export const migrations = [
+  Migration0001Operations,
+  Migration0002DeviceStatus,
+  Migration0003QueueOrder,
+  Migration0004OutboxNotify,
+];

@@ -2,6 +2,7 @@ import { Migration0001Evidence } from "./Migration0001Evidence.ts";
 import { Migration0002UnknownSender } from "./Migration0002UnknownSender.ts";
 import { Migration0003Commission } from "./Migration0003Commission.ts";
 import { Migration0004WordingRules } from "./Migration0004WordingRules.ts";
+import { Migration0005OutboxNotify } from "./Migration0005OutboxNotify.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   Migration0002UnknownSender,
   Migration0003Commission,
   Migration0004WordingRules,
+  Migration0005OutboxNotify,
 ];

@@ -1,3 +1,4 @@
 import { Migration0001Transactions } from "./Migration0001Transactions.ts";
+import { Migration0002OutboxNotify } from "./Migration0002OutboxNotify.ts";
 
-export const migrations = [Migration0001Transactions];
+export const migrations = [Migration0001Transactions, Migration0002OutboxNotify];

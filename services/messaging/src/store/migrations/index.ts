@@ -1,4 +1,5 @@
 import { Migration0001Contacts } from "./Migration0001Contacts.ts";
 import { Migration0002ImportFailures } from "./Migration0002ImportFailures.ts";
+import { Migration0003OutboxNotify } from "./Migration0003OutboxNotify.ts";
 
-export const migrations = [Migration0001Contacts, Migration0002ImportFailures];
+export const migrations = [Migration0001Contacts, Migration0002ImportFailures, Migration0003OutboxNotify];
