@@ -183,6 +183,8 @@ describe("events from fleet", () => {
       subscriptionSlot: 1,
       createdAt: timestampFromDate(new Date()),
     });
+    // Fleet moved the SIM (it reveals its PIN only to its new handset now) and says so.
+    Object.assign(h.fleet.sims.get(s.simId)!, { device_id: "dev-new", subscription_slot: 1 });
     await publishFleet(SimChangedSchema, create(SimChangedSchema, { sim: moved, change: "assigned" }), s.simId);
     await eventually(async () => ((await row(queued)).device_id === "dev-new" ? true : undefined), 5000, "rerouted");
     expect((await row(queued)).subscription_slot).toBe(1);
@@ -241,10 +243,12 @@ describe("events from fleet", () => {
         subscriptionSlot: slot,
         createdAt: timestampFromDate(new Date()),
       });
+    Object.assign(h.fleet.sims.get(s.simId)!, { device_id: null, subscription_slot: null });
     await publishFleet(SimChangedSchema, create(SimChangedSchema, { sim: simOf(""), change: "unassigned" }), s.simId);
     await eventually(async () => ((await row(queued)).device_id === null ? true : undefined), 5000, "held");
     expect((await row(queued)).status).toBe("queued");
     expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
+    Object.assign(h.fleet.sims.get(s.simId)!, { device_id: "dev-next", subscription_slot: 0 });
     await publishFleet(
       SimChangedSchema,
       create(SimChangedSchema, { sim: simOf("dev-next", 0), change: "assigned" }),
