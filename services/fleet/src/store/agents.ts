@@ -84,7 +84,7 @@ export interface AuditRecord {
   details: Record<string, unknown>;
 }
 
-/** The audit log, newest first (id order: the order rows were written). */
+/** The audit log, newest first (id order, numeric: the order rows were written). */
 export async function listAudit(em: EntityManager, f: AuditFilter): Promise<AuditRecord[]> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -102,7 +102,7 @@ export async function listAudit(em: EntityManager, f: AuditFilter): Promise<Audi
   const list = await rows<AuditRecord>(
     em,
     `select id::text as id, at, actor_agent_id, action, target_id, details from fleet.audit_log
-     ${where.length ? `where ${where.join(" and ")}` : ""} order by id desc limit ?`,
+     ${where.length ? `where ${where.join(" and ")}` : ""} order by audit_log.id desc limit ?`,
     [...params, f.limit],
   );
   return list.map((r) => ({ ...r, at: date(r.at) }));
