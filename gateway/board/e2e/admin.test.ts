@@ -548,7 +548,7 @@ describe("the limits and breaker page", () => {
 });
 
 describe("the audit log page", () => {
-  it("shows a SIM frozen through the board with who froze it, filtered by action, and pages back", async () => {
+  it("shows a SIM frozen through the board with who froze it, filtered by action", async () => {
     const msisdn = world.bob.sim.msisdn;
     await admin.evaluate(() => (location.hash = "#/sims"));
     const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) });
