@@ -557,7 +557,7 @@ describe("the audit log page", () => {
     await row.getByRole("cell", { name: "active" }).waitFor();
 
     await admin.evaluate(() => (location.hash = "#/audit"));
-    await admin.getByRole("heading", { level: 3, name: "Journal d'audit" }).waitFor();
+    await admin.getByRole("heading", { level: 2, name: "Journal d'audit" }).waitFor();
     await admin.getByLabel(/^Action/).fill("sim.freeze");
     await admin.getByRole("button", { name: "Filtrer" }).click();
     const entry = admin.getByRole("row").filter({ has: admin.getByRole("cell", { name: world.bob.sim.simId }) });

@@ -40,7 +40,7 @@ export function Audit() {
   const last = list.rows.at(-1);
   return (
     <>
-      <h3>{t("audit.title")}</h3>
+      <h2>{t("audit.title")}</h2>
       <form
         class="inline"
         aria-label={t("audit.title")}
