@@ -996,6 +996,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log, newest first: who did what to which subject (admin)
+     * @description `action` is exact (`sim.freeze`) or, ending in `*`, a prefix (`sim.*`); `target` an exact subject id; `actor` the acting agent's id. Paging: `before` is the `entry_id` of the last entry shown; the next page holds the entries older than it. Details never show a secret: values under a secret's name (PIN, password, token, secret, ciphertext, hash, API key) read `[redacted]` and URLs lose their query. Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.
+     */
+    get: operations["listAuditEntries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/operations/matching": {
     parameters: {
       query?: never;
@@ -2219,6 +2239,16 @@ export interface components {
       status_code: number | null;
       error: string | null;
       duration_ms: number;
+    };
+    AuditEntry: {
+      entry_id: string;
+      at: string | null;
+      actor_agent_id: string | null;
+      action: string;
+      target_id: string | null;
+      details: {
+        [key: string]: unknown;
+      } | null;
     };
     UnprovenOperation: {
       operation_id: string;
@@ -15460,6 +15490,187 @@ export interface operations {
           /**
            * @example {
            *       "detail": "Invalid query",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "nested_too_deeply"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  listAuditEntries: {
+    parameters: {
+      query?: {
+        action?: string;
+        target?: string;
+        actor?: string;
+        limit?: number;
+        before?: string;
+        days?: number;
+        from?: string;
+        to?: string;
+        all?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Array of audit entries, newest first (limit default 50, at most 250) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "entry_id": "1042",
+           *         "at": "2026-11-26T05:10:00.000Z",
+           *         "actor_agent_id": "6f1d2c3b-8a4e-4f5d-9c2b-1a2b3c4d5e6f",
+           *         "action": "sim.freeze",
+           *         "target_id": "0b7c9d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+           *         "details": {
+           *           "from": "active",
+           *           "to": "frozen"
+           *         }
+           *       }
+           *     ]
+           */
+          "application/json": components["schemas"]["AuditEntry"][];
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description Bad limit, actor, before, days or dates. Reasons (context.reason): nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Bad limit, actor, before, days or dates",
            *       "code": "refused",
            *       "context": {
            *         "reason": "nested_too_deeply"

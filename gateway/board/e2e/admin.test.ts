@@ -71,12 +71,13 @@ describe("the board's pages by role", () => {
     // The page is a courtesy: the server refuses Alice the route anyway.
     expect((await world.api.get("/v1/devices", { token: world.alice.token })).status).toBe(403);
     await axeScan(alice, "not allowed");
-    for (const hash of ["#/money", "#/fleet"]) {
+    for (const hash of ["#/money", "#/fleet", "#/audit"]) {
       await alice.evaluate((h) => (location.hash = h), hash);
       await alice.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
     }
     expect((await world.api.get("/v1/reconciliations/daily", { token: world.alice.token })).status).toBe(403);
     expect((await world.api.get("/v1/admin/limits", { token: world.alice.token })).status).toBe(403);
+    expect((await world.api.get("/v1/audit", { token: world.alice.token })).status).toBe(403);
     await alice.context().close();
   });
 
@@ -87,7 +88,8 @@ describe("the board's pages by role", () => {
     expect(items).toEqual(expect.arrayContaining(["Analyses", "Contrôle de l'argent"]));
     expect(items).not.toContain("Téléphones");
     expect(items).not.toContain("Limites et disjoncteur");
-    for (const hash of ["#/handsets", "#/fleet"]) {
+    expect(items).not.toContain("Journal d'audit");
+    for (const hash of ["#/handsets", "#/fleet", "#/audit"]) {
       await sabine.evaluate((h) => (location.hash = h), hash);
       await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
     }
@@ -542,5 +544,32 @@ describe("the limits and breaker page", () => {
       .getByRole("cell", { name: "withdrawal" })
       .waitFor();
     await axeScan(admin, "limits and breaker");
+  });
+});
+
+describe("the audit log page", () => {
+  it("shows a SIM frozen through the board with who froze it, filtered by action", async () => {
+    const msisdn = world.bob.sim.msisdn;
+    await admin.evaluate(() => (location.hash = "#/sims"));
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("rowheader", { name: msisdn, exact: true }) });
+    await row.getByRole("button", { name: `Geler ${msisdn}` }).click();
+    await row.getByRole("button", { name: `Dégeler ${msisdn}` }).click();
+    await row.getByRole("cell", { name: "active" }).waitFor();
+
+    await admin.evaluate(() => (location.hash = "#/audit"));
+    await admin.getByRole("heading", { level: 2, name: "Journal d'audit" }).waitFor();
+    await admin.getByLabel(/^Action/).fill("sim.freeze");
+    await admin.getByRole("button", { name: "Filtrer" }).click();
+    const entry = admin.getByRole("row").filter({ has: admin.getByRole("cell", { name: world.bob.sim.simId }) });
+    await entry.first().getByRole("cell", { name: "sim.freeze" }).waitFor();
+    // The same entry through the API: the admin froze it.
+    const api = (await get(`/v1/audit?action=sim.freeze&target=${world.bob.sim.simId}`)) as any[];
+    expect(api[0]).toMatchObject({
+      action: "sim.freeze",
+      target_id: world.bob.sim.simId,
+      actor_agent_id: (await get("/v1/agents/me")).agent_id,
+    });
+    expect(await admin.getByRole("cell", { name: "sim.unfreeze" }).count()).toBe(0);
+    await axeScan(admin, "audit log");
   });
 });

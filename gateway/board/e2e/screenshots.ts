@@ -161,6 +161,7 @@ async function main(): Promise<void> {
     await shoot(adminPage, "#/sims", "SIM", "sims.png");
     await shoot(adminPage, "#/alerts", "Alertes", "alerts.png");
     await shoot(adminPage, "#/people", "Personnes", "people.png");
+    await shoot(adminPage, "#/audit", "Journal d'audit", "audit.png");
     await shoot(adminPage, "#/fleet", "Limites et disjoncteur", "fleet.png");
     await adminPage.getByRole("button", { name: "Déclencher le disjoncteur" }).click();
     await adminPage.getByRole("dialog").getByRole("button", { name: "Déclencher maintenant" }).waitFor();

@@ -18,10 +18,11 @@ import { People } from "./pages/People.tsx";
 import { Fleet } from "./pages/Fleet.tsx";
 import { Money } from "./pages/Money.tsx";
 import { Analytics } from "./pages/Analytics.tsx";
+import { Audit } from "./pages/Audit.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
-// admins (devices, SIMs, notifications, agents): the menu shows them to admins only, and a
+// admins (devices, SIMs, notifications, agents, the audit log): the menu shows them to admins only, and a
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
 // The reconciliations are supervisors' and admins' (FLEET_READS); analytics every role's
 // (an agent's own work).
@@ -41,6 +42,7 @@ const PAGES = {
   alerts: { label: "nav.alerts", page: Alerts, roles: ADMIN },
   people: { label: "nav.people", page: People, roles: ADMIN },
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
+  audit: { label: "nav.audit", page: Audit, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

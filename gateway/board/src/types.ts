@@ -26,5 +26,6 @@ export type SimDay = Reconciliation["sims"][number];
 export type UnprovenHandset = Json<"/v1/analytics/unproven-by-handset", "get">["handsets"][number];
 export type Analytics = Json<"/v1/analytics", "get">;
 export type Webhook = components["schemas"]["Webhook"];
+export type AuditEntry = components["schemas"]["AuditEntry"];
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type SimHistory = components["schemas"]["GetSimHistoryResponse"];

@@ -26,6 +26,7 @@ import { handsetHandlers } from "./rpc/handset.ts";
 import { identityHandlers } from "./rpc/identity.ts";
 import { internalHandlers } from "./rpc/internal.ts";
 import { notificationsHandlers } from "./rpc/notifications.ts";
+import { auditHandlers } from "./rpc/audit.ts";
 import { simsHandlers } from "./rpc/sims.ts";
 import { migrations } from "./store/migrations/index.ts";
 import { credentialKey, CredentialChanges } from "./store/credentials.ts";
@@ -97,6 +98,7 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
         ...adminHandlers(deps),
         ...handsetHandlers(deps),
         ...notificationsHandlers(deps),
+        ...auditHandlers(deps),
         ...internalHandlers(deps),
       }),
     ],

@@ -6,6 +6,7 @@ import { agentRoutes } from "./agents.ts";
 import { deviceRoutes } from "./devices.ts";
 import { handsetFleetRoutes } from "./handset-fleet.ts";
 import { notificationRoutes } from "./notifications.ts";
+import { auditRoutes } from "./audit.ts";
 import { simRoutes } from "./sims.ts";
 import { evidenceRoutes } from "./evidence.ts";
 import { handsetMessageRoutes } from "./handset-messages.ts";
@@ -34,6 +35,7 @@ export function allRoutes(): Route[] {
     ...wordingRuleRoutes,
     ...handsetFleetRoutes,
     ...notificationRoutes,
+    ...auditRoutes,
     ...matchingRoutes,
     ...operationRoutes,
     ...handsetDispatchRoutes,

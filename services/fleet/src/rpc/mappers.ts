@@ -3,6 +3,7 @@ import { ts, opt, big } from "@transferops/kit";
 import {
   AccessGrantSchema,
   AgentSchema,
+  AuditEntrySchema,
   CandidateSimSchema,
   DeviceHealthSchema,
   DeviceSchema,
@@ -16,6 +17,7 @@ import {
   WebhookSchema,
   type AccessGrant,
   type Agent,
+  type AuditEntry,
   type CandidateSim,
   type Device,
   type DeviceHealth,
@@ -29,6 +31,8 @@ import {
   type WebhookDelivery,
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type { AgentRecord } from "../domain/agents.ts";
+import { redactDetails } from "../domain/audit.ts";
+import type { AuditRecord } from "../store/agents.ts";
 import type { HealthIssue } from "../domain/device-health.ts";
 import { summarize } from "../domain/device-health.ts";
 import type { GrantRecord } from "../store/access.ts";
@@ -247,5 +251,17 @@ export function toDelivery(d: DeliveryRecord, attempts: AttemptRecord[]): Webhoo
       durationMs: a.duration_ms,
     })),
     payload: struct(JSON.parse(d.body) as Record<string, unknown>),
+  });
+}
+
+/** An audit row as admins read it: details pass through the redaction (domain/audit.ts). */
+export function toAuditEntry(a: AuditRecord): AuditEntry {
+  return create(AuditEntrySchema, {
+    entryId: a.id,
+    at: ts(a.at),
+    actorAgentId: opt(a.actor_agent_id),
+    action: a.action,
+    targetId: opt(a.target_id),
+    details: struct(redactDetails(a.details) as Record<string, unknown>),
   });
 }

@@ -1,4 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import type { AuditFilter } from "../domain/audit.ts";
+import { date } from "./values.ts";
 import type { AgentRecord, Role } from "../domain/agents.ts";
 
 const COLUMNS = `id, login, full_name, role, is_active, must_change_password, password_hash, created_at`;
@@ -71,4 +73,37 @@ export async function audit(
     entry.target ?? null,
     JSON.stringify(entry.details ?? {}),
   ]);
+}
+
+export interface AuditRecord {
+  id: string;
+  at: Date;
+  actor_agent_id: string | null;
+  action: string;
+  target_id: string | null;
+  details: Record<string, unknown>;
+}
+
+/** The audit log, newest first (id order, numeric: the order rows were written). */
+export async function listAudit(em: EntityManager, f: AuditFilter): Promise<AuditRecord[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, v: unknown) => {
+    where.push(sql);
+    params.push(v);
+  };
+  if (f.action && "exact" in f.action) add(`action = ?`, f.action.exact);
+  if (f.action && "prefix" in f.action) add(`starts_with(action, ?)`, f.action.prefix);
+  if (f.target) add(`target_id = ?`, f.target);
+  if (f.actor) add(`actor_agent_id = ?::uuid`, f.actor);
+  if (f.from) add(`at >= ?`, f.from);
+  if (f.to) add(`at < ?`, f.to);
+  if (f.before) add(`id < ?::bigint`, f.before);
+  const list = await rows<AuditRecord>(
+    em,
+    `select id::text as id, at, actor_agent_id, action, target_id, details from fleet.audit_log
+     ${where.length ? `where ${where.join(" and ")}` : ""} order by audit_log.id desc limit ?`,
+    [...params, f.limit],
+  );
+  return list.map((r) => ({ ...r, at: date(r.at) }));
 }

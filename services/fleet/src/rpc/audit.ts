@@ -1,0 +1,17 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import { requireAdmin } from "../domain/agents.ts";
+import { auditFilterOf } from "../domain/audit.ts";
+import { listAudit } from "../store/agents.ts";
+import type { FleetDeps } from "./deps.ts";
+import { toAuditEntry } from "./mappers.ts";
+
+export function auditHandlers(deps: FleetDeps): Pick<ServiceImpl<typeof FleetService>, "listAuditEntries"> {
+  return {
+    async listAuditEntries(req) {
+      requireAdmin(req.caller);
+      const filter = auditFilterOf(req, new Date());
+      return { entries: (await listAudit(deps.db.em(), filter)).map(toAuditEntry) };
+    },
+  };
+}
