@@ -196,11 +196,16 @@ async function main(): Promise<void> {
       goalRatio: goalMs / ((2 * 1000) / 300),
       todayRatio: 0.00521, // 16.4 CPU-ms at 500 claims (JIT warm-up included), hello-world 11,716 req/s
     },
-    latency(
-      "SMS to confirmation at 20/s, p99 (goal <= 2 s at 50/s)",
-      figure(throughput, /SMS to confirmation at .*?p99 ([\d.]+) ms/, "SMS p99"),
-      2000,
-    ),
+    {
+      // Not met: 1.6-2.5 s p99 at 20/s in this stop's runs (0.7 s in the last stop's CI), the
+      // goal being 2 s at 50/s. The cause of the rise was not found (README, "Benchmarks").
+      ...latency(
+        "SMS to confirmation at 20/s, p99 (goal <= 2 s at 50/s)",
+        figure(throughput, /SMS to confirmation at .*?p99 ([\d.]+) ms/, "SMS p99"),
+        2000,
+      ),
+      todayRatio: 0.0000283, // 2,545 ms at hello-world 13,866 req/s (CI, 2026-11-26)
+    },
     {
       name: "CPU per confirmed transfer beyond idle (hello-world ms over CPU-ms; goal <= 20 CPU-ms)",
       shown: `${transferCpuMs} CPU-ms`,
