@@ -46,6 +46,7 @@ function record(r: Row): MessageRecord {
   };
 }
 
+/** A new message: where it came from, and what its parser read (`Reading`, below). */
 export type NewMessage = Pick<
   MessageRecord,
   | "id"
@@ -57,20 +58,8 @@ export type NewMessage = Pick<
   | "device_received_at"
   | "client_message_id"
   | "subscription_slot"
-  | "kind"
-  | "amount"
-  | "fee"
-  | "commission"
-  | "balance_after"
-  | "operator_ref"
-  | "counterparty_msisdn"
-  | "counterparty_name"
-  | "direction"
-  | "language"
-  | "parse_rule"
-  | "state"
-  | "outcome"
->;
+> &
+  Reading;
 
 /** Inserts a message; undefined when (sim_id, sms_hash) is already stored (a duplicate). */
 export async function insertMessage(em: EntityManager, m: NewMessage): Promise<MessageRecord | undefined> {
