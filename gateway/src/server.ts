@@ -33,10 +33,18 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
       perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
     },
   });
+  // Once stopping, every answer closes its connection, so that a client does not send its
+  // next request on a connection this gateway is about to close (it reconnects, and the
+  // Service in front sends it to another replica).
+  let stopping = false;
   const server: Server = await new Promise((resolve) => {
-    const s = createServer(app).listen({ port: config.PORT, host, backlog: config.LISTEN_BACKLOG }, () => resolve(s));
+    const s = createServer((req, res) => {
+      if (stopping) res.setHeader("connection", "close");
+      app(req, res);
+    }).listen({ port: config.PORT, host, backlog: config.LISTEN_BACKLOG }, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
+
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, "gateway listening");
   await serveMetrics(log);
@@ -45,6 +53,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     port,
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true;
         idlePolls.stop();
         authCache.stop();
         server.close(() => resolve());

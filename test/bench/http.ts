@@ -26,6 +26,8 @@ export interface Reply {
   status: number;
   body: any;
   ms: number;
+  /** No answer, and the request went on a kept-alive connection (which the server may have closed as it was sent). */
+  reusedSocket?: boolean;
 }
 
 export function call(
@@ -67,7 +69,9 @@ export function call(
         });
       },
     );
-    req.on("error", (err) => resolve({ status: 0, body: String(err), ms: performance.now() - started }));
+    req.on("error", (err) =>
+      resolve({ status: 0, body: String(err), ms: performance.now() - started, reusedSocket: req.reusedSocket }),
+    );
     if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     if (payload) req.write(payload);
     req.end();

@@ -77,7 +77,12 @@ interface Answer {
   ms: number;
   /** `context.reason` of an error answer. */
   reason?: string;
+  /** No answer: the connection was cut mid-request (a gateway that stopped or died). */
+  cut?: boolean;
 }
+
+/** The connection was reset or closed before an answer: the outcome is unknown, as for a 503 outcome_unknown. */
+const cutConnection = (r: Reply) => r.status === 0 && /ECONNRESET|socket hang up|EPIPE/.test(String(r.body));
 
 /** Every answer, by the phase it was sent in. */
 class Ledger {
@@ -99,8 +104,9 @@ class Ledger {
       if (!(r.status === 0 && /ECONNREFUSED/.test(String(r.body)))) break;
       r = await request(other);
     }
-    this.answers.push({ phase, what, status: r.status, ms: r.ms, reason: r.body?.context?.reason });
-    if (r.status === 0 || (r.status >= 500 && r.body?.context?.reason !== "outcome_unknown"))
+    const cut = cutConnection(r);
+    this.answers.push({ phase, what, status: r.status, ms: r.ms, reason: r.body?.context?.reason, cut });
+    if ((r.status === 0 && !cut) || (r.status >= 500 && r.body?.context?.reason !== "outcome_unknown"))
       step(`${phase}: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
     return r;
   }
@@ -111,7 +117,10 @@ interface Row {
   requests: number;
   /** 5xx other than outcome_unknown, and requests no gateway answered: never allowed. */
   failed: number;
-  /** 503 outcome_unknown (retried with the same ids until answered): allowed only while replicas stop or die. */
+  /**
+   * 503 outcome_unknown, or a connection cut before the answer (both sent again with the same
+   * ids until answered): allowed only while replicas stop or die.
+   */
   unknown: number;
   p50: number;
   p99: number;
@@ -133,8 +142,9 @@ async function main(): Promise<number> {
     const db = await createDatabase(postgres.adminUrl, DATABASE_PREFIX);
     cleanups.push(() => db.drop());
     step(`database ${db.name}; Kafka ${kafka.description}; component logs in ${logDir}`);
-    const { rows, problems } = await run(db.url, kafka.brokers, logDir, cleanups);
+    const { rows, problems, goals } = await run(db.url, kafka.brokers, logDir, cleanups);
     printTable(rows);
+    for (const g of goals) log(g);
     for (const p of problems) log(`FAIL ${p}`);
     failed = problems.length > 0;
     log(failed ? `${problems.length} problem(s)` : "every check passed");
@@ -153,8 +163,9 @@ async function run(
   brokers: string,
   logDir: string,
   cleanups: Cleanups,
-): Promise<{ rows: Row[]; problems: string[] }> {
+): Promise<{ rows: Row[]; problems: string[]; goals: string[] }> {
   const problems: string[] = [];
+  const goals: string[] = [];
   const rows: Row[] = [];
   const topicPrefix = `replicas${Date.now().toString(36)}${randomBytes(3).toString("hex")}.`;
   const started = performance.now();
@@ -256,12 +267,13 @@ async function run(
     // gateway says so (503, retry with the same id) and the retry is answered. Anywhere else
     // an unknown outcome is a fault.
     if (r.unknown && !OUTCOME_UNKNOWN_ALLOWED.includes(r.phase))
-      problems.push(`${r.phase}: ${r.unknown} answers 503 outcome_unknown with no replica stopping`);
+      problems.push(`${r.phase}: ${r.unknown} answers 503 outcome_unknown or cut connections with no replica stopping`);
   }
+  goals.push(...goalLines(ledger.answers.filter((a) => a.phase === "load")));
   const exitsAfterStart = system.unexpectedExits.length - (rows[0].failed ?? 0);
   if (exitsAfterStart > 0) problems.push(`${exitsAfterStart} process exit(s) nobody asked for after the start`);
   problems.push(...(await verify(checks, ledger)));
-  return { rows, problems };
+  return { rows, problems, goals };
 }
 
 /** Until the restarted replica serves: a gateway's health, or the replica's own gRPC port. */
@@ -491,17 +503,38 @@ function summarize(phase: string, answers: Answer[], recovery: string): Row {
   return {
     phase,
     requests: answers.length,
-    failed: answers.filter((a) => a.status === 0 || (a.status >= 500 && a.reason !== "outcome_unknown")).length,
-    unknown: answers.filter((a) => a.status === 503 && a.reason === "outcome_unknown").length,
+    failed: answers.filter((a) => (a.status === 0 && !a.cut) || (a.status >= 500 && a.reason !== "outcome_unknown"))
+      .length,
+    unknown: answers.filter((a) => a.cut || (a.status === 503 && a.reason === "outcome_unknown")).length,
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),
     recovery,
   };
 }
 
+/** The goals of the load phase, printed beside their figures (not asserted: timings move with the machine). */
+function goalLines(load: Answer[]): string[] {
+  const p99 = (what: string) =>
+    percentile(
+      load
+        .filter((a) => a.what === what && a.status >= 200 && a.status < 300)
+        .map((a) => a.ms)
+        .sort((a, b) => a - b),
+      99,
+    );
+  const sms = p99("sms");
+  const session = p99("create (session)");
+  const apiKey = p99("create (API key)");
+  const ratio = session / apiKey;
+  return [
+    `goal: SMS answered within 2 s p99 with two replicas: ${sms.toFixed(0)} ms (${sms <= 2000 ? "met" : "not met"})`,
+    `goal: session create p99 within 1.5x the API-key create's: ${session.toFixed(0)} / ${apiKey.toFixed(0)} ms = ${ratio.toFixed(2)} (${ratio <= 1.5 ? "met" : "not met"})`,
+  ];
+}
+
 function printTable(rows: Row[]): void {
   const fmt = (n: number) => (Number.isNaN(n) ? "-" : `${n.toFixed(0)} ms`);
-  const head = ["phase", "requests", "5xx/none", "503 unknown", "p50", "p99", "recovery"];
+  const head = ["phase", "requests", "5xx/none", "unknown (503/cut)", "p50", "p99", "recovery"];
   const body = rows.map((r) => [
     r.phase,
     String(r.requests),

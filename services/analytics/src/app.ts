@@ -15,7 +15,7 @@ export interface AnalyticsOptions {
 /** Wires analytics: its database, its event consumers, its gRPC server. */
 export async function startAnalytics(options: AnalyticsOptions) {
   const { config, log, bus } = options;
-  const db = await openDatabase({ url: config.databaseUrl, schema: "analytics", migrations });
+  const db = await openDatabase({ log, url: config.databaseUrl, schema: "analytics", migrations });
   const consumers = await startConsumers(bus, db, log);
   const server = await startGrpcServer({
     name: "analytics",

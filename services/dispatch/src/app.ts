@@ -51,7 +51,13 @@ export interface RunningDispatch {
 /** Wires the dispatch service: database, outbox relay, fleet consumer, evidence sweep, gRPC server. */
 export async function startDispatch(options: DispatchOptions): Promise<RunningDispatch> {
   const { config, log, bus } = options;
-  const db = await openDatabase({ url: config.databaseUrl, schema: "dispatch", migrations, poolMax: config.dbPoolMax });
+  const db = await openDatabase({
+    log,
+    url: config.databaseUrl,
+    schema: "dispatch",
+    migrations,
+    poolMax: config.dbPoolMax,
+  });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const queueMetrics = registerQueueMetrics(db);

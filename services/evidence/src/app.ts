@@ -42,7 +42,13 @@ export interface RunningEvidence {
 /** Wires the evidence service: database, outbox relay, fleet consumer, re-drive, gRPC server. */
 export async function startEvidence(options: EvidenceOptions): Promise<RunningEvidence> {
   const { config, log, bus } = options;
-  const db = await openDatabase({ url: config.databaseUrl, schema: "evidence", migrations, poolMax: config.poolMax });
+  const db = await openDatabase({
+    log,
+    url: config.databaseUrl,
+    schema: "evidence",
+    migrations,
+    poolMax: config.poolMax,
+  });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const deps = {

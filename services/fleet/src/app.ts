@@ -50,7 +50,7 @@ export interface RunningService {
  */
 export async function startFleet(options: FleetOptions): Promise<RunningService> {
   const { config, log, bus } = options;
-  const db = await openDatabase({ url: config.databaseUrl, schema: "fleet", migrations });
+  const db = await openDatabase({ log, url: config.databaseUrl, schema: "fleet", migrations });
   const relay = new OutboxRelay(db, bus, log);
   relay.start();
   const published = () => relay.kick();

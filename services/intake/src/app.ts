@@ -32,7 +32,13 @@ export interface IntakeOptions {
 /** Wires intake: database, outbox relay, the operations consumer, the launch sweep, the gRPC server. */
 export async function startIntake(options: IntakeOptions) {
   const { config, log, bus } = options;
-  const db = await openDatabase({ url: config.databaseUrl, schema: "intake", migrations, poolMax: config.dbPoolMax });
+  const db = await openDatabase({
+    log,
+    url: config.databaseUrl,
+    schema: "intake",
+    migrations,
+    poolMax: config.dbPoolMax,
+  });
   if (config.disabledProtection === "unique_operation") {
     // Test switch: protection (3) off, to show (1) and (2) hold without it.
     await db.em().execute(`drop index if exists intake.transactions_operation_id`);

@@ -38,7 +38,8 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
     async transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T> {
       await this.ensureConnection();
       if (!this.pool) throw new Error("the database pool is not open yet");
-      const client = await this.pool.connect();
+      const pool = this.pool;
+      const client = await whenSlotFree(() => pool.connect());
       // The client goes back to the pool only when it is known to be outside any transaction;
       // otherwise (a lost connection, a failed rollback) it is destroyed.
       let clean = false;
@@ -107,7 +108,8 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
       }
       // Outside a transaction: the pool's own query (one client taken and given back), about
       // 0.05 ms of CPU less a statement than Kysely's connection provider.
-      return this.run(this.pool, statement, method);
+      const pool = this.pool;
+      return whenSlotFree(() => this.run(pool, statement, method));
     }
 
     /** A statement on a pg client (or the pool), its result in MikroORM's shape for `method`. */
@@ -221,6 +223,30 @@ function value(v: unknown): unknown {
   if (typeof v === "bigint") return v.toString();
   if (Utils.isPlainObject(v)) return JSON.stringify(v);
   return v;
+}
+
+/** Refusals PostgreSQL gives only while opening a connection: no statement of ours ran. */
+const REFUSED_AT_CONNECT = new Set(["53300", "57P03"]);
+/** Pauses before each new try of a refused connection: about 1.5 s in all. */
+const SLOT_WAITS_MS = [50, 100, 200, 400, 800];
+
+/**
+ * Runs `open` (which takes a new connection, then works on it) again while PostgreSQL refuses
+ * the connection for want of a slot (too many clients; starting up): a burst of replicas
+ * past `max_connections` waits a moment for a slot instead of failing the call. Other errors,
+ * and a refusal past the last wait, go to the caller (a call answers "unavailable, send it
+ * again").
+ */
+export async function whenSlotFree<T>(open: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await open();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (i >= SLOT_WAITS_MS.length || typeof code !== "string" || !REFUSED_AT_CONNECT.has(code)) throw err;
+      await new Promise((r) => setTimeout(r, SLOT_WAITS_MS[i]));
+    }
+  }
 }
 
 /** Makes a pooled client prepare each named text once (see `names`). */

@@ -3,6 +3,7 @@ import { Migrator, Migration } from "@mikro-orm/migrations";
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
 import pg from "pg";
 import { preparedDriver, type PgTransactions } from "./db-driver.ts";
+import type { Logger } from "./log.ts";
 
 export { Migration };
 export type { EntityManager };
@@ -30,12 +31,39 @@ export interface DatabaseOptions {
   url: string;
   schema: string;
   migrations: Constructor<Migration>[];
+  /** Connections in the pool (default: env DB_POOL_MAX, else 10). */
   poolMax?: number;
+  /**
+   * How long the start waits for a database that refuses connections for now (too many
+   * clients, starting up, unreachable), retrying, before it gives up (default 60 s).
+   */
+  startWaitMs?: number;
+  /** Where a failed attempt at start that will be retried is logged. */
+  log?: Logger;
   /** Named prepared statements (default: env DATABASE_PREPARED_STATEMENTS, else true). */
   preparedStatements?: boolean;
 }
 
+/**
+ * Opens and migrates the database. A database that is there but refuses connections for now
+ * (every connection slot taken while replicas start together, a failover, a restart) is
+ * waited for with backoff instead of stopping the process: a replica exiting at start is a
+ * crash loop for the orchestrator and a failed rollout for the operator.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const deadline = Date.now() + (options.startWaitMs ?? 60_000);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openDatabaseOnce(options);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() >= deadline) throw err;
+      options.log?.warn({ err, attempt }, "database unavailable at start; retrying");
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
+    }
+  }
+}
+
+async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: preparedDriver(options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false"),
     clientUrl: options.url,
@@ -43,7 +71,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     entities: [],
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: { min: 0, max: options.poolMax ?? (Number(process.env.DB_POOL_MAX) || 10) },
     migrations: {
       migrationsList: options.migrations.map((m) => ({ name: m.name, class: m })),
       schema: options.schema,
@@ -81,6 +109,28 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }),
     close: () => orm.close(true),
   };
+}
+
+/** SQLSTATE classes and codes of a database that cannot serve now but may in a moment. */
+const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|40001|40P01)$/;
+/** Socket errors of a database connection that failed or was cut. */
+const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|the database pool is not open yet/;
+
+/**
+ * True for a failure that says the database cannot serve now (no connection slot, starting
+ * or shutting down, connection refused or cut, a deadlock or serialization failure that
+ * rolled the transaction back), not that the request is wrong: the same request may
+ * succeed when sent again. The error itself or any error in its `cause` chain.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+    if (e instanceof Error && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  }
+  return false;
 }
 
 /**

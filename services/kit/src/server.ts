@@ -5,6 +5,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, correlationIdFrom, runWithContext } from "./context.ts";
+import { isDatabaseUnavailable } from "./db.ts";
 import { DomainError, toConnectError } from "./errors.ts";
 import { HealthState, registerHealth } from "./health.ts";
 import type { Logger } from "./log.ts";
@@ -97,6 +98,13 @@ function callInterceptor(log: Logger, service: string): Interceptor {
           log.debug({ rpc: req.method.name, ms, code: err.code }, "rpc error");
           observe({ code: Code[err.code] });
           throw err;
+        }
+        if (isDatabaseUnavailable(err)) {
+          // No connection slot, a failover, a deadlock: the caller may send the same request
+          // again (the gateway answers 503 outcome_unknown with Retry-After), never a 500.
+          log.warn({ rpc: req.method.name, ms, err }, "rpc failed: database unavailable for now");
+          observe({ code: Code[Code.Unavailable] });
+          throw new ConnectError("database unavailable for now; send the same request again", Code.Unavailable);
         }
         log.error({ rpc: req.method.name, ms, err }, "rpc failed");
         observe({ code: Code[Code.Internal] });

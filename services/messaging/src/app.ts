@@ -37,6 +37,7 @@ export interface MessagingOptions {
 export async function startMessaging(options: MessagingOptions) {
   const { config, log, bus } = options;
   const db = await openDatabase({
+    log,
     url: config.databaseUrl,
     schema: "messaging",
     migrations,

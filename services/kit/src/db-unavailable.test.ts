@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
+import { isDatabaseUnavailable, Migration, openDatabase, type Database } from "./db.ts";
+import { whenSlotFree } from "./db-driver.ts";
+import { createLogger } from "./log.ts";
+import { served, startGrpcServer, type GrpcServer } from "./server.ts";
+import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
+
+// A database that refuses connections for now (every slot taken, as when replicas start
+// together past max_connections) is waited for at start and answered as "unavailable, send
+// it again" on a call, never a process exit or an internal error. A role with a connection
+// limit of one plays the full server (a superuser ignores the limit).
+
+class Migration0001Nothing extends Migration {
+  override name = "Migration0001Nothing";
+  up(): void {
+    this.addSql(`create table unavailabletest.t (id int primary key)`);
+  }
+}
+
+let tdb: TestDatabase;
+let admin: pg.Client;
+const role = `tops_limited_${randomBytes(4).toString("hex")}`;
+let limitedUrl: string;
+const opened: Database[] = [];
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  admin = new pg.Client({ connectionString: tdb.url });
+  await admin.connect();
+  await admin.query(`create role ${role} login connection limit 2`);
+  const dbName = new URL(tdb.url).pathname.slice(1);
+  await admin.query(`grant all on database "${dbName}" to ${role}`);
+  const u = new URL(tdb.url);
+  u.username = role;
+  u.password = "";
+  limitedUrl = u.toString();
+});
+afterAll(async () => {
+  for (const db of opened) await db.close();
+  await admin?.query(`drop owned by ${role}`).catch(() => {});
+  await admin?.end();
+  await tdb?.drop();
+  const cleanup = new pg.Client({ connectionString: new URL("/postgres", tdb.url).toString() });
+  await cleanup.connect();
+  await cleanup.query(`drop role if exists ${role}`);
+  await cleanup.end();
+});
+
+/** Holds the role's two connection slots until released. */
+async function takeEverySlot(): Promise<{ end(): Promise<void> }> {
+  const held = [new pg.Client({ connectionString: limitedUrl }), new pg.Client({ connectionString: limitedUrl })];
+  for (const c of held) await c.connect();
+  return { end: async () => void (await Promise.all(held.map((c) => c.end()))) };
+}
+
+describe("a database out of connection slots", () => {
+  it("is recognised as unavailable for now, and a wrong statement is not", async () => {
+    const holder = await takeEverySlot();
+    const refused = await new pg.Client({ connectionString: limitedUrl }).connect().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await holder.end();
+    expect((refused as { code?: string }).code).toBe("53300");
+    expect(isDatabaseUnavailable(refused)).toBe(true);
+    expect(isDatabaseUnavailable(new Error("wrapped", { cause: refused }))).toBe(true);
+
+    const wrong = await admin.query("selec 1").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((wrong as { code?: string }).code).toBe("42601");
+    expect(isDatabaseUnavailable(wrong)).toBe(false);
+  });
+
+  it("is waited for a moment on a new connection: a slot freed within the waits is taken, a longer refusal fails", async () => {
+    const connect = async () => {
+      const c = new pg.Client({ connectionString: limitedUrl });
+      try {
+        await c.connect();
+      } catch (err) {
+        await c.end().catch(() => {});
+        throw err;
+      }
+      return c;
+    };
+    let holder = await takeEverySlot();
+    setTimeout(() => void holder.end(), 300);
+    const c = await whenSlotFree(connect);
+    await c.end();
+
+    holder = await takeEverySlot();
+    try {
+      await expect(whenSlotFree(connect)).rejects.toMatchObject({ code: "53300" });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("is waited for at start: the database opens once slots free, instead of the process exiting", async () => {
+    const holder = await takeEverySlot();
+    const retries: number[] = [];
+    const log = createLogger("kit-test", { level: "silent" });
+    const warn = log.warn.bind(log);
+    log.warn = ((obj: { attempt?: number }, ...rest: unknown[]) => {
+      if (typeof obj?.attempt === "number") retries.push(obj.attempt);
+      return (warn as (...a: unknown[]) => void)(obj, ...rest);
+    }) as typeof log.warn;
+    const opening = openDatabase({
+      log,
+      url: limitedUrl,
+      schema: "unavailabletest",
+      migrations: [Migration0001Nothing],
+      poolMax: 1,
+      startWaitMs: 20_000,
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    await holder.end();
+    const db = await opening;
+    opened.push(db);
+    expect(retries.length).toBeGreaterThan(0);
+    expect(await db.em().execute(`select count(*)::int as n from unavailabletest.t`)).toEqual([{ n: 0 }]);
+    await db.close();
+    opened.pop();
+  });
+
+  it("gives up at start after its wait, with the database's own error", async () => {
+    const holder = await takeEverySlot();
+    try {
+      await expect(
+        openDatabase({
+          url: limitedUrl,
+          schema: "unavailabletest",
+          migrations: [Migration0001Nothing],
+          poolMax: 1,
+          startWaitMs: 300,
+        }),
+      ).rejects.toMatchObject({ code: "53300" });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  describe("on a call", () => {
+    let server: GrpcServer;
+    beforeAll(async () => {
+      server = await startGrpcServer({
+        name: "kit-test",
+        port: 0,
+        log: createLogger("kit-test", { level: "silent" }),
+        services: [
+          served(AnalyticsService, {
+            async listKnownAgents() {
+              // A handler whose transaction cannot get a connection.
+              const c = new pg.Client({ connectionString: limitedUrl });
+              await c.connect();
+              await c.end();
+              return {};
+            },
+          }),
+        ],
+      });
+    });
+    afterAll(() => server?.close());
+
+    it("answers Unavailable (the gateway's 503 outcome_unknown), not Internal", async () => {
+      const client = createClient(
+        AnalyticsService,
+        createGrpcTransport({ baseUrl: `http://127.0.0.1:${server.port}` }),
+      );
+      const holder = await takeEverySlot();
+      try {
+        const err = await client.listKnownAgents({}).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(ConnectError);
+        expect((err as ConnectError).code).toBe(Code.Unavailable);
+      } finally {
+        await holder.end();
+      }
+      // With the slot free, the same call succeeds.
+      await expect(client.listKnownAgents({})).resolves.toBeDefined();
+    });
+  });
+});
