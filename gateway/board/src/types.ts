@@ -29,3 +29,5 @@ export type Webhook = components["schemas"]["Webhook"];
 export type AuditEntry = components["schemas"]["AuditEntry"];
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type SimHistory = components["schemas"]["GetSimHistoryResponse"];
+export type WordingRule = components["schemas"]["WordingRule"];
+export type WordingTrial = components["schemas"]["WordingTrial"];
