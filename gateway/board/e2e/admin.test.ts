@@ -405,6 +405,17 @@ describe("the money checks page", () => {
     for (const b of day.breaks)
       await chain.getByText(new RegExp(`message ${b.message_id}, après ${b.previous_message_id}`)).waitFor();
     expect(await chain.locator("li.break").count()).toBe(day.breaks.length + (day.unexplained_xaf ? 1 : 0));
+    // Every link of the day, as the chain route lists them, the broken ones highlighted.
+    const links = await get(`/v1/reconciliations/daily/${world.alice.sim.simId}/chain`);
+    expect(links.breaks).toBe(day.breaks.length);
+    const table = chain.getByRole("table", { name: /^Chaque maillon, 1 à/ });
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(links.total);
+    expect(await table.locator("tbody tr.flagged").count()).toBe(day.breaks.length);
+    for (const b of day.breaks) {
+      const link = table.getByRole("row").filter({ has: admin.getByRole("cell", { name: b.message_id }) });
+      expect(await link.getAttribute("class")).toBe("flagged");
+      await link.getByText(/^rompu : /).waitFor();
+    }
     await axeScan(admin, "money checks");
   });
 

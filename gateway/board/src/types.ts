@@ -31,3 +31,4 @@ export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type SimHistory = components["schemas"]["GetSimHistoryResponse"];
 export type WordingRule = components["schemas"]["WordingRule"];
 export type WordingTrial = components["schemas"]["WordingTrial"];
+export type ChainLink = Json<"/v1/reconciliations/daily/{sim_id}/chain", "get">["links"][number];
