@@ -1534,6 +1534,33 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/reconciliations/daily/{sim_id}/chain": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One SIM's balance chain of a day, link by link, each break flagged
+     * @description The messages of the SIM's balance chain on one local day (UTC+1, `day` YYYY-MM-DD, default today),
+     *     in operator-timestamp order: the same messages and rule as the reconciliation's `breaks` (restatements, unknown
+     *     senders and a reference read twice are not in the chain). Each link: the message, what it moved (in − out − fee +
+     *     commission), `balance_before` (the balance printed by the last earlier chain message, the day before included),
+     *     `expected_balance` (balance_before moved by this message; null when the link cannot be checked: no balance before,
+     *     none printed, or a movement the text does not state), the printed `balance_after`, and `is_break` with its
+     *     `gap` (printed − expected). Paged: `offset` (default 0) and `limit` (1–500, default 200); `total` counts
+     *     the day's links and `breaks` the broken ones. Supervisors and admins only.
+     */
+    get: operations["getSimBalanceChain"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/contacts": {
     parameters: {
       query?: never;
@@ -2316,6 +2343,31 @@ export interface components {
       evidence_expires_at: string | null;
       sms_kind: string | null;
       updated_at: string | null;
+    };
+    BalanceChainLink: {
+      message_id: string;
+      received_at: string | null;
+      kind: string | null;
+      direction: string | null;
+      amount: number | null;
+      fee: number | null;
+      commission: number | null;
+      moved: number | null;
+      balance_before: number | null;
+      expected_balance: number | null;
+      balance_after: number | null;
+      outcome: string;
+      operator_ref: string | null;
+      is_break: boolean;
+      gap: number | null;
+    };
+    GetBalanceChainResponse: {
+      sim_id: string;
+      day: string;
+      total: number;
+      breaks: number;
+      offset: number;
+      links: components["schemas"]["BalanceChainLink"][];
     };
   };
   responses: never;
@@ -23303,6 +23355,260 @@ export interface operations {
           /**
            * @example {
            *       "detail": "Malformed day or SIM id",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  getSimBalanceChain: {
+    parameters: {
+      query?: {
+        day?: string;
+        offset?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The sim id (UUID; malformed is 422) */
+        sim_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the day's chain */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "sim_id": "0f6a4c2e-5b1d-4e8a-9d3c-2a7b8c9d0e1f",
+           *       "day": "2026-11-22",
+           *       "total": 2,
+           *       "breaks": 1,
+           *       "offset": 0,
+           *       "links": [
+           *         {
+           *           "message_id": "7d2c0c8e-1f5b-4a8e-9b6d-0e1f2a3b4c5d",
+           *           "received_at": "2026-11-22T08:14:03.000Z",
+           *           "kind": "DEP",
+           *           "direction": "out",
+           *           "amount": 15000,
+           *           "fee": 0,
+           *           "commission": null,
+           *           "moved": -15000,
+           *           "balance_before": 413000,
+           *           "expected_balance": 398000,
+           *           "balance_after": 398000,
+           *           "outcome": "confirmed",
+           *           "operator_ref": "CI221126.0814.B12345",
+           *           "is_break": false,
+           *           "gap": null
+           *         },
+           *         {
+           *           "message_id": "9a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+           *           "received_at": "2026-11-22T09:02:41.000Z",
+           *           "kind": "BAL",
+           *           "direction": null,
+           *           "amount": null,
+           *           "fee": null,
+           *           "commission": null,
+           *           "moved": 0,
+           *           "balance_before": 398000,
+           *           "expected_balance": 398000,
+           *           "balance_after": 395000,
+           *           "outcome": "confirmed",
+           *           "operator_ref": null,
+           *           "is_break": true,
+           *           "gap": -3000
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["GetBalanceChainResponse"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Not a supervisor's or admin's session. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required, supervisor_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not a supervisor's or admin's session",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "agent_inactive"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required"
+                | "supervisor_required";
+            };
+          };
+        };
+      };
+      /** @description No SIM has this id. Reasons (context.reason): sim_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No SIM has this id",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "sim_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "sim_not_found";
+            };
+          };
+        };
+      };
+      /** @description Malformed day, SIM id, offset or limit. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed day, SIM id, offset or limit",
            *       "code": "refused",
            *       "context": {
            *         "reason": "invalid_request"

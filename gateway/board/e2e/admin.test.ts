@@ -71,13 +71,14 @@ describe("the board's pages by role", () => {
     // The page is a courtesy: the server refuses Alice the route anyway.
     expect((await world.api.get("/v1/devices", { token: world.alice.token })).status).toBe(403);
     await axeScan(alice, "not allowed");
-    for (const hash of ["#/money", "#/fleet", "#/audit"]) {
+    for (const hash of ["#/money", "#/fleet", "#/audit", "#/wording"]) {
       await alice.evaluate((h) => (location.hash = h), hash);
       await alice.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
     }
     expect((await world.api.get("/v1/reconciliations/daily", { token: world.alice.token })).status).toBe(403);
     expect((await world.api.get("/v1/admin/limits", { token: world.alice.token })).status).toBe(403);
     expect((await world.api.get("/v1/audit", { token: world.alice.token })).status).toBe(403);
+    expect((await world.api.get("/v1/admin/wording-rules", { token: world.alice.token })).status).toBe(403);
     await alice.context().close();
   });
 
@@ -89,13 +90,14 @@ describe("the board's pages by role", () => {
     expect(items).not.toContain("Téléphones");
     expect(items).not.toContain("Limites et disjoncteur");
     expect(items).not.toContain("Journal d'audit");
-    for (const hash of ["#/handsets", "#/fleet", "#/audit"]) {
+    expect(items).not.toContain("Règles de libellé");
+    for (const hash of ["#/handsets", "#/fleet", "#/audit", "#/wording"]) {
       await sabine.evaluate((h) => (location.hash = h), hash);
       await sabine.getByRole("heading", { level: 2, name: "Accès non autorisé" }).waitFor();
     }
-    expect(
-      (await world.api.get("/v1/admin/health", { token: await world.api.login("sabine", "sabine-password-1") })).status,
-    ).toBe(403);
+    const sabineToken = await world.api.login("sabine", "sabine-password-1");
+    expect((await world.api.get("/v1/admin/health", { token: sabineToken })).status).toBe(403);
+    expect((await world.api.get("/v1/admin/wording-rules", { token: sabineToken })).status).toBe(403);
     // The money checks are hers: the fleet's day, each SIM by its id (the SIM list is the admin's).
     await sabine.evaluate(() => (location.hash = "#/money"));
     await sabine.getByRole("heading", { level: 3, name: /^La flotte/ }).waitFor();
@@ -105,7 +107,7 @@ describe("the board's pages by role", () => {
   });
 
   it("shows an admin every page, the handsets among them", async () => {
-    expect(await menu(admin).allTextContents()).toContain("Téléphones");
+    expect(await menu(admin).allTextContents()).toEqual(expect.arrayContaining(["Téléphones", "Règles de libellé"]));
   });
 });
 
@@ -403,6 +405,17 @@ describe("the money checks page", () => {
     for (const b of day.breaks)
       await chain.getByText(new RegExp(`message ${b.message_id}, après ${b.previous_message_id}`)).waitFor();
     expect(await chain.locator("li.break").count()).toBe(day.breaks.length + (day.unexplained_xaf ? 1 : 0));
+    // Every link of the day, as the chain route lists them, the broken ones highlighted.
+    const links = await get(`/v1/reconciliations/daily/${world.alice.sim.simId}/chain`);
+    expect(links.breaks).toBe(day.breaks.length);
+    const table = chain.getByRole("table", { name: /^Chaque maillon, 1 à/ });
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(links.total);
+    expect(await table.locator("tbody tr.flagged").count()).toBe(day.breaks.length);
+    for (const b of day.breaks) {
+      const link = table.getByRole("row").filter({ has: admin.getByRole("cell", { name: b.message_id }) });
+      expect(await link.getAttribute("class")).toBe("flagged");
+      await link.getByText(/^rompu : /).waitFor();
+    }
     await axeScan(admin, "money checks");
   });
 
@@ -571,5 +584,161 @@ describe("the audit log page", () => {
     });
     expect(await admin.getByRole("cell", { name: "sim.unfreeze" }).count()).toBe(0);
     await axeScan(admin, "audit log");
+  });
+});
+
+describe("the audit log page's paging", () => {
+  it("pages back fifty entries at a time and returns to the newest, as the API pages them", async () => {
+    // 60 limits recorded, each with its own maximum: each entry's details are its own.
+    for (let i = 1; i <= 60; i++) {
+      const r = await world.api.patch("/v1/admin/limits", {
+        token: world.adminToken,
+        body: {
+          operator: null,
+          op_type: "deposit",
+          max_amount: 100_000 + i,
+          max_daily_agent: 900_000,
+          max_daily_sim: 990_000,
+        },
+      });
+      expect(r.status).toBe(200);
+    }
+    const first = (await get("/v1/audit?action=limits.record&limit=50&days=30")) as any[];
+    const second = (await get(
+      `/v1/audit?action=limits.record&limit=50&days=30&before=${first.at(-1).entry_id}`,
+    )) as any[];
+    expect(first).toHaveLength(50);
+    expect(second.length).toBeGreaterThanOrEqual(10);
+    const details = (entries: any[]) => entries.map((e) => JSON.stringify(e.details));
+    const shown = () => admin.getByRole("table", { name: "Journal d'audit" }).locator("tbody tr td:nth-child(5)");
+
+    await admin.getByLabel(/^Action/).fill("limits.record");
+    await admin.getByRole("button", { name: "Filtrer" }).click();
+    await expect.poll(() => shown().allTextContents()).toEqual(details(first));
+    expect(await admin.getByRole("button", { name: "Entrées les plus récentes" }).count()).toBe(0);
+    await admin.getByRole("button", { name: "Entrées plus anciennes" }).click();
+    await expect.poll(() => shown().allTextContents()).toEqual(details(second));
+    // The last page is shorter than fifty: there is nothing older to ask for.
+    expect(await admin.getByRole("button", { name: "Entrées plus anciennes" }).count()).toBe(0);
+    await admin.getByRole("button", { name: "Entrées les plus récentes" }).click();
+    await expect.poll(() => shown().allTextContents()).toEqual(details(first));
+  });
+});
+
+describe("the wording rules page", () => {
+  const TEMPLATE = "Operation KX7 terminee: {amount} credites au client {phone}. Code {ref}. Reste {balance}.";
+  const TEXT =
+    "Operation KX7 terminee: 6421 FCFA credites au client 690888999. Code CI261126.0200.B06421. Reste 493579 FCFA.";
+  let orphanId: string;
+  let rule: any;
+  const name = () => `DEP v1 (operator_b, ${rule.rule_id.slice(0, 8)})`;
+  const rules = async () => (await get("/v1/admin/wording-rules")).rules as any[];
+
+  it("drafts a rule (an unsafe template refused with its reason), tries it, and shows the API's trial", async () => {
+    // An operator text in a wording no rule reads: an orphan of no kind on Alice's SIM.
+    const sent = await world.api.post("/v1/device/messages", {
+      token: world.alice.device.token,
+      body: {
+        sim_id: world.alice.sim.simId,
+        messages: [{ sender: "OrangeMoney", raw: TEXT, received_at: new Date().toISOString() }],
+      },
+    });
+    expect([sent.body.results[0].outcome, sent.body.results[0].kind]).toEqual(["orphan", null]);
+    orphanId = sent.body.results[0].message_id;
+
+    await admin.getByRole("link", { name: "Règles de libellé" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Règles de libellé des lecteurs de SMS" }).waitFor();
+    const form = admin.getByRole("form", { name: "Rédiger une règle" });
+    await form.getByLabel("Modèle").fill("{amount} {ref}");
+    await form.getByRole("button", { name: "Ajouter le brouillon" }).click();
+    await admin.getByText("Le modèle doit contenir un mot de trois lettres hors des cases.").waitFor();
+    await admin.getByText(/\(no_literal_text\)$/).waitFor();
+    expect(await rules()).toEqual([]);
+
+    await form.getByLabel("Modèle").fill(TEMPLATE);
+    await form.getByRole("button", { name: "Ajouter le brouillon" }).click();
+    await admin.getByText(/^Brouillon DEP v1 \(operator_b, .*\) ajouté/).waitFor();
+    [rule] = await rules();
+    expect(rule).toMatchObject({
+      operator: "operator_b",
+      kind: "DEP",
+      direction: "out",
+      template: TEMPLATE,
+      state: "draft",
+    });
+    await admin.getByRole("row").filter({ hasText: TEMPLATE }).getByText("brouillon").waitFor();
+
+    await admin.getByRole("button", { name: `Essayer ${name()}` }).click();
+    const trialRegion = admin.getByRole("region", { name: /^Essai de DEP v1/ });
+    await trialRegion.waitFor();
+    // The trial changes nothing: the same call through the API answers the same counts.
+    const trial = (await world.api.post(`/v1/admin/wording-rules/${rule.version_id}/try`, { token: world.adminToken }))
+      .body;
+    expect(trial.reads).toBeGreaterThanOrEqual(1);
+    expect(trial.sample).toContainEqual(
+      expect.objectContaining({
+        message_id: orphanId,
+        outcome: "orphan",
+        kind: "DEP",
+        amount: 6421,
+        counterparty_msisdn: "690888999",
+      }),
+    );
+    const fact = (label: string) => trialRegion.locator(`dt:text-is("${label}") + dd`).textContent();
+    expect(await fact("Messages examinés (rien ne les a prouvés)")).toBe(String(trial.scanned));
+    expect(await fact("Elle lirait")).toBe(String(trial.reads));
+    expect(await fact("dont orphelins")).toBe(String(trial.orphans));
+    expect(await fact("dont enregistrés")).toBe(String(trial.stored));
+    expect(await fact("dont non corrélés")).toBe(String(trial.not_correlated));
+    const byKind = trialRegion.getByRole("table", { name: "Lus, par genre" });
+    for (const [kind, n] of Object.entries(trial.by_kind))
+      await byKind
+        .getByRole("row")
+        .filter({ has: admin.getByRole("rowheader", { name: kind, exact: true }) })
+        .getByRole("cell", { name: String(n), exact: true })
+        .waitFor();
+    expect(await byKind.locator("tbody tr").count()).toBe(Object.keys(trial.by_kind).length);
+    const sample = trialRegion.getByRole("table", { name: /^Les messages les plus récents/ });
+    expect(await sample.locator("tbody tr").count()).toBe(trial.sample.length);
+    const read = sample.getByRole("row").filter({ hasText: TEXT });
+    await read.getByRole("cell", { name: "690888999", exact: true }).waitFor();
+    await read.getByRole("cell", { name: "DEP out", exact: true }).waitFor();
+    await axeScan(admin, "wording rules with a trial");
+  });
+
+  it("activates it after saying it re-reads the unmatched texts, and the orphan is read with it", async () => {
+    await admin.getByRole("button", { name: `Activer ${name()}` }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(/orphelins et textes inconnus de operator_b seront relus en arrière-plan/).waitFor();
+    await axeScan(admin, "the activate dialog");
+    await dialog.getByRole("button", { name: "Activer et relire" }).click();
+    await admin
+      .getByText(
+        `${name()} est active : les nouveaux textes sont lus avec elle, et les non rattachés sont en relecture.`,
+      )
+      .waitFor();
+    expect((await rules())[0]).toMatchObject({ version_id: rule.version_id, state: "active" });
+    // The re-read runs in the background: the orphan gets the fields the rule reads.
+    await expect
+      .poll(
+        async () => {
+          const unmatched = (await get("/v1/evidences?unmatched=true")) as any[];
+          const m = unmatched.find((e) => e.id === orphanId);
+          return m && [m.kind, m.amount, m.counterparty_msisdn, m.outcome];
+        },
+        { timeout: 20_000 },
+      )
+      .toEqual(["DEP", 6421, "690888999", "orphan"]);
+  });
+
+  it("retires it after saying what that stops", async () => {
+    await admin.getByRole("button", { name: `Retirer ${name()}` }).click();
+    const dialog = admin.getByRole("dialog");
+    await dialog.getByText(`${name()} ne lira plus aucun nouveau texte. Ce qu'elle a lu reste lu.`).waitFor();
+    await dialog.getByRole("button", { name: "Retirer la version" }).click();
+    await admin.getByText(`${name()} est retirée : elle ne lit plus aucun nouveau texte.`).waitFor();
+    expect((await rules())[0]).toMatchObject({ version_id: rule.version_id, state: "retired" });
+    await admin.getByRole("row").filter({ hasText: TEMPLATE }).getByText("retirée").waitFor();
+    await axeScan(admin, "wording rules");
   });
 });

@@ -72,6 +72,30 @@ async function seed(w: BoardWorld): Promise<void> {
       max_daily_sim: 5_000_000,
     },
   });
+  // A text in a wording no rule reads (an orphan of no kind), and a draft rule that reads it.
+  await w.api.post("/v1/device/messages", {
+    token: w.alice.device.token,
+    body: {
+      sim_id: w.alice.sim.simId,
+      messages: [
+        {
+          sender: "OrangeMoney",
+          raw: "Operation KX7 terminee: 6421 FCFA credites au client 690888999. Code CI261126.0200.B06421. Reste 493579 FCFA.",
+          received_at: new Date().toISOString(),
+        },
+      ],
+    },
+  });
+  await w.api.post("/v1/admin/wording-rules", {
+    token: w.adminToken,
+    body: {
+      operator: "operator_b",
+      kind: "DEP",
+      language: "fr",
+      direction: "out",
+      template: "Operation KX7 terminee: {amount} credites au client {phone}. Code {ref}. Reste {balance}.",
+    },
+  });
   await w.api.post("/v1/operations/matching", {
     token: w.alice.token,
     body: { beneficiary_msisdn: "690963852", montant: 3_000 },
@@ -178,6 +202,16 @@ async function main(): Promise<void> {
     await adminPage.screenshot({ path: path.join(OUT, "money-chain.png"), fullPage: true });
     console.log("docs/board/money-chain.png");
     await shoot(adminPage, "#/analytics", "Analyses", "analytics.png");
+    await shoot(adminPage, "#/wording", "Règles de libellé des lecteurs de SMS", "wording.png");
+    await adminPage.getByRole("button", { name: /^Essayer DEP v1/ }).click();
+    await adminPage.getByRole("region", { name: /^Essai de DEP v1/ }).waitFor();
+    await adminPage.screenshot({ path: path.join(OUT, "wording-trial.png"), fullPage: true });
+    console.log("docs/board/wording-trial.png");
+    await adminPage.getByRole("button", { name: /^Activer DEP v1/ }).click();
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Activer et relire" }).waitFor();
+    await adminPage.screenshot({ path: path.join(OUT, "wording-confirm.png") });
+    console.log("docs/board/wording-confirm.png");
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Fermer" }).click();
     const phone = await browser.newContext({ locale: "en-GB", viewport: { width: 390, height: 844 }, isMobile: true });
     const phonePage = await phone.newPage();
     await phonePage.goto(`${system.gatewayUrl}/board/`);

@@ -19,10 +19,11 @@ import { Fleet } from "./pages/Fleet.tsx";
 import { Money } from "./pages/Money.tsx";
 import { Analytics } from "./pages/Analytics.tsx";
 import { Audit } from "./pages/Audit.tsx";
+import { Wording } from "./pages/Wording.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
-// admins (devices, SIMs, notifications, agents, the audit log): the menu shows them to admins only, and a
+// admins (devices, SIMs, notifications, agents, the audit log, the wording rules): the menu shows them to admins only, and a
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
 // The reconciliations are supervisors' and admins' (FLEET_READS); analytics every role's
 // (an agent's own work).
@@ -43,6 +44,7 @@ const PAGES = {
   people: { label: "nav.people", page: People, roles: ADMIN },
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
   audit: { label: "nav.audit", page: Audit, roles: ADMIN },
+  wording: { label: "nav.wording", page: Wording, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

@@ -29,3 +29,6 @@ export type Webhook = components["schemas"]["Webhook"];
 export type AuditEntry = components["schemas"]["AuditEntry"];
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type SimHistory = components["schemas"]["GetSimHistoryResponse"];
+export type WordingRule = components["schemas"]["WordingRule"];
+export type WordingTrial = components["schemas"]["WordingTrial"];
+export type ChainLink = Json<"/v1/reconciliations/daily/{sim_id}/chain", "get">["links"][number];

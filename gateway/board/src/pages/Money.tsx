@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, currentSession } from "../api.ts";
 import { t } from "../i18n.ts";
-import { fcfa, today } from "../format.ts";
-import type { Reconciliation, SimDay, UnprovenHandset } from "../types.ts";
-import { DataTable, Field, RowAction, useLiveList } from "../ui.tsx";
+import { dateTime, fcfa, status, today } from "../format.ts";
+import type { ChainLink, Reconciliation, SimDay, UnprovenHandset } from "../types.ts";
+import { DataTable, Field, RowAction, Table, useLiveList } from "../ui.tsx";
 
 // The money checks of one local day, from the operator's messages: the fleet's sums and
 // each SIM's day, the unexplained difference named, the breaks of a SIM's balance chain,
@@ -117,7 +117,8 @@ export function Money() {
 /**
  * A SIM's balance chain for the day: the opening balance, each link that does not hold
  * (the balance a message printed against the one the previous message and its movement
- * imply), the closing balance, and what is left unexplained.
+ * imply), the closing balance, and what is left unexplained; then every link, a page at a
+ * time, the broken ones highlighted.
  */
 function Chain(props: { simId: string; name: string; day: string }) {
   const list = useLiveList<SimDay>(
@@ -171,6 +172,7 @@ function Chain(props: { simId: string; name: string; day: string }) {
               {t("money.unexplained")} : <strong>{unexplainedText(d.unexplained_xaf)}</strong>
             </li>
           </ol>
+          <Links simId={props.simId} day={props.day} />
           {(d.unreadable_movements > 0 || d.unknown_sender > 0 || d.divergent > 0) && (
             <p>
               {t("money.chainCaveats", {
@@ -183,6 +185,88 @@ function Chain(props: { simId: string; name: string; day: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** How many links a page of the chain shows (the route answers up to 500). */
+const LINKS_PAGE = 200;
+
+/** Every link of the day's chain: what each message moved, the balance expected and the one printed. */
+function Links(props: { simId: string; day: string }) {
+  const [offset, setOffset] = useState(0);
+  const [total, setTotal] = useState(0);
+  useEffect(() => setOffset(0), [props.simId, props.day]);
+  const list = useLiveList<ChainLink>(
+    async () => {
+      const r = await call(() =>
+        api.GET("/v1/reconciliations/daily/{sim_id}/chain", {
+          params: { path: { sim_id: props.simId }, query: { day: props.day, offset, limit: LINKS_PAGE } },
+        }),
+      );
+      if (!r.data) return r;
+      setTotal(r.data.total);
+      return { data: r.data.links };
+    },
+    (l) => l.message_id,
+    ["message"],
+    [props.simId, props.day, offset],
+  );
+  const caption = t("money.links", { from: total ? offset + 1 : 0, to: offset + list.rows.length, total });
+  return (
+    <>
+      <h4>{caption}</h4>
+      <Table
+        caption={caption}
+        columns={[
+          t("money.linkAt"),
+          t("money.message"),
+          t("wr.kind"),
+          t("common.status"),
+          { num: t("money.moved") },
+          { num: t("money.before") },
+          { num: t("money.expected") },
+          { num: t("money.printed") },
+          t("money.link"),
+        ]}
+        tall
+      >
+        {list.rows.map((l) => (
+          <tr key={l.message_id} class={l.is_break ? "flagged" : undefined}>
+            <th scope="row">{dateTime(l.received_at)}</th>
+            <td class="mono">{l.message_id}</td>
+            <td>
+              {l.kind ?? "—"} {l.direction ?? ""}
+            </td>
+            <td>{status(l.outcome)}</td>
+            <td class="num">{fcfa(l.moved)}</td>
+            <td class="num">{fcfa(l.balance_before)}</td>
+            <td class="num">{fcfa(l.expected_balance)}</td>
+            <td class="num">{fcfa(l.balance_after)}</td>
+            <td>
+              {l.is_break ? (
+                <strong>{t("money.broken", { gap: fcfa(l.gap) })}</strong>
+              ) : l.expected_balance === null ? (
+                t("money.unchecked")
+              ) : (
+                t("money.holds")
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <p class="inline">
+        {offset > 0 && (
+          <button type="button" onClick={() => setOffset(Math.max(0, offset - LINKS_PAGE))}>
+            {t("money.earlierLinks")}
+          </button>
+        )}
+        {offset + list.rows.length < total && (
+          <button type="button" onClick={() => setOffset(offset + LINKS_PAGE)}>
+            {t("money.laterLinks")}
+          </button>
+        )}
+      </p>
+    </>
   );
 }
 

@@ -37,6 +37,8 @@ afterAll(async () => {
 
 const simDay = async (simId: string, token = supervisor.token) =>
   sys.api.get(`/v1/reconciliations/daily/${simId}?day=${DAY}`, { token });
+const chainOf = async (simId: string, query = "", token = supervisor.token) =>
+  sys.api.get(`/v1/reconciliations/daily/${simId}/chain?day=${DAY}${query}`, { token });
 
 /** What a message moved for the SIM, as the network printed it (fee from the text's own figures). */
 function movedBy(list: OutgoingSms[], i: number, balanceOf: (s: OutgoingSms) => number | undefined): number {
@@ -127,6 +129,59 @@ describe("a simulated day per SIM (GET /v1/reconciliations/daily/:sim_id)", () =
   });
 });
 
+describe("a SIM's day link by link (GET /v1/reconciliations/daily/:sim_id/chain)", () => {
+  it("lists every message of the chain in order, the withheld one's gap flagged where the reconciliation names it", async () => {
+    const sim = lossy.sims[0];
+    const [chain, rec] = [await chainOf(sim.simId, "&limit=500"), (await simDay(sim.simId)).body.sims[0]];
+    expect(chain.status).toBe(200);
+    expect(chain.body).toMatchObject({ sim_id: sim.simId, day: DAY, offset: 0, breaks: 1 });
+    const links = chain.body.links as Record<string, any>[];
+    expect(links).toHaveLength(chain.body.total);
+    // Every message delivered that day, in the operator's order (the withheld one is not there).
+    expect(links.map((l) => l.message_id)).toEqual(late!.sms.deliveries.map((d) => d.body.message_id));
+    const times = links.map((l) => Date.parse(l.received_at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const broken = links.filter((l) => l.is_break);
+    const b = rec.breaks[0];
+    expect(broken).toEqual([
+      expect.objectContaining({
+        message_id: b.message_id,
+        expected_balance: b.expected_balance,
+        balance_after: b.found_balance,
+        gap: b.gap,
+      }),
+    ]);
+    const previous = links.find((l) => l.message_id === b.previous_message_id)!;
+    expect(broken[0].balance_before).toBe(previous.balance_after);
+    expect(broken[0].expected_balance).toBe(broken[0].balance_before + broken[0].moved);
+    // Every other link that can be checked holds: its printed balance is the one expected.
+    for (const l of links.filter((l) => !l.is_break && l.expected_balance !== null)) {
+      expect(l.balance_after).toBe(l.expected_balance);
+      expect(l.gap).toBeNull();
+    }
+    expect(links[0].balance_before).toBeNull(); // nothing before the day on this SIM
+
+    const page = await chainOf(sim.simId, "&offset=10&limit=5");
+    expect(page.body).toMatchObject({ total: chain.body.total, breaks: 1, offset: 10 });
+    expect(page.body.links).toEqual(links.slice(10, 15));
+  });
+
+  it("is for supervisors and admins; an unknown SIM is 404, a bad page 422", async () => {
+    const sim = lossy.sims[0].simId;
+    const byAgent = await chainOf(sim, "", agent.token);
+    expect([byAgent.status, byAgent.body.context?.reason]).toEqual([403, "supervisor_required"]);
+    expect((await chainOf(sim, "", admin.token)).status).toBe(200);
+    const unknown = await chainOf("00000000-0000-4000-8000-000000000999");
+    expect([unknown.status, unknown.body.context?.reason]).toEqual([404, "sim_not_found"]);
+    for (const q of ["&limit=0", "&limit=501", "&offset=-1"]) expect((await chainOf(sim, q)).status).toBe(422);
+    expect(
+      (await sys.api.get(`/v1/reconciliations/daily/${sim}/chain?day=2026-02-30`, { token: admin.token })).status,
+    ).toBe(422);
+    const quiet = await sys.api.get(`/v1/reconciliations/daily/${sim}/chain?day=2020-01-01`, { token: admin.token });
+    expect(quiet.body).toMatchObject({ total: 0, breaks: 0, links: [] });
+  });
+});
+
 describe("the fleet's day (GET /v1/reconciliations/daily)", () => {
   it("sums the SIMs and names the one that does not reconcile", async () => {
     const res = await sys.api.get(`/v1/reconciliations/daily?day=${DAY}`, { token: admin.token });
@@ -182,6 +237,9 @@ describe("a withheld message that arrives at last", () => {
     await late!.sms.deliver(late!.message);
     const healed = (await simDay(lossy.sims[0].simId)).body.sims[0];
     expect(healed).toMatchObject({ unexplained_xaf: 0, breaks: [] });
+    const chain = (await chainOf(lossy.sims[0].simId, "&limit=500")).body;
+    expect(chain).toMatchObject({ breaks: 0, total: late!.sms.deliveries.length });
+    expect(chain.links.filter((l: { is_break: boolean }) => l.is_break)).toEqual([]);
     const fleet = (await sys.api.get(`/v1/reconciliations/daily?day=${DAY}`, { token: admin.token })).body.fleet;
     expect(fleet).toMatchObject({ sims: 3, unexplained_xaf: 0, chain_breaks: 0, sims_not_reconciled: [] });
   });

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import {
   FleetReconciliationSchema,
+  GetBalanceChainResponseSchema,
   SimReconciliationSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { contractSchema } from "../../http/contract-schema.ts";
 import { toContractJson } from "../../http/json.ts";
-import { ok, route, type Route } from "../../http/route.ts";
+import { ok, queryInt, route, type Route } from "../../http/route.ts";
 
 // The daily reconciliation of the SIMs' money, read from evidence (additive /v1 routes).
 
@@ -130,6 +132,50 @@ const ERRORS = {
   422: { description: "Malformed day or SIM id", reasons: ["invalid_request"] },
 };
 
+const CHAIN_EXAMPLE = {
+  sim_id: SIM_EXAMPLE.sim_id,
+  day: "2026-11-22",
+  total: 2,
+  breaks: 1,
+  offset: 0,
+  links: [
+    {
+      message_id: "7d2c0c8e-1f5b-4a8e-9b6d-0e1f2a3b4c5d",
+      received_at: "2026-11-22T08:14:03.000Z",
+      kind: "DEP",
+      direction: "out",
+      amount: 15000,
+      fee: 0,
+      commission: null,
+      moved: -15000,
+      balance_before: 413000,
+      expected_balance: 398000,
+      balance_after: 398000,
+      outcome: "confirmed",
+      operator_ref: "CI221126.0814.B12345",
+      is_break: false,
+      gap: null,
+    },
+    {
+      message_id: "9a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
+      received_at: "2026-11-22T09:02:41.000Z",
+      kind: "BAL",
+      direction: null,
+      amount: null,
+      fee: null,
+      commission: null,
+      moved: 0,
+      balance_before: 398000,
+      expected_balance: 398000,
+      balance_after: 395000,
+      outcome: "confirmed",
+      operator_ref: null,
+      is_break: true,
+      gap: -3000,
+    },
+  ],
+};
+
 async function read(
   services: Parameters<Route["handle"]>[0]["services"],
   caller: Parameters<Route["handle"]>[0]["caller"],
@@ -182,6 +228,44 @@ export const reconciliationRoutes: Route[] = [
     },
     async handle({ caller, query, params, services }) {
       return ok(await read(services, caller, query.day, params.sim_id));
+    },
+  }),
+  route({
+    operationId: "getSimBalanceChain",
+    method: "get",
+    path: "/v1/reconciliations/daily/:sim_id/chain",
+    tag: "Operations",
+    summary: "One SIM's balance chain of a day, link by link, each break flagged",
+    description: `The messages of the SIM's balance chain on one local day (UTC+1, \`day\` YYYY-MM-DD, default today),
+in operator-timestamp order: the same messages and rule as the reconciliation's \`breaks\` (restatements, unknown
+senders and a reference read twice are not in the chain). Each link: the message, what it moved (in − out − fee +
+commission), \`balance_before\` (the balance printed by the last earlier chain message, the day before included),
+\`expected_balance\` (balance_before moved by this message; null when the link cannot be checked: no balance before,
+none printed, or a movement the text does not state), the printed \`balance_after\`, and \`is_break\` with its
+\`gap\` (printed − expected). Paged: \`offset\` (default 0) and \`limit\` (1–500, default 200); \`total\` counts
+the day's links and \`breaks\` the broken ones. Supervisors and admins only.`,
+    auth: ["session"],
+    uuidParams: ["sim_id"],
+    query: z.object({ day, offset: queryInt(0, 100_000).optional(), limit: queryInt(1, 500).optional() }),
+    responses: {
+      200: {
+        description: "A page of the day's chain",
+        schema: contractSchema(GetBalanceChainResponseSchema),
+        example: CHAIN_EXAMPLE,
+      },
+      ...ERRORS,
+      422: { description: "Malformed day, SIM id, offset or limit", reasons: ["invalid_request"] },
+      404: { description: "No SIM has this id", reasons: ["sim_not_found"] },
+    },
+    async handle({ caller, query, params, services }) {
+      const res = await services.evidence.getBalanceChain({
+        caller,
+        simId: params.sim_id,
+        day: query.day ?? "",
+        offset: query.offset ?? 0,
+        limit: query.limit ?? 0,
+      });
+      return ok(toContractJson(GetBalanceChainResponseSchema, res));
     },
   }),
 ];

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { chainBreaks, chainOf, linkBreak, movementOf, reconcileDay, type ChainMessage } from "./balance-chain.ts";
+import {
+  chainBreaks,
+  chainOf,
+  dayLinks,
+  linkBreak,
+  movementOf,
+  reconcileDay,
+  type ChainMessage,
+} from "./balance-chain.ts";
 
 let n = 0;
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 8, minute));
@@ -80,6 +88,37 @@ describe("balance chain", () => {
     const unknown = msg(2, { kind: null, direction: null, amount: 700, balance_after: 4000 });
     const b = msg(3, { amount: 1000, balance_after: 3000 });
     expect(chainBreaks(chainOf([a, unknown, b]))).toEqual([]);
+  });
+});
+
+describe("the links of a day's chain", () => {
+  it("lists every message with the balance before, the expected and the printed balance, its break flagged", () => {
+    const before = msg(0, { amount: 100, balance_after: 10_000 });
+    const a = msg(10, { amount: 1000, fee: 25, balance_after: 8975 });
+    const silent = msg(11, { kind: "UV_IN", direction: "in", amount: 300 }); // printed no balance
+    const b = msg(12, { amount: 500, balance_after: 5000 }); // 3,475 left that no message says
+    const links = dayLinks(before, [b, silent, a]);
+    expect(
+      links.map((l) => [l.message.id, l.balance_before, l.moved, l.expected_balance, l.message.balance_after]),
+    ).toEqual([
+      [a.id, 10_000, -1025, 8975, 8975],
+      [silent.id, 8975, 300, null, null],
+      [b.id, 8975, -500, 8475, 5000],
+    ]);
+    expect(links.map((l) => l.break)).toEqual([
+      null,
+      null,
+      { previous_message_id: a.id, message_id: b.id, expected_balance: 8475, found_balance: 5000, gap: -3475 },
+    ]);
+    // The same rule as the day's reconciliation: its breaks are the flagged links.
+    expect(reconcileDay(before, [b, silent, a]).breaks).toEqual(links.flatMap((l) => (l.break ? [l.break] : [])));
+  });
+
+  it("starts without a reference when no message came before the day", () => {
+    const a = msg(1, { amount: 1000, balance_after: 9000 });
+    expect(dayLinks(null, [a]).map((l) => [l.balance_before, l.expected_balance, l.break])).toEqual([
+      [null, null, null],
+    ]);
   });
 });
 

@@ -86,19 +86,57 @@ export function linkBreak(previous: ChainMessage, m: ChainMessage): ChainBreak |
   };
 }
 
-/** Every break along an ordered chain (see chainOf). */
-export function chainBreaks(chain: readonly ChainMessage[]): ChainBreak[] {
-  const breaks: ChainBreak[] = [];
+/** One message of a chain and the link it makes with the balance printed before it. */
+export interface ChainLink {
+  message: ChainMessage;
+  /** The balance after the last earlier message of the chain that printed one (null: none). */
+  balance_before: number | null;
+  /** What the message moved (movementOf; null when the text does not say). */
+  moved: number | null;
+  /**
+   * balance_before moved by this message, when the link can be checked (both balances printed
+   * and the movement known); null otherwise.
+   */
+  expected_balance: number | null;
+  /** The link does not hold (linkBreak): null when it holds or cannot be checked. */
+  break: ChainBreak | null;
+}
+
+/**
+ * Each message along an ordered chain (see chainOf) with its link: a message that printed no
+ * balance is listed but checks nothing, and the next one is checked against the last balance
+ * printed. The one walk of the chain: its breaks are the links that do not hold.
+ */
+export function chainLinks(chain: readonly ChainMessage[]): ChainLink[] {
+  const links: ChainLink[] = [];
   let previous: ChainMessage | null = null;
   for (const m of chain) {
-    if (m.balance_after === null) continue;
-    if (previous) {
-      const b = linkBreak(previous, m);
-      if (b) breaks.push(b);
-    }
-    previous = m;
+    const moved = movementOf(m);
+    const before = previous?.balance_after ?? null;
+    const expected = before !== null && m.balance_after !== null && moved !== null ? before + moved : null;
+    links.push({
+      message: m,
+      balance_before: before,
+      moved,
+      expected_balance: expected,
+      break: previous && expected !== null ? linkBreak(previous, m) : null,
+    });
+    if (m.balance_after !== null) previous = m;
   }
-  return breaks;
+  return links;
+}
+
+/** Every break along an ordered chain (see chainOf). */
+export function chainBreaks(chain: readonly ChainMessage[]): ChainBreak[] {
+  return chainLinks(chain).flatMap((l) => (l.break ? [l.break] : []));
+}
+
+/**
+ * The links of one day's chain: `before` (the last chain message before the day, or null)
+ * is the first link's reference and is not listed itself.
+ */
+export function dayLinks(before: ChainMessage | null, day: readonly ChainMessage[]): ChainLink[] {
+  return chainLinks(chainOf(before ? [before, ...day] : day)).filter((l) => l.message !== before);
 }
 
 export interface DayBalance {

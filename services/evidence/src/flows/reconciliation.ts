@@ -1,5 +1,5 @@
 import type { Caller } from "@transferops/kit";
-import { reconcileDay, type ChainMessage, type DayBalance } from "../domain/balance-chain.ts";
+import { dayLinks, reconcileDay, type ChainLink, type ChainMessage, type DayBalance } from "../domain/balance-chain.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
@@ -43,14 +43,7 @@ export async function dailyReconciliation(
   deps: FlowDeps,
   req: { caller?: Caller; day: string; simId: string },
 ): Promise<{ fleet: FleetDay; sims: SimDay[] }> {
-  const caller = requireBoard(req.caller);
-  if (needsGrant(caller)) throw refusal("supervisor_required", "Reconciliation is for supervisors and admins");
-  const day = req.day === "" ? localDayOf(new Date()) : req.day;
-  const from = localMidnight(day);
-  if (from === null) throw invalid("day", "must be a calendar day YYYY-MM-DD", req.day);
-  // The gateway refuses a malformed id (422, a UUID path parameter); an unknown one is 404 below.
-  if (req.simId.length > 100) throw invalid("sim_id", "at most 100 characters");
-  const to = new Date(from.getTime() + DAY_MS);
+  const { day, from, to } = dayOfRequest(req);
   const em = deps.db.em();
   const rowsOfDay = await dayRows(em, day, req.simId || null);
   // A SIM without messages that day is answered with its day unchanged only if it exists:
@@ -67,6 +60,59 @@ export async function dailyReconciliation(
     sims.push({ ...balance, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf });
   }
   return { fleet: fleetOf(day, sims), sims };
+}
+
+/** Who may read a day of money, and which day: supervisors and admins, a calendar day (today when empty). */
+function dayOfRequest(req: { caller?: Caller; day: string; simId: string }): { day: string; from: Date; to: Date } {
+  const caller = requireBoard(req.caller);
+  if (needsGrant(caller)) throw refusal("supervisor_required", "Reconciliation is for supervisors and admins");
+  const day = req.day === "" ? localDayOf(new Date()) : req.day;
+  const from = localMidnight(day);
+  if (from === null) throw invalid("day", "must be a calendar day YYYY-MM-DD", req.day);
+  // The gateway refuses a malformed id (422, a UUID path parameter); an unknown one is 404.
+  if (req.simId.length > 100) throw invalid("sim_id", "at most 100 characters");
+  return { day, from, to: new Date(from.getTime() + DAY_MS) };
+}
+
+/** The most links one page of a balance chain carries, and a page's size when none is asked. */
+export const CHAIN_PAGE_MAX = 500;
+export const CHAIN_PAGE_DEFAULT = 200;
+
+export interface BalanceChainPage {
+  sim_id: string;
+  day: string;
+  total: number;
+  breaks: number;
+  offset: number;
+  links: ChainLink[];
+}
+
+/**
+ * One SIM's balance chain of one local day, link by link, a page at a time: the same
+ * messages and the same rule as the day's reconciliation (dayLinks), so the links flagged
+ * here are its `breaks`. The whole day is read to place each link (as the reconciliation
+ * does); only the page is answered. Same callers and scope as the reconciliation.
+ */
+export async function balanceChain(
+  deps: FlowDeps,
+  req: { caller?: Caller; day: string; simId: string; offset: number; limit: number },
+): Promise<BalanceChainPage> {
+  const { day, from, to } = dayOfRequest(req);
+  if (req.offset < 0) throw invalid("offset", "must be 0 or more", String(req.offset));
+  if (req.limit < 0 || req.limit > CHAIN_PAGE_MAX)
+    throw invalid("limit", `must be 1 to ${CHAIN_PAGE_MAX}`, String(req.limit));
+  const { before, messages } = await chainOfPeriod(deps.db.em(), req.simId, from, to);
+  if (!before && messages.length === 0 && !(await lookupSim(deps, req.simId)))
+    throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
+  const links = dayLinks((before as ChainMessage | undefined) ?? null, messages as ChainMessage[]);
+  return {
+    sim_id: req.simId,
+    day,
+    total: links.length,
+    breaks: links.filter((l) => l.break).length,
+    offset: req.offset,
+    links: links.slice(req.offset, req.offset + (req.limit || CHAIN_PAGE_DEFAULT)),
+  };
 }
 
 function emptyRow(simId: string): DayRow {

@@ -8,11 +8,11 @@ import { requireAdmin } from "../domain/scope.ts";
 import { messagesPurged } from "../events/messages.ts";
 import { attach, dismiss, movements, unmatchedEvidence } from "../flows/board.ts";
 import type { FlowDeps } from "../flows/ports.ts";
-import { dailyReconciliation } from "../flows/reconciliation.ts";
+import { balanceChain, dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
 import { activateRule, addRule, listRules, retireRule, tryRule } from "../flows/wording-rules.ts";
-import { toEvidence } from "./mappers.ts";
+import { toChainLink, toEvidence } from "./mappers.ts";
 import { toWordingRule } from "../events/wording.ts";
 
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
@@ -112,6 +112,18 @@ export function evidenceHandlers(
           divergent: s.divergent,
           unknownSender: s.unknown_sender,
         })),
+      };
+    },
+
+    async getBalanceChain(req) {
+      const page = await balanceChain(deps, req);
+      return {
+        simId: page.sim_id,
+        day: page.day,
+        total: page.total,
+        breaks: page.breaks,
+        offset: page.offset,
+        links: page.links.map(toChainLink),
       };
     },
 

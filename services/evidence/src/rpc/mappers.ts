@@ -1,11 +1,13 @@
-import { create, fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { ts, opt, big } from "@transferops/kit";
 import { OperationSchema, type Operation } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import {
+  BalanceChainLinkSchema,
   MessageResultSchema,
   type MessageResult,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import type { ChainLink } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import type { MessageRefusal } from "../domain/submission.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
@@ -72,4 +74,26 @@ export function toResult(m: MessageRecord, duplicate: boolean): MessageResult {
     previousBalance: big(m.previous_balance),
     operation: operationOf(m),
   });
+}
+
+/** One link of a SIM's balance chain (domain ChainLink) as the proto's BalanceChainLink. */
+export function toChainLink(l: ChainLink): MessageInitShape<typeof BalanceChainLinkSchema> {
+  const m = l.message;
+  return {
+    messageId: m.id,
+    receivedAt: ts(m.received_at),
+    kind: opt(m.kind),
+    direction: opt(m.direction),
+    amount: big(m.amount),
+    fee: big(m.fee),
+    commission: big(m.commission),
+    moved: big(l.moved),
+    balanceBefore: big(l.balance_before),
+    expectedBalance: big(l.expected_balance),
+    balanceAfter: big(m.balance_after),
+    outcome: m.outcome,
+    operatorRef: opt(m.operator_ref),
+    isBreak: l.break !== null,
+    gap: big(l.break?.gap),
+  };
 }

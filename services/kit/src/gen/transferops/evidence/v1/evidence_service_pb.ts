@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence_service.proto.
  */
 export const file_transferops_evidence_v1_evidence_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi6wMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIbCg5yZWZ1c2VkX3JlYXNvbhgNIAEoCUgFiAEBEhsKDnJlZnVzZWRfZGV0YWlsGA4gASgJSAaIAQFCFAoSX2NsaWVudF9tZXNzYWdlX2lkQgcKBV9raW5kQg8KDV9vcGVyYXRpb25faWRCCgoIX2JhbGFuY2VCEwoRX3ByZXZpb3VzX2JhbGFuY2VCEQoPX3JlZnVzZWRfcmVhc29uQhEKD19yZWZ1c2VkX2RldGFpbCJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJrCh1HZXREYWlseVJlY29uY2lsaWF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEgsKA2RheRgCIAEoCRIOCgZzaW1faWQYAyABKAkiggEKEUJhbGFuY2VDaGFpbkJyZWFrEhsKE3ByZXZpb3VzX21lc3NhZ2VfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIYChBleHBlY3RlZF9iYWxhbmNlGAMgASgDEhUKDWZvdW5kX2JhbGFuY2UYBCABKAMSCwoDZ2FwGAUgASgDIo0EChFTaW1SZWNvbmNpbGlhdGlvbhIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEhwKD29wZW5pbmdfYmFsYW5jZRgDIAEoA0gAiAEBEhwKD2Nsb3NpbmdfYmFsYW5jZRgEIAEoA0gBiAEBEhIKCnByb3Zlbl94YWYYBSABKAMSFwoPcHJvdmVuX2ZlZXNfeGFmGAYgASgDEg4KBmluX3hhZhgHIAEoAxIPCgdvdXRfeGFmGAggASgDEhAKCGZlZXNfeGFmGAkgASgDEhUKDWV4cGxhaW5lZF94YWYYCiABKAMSHAoPdW5leHBsYWluZWRfeGFmGAsgASgDSAKIAQESOgoGYnJlYWtzGAwgAygLMioudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQmFsYW5jZUNoYWluQnJlYWsSHAoUdW5yZWFkYWJsZV9tb3ZlbWVudHMYDSABKAUSEAoIbWVzc2FnZXMYDiABKAUSEQoJY29uZmlybWVkGA8gASgFEhEKCXVubWF0Y2hlZBgQIAEoBRIRCgltb3ZlbWVudHMYESABKAUSEQoJZGl2ZXJnZW50GBIgASgFEhYKDnVua25vd25fc2VuZGVyGBMgASgFQhIKEF9vcGVuaW5nX2JhbGFuY2VCEgoQX2Nsb3NpbmdfYmFsYW5jZUISChBfdW5leHBsYWluZWRfeGFmIqUCChNGbGVldFJlY29uY2lsaWF0aW9uEgsKA2RheRgBIAEoCRIMCgRzaW1zGAIgASgFEhcKD29wZW5pbmdfYmFsYW5jZRgDIAEoAxIXCg9jbG9zaW5nX2JhbGFuY2UYBCABKAMSEgoKcHJvdmVuX3hhZhgFIAEoAxIXCg9wcm92ZW5fZmVlc194YWYYBiABKAMSDgoGaW5feGFmGAcgASgDEg8KB291dF94YWYYCCABKAMSEAoIZmVlc194YWYYCSABKAMSFQoNZXhwbGFpbmVkX3hhZhgKIAEoAxIXCg91bmV4cGxhaW5lZF94YWYYCyABKAMSFAoMY2hhaW5fYnJlYWtzGAwgASgFEhsKE3NpbXNfbm90X3JlY29uY2lsZWQYDSADKAkilwEKHkdldERhaWx5UmVjb25jaWxpYXRpb25SZXNwb25zZRI7CgVmbGVldBgBIAEoCzIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkZsZWV0UmVjb25jaWxpYXRpb24SOAoEc2ltcxgCIAMoCzIqLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlNpbVJlY29uY2lsaWF0aW9uImkKF0xpc3RXb3JkaW5nUnVsZXNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEAoIb3BlcmF0b3IYAiABKAkSDQoFc3RhdGUYAyABKAkiTwoYTGlzdFdvcmRpbmdSdWxlc1Jlc3BvbnNlEjMKBXJ1bGVzGAEgAygLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUizwEKFUFkZFdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg8KB3J1bGVfaWQYAiABKAkSEAoIb3BlcmF0b3IYAyABKAkSEQoEa2luZBgEIAEoCUgAiAEBEhAKCGxhbmd1YWdlGAUgASgJEhYKCWRpcmVjdGlvbhgGIAEoCUgBiAEBEhAKCHRlbXBsYXRlGAcgASgJQgcKBV9raW5kQgwKCl9kaXJlY3Rpb24iTAoWQWRkV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUiWgoVVHJ5V29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJOChZUcnlXb3JkaW5nUnVsZVJlc3BvbnNlEjQKBXRyaWFsGAEgASgLMiUudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1RyaWFsIl8KGkFjdGl2YXRlV29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJRChtBY3RpdmF0ZVdvcmRpbmdSdWxlUmVzcG9uc2USMgoEcnVsZRgBIAEoCzIkLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdSdWxlIl0KGFJldGlyZVdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhIKCnZlcnNpb25faWQYAiABKAkiTwoZUmV0aXJlV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUyrQwKD0V2aWRlbmNlU2VydmljZRJxCg5TdWJtaXRNZXNzYWdlcxIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVzcG9uc2UShgEKFUxpc3RVbm1hdGNoZWRFdmlkZW5jZRI1LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RVbm1hdGNoZWRFdmlkZW5jZVJlcXVlc3QaNi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXNwb25zZRJ0Cg9EaXNtaXNzRXZpZGVuY2USLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5EaXNtaXNzRXZpZGVuY2VSZXF1ZXN0GjAudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVzcG9uc2USbgoNTGlzdE1vdmVtZW50cxItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdE1vdmVtZW50c1Jlc3BvbnNlEnEKDkF0dGFjaEV2aWRlbmNlEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXNwb25zZRJrCgxQYXJzZU1lc3NhZ2USLC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5QYXJzZU1lc3NhZ2VSZXF1ZXN0Gi0udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVzcG9uc2USbgoNUmVzZXRFdmlkZW5jZRItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlEokBChZHZXREYWlseVJlY29uY2lsaWF0aW9uEjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0RGFpbHlSZWNvbmNpbGlhdGlvblJlcXVlc3QaNy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5HZXREYWlseVJlY29uY2lsaWF0aW9uUmVzcG9uc2USdwoQTGlzdFdvcmRpbmdSdWxlcxIwLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RXb3JkaW5nUnVsZXNSZXF1ZXN0GjEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdFdvcmRpbmdSdWxlc1Jlc3BvbnNlEnEKDkFkZFdvcmRpbmdSdWxlEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQWRkV29yZGluZ1J1bGVSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQWRkV29yZGluZ1J1bGVSZXNwb25zZRJxCg5UcnlXb3JkaW5nUnVsZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlRyeVdvcmRpbmdSdWxlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlRyeVdvcmRpbmdSdWxlUmVzcG9uc2USgAEKE0FjdGl2YXRlV29yZGluZ1J1bGUSMy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5BY3RpdmF0ZVdvcmRpbmdSdWxlUmVxdWVzdBo0LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkFjdGl2YXRlV29yZGluZ1J1bGVSZXNwb25zZRJ6ChFSZXRpcmVXb3JkaW5nUnVsZRIxLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJldGlyZVdvcmRpbmdSdWxlUmVxdWVzdBoyLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJldGlyZVdvcmRpbmdSdWxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
+  fileDesc("Ci50cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZV9zZXJ2aWNlLnByb3RvEhd0cmFuc2Zlcm9wcy5ldmlkZW5jZS52MSLNAQoPSW5jb21pbmdNZXNzYWdlEg4KBnNlbmRlchgBIAEoCRILCgNyYXcYAiABKAkSLwoLcmVjZWl2ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEmRldmljZV9yZWNlaXZlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoRY2xpZW50X21lc3NhZ2VfaWQYBSABKAlIAIgBAUIUChJfY2xpZW50X21lc3NhZ2VfaWQi2wEKFVN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg4KBnNpbV9pZBgCIAEoCRIeChFzdWJzY3JpcHRpb25fc2xvdBgDIAEoBUgAiAEBEhEKCWNvcnJlbGF0ZRgEIAEoCBI6CghtZXNzYWdlcxgFIAMoCzIoLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkluY29taW5nTWVzc2FnZUIUChJfc3Vic2NyaXB0aW9uX3Nsb3Qi6wMKDU1lc3NhZ2VSZXN1bHQSEgoKbWVzc2FnZV9pZBgBIAEoCRIeChFjbGllbnRfbWVzc2FnZV9pZBgCIAEoCUgAiAEBEhEKCWR1cGxpY2F0ZRgDIAEoCBIPCgdtYXRjaGVkGAQgASgIEhAKCHJlc3RhdGVkGAUgASgIEhEKBGtpbmQYBiABKAlIAYgBARIPCgdvdXRjb21lGAcgASgJEhkKDG9wZXJhdGlvbl9pZBgIIAEoCUgCiAEBEhQKDGlzX2FtYmlndW91cxgJIAEoCBIUCgdiYWxhbmNlGAogASgDSAOIAQESHQoQcHJldmlvdXNfYmFsYW5jZRgLIAEoA0gEiAEBEjUKCW9wZXJhdGlvbhgMIAEoCzIiLnRyYW5zZmVyb3BzLmRpc3BhdGNoLnYxLk9wZXJhdGlvbhIbCg5yZWZ1c2VkX3JlYXNvbhgNIAEoCUgFiAEBEhsKDnJlZnVzZWRfZGV0YWlsGA4gASgJSAaIAQFCFAoSX2NsaWVudF9tZXNzYWdlX2lkQgcKBV9raW5kQg8KDV9vcGVyYXRpb25faWRCCgoIX2JhbGFuY2VCEwoRX3ByZXZpb3VzX2JhbGFuY2VCEQoPX3JlZnVzZWRfcmVhc29uQhEKD19yZWZ1c2VkX2RldGFpbCJRChZTdWJtaXRNZXNzYWdlc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5NZXNzYWdlUmVzdWx0IqEBChxMaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEQoJdW5tYXRjaGVkGAIgASgIEg0KBWxpbWl0GAMgASgFEjAKBndpbmRvdxgEIAEoCzIgLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5EYXlXaW5kb3ciVQodTGlzdFVubWF0Y2hlZEV2aWRlbmNlUmVzcG9uc2USNAoJZXZpZGVuY2VzGAEgAygLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UibAoWRGlzbWlzc0V2aWRlbmNlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhMKC2V2aWRlbmNlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIZChdEaXNtaXNzRXZpZGVuY2VSZXNwb25zZSKGAQoUTGlzdE1vdmVtZW50c1JlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchINCgVsaW1pdBgCIAEoBRIwCgZ3aW5kb3cYAyABKAsyIC50cmFuc2Zlcm9wcy5jb21tb24udjEuRGF5V2luZG93Ik0KFUxpc3RNb3ZlbWVudHNSZXNwb25zZRI0CglldmlkZW5jZXMYASADKAsyIS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5FdmlkZW5jZSJxChVBdHRhY2hFdmlkZW5jZVJlcXVlc3QSLQoGY2FsbGVyGAEgASgLMh0udHJhbnNmZXJvcHMuY29tbW9uLnYxLkNhbGxlchIUCgxvcGVyYXRpb25faWQYAiABKAkSEwoLZXZpZGVuY2VfaWQYAyABKAkihAEKFkF0dGFjaEV2aWRlbmNlUmVzcG9uc2USNQoJb3BlcmF0aW9uGAEgASgLMiIudHJhbnNmZXJvcHMuZGlzcGF0Y2gudjEuT3BlcmF0aW9uEjMKCGV2aWRlbmNlGAIgASgLMiEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRXZpZGVuY2UiNQoTUGFyc2VNZXNzYWdlUmVxdWVzdBIQCghvcGVyYXRvchgBIAEoCRIMCgR0ZXh0GAIgASgJIuMDChRQYXJzZU1lc3NhZ2VSZXNwb25zZRIRCgRraW5kGAEgASgJSACIAQESEwoGYW1vdW50GAIgASgDSAGIAQESEAoDZmVlGAMgASgDSAKIAQESGgoNYmFsYW5jZV9hZnRlchgEIAEoA0gDiAEBEhkKDG9wZXJhdG9yX3JlZhgFIAEoCUgEiAEBEiAKE2NvdW50ZXJwYXJ0eV9tc2lzZG4YBiABKAlIBYgBARIeChFjb3VudGVycGFydHlfbmFtZRgHIAEoCUgGiAEBEhYKCWRpcmVjdGlvbhgIIAEoCUgHiAEBEhUKCGxhbmd1YWdlGAkgASgJSAiIAQESEQoEcnVsZRgKIAEoCUgJiAEBEhMKC2Nhbl9jb25maXJtGAsgASgIEhsKE2Nhbl9jb25maXJtX2JhbGFuY2UYDCABKAgSEwoLaXNfbW92ZW1lbnQYDSABKAhCBwoFX2tpbmRCCQoHX2Ftb3VudEIGCgRfZmVlQhAKDl9iYWxhbmNlX2FmdGVyQg8KDV9vcGVyYXRvcl9yZWZCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CCwoJX2xhbmd1YWdlQgcKBV9ydWxlIkUKFFJlc2V0RXZpZGVuY2VSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXIilQEKFVJlc2V0RXZpZGVuY2VSZXNwb25zZRJMCgdkZWxldGVkGAEgAygLMjsudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlLkRlbGV0ZWRFbnRyeRouCgxEZWxldGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJrCh1HZXREYWlseVJlY29uY2lsaWF0aW9uUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEgsKA2RheRgCIAEoCRIOCgZzaW1faWQYAyABKAkiggEKEUJhbGFuY2VDaGFpbkJyZWFrEhsKE3ByZXZpb3VzX21lc3NhZ2VfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIYChBleHBlY3RlZF9iYWxhbmNlGAMgASgDEhUKDWZvdW5kX2JhbGFuY2UYBCABKAMSCwoDZ2FwGAUgASgDIo0EChFTaW1SZWNvbmNpbGlhdGlvbhIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEhwKD29wZW5pbmdfYmFsYW5jZRgDIAEoA0gAiAEBEhwKD2Nsb3NpbmdfYmFsYW5jZRgEIAEoA0gBiAEBEhIKCnByb3Zlbl94YWYYBSABKAMSFwoPcHJvdmVuX2ZlZXNfeGFmGAYgASgDEg4KBmluX3hhZhgHIAEoAxIPCgdvdXRfeGFmGAggASgDEhAKCGZlZXNfeGFmGAkgASgDEhUKDWV4cGxhaW5lZF94YWYYCiABKAMSHAoPdW5leHBsYWluZWRfeGFmGAsgASgDSAKIAQESOgoGYnJlYWtzGAwgAygLMioudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQmFsYW5jZUNoYWluQnJlYWsSHAoUdW5yZWFkYWJsZV9tb3ZlbWVudHMYDSABKAUSEAoIbWVzc2FnZXMYDiABKAUSEQoJY29uZmlybWVkGA8gASgFEhEKCXVubWF0Y2hlZBgQIAEoBRIRCgltb3ZlbWVudHMYESABKAUSEQoJZGl2ZXJnZW50GBIgASgFEhYKDnVua25vd25fc2VuZGVyGBMgASgFQhIKEF9vcGVuaW5nX2JhbGFuY2VCEgoQX2Nsb3NpbmdfYmFsYW5jZUISChBfdW5leHBsYWluZWRfeGFmIqUCChNGbGVldFJlY29uY2lsaWF0aW9uEgsKA2RheRgBIAEoCRIMCgRzaW1zGAIgASgFEhcKD29wZW5pbmdfYmFsYW5jZRgDIAEoAxIXCg9jbG9zaW5nX2JhbGFuY2UYBCABKAMSEgoKcHJvdmVuX3hhZhgFIAEoAxIXCg9wcm92ZW5fZmVlc194YWYYBiABKAMSDgoGaW5feGFmGAcgASgDEg8KB291dF94YWYYCCABKAMSEAoIZmVlc194YWYYCSABKAMSFQoNZXhwbGFpbmVkX3hhZhgKIAEoAxIXCg91bmV4cGxhaW5lZF94YWYYCyABKAMSFAoMY2hhaW5fYnJlYWtzGAwgASgFEhsKE3NpbXNfbm90X3JlY29uY2lsZWQYDSADKAkilwEKHkdldERhaWx5UmVjb25jaWxpYXRpb25SZXNwb25zZRI7CgVmbGVldBgBIAEoCzIsLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkZsZWV0UmVjb25jaWxpYXRpb24SOAoEc2ltcxgCIAMoCzIqLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlNpbVJlY29uY2lsaWF0aW9uIoMBChZHZXRCYWxhbmNlQ2hhaW5SZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISDgoGc2ltX2lkGAIgASgJEgsKA2RheRgDIAEoCRIOCgZvZmZzZXQYBCABKAUSDQoFbGltaXQYBSABKAUilAQKEEJhbGFuY2VDaGFpbkxpbmsSEgoKbWVzc2FnZV9pZBgBIAEoCRIvCgtyZWNlaXZlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoEa2luZBgDIAEoCUgAiAEBEhYKCWRpcmVjdGlvbhgEIAEoCUgBiAEBEhMKBmFtb3VudBgFIAEoA0gCiAEBEhAKA2ZlZRgGIAEoA0gDiAEBEhcKCmNvbW1pc3Npb24YByABKANIBIgBARISCgVtb3ZlZBgIIAEoA0gFiAEBEhsKDmJhbGFuY2VfYmVmb3JlGAkgASgDSAaIAQESHQoQZXhwZWN0ZWRfYmFsYW5jZRgKIAEoA0gHiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYCyABKANICIgBARIPCgdvdXRjb21lGAwgASgJEhkKDG9wZXJhdG9yX3JlZhgNIAEoCUgJiAEBEhAKCGlzX2JyZWFrGA4gASgIEhAKA2dhcBgPIAEoA0gKiAEBQgcKBV9raW5kQgwKCl9kaXJlY3Rpb25CCQoHX2Ftb3VudEIGCgRfZmVlQg0KC19jb21taXNzaW9uQggKBl9tb3ZlZEIRCg9fYmFsYW5jZV9iZWZvcmVCEwoRX2V4cGVjdGVkX2JhbGFuY2VCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIGCgRfZ2FwIp8BChdHZXRCYWxhbmNlQ2hhaW5SZXNwb25zZRIOCgZzaW1faWQYASABKAkSCwoDZGF5GAIgASgJEg0KBXRvdGFsGAMgASgFEg4KBmJyZWFrcxgEIAEoBRIOCgZvZmZzZXQYBSABKAUSOAoFbGlua3MYBiADKAsyKS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5CYWxhbmNlQ2hhaW5MaW5rImkKF0xpc3RXb3JkaW5nUnVsZXNSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEAoIb3BlcmF0b3IYAiABKAkSDQoFc3RhdGUYAyABKAkiTwoYTGlzdFdvcmRpbmdSdWxlc1Jlc3BvbnNlEjMKBXJ1bGVzGAEgAygLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUizwEKFUFkZFdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEg8KB3J1bGVfaWQYAiABKAkSEAoIb3BlcmF0b3IYAyABKAkSEQoEa2luZBgEIAEoCUgAiAEBEhAKCGxhbmd1YWdlGAUgASgJEhYKCWRpcmVjdGlvbhgGIAEoCUgBiAEBEhAKCHRlbXBsYXRlGAcgASgJQgcKBV9raW5kQgwKCl9kaXJlY3Rpb24iTAoWQWRkV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUiWgoVVHJ5V29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJOChZUcnlXb3JkaW5nUnVsZVJlc3BvbnNlEjQKBXRyaWFsGAEgASgLMiUudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1RyaWFsIl8KGkFjdGl2YXRlV29yZGluZ1J1bGVSZXF1ZXN0Ei0KBmNhbGxlchgBIAEoCzIdLnRyYW5zZmVyb3BzLmNvbW1vbi52MS5DYWxsZXISEgoKdmVyc2lvbl9pZBgCIAEoCSJRChtBY3RpdmF0ZVdvcmRpbmdSdWxlUmVzcG9uc2USMgoEcnVsZRgBIAEoCzIkLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdSdWxlIl0KGFJldGlyZVdvcmRpbmdSdWxlUmVxdWVzdBItCgZjYWxsZXIYASABKAsyHS50cmFuc2Zlcm9wcy5jb21tb24udjEuQ2FsbGVyEhIKCnZlcnNpb25faWQYAiABKAkiTwoZUmV0aXJlV29yZGluZ1J1bGVSZXNwb25zZRIyCgRydWxlGAEgASgLMiQudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1J1bGUyow0KD0V2aWRlbmNlU2VydmljZRJxCg5TdWJtaXRNZXNzYWdlcxIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlN1Ym1pdE1lc3NhZ2VzUmVzcG9uc2UShgEKFUxpc3RVbm1hdGNoZWRFdmlkZW5jZRI1LnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RVbm1hdGNoZWRFdmlkZW5jZVJlcXVlc3QaNi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0VW5tYXRjaGVkRXZpZGVuY2VSZXNwb25zZRJ0Cg9EaXNtaXNzRXZpZGVuY2USLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5EaXNtaXNzRXZpZGVuY2VSZXF1ZXN0GjAudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuRGlzbWlzc0V2aWRlbmNlUmVzcG9uc2USbgoNTGlzdE1vdmVtZW50cxItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RNb3ZlbWVudHNSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuTGlzdE1vdmVtZW50c1Jlc3BvbnNlEnEKDkF0dGFjaEV2aWRlbmNlEi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXF1ZXN0Gi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQXR0YWNoRXZpZGVuY2VSZXNwb25zZRJrCgxQYXJzZU1lc3NhZ2USLC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5QYXJzZU1lc3NhZ2VSZXF1ZXN0Gi0udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUGFyc2VNZXNzYWdlUmVzcG9uc2USbgoNUmVzZXRFdmlkZW5jZRItLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlJlc2V0RXZpZGVuY2VSZXF1ZXN0Gi4udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuUmVzZXRFdmlkZW5jZVJlc3BvbnNlEokBChZHZXREYWlseVJlY29uY2lsaWF0aW9uEjYudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0RGFpbHlSZWNvbmNpbGlhdGlvblJlcXVlc3QaNy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5HZXREYWlseVJlY29uY2lsaWF0aW9uUmVzcG9uc2USdAoPR2V0QmFsYW5jZUNoYWluEi8udHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuR2V0QmFsYW5jZUNoYWluUmVxdWVzdBowLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkdldEJhbGFuY2VDaGFpblJlc3BvbnNlEncKEExpc3RXb3JkaW5nUnVsZXMSMC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5MaXN0V29yZGluZ1J1bGVzUmVxdWVzdBoxLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkxpc3RXb3JkaW5nUnVsZXNSZXNwb25zZRJxCg5BZGRXb3JkaW5nUnVsZRIuLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkFkZFdvcmRpbmdSdWxlUmVxdWVzdBovLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLkFkZFdvcmRpbmdSdWxlUmVzcG9uc2UScQoOVHJ5V29yZGluZ1J1bGUSLi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5UcnlXb3JkaW5nUnVsZVJlcXVlc3QaLy50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5UcnlXb3JkaW5nUnVsZVJlc3BvbnNlEoABChNBY3RpdmF0ZVdvcmRpbmdSdWxlEjMudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuQWN0aXZhdGVXb3JkaW5nUnVsZVJlcXVlc3QaNC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5BY3RpdmF0ZVdvcmRpbmdSdWxlUmVzcG9uc2USegoRUmV0aXJlV29yZGluZ1J1bGUSMS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXRpcmVXb3JkaW5nUnVsZVJlcXVlc3QaMi50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5SZXRpcmVXb3JkaW5nUnVsZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_transferops_common_v1_identity, file_transferops_common_v1_pagination, file_transferops_dispatch_v1_dispatch, file_transferops_evidence_v1_evidence]);
 
 /**
  * IncomingMessage is one SMS as the handset forwards it.
@@ -946,6 +946,211 @@ export const GetDailyReconciliationResponseSchema: GenMessage<GetDailyReconcilia
   messageDesc(file_transferops_evidence_v1_evidence_service, 20);
 
 /**
+ * @generated from message transferops.evidence.v1.GetBalanceChainRequest
+ */
+export type GetBalanceChainRequest = Message<"transferops.evidence.v1.GetBalanceChainRequest"> & {
+  /**
+   * A supervisor's or admin's session.
+   *
+   * @generated from field: transferops.common.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * The SIM.
+   *
+   * @generated from field: string sim_id = 2;
+   */
+  simId: string;
+
+  /**
+   * Local day (UTC+1), YYYY-MM-DD; empty is today.
+   *
+   * @generated from field: string day = 3;
+   */
+  day: string;
+
+  /**
+   * Links to skip (0 is the day's first).
+   *
+   * @generated from field: int32 offset = 4;
+   */
+  offset: number;
+
+  /**
+   * Links to answer, 1 to 500; 0 is 200.
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.GetBalanceChainRequest.
+ * Use `create(GetBalanceChainRequestSchema)` to create a new message.
+ */
+export const GetBalanceChainRequestSchema: GenMessage<GetBalanceChainRequest> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 21);
+
+/**
+ * BalanceChainLink is one message of a SIM's balance chain and its link to the balance before it.
+ *
+ * @generated from message transferops.evidence.v1.BalanceChainLink
+ */
+export type BalanceChainLink = Message<"transferops.evidence.v1.BalanceChainLink"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The operator's timestamp of the message (the chain's order).
+   *
+   * @generated from field: google.protobuf.Timestamp received_at = 2;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * DEP, BAL, UV_IN...; absent when no rule read the text.
+   *
+   * @generated from field: optional string kind = 3;
+   */
+  kind?: string | undefined;
+
+  /**
+   * in or out; absent when the text does not say.
+   *
+   * @generated from field: optional string direction = 4;
+   */
+  direction?: string | undefined;
+
+  /**
+   * FCFA, as the message states them; absent when it does not.
+   *
+   * @generated from field: optional int64 amount = 5;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 fee = 6;
+   */
+  fee?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 commission = 7;
+   */
+  commission?: bigint | undefined;
+
+  /**
+   * FCFA the message moved the wallet by (in − out − fee + commission); absent when it does not say.
+   *
+   * @generated from field: optional int64 moved = 8;
+   */
+  moved?: bigint | undefined;
+
+  /**
+   * The balance after the last earlier chain message that printed one (the day before
+   * included); absent when none did.
+   *
+   * @generated from field: optional int64 balance_before = 9;
+   */
+  balanceBefore?: bigint | undefined;
+
+  /**
+   * balance_before moved by this message; absent when the link cannot be checked.
+   *
+   * @generated from field: optional int64 expected_balance = 10;
+   */
+  expectedBalance?: bigint | undefined;
+
+  /**
+   * The balance the operator printed after this message; absent when it printed none.
+   *
+   * @generated from field: optional int64 balance_after = 11;
+   */
+  balanceAfter?: bigint | undefined;
+
+  /**
+   * The message's outcome (confirmed, orphan, movement...).
+   *
+   * @generated from field: string outcome = 12;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: optional string operator_ref = 13;
+   */
+  operatorRef?: string | undefined;
+
+  /**
+   * The link does not hold: balance_after differs from expected_balance.
+   *
+   * @generated from field: bool is_break = 14;
+   */
+  isBreak: boolean;
+
+  /**
+   * balance_after − expected_balance when the link breaks.
+   *
+   * @generated from field: optional int64 gap = 15;
+   */
+  gap?: bigint | undefined;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.BalanceChainLink.
+ * Use `create(BalanceChainLinkSchema)` to create a new message.
+ */
+export const BalanceChainLinkSchema: GenMessage<BalanceChainLink> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 22);
+
+/**
+ * @generated from message transferops.evidence.v1.GetBalanceChainResponse
+ */
+export type GetBalanceChainResponse = Message<"transferops.evidence.v1.GetBalanceChainResponse"> & {
+  /**
+   * @generated from field: string sim_id = 1;
+   */
+  simId: string;
+
+  /**
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * Links in the day's chain in all, and how many of them break.
+   *
+   * @generated from field: int32 total = 3;
+   */
+  total: number;
+
+  /**
+   * @generated from field: int32 breaks = 4;
+   */
+  breaks: number;
+
+  /**
+   * The page: `offset` as asked, the links from it on (at most `limit`).
+   *
+   * @generated from field: int32 offset = 5;
+   */
+  offset: number;
+
+  /**
+   * @generated from field: repeated transferops.evidence.v1.BalanceChainLink links = 6;
+   */
+  links: BalanceChainLink[];
+};
+
+/**
+ * Describes the message transferops.evidence.v1.GetBalanceChainResponse.
+ * Use `create(GetBalanceChainResponseSchema)` to create a new message.
+ */
+export const GetBalanceChainResponseSchema: GenMessage<GetBalanceChainResponse> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence_service, 23);
+
+/**
  * @generated from message transferops.evidence.v1.ListWordingRulesRequest
  */
 export type ListWordingRulesRequest = Message<"transferops.evidence.v1.ListWordingRulesRequest"> & {
@@ -976,7 +1181,7 @@ export type ListWordingRulesRequest = Message<"transferops.evidence.v1.ListWordi
  * Use `create(ListWordingRulesRequestSchema)` to create a new message.
  */
 export const ListWordingRulesRequestSchema: GenMessage<ListWordingRulesRequest> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 21);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 24);
 
 /**
  * @generated from message transferops.evidence.v1.ListWordingRulesResponse
@@ -995,7 +1200,7 @@ export type ListWordingRulesResponse = Message<"transferops.evidence.v1.ListWord
  * Use `create(ListWordingRulesResponseSchema)` to create a new message.
  */
 export const ListWordingRulesResponseSchema: GenMessage<ListWordingRulesResponse> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 22);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 25);
 
 /**
  * @generated from message transferops.evidence.v1.AddWordingRuleRequest
@@ -1053,7 +1258,7 @@ export type AddWordingRuleRequest = Message<"transferops.evidence.v1.AddWordingR
  * Use `create(AddWordingRuleRequestSchema)` to create a new message.
  */
 export const AddWordingRuleRequestSchema: GenMessage<AddWordingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 23);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 26);
 
 /**
  * @generated from message transferops.evidence.v1.AddWordingRuleResponse
@@ -1070,7 +1275,7 @@ export type AddWordingRuleResponse = Message<"transferops.evidence.v1.AddWording
  * Use `create(AddWordingRuleResponseSchema)` to create a new message.
  */
 export const AddWordingRuleResponseSchema: GenMessage<AddWordingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 24);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 27);
 
 /**
  * @generated from message transferops.evidence.v1.TryWordingRuleRequest
@@ -1094,7 +1299,7 @@ export type TryWordingRuleRequest = Message<"transferops.evidence.v1.TryWordingR
  * Use `create(TryWordingRuleRequestSchema)` to create a new message.
  */
 export const TryWordingRuleRequestSchema: GenMessage<TryWordingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 25);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 28);
 
 /**
  * @generated from message transferops.evidence.v1.TryWordingRuleResponse
@@ -1111,7 +1316,7 @@ export type TryWordingRuleResponse = Message<"transferops.evidence.v1.TryWording
  * Use `create(TryWordingRuleResponseSchema)` to create a new message.
  */
 export const TryWordingRuleResponseSchema: GenMessage<TryWordingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 26);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 29);
 
 /**
  * @generated from message transferops.evidence.v1.ActivateWordingRuleRequest
@@ -1133,7 +1338,7 @@ export type ActivateWordingRuleRequest = Message<"transferops.evidence.v1.Activa
  * Use `create(ActivateWordingRuleRequestSchema)` to create a new message.
  */
 export const ActivateWordingRuleRequestSchema: GenMessage<ActivateWordingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 27);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 30);
 
 /**
  * @generated from message transferops.evidence.v1.ActivateWordingRuleResponse
@@ -1150,7 +1355,7 @@ export type ActivateWordingRuleResponse = Message<"transferops.evidence.v1.Activ
  * Use `create(ActivateWordingRuleResponseSchema)` to create a new message.
  */
 export const ActivateWordingRuleResponseSchema: GenMessage<ActivateWordingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 28);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 31);
 
 /**
  * @generated from message transferops.evidence.v1.RetireWordingRuleRequest
@@ -1172,7 +1377,7 @@ export type RetireWordingRuleRequest = Message<"transferops.evidence.v1.RetireWo
  * Use `create(RetireWordingRuleRequestSchema)` to create a new message.
  */
 export const RetireWordingRuleRequestSchema: GenMessage<RetireWordingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 29);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 32);
 
 /**
  * @generated from message transferops.evidence.v1.RetireWordingRuleResponse
@@ -1189,7 +1394,7 @@ export type RetireWordingRuleResponse = Message<"transferops.evidence.v1.RetireW
  * Use `create(RetireWordingRuleResponseSchema)` to create a new message.
  */
 export const RetireWordingRuleResponseSchema: GenMessage<RetireWordingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_transferops_evidence_v1_evidence_service, 30);
+  messageDesc(file_transferops_evidence_v1_evidence_service, 33);
 
 /**
  * EvidenceService owns every operator SMS (hash, parsed fields, kind, link to an operation,
@@ -1280,6 +1485,17 @@ export const EvidenceService: GenService<{
     methodKind: "unary";
     input: typeof GetDailyReconciliationRequestSchema;
     output: typeof GetDailyReconciliationResponseSchema;
+  },
+  /**
+   * GetBalanceChain lists one SIM's balance chain of a local day link by link, each break
+   * flagged by the reconciliation's rule, a page at a time (supervisor or admin session).
+   *
+   * @generated from rpc transferops.evidence.v1.EvidenceService.GetBalanceChain
+   */
+  getBalanceChain: {
+    methodKind: "unary";
+    input: typeof GetBalanceChainRequestSchema;
+    output: typeof GetBalanceChainResponseSchema;
   },
   /**
    * ListWordingRules lists the wording rules taught at run time, every version (admin session).
