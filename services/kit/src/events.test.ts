@@ -1,7 +1,8 @@
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, infra, uniqueTopicPrefix, type TestDatabase } from "../../../test/infra/context.ts";
 import { KafkaBus } from "./bus-kafka.ts";
+import { MemoryBus } from "./bus-memory.ts";
 import type { BusMessage, EventBus } from "./bus.ts";
 import { Migration, openDatabase, rows, type Database } from "./db.ts";
 import {
@@ -224,5 +225,67 @@ describe("the relay's wake-up", () => {
     } finally {
       await relay.stop();
     }
+  });
+});
+
+describe("a consumer's transaction rolled back by a deadlock", () => {
+  it("is applied again at once, once, without the bus seeing a failure", async () => {
+    // Two consumer groups apply at the same moment, each taking the same two locks in the
+    // opposite order: PostgreSQL breaks the deadlock by rolling one transaction back.
+    const memory = new MemoryBus();
+    let failures = 0;
+    const counting: EventBus = {
+      publish: (m) => memory.publish(m),
+      subscribe: (g, t, h) =>
+        memory.subscribe(g, t, async (m) => {
+          try {
+            await h(m);
+          } catch (err) {
+            failures += 1;
+            throw err;
+          }
+        }),
+      close: () => memory.close(),
+    };
+    const apply = (first: number, second: number) =>
+      on(AlertRaisedSchema, async (em, event, meta) => {
+        await em.execute(`select pg_advisory_xact_lock(?)`, [first]);
+        await new Promise((r) => setTimeout(r, 300));
+        await em.execute(`select pg_advisory_xact_lock(?)`, [second]);
+        await em.execute(`insert into kittest.effects (event_id, dedupe_key) values (?, ?)`, [
+          meta.eventId,
+          event.dedupeKey,
+        ]);
+      });
+    const subs = await Promise.all([
+      startConsumer({ bus: counting, db, group: "deadlock-ab", topics: ["locks"], handlers: [apply(71, 72)], log }),
+      startConsumer({ bus: counting, db, group: "deadlock-ba", topics: ["locks"], handlers: [apply(72, 71)], log }),
+    ]);
+    const eventId = "3f6f1f0e-2b1a-4c55-9d38-0c1de0a7b001";
+    await counting.publish([
+      {
+        topic: "locks",
+        key: "k",
+        value: toBinary(AlertRaisedSchema, create(AlertRaisedSchema, { kind: "test", dedupeKey: "deadlock" })),
+        headers: {
+          "event-type": AlertRaisedSchema.typeName,
+          "event-id": eventId,
+          "occurred-at": new Date().toISOString(),
+        },
+      },
+    ]);
+    let applied: { n: number }[] = [];
+    for (let i = 0; i < 100; i++) {
+      applied = await rows<{ n: number }>(
+        db.em(),
+        `select count(*)::int as n from kittest.effects where dedupe_key = 'deadlock'`,
+      );
+      if (applied[0].n >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await Promise.all(subs.map((s) => s.close()));
+    // Each group applied the event once (its own inbox row), and no failure reached the bus.
+    expect(applied[0].n).toBe(2);
+    expect(failures).toBe(0);
   });
 });

@@ -447,7 +447,21 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       },
       m.headers,
     );
-    const apply = () => consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
+    const once = () => consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
+    // A deadlock or serialization failure rolled the whole transaction back (two replicas on
+    // the same rows while a group rebalances): applied again at once, a few times, before the
+    // redelivery the bus would do.
+    const apply = async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once();
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (attempt >= 3 || (code !== "40P01" && code !== "40001")) throw err;
+          options.log.warn({ event: type, event_id: meta.eventId, attempt, code }, "event rolled back; applying again");
+        }
+      }
+    };
     await runWithContext({ correlationId: meta.correlationId }, async () => {
       try {
         const applied = await inSpan(span, apply);
