@@ -14,9 +14,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
-import { grantAccess, provisionHandset, type Device } from "../../../../test/support/fleet-fixtures.ts";
-import { SimulatedHandset, SimulatedOperator } from "../../../../test/simulator/index.ts";
-import { OperatorSms, type SmsFault } from "../../../../test/simulator/operator-sms.ts";
+import { grantAccess } from "../../../../test/support/fleet-fixtures.ts";
+import { handsetWorld } from "../../../../test/support/handset-world.ts";
+import type { SimulatedHandset } from "../../../../test/simulator/index.ts";
+import type { OperatorSms, SmsFault } from "../../../../test/simulator/operator-sms.ts";
 
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 2);
 const PIN = "73915046";
@@ -25,7 +26,6 @@ const CUSTOMERS = ["690111222", "690111333"] as const;
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let agent: { token: string; agentId: string };
-let device: Device;
 let simId: string;
 let handset: SimulatedHandset;
 let sms: OperatorSms;
@@ -40,26 +40,16 @@ beforeAll(async () => {
   });
   admin = await sys.api.bootstrapAdmin();
   agent = await sys.api.createAgent(admin.token, { login: "fault-agent", full_name: "Fatou Faults" });
-  device = (await provisionHandset(sys.api, admin.token, { operators: [], label: "Fault handset" })).device;
-  const msisdn = `691${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-  const sim = await sys.api.post("/v1/sims", {
-    token: admin.token,
-    body: { operator: "operator_b", msisdn, pin: PIN, device_id: device.deviceId, subscription_slot: "0" },
+  const world = await handsetWorld(sys.api, sys.url, admin.token, {
+    label: "Fault handset",
+    sims: [{ operator: "operator_b", pin: PIN }],
+    balance: 5_000_000,
+    customers: { [CUSTOMERS[0]]: "Marie-Claire Ngo", [CUSTOMERS[1]]: "Blaise Fotso" },
+    seed: 23,
   });
-  expect(sim.status).toBe(201);
-  simId = sim.body.sim_id;
-  expect(
-    (await sys.api.patch(`/v1/sims/${simId}/balance`, { apiKey: true, body: { balance: 5_000_000 } })).status,
-  ).toBe(200);
+  ({ handset, sms } = world);
+  simId = world.sims[0].simId;
   await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [simId], opTypes: ["deposit"] });
-
-  const operator = new SimulatedOperator();
-  operator.registerSim(msisdn, "operator_b", { pin: PIN, balance: 5_000_000 });
-  operator.registerCustomer(CUSTOMERS[0], "Marie-Claire Ngo");
-  operator.registerCustomer(CUSTOMERS[1], "Blaise Fotso");
-  sms = new OperatorSms({ baseUrl: sys.url, token: device.token, seed: 23 });
-  handset = new SimulatedHandset({ baseUrl: sys.url, token: device.token, operator, onDialled: sms.onDialled });
-  await handset.refreshSims(false);
 });
 afterAll(async () => {
   await sys?.stop();

@@ -5,7 +5,8 @@ import { createLogger, KafkaBus, type Subscription } from "@transferops/kit";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { OperationChangedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
-import { grantAccess, provisionHandset, type Device, type Sim } from "../../../../test/support/fleet-fixtures.ts";
+import { grantAccess, type Device, type Sim } from "../../../../test/support/fleet-fixtures.ts";
+import { handsetWorld } from "../../../../test/support/handset-world.ts";
 import {
   SimulatedHandset,
   SimulatedOperator,
@@ -47,28 +48,27 @@ beforeAll(async () => {
   });
   admin = await sys.api.bootstrapAdmin();
   agent = await sys.api.createAgent(admin.token, { login: "journey-agent", full_name: "Jules Journey" });
-  const provisioned = await provisionHandset(sys.api, admin.token, { operators: [], label: "Journey handset" });
-  handsetDevice = provisioned.device;
-  simB = await createSimWithPin("operator_b", PIN_B, 0);
-  simA = await createSimWithPin("operator_a", PIN_A, 1);
+  ({
+    device: handsetDevice,
+    sims: [simB, simA],
+    operator,
+    handset,
+    sms,
+  } = await handsetWorld(sys.api, sys.url, admin.token, {
+    label: "Journey handset",
+    sims: [
+      { operator: "operator_b", pin: PIN_B },
+      { operator: "operator_a", pin: PIN_A },
+    ],
+    balance: START_BALANCE,
+    customers: { "690111222": "Marie-Claire Ngo", "670111222": "Jean Dupont" },
+    seed: 7,
+    smsOn: () => smsOn,
+  }));
   await grantAccess(sys.api, admin.token, agent.agentId, {
     simIds: [simB.simId, simA.simId],
     opTypes: ["deposit", "balance", "withdrawal"],
   });
-
-  operator = new SimulatedOperator();
-  operator.registerSim(simB.msisdn, "operator_b", { pin: PIN_B, balance: START_BALANCE });
-  operator.registerSim(simA.msisdn, "operator_a", { pin: PIN_A, balance: START_BALANCE });
-  operator.registerCustomer("690111222", "Marie-Claire Ngo");
-  operator.registerCustomer("670111222", "Jean Dupont");
-  sms = new OperatorSms({ baseUrl: sys.url, token: handsetDevice.token, seed: 7 });
-  handset = new SimulatedHandset({
-    baseUrl: sys.url,
-    token: handsetDevice.token,
-    operator,
-    onDialled: (op, result) => (smsOn ? sms.onDialled(op, result) : undefined),
-  });
-  await handset.refreshSims(false);
 
   kafka = new KafkaBus({
     brokers: sys.env.KAFKA_BROKERS.split(","),
@@ -85,21 +85,6 @@ afterAll(async () => {
   await kafka?.close();
   await sys?.stop();
 });
-
-async function createSimWithPin(op: "operator_a" | "operator_b", pin: string, slot: 0 | 1): Promise<Sim> {
-  const msisdn = `${op === "operator_a" ? "671" : "691"}${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-  const res = await sys.api.post("/v1/sims", {
-    token: admin.token,
-    body: { operator: op, msisdn, pin, device_id: handsetDevice.deviceId, subscription_slot: String(slot) },
-  });
-  expect(res.status).toBe(201);
-  const bal = await sys.api.patch(`/v1/sims/${res.body.sim_id}/balance`, {
-    apiKey: true,
-    body: { balance: START_BALANCE },
-  });
-  expect(bal.status).toBe(200);
-  return { simId: res.body.sim_id, operator: op, msisdn, pin, deviceId: handsetDevice.deviceId, slot };
-}
 
 async function create(o: Record<string, unknown> = {}): Promise<string> {
   const res = await sys.api.post("/v1/operations", {
