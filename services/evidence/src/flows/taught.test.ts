@@ -1,6 +1,7 @@
 // The taught rules a submission parses with, as two replicas see them: each process remembers
 // them under the stamp of the active set, and a change committed through one replica is
-// applied by the other from its next submission on (on PostgreSQL, the harness's stand-ins).
+// applied by the other from its next submission on, and by a running submission after
+// RULES_RECHECK_MS (on PostgreSQL, the harness's stand-ins).
 
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -10,9 +11,9 @@ import {
   AddWordingRuleRequestSchema,
   RetireWordingRuleRequestSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
-import { one, openHarness, session, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { deposit, one, openHarness, session, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
 import { migrations } from "../store/migrations/index.ts";
-import { currentTaughtRules } from "./taught.ts";
+import { currentTaughtRules, RULES_RECHECK_MS } from "./taught.ts";
 import { activateRule, addRule, retireRule } from "./wording-rules.ts";
 
 let h: Harness;
@@ -81,5 +82,17 @@ describe("taught rules across replicas", () => {
     const next = await currentTaughtRules(h.db, "operator_b");
     expect(next.rules).not.toBe(first.rules);
     expect(next.rules).toHaveLength(2);
+  });
+
+  it("a submission running longer than the recheck interval parses its next messages with a rule activated meanwhile", async () => {
+    h.dispatch.add({ operationId: "00000000-0000-4000-8000-0000000000b1", simId: "sim-b-1", montant: 5_000 });
+    // The first message's proof takes longer than the interval.
+    h.dispatch.delayMs = RULES_RECHECK_MS + 300;
+    const running = submit(h, [deposit(5_000), text()]);
+    await new Promise((r) => setTimeout(r, 100));
+    await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
+    const [proof, read] = await running;
+    expect(proof).toMatchObject({ kind: "DEP", outcome: "confirmed" });
+    expect(read).toMatchObject({ kind: "DEP" });
   });
 });
