@@ -269,13 +269,21 @@ describe("wording rules taught at run time", () => {
     const fresh = await submit(queued, newWording(amountA + 2, msisdnA));
     expect([fresh.outcome, fresh.kind]).toEqual(["orphan", "DEP"]);
 
-    // Retired: it reads no new text; what it read stays read.
+    // Retired: it reads no new text; what it confirmed keeps its reading and link, and what else
+    // it read is read again by the remaining rules (the built-in ones know no such wording).
     const retired = await sys.api.post(`/v1/admin/wording-rules/${id}/retire`, { token: admin.token });
     expect(retired.status).toBe(200);
     expect(retired.body).toMatchObject({ state: "retired", retired_by: admin.agentId });
     const after = await submit(queued, newWording(amountA + 3, msisdnA));
     expect([after.outcome, after.kind]).toEqual(["orphan", null]);
-    expect((await message(a.message_id)).outcome).toBe("confirmed");
+    const bAgain = await eventually(async () => {
+      const m = await message(b.message_id);
+      return m.kind === null ? m : undefined;
+    }, 30_000);
+    expect(bAgain).toMatchObject({ outcome: "orphan", amount: String(amountB), operation_id: null });
+    expect(bAgain.parse_rule).toBe("unrecognised");
+    expect(await message(a.message_id)).toMatchObject({ outcome: "confirmed", operation_id: opA, kind: "DEP" });
+    expect((await message(a.message_id)).parse_rule).toMatch(/^taught\./);
     const again = await sys.api.post(`/v1/admin/wording-rules/${id}/activate`, { token: admin.token });
     expect([again.status, again.body.context.reason]).toEqual([409, "wording_rule_retired"]);
 

@@ -245,7 +245,9 @@ export const wordingRuleRoutes: Route[] = [
     method: "post",
     path: "/v1/admin/wording-rules/:version_id/retire",
     tag: "Admin",
-    summary: "Retire a version: it reads no new text (what it read stays read)",
+    summary: "Retire a version: it reads no new text, and what it read is read again",
+    description:
+      "From the commit on, no evidence replica reads a new text with it. Then, in batches, the messages whose reading came from it are read again by the operator's remaining rules (built-in and the other active ones), whatever they now read, and followed as a new message's reading: a DEP or BAL is correlated (inside its operation's windows, never twice), the day's counts and last balance move by the change. What it confirmed, restated or was attached keeps its reading and link; what a person dismissed is not read. `reread_state`, `reread_messages` and `reread_confirmed` follow it (added to its activation's). Retiring a draft reads nothing.",
     auth: ["session"],
     ...versionParam,
     responses: withReasons(

@@ -74,8 +74,21 @@ export function dayChange(before: MessageRecord | undefined, after: MessageRecor
   return Object.fromEntries(DAY_COUNT_COLUMNS.map((c) => [c, a[c] - b[c]])) as unknown as DayCounts;
 }
 
-/** The balance the operator reported in a new message, for its day's last balance (none from another sender). */
-export function reportedBalanceOf(m: MessageRecord): { balance: number; at: Date } | null {
+/**
+ * The balance the operator reported in a message, for its day's last balance (none from
+ * another sender): when the message is new (`before` undefined), or when a wording rule's
+ * reading gives it a balance its stored reading did not have (the same as a new message's).
+ */
+export function reportedBalanceOf(
+  before: MessageRecord | undefined,
+  m: MessageRecord,
+): { balance: number; at: Date } | null {
   if (m.balance_after === null || m.outcome === "unknown_sender") return null;
+  if (before && before.balance_after === m.balance_after) return null;
   return { balance: m.balance_after, at: m.received_at };
+}
+
+/** A new reading took back the balance the stored one reported: the day's last balance is found again. */
+export function balanceWithdrawn(before: MessageRecord | undefined, m: MessageRecord): boolean {
+  return before !== undefined && before.balance_after !== null && m.balance_after === null;
 }

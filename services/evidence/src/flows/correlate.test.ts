@@ -312,6 +312,7 @@ describe("a crash at any step is finished by a retry or the re-drive, never doub
     const stored = await storeMessage(h.deps, {
       simId: SIM,
       operator: "operator_b",
+      rules: [],
       subscriptionSlot: null,
       correlate: true,
       sender: "OrangeMoney",

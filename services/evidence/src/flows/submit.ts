@@ -10,7 +10,7 @@ import { smsHash } from "../domain/hash.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { initialOutcome, routeOf } from "../domain/outcomes.ts";
 import { parseMessage, UNRECOGNISED_RULE } from "../domain/parsers/parse.ts";
-import type { Operator } from "../domain/parsers/types.ts";
+import type { Operator, Rule } from "../domain/parsers/types.ts";
 import { requireDevice, requireSimOfDevice } from "../domain/scope.ts";
 import { DEFAULT_SENDER_IDS, isKnownSender } from "../domain/senders.ts";
 import { refusalsOf, validateSubmission } from "../domain/submission.ts";
@@ -25,7 +25,7 @@ import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 import { SingleFlight } from "./serial.ts";
-import { taughtRules } from "./taught.ts";
+import { currentTaughtRules, RULES_RECHECK_MS, type CurrentRules } from "./taught.ts";
 
 /**
  * The contract's "Submit SMS messages": 403 unless the SIM is the calling device's; then,
@@ -45,6 +45,10 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
   const sim = await lookupSim(deps, req.simId);
   requireSimOfDevice(device, sim && { sim_id: sim.simId, device_id: sim.deviceId }, req.simId);
   const refusals = refusalsOf(incoming);
+  const operator = sim!.operator as Operator;
+  // The taught rules, checked once before the messages (not in each one's transaction), and
+  // again when the submission has run for RULES_RECHECK_MS (see currentTaughtRules).
+  let taught: CurrentRules | undefined;
   const results: MessageResult[] = [];
   for (const [i, m] of incoming.entries()) {
     const refused = refusals[i];
@@ -52,9 +56,12 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
       results.push(refusedResult(refused, m.clientMessageId));
       continue;
     }
+    if (!taught || Date.now() - taught.checkedAt >= RULES_RECHECK_MS)
+      taught = await currentTaughtRules(deps.db, operator);
     const { message, duplicate } = await storeMessage(deps, {
       simId: req.simId,
-      operator: sim!.operator as Operator,
+      operator,
+      rules: taught.rules,
       subscriptionSlot: req.subscriptionSlot ?? null,
       correlate: req.correlate,
       sender: m.sender,
@@ -87,6 +94,8 @@ async function finishStored(deps: FlowDeps, stored: MessageRecord): Promise<Mess
 export interface StoreInput {
   simId: string;
   operator: Operator;
+  /** The operator's active taught rules (currentTaughtRules). */
+  rules: readonly Rule[];
   subscriptionSlot: number | null;
   correlate: boolean;
   sender: string;
@@ -111,9 +120,8 @@ export async function storeMessage(
   const hash = smsHash(input.simId, input.raw, input.clientMessageId, senderKnown ? null : input.sender);
   const existing = await findByHash(deps.db.em(), input.simId, hash);
   if (existing) return { message: existing, duplicate: true };
+  const parsed = parseMessage(input.operator, input.raw, input.rules);
   const stored = await deps.db.tx(async (em) => {
-    // The operator's active taught rules, read on the transaction's own connection.
-    const parsed = parseMessage(input.operator, input.raw, await taughtRules(em, input.operator));
     const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
     const inserted = await insertMessage(em, {
       id: randomUUID(),
@@ -141,11 +149,9 @@ export async function storeMessage(
     });
     if (!inserted) return undefined;
     await messageStored(em, inserted);
-    if (inserted.state === "done") await messageCorrelated(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
     if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
-    await checkChain(em, inserted);
-    await addToDay(em, undefined, inserted);
+    await readingRecorded(em, undefined, inserted);
     return inserted;
   });
   if (stored) {
@@ -154,6 +160,21 @@ export async function storeMessage(
   }
   // Lost the race to a concurrent copy of the same message: its row is the message.
   return { message: (await findByHash(deps.db.em(), input.simId, hash))!, duplicate: true };
+}
+
+/**
+ * What follows a reading written to a message, new (`before` undefined) or read again by a
+ * wording rule: its correlation published when final, its place in the SIM's balance chain,
+ * and its day's counts and reported balance moved by what changed.
+ */
+export async function readingRecorded(
+  em: EntityManager,
+  before: MessageRecord | undefined,
+  after: MessageRecord,
+): Promise<void> {
+  if (after.state === "done") await messageCorrelated(em, after);
+  await checkChain(em, after);
+  await addToDay(em, before, after);
 }
 
 /** An unrecognised text: has the share of them on this SIM jumped (a new wording)? */

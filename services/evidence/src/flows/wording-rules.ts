@@ -182,7 +182,15 @@ export async function activateRule(
   return done;
 }
 
-export async function retireRule(deps: FlowDeps, req: RetireWordingRuleRequest): Promise<WordingRuleRecord> {
+/**
+ * Retires a version; one that was active has what it read queued for re-reading by the
+ * remaining rules (the re-read job, as after an activation).
+ */
+export async function retireRule(
+  deps: FlowDeps,
+  req: RetireWordingRuleRequest,
+  kick: () => void,
+): Promise<WordingRuleRecord> {
   const caller = requireAdmin(req.caller);
   await versionOf(deps, req.versionId);
   const done = await deps.db.tx(async (em) => {
@@ -193,5 +201,6 @@ export async function retireRule(deps: FlowDeps, req: RetireWordingRuleRequest):
     return retired;
   });
   deps.published();
+  kick();
   return done;
 }

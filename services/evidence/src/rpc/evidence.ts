@@ -173,7 +173,7 @@ export function evidenceHandlers(
     },
 
     async retireWordingRule(req) {
-      return { rule: toWordingRule(await retireRule(deps, req)) };
+      return { rule: toWordingRule(await retireRule(deps, req, () => reread.kick())) };
     },
 
     async resetEvidence(req) {

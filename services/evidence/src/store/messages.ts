@@ -436,6 +436,44 @@ export async function rereadableAfter(
   return found.map(record);
 }
 
+/**
+ * What a retired version's reading may be taken back from: a finished message it read that
+ * names no operation (nothing confirmed, restated or attached by it) and nobody dismissed.
+ * Unlike an activation's re-reading, movements and messages dispatch answered ambiguous or
+ * divergent are read again too: their reading came from the version being taken back.
+ */
+const READ_BY_RETIRED = `state = 'done' and outcome in ('orphan', 'stored', 'not_correlated', 'movement', 'ambiguous', 'divergent')
+  and operation_id is null and dismissed_at is null`;
+
+/** Which messages a re-reading may change: after an activation, or after a retirement. */
+export type RereadScope = "activated" | "retired";
+
+const SCOPES: Record<RereadScope, string> = { activated: REREADABLE, retired: READ_BY_RETIRED };
+
+/**
+ * The next messages whose reading came from a retired version (`parse_rule`), and whether one
+ * it read is still being correlated (it joins them when it finishes). No cursor: each one read
+ * again leaves the set. `like 'taught.%'` lets the planner use the partial index of taught readings.
+ */
+export async function readByRetired(
+  em: EntityManager,
+  parseRule: string,
+  limit: number,
+): Promise<{ messages: MessageRecord[]; pending: boolean }> {
+  const found = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where parse_rule = ? and parse_rule like 'taught.%' and ${READ_BY_RETIRED}
+      order by stored_at, id limit ?`,
+    [parseRule, limit],
+  );
+  const pending = await one<{ id: string }>(
+    em,
+    `select id from evidence.messages where parse_rule = ? and parse_rule like 'taught.%' and state = 'pending' limit 1`,
+    [parseRule],
+  );
+  return { messages: found.map(record), pending: pending !== undefined };
+}
+
 export type Reading = Pick<
   MessageRecord,
   | "kind"
@@ -453,14 +491,22 @@ export type Reading = Pick<
   | "outcome"
 >;
 
-/** Records a message read again by a taught rule (a locked, rereadable message). */
-export async function recordReading(em: EntityManager, id: string, r: Reading): Promise<MessageRecord | undefined> {
+/**
+ * Records a message's new reading (a locked message, still in the re-reading's scope). A
+ * dispatch answer of ambiguity went with the reading it was given for.
+ */
+export async function recordReading(
+  em: EntityManager,
+  id: string,
+  r: Reading,
+  scope: RereadScope,
+): Promise<MessageRecord | undefined> {
   const updated = await one<Row>(
     em,
     `update evidence.messages set kind = ?, amount = ?, fee = ?, commission = ?, balance_after = ?, operator_ref = ?,
        counterparty_msisdn = ?, counterparty_name = ?, direction = ?, language = ?, parse_rule = ?, state = ?, outcome = ?,
-       attempts = 0, last_attempt_at = null, last_error = null
-     where id = ? and ${REREADABLE} returning ${COLUMNS}`,
+       is_ambiguous = false, attempts = 0, last_attempt_at = null, last_error = null
+     where id = ? and ${SCOPES[scope]} returning ${COLUMNS}`,
     [
       r.kind,
       r.amount,

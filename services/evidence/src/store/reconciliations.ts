@@ -1,6 +1,6 @@
 import { rows, type EntityManager } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { DAY_COUNT_COLUMNS, dayChange, reportedBalanceOf } from "../domain/day-counts.ts";
+import { balanceWithdrawn, DAY_COUNT_COLUMNS, dayChange, reportedBalanceOf } from "../domain/day-counts.ts";
 import type { MessageRecord } from "../domain/message.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -12,7 +12,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * them, by adding that change (`dayChange`: the message's counts after less before) to the
  * day's row, created by its first message: one statement, whatever the day's size. The
  * changes commute, so concurrent ones need no order; the last balance is the reported one
- * of the latest message (a message's balance never changes: it is counted when the message is new).
+ * of the latest message, counted when the message is new or a wording rule's reading changes it
+ * (`reportedBalanceOf`; a reading that takes one back finds the day's last balance again).
  */
 export async function addToDay(
   em: EntityManager,
@@ -20,7 +21,7 @@ export async function addToDay(
   after: MessageRecord,
 ): Promise<void> {
   const change = dayChange(before, after);
-  const reported = before ? null : reportedBalanceOf(after);
+  const reported = reportedBalanceOf(before, after);
   const columns = DAY_COUNT_COLUMNS.join(", ");
   await em.execute(
     `insert into evidence.daily_reconciliations as r (sim_id, day, ${columns}, last_balance, last_balance_at)
@@ -38,6 +39,21 @@ export async function addToDay(
       reported?.balance ?? null,
       reported?.at ?? null,
     ],
+  );
+  if (balanceWithdrawn(before, after)) await findLastBalance(em, after.sim_id, localDayOf(after.received_at));
+}
+
+/** The day's last balance found again from its messages (after a reading took one back). */
+async function findLastBalance(em: EntityManager, simId: string, day: string): Promise<void> {
+  const from = localMidnight(day)!;
+  await em.execute(
+    `update evidence.daily_reconciliations r set (last_balance, last_balance_at) = (
+       select m.balance_after, m.received_at from evidence.messages m
+        where m.sim_id = r.sim_id and m.received_at >= ? and m.received_at < ? and m.balance_after is not null
+          and m.outcome <> 'unknown_sender'
+        order by m.received_at desc, m.stored_at desc limit 1)
+     where r.sim_id = ? and r.day = ?::date`,
+    [from, new Date(from.getTime() + DAY_MS), simId, day],
   );
 }
 

@@ -89,7 +89,38 @@ export async function activeWordingRules(em: EntityManager, operator: string): P
   return found.map(record);
 }
 
-/** Activates a locked draft; the rule's active version, if any, is retired by the same actor. */
+/**
+ * A version that read texts (it was active) is re-read when it retires: its running
+ * re-reading, if any, gives way to the re-reading of what it read (the cursor starts again);
+ * a draft read nothing and has none.
+ */
+const REREAD_RETIRED = `reread_state = case when activated_at is null then reread_state else 'running' end,
+       reread_after_at = case when activated_at is null then reread_after_at end,
+       reread_after_id = case when activated_at is null then reread_after_id end`;
+
+/**
+ * What identifies the set of active versions: how many are active and how many were ever
+ * retired. Every change of the set changes it (an activation adds an active version or
+ * retires the rule's previous one; a retirement retires one; retired never goes down), and
+ * the latest activation and retirement times tell a set emptied by a reset (tests) from the
+ * one before it. An equal stamp means the same active set. One pass over a table of a few rows.
+ */
+export async function activeRulesStamp(em: EntityManager): Promise<string> {
+  const r = await one<{
+    active: string | number;
+    retired: string | number;
+    activated: string | null;
+    retired_at: string | null;
+  }>(
+    em,
+    `select count(*) filter (where state = 'active') as active, count(*) filter (where state = 'retired') as retired,
+       max(activated_at)::text as activated, max(retired_at)::text as retired_at
+       from evidence.wording_rules`,
+  );
+  return `${r!.active}/${r!.retired}/${r!.activated ?? ""}/${r!.retired_at ?? ""}`;
+}
+
+/** Activates a locked draft; the rule's active version, if any, is retired (and re-read) by the same actor. */
 export async function activateVersion(
   em: EntityManager,
   v: WordingRuleRecord,
@@ -97,8 +128,7 @@ export async function activateVersion(
 ): Promise<{ activated: WordingRuleRecord; retired?: WordingRuleRecord }> {
   const previous = await one<Row>(
     em,
-    `update evidence.wording_rules set state = 'retired', retired_at = now(), retired_by = ?,
-       reread_state = case when reread_state = 'running' then 'done' else reread_state end
+    `update evidence.wording_rules set state = 'retired', retired_at = now(), retired_by = ?, ${REREAD_RETIRED}
       where rule_id = ? and state = 'active' returning ${COLUMNS}`,
     [actor, v.rule_id],
   );
@@ -114,8 +144,7 @@ export async function activateVersion(
 export async function retireVersion(em: EntityManager, id: string, actor: string): Promise<WordingRuleRecord> {
   const r = await one<Row>(
     em,
-    `update evidence.wording_rules set state = 'retired', retired_at = now(), retired_by = ?,
-       reread_state = case when reread_state = 'running' then 'done' else reread_state end
+    `update evidence.wording_rules set state = 'retired', retired_at = now(), retired_by = ?, ${REREAD_RETIRED}
      where id = ? returning ${COLUMNS}`,
     [actor, id],
   );

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage, parseWithoutWordings } from "./parse.ts";
 import { loadTestdata, type Labelled } from "./testdata/drift.ts";
-import { otherDestination, wouldConfirm } from "./testdata/replay.ts";
+import { otherDestination, wouldConfirm, wouldProveBalance } from "./testdata/replay.ts";
 import { FIELD_NAMES, MESSAGE_KINDS } from "./types.ts";
 
 /**
@@ -249,5 +249,7 @@ describe("zero false confirmations: every text replayed against an active operat
     const named = t.expected.counterparty_msisdn;
     if (typeof named === "string") expect(wouldConfirm(p, otherDestination(named))).toBe(false);
     if (t.kind !== "DEP") expect(wouldConfirm(p, otherDestination(null))).toBe(false);
+    // Only a balance reply proves a balance check.
+    if (t.kind !== "BAL") expect(wouldProveBalance(p)).toBe(false);
   });
 });

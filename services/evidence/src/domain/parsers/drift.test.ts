@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMessage } from "./parse.ts";
 import { DRIFT_KINDS, drifted, loadTestdata, type DriftKind, type Labelled } from "./testdata/drift.ts";
-import { otherDestination, wouldConfirm } from "./testdata/replay.ts";
+import { otherDestination, wouldConfirm, wouldProveBalance } from "./testdata/replay.ts";
 
 const CORPUS = loadTestdata("corpus.jsonl");
 
@@ -89,6 +89,7 @@ describe("the parser on drifted texts", () => {
       const named = t.expected.counterparty_msisdn;
       if (t.kind !== "DEP" && wouldConfirm(p, otherDestination(null)))
         wrong.push(`${t.id}: a ${String(t.kind)} confirms`);
+      if (t.kind !== "BAL" && wouldProveBalance(p)) wrong.push(`${t.id}: a ${String(t.kind)} proves a balance check`);
       if (typeof named === "string" && wouldConfirm(p, otherDestination(named)))
         wrong.push(`${t.id} (${drift as DriftKind}): confirms an operation to another number than ${named}`);
     }

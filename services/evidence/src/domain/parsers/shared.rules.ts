@@ -74,6 +74,8 @@ export const NOTICES: readonly Rule[] = [
         String.raw`\b(?:win|wins|winners?|earn|bonus|promos?|promotion|offer|gift|chance|prizes?|free|discount|cashback)\b`,
         String.raw`\b(?:gagn\w*|offre|offert|cadeaux?|gratuit\w*|profite[rz]?|remise|reduction|prix casses)\b`,
         String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d|[-+]\d+\s?%`,
+        // An invitation to get a product, or to an app ("Get yours for 2,500F via … or via the App").
+        String.raw`\bget yours\b|\b(?:via|on|with|sur|avec) (?:the |l')?(?:new )?(?:momo ?)?app\b`,
       ].join("|"),
     ),
   },

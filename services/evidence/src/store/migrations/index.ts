@@ -3,6 +3,7 @@ import { Migration0002UnknownSender } from "./Migration0002UnknownSender.ts";
 import { Migration0003Commission } from "./Migration0003Commission.ts";
 import { Migration0004WordingRules } from "./Migration0004WordingRules.ts";
 import { Migration0005OutboxNotify } from "./Migration0005OutboxNotify.ts";
+import { Migration0006TaughtReadings } from "./Migration0006TaughtReadings.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Migration0003Commission,
   Migration0004WordingRules,
   Migration0005OutboxNotify,
+  Migration0006TaughtReadings,
 ];

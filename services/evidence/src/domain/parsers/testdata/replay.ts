@@ -1,5 +1,6 @@
 // Test support: what a parsed text would do against an active operation, as evidence and
-// dispatch decide together. Evidence routes only a DEP to dispatch for a transfer and sends
+// dispatch decide together. Evidence routes only a DEP to dispatch for a transfer (and only a
+// BAL for a balance check) and sends
 // the number as read; dispatch refuses a number that is not the destination in any reading
 // (the kit's isSameNumber, used by dispatch/src/domain/correlation.ts).
 
@@ -12,6 +13,14 @@ import type { ParsedMessage } from "../types.ts";
 export function wouldConfirm(p: ParsedMessage, destination: string): boolean {
   if (routeOf(p.kind, true, p.rule) !== "correlate" || !canConfirm(p.kind)) return false;
   return p.counterparty_msisdn === null || isSameNumber(p.counterparty_msisdn, destination) !== false;
+}
+
+/**
+ * Whether the text would go to dispatch as a balance reply, which proves an active balance
+ * check (dispatch matches a BAL against balance checks only, by its balance).
+ */
+export function wouldProveBalance(p: ParsedMessage): boolean {
+  return routeOf(p.kind, true, p.rule) === "correlate" && p.kind === "BAL" && p.balance_after !== null;
 }
 
 /** A Cameroon destination that is not `counterparty` in any reading. */

@@ -1,0 +1,98 @@
+// The taught rules a submission parses with, as two replicas see them: each process remembers
+// them under the stamp of the active set, and a change committed through one replica is
+// applied by the other from its next submission on, and by a running submission after
+// RULES_RECHECK_MS (on PostgreSQL, the harness's stand-ins).
+
+import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "@transferops/kit";
+import {
+  ActivateWordingRuleRequestSchema,
+  AddWordingRuleRequestSchema,
+  RetireWordingRuleRequestSchema,
+} from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
+import { deposit, one, openHarness, session, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { migrations } from "../store/migrations/index.ts";
+import { currentTaughtRules, RULES_RECHECK_MS } from "./taught.ts";
+import { activateRule, addRule, retireRule } from "./wording-rules.ts";
+
+let h: Harness;
+let otherDb: Database;
+beforeAll(async () => {
+  h = await openHarness();
+  otherDb = await openDatabase({ url: h.tdb.url, schema: "evidence", migrations, poolMax: 4 });
+});
+afterAll(async () => {
+  await otherDb.close();
+  await h.close();
+});
+beforeEach(async () => {
+  await h.reset();
+});
+
+const ADMIN = session("00000000-0000-4000-8000-0000000000ad", "admin");
+let seq = 0;
+const text = () =>
+  `Operation KX9 terminee: ${20_000 + ++seq} FCFA credites au client 690000001. Code CI260314.3${seq}01.B3${seq}001. Reste 250000 FCFA.`;
+
+async function teach(template: string): Promise<string> {
+  const draft = await addRule(
+    h.deps,
+    create(AddWordingRuleRequestSchema, {
+      caller: ADMIN,
+      operator: "operator_b",
+      kind: "DEP",
+      language: "fr",
+      direction: "out",
+      template,
+    }),
+  );
+  await activateRule(
+    h.deps,
+    create(ActivateWordingRuleRequestSchema, { caller: ADMIN, versionId: draft.id }),
+    () => {},
+  );
+  return draft.id;
+}
+
+describe("taught rules across replicas", () => {
+  it("a rule activated or retired through one replica is applied by the other from its next submission", async () => {
+    // The other replica has remembered the empty set before the change.
+    expect((await currentTaughtRules(otherDb, "operator_b")).rules).toEqual([]);
+    const otherDeps = { ...h.deps, db: otherDb };
+
+    const versionId = await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
+    const read = await one({ ...h, deps: otherDeps }, text());
+    expect(read).toMatchObject({ kind: "DEP" });
+    expect((await currentTaughtRules(otherDb, "operator_b")).rules.map((r) => r.id)).toEqual([
+      expect.stringMatching(/^taught\.operator_b\./),
+    ]);
+
+    await retireRule(h.deps, create(RetireWordingRuleRequestSchema, { caller: ADMIN, versionId }), () => {});
+    const after = await one({ ...h, deps: otherDeps }, text());
+    expect(after.kind).toBeUndefined(); // no rule reads it: no kind
+    expect((await currentTaughtRules(otherDb, "operator_b")).rules).toEqual([]);
+  });
+
+  it("the rules of an unchanged set are remembered; another activation changes them", async () => {
+    await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
+    const first = await currentTaughtRules(h.db, "operator_b");
+    expect((await currentTaughtRules(h.db, "operator_b")).rules).toBe(first.rules);
+    await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. Reste {balance}.");
+    const next = await currentTaughtRules(h.db, "operator_b");
+    expect(next.rules).not.toBe(first.rules);
+    expect(next.rules).toHaveLength(2);
+  });
+
+  it("a submission running longer than the recheck interval parses its next messages with a rule activated meanwhile", async () => {
+    h.dispatch.add({ operationId: "00000000-0000-4000-8000-0000000000b1", simId: "sim-b-1", montant: 5_000 });
+    // The first message's proof takes longer than the interval.
+    h.dispatch.delayMs = RULES_RECHECK_MS + 300;
+    const running = submit(h, [deposit(5_000), text()]);
+    await new Promise((r) => setTimeout(r, 100));
+    await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
+    const [proof, read] = await running;
+    expect(proof).toMatchObject({ kind: "DEP", outcome: "confirmed" });
+    expect(read).toMatchObject({ kind: "DEP" });
+  });
+});
