@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { type MessageInitShape, fromBinary } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { RESERVATION_LOCK_HEADROOM } from "./operations.ts";
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { InFlight, outboxRow, type Caller, type EntityManager } from "@transferops/kit";
+import { InFlight, outboxRow, type Caller, type EntityManager, check } from "@transferops/kit";
 import type {
   CreateOperationRequest,
   DispatchService,
@@ -28,6 +28,7 @@ import {
   type Operator,
   type OpType,
   type DomainError,
+  unwrap,
 } from "../domain/index.ts";
 import { changeEvents } from "../events/operations.ts";
 import {
@@ -43,12 +44,10 @@ import {
   type OperationRecord,
 } from "../store/operations.ts";
 import { isUniqueViolation } from "../store/sql.ts";
-import { actorOf } from "./actor.ts";
-import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import type { DispatchContext, FleetSim } from "./fleet-port.ts";
-import { toOperation } from "./mappers.ts";
-import { PendingDebits, type PendingDebit } from "./pending-debits.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+import { actorOf, toOperation } from "../flows/mappers.ts";
+import type { DispatchDeps, DispatchContext, FleetSim } from "../flows/ports.ts";
+import { PendingDebits, type PendingDebit } from "../flows/pending-debits.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromTs, type EntityManager } from "@transferops/kit";
+import { fromTs, type EntityManager, proofDelay, rows, check } from "@transferops/kit";
 import type { EvidenceSummary } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
@@ -20,11 +20,9 @@ import {
 import { raiseAlert } from "../events/alerts.ts";
 import { findOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import { findProof, insertProof, lockMessage, lockProofCandidates, proofCandidatesTo } from "../store/proofs.ts";
-import { proofDelay, rows } from "@transferops/kit";
-import { actorOf } from "./actor.ts";
-import { check, type DispatchDeps } from "./deps.ts";
-import { toOperation } from "./mappers.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+import { actorOf, toOperation } from "../flows/mappers.ts";
+import type { DispatchDeps } from "../flows/ports.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<ServiceImpl<typeof DispatchService>, "proveOperation" | "attachEvidence">;
 

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { AccessGrant, Operator } from "../domain/index.ts";
-import type { AgentScope, DispatchContext, FleetPort, FleetSim, RevealedPin } from "../rpc/fleet-port.ts";
+import type { AgentScope, DispatchContext, FleetPort, FleetSim, RevealedPin } from "../flows/ports.ts";
 
 export interface FakeAgent {
   role: "agent" | "supervisor" | "admin";

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { ts, opt, big } from "@transferops/kit";
+import { ts, opt, big, type Caller } from "@transferops/kit";
 import {
   DeviceOperationSchema,
   EvidenceSummarySchema,
@@ -14,7 +14,7 @@ import {
   type SimOperation,
   type UnprovenOperation,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
-import { retryFlags } from "../domain/index.ts";
+import { retryFlags, ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
 
 export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
@@ -128,4 +128,19 @@ export function toSimOperation(o: OperationRecord): SimOperation {
     createdAt: ts(o.created_at),
     finishedAt: ts(o.finished_at),
   });
+}
+
+const KINDS: readonly ActorKind[] = ["api_key", "intake", "session", "device", "messaging_key", "service"];
+
+/** The authenticated caller as the domain sees it; an absent caller is refused by every scoped rule. */
+export function actorOf(caller: Caller | undefined): Actor {
+  const kind = KINDS.includes(caller?.kind as ActorKind) ? (caller!.kind as ActorKind) : "service";
+  const role = (ROLES as readonly string[]).includes(caller?.role ?? "") ? (caller!.role as Role) : null;
+  return {
+    kind: caller ? kind : "service",
+    agent_id: caller?.agentId || null,
+    role,
+    full_name: caller?.fullName || null,
+    device_id: caller?.deviceId || null,
+  };
 }
