@@ -54,8 +54,6 @@ export default tseslint.config(
     // each leaves this list when its import moves:
     ignores: [
       "services/evidence/src/events/messages.ts", // TODO: imports rpc/mappers.ts
-      "services/intake/src/events/operations.ts", // TODO: imports rpc/ports.ts
-      "services/intake/src/jobs/launch-sweep.ts", // TODO: imports rpc/launch.ts
       "services/evidence/src/flows/submit.ts", // TODO: imports rpc/mappers.ts
       "services/fleet/src/events/agents.ts", // TODO: imports rpc/mappers.ts
       "services/fleet/src/events/alerts.ts", // TODO: imports rpc/mappers.ts
