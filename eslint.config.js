@@ -55,9 +55,6 @@ export default tseslint.config(
     ignores: [
       "services/evidence/src/events/messages.ts", // TODO: imports rpc/mappers.ts
       "services/evidence/src/flows/submit.ts", // TODO: imports rpc/mappers.ts
-      "services/fleet/src/events/agents.ts", // TODO: imports rpc/mappers.ts
-      "services/fleet/src/events/alerts.ts", // TODO: imports rpc/mappers.ts
-      "services/fleet/src/events/fleet.ts", // TODO: imports rpc/mappers.ts
     ],
     rules: { "no-restricted-imports": ["error", { patterns: [OTHER_SERVICES, NO_RPC] }] },
   },

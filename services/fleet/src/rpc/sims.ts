@@ -34,10 +34,9 @@ import {
   type SimRecord,
 } from "../store/sims.ts";
 import { removeSimFromGrants } from "../store/access.ts";
-import { applyReading } from "./balance.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toSim } from "./mappers.ts";
-import { simActivity } from "./peers.ts";
+import { applyReading } from "../flows/balance.ts";
+import { type FleetDeps, simActivity } from "../flows/ports.ts";
+import { toSim } from "../flows/mappers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
