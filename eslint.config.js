@@ -50,12 +50,6 @@ export default tseslint.config(
     // (flows/ holds what handlers, consumers and jobs share: use cases, ports, mappers),
     // and the store writes rows, never publishes (events/ does, in the caller's transaction).
     files: ["services/*/src/flows/**/*.ts", "services/*/src/events/**/*.ts", "services/*/src/jobs/**/*.ts"],
-    // TODO: these import rpc/ today (proto mappers and transitions that belong below rpc/);
-    // each leaves this list when its import moves:
-    ignores: [
-      "services/evidence/src/events/messages.ts", // TODO: imports rpc/mappers.ts
-      "services/evidence/src/flows/submit.ts", // TODO: imports rpc/mappers.ts
-    ],
     rules: { "no-restricted-imports": ["error", { patterns: [OTHER_SERVICES, NO_RPC] }] },
   },
   {
