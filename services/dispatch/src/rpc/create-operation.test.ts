@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MessageInitShape, fromBinary } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { RESERVATION_LOCK_HEADROOM } from "./operations.ts";
+import { RESERVATION_LOCK_HEADROOM } from "../flows/reservation.ts";
 import {
   apiKey,
   eventsOf,

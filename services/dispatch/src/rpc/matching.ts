@@ -23,10 +23,10 @@ import {
   type OperationChange,
   type OperationRecord,
 } from "../store/operations.ts";
-import { actorOf, toOperation } from "../flows/mappers.ts";
+import { actorOf, roleOf, toOperation } from "../flows/mappers.ts";
 import type { DispatchDeps } from "../flows/ports.ts";
-import { candidatesOf, cancelledBy, reserveBalance, roleOf } from "./operations.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
+import { candidatesOf, reserveBalance } from "../flows/reservation.ts";
+import { cancelledBy, isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,
