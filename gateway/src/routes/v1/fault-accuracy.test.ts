@@ -17,9 +17,9 @@ import { eventually, startTestSystem, type TestSystem } from "../../../../test/s
 import { grantAccess, provisionHandset, type Device } from "../../../../test/support/fleet-fixtures.ts";
 import { SimulatedHandset, SimulatedOperator } from "../../../../test/simulator/index.ts";
 import { OperatorSms, type SmsFault } from "../../../../test/simulator/operator-sms.ts";
+import { TEST_PIN } from "../../../../test/support/constants.ts";
 
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 2);
-const PIN = "73915046";
 const CUSTOMERS = ["690111222", "690111333"] as const;
 
 let sys: TestSystem;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const msisdn = `691${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
   const sim = await sys.api.post("/v1/sims", {
     token: admin.token,
-    body: { operator: "operator_b", msisdn, pin: PIN, device_id: device.deviceId, subscription_slot: "0" },
+    body: { operator: "operator_b", msisdn, pin: TEST_PIN, device_id: device.deviceId, subscription_slot: "0" },
   });
   expect(sim.status).toBe(201);
   simId = sim.body.sim_id;
@@ -54,7 +54,7 @@ beforeAll(async () => {
   await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [simId], opTypes: ["deposit"] });
 
   const operator = new SimulatedOperator();
-  operator.registerSim(msisdn, "operator_b", { pin: PIN, balance: 5_000_000 });
+  operator.registerSim(msisdn, "operator_b", { pin: TEST_PIN, balance: 5_000_000 });
   operator.registerCustomer(CUSTOMERS[0], "Marie-Claire Ngo");
   operator.registerCustomer(CUSTOMERS[1], "Blaise Fotso");
   sms = new OperatorSms({ baseUrl: sys.url, token: device.token, seed: 23 });
