@@ -14,7 +14,10 @@ const OTHER_SERVICES = {
   ],
   message: "a service talks to another over gRPC or Kafka, never by importing its code",
 };
-const NO_RPC = { group: ["**/rpc/*"], message: "rpc/ is the top layer: events/, jobs/ and store/ never import it" };
+const NO_RPC = {
+  group: ["**/rpc/*"],
+  message: "rpc/ is the top layer: flows/, events/, jobs/ and store/ never import it",
+};
 const NO_EVENTS = { group: ["**/events/*"], message: "store/ writes rows; events/ publishes, store/ never imports it" };
 /** How deep domain/ folders go (evidence's domain/parsers/testdata/ is the deepest). */
 const domainDepths = [0, 1, 2, 3];
@@ -43,22 +46,10 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [OTHER_SERVICES] }] },
   },
   {
-    // The arrows between layers: rpc/ (the handlers) is the top; nothing below imports it,
+    // The arrows between layers: rpc/ (the handlers) is the top; nothing below imports it
+    // (flows/ holds what handlers, consumers and jobs share: use cases, ports, mappers),
     // and the store writes rows, never publishes (events/ does, in the caller's transaction).
-    files: ["services/*/src/events/**/*.ts", "services/*/src/jobs/**/*.ts"],
-    // TODO: these import rpc/ today (proto mappers and transitions that belong below rpc/);
-    // each leaves this list when its import moves:
-    ignores: [
-      "services/dispatch/src/events/fleet.ts", // TODO: imports rpc/transitions.ts
-      "services/dispatch/src/events/operations.ts", // TODO: imports rpc/mappers.ts
-      "services/dispatch/src/jobs/evidence-sweep.ts", // TODO: imports rpc/transitions.ts
-      "services/evidence/src/events/messages.ts", // TODO: imports rpc/mappers.ts
-      "services/intake/src/events/operations.ts", // TODO: imports rpc/ports.ts
-      "services/intake/src/jobs/launch-sweep.ts", // TODO: imports rpc/launch.ts
-      "services/fleet/src/events/agents.ts", // TODO: imports rpc/mappers.ts
-      "services/fleet/src/events/alerts.ts", // TODO: imports rpc/mappers.ts
-      "services/fleet/src/events/fleet.ts", // TODO: imports rpc/mappers.ts
-    ],
+    files: ["services/*/src/flows/**/*.ts", "services/*/src/events/**/*.ts", "services/*/src/jobs/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [OTHER_SERVICES, NO_RPC] }] },
   },
   {

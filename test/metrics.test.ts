@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, serveMetrics } from "@transferops/kit";
 import { runTransferJourney, type Journey } from "./support/journey.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
+import { UNKNOWN_ID } from "./support/constants.ts";
 
 // /metrics during a real journey (gateway and six services in this process, real PostgreSQL
 // and Kafka): the series an operator reads on the dashboard exist and carry what happened.
@@ -64,7 +65,7 @@ describe("/metrics on its own port", () => {
   });
 
   it("a refusal is counted under its gRPC code", async () => {
-    const res = await sys.api.get("/v1/operations/00000000-0000-4000-8000-000000000000", {
+    const res = await sys.api.get(`/v1/operations/${UNKNOWN_ID}`, {
       token: journey.adminToken,
     });
     expect(res.status).toBe(404);

@@ -9,8 +9,7 @@ import { eventually } from "./eventually.ts";
 import { createSim, grantAccess, recordBalance, registerDevice } from "./fleet-fixtures.ts";
 import { OperatorSms } from "../simulator/operator-sms.ts";
 import { SimulatedHandset, SimulatedOperator } from "../simulator/index.ts";
-
-const PIN = "73915046";
+import { TEST_PIN } from "./constants.ts";
 
 export interface Journey {
   operationId: string;
@@ -34,7 +33,7 @@ export async function runTransferJourney(url: string, say: (s: string) => void =
   const device = await registerDevice(api, admin.token, "Journey handset");
   const sim = await createSim(api, admin.token, {
     operator: "operator_b",
-    pin: PIN,
+    pin: TEST_PIN,
     deviceId: device.deviceId,
     slot: 0,
   });
@@ -43,7 +42,7 @@ export async function runTransferJourney(url: string, say: (s: string) => void =
   say("bootstrapped: admin, agent, handset, SIM with balance, access grant");
 
   const operator = new SimulatedOperator();
-  operator.registerSim(sim.msisdn, "operator_b", { pin: PIN, balance: 500_000 });
+  operator.registerSim(sim.msisdn, "operator_b", { pin: TEST_PIN, balance: 500_000 });
   operator.registerCustomer("690111222", "Marie-Claire Ngo");
   const sms = new OperatorSms({ baseUrl: url, token: device.token, seed: 7 });
   const handset = new SimulatedHandset({ baseUrl: url, token: device.token, operator, onDialled: sms.onDialled });

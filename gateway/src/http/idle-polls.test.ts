@@ -11,7 +11,7 @@ import {
   session,
   startDispatchHarness,
   type DispatchHarness,
-} from "../../../services/dispatch/src/testing/harness.ts";
+} from "../../../test/support/dispatch-harness.ts";
 import { IdlePolls } from "./idle-polls.ts";
 
 // The gateway's mirror of dispatch's idle handsets, against a real dispatch (gRPC, PostgreSQL,

@@ -20,7 +20,7 @@ import { DeviceSilenceMonitor } from "./jobs/device-silence.ts";
 import { WebhookWorker } from "./jobs/webhook-delivery.ts";
 import { accessHandlers } from "./rpc/access.ts";
 import { adminHandlers } from "./rpc/admin.ts";
-import type { FleetDeps } from "./rpc/deps.ts";
+import type { FleetDeps } from "./flows/ports.ts";
 import { deviceAuthenticator, devicesHandlers } from "./rpc/devices.ts";
 import { handsetHandlers } from "./rpc/handset.ts";
 import { identityHandlers } from "./rpc/identity.ts";

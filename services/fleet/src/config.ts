@@ -54,16 +54,14 @@ export interface FleetConfig {
   webhooks: { pollMs: number; timeoutMs: number; retry: RetryPolicy };
 }
 
+/** The PIN key of a local run and the tests (never production's: it refuses to start without its own). */
+export const LOCAL_PIN_KEYS = "local:" + Buffer.alloc(32, 7).toString("base64");
+
 /** Local defaults are safe for a laptop; production refuses to start without its secrets. */
 export function loadFleetConfig(env = process.env): FleetConfig {
   const e = parseConfig(fleetConfigShape, env);
   const apiKeys = csv(requireInProduction(e.NODE_ENV, "API_KEYS", e.API_KEYS, "local-dev-api-key"));
-  const pinKeys = requireInProduction(
-    e.NODE_ENV,
-    "PIN_ENCRYPTION_KEYS",
-    e.PIN_ENCRYPTION_KEYS,
-    "local:" + Buffer.alloc(32, 7).toString("base64"),
-  );
+  const pinKeys = requireInProduction(e.NODE_ENV, "PIN_ENCRYPTION_KEYS", e.PIN_ENCRYPTION_KEYS, LOCAL_PIN_KEYS);
   let pinKeyring: Keyring;
   try {
     pinKeyring = parseKeyring(pinKeys);

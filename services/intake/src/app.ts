@@ -14,11 +14,12 @@ import { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake
 import type { IntakeConfig } from "./config.ts";
 import { operationHandlers, operationTopics } from "./events/operations.ts";
 import { LaunchSweep } from "./jobs/launch-sweep.ts";
-import type { IntakeDeps } from "./rpc/deps.ts";
-import { Launcher, launchHandlers } from "./rpc/launch.ts";
-import { grpcPorts, type Ports } from "./rpc/ports.ts";
+import { Launcher } from "./flows/launch.ts";
+import { grpcPorts, type IntakeDeps, type Ports } from "./flows/ports.ts";
+import { launchHandlers } from "./rpc/launch.ts";
 import { transactionHandlers } from "./rpc/transactions.ts";
 import { migrations } from "./store/migrations/index.ts";
+import { dropOneOperationPerTransaction } from "./store/transactions.ts";
 
 export interface IntakeOptions {
   config: IntakeConfig;
@@ -41,7 +42,7 @@ export async function startIntake(options: IntakeOptions) {
   });
   if (config.disabledProtection === "unique_operation") {
     // Test switch: protection (3) off, to show (1) and (2) hold without it.
-    await db.em().execute(`drop index if exists intake.transactions_operation_id`);
+    await dropOneOperationPerTransaction(db.em());
   }
   const relay = new OutboxRelay(db, bus, log);
   relay.start();

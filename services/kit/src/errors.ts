@@ -87,6 +87,11 @@ export class DomainError extends Error {
   }
 }
 
+/** Throws a gate's refusal, if any (a check returns the refusal or null): the interceptor maps it once. */
+export function check(refused: DomainError | null): void {
+  if (refused !== null) throw refused;
+}
+
 /** A reason of a service's table: the status it answers and when it is given (OpenAPI lists it per route). */
 export interface ReasonSpec {
   readonly status: ErrorStatus;

@@ -20,6 +20,7 @@ export * from "./runtime.ts";
 export * from "./metrics.ts";
 export * from "./tracing.ts";
 export * from "./time.ts";
+export * from "./local-day.ts";
 export * from "./msisdn.ts";
 export { toContractJson } from "./contract-json.ts";
 export type { Caller } from "./gen/transferops/common/v1/identity_pb.ts";

@@ -18,8 +18,7 @@ import { contactListHandlers } from "./rpc/contact-list.ts";
 import { contactHandlers } from "./rpc/contacts.ts";
 import { importHandlers } from "./rpc/imports.ts";
 import { mappingHandlers } from "./rpc/mappings.ts";
-import type { MessagingDeps } from "./rpc/deps.ts";
-import { fleetAgents, type AgentDirectory } from "./rpc/fleet-port.ts";
+import { type MessagingDeps, fleetAgents, type AgentDirectory } from "./flows/ports.ts";
 import { migrations } from "./store/migrations/index.ts";
 
 export interface MessagingOptions {

@@ -11,11 +11,11 @@ import {
   type Credentials,
   dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials;
-const GHOST = "00000000-0000-4000-8000-000000000000";
 
 beforeAll(async () => {
   sys = await startTestSystem();
@@ -79,13 +79,13 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
     const sim = await createSim(sys.api, admin.token);
     const res = await sys.api.patch(`/v1/admin/agents/${agent.agentId}/access`, {
       token: admin.token,
-      body: { allowed_sim_ids: [sim.simId, GHOST, "not-a-sim"], allowed_op_types: ["deposit", "teleport"] },
+      body: { allowed_sim_ids: [sim.simId, UNKNOWN_ID, "not-a-sim"], allowed_op_types: ["deposit", "teleport"] },
     });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("invalid_request");
-    expect(res.body.context).toEqual({ rejected_sim_ids: [GHOST, "not-a-sim"], rejected_op_types: ["teleport"] });
+    expect(res.body.context).toEqual({ rejected_sim_ids: [UNKNOWN_ID, "not-a-sim"], rejected_op_types: ["teleport"] });
     const text = JSON.stringify(res.body.detail);
-    for (const rejected of [GHOST, "not-a-sim", "teleport"]) expect(text).toContain(rejected);
+    for (const rejected of [UNKNOWN_ID, "not-a-sim", "teleport"]) expect(text).toContain(rejected);
     expect(text).not.toContain(sim.simId);
     const read = await sys.api.get(`/v1/admin/agents/${agent.agentId}/access`, { token: admin.token });
     expect(read.body).toMatchObject({ allowed_sim_ids: [], allowed_op_types: [], max_amount: null });
@@ -118,13 +118,13 @@ describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
 
   it("answers 404 for an unknown agent and 422 for a malformed agent id", async () => {
     const sim = await createSim(sys.api, admin.token);
-    const missing = await sys.api.patch(`/v1/admin/agents/${GHOST}/access`, {
+    const missing = await sys.api.patch(`/v1/admin/agents/${UNKNOWN_ID}/access`, {
       token: admin.token,
       body: { allowed_sim_ids: [sim.simId] },
     });
     expect(missing.status).toBe(404);
     expect([missing.body.code, missing.body.context.reason]).toEqual(["not_found", "agent_not_found"]);
-    expect((await sys.api.get(`/v1/admin/agents/${GHOST}/access`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.get(`/v1/admin/agents/${UNKNOWN_ID}/access`, { token: admin.token })).status).toBe(404);
     expect((await sys.api.get(`/v1/admin/agents/nope/access`, { token: admin.token })).status).toBe(422);
   });
 

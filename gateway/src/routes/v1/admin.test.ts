@@ -14,11 +14,11 @@ import {
   type Credentials,
   dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
-const GHOST = "00000000-0000-4000-8000-000000000000";
 const PHRASE = "RESET SERVICE PRODUCTION DATA";
 
 beforeAll(async () => {
@@ -58,8 +58,8 @@ describe("freeze and unfreeze a SIM", () => {
   });
 
   it("answers 404 for an unknown SIM and 409 for a retired one", async () => {
-    expect((await sys.api.post(`/v1/admin/sims/${GHOST}/freeze`, { token: admin.token })).status).toBe(404);
-    expect((await sys.api.post(`/v1/admin/sims/${GHOST}/unfreeze`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.post(`/v1/admin/sims/${UNKNOWN_ID}/freeze`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.post(`/v1/admin/sims/${UNKNOWN_ID}/unfreeze`, { token: admin.token })).status).toBe(404);
     const sim = await createSim(sys.api, admin.token);
     await sys.api.patch(`/v1/sims/${sim.simId}`, { token: admin.token, body: { status: "retired" } });
     const res = await sys.api.post(`/v1/admin/sims/${sim.simId}/freeze`, { token: admin.token });
@@ -498,7 +498,7 @@ describe("reset production data (POST /v1/admin/reset)", () => {
     expect((await sys.api.get("/v1/device/me", { token: creds.device.token })).status).toBe(401);
     // The API key is a configured secret: it still works.
     expect(
-      (await sys.api.patch(`/v1/sims/${GHOST}/balance`, { apiKey: TEST_API_KEY, body: { balance: 1 } })).status,
+      (await sys.api.patch(`/v1/sims/${UNKNOWN_ID}/balance`, { apiKey: TEST_API_KEY, body: { balance: 1 } })).status,
     ).toBe(404);
   });
 });

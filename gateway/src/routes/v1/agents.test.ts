@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, TEST_BOOTSTRAP_TOKEN, type TestSystem } from "../../../../test/support/system.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
@@ -156,7 +157,7 @@ describe("agents (admin)", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ full_name: "Carol K.", role: "supervisor" });
-    const missing = await sys.api.patch(`/v1/agents/admin/00000000-0000-4000-8000-000000000000`, {
+    const missing = await sys.api.patch(`/v1/agents/admin/${UNKNOWN_ID}`, {
       token: admin.token,
       body: {},
     });
@@ -164,7 +165,7 @@ describe("agents (admin)", () => {
   });
 
   it("answers every route of an unknown agent with 404 agent_not_found and its id", async () => {
-    const ghost = "00000000-0000-4000-8000-000000000000";
+    const ghost = UNKNOWN_ID;
     for (const res of [
       await sys.api.patch(`/v1/agents/admin/${ghost}`, { token: admin.token, body: {} }),
       await sys.api.post(`/v1/agents/admin/${ghost}/deactivate`, { token: admin.token }),

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, TEST_API_KEY, type TestSystem } from "../../../../test/support/system.ts";
 import { dumpErrors } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 const KEY = TEST_API_KEY;
-const GHOST = "00000000-0000-4000-8000-000000000000";
 
 beforeAll(async () => {
   sys = await startTestSystem();
@@ -127,7 +127,7 @@ describe("create a contact (POST /v1/contacts)", () => {
     ["an invalid phone", { phone: "12345" }, "invalid_phone"],
     ["a malformed e-mail", { email: "not-an-email" }, "invalid_email"],
     ["an unknown lifecycle stage", { lifecycle: "vip" }, "unknown_lifecycle"],
-    ["an unknown collaborator", { collaborators: [GHOST] }, "unknown_collaborator"],
+    ["an unknown collaborator", { collaborators: [UNKNOWN_ID] }, "unknown_collaborator"],
     ["a bad custom field key", { custom_fields: { "Bad Key": "x" } }, "invalid_request"],
   ])("refuses %s with 422 and its reason", async (_name, body, reason) => {
     const res = await post("/v1/contacts", body);
@@ -181,7 +181,7 @@ describe("change a contact", () => {
   });
 
   it("answers 404 for an unknown contact and 422 for a malformed id", async () => {
-    const unknown = await get(`/v1/contacts/${GHOST}`);
+    const unknown = await get(`/v1/contacts/${UNKNOWN_ID}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ code: "not_found", context: { reason: "contact_not_found" } });
     const malformed = await get(`/v1/contacts/not-a-uuid`);
@@ -239,10 +239,10 @@ describe("change a contact", () => {
     expect(byName.body.tags).toEqual([tag]);
     const byId = await post(`/v1/contacts/${other.customer_id}/tags`, { tag_id: tag.tag_id });
     expect(byId.body.tags).toEqual([tag]);
-    const unknown = await post(`/v1/contacts/${other.customer_id}/tags`, { tag_id: GHOST });
+    const unknown = await post(`/v1/contacts/${other.customer_id}/tags`, { tag_id: UNKNOWN_ID });
     expect(unknown.status).toBe(404);
     expect(unknown.body.context.reason).toBe("tag_not_found");
-    const both = await post(`/v1/contacts/${other.customer_id}/tags`, { tag_id: GHOST, name: "x" });
+    const both = await post(`/v1/contacts/${other.customer_id}/tags`, { tag_id: UNKNOWN_ID, name: "x" });
     expect(both.status).toBe(422);
     const removed = await sys.api.delete(`/v1/contacts/${c.customer_id}/tags/${tag.tag_id}`, { token: KEY });
     expect(removed.status).toBe(200);
@@ -284,10 +284,10 @@ describe("change a contact", () => {
     expect(res.body.collaborators).toEqual([b.agentId]);
     const unknown = await sys.api.put(`/v1/contacts/${c.customer_id}/collaborators`, {
       token: KEY,
-      body: { collaborators: [a.agentId, GHOST] },
+      body: { collaborators: [a.agentId, UNKNOWN_ID] },
     });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.context).toMatchObject({ reason: "unknown_collaborator", agent_ids: [GHOST] });
+    expect(unknown.body.context).toMatchObject({ reason: "unknown_collaborator", agent_ids: [UNKNOWN_ID] });
     const deact = await sys.api.post(`/v1/agents/admin/${a.agentId}/deactivate`, { token: admin.token });
     expect(deact.status).toBeLessThan(300);
     const inactive = await sys.api.put(`/v1/contacts/${c.customer_id}/collaborators`, {

@@ -16,11 +16,11 @@ import {
   type Credentials,
   dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_DEVICE_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
-const UNKNOWN_DEVICE = "0123456789abcdef0123456789abcdef";
 
 beforeAll(async () => {
   sys = await startTestSystem();
@@ -115,7 +115,7 @@ describe("read devices", () => {
   });
 
   it("answers 404 for an unknown device, whatever the form of its id", async () => {
-    for (const id of [UNKNOWN_DEVICE, "not-hex"]) {
+    for (const id of [UNKNOWN_DEVICE_ID, "not-hex"]) {
       const res = await get(id);
       expect(res.status).toBe(404);
       expect([res.body.code, res.body.context.reason]).toEqual(["not_found", "device_not_found"]);
@@ -145,7 +145,7 @@ describe("rename a device (PATCH /v1/devices/{id})", () => {
         .status,
     ).toBe(422);
     expect(
-      (await sys.api.patch(`/v1/devices/${UNKNOWN_DEVICE}`, { token: admin.token, body: { label: "x" } })).status,
+      (await sys.api.patch(`/v1/devices/${UNKNOWN_DEVICE_ID}`, { token: admin.token, body: { label: "x" } })).status,
     ).toBe(404);
   });
 });
@@ -217,7 +217,7 @@ describe("device tokens", () => {
     expect(res.body.device_token).not.toBe(d.token);
     expect((await sys.api.get("/v1/device/me", { token: d.token })).status).toBe(401);
     expect((await sys.api.get("/v1/device/me", { token: res.body.device_token })).body.device_id).toBe(d.deviceId);
-    expect((await sys.api.post(`/v1/devices/${UNKNOWN_DEVICE}/token`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.post(`/v1/devices/${UNKNOWN_DEVICE_ID}/token`, { token: admin.token })).status).toBe(404);
   });
 });
 
@@ -331,9 +331,9 @@ describe("roles", () => {
       ["GET", `/v1/devices/${d.deviceId}`],
       ["PATCH", `/v1/devices/${d.deviceId}`, { label: "y" }],
       ["GET", `/v1/devices/${d.deviceId}/health`],
-      ["POST", `/v1/devices/${UNKNOWN_DEVICE}/token`],
-      ["DELETE", `/v1/devices/${UNKNOWN_DEVICE}/token`],
-      ["DELETE", `/v1/devices/${UNKNOWN_DEVICE}`],
+      ["POST", `/v1/devices/${UNKNOWN_DEVICE_ID}/token`],
+      ["DELETE", `/v1/devices/${UNKNOWN_DEVICE_ID}/token`],
+      ["DELETE", `/v1/devices/${UNKNOWN_DEVICE_ID}`],
     ];
     for (const [method, path, body] of routes) {
       const statuses = await statusesFor(sys.api, creds, method as "GET", path, names, body);

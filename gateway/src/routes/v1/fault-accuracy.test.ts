@@ -16,11 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 import { grantAccess } from "../../../../test/support/fleet-fixtures.ts";
 import { handsetWorld } from "../../../../test/support/handset-world.ts";
+import { TEST_PIN } from "../../../../test/support/constants.ts";
 import type { SimulatedHandset } from "../../../../test/simulator/index.ts";
 import type { OperatorSms, SmsFault } from "../../../../test/simulator/operator-sms.ts";
 
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 2);
-const PIN = "73915046";
 const CUSTOMERS = ["690111222", "690111333"] as const;
 
 let sys: TestSystem;
@@ -42,7 +42,7 @@ beforeAll(async () => {
   agent = await sys.api.createAgent(admin.token, { login: "fault-agent", full_name: "Fatou Faults" });
   const world = await handsetWorld(sys.api, sys.url, admin.token, {
     label: "Fault handset",
-    sims: [{ operator: "operator_b", pin: PIN }],
+    sims: [{ operator: "operator_b", pin: TEST_PIN }],
     balance: 5_000_000,
     customers: { [CUSTOMERS[0]]: "Marie-Claire Ngo", [CUSTOMERS[1]]: "Blaise Fotso" },
     seed: 23,

@@ -15,6 +15,7 @@ import {
   type FailureMode,
 } from "../../../../test/simulator/index.ts";
 import { OperatorSms } from "../../../../test/simulator/operator-sms.ts";
+import { TEST_PIN as PIN_B } from "../../../../test/support/constants.ts";
 
 // End-to-end journeys: the handset simulator polls the gateway, dials against the
 // simulated operator, reports outcomes; operations go through gateway, dispatch, fleet,
@@ -35,7 +36,6 @@ let kafka: KafkaBus;
 let subscription: Subscription;
 const seen: { type: string; key: string; value: Uint8Array }[] = [];
 
-const PIN_B = "73915046";
 const PIN_A = "28461937";
 const START_BALANCE = 500_000;
 

@@ -20,6 +20,7 @@ import {
   type Credentials,
   dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 // A receiver on a real local port: records every request, answers from a script per path.
 interface Received {
@@ -36,7 +37,6 @@ let base: string;
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
-const GHOST = "00000000-0000-4000-8000-000000000000";
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
@@ -155,7 +155,7 @@ describe("notifications", () => {
   });
 
   it("answers 404 for an unknown notification and 422 for a malformed id or query", async () => {
-    expect((await sys.api.post(`/v1/admin/notifications/${GHOST}/ack`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.post(`/v1/admin/notifications/${UNKNOWN_ID}/ack`, { token: admin.token })).status).toBe(404);
     expect((await sys.api.post(`/v1/admin/notifications/nope/ack`, { token: admin.token })).status).toBe(422);
     expect((await sys.api.get(`/v1/admin/notifications?limit=0`, { token: admin.token })).status).toBe(422);
   });
@@ -375,11 +375,11 @@ describe("roles", () => {
     const names = Object.keys(ADMIN_ONLY) as (keyof typeof ADMIN_ONLY)[];
     const routes: [string, string, unknown?][] = [
       ["GET", "/v1/admin/notifications"],
-      ["POST", `/v1/admin/notifications/${GHOST}/ack`],
+      ["POST", `/v1/admin/notifications/${UNKNOWN_ID}/ack`],
       ["POST", "/v1/admin/webhooks", { url: "ftp://x" }],
       ["GET", "/v1/admin/webhooks"],
-      ["DELETE", `/v1/admin/webhooks/${GHOST}`],
-      ["GET", `/v1/admin/webhooks/${GHOST}/deliveries`],
+      ["DELETE", `/v1/admin/webhooks/${UNKNOWN_ID}`],
+      ["GET", `/v1/admin/webhooks/${UNKNOWN_ID}/deliveries`],
     ];
     const expected = { ...ADMIN_ONLY };
     for (const [method, path, body] of routes) {

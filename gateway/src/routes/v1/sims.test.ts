@@ -15,12 +15,11 @@ import {
   type Credentials,
   dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
+import { UNKNOWN_DEVICE_ID, UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
-const GHOST = "00000000-0000-4000-8000-000000000000";
-const UNKNOWN_DEVICE = "0123456789abcdef0123456789abcdef";
 
 beforeAll(async () => {
   sys = await startTestSystem();
@@ -118,7 +117,7 @@ describe("create a SIM (POST /v1/sims)", () => {
       pin: "1234",
       ...o,
     });
-    const unknown = await post(body({ device_id: UNKNOWN_DEVICE, subscription_slot: "0" }));
+    const unknown = await post(body({ device_id: UNKNOWN_DEVICE_ID, subscription_slot: "0" }));
     expect(unknown.status).toBe(404);
     expect([unknown.body.code, unknown.body.context.reason]).toEqual(["not_found", "device_not_found"]);
 
@@ -193,7 +192,7 @@ describe("list and read SIMs", () => {
         "subscription_slot",
       ].sort(),
     );
-    const ghost = await getSim(GHOST);
+    const ghost = await getSim(UNKNOWN_ID);
     expect([ghost.status, ghost.body.code, ghost.body.context.reason]).toEqual([404, "not_found", "sim_not_found"]);
     expect((await getSim("nope")).status).toBe(422);
   });
@@ -231,9 +230,9 @@ describe("update a SIM (PATCH /v1/sims/{id})", () => {
   });
 
   it("answers 404 for an unknown SIM", async () => {
-    expect((await sys.api.patch(`/v1/sims/${GHOST}`, { token: admin.token, body: { status: "frozen" } })).status).toBe(
-      404,
-    );
+    expect(
+      (await sys.api.patch(`/v1/sims/${UNKNOWN_ID}`, { token: admin.token, body: { status: "frozen" } })).status,
+    ).toBe(404);
   });
 });
 
@@ -313,8 +312,8 @@ describe("assign and move (PATCH /v1/sims/{id}/assignment)", () => {
   it("answers 404 for an unknown SIM or device, 409 for a device not active, 422 for a bad body", async () => {
     const sim = await createSim(sys.api, admin.token);
     const d = await registerDevice(sys.api, admin.token);
-    expect((await assign(GHOST, { device_id: d.deviceId, subscription_slot: "0" })).status).toBe(404);
-    const noDevice = await assign(sim.simId, { device_id: UNKNOWN_DEVICE, subscription_slot: "0" });
+    expect((await assign(UNKNOWN_ID, { device_id: d.deviceId, subscription_slot: "0" })).status).toBe(404);
+    const noDevice = await assign(sim.simId, { device_id: UNKNOWN_DEVICE_ID, subscription_slot: "0" });
     expect(noDevice.status).toBe(404);
     expect([noDevice.body.code, noDevice.body.context.reason]).toEqual(["not_found", "device_not_found"]);
     expect((await assign(sim.simId, { device_id: d.deviceId })).status).toBe(422);
@@ -347,7 +346,7 @@ describe("unassign (DELETE /v1/sims/{id}/assignment)", () => {
     const again = await sys.api.delete(`/v1/sims/${sims[0].simId}/assignment`, { token: admin.token });
     expect(again.status).toBe(409);
     expect([again.body.code, again.body.context.reason]).toEqual(["conflict", "sim_unassigned"]);
-    expect((await sys.api.delete(`/v1/sims/${GHOST}/assignment`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.delete(`/v1/sims/${UNKNOWN_ID}/assignment`, { token: admin.token })).status).toBe(404);
   });
 });
 
@@ -438,7 +437,7 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
   });
 
   it("answers 404 for an unknown SIM; only the API key may record (401 without or with a wrong key, 403 for sessions and devices)", async () => {
-    expect((await balance(GHOST, { balance: 1 })).status).toBe(404);
+    expect((await balance(UNKNOWN_ID, { balance: 1 })).status).toBe(404);
     const sim = await createSim(sys.api, admin.token);
     const names = [
       "none",
@@ -522,7 +521,7 @@ describe("history (GET /v1/sims/{id}/history)", () => {
       balance_mirror: 7000,
       operations: [],
     });
-    expect((await sys.api.get(`/v1/sims/${GHOST}/history`, { token: admin.token })).status).toBe(404);
+    expect((await sys.api.get(`/v1/sims/${UNKNOWN_ID}/history`, { token: admin.token })).status).toBe(404);
   });
 });
 
@@ -605,8 +604,8 @@ describe("roles", () => {
       ["GET", `/v1/sims/${sim.simId}`],
       ["POST", "/v1/sims", { operator: "operator_a", msisdn: uniqueMsisdn(), pin: "1234" }],
       ["PATCH", `/v1/sims/${sim.simId}`, { status: "frozen" }],
-      ["DELETE", `/v1/sims/${GHOST}`],
-      ["PATCH", `/v1/sims/${sim.simId}/assignment`, { device_id: UNKNOWN_DEVICE, subscription_slot: "0" }],
+      ["DELETE", `/v1/sims/${UNKNOWN_ID}`],
+      ["PATCH", `/v1/sims/${sim.simId}/assignment`, { device_id: UNKNOWN_DEVICE_ID, subscription_slot: "0" }],
       ["DELETE", `/v1/sims/${sim.simId}/assignment`],
       ["GET", `/v1/sims/${sim.simId}/history`],
     ];

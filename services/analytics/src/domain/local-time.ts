@@ -1,9 +1,6 @@
-/**
- * Local time of the business: Africa/Douala, UTC+1 all year (no daylight saving), so a
- * fixed offset is exact.
- */
-export const LOCAL_OFFSET_MS = 3600_000;
-const DAY_MS = 86_400_000;
+// Local time of the business: Africa/Douala, UTC+1 all year (no daylight saving), so a
+// fixed offset (the kit's) is exact.
+import { DAY_MS, LOCAL_OFFSET_MS } from "@transferops/kit";
 
 export interface LocalFields {
   /** YYYY-MM-DD. */

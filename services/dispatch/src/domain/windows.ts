@@ -8,12 +8,13 @@
 // Days are local days of the operating timezone, Africa/Douala: UTC+1 all year
 // (no daylight saving), so a fixed offset is exact and needs no tz database.
 
+import { DAY_MS, LOCAL_OFFSET_MS, localDayOf, localMidnight } from "@transferops/kit";
 import { fail, ok, type Result } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 
+export { localDayOf };
+
 export const OPERATING_TIMEZONE = "Africa/Douala";
-export const LOCAL_OFFSET_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 export const MAX_WINDOW_DAYS = 365;
 
 export interface TimeRange {
@@ -60,11 +61,6 @@ export function isInCooldown(lastFinishedAt: Date | null, now: Date, cooldownS: 
 // ---------------------------------------------------------------------------
 // Local days
 
-/** YYYY-MM-DD of the local day holding `instant`. */
-export function localDayOf(instant: Date): string {
-  return new Date(instant.getTime() + LOCAL_OFFSET_MS).toISOString().slice(0, 10);
-}
-
 /** ISO 8601 in local time with its offset and whole seconds, for texts people read: `2026-11-22T10:15:00+01:00`. */
 export function formatLocalIso(instant: Date): string {
   const shifted = new Date(instant.getTime() + LOCAL_OFFSET_MS).toISOString();
@@ -73,14 +69,7 @@ export function formatLocalIso(instant: Date): string {
 
 /** Validates a calendar day written YYYY-MM-DD (a real date: 2026-02-30 is refused). */
 export function parseLocalDay(text: string, field = "date"): Result<string> {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (match !== null) {
-    const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    const date = new Date(Date.UTC(year, month - 1, day));
-    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {
-      return ok(text);
-    }
-  }
+  if (localMidnight(text) !== null) return ok(text);
   return fail(
     refusal("invalid_request", `${field} must be a calendar day in the form YYYY-MM-DD, got '${text}'`, {
       field,
@@ -89,17 +78,11 @@ export function parseLocalDay(text: string, field = "date"): Result<string> {
   );
 }
 
-/** Local midnight opening a valid YYYY-MM-DD day, as an instant. */
-function localMidnight(day: string): Date {
-  const [year, month, date] = day.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, date) - LOCAL_OFFSET_MS);
-}
-
 /** One local day, midnight to midnight: the `date` filter of the operations list. */
 export function localDayRange(day: string, field = "date"): Result<TimeRange> {
   const parsed = parseLocalDay(day, field);
   if (!parsed.ok) return parsed;
-  const from = localMidnight(parsed.value);
+  const from = localMidnight(parsed.value)!;
   return ok({ from, to: new Date(from.getTime() + DAY_MS) });
 }
 
@@ -152,7 +135,7 @@ export function daysBackRange(days: number, now: Date, maxDays = MAX_WINDOW_DAYS
       }),
     );
   }
-  const todayStart = localMidnight(localDayOf(now));
+  const todayStart = localMidnight(localDayOf(now))!;
   return ok({
     from: new Date(todayStart.getTime() - (days - 1) * DAY_MS),
     to: new Date(todayStart.getTime() + DAY_MS),

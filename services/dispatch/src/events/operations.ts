@@ -6,7 +6,7 @@ import {
   OperationFailedSchema,
 } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import type { OperationRecord } from "../store/operations.ts";
-import { toOperation } from "../rpc/mappers.ts";
+import { toOperation } from "../flows/mappers.ts";
 
 export type ChangeTrigger =
   | "create"

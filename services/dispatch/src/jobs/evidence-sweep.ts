@@ -2,7 +2,7 @@ import { PeriodicJob, type Database, type EntityManager, type Logger } from "@tr
 import type { Trigger } from "../domain/index.ts";
 import type { OperationChange, OperationRecord } from "../store/operations.ts";
 import { lockExpiredAwaiting, lockStaleRunning } from "../store/sweep.ts";
-import { move } from "../rpc/transitions.ts";
+import { move } from "../flows/transitions.ts";
 
 export interface SweepOptions {
   db: Database;

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { type MessageInitShape, fromBinary } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { fromBinary } from "@bufbuild/protobuf";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { RESERVATION_LOCK_HEADROOM } from "./operations.ts";
+import { RESERVATION_LOCK_HEADROOM } from "../flows/reservation.ts";
 import {
   apiKey,
   eventsOf,
@@ -13,7 +12,8 @@ import {
   session,
   startDispatchHarness,
   type DispatchHarness,
-} from "../testing/harness.ts";
+} from "../../../../test/support/dispatch-harness.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let h: DispatchHarness;
 beforeAll(async () => {
@@ -122,10 +122,10 @@ describe("create operation: the gates in their documented precedence (docs/decis
     [
       "6. the API key naming an agent that does not exist",
       () => {},
-      () => ({ caller: apiKey(), agentId: "00000000-0000-4000-8000-000000000000" }),
+      () => ({ caller: apiKey(), agentId: UNKNOWN_ID }),
       422,
       "agent_unknown",
-      "Agent 00000000-0000-4000-8000-000000000000 does not exist",
+      `Agent ${UNKNOWN_ID} does not exist`,
     ],
     [
       "6. the API key naming an inactive agent",

@@ -2,9 +2,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { requireAdmin } from "../domain/index.ts";
 import { deleteAllOperations, simActivity, sweepBacklog } from "../store/fleet-facing.ts";
-import { actorOf } from "./actor.ts";
-import { check, type DispatchDeps } from "./deps.ts";
-import { toSimOperation } from "./mappers.ts";
+import { actorOf, toSimOperation } from "../flows/mappers.ts";
+import { check } from "@transferops/kit";
+import type { DispatchDeps } from "../flows/ports.ts";
 
 type Impl = Pick<ServiceImpl<typeof DispatchService>, "getSimActivity" | "resetOperations" | "getSweepBacklog">;
 

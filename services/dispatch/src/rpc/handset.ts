@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { fromTs, ts, type EntityManager } from "@transferops/kit";
+import { fromTs, ts, type EntityManager, check } from "@transferops/kit";
 import { DeviceDispatchSchema, type DeviceDispatch } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
@@ -20,6 +20,7 @@ import {
   transition,
   type Actor,
   type DeviceOutcome,
+  unwrap,
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { updateOperation, type OperationRecord } from "../store/operations.ts";
@@ -32,11 +33,10 @@ import {
 } from "../store/queue.ts";
 import { holdQueued, rerouteQueued } from "../store/fleet-changes.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
-import { actorOf } from "./actor.ts";
-import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import { toDeviceOperation } from "./mappers.ts";
+import { actorOf, toDeviceOperation } from "../flows/mappers.ts";
+import type { DispatchDeps } from "../flows/ports.ts";
 import { publishChange } from "../events/operations.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,

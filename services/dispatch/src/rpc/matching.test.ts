@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKey, device, refusalOf, session, startDispatchHarness, type DispatchHarness } from "../testing/harness.ts";
+import {
+  apiKey,
+  device,
+  refusalOf,
+  session,
+  startDispatchHarness,
+  type DispatchHarness,
+} from "../../../../test/support/dispatch-harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();

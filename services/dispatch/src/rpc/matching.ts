@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Caller } from "@transferops/kit";
+import { type Caller, check } from "@transferops/kit";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
   admitMatchingEdit,
@@ -13,6 +13,7 @@ import {
   refusal,
   requireKind,
   transition,
+  unwrap,
 } from "../domain/index.ts";
 import { publishChange } from "../events/operations.ts";
 import {
@@ -22,11 +23,10 @@ import {
   type OperationChange,
   type OperationRecord,
 } from "../store/operations.ts";
-import { actorOf } from "./actor.ts";
-import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import { toOperation } from "./mappers.ts";
-import { candidatesOf, cancelledBy, reserveBalance, roleOf } from "./operations.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+import { actorOf, roleOf, toOperation } from "../flows/mappers.ts";
+import type { DispatchDeps } from "../flows/ports.ts";
+import { candidatesOf, reserveBalance } from "../flows/reservation.ts";
+import { cancelledBy, isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,

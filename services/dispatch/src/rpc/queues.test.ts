@@ -12,7 +12,7 @@ import {
   session,
   startDispatchHarness,
   type DispatchHarness,
-} from "../testing/harness.ts";
+} from "../../../../test/support/dispatch-harness.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();

@@ -13,13 +13,14 @@ import {
   requireKind,
   seesFleet,
   type Actor,
+  unwrap,
 } from "../domain/index.ts";
 import { ambiguousCounts } from "../store/proofs.ts";
 import { listSettledOnWord, listUnproven } from "../store/queues.ts";
-import { actorOf } from "./actor.ts";
-import { check, unwrap, type DispatchDeps } from "./deps.ts";
-import { toOperation, toSettledOnWord, toUnproven } from "./mappers.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "./transitions.ts";
+import { actorOf, toOperation, toSettledOnWord, toUnproven } from "../flows/mappers.ts";
+import { check } from "@transferops/kit";
+import type { DispatchDeps } from "../flows/ports.ts";
+import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,

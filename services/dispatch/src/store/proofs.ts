@@ -40,6 +40,16 @@ export async function findProof(em: EntityManager, messageId: string): Promise<P
   return r ? toProof(r) : undefined;
 }
 
+/** The operation a message already proves, if any. */
+export async function operationProvenBy(em: EntityManager, messageId: string): Promise<string | undefined> {
+  const found = await rows<{ operation_id: string }>(
+    em,
+    `select operation_id from dispatch.operations where evidence_message_id = ?`,
+    [messageId],
+  );
+  return found[0]?.operation_id;
+}
+
 export async function insertProof(
   em: EntityManager,
   p: {

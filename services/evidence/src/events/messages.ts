@@ -10,7 +10,7 @@ import {
 import type { ChainBreak } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import type { Operator } from "../domain/parsers/types.ts";
-import { toEvidence } from "../rpc/mappers.ts";
+import { toEvidence } from "../flows/mappers.ts";
 
 const SCHEMA = "evidence";
 

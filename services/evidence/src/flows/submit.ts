@@ -17,7 +17,7 @@ import { refusalsOf, validateSubmission } from "../domain/submission.ts";
 import { wordingDrift } from "../domain/wording-drift.ts";
 import { messageCorrelated, messageStored, unknownSenderAlert } from "../events/messages.ts";
 import { wordingChangedAlert } from "../events/wording.ts";
-import { refusedResult, toResult } from "../rpc/mappers.ts";
+import { refusedResult, toResult } from "./mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
 import { unrecognisedCounts } from "../store/wording-drift.ts";

@@ -12,7 +12,7 @@ import { balanceChain, dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
 import { deleteAllMessages } from "../store/messages.ts";
 import { activateRule, addRule, listRules, retireRule, tryRule } from "../flows/wording-rules.ts";
-import { toChainLink, toEvidence } from "./mappers.ts";
+import { toChainLink, toEvidence } from "../flows/mappers.ts";
 import { toWordingRule } from "../events/wording.ts";
 
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */

@@ -1,14 +1,13 @@
-import { isUuid, type Violation } from "@transferops/kit";
+import { dayWindow, isUuid, type Violation } from "@transferops/kit";
 import { invalid } from "./reasons.ts";
 
 // The audit log as admins read it: filters, the day window, paging, and redaction.
 //
 // Window: local calendar days in UTC+1 (Africa/Douala, no daylight saving), on the entry's
 // time, as every windowed list of the board: `from`/`to` (YYYY-MM-DD, inclusive; `from`
-// wins over `days`) > `all` (the whole log) > `days` (default 30, 1 to 365, ending today).
+// wins over `days`) > `all` (the whole log) > `days` (default 30, 1 to 365, ending today):
+// the kit's dayWindow, every problem reported at once with the others.
 
-const LOCAL_OFFSET_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_AUDIT_DAYS = 30;
 const MAX_DAYS = 365;
 export const DEFAULT_AUDIT_LIMIT = 50;
@@ -37,35 +36,16 @@ export interface AuditFilter {
   limit: number;
 }
 
-function localMidnight(day: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const utc = new Date(Date.UTC(y, mo - 1, d));
-  if (utc.getUTCFullYear() !== y || utc.getUTCMonth() !== mo - 1 || utc.getUTCDate() !== d) return null;
-  return new Date(utc.getTime() - LOCAL_OFFSET_MS);
-}
-
 /** Checks a list request; 422 invalid_request with every problem at once. */
 export function auditFilterOf(req: AuditQueryRequest, now: Date): AuditFilter {
   const problems: Violation[] = [];
   const w = req.window ?? { days: 0, from: "", to: "", all: false };
-  let from: Date | null = null;
-  let to: Date | null = null;
-  if (w.from || w.to) {
-    from = w.from ? localMidnight(w.from) : null;
-    if (w.from && !from) problems.push({ field: "from", message: "must be a calendar day YYYY-MM-DD" });
-    const toStart = w.to ? localMidnight(w.to) : null;
-    if (w.to && !toStart) problems.push({ field: "to", message: "must be a calendar day YYYY-MM-DD" });
-    to = toStart ? new Date(toStart.getTime() + DAY_MS) : null;
-    if (from && to && from >= to) problems.push({ field: "from", message: `is after to (${w.to})` });
-  } else if (!w.all) {
-    const days = w.days || DEFAULT_AUDIT_DAYS;
-    if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS)
-      problems.push({ field: "days", message: `must be an integer from 1 to ${MAX_DAYS}` });
-    const today = localMidnight(new Date(now.getTime() + LOCAL_OFFSET_MS).toISOString().slice(0, 10))!;
-    from = new Date(today.getTime() - (days - 1) * DAY_MS);
-  }
+  const {
+    from,
+    to,
+    problems: windowProblems,
+  } = dayWindow(w, now, { defaultDays: DEFAULT_AUDIT_DAYS, maxDays: MAX_DAYS });
+  for (const { field, message } of windowProblems) problems.push({ field, message });
   const limit = req.limit || DEFAULT_AUDIT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT)
     problems.push({ field: "limit", message: `must be an integer from 1 to ${MAX_AUDIT_LIMIT}` });

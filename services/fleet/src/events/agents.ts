@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { enqueueEvent, Topics, type EntityManager } from "@transferops/kit";
 import { AgentChangedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import type { AgentRecord } from "../domain/agents.ts";
-import { toAgent } from "../rpc/mappers.ts";
+import { toAgent } from "../flows/mappers.ts";
 
 export type AgentChange = "created" | "updated" | "deactivated" | "password_reset";
 

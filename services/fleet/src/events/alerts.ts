@@ -9,7 +9,7 @@ import type { Alert } from "../domain/alerts.ts";
 import { webhookBody } from "../domain/webhooks.ts";
 import { insertNotification, resolveNotification } from "../store/notifications.ts";
 import { enqueueDeliveries } from "../store/webhooks.ts";
-import { struct } from "../rpc/mappers.ts";
+import { struct } from "../flows/mappers.ts";
 
 // Alerts travel one way whoever raises them: `AlertRaised` on the `alerts` topic. Fleet
 // raises its own (device silent, SIM absent, balance out of band) into its outbox like

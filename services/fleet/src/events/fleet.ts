@@ -8,7 +8,7 @@ import {
   SimDeletedSchema,
 } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import type { SimRecord } from "../store/sims.ts";
-import { toSim } from "../rpc/mappers.ts";
+import { toSim } from "../flows/mappers.ts";
 
 // What fleet publishes on the `fleet` topic about devices and SIMs, keyed by their id so
 // one device's (or SIM's) events keep their order. Written in the caller's transaction.

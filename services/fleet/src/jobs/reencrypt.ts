@@ -1,25 +1,12 @@
-import { rows, type Database, type EntityManager } from "@transferops/kit";
+import type { Database, EntityManager } from "@transferops/kit";
 import { open, pinAad, seal, webhookSecretAad, type Keyring } from "../domain/pin-crypto.ts";
+import { lockSealedUnder, SEALED_TABLES, writeSealed, type SealedTable } from "../store/sealed.ts";
 
-/** What one kind of sealed secret is: its table, columns and associated data. */
-interface SealedColumn {
-  what: "sim_pins" | "webhook_secrets";
-  table: string;
-  keyColumn: string;
-  dataColumn: string;
-  aad: (id: string) => string;
-}
-
-const SEALED: SealedColumn[] = [
-  { what: "sim_pins", table: "fleet.sims", keyColumn: "pin_key_id", dataColumn: "pin_ciphertext", aad: pinAad },
-  {
-    what: "webhook_secrets",
-    table: "fleet.webhooks",
-    keyColumn: "secret_key_id",
-    dataColumn: "secret_ciphertext",
-    aad: webhookSecretAad,
-  },
-];
+/** The associated data each kind of sealed secret is bound to. */
+const AAD: Record<SealedTable["what"], (id: string) => string> = {
+  sim_pins: pinAad,
+  webhook_secrets: webhookSecretAad,
+};
 
 const BATCH = 200;
 
@@ -33,9 +20,9 @@ const BATCH = 200;
 export async function reencryptSecrets(
   db: Database,
   keyring: Keyring,
-): Promise<Record<SealedColumn["what"], number> & { current_key_id: string }> {
+): Promise<Record<SealedTable["what"], number> & { current_key_id: string }> {
   const counts = { sim_pins: 0, webhook_secrets: 0 };
-  for (const s of SEALED) {
+  for (const s of SEALED_TABLES) {
     for (;;) {
       const done = await db.tx((em) => reencryptBatch(em, keyring, s));
       counts[s.what] += done;
@@ -45,21 +32,11 @@ export async function reencryptSecrets(
   return { ...counts, current_key_id: keyring.currentKeyId };
 }
 
-async function reencryptBatch(em: EntityManager, keyring: Keyring, s: SealedColumn): Promise<number> {
-  const batch = await rows<{ id: string; key_id: string; data: Buffer }>(
-    em,
-    `select id, ${s.keyColumn} as key_id, ${s.dataColumn} as data from ${s.table}
-      where ${s.keyColumn} <> ? order by id limit ? for update skip locked`,
-    [keyring.currentKeyId, BATCH],
-  );
+async function reencryptBatch(em: EntityManager, keyring: Keyring, s: SealedTable): Promise<number> {
+  const batch = await lockSealedUnder(em, s, keyring.currentKeyId, BATCH);
   for (const r of batch) {
-    const plain = open(keyring, { keyId: r.key_id, ciphertext: r.data }, s.aad(r.id));
-    const sealed = seal(keyring, plain, s.aad(r.id));
-    await em.execute(`update ${s.table} set ${s.keyColumn} = ?, ${s.dataColumn} = ? where id = ?`, [
-      sealed.keyId,
-      sealed.ciphertext,
-      r.id,
-    ]);
+    const plain = open(keyring, { keyId: r.key_id, ciphertext: r.data }, AAD[s.what](r.id));
+    await writeSealed(em, s, r.id, seal(keyring, plain, AAD[s.what](r.id)));
   }
   return batch.length;
 }

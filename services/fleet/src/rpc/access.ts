@@ -7,8 +7,8 @@ import { invalid, notFound } from "../domain/reasons.ts";
 import { findGrant, upsertGrant } from "../store/access.ts";
 import { audit, findAgent, findAgentForUpdate } from "../store/agents.ts";
 import { existingSimIds, listSims } from "../store/sims.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toGrant, toOwnSim } from "./mappers.ts";
+import type { FleetDeps } from "../flows/ports.ts";
+import { toGrant, toOwnSim } from "../flows/mappers.ts";
 
 type Impl = Pick<ServiceImpl<typeof FleetService>, "grantAccess" | "getAgentAccess" | "getOwnLimits" | "listOwnSims">;
 

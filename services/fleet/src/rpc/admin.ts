@@ -15,9 +15,8 @@ import { currentLimits, recordLimit } from "../store/limits.ts";
 import { countOpenNotifications } from "../store/notifications.ts";
 import { countPreserved, deleteProductionData } from "../store/reset.ts";
 import { findSimForUpdate, listSims, updateSimFields, type SimRecord } from "../store/sims.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toLimit, toSim, toSnapshotRow } from "./mappers.ts";
-import { isUnimplemented } from "./peers.ts";
+import { type FleetDeps, isUnimplemented } from "../flows/ports.ts";
+import { toLimit, toSim, toSnapshotRow } from "../flows/mappers.ts";
 import { credentialKey } from "../store/credentials.ts";
 
 type Impl = Pick<

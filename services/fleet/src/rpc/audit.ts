@@ -3,8 +3,8 @@ import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fle
 import { requireAdmin } from "../domain/agents.ts";
 import { auditFilterOf } from "../domain/audit.ts";
 import { listAudit } from "../store/agents.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toAuditEntry } from "./mappers.ts";
+import type { FleetDeps } from "../flows/ports.ts";
+import { toAuditEntry } from "../flows/mappers.ts";
 
 export function auditHandlers(deps: FleetDeps): Pick<ServiceImpl<typeof FleetService>, "listAuditEntries"> {
   return {

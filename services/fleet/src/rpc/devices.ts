@@ -24,8 +24,8 @@ import {
 import { listDeviceSims, type SimRecord } from "../store/sims.ts";
 import { credentialKey } from "../store/credentials.ts";
 import { deviceChanged, deviceDeleted } from "../events/fleet.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toDevice, toDeviceHealth } from "./mappers.ts";
+import type { FleetDeps } from "../flows/ports.ts";
+import { toDevice, toDeviceHealth } from "../flows/mappers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,

@@ -7,7 +7,7 @@ import { invalid, notFound } from "../domain/reasons.ts";
 import { raiseAlert } from "../events/alerts.ts";
 import { findDevice, findDeviceForUpdate, recordHeartbeat } from "../store/devices.ts";
 import { listDeviceSims, updateSimFields } from "../store/sims.ts";
-import type { FleetDeps } from "./deps.ts";
+import type { FleetDeps } from "../flows/ports.ts";
 
 type Impl = Pick<ServiceImpl<typeof FleetService>, "sendHeartbeat" | "listDeviceSims" | "getDeviceIdentity">;
 

@@ -16,6 +16,7 @@ import {
 } from "../domain/secrets.ts";
 import {
   adminExists,
+  lockBootstrap,
   audit,
   findAgent,
   findAgentByLogin,
@@ -27,7 +28,7 @@ import {
 import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
 import { credentialKey, type CredentialChanges } from "../store/credentials.ts";
 import { agentChanged } from "../events/agents.ts";
-import { toAgent } from "./mappers.ts";
+import { toAgent } from "../flows/mappers.ts";
 import type { FleetConfig } from "../config.ts";
 
 export interface IdentityDeps {
@@ -128,7 +129,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const passwordHash = await hashPassword(req.password);
       const agent = await db.tx(async (em) => {
         // One bootstrap at a time: two racing requests cannot both find no admin.
-        await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.bootstrap'))`);
+        await lockBootstrap(em);
         if (await adminExists(em)) {
           throw refusal("admin_exists", "An admin already exists");
         }

@@ -26,14 +26,13 @@ import {
   setCircuitBreaker,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { startFleet, type RunningService } from "../app.ts";
-import { loadFleetConfig } from "../config.ts";
+import { loadFleetConfig, LOCAL_PIN_KEYS } from "../config.ts";
+import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 // The RPCs other services call, through a real gRPC transport: against the whole test
 // system, and against a fleet of its own whose dispatch and evidence are fakes on real ports.
 
-const LOCAL_KEY = "local:" + Buffer.alloc(32, 7).toString("base64");
 const NEW_KEY = "k2026:" + randomBytes(32).toString("base64");
-const GHOST = "00000000-0000-4000-8000-000000000000";
 
 let sys: TestSystem;
 let fleet: Client<typeof FleetService>;
@@ -148,7 +147,7 @@ describe("GetDispatchContext", () => {
           agentId: admin.agentId,
           operator: "operator_b",
           opType: "deposit",
-          simId: GHOST,
+          simId: UNKNOWN_ID,
         })
       ).sims,
     ).toEqual([]);
@@ -164,7 +163,7 @@ describe("GetDispatchContext", () => {
     ).toEqual([]);
     const all = await fleet.getDispatchContext({ agentId: admin.agentId, operator: "", opType: "deposit" });
     expect(new Set(all.sims.map((s) => s.operator))).toEqual(new Set(["operator_a", "operator_b"]));
-    const ghost = await fleet.getDispatchContext({ agentId: GHOST, operator: "operator_a", opType: "deposit" });
+    const ghost = await fleet.getDispatchContext({ agentId: UNKNOWN_ID, operator: "operator_a", opType: "deposit" });
     expect(ghost.agent).toMatchObject({ exists: false, role: "", isActive: false });
     await setCircuitBreaker(sys.api, admin.token, true);
     try {
@@ -193,7 +192,11 @@ describe("GetAgentScope, LookupSim, Authenticate", () => {
     });
     await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [sim.simId] });
     expect((await fleet.getAgentScope({ agentId: agent.agentId })).allowedSimIds).toEqual([sim.simId]);
-    expect(await fleet.getAgentScope({ agentId: GHOST })).toMatchObject({ exists: false, allowedSimIds: [], role: "" });
+    expect(await fleet.getAgentScope({ agentId: UNKNOWN_ID })).toMatchObject({
+      exists: false,
+      allowedSimIds: [],
+      role: "",
+    });
   });
 
   it("looks a SIM up, NotFound when unknown", async () => {
@@ -208,7 +211,7 @@ describe("GetAgentScope, LookupSim, Authenticate", () => {
       subscriptionSlot: 0,
       balanceMirror: 900n,
     });
-    expect(await codeOf(fleet.lookupSim({ simId: GHOST }))).toBe("NotFound");
+    expect(await codeOf(fleet.lookupSim({ simId: UNKNOWN_ID }))).toBe("NotFound");
     expect(await codeOf(fleet.lookupSim({ simId: "junk" }))).toBe("NotFound");
   });
 
@@ -292,9 +295,9 @@ describe("RecordProvenBalance", () => {
         }),
       ),
     ).toBe("InvalidArgument");
-    expect(await codeOf(fleet.recordProvenBalance({ simId: GHOST, balance: 1n, source: "sms", messageId: "x" }))).toBe(
-      "NotFound",
-    );
+    expect(
+      await codeOf(fleet.recordProvenBalance({ simId: UNKNOWN_ID, balance: 1n, source: "sms", messageId: "x" })),
+    ).toBe("NotFound");
   });
 });
 
@@ -310,7 +313,7 @@ describe("RevealPin and PIN encryption", () => {
     expect(audit).toHaveLength(1);
     expect(audit[0].details.operation_id).toBe(operationId);
     expect(audit[0].text).not.toContain("90817263");
-    expect(await codeOf(fleet.revealPin({ simId: GHOST, operationId }))).toBe("NotFound");
+    expect(await codeOf(fleet.revealPin({ simId: UNKNOWN_ID, operationId }))).toBe("NotFound");
   });
 
   it("does not decrypt a PIN ciphertext swapped between two SIMs (the SIM id is associated data)", async () => {
@@ -324,7 +327,7 @@ describe("RevealPin and PIN encryption", () => {
     );
     for (const sim of [a, b]) {
       const err = await fleet
-        .revealPin({ simId: sim.simId, operationId: GHOST })
+        .revealPin({ simId: sim.simId, operationId: UNKNOWN_ID })
         .catch((e: unknown) => e as ConnectError);
       expect(err).toBeInstanceOf(ConnectError);
       expect((err as ConnectError).code).toBe(Code.Internal);
@@ -341,8 +344,11 @@ describe("RevealPin and PIN encryption", () => {
   it("keeps every PIN readable across a key rotation: the new key seals, the old one still opens", async () => {
     const old = await createSim(sys.api, admin.token, { pin: "24681357" });
     // The rotated fleet: new key first, old key still listed.
-    const rotated = await anotherFleet({ DATABASE_URL: sys.db.url, PIN_ENCRYPTION_KEYS: `${NEW_KEY},${LOCAL_KEY}` });
-    expect((await rotated.client.revealPin({ simId: old.simId, operationId: GHOST })).pin).toBe("24681357");
+    const rotated = await anotherFleet({
+      DATABASE_URL: sys.db.url,
+      PIN_ENCRYPTION_KEYS: `${NEW_KEY},${LOCAL_PIN_KEYS}`,
+    });
+    expect((await rotated.client.revealPin({ simId: old.simId, operationId: UNKNOWN_ID })).pin).toBe("24681357");
     const { sim: fresh } = await rotated.client.createSim({
       caller: adminCaller(admin.agentId),
       operator: "operator_b",
@@ -351,9 +357,9 @@ describe("RevealPin and PIN encryption", () => {
     });
     const [row] = await sys.db.query(`select pin_key_id from fleet.sims where id = $1`, [fresh!.simId]);
     expect(row.pin_key_id).toBe("k2026");
-    expect((await rotated.client.revealPin({ simId: fresh!.simId, operationId: GHOST })).pin).toBe("5555");
+    expect((await rotated.client.revealPin({ simId: fresh!.simId, operationId: UNKNOWN_ID })).pin).toBe("5555");
     // The fleet that knows only the old key cannot open what the new key sealed.
-    expect(await codeOf(fleet.revealPin({ simId: fresh!.simId, operationId: GHOST }))).toBe("Internal");
+    expect(await codeOf(fleet.revealPin({ simId: fresh!.simId, operationId: UNKNOWN_ID }))).toBe("Internal");
     // Every PIN stays readable by the rotated fleet.
     // Every PIN stays readable by the rotated fleet (but those whose ciphertexts were swapped on purpose).
     const ids = (await sys.db.query(`select id from fleet.sims where not (id = any($1::uuid[]))`, [swappedSimIds])).map(
@@ -361,7 +367,7 @@ describe("RevealPin and PIN encryption", () => {
     );
     expect(ids.length).toBeGreaterThan(5);
     const answers = await Promise.all(
-      ids.map((id) => codeOf(rotated.client.revealPin({ simId: id, operationId: GHOST }))),
+      ids.map((id) => codeOf(rotated.client.revealPin({ simId: id, operationId: UNKNOWN_ID }))),
     );
     expect(answers.every((c) => c === "ok")).toBe(true);
   });
@@ -434,7 +440,7 @@ describe("with dispatch and evidence on real ports (fakes)", () => {
   });
 
   it("refuses to unassign a SIM with operations queued or running (409 sim_busy), allows it once idle", async () => {
-    const caller = adminCaller(GHOST);
+    const caller = adminCaller(UNKNOWN_ID);
     const { deviceId } = await own.createDevice({ caller, label: "Busy handset" });
     const { sim } = await own.createSim({
       caller,
@@ -454,7 +460,7 @@ describe("with dispatch and evidence on real ports (fakes)", () => {
   });
 
   it("derives a SIM's history from dispatch's operations", async () => {
-    const caller = adminCaller(GHOST);
+    const caller = adminCaller(UNKNOWN_ID);
     const { sim } = await own.createSim({ caller, operator: "operator_b", msisdn: "690999888", pin: "1234" });
     const res = await own.getSimHistory({ caller, simId: sim!.simId });
     expect(res).toMatchObject({
@@ -474,17 +480,17 @@ describe("with dispatch and evidence on real ports (fakes)", () => {
   });
 
   it("reports the sweep backlog in fleet health", async () => {
-    const res = await own.getFleetHealth({ caller: adminCaller(GHOST) });
+    const res = await own.getFleetHealth({ caller: adminCaller(UNKNOWN_ID) });
     expect(res).toMatchObject({ pastWindowNotSwept: 4, unprovenWaiting: 9, notes: [] });
   });
 
   it("resets across services: dispatch's and evidence's counts join fleet's in the answer and the one audit row", async () => {
-    const caller = adminCaller(GHOST);
+    const caller = adminCaller(UNKNOWN_ID);
     const refused = await codeOf(own.resetProductionData({ caller, confirm: "RESET SERVICE PRODUCTION DATA." }));
     expect(refused).toBe("FailedPrecondition");
     expect(resetCalls).toEqual([]);
     const res = await own.resetProductionData({ caller, confirm: "RESET SERVICE PRODUCTION DATA" });
-    expect(resetCalls).toEqual([`dispatch:${GHOST}`, `evidence:${GHOST}`]);
+    expect(resetCalls).toEqual([`dispatch:${UNKNOWN_ID}`, `evidence:${UNKNOWN_ID}`]);
     expect(res.cleaned).toBe(true);
     expect(res.queuePurged).toBe(true);
     expect(res.deleted).toMatchObject({
@@ -518,7 +524,7 @@ describe("secrets", () => {
   it("never writes a PIN, a device token, a password or a webhook secret to any log", async () => {
     const pin = "86420975";
     const sim = await createSim(sys.api, admin.token, { pin });
-    await fleet.revealPin({ simId: sim.simId, operationId: GHOST });
+    await fleet.revealPin({ simId: sim.simId, operationId: UNKNOWN_ID });
     const { device } = await provisionHandset(sys.api, admin.token);
     await sys.api.get("/v1/device/me", { token: device.token });
     const agent = await sys.api.createAgent(admin.token, { login: "secret-agent", password: "s3cret-agent-password" });

@@ -10,9 +10,9 @@ import { findGrant } from "../store/access.ts";
 import { audit, findAgent } from "../store/agents.ts";
 import { readBreaker } from "../store/breaker.ts";
 import { findSim, listSims, readPin } from "../store/sims.ts";
-import { applyReading } from "./balance.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toCandidate, toGrant, toSimSummary } from "./mappers.ts";
+import { applyReading } from "../flows/balance.ts";
+import type { FleetDeps } from "../flows/ports.ts";
+import { toCandidate, toGrant, toSimSummary } from "../flows/mappers.ts";
 
 // The RPCs other services call. They carry no caller of their own: the gateway never
 // exposes them, and the network policy admits only the platform's services to fleet.

@@ -10,8 +10,8 @@ import { isDeliverableUrl, newWebhookSecret } from "../domain/webhooks.ts";
 import { audit } from "../store/agents.ts";
 import { acknowledgeNotification, listNotifications } from "../store/notifications.ts";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../store/webhooks.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toDelivery, toNotification, toWebhook } from "./mappers.ts";
+import type { FleetDeps } from "../flows/ports.ts";
+import { toDelivery, toNotification, toWebhook } from "../flows/mappers.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,

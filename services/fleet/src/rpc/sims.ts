@@ -1,24 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { DomainError, fromTs, type EntityManager } from "@transferops/kit";
+import { fromTs, type EntityManager } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin, requireApiKey } from "../domain/agents.ts";
-import { balanceOutOfBand } from "../domain/alerts.ts";
 import { pinAad, seal } from "../domain/pin-crypto.ts";
 import { invalid, msisdnExists, notFound, simBusy, simUnassigned } from "../domain/reasons.ts";
-import {
-  balanceAlertDue,
-  balanceBand,
-  checkNewSim,
-  checkPlacement,
-  checkReading,
-  checkSimPatch,
-  parseSlot,
-  patchThresholds,
-  type SimPatch,
-} from "../domain/sims.ts";
-import type { SimStatus } from "../domain/vocabulary.ts";
-import { raiseAlert } from "../events/alerts.ts";
+import { checkNewSim, checkPlacement, checkReading, checkSimPatch, parseSlot, type SimPatch } from "../domain/sims.ts";
 import { simChanged, simDeleted } from "../events/fleet.ts";
 import { audit } from "../store/agents.ts";
 import { findDeviceForUpdate } from "../store/devices.ts";
@@ -34,10 +21,10 @@ import {
   type SimRecord,
 } from "../store/sims.ts";
 import { removeSimFromGrants } from "../store/access.ts";
-import { applyReading } from "./balance.ts";
-import type { FleetDeps } from "./deps.ts";
-import { toSim } from "./mappers.ts";
-import { simActivity } from "./peers.ts";
+import { applyReading } from "../flows/balance.ts";
+import { type FleetDeps, simActivity } from "../flows/ports.ts";
+import { toSim } from "../flows/mappers.ts";
+import { updateSim } from "../flows/sims.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof FleetService>,
@@ -132,65 +119,7 @@ export function simsHandlers(deps: FleetDeps): Impl {
       };
       const problems = checkSimPatch(patch);
       if (problems.length) throw invalid(problems);
-      const sim = await db.tx(async (em) => {
-        const before = await findSimForUpdate(em, req.simId);
-        if (!before) throw notFound("sim", req.simId);
-        const thresholds = patchThresholds(
-          { low: before.low_balance_threshold, high: before.high_balance_threshold },
-          patch,
-        );
-        if (thresholds instanceof DomainError) throw thresholds;
-        const { low, high } = thresholds;
-        const status = (req.status ?? before.status) as SimStatus;
-        // A threshold change is judged against the measured balance at once.
-        const band =
-          before.balance_mirror === null ? before.balance_band : balanceBand(before.balance_mirror, low, high);
-        await updateSimFields(em, before.id, {
-          status,
-          low_balance_threshold: low,
-          high_balance_threshold: high,
-          balance_band: band,
-        });
-        const after: SimRecord = {
-          ...before,
-          status,
-          low_balance_threshold: low,
-          high_balance_threshold: high,
-          balance_band: band,
-        };
-        const due = before.balance_mirror === null ? null : balanceAlertDue(before.balance_band, band);
-        if (due) {
-          const threshold = (due === "low" ? low : high)!;
-          await raiseAlert(
-            em,
-            balanceOutOfBand(
-              { sim_id: after.id, msisdn: after.msisdn, device_id: after.device_id },
-              due,
-              before.balance_mirror!,
-              threshold,
-              before.balance_updated_at!,
-              new Date(),
-            ),
-          );
-        }
-        await audit(em, {
-          actor: req.caller!.agentId,
-          action: "sim.update",
-          target: before.id,
-          details: {
-            from: {
-              status: before.status,
-              low_balance_threshold: before.low_balance_threshold,
-              high_balance_threshold: before.high_balance_threshold,
-            },
-            to: { status, low_balance_threshold: low, high_balance_threshold: high },
-          },
-        });
-        await simChanged(em, after, "updated");
-        return after;
-      });
-      deps.published();
-      return { sim: toSim(sim) };
+      return { sim: toSim(await updateSim(deps, req.caller!.agentId, req.simId, patch)) };
     },
 
     async deleteSim(req) {

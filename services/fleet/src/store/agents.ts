@@ -21,6 +21,11 @@ export async function listAgents(em: EntityManager): Promise<AgentRecord[]> {
   return rows<AgentRecord>(em, `select ${COLUMNS} from fleet.agents order by created_at, login`);
 }
 
+/** Holds the bootstrap's lock until the transaction ends: one bootstrap at a time. */
+export async function lockBootstrap(em: EntityManager): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('fleet.bootstrap'))`);
+}
+
 export async function adminExists(em: EntityManager): Promise<boolean> {
   return (await rows(em, `select 1 from fleet.agents where role = 'admin' limit 1`)).length > 0;
 }

@@ -2,7 +2,7 @@ import { fromTs, on, Topics, type EntityManager, type EventMeta } from "@transfe
 import { OperationChangedSchema, type OperationChanged } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { settles, transactionIdOf } from "../domain/index.ts";
 import { findTransaction, updateWhere } from "../store/transactions.ts";
-import type { Ports } from "../rpc/ports.ts";
+import type { Ports } from "../flows/ports.ts";
 import { publishTransactionChange } from "./transactions.ts";
 
 export const operationTopics = [Topics.operations];

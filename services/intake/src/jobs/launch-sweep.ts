@@ -1,5 +1,5 @@
 import { PeriodicJob, type Database, type Logger } from "@transferops/kit";
-import type { Launcher } from "../rpc/launch.ts";
+import type { Launcher } from "../flows/launch.ts";
 import { unlinkedClaims } from "../store/transactions.ts";
 
 /**

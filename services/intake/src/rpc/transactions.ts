@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromTs, type EntityManager } from "@transferops/kit";
+import { check, fromTs, type EntityManager } from "@transferops/kit";
 import type { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake_service_pb";
 import {
   checkBoardActor,
@@ -21,8 +21,9 @@ import {
   updateWhere,
   type TransactionRecord,
 } from "../store/transactions.ts";
-import { actorOf, check, requirePending, visibleTransaction, type IntakeDeps } from "./deps.ts";
-import { toTransaction } from "./mappers.ts";
+import { actorOf, toTransaction } from "../flows/mappers.ts";
+import type { IntakeDeps } from "../flows/ports.ts";
+import { requirePending, visibleTransaction } from "../flows/transactions.ts";
 
 type Impl = Omit<ServiceImpl<typeof IntakeService>, "launchTransaction">;
 

@@ -117,3 +117,8 @@ export async function unlinkedClaims(em: EntityManager, staleMs: number, limit: 
   );
   return r.map((x) => x.id);
 }
+
+/** Test switch: protection (3) of the launch off (its unique index dropped), to show (1) and (2) hold without it. */
+export async function dropOneOperationPerTransaction(em: EntityManager): Promise<void> {
+  await em.execute(`drop index if exists intake.transactions_operation_id`);
+}

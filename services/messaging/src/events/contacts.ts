@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { enqueueEvent, Topics, type EntityManager } from "@transferops/kit";
 import { ContactChangedSchema } from "@transferops/kit/gen/transferops/messaging/v1/events_pb";
-import { contactOf } from "../mappers.ts";
+import { contactOf } from "../flows/mappers.ts";
 import { findContact, type ContactRow } from "../store/contacts.ts";
 
 export type ContactChange =

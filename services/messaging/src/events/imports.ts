@@ -3,7 +3,7 @@ import { enqueueEvent, ts, Topics, type EntityManager } from "@transferops/kit";
 import { ContactsImportedSchema, ImportFinishedSchema } from "@transferops/kit/gen/transferops/messaging/v1/events_pb";
 import { ContactSchema, type Contact } from "@transferops/kit/gen/transferops/messaging/v1/messaging_pb";
 import type { Known } from "../domain/import-plan.ts";
-import { importOf } from "../mappers.ts";
+import { importOf } from "../flows/mappers.ts";
 import type { ImportRow } from "../store/imports.ts";
 
 /** ImportFinished on the `contacts` topic, keyed by import_id, in the finishing transaction. */

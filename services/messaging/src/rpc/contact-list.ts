@@ -4,9 +4,9 @@ import type { MessagingService } from "@transferops/kit/gen/transferops/messagin
 import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
 import { phoneSearchPrefix } from "../domain/phone.ts";
 import { refusal } from "../domain/reasons.ts";
-import { contactOf } from "../mappers.ts";
+import { contactOf } from "../flows/mappers.ts";
 import { countContacts, listContacts } from "../store/contact-list.ts";
-import type { MessagingDeps } from "./deps.ts";
+import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
 
 type Impl = Pick<ServiceImpl<typeof MessagingService>, "listContacts" | "getContactCounts">;

@@ -18,12 +18,12 @@ import {
 } from "../domain/contact-rules.ts";
 import { refusal } from "../domain/reasons.ts";
 import { contactChanged, type ContactChange } from "../events/contacts.ts";
-import { contactOf } from "../mappers.ts";
+import { contactOf } from "../flows/mappers.ts";
 import { findContact, findLiveHolder, insertContact, updateContact, type ContactRow } from "../store/contacts.ts";
 import { ensureTags, findTag } from "../store/tags.ts";
-import type { MessagingDeps } from "./deps.ts";
+import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
-import { idempotent } from "./idempotent.ts";
+import { idempotent } from "../flows/idempotent.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof MessagingService>,

@@ -10,12 +10,12 @@ import { isUuid, type EntityManager } from "@transferops/kit";
 import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
 import { findTemplate, type Column } from "../domain/mapping.ts";
 import { refusal } from "../domain/reasons.ts";
-import { importOf } from "../mappers.ts";
+import { importOf } from "../flows/mappers.ts";
 import { findImport, insertImport, listImportErrors, listImports } from "../store/imports.ts";
 import { findMapping } from "../store/mappings.ts";
-import type { MessagingDeps } from "./deps.ts";
+import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
-import { idempotent } from "./idempotent.ts";
+import { idempotent } from "../flows/idempotent.ts";
 import { checkedColumns } from "./mappings.ts";
 
 type Impl = Pick<ServiceImpl<typeof MessagingService>, "listImports" | "createImport" | "getImport">;

@@ -10,11 +10,11 @@ import type { MappingColumn } from "@transferops/kit/gen/transferops/messaging/v
 import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
 import { checkColumns, TEMPLATES, type Column } from "../domain/mapping.ts";
 import { refusal } from "../domain/reasons.ts";
-import { columnFrom, columnOf, mappingOf } from "../mappers.ts";
+import { columnFrom, columnOf, mappingOf } from "../flows/mappers.ts";
 import { deleteMapping, insertMapping, listMappings, updateMapping } from "../store/mappings.ts";
-import type { MessagingDeps } from "./deps.ts";
+import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
-import { idempotent } from "./idempotent.ts";
+import { idempotent } from "../flows/idempotent.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof MessagingService>,

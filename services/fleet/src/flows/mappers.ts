@@ -33,8 +33,7 @@ import {
 import type { AgentRecord } from "../domain/agents.ts";
 import { redactDetails } from "../domain/audit.ts";
 import type { AuditRecord } from "../store/agents.ts";
-import type { HealthIssue } from "../domain/device-health.ts";
-import { summarize } from "../domain/device-health.ts";
+import { type HealthIssue, summarize } from "../domain/device-health.ts";
 import type { GrantRecord } from "../store/access.ts";
 import type { DeviceRecord } from "../store/devices.ts";
 import type { LimitRecord } from "../store/limits.ts";

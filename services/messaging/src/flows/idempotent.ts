@@ -3,7 +3,7 @@ import { DomainError, type EntityManager, type ErrorStatus } from "@transferops/
 import { KEY_PATTERN, requestHash } from "../domain/idempotency.ts";
 import { refusal } from "../domain/reasons.ts";
 import { claimKey, storeOutcome } from "../store/idempotency.ts";
-import type { MessagingDeps } from "./deps.ts";
+import type { MessagingDeps } from "./ports.ts";
 
 type Replayable = { replayed: boolean };
 

@@ -1,7 +1,19 @@
 import { create } from "@bufbuild/protobuf";
-import { ts, opt } from "@transferops/kit";
+import { ts, opt, type Caller } from "@transferops/kit";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
+import type { Actor } from "../domain/index.ts";
 import type { TransactionRecord } from "../store/transactions.ts";
+
+/** The authenticated caller as the domain sees it. */
+export function actorOf(caller: Caller | undefined): Actor {
+  return {
+    kind: caller?.kind ?? "",
+    agent_id: caller?.agentId ?? "",
+    role: caller?.role ?? "",
+    is_active: caller?.isActive ?? false,
+    full_name: caller?.fullName ?? "",
+  };
+}
 
 export function toTransaction(r: TransactionRecord): Transaction {
   return create(TransactionSchema, {

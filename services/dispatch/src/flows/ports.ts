@@ -1,8 +1,25 @@
 import type { Client } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { fromTs, type Caller } from "@transferops/kit";
+import { fromTs, type Caller, type Database, type Logger } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
-import type { AccessGrant, SimStatus, Operator } from "../domain/index.ts";
+import type { DispatchConfig } from "../config.ts";
+import type { AccessGrant, SimStatus, Operator, UssdMenus } from "../domain/index.ts";
+import type { IdleDevices } from "../store/idle-devices.ts";
+
+/** What every dispatch handler and flow may use. */
+export interface DispatchDeps {
+  db: Database;
+  config: DispatchConfig;
+  fleet: FleetPort;
+  /** Called after a commit that wrote to the outbox (kicks the relay). */
+  published: () => void;
+  log: Logger;
+  /** The clock; tests may pin it. */
+  now: () => Date;
+  menus?: UssdMenus;
+  /** Handsets known to have nothing to do: their polls touch no database. */
+  idle: IdleDevices;
+}
 
 /** A SIM as dispatch needs it to select one and to address its handset. */
 export interface FleetSim {

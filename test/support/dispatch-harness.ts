@@ -8,12 +8,12 @@ import {
   DispatchService,
   type CreateOperationRequestSchema,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
-import { startDispatch, type RunningDispatch } from "../app.ts";
-import { loadDispatchConfig } from "../config.ts";
-import { FakeFleet } from "./fake-fleet.ts";
+import { freshDatabase, type TestDatabase } from "../infra/context.ts";
+import { startDispatch, type RunningDispatch } from "../../services/dispatch/src/app.ts";
+import { loadDispatchConfig } from "../../services/dispatch/src/config.ts";
+import { FakeFleet } from "./dispatch-fakes.ts";
 
-export { eventually } from "../../../../test/support/eventually.ts";
+export { eventually } from "./eventually.ts";
 
 export interface DispatchHarness {
   client: Client<typeof DispatchService>;

@@ -2,7 +2,7 @@ import { isUuid, type EntityManager } from "@transferops/kit";
 
 // An id that is not a UUID names no operation: 404 (the gateway already answers 422 for its path parameters).
 export { isUuid };
-import { refusal, transition, unwrap, type Trigger } from "../domain/index.ts";
+import { refusal, transition, unwrap, type Actor, type Trigger } from "../domain/index.ts";
 import { publishChange, type ChangeFacts } from "../events/operations.ts";
 import { lockOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 
@@ -33,4 +33,9 @@ export async function lockOrNotFound(em: EntityManager, operationId: string): Pr
 
 export function notFound(operationId: string) {
   return refusal("operation_not_found", `Operation ${operationId} not found`, { operation_id: operationId });
+}
+
+/** Full name used in `Cancelled by <full_name>.`; a caller without one is named by its kind. */
+export function cancelledBy(actor: Actor): string {
+  return `Cancelled by ${actor.full_name ?? actor.kind}.`;
 }

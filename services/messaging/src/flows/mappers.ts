@@ -10,10 +10,10 @@ import {
   type Mapping,
   type MappingColumn,
 } from "@transferops/kit/gen/transferops/messaging/v1/messaging_pb";
-import type { Column } from "./domain/mapping.ts";
-import type { ContactRow } from "./store/contacts.ts";
-import type { ImportRow } from "./store/imports.ts";
-import type { MappingRow } from "./store/mappings.ts";
+import type { Column } from "../domain/mapping.ts";
+import type { ContactRow } from "../store/contacts.ts";
+import type { ImportRow } from "../store/imports.ts";
+import type { MappingRow } from "../store/mappings.ts";
 
 export function contactOf(r: ContactRow): Contact {
   return create(ContactSchema, {

@@ -1,6 +1,18 @@
 import type { Client } from "@connectrpc/connect";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
+import type { Database, Logger } from "@transferops/kit";
+import type { IntakeConfig } from "../config.ts";
+
+/** What every intake handler and flow may use. */
+export interface IntakeDeps {
+  db: Database;
+  config: IntakeConfig;
+  ports: Ports;
+  log: Logger;
+  /** Asks the outbox relay for a pass after a commit. */
+  published(): void;
+}
 
 /** The operation a launch asks dispatch for, as the contract maps the transaction onto it. */
 export interface LaunchOrder {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { ts, opt, big } from "@transferops/kit";
+import { fromTs, ts, opt, big, type Caller } from "@transferops/kit";
 import {
   DeviceOperationSchema,
   EvidenceSummarySchema,
@@ -14,8 +14,9 @@ import {
   type SimOperation,
   type UnprovenOperation,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
-import { retryFlags } from "../domain/index.ts";
+import { retryFlags, ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
+import type { EvidenceFacts } from "./proof.ts";
 
 export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
   if (o.evidence_message_id === null) return undefined;
@@ -29,6 +30,21 @@ export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
     kind: opt(o.evidence_kind),
     isAmbiguous: o.evidence_is_ambiguous ?? false,
   });
+}
+
+/** A message's summary as evidence sends it with an attach. */
+export function factsOfSummary(messageId: string, e: EvidenceSummary | undefined): EvidenceFacts {
+  return {
+    message_id: messageId,
+    operator_ref: e?.operatorRef || null,
+    amount: Number(e?.amount ?? 0n),
+    fee: e?.fee === undefined ? null : Number(e.fee),
+    balance_after: e?.balanceAfter === undefined ? null : Number(e.balanceAfter),
+    raw_text: e?.rawText ?? "",
+    received_at: fromTs(e?.receivedAt) ?? null,
+    kind: e?.kind || null,
+    is_ambiguous: e?.isAmbiguous ?? false,
+  };
 }
 
 /** The contract's operation detail. */
@@ -128,4 +144,24 @@ export function toSimOperation(o: OperationRecord): SimOperation {
     createdAt: ts(o.created_at),
     finishedAt: ts(o.finished_at),
   });
+}
+
+const KINDS: readonly ActorKind[] = ["api_key", "intake", "session", "device", "messaging_key", "service"];
+
+/** The authenticated caller as the domain sees it; an absent caller is refused by every scoped rule. */
+export function actorOf(caller: Caller | undefined): Actor {
+  const kind = KINDS.includes(caller?.kind as ActorKind) ? (caller!.kind as ActorKind) : "service";
+  const role = (ROLES as readonly string[]).includes(caller?.role ?? "") ? (caller!.role as Role) : null;
+  return {
+    kind: caller ? kind : "service",
+    agent_id: caller?.agentId || null,
+    role,
+    full_name: caller?.fullName || null,
+    device_id: caller?.deviceId || null,
+  };
+}
+
+/** The role fleet reports for an agent; anything unknown counts as a plain agent. */
+export function roleOf(value: string): Role {
+  return (ROLES as readonly string[]).includes(value) ? (value as Role) : "agent";
 }

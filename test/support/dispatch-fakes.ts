@@ -1,6 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { AccessGrant, Operator } from "../domain/index.ts";
-import type { AgentScope, DispatchContext, FleetPort, FleetSim, RevealedPin } from "../rpc/fleet-port.ts";
+import type { AccessGrant, Operator } from "../../services/dispatch/src/domain/index.ts";
+import type {
+  AgentScope,
+  DispatchContext,
+  FleetPort,
+  FleetSim,
+  RevealedPin,
+} from "../../services/dispatch/src/flows/ports.ts";
 
 export interface FakeAgent {
   role: "agent" | "supervisor" | "admin";
