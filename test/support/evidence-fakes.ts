@@ -30,6 +30,8 @@ export interface FakeOperation {
   msisdnDest: string;
   status: string;
   createdAt: Date;
+  /** The operator reference of the text that confirmed it. */
+  confirmedRef?: string;
 }
 
 /** A small mutual exclusion: dispatch decides under row locks, one proof at a time here. */
@@ -105,6 +107,17 @@ export class FakeDispatch {
   };
 
   private decide(req: ProveOperationRequest): ProveOperationResponse {
+    // The operator's repeat of a text that confirmed an operation: as dispatch, a restatement.
+    const restated = [...this.operations.values()].find(
+      (op) =>
+        op.simId === req.simId &&
+        op.status === "confirmed" &&
+        req.operatorRef &&
+        op.confirmedRef === req.operatorRef &&
+        BigInt(op.montant) === req.amount,
+    );
+    if (restated)
+      return create(ProveOperationResponseSchema, { outcome: "restated", operation: this.detail(restated) });
     const receivedBy = req.deviceReceivedAt ? timestampDate(req.deviceReceivedAt) : null;
     const fits = [...this.operations.values()].filter(
       (op) =>
@@ -126,6 +139,7 @@ export class FakeDispatch {
       return create(ProveOperationResponseSchema, { outcome: "divergent", operation: this.detail(op) });
     }
     op.status = "confirmed";
+    op.confirmedRef = req.operatorRef || undefined;
     this.confirmations.push({ operationId: op.operationId, messageId: req.messageId, by: "proof" });
     return create(ProveOperationResponseSchema, { outcome: "confirmed", operation: this.detail(op) });
   }

@@ -24,6 +24,7 @@ import {
   insertProof,
   lockMessage,
   lockProofCandidates,
+  operationConfirmedByRef,
   operationProvenBy,
   proofCandidatesTo,
   type ProofOutcome,
@@ -52,7 +53,8 @@ export interface ProofClaim {
 }
 
 export interface ProofAnswer {
-  outcome: ProofOutcome;
+  /** `restated`: the message repeats the reference of an operation another message confirmed. */
+  outcome: ProofOutcome | "restated";
   op: OperationRecord | undefined;
   candidates: string[];
   /** False when the answer is the one stored for an earlier request with this message. */
@@ -90,6 +92,16 @@ export async function proveOperation(deps: DispatchDeps, claim: ProofClaim): Pro
     if (stored) {
       const op = stored.operation_id ? await findOperation(em, stored.operation_id) : undefined;
       return { outcome: stored.outcome, op, candidates: stored.candidate_operation_ids, changed: false };
+    }
+    // The operator's repeat of a text that already confirmed an operation on this SIM (same
+    // reference and amount) proves nothing more, whatever else is now open for that amount:
+    // evidence normally knows it first (its own proof by reference), but not when the first
+    // text's answer was lost between the two services. Not stored: a repeat of this request
+    // finds the same confirmed operation.
+    const ref = claim.evidence.operator_ref;
+    if (ref && claim.message.kind !== "BAL") {
+      const restated = await operationConfirmedByRef(em, claim.sim_id, ref, claim.message.amount, messageId);
+      if (restated) return { outcome: "restated", op: restated, candidates: [], changed: false };
     }
     const { decision, candidates } = await decide(em, claim, now, deps.config.lateEvidenceS);
     const { op, candidateIds } = await apply(em, claim, decision, candidates, now, deps.config.lateEvidenceS);

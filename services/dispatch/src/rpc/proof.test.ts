@@ -104,6 +104,25 @@ describe("ProveOperation: confirmation", () => {
     await eventually(() => eventsOf(h, "OperationConfirmed", id)[0], 5000, "operation.confirmed");
   });
 
+  it("answers the operator's repeat of a confirming text as a restatement, never a second confirmation", async () => {
+    // Evidence has not recorded the first text's proof (its answer was lost between the two
+    // services), so it offers the repeat as a new proof while another operation of the same
+    // amount is open.
+    const s = sim();
+    const first = await operation(s, { status: "awaiting_evidence" });
+    expect((await prove(s, { messageId: "m-repeat-1", operatorRef: "CI261126.RPT" })).outcome).toBe("confirmed");
+    const second = await operation(s, { status: "awaiting_evidence" });
+    const repeat = await prove(s, { messageId: "m-repeat-2", operatorRef: "CI261126.RPT" });
+    expect(repeat.outcome).toBe("restated");
+    expect(repeat.operation?.operationId).toBe(first);
+    expect(await statusOf(second)).toBe("awaiting_evidence");
+    // Asked again, the same answer; a text with another reference still proves the open one.
+    expect((await prove(s, { messageId: "m-repeat-2", operatorRef: "CI261126.RPT" })).outcome).toBe("restated");
+    const other = await prove(s, { messageId: "m-repeat-3", operatorRef: "CI261126.NEW" });
+    expect(other.outcome).toBe("confirmed");
+    expect(other.operation?.operationId).toBe(second);
+  });
+
   it("confirms a queued operation (the SMS came first): no handset can claim it any more", async () => {
     const s = sim();
     const id = await operation(s);

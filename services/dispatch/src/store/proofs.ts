@@ -50,6 +50,28 @@ export async function operationProvenBy(em: EntityManager, messageId: string): P
   return found[0]?.operation_id;
 }
 
+/**
+ * The operation another message already confirmed on this SIM with this operator reference
+ * and amount (an operator's reference names one transaction).
+ */
+export async function operationConfirmedByRef(
+  em: EntityManager,
+  simId: string,
+  operatorRef: string,
+  amount: number,
+  messageId: string,
+): Promise<OperationRecord | undefined> {
+  const found = await rows<Parameters<typeof toRecord>[0]>(
+    em,
+    `select ${OPERATION_COLUMNS} from dispatch.operations o
+      where o.sim_id = ? and o.status = 'confirmed' and o.montant = ? and o.evidence_operator_ref = ?
+        and o.evidence_message_id <> ?
+      limit 1`,
+    [simId, amount, operatorRef, messageId],
+  );
+  return found[0] && toRecord(found[0]);
+}
+
 export async function insertProof(
   em: EntityManager,
   p: {

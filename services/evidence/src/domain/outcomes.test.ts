@@ -87,6 +87,7 @@ describe("dispatch's answer", () => {
     ["ambiguous", "ambiguous"],
     ["divergent", "divergent"],
     ["no_candidate", "orphan"],
+    ["restated", "restated"],
   ])("%s is the outcome %s", (answer, outcome) => {
     expect(outcomeOfProof(answer)).toBe(outcome);
   });

@@ -65,7 +65,7 @@ export function initialOutcome(route: Route): Outcome {
 }
 
 /** Dispatch's answer to a proof request (ProveOperationResponse.outcome). */
-export type ProofAnswer = "confirmed" | "ambiguous" | "no_candidate" | "divergent";
+export type ProofAnswer = "confirmed" | "ambiguous" | "no_candidate" | "divergent" | "restated";
 
 export function outcomeOfProof(answer: string): Outcome {
   switch (answer) {
@@ -77,6 +77,8 @@ export function outcomeOfProof(answer: string): Outcome {
       return "divergent";
     case "no_candidate":
       return "orphan";
+    case "restated":
+      return "restated";
     default:
       // An answer this service does not know must not be read as anything: the message
       // stays pending and the failure is logged by the caller.

@@ -272,6 +272,18 @@ describe("rule 7: dispatch's answer", () => {
     expect(await outboxTypes(h, "alerts")).toEqual(["AlertRaised"]);
   });
 
+  it("links the operator's repeat of a text dispatch already holds as proof as a restatement", async () => {
+    // The first text's proof reached dispatch but its answer never came back here: this
+    // service knows no proof by that reference, dispatch does.
+    const ref = newRef();
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 7000, status: "confirmed", confirmedRef: ref });
+    h.dispatch.add({ operationId: OP2, simId: SIM, montant: 7000 });
+    const r = await one(h, deposit(7000, { ref }));
+    expect(r).toMatchObject({ matched: true, restated: true, outcome: "restated", operationId: OP });
+    expect(h.dispatch.confirmations).toHaveLength(0);
+    expect(h.dispatch.operations.get(OP2)!.status).toBe("awaiting_evidence");
+  });
+
   it("keeps a message no operation fits as an orphan", async () => {
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 6000 });
     const r = await one(h, deposit(6001));

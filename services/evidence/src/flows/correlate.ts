@@ -124,6 +124,18 @@ async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Prom
         balance_state: provenBalanceOf(m) ? "pending" : "none",
       };
     }
+    case "restated": {
+      // Dispatch knew the reference proven by another message this service has not finished.
+      const op = answer.operation;
+      if (!op?.operationId) throw new Error(`dispatch restated message ${m.id} without naming the operation`);
+      return {
+        ...unlinked,
+        outcome,
+        operation_id: op.operationId,
+        link: "restatement",
+        operation_snapshot: toBinary(OperationSchema, op),
+      };
+    }
     case "ambiguous":
       return { ...unlinked, outcome, is_ambiguous: true };
     case "divergent":

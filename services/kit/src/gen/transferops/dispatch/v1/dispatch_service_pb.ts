@@ -1069,14 +1069,17 @@ export const ProveOperationRequestSchema: GenMessage<ProveOperationRequest> = /*
  */
 export type ProveOperationResponse = Message<"transferops.dispatch.v1.ProveOperationResponse"> & {
   /**
-   * `confirmed`, `ambiguous`, `no_candidate` or `divergent`.
+   * `confirmed`, `ambiguous`, `no_candidate`, `divergent`, or `restated`: the message repeats
+   * the operator reference of an operation another message already confirmed on this SIM
+   * (the operator's own repeat; it proves nothing more).
    *
    * @generated from field: string outcome = 1;
    */
   outcome: string;
 
   /**
-   * The confirmed operation (confirmed), or the single contradicted candidate (divergent).
+   * The confirmed operation (confirmed), the operation it restates (restated), or the single
+   * contradicted candidate (divergent).
    *
    * @generated from field: transferops.dispatch.v1.Operation operation = 2;
    */
