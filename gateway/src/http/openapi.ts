@@ -245,6 +245,85 @@ function errorResponse(status: number, description: string, reasons: string[]): 
 }
 
 /** The OpenAPI 3.1 document of every route, each with its operationId. */
+/** Path, query and header parameters of a route. */
+function parametersOf(r: Route, schemas: SchemaSet): unknown[] {
+  const parameters: unknown[] = [];
+  for (const m of r.path.matchAll(/:([a-z_]+)/g)) {
+    const isUuid = r.uuidParams?.includes(m[1]);
+    parameters.push({
+      name: m[1],
+      in: "path",
+      required: true,
+      description: isUuid
+        ? `The ${m[1].replace(/_/g, " ")} (UUID; malformed is 422)`
+        : `The ${m[1].replace(/_/g, " ")}`,
+      schema: { type: "string", ...(isUuid ? { format: "uuid" } : {}) },
+    });
+  }
+  if (r.query) {
+    const q = schemas.convert(r.query, "input") as { properties?: Json; required?: string[] };
+    for (const [name, schema] of Object.entries(q.properties ?? {})) {
+      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema });
+    }
+  }
+  for (const h of r.headers ?? []) {
+    parameters.push({
+      name: h.name,
+      in: "header",
+      required: h.required,
+      description: h.description,
+      schema: { type: "string" },
+    });
+  }
+  return parameters;
+}
+
+/**
+ * Every status a route can answer: the ones it declares, the gateway's own (its reasons per
+ * status), 422 when it reads input and 500; each with its body, example and reasons.
+ */
+function responsesOf(r: Route, schemas: SchemaSet): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  const extra = gatewayReasons(r);
+  const declared = Object.entries(r.responses).map(([status, doc]) => [Number(status), doc] as const);
+  const statuses = new Set([...declared.map(([s]) => s), ...Object.keys(extra).map(Number)]);
+  if (r.body || r.query || r.uuidParams?.length) statuses.add(422);
+  statuses.add(500);
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const given = r.responses[status];
+    const doc: ResponseDoc | undefined = typeof given === "string" ? { description: given } : given;
+    const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];
+    // A 2xx, or a status whose body is not the error body (409 replay of create, 503 of health).
+    if (status < 400 || doc?.schema) {
+      responses[status] = bodyResponse(status, doc, reasons, schemas);
+      continue;
+    }
+    if (status === 404 && !doc) continue;
+    responses[status] = errorResponse(status, doc?.description ?? GATEWAY_DESCRIPTIONS[status] ?? "Refused", reasons);
+  }
+  return responses;
+}
+
+/** A response with a body of its own (a 2xx, or a status such as the 409 replay of create). */
+function bodyResponse(status: number, doc: ResponseDoc | undefined, reasons: string[], schemas: SchemaSet): Json {
+  const description = doc?.description ?? "OK";
+  if (!doc?.schema) return { description };
+  const body = schemas.convert(doc.schema, "output");
+  const example = doc.example ?? exampleOf(body, schemas.components);
+  // A status that is also a refusal (409 of create: the replay, or request_id_taken)
+  // documents both bodies.
+  const refused = status < 400 ? [] : [...new Set(reasons)].sort();
+  const schema = refused.length ? { oneOf: [body, errorSchema(refused)] } : body;
+  return { description: reasonsText(description, refused), content: { "application/json": { schema, example } } };
+}
+
+function requestBodyOf(r: Route, schemas: SchemaSet): Json | undefined {
+  if (!r.body) return undefined;
+  const schema = schemas.convert(r.body, "input");
+  const example = r.requestExample ?? exampleOf(schema, schemas.components);
+  return { required: true, content: { "application/json": { schema, example } } };
+}
+
 export function openApiDocument(routes: Route[]): Record<string, unknown> {
   const schemas = new SchemaSet();
   const paths: Record<string, Record<string, unknown>> = {};
@@ -252,75 +331,8 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
   for (const r of routes) {
     tags.add(r.tag);
     const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
-    const parameters: unknown[] = [];
-    for (const m of r.path.matchAll(/:([a-z_]+)/g)) {
-      const isUuid = r.uuidParams?.includes(m[1]);
-      parameters.push({
-        name: m[1],
-        in: "path",
-        required: true,
-        description: isUuid
-          ? `The ${m[1].replace(/_/g, " ")} (UUID; malformed is 422)`
-          : `The ${m[1].replace(/_/g, " ")}`,
-        schema: { type: "string", ...(isUuid ? { format: "uuid" } : {}) },
-      });
-    }
-    if (r.query) {
-      const q = schemas.convert(r.query, "input") as { properties?: Json; required?: string[] };
-      for (const [name, schema] of Object.entries(q.properties ?? {})) {
-        parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema });
-      }
-    }
-    for (const h of r.headers ?? []) {
-      parameters.push({
-        name: h.name,
-        in: "header",
-        required: h.required,
-        description: h.description,
-        schema: { type: "string" },
-      });
-    }
-
-    const responses: Record<string, unknown> = {};
-    const extra = gatewayReasons(r);
-    const declared = Object.entries(r.responses).map(([status, doc]) => [Number(status), doc] as const);
-    const statuses = new Set([...declared.map(([s]) => s), ...Object.keys(extra).map(Number)]);
-    if (r.body || r.query || r.uuidParams?.length) statuses.add(422);
-    statuses.add(500);
-    for (const status of [...statuses].sort((a, b) => a - b)) {
-      const given = r.responses[status];
-      const doc: ResponseDoc | undefined = typeof given === "string" ? { description: given } : given;
-      const reasons = [...(doc?.reasons ?? []), ...(extra[status] ?? [])];
-      // A 2xx, or a status whose body is not the error body (409 replay of create, 503 of health).
-      if (status < 400 || doc?.schema) {
-        const description = doc?.description ?? "OK";
-        if (!doc?.schema) {
-          responses[status] = { description };
-          continue;
-        }
-        const body = schemas.convert(doc.schema, "output");
-        const example = doc.example ?? exampleOf(body, schemas.components);
-        // A status that is also a refusal (409 of create: the replay, or request_id_taken)
-        // documents both bodies.
-        const refused = status < 400 ? [] : [...new Set(reasons)].sort();
-        const schema = refused.length ? { oneOf: [body, errorSchema(refused)] } : body;
-        responses[status] = {
-          description: reasonsText(description, refused),
-          content: { "application/json": { schema, example } },
-        };
-        continue;
-      }
-      if (status === 404 && !doc) continue;
-      responses[status] = errorResponse(status, doc?.description ?? GATEWAY_DESCRIPTIONS[status] ?? "Refused", reasons);
-    }
-
-    const requestBody = r.body
-      ? (() => {
-          const schema = schemas.convert(r.body, "input");
-          const example = r.requestExample ?? exampleOf(schema, schemas.components);
-          return { required: true, content: { "application/json": { schema, example } } };
-        })()
-      : undefined;
+    const parameters = parametersOf(r, schemas);
+    const requestBody = requestBodyOf(r, schemas);
     paths[path] ??= {};
     paths[path][r.method] = {
       operationId: r.operationId,
@@ -329,7 +341,7 @@ export function openApiDocument(routes: Route[]): Record<string, unknown> {
       tags: [r.tag],
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
-      responses,
+      responses: responsesOf(r, schemas),
       security: r.auth === "none" ? [] : r.auth.map((k) => ({ [SECURITY[k]]: [] })),
     };
   }
