@@ -463,6 +463,7 @@ async function main(): Promise<void> {
       const queued = await queuedNow();
       log(`  queued ${toQueue} operations in ${fillS.toFixed(1)} s (${(toQueue / fillS).toFixed(0)} creations/s)`);
       await settle("the drain");
+      await statsReported();
       const cpuBefore = await cpu();
       const started = performance.now();
       let claims = 0;
@@ -494,6 +495,8 @@ async function main(): Promise<void> {
       );
       const drainS = (performance.now() - started) / 1000;
       const cpuAfter = await cpu();
+      await statsReported();
+      cpuAfter.set("transactions", (await cpu()).get("transactions")!);
       log(
         `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter, { n: claims, what: "a claim and its outcome" }).text}`,
       );
