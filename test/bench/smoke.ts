@@ -218,7 +218,10 @@ async function main(): Promise<void> {
       shown: `${transferTx} transactions`,
       ratio: 8 / transferTx,
       goalRatio: 1,
-      todayRatio: 0.952, // 8.4 transactions (CI's quiet run)
+      // 8.4 transactions (CI's quiet run), an undercount: the idle window then counted the vacuum's
+      // transactions, reported late (throughput.ts, statsReported). Counted once reported, the
+      // same path reads 16-20 (docs/decisions/dispatch.md, "Fifth round"); the floor is kept.
+      todayRatio: 0.952,
     },
   );
 

@@ -3,9 +3,12 @@
 //
 // BENCH_TOPOLOGY=processes (default): one process per service and one for the gateway,
 // as production deploys them (each on its own port, talking gRPC); without Kafka each
-// process has its own in-process bus (no event crosses processes: the poll path needs none).
+// process has its own in-process bus (no event crosses processes: the poll path needs none,
+// but then no consumer of another service works either).
 // BENCH_TOPOLOGY=single: everything in this process (deploy/local/system.ts, as `npm start`).
 // BENCH_CPU_PROFILE=<part of a script path>: that process runs with --cpu-prof into /tmp/bench-prof.
+// BENCH_KAFKA_BROKERS=<host:port,...>: the processes talk through that Kafka (topics of their
+// own prefix), so events cross processes as deployed and their consumers' work is measured.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,13 +31,16 @@ async function processes(): Promise<{ url: string; metrics?: Record<string, stri
     metrics[name] = `http://127.0.0.1:${port}/metrics`;
     return { METRICS_PORT: String(port), METRICS_HOST: "127.0.0.1" };
   };
+  const kafka = process.env.BENCH_KAFKA_BROKERS
+    ? { KAFKA_BROKERS: process.env.BENCH_KAFKA_BROKERS, KAFKA_TOPIC_PREFIX: `bench-${Date.now().toString(36)}.` }
+    : { KAFKA_BROKERS: "" };
   const run = (script: string, env: Record<string, string>) => {
     const profile =
       process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE)
         ? ["--cpu-prof", "--cpu-prof-dir=/tmp/bench-prof"]
         : [];
     const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, script)], {
-      env: { ...process.env, KAFKA_BROKERS: "", ...urls, ...env },
+      env: { ...process.env, ...kafka, ...urls, ...env },
       stdio: ["ignore", "ignore", "inherit"],
     });
     children.push(child);

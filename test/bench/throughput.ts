@@ -348,6 +348,13 @@ async function main(): Promise<void> {
       );
     };
 
+    // PostgreSQL adds a backend's transactions to pg_stat_database when the backend reports
+    // them: at most once a second while it works, and a backend that goes idle with some
+    // unreported reports them only 10 s later (PGSTAT_IDLE_INTERVAL). A count read at once
+    // misses the last second of every backend that just went idle (a phase's end), and a
+    // window that follows a busy moment (the vacuum, a phase) counts that moment's late.
+    const statsReported = () => new Promise((res) => setTimeout(res, 11_000));
+
     /** One burst; prints its figures and returns its p99 (ms). */
     const measureBurst = async (what: string, bySession: boolean): Promise<number> => {
       const prefix = bySession ? "sburst-" : "burst-";
@@ -456,6 +463,7 @@ async function main(): Promise<void> {
       const queued = await queuedNow();
       log(`  queued ${toQueue} operations in ${fillS.toFixed(1)} s (${(toQueue / fillS).toFixed(0)} creations/s)`);
       await settle("the drain");
+      await statsReported();
       const cpuBefore = await cpu();
       const started = performance.now();
       let claims = 0;
@@ -487,6 +495,8 @@ async function main(): Promise<void> {
       );
       const drainS = (performance.now() - started) / 1000;
       const cpuAfter = await cpu();
+      await statsReported();
+      cpuAfter.set("transactions", (await cpu()).get("transactions")!);
       log(
         `claims: ${(claims / drainS).toFixed(0)} claims/s draining ${queued} queued operations over ${HANDSETS} handsets in ${drainS.toFixed(1)} s (each claim followed by its outcome; ${idlePolls} polls without work meanwhile; goal >= 300/s at 20000); ${cpuSpent(cpuBefore, cpuAfter, { n: claims, what: "a claim and its outcome" }).text}`,
       );
@@ -498,6 +508,7 @@ async function main(): Promise<void> {
       // jobs), measured before the phase: a fixed cost a second, so its share of a transfer
       // grows as the phase slows; the cost per transfer is also printed without it.
       const IDLE_S = 3;
+      await statsReported();
       const idleBefore = await cpu();
       await new Promise((res) => setTimeout(res, IDLE_S * 1000));
       const idle = cpuSpent(idleBefore, await cpu());
@@ -588,6 +599,10 @@ async function main(): Promise<void> {
       await Promise.allSettled(forwarding);
       const cpuAfter = await cpu();
       const phaseS = (performance.now() - feedStarted) / 1000;
+      // The phase's transactions once every backend has reported them (its CPU is read above).
+      await statsReported();
+      cpuAfter.set("transactions", (await cpu()).get("transactions")!);
+      const countedS = (performance.now() - feedStarted) / 1000;
       const confirmedIn = [...confirmedAt].map(([id, at]) => at - smsSentAt.get(id)!).sort((a, b) => a - b);
       const spent = cpuSpent(
         cpuBefore,
@@ -601,9 +616,10 @@ async function main(): Promise<void> {
       // The cost of one transfer end to end: its create, claim, outcome and SMS proof, with the
       // events each writes and relays, in the system's processes and its PostgreSQL backends.
       const n = Math.max(1, confirmedAt.size);
-      const beyond = (total: number, idleTotal: number) => ((total - (idleTotal / IDLE_S) * phaseS) / n).toFixed(1);
+      const beyond = (total: number, idleTotal: number, seconds = phaseS) =>
+        ((total - (idleTotal / IDLE_S) * seconds) / n).toFixed(1);
       log(
-        `per confirmed transfer: ${(spent.cpuMs / n).toFixed(1)} CPU-ms, ${(spent.transactions / n).toFixed(1)} database transactions (create, claim, outcome, SMS proof and their events; goal <= 20 CPU-ms and <= 8 transactions); beyond the idle system's ${(idle.cpuMs / IDLE_S).toFixed(0)} CPU-ms and ${(idle.transactions / IDLE_S).toFixed(1)} transactions a second: ${beyond(spent.cpuMs, idle.cpuMs)} CPU-ms, ${beyond(spent.transactions, idle.transactions)} transactions; reference pgbench simple-update ${reference.simpleUpdate ?? "unavailable"} tx/s in this run${confirmedAt.size < createdIds.size ? ` (only ${confirmedAt.size} of ${createdIds.size} confirmed in time: the figure also carries the others' work, so it overstates)` : ""}`,
+        `per confirmed transfer: ${(spent.cpuMs / n).toFixed(1)} CPU-ms, ${(spent.transactions / n).toFixed(1)} database transactions (create, claim, outcome, SMS proof and their events; goal <= 20 CPU-ms and <= 8 transactions); beyond the idle system's ${(idle.cpuMs / IDLE_S).toFixed(0)} CPU-ms and ${(idle.transactions / IDLE_S).toFixed(1)} transactions a second: ${beyond(spent.cpuMs, idle.cpuMs)} CPU-ms, ${beyond(spent.transactions, idle.transactions, countedS)} transactions; reference pgbench simple-update ${reference.simpleUpdate ?? "unavailable"} tx/s in this run${confirmedAt.size < createdIds.size ? ` (only ${confirmedAt.size} of ${createdIds.size} confirmed in time: the figure also carries the others' work, so it overstates)` : ""}`,
       );
       const delivered = smsSenders.flatMap((x) => x.deliveries);
       const answers: Record<string, number> = {};

@@ -1,5 +1,12 @@
-import { Kafka, logLevel, type Consumer, type Producer } from "kafkajs";
-import type { BusHandler, BusMessage, EventBus, Subscription } from "./bus.ts";
+import { Kafka, logLevel, type Consumer, type ConsumerRunConfig, type KafkaMessage, type Producer } from "kafkajs";
+import {
+  MAX_BATCH,
+  type BusBatchHandler,
+  type BusHandler,
+  type BusMessage,
+  type EventBus,
+  type Subscription,
+} from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { consumerLag, eventsConsumed } from "./metrics.ts";
 
@@ -96,7 +103,47 @@ export class KafkaBus implements EventBus {
     }
   }
 
+  /** The bus's view of a Kafka message of `topic` (the prefixed name). */
+  private message(topic: string, message: KafkaMessage): BusMessage {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+    return {
+      topic: topic.slice(this.prefix.length),
+      key: message.key?.toString() ?? "",
+      value: new Uint8Array(message.value ?? Buffer.alloc(0)),
+      headers,
+    };
+  }
+
   async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
+    const groupId = this.prefix + group;
+    return this.join(group, topics, {
+      eachMessage: async ({ topic, message }) => {
+        eventsConsumed.inc({ group: groupId, topic });
+        // A throw makes kafkajs retry the message: delivery is at least once.
+        await handler(this.message(topic, message));
+      },
+    });
+  }
+
+  async subscribeBatches(group: string, topics: string[], handler: BusBatchHandler): Promise<Subscription> {
+    const groupId = this.prefix + group;
+    return this.join(group, topics, {
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += MAX_BATCH) {
+          const slice = batch.messages.slice(i, i + MAX_BATCH);
+          eventsConsumed.inc({ group: groupId, topic: batch.topic }, slice.length);
+          // A throw makes kafkajs fetch again from the last resolved offset: at least once.
+          await handler(slice.map((m) => this.message(batch.topic, m)));
+          resolveOffset(slice.at(-1)!.offset);
+          await heartbeat();
+        }
+      },
+    });
+  }
+
+  private async join(group: string, topics: string[], run: ConsumerRunConfig): Promise<Subscription> {
     await this.ensureTopics(topics.map((t) => this.prefix + t));
     const groupId = this.prefix + group;
     let closed = false;
@@ -138,20 +185,7 @@ export class KafkaBus implements EventBus {
       // its session times out). It answers calls meanwhile; its readiness waits (`joined`). Nothing is missed meanwhile: the group resumes from its
       // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
       void consumer
-        .run({
-          eachMessage: async ({ topic, message }) => {
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-            eventsConsumed.inc({ group: groupId, topic });
-            // A throw makes kafkajs retry the message: delivery is at least once.
-            await handler({
-              topic: topic.slice(this.prefix.length),
-              key: message.key?.toString() ?? "",
-              value: new Uint8Array(message.value ?? Buffer.alloc(0)),
-              headers,
-            });
-          },
-        })
+        .run(run)
         .catch((err: unknown) => this.options.log.error({ err, group: groupId }, "kafka: consumer did not start"));
       return consumer;
     };

@@ -1,8 +1,17 @@
-import type { BusHandler, BusMessage, EventBus, Subscription } from "./bus.ts";
+import {
+  MAX_BATCH,
+  type BusBatchHandler,
+  type BusHandler,
+  type BusMessage,
+  type EventBus,
+  type Subscription,
+} from "./bus.ts";
 
 interface Group {
   topics: Set<string>;
-  handler: BusHandler;
+  /** Takes the head of the queue: one message, or up to MAX_BATCH for a batch subscriber. */
+  take: number;
+  handler: BusBatchHandler;
   queue: BusMessage[];
   running: boolean;
   closed: boolean;
@@ -26,7 +35,15 @@ export class MemoryBus implements EventBus {
   }
 
   async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
-    const g: Group = { topics: new Set(topics), handler, queue: [], running: false, closed: false };
+    return this.join(group, topics, 1, ([m]) => handler(m!));
+  }
+
+  async subscribeBatches(group: string, topics: string[], handler: BusBatchHandler): Promise<Subscription> {
+    return this.join(group, topics, MAX_BATCH, handler);
+  }
+
+  private async join(group: string, topics: string[], take: number, handler: BusBatchHandler): Promise<Subscription> {
+    const g: Group = { topics: new Set(topics), take, handler, queue: [], running: false, closed: false };
     this.groups.set(group, g);
     return {
       joined: Promise.resolve(),
@@ -44,8 +61,9 @@ export class MemoryBus implements EventBus {
       let attempt = 0;
       while (g.queue.length && !g.closed) {
         try {
-          await g.handler(g.queue[0]);
-          g.queue.shift();
+          const head = g.queue.slice(0, g.take);
+          await g.handler(head);
+          g.queue.splice(0, head.length);
           attempt = 0;
         } catch {
           attempt += 1;

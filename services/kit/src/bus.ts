@@ -13,6 +13,15 @@ export interface BusMessage {
 
 export type BusHandler = (message: BusMessage) => Promise<void>;
 
+/**
+ * Consecutive messages of one topic-partition (Kafka) or of the group's queue (in-process),
+ * in order; a throw delivers the same messages again.
+ */
+export type BusBatchHandler = (messages: BusMessage[]) => Promise<void>;
+
+/** Most messages handed to a batch handler at once (the rest follow in the next batch). */
+export const MAX_BATCH = 500;
+
 export interface Subscription {
   /**
    * Resolves once the consumer has joined its group (partitions assigned): the service is
@@ -28,6 +37,11 @@ export interface EventBus {
   publish(messages: BusMessage[]): Promise<void>;
   /** Delivers each message of the topics to one member of the group; retries a failed handler. */
   subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription>;
+  /**
+   * As `subscribe`, but hands over what has arrived as consecutive messages (at most
+   * `MAX_BATCH`), so a consumer can apply them in one transaction.
+   */
+  subscribeBatches(group: string, topics: string[], handler: BusBatchHandler): Promise<Subscription>;
   close(): Promise<void>;
   /**
    * Messages of each topic published and not yet consumed by the group (consumer lag),

@@ -11,6 +11,7 @@ let server: http2.Http2Server;
 let url: string;
 let refuse = 0;
 let served = 0;
+let acceptEncoding: string | undefined;
 
 beforeAll(async () => {
   const handler = connectNodeAdapter({
@@ -25,6 +26,7 @@ beforeAll(async () => {
     connect: false,
   });
   server = http2.createServer((req, res) => {
+    acceptEncoding = req.headers["grpc-accept-encoding"] as string | undefined;
     if (refuse > 0) {
       refuse -= 1;
       req.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
@@ -53,5 +55,13 @@ describe("a call whose stream the server refused", () => {
     refuse = 10;
     await expect(serviceClient(Health, url).check({})).rejects.toThrow(/REFUSED_STREAM/);
     refuse = 0;
+  });
+});
+
+describe("a call to another service", () => {
+  it("asks for no compressed answer (gzip costs more CPU than it saves inside the cluster)", async () => {
+    refuse = 0;
+    await serviceClient(Health, url).check({});
+    expect(acceptEncoding ?? "").not.toMatch(/gzip|br/);
   });
 });

@@ -66,11 +66,16 @@ async function unrefused<T>(call: () => Promise<T>): Promise<T> {
 
 const transports = new Map<string, Transport>();
 
-/** A Connect client over gRPC (HTTP/2) for another service; one transport per address. */
+/**
+ * A Connect client over gRPC (HTTP/2) for another service; one transport per address.
+ * It accepts no compression: the services talk inside one cluster, where gzipping every
+ * answer over 1 KiB (connect-node's default) cost more CPU than the bytes it saved
+ * (docs/decisions/dispatch.md, "Cost of one transfer").
+ */
 export function serviceClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
   let transport = transports.get(baseUrl);
   if (!transport) {
-    transport = propagating(createGrpcTransport({ baseUrl }));
+    transport = propagating(createGrpcTransport({ baseUrl, acceptCompression: [] }));
     transports.set(baseUrl, transport);
   }
   return createClient(service, transport);

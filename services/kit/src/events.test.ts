@@ -21,7 +21,8 @@ class Migration0001Test extends Migration {
   override name = "Migration0001Test";
   up(): void {
     this.addSql(
-      `create table kittest.effects (event_id uuid not null, dedupe_key text not null, applied_at timestamptz default now())`,
+      `create table kittest.effects (event_id uuid not null, dedupe_key text not null, applied_at timestamptz default now(),
+        txid bigint default txid_current())`,
     );
     for (const sql of [...outboxInboxSql("kittest"), ...outboxNotifySql("kittest")]) this.addSql(sql);
   }
@@ -81,6 +82,7 @@ class CrashAfterPublish implements EventBus {
     }
   }
   subscribe: EventBus["subscribe"] = (g, t, h) => this.inner.subscribe(g, t, h);
+  subscribeBatches: EventBus["subscribeBatches"] = (g, t, h) => this.inner.subscribeBatches(g, t, h);
   close = () => this.inner.close();
 }
 
@@ -165,6 +167,62 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
     ).rejects.toThrow("business rule refused");
     const rows = await db.em().execute(`select count(*)::int as n from kittest.outbox where key = 'rolled-back'`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe("a batched consumer over Kafka", () => {
+  it("applies each event once, several in one transaction, and nothing of a batch whose handler failed", async () => {
+    const ids = await enqueueAlerts(12, "batch");
+    // The first 5 go out twice (a relay that died before marking them).
+    await expect(
+      new OutboxRelay(db, new CrashAfterPublish(bus, 1), log, { batchSize: 5 }).publishBatch(),
+    ).rejects.toThrow("relay killed");
+    const relay = new OutboxRelay(db, bus, log, { batchSize: 5 });
+    while ((await relay.publishBatch()) > 0);
+
+    let failuresLeft = 1;
+    const consumer = await startConsumer({
+      bus,
+      db,
+      group: "kittest.batched",
+      topics: ["alerts"],
+      log,
+      batched: true,
+      handlers: [
+        on(AlertRaisedSchema, async (em, e, meta) => {
+          await em.execute(`insert into kittest.effects (event_id, dedupe_key) values (?, ?)`, [
+            meta.eventId,
+            e.dedupeKey,
+          ]);
+          // After its effect was written: the batch's transaction must take it back.
+          if (e.dedupeKey === "batch-7" && failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw new Error("handler failed once");
+          }
+        }),
+      ],
+    });
+    try {
+      const read = async () =>
+        (await db
+          .em()
+          .execute(`select event_id, txid::text as txid from kittest.effects where dedupe_key like 'batch-%'`)) as {
+          event_id: string;
+          txid: string;
+        }[];
+      let effects = await read();
+      for (const until = Date.now() + 30_000; Date.now() < until && effects.length < 12; effects = await read()) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 500)); // anything applied twice would show by now
+      effects = await read();
+      expect(failuresLeft).toBe(0);
+      expect(effects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
+      // Three partitions' batches, and the failed one again: fewer transactions than events.
+      expect(new Set(effects.map((e) => e.txid)).size).toBeLessThanOrEqual(4);
+    } finally {
+      await consumer.close();
+    }
   });
 });
 

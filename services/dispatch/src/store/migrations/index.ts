@@ -2,6 +2,7 @@ import { Migration0001Operations } from "./Migration0001Operations.ts";
 import { Migration0002DeviceStatus } from "./Migration0002DeviceStatus.ts";
 import { Migration0003QueueOrder } from "./Migration0003QueueOrder.ts";
 import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
+import { Migration0005FinishedIndexes } from "./Migration0005FinishedIndexes.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   Migration0002DeviceStatus,
   Migration0003QueueOrder,
   Migration0004OutboxNotify,
+  Migration0005FinishedIndexes,
 ];
