@@ -286,7 +286,7 @@ describe("the relay's wake-up", () => {
   });
 });
 
-describe("a consumer's transaction rolled back by a deadlock", () => {
+describe.each([false, true])("a consumer's transaction rolled back by a deadlock (batched: %s)", (batched) => {
   it("is applied again at once, once, without the bus seeing a failure", async () => {
     // Two consumer groups apply at the same moment, each taking the same two locks in the
     // opposite order: PostgreSQL breaks the deadlock by rolling one transaction back.
@@ -296,6 +296,15 @@ describe("a consumer's transaction rolled back by a deadlock", () => {
       publish: (m) => memory.publish(m),
       subscribe: (g, t, h) =>
         memory.subscribe(g, t, async (m) => {
+          try {
+            await h(m);
+          } catch (err) {
+            failures += 1;
+            throw err;
+          }
+        }),
+      subscribeBatches: (g, t, h) =>
+        memory.subscribeBatches(g, t, async (m) => {
           try {
             await h(m);
           } catch (err) {
@@ -316,15 +325,34 @@ describe("a consumer's transaction rolled back by a deadlock", () => {
         ]);
       });
     const subs = await Promise.all([
-      startConsumer({ bus: counting, db, group: "deadlock-ab", topics: ["locks"], handlers: [apply(71, 72)], log }),
-      startConsumer({ bus: counting, db, group: "deadlock-ba", topics: ["locks"], handlers: [apply(72, 71)], log }),
+      startConsumer({
+        bus: counting,
+        db,
+        group: `deadlock-ab-${batched}`,
+        topics: ["locks"],
+        handlers: [apply(71, 72)],
+        log,
+        batched,
+      }),
+      startConsumer({
+        bus: counting,
+        db,
+        group: `deadlock-ba-${batched}`,
+        topics: ["locks"],
+        handlers: [apply(72, 71)],
+        log,
+        batched,
+      }),
     ]);
-    const eventId = "3f6f1f0e-2b1a-4c55-9d38-0c1de0a7b001";
+    const eventId = batched ? "3f6f1f0e-2b1a-4c55-9d38-0c1de0a7b002" : "3f6f1f0e-2b1a-4c55-9d38-0c1de0a7b001";
     await counting.publish([
       {
         topic: "locks",
         key: "k",
-        value: toBinary(AlertRaisedSchema, create(AlertRaisedSchema, { kind: "test", dedupeKey: "deadlock" })),
+        value: toBinary(
+          AlertRaisedSchema,
+          create(AlertRaisedSchema, { kind: "test", dedupeKey: `deadlock-${batched}` }),
+        ),
         headers: {
           "event-type": AlertRaisedSchema.typeName,
           "event-id": eventId,
@@ -336,7 +364,8 @@ describe("a consumer's transaction rolled back by a deadlock", () => {
     for (let i = 0; i < 100; i++) {
       applied = await rows<{ n: number }>(
         db.em(),
-        `select count(*)::int as n from kittest.effects where dedupe_key = 'deadlock'`,
+        `select count(*)::int as n from kittest.effects where dedupe_key = ?`,
+        [`deadlock-${batched}`],
       );
       if (applied[0].n >= 2) break;
       await new Promise((r) => setTimeout(r, 100));

@@ -478,6 +478,23 @@ export async function consumeBatchOnce(db: Database, consumer: string, events: D
   });
 }
 
+/**
+ * Runs a consumer's transaction again at once (three tries in all) when a deadlock or a
+ * serialization failure rolled it back whole (two replicas on the same rows while a group
+ * rebalances), before the redelivery the bus would do. The inbox rows were rolled back with it.
+ */
+async function againIfRolledBack<T>(tx: () => Promise<T>, log: Logger, what: Record<string, unknown>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tx();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 3 || (code !== "40P01" && code !== "40001")) throw err;
+      log.warn({ ...what, attempt, code }, "event rolled back; applying again");
+    }
+  }
+}
+
 /** Subscribes a service's handlers: decode by event type, apply once through the inbox. */
 export async function startConsumer(options: ConsumerOptions): Promise<Subscription> {
   const byType = new Map(options.handlers.map((h) => [h.schema.typeName, h]));
@@ -486,7 +503,11 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       const events = messages.map((m) => decode(byType, m)).filter((e) => e !== undefined);
       if (!events.length) return;
       try {
-        const applied = await consumeBatchOnce(options.db, options.group, events);
+        const applied = await againIfRolledBack(
+          () => consumeBatchOnce(options.db, options.group, events),
+          options.log,
+          { events: events.length },
+        );
         options.log.debug({ events: events.length, applied }, "events consumed");
       } catch (err) {
         options.log.error({ err, events: events.length }, "event batch failed; will be redelivered");
@@ -509,21 +530,12 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       },
       m.headers,
     );
-    const once = () => consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta));
-    // A deadlock or serialization failure rolled the whole transaction back (two replicas on
-    // the same rows while a group rebalances): applied again at once, a few times, before the
-    // redelivery the bus would do.
-    const apply = async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await once();
-        } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          if (attempt >= 3 || (code !== "40P01" && code !== "40001")) throw err;
-          options.log.warn({ event: type, event_id: meta.eventId, attempt, code }, "event rolled back; applying again");
-        }
-      }
-    };
+    const apply = () =>
+      againIfRolledBack(
+        () => consumeOnce(options.db, options.group, meta.eventId, (em) => handler.handle(em, event, meta)),
+        options.log,
+        { event: type, event_id: meta.eventId },
+      );
     await runWithContext({ correlationId: meta.correlationId }, async () => {
       try {
         const applied = await inSpan(span, apply);
