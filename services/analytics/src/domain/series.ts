@@ -22,3 +22,11 @@ export function fillSeries<T extends { day: string }>(
   }
   return out;
 }
+
+/** Operations per ISO weekday (1 Monday … 7 Sunday), every weekday present, from hourly buckets. */
+export function weekdayTotals(hours: { weekday: number; operations: bigint }[]) {
+  return [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
+    weekday,
+    operations: hours.filter((h) => h.weekday === weekday).reduce((s, h) => s + h.operations, 0n),
+  }));
+}

@@ -1,6 +1,7 @@
 import { openDatabase, type KafkaBus } from "@transferops/kit";
 import { CONSUMERS } from "../events/index.ts";
 import { migrations } from "../store/migrations/index.ts";
+import { dropReadModel } from "../store/schema.ts";
 
 /**
  * Empties analytics' read model and rewinds its consumer groups to the beginning of the
@@ -12,7 +13,7 @@ export async function rebuildReadModel(databaseUrl: string, bus: KafkaBus): Prom
   for (const c of CONSUMERS) await bus.rewind(c.group, c.topics);
   const db = await openDatabase({ url: databaseUrl, schema: "analytics", migrations });
   try {
-    await db.em().execute(`drop schema analytics cascade`);
+    await dropReadModel(db.em());
   } finally {
     await db.close();
   }

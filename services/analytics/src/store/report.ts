@@ -1,8 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
-
-/** Whose work a report covers: the fleet, or one agent's operations. */
-export type Scope = { fleet: true } | { fleet: false; agentId: string };
 
 /** SQL text and parameters of a filter, built only from fixed fragments. */
 interface Filter {

@@ -1,0 +1,11 @@
+import type { Database } from "@transferops/kit";
+import type { AnalyticsConfig } from "../config.ts";
+import type { ProjectionLag } from "../events/index.ts";
+
+/** What every analytics handler and flow may use. Analytics calls no other service. */
+export interface AnalyticsDeps {
+  db: Database;
+  config: AnalyticsConfig;
+  /** The consumers' lag per topic, as the bus reports it. */
+  lag: ProjectionLag;
+}
