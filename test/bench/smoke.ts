@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       todayRatio: 0.00521, // 16.4 CPU-ms at 500 claims (JIT warm-up included), hello-world 11,716 req/s
     },
     {
-      // Not met: 1.7-2.5 s p99 at 20/s after the burst and the drain (0.7 s in the last stop's
+      // Not met: 1.7-2.5 s p99 at 20/s after the burst and the drain (0.7 s in the previous
       // CI), the goal being 2 s at 50/s; alone, about 1 s (README, "Benchmarks").
       ...latency(
         "SMS to confirmation at 20/s, p99 (goal <= 2 s at 50/s)",

@@ -11,7 +11,7 @@ import {
   type Sim,
 } from "../../../../test/support/fleet-fixtures.ts";
 
-// Issue 8, through the gateway: the contract's default codes with the reason in
+// Through the gateway: the contract's default codes with the reason in
 // context.reason, the exact meanings of 409 and 423 on create, and each validation point
 // the contract names.
 
@@ -202,7 +202,7 @@ describe("the health report's limits", () => {
     expect((await heartbeat(report, 0)).status).toBe(204);
   });
 
-  // Past the limits the heartbeat is kept and the excess trimmed (issue 23: a dropped
+  // Past the limits the heartbeat is kept and the excess trimmed (a dropped
   // heartbeat made the handset look silent); handset-fleet.test.ts checks what is stored.
   it("keeps a heartbeat with 5 SIMs or 6 recent errors (the excess is trimmed)", async () => {
     expect((await heartbeat({ ...healthyReport(), sims: sims(5) })).status).toBe(204);

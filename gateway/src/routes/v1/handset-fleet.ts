@@ -23,7 +23,7 @@ const cut = (max: number) => z.string().transform((s) => s.slice(0, max));
 /**
  * The health report: every group optional and kept as sent, within the limits the contract
  * names (`sims` up to 4, `recent_errors` up to 5). Past them the excess is trimmed, not the
- * heartbeat refused (issue 23: a refused heartbeat made a working handset look silent);
+ * heartbeat refused (a refused heartbeat made a working handset look silent);
  * a battery level outside 0 to 100 is still refused.
  */
 const healthReport = z.looseObject({

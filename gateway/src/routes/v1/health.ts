@@ -37,7 +37,7 @@ const degradedSchema = healthSchema.extend({
 
 /**
  * The answer of the health route. A 503 is an error, so it carries the error body
- * (`detail`, `code`, `context` naming the services not serving: issue 23) beside the
+ * (`detail`, `code`, `context` naming the services not serving) beside the
  * health fields, which a probe reads either way.
  */
 export function healthAnswer(

@@ -31,7 +31,7 @@ const simScope = (s: Scope): Filter =>
     ? { sql: "", params: [] }
     : { sql: "sim_id in (select distinct sim_id from analytics.operations where agent_id = ?)", params: [s.agentId] };
 /**
- * An agent's messages are those tied to its own operations (issue 23): a message of a SIM it
+ * An agent's messages are those tied to its own operations: a message of a SIM it
  * used may be another agent's work, and an orphan is nobody's until a person attaches it.
  */
 const messageScope = (s: Scope): Filter =>

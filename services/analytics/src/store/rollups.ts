@@ -186,7 +186,7 @@ export async function fleetStatusCounts(em: EntityManager, w: Window): Promise<R
 
 /**
  * Messages of the window: the fleet's from the per-day, per-SIM rollup; an agent's are the
- * messages tied to its own operations (issue 23: not every message of the SIMs it used,
+ * messages tied to its own operations (not every message of the SIMs it used,
  * which counted other agents' work on them).
  */
 export async function messageTotalsFromRollup(em: EntityManager, w: Window, agentId?: string) {

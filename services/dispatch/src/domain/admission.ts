@@ -148,7 +148,7 @@ export interface MatchingOperation {
 
 /**
  * An edit of a matching operation that changes its amount or number runs the gates of its
- * creation again on the values it would have (issue 23: an edit past the grant's
+ * creation again on the values it would have (an edit past the grant's
  * max_amount or the SIM's balance would otherwise be proven by its SMS): the number's
  * operator, the owning agent, the grant (403 over max_amount) and the balance rules of
  * its own SIM, whose held amount is its own old amount and so is not counted against it.

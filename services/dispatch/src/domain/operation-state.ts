@@ -271,7 +271,7 @@ export function classifyOutcomeReport(
     );
   }
   if (operation.status === "running") return ok("apply");
-  // A late report after the running timeout was refused and its ussd_response lost (issue 23).
+  // A late report after the running timeout was refused and its ussd_response lost.
   if (LEFT_RUNNING_WITHOUT_DEVICE.includes(operation.status)) return ok("record");
   return notRunning(operation);
 }

@@ -23,7 +23,7 @@
 // be active, sit in a handset, and that handset must be active; then the same balance
 // rules apply to it alone (measured, fresh, covering). Its load is not considered:
 // the operation queues behind the SIM's current work. A handset that is not active
-// answers 422 (device_frozen): on create, 423 is the breaker alone (issue 8); in
+// answers 422 (device_frozen): on create, 423 is the breaker alone; in
 // automatic selection a frozen handset only makes its SIMs ineligible.
 //
 // The caller passes every SIM of the operator (plus the named SIM, whatever its

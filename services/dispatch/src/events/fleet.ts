@@ -65,7 +65,7 @@ export function fleetHandlers(now: () => Date, idle: IdleDevices) {
 
     // A SIM assigned or moved to another handset or slot: its queued work follows it. A
     // SIM unassigned: its queued work leaves the old handset and waits for the next
-    // assignment (issue 23: a create racing the unassignment stayed queued on it).
+    // assignment (a create racing the unassignment stayed queued on it).
     // Any other change (a balance, a label) moves nothing: skipped without a transaction.
     on(
       SimChangedSchema,

@@ -17,7 +17,7 @@ export interface IncomingShape {
 
 /**
  * Why one message of a submission is refused. A refusal is per message, never the batch's
- * (issue 23): a batch refused whole for one bad message is retried whole by the handset,
+ *: a batch refused whole for one bad message is retried whole by the handset,
  * so one message it can never fix would block every message after it forever. Every
  * other message is stored.
  *   invalid_message   its content breaks a rule; it will never be accepted (drop it)

@@ -47,7 +47,7 @@ export async function dailyReconciliation(
   const em = deps.db.em();
   const rowsOfDay = await dayRows(em, day, req.simId || null);
   // A SIM without messages that day is answered with its day unchanged only if it exists:
-  // an unknown id is 404, never an empty day (issue 23).
+  // an unknown id is 404, never an empty day.
   if (req.simId && rowsOfDay.length === 0 && !(await lookupSim(deps, req.simId))) {
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
   }

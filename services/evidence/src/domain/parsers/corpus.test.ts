@@ -63,7 +63,7 @@ function report(name: string, a: Accuracy): string {
 
 /**
  * The level measured on the held-out part once the rules for the enlarged corpus were written
- * (kind and each field, %). The issue's goal is 95% for each; kind is not there yet: this floor
+ * (kind and each field, %). The goal is 95% for each; kind is not there yet: this floor
  * keeps the parser from getting worse; raise it as rules improve. A round that adds texts
  * changes the held-out part itself: the floor is then the new part's measured level
  * (docs/decisions/evidence.md gives each round's figures).

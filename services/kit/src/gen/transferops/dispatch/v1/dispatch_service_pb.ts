@@ -1140,7 +1140,7 @@ export type AttachEvidenceRequest = Message<"transferops.dispatch.v1.AttachEvide
   /**
    * Only check that the caller may attach to the operation (404 unknown, 403 outside its
    * scope): nothing else is read or changed and no operation is returned. Evidence asks
-   * this before saying anything about the message (issue 23: scope first, reveal nothing).
+   * this before saying anything about the message (scope first, reveal nothing).
    *
    * @generated from field: bool scope_only = 6;
    */
