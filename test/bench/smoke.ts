@@ -219,7 +219,7 @@ async function main(): Promise<void> {
       ratio: 8 / transferTx,
       goalRatio: 1,
       // 20 transactions, counted once PostgreSQL has reported them (throughput.ts, statsReported;
-      // docs/decisions/dispatch.md, "Fifth round"). The 8.4 of the previous floor was an
+      // docs/benchmarks.md, "Fifth round"). The 8.4 of the previous floor was an
       // undercount: its idle window counted the vacuum's transactions, reported late. A third of
       // today's ratio fails at 60, a path three times dearer.
       todayRatio: 0.4,
