@@ -6,8 +6,8 @@ import { withReasons } from "../../http/reasons.ts";
 import { created, ok, route, type Route } from "../../http/route.ts";
 import { EVIDENCE } from "../../http/service-reasons.ts";
 
-// Wording rules taught at run time (evidence; docs/decisions/evidence.md, "Wordings taught
-// at run time"): an admin's session only; agents and supervisors get 403 admin_required.
+// Wording rules taught at run time (evidence; docs/decisions/evidence.md, "Wording rules
+// taught at run time"): an admin's session only; agents and supervisors get 403 admin_required.
 // Every change is written to fleet's audit log (wording_rule.added, .activated, .retired).
 
 const ADMIN = { 401: "Not signed in", 403: "Admin required" };

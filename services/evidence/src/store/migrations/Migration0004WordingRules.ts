@@ -1,8 +1,8 @@
 import { Migration } from "@transferops/kit";
 
 /**
- * Wording rules taught at run time (docs/decisions/evidence.md, "Wordings taught at run
- * time"). One row per version; a version's wording is never updated (an edit adds a version),
+ * Wording rules taught at run time (docs/decisions/evidence.md, "Wording rules taught at
+ * run time"). One row per version; a version's wording is never updated (an edit adds a version),
  * only its state moves draft -> active -> retired, each step with who and when. At most one
  * active version per rule. The re-reading after activation keeps its cursor on the row, so a
  * crash resumes where it stopped.
