@@ -12,7 +12,7 @@ export { MemoryBus } from "./bus-memory.ts";
 export { KafkaBus } from "./bus-kafka.ts";
 export * from "./events.ts";
 export * from "./alerts.ts";
-export { PeriodicJob } from "./periodic.ts";
+export { PeriodicJob, SerialJob } from "./periodic.ts";
 export { IdleMemory, LiveMemory } from "./idle-memory.ts";
 export * from "./announcements.ts";
 export { InFlight } from "./in-flight.ts";

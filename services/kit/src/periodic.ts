@@ -49,3 +49,40 @@ export class PeriodicJob {
     await this.running;
   }
 }
+
+/**
+ * A job whose pass runs every `intervalMs` and may also be asked for at any time (a kick, a
+ * test): at most one pass at a time, a pass asked for while one runs gets that one's result.
+ * `stop()` ends the timer and waits for the pass in flight; a pass checks `stopped` between
+ * its steps to end early.
+ */
+export abstract class SerialJob<T> {
+  protected stopped = false;
+  private running?: Promise<T>;
+  private readonly job: PeriodicJob;
+
+  constructor(name: string, intervalMs: number, log: Logger) {
+    this.job = new PeriodicJob(name, intervalMs, () => this.pass(), log);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.job.start();
+  }
+
+  /** One pass now, unless one is running (then that one). */
+  pass(now = new Date()): Promise<T> {
+    this.running ??= this.runPass(now).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  protected abstract runPass(now: Date): Promise<T>;
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.job.stop();
+    await this.running?.catch(() => undefined);
+  }
+}

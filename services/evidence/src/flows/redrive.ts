@@ -1,4 +1,4 @@
-import { PeriodicJob } from "@transferops/kit";
+import { SerialJob } from "@transferops/kit";
 import { findMessage, unfinished } from "../store/messages.ts";
 import type { FlowDeps } from "./ports.ts";
 import { finish } from "./submit.ts";
@@ -16,52 +16,31 @@ export interface RedriveOptions {
  * locks as a submission, so racing one changes nothing; dispatch proves idempotently on the
  * message id, so asking again never confirms twice.
  */
-export class Redrive {
-  private readonly job: PeriodicJob;
-  private running?: Promise<number>;
-  private stopped = false;
-
+export class Redrive extends SerialJob<number> {
   constructor(
     private readonly deps: FlowDeps,
     private readonly options: RedriveOptions,
   ) {
-    this.job = new PeriodicJob("evidence re-drive pass", options.intervalMs, () => this.pass(), deps.log);
-  }
-
-  start(): void {
-    this.stopped = false;
-    this.job.start();
+    super("evidence re-drive pass", options.intervalMs, deps.log);
   }
 
   /** One pass; returns how many messages it finished. */
-  async pass(now = new Date()): Promise<number> {
-    if (this.running) return this.running;
-    this.running = (async () => {
-      const due = await unfinished(
-        this.deps.db.em(),
-        now,
-        new Date(now.getTime() - this.options.graceMs),
-        this.options.batchSize ?? 100,
-      );
-      let finished = 0;
-      for (const { id } of due) {
-        if (this.stopped) break;
-        const m = await findMessage(this.deps.db.em(), id);
-        if (!m) continue;
-        const after = await finish(this.deps, m);
-        if (after.state === "done" && after.balance_state !== "pending") finished += 1;
-      }
-      if (due.length) this.deps.log.info({ due: due.length, finished }, "evidence re-drive pass");
-      return finished;
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.job.stop();
-    await this.running?.catch(() => undefined);
+  protected async runPass(now: Date): Promise<number> {
+    const due = await unfinished(
+      this.deps.db.em(),
+      now,
+      new Date(now.getTime() - this.options.graceMs),
+      this.options.batchSize ?? 100,
+    );
+    let finished = 0;
+    for (const { id } of due) {
+      if (this.stopped) break;
+      const m = await findMessage(this.deps.db.em(), id);
+      if (!m) continue;
+      const after = await finish(this.deps, m);
+      if (after.state === "done" && after.balance_state !== "pending") finished += 1;
+    }
+    if (due.length) this.deps.log.info({ due: due.length, finished }, "evidence re-drive pass");
+    return finished;
   }
 }

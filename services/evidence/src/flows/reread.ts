@@ -1,4 +1,4 @@
-import { PeriodicJob } from "@transferops/kit";
+import { SerialJob } from "@transferops/kit";
 import type { MessageRecord } from "../domain/message.ts";
 import { initialOutcome, routeOf } from "../domain/outcomes.ts";
 import { parseMessage } from "../domain/parsers/parse.ts";
@@ -45,21 +45,12 @@ export interface RereadOptions {
  * message's step is idempotent (a message already read by the same rule is skipped; one left
  * pending is finished here or by the re-drive), so a crash resumes where it stopped.
  */
-export class Reread {
-  private readonly job: PeriodicJob;
-  private running?: Promise<number>;
-  private stopped = false;
-
+export class Reread extends SerialJob<number> {
   constructor(
     private readonly deps: FlowDeps,
     private readonly options: RereadOptions,
   ) {
-    this.job = new PeriodicJob("wording re-read pass", options.intervalMs, () => this.pass(), deps.log);
-  }
-
-  start(): void {
-    this.stopped = false;
-    this.job.start();
+    super("wording re-read pass", options.intervalMs, deps.log);
   }
 
   /** Runs a pass now (after an activation) unless one is running. */
@@ -68,25 +59,13 @@ export class Reread {
   }
 
   /** One pass: one batch of each running re-read; returns how many messages it read. */
-  async pass(now = new Date()): Promise<number> {
-    if (this.running) return this.running;
-    this.running = (async () => {
-      let read = 0;
-      for (const v of await rereadsRunning(this.deps.db.em())) {
-        if (this.stopped) break;
-        read += await this.batch(v, now);
-      }
-      return read;
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.job.stop();
-    await this.running?.catch(() => undefined);
+  protected async runPass(now: Date): Promise<number> {
+    let read = 0;
+    for (const v of await rereadsRunning(this.deps.db.em())) {
+      if (this.stopped) break;
+      read += await this.batch(v, now);
+    }
+    return read;
   }
 
   private batch(v: WordingRuleRecord, now: Date): Promise<number> {
