@@ -108,15 +108,21 @@ export async function divergenceAlert(
   m: MessageRecord,
   operation: { operationId: string; montant: bigint; msisdnDest: string } | undefined,
 ): Promise<void> {
+  // Dispatch raises the same alert (same dedupe key) in the transaction that decided the
+  // divergence, and whichever copy reaches fleet first is the notification: the same fields in
+  // both (dispatch's flows/proof.ts, raiseDivergence), with the operator's reference besides.
   const context: Record<string, string | number | null> = {
     message_id: m.id,
     amount: m.amount,
-    counterparty_msisdn: m.counterparty_msisdn,
     operator_ref: m.operator_ref,
+    found_msisdn: m.counterparty_msisdn,
   };
   if (operation) {
-    context.operation_montant = Number(operation.montant);
-    context.operation_msisdn_dest = operation.msisdnDest;
+    context.expected_msisdn = operation.msisdnDest;
+    if (m.amount !== null && BigInt(m.amount) !== operation.montant) {
+      context.expected_amount = Number(operation.montant);
+      context.found_amount = m.amount;
+    }
   }
   await raiseAlert(em, SCHEMA, {
     kind: "evidence_divergent",
