@@ -26,8 +26,6 @@ export interface Reply {
   status: number;
   body: any;
   ms: number;
-  /** No answer, and the request went on a kept-alive connection (which the server may have closed as it was sent). */
-  reusedSocket?: boolean;
 }
 
 export function call(
@@ -69,9 +67,7 @@ export function call(
         });
       },
     );
-    req.on("error", (err) =>
-      resolve({ status: 0, body: String(err), ms: performance.now() - started, reusedSocket: req.reusedSocket }),
-    );
+    req.on("error", (err) => resolve({ status: 0, body: String(err), ms: performance.now() - started }));
     if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     if (payload) req.write(payload);
     req.end();
