@@ -64,5 +64,5 @@ USER 1000:1000
 EXPOSE 8080 50051 50052 50053 50054 50055 50056 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "/app/deploy/image/healthcheck.mjs"]
-ENTRYPOINT ["node", "--experimental-transform-types", "--disable-warning=ExperimentalWarning", "/app/deploy/image/component.mjs"]
+ENTRYPOINT ["node", "--experimental-transform-types", "--disable-warning=ExperimentalWarning", "--disable-warning=TimeoutNegativeWarning", "/app/deploy/image/component.mjs"]
 CMD ["gateway"]

@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { QUIET_KAFKAJS } from "../infra/util.ts";
 import { freePort, startSystem } from "../../deploy/local/system.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -39,7 +40,7 @@ async function processes(): Promise<{ url: string; metrics?: Record<string, stri
       process.env.BENCH_CPU_PROFILE && script.includes(process.env.BENCH_CPU_PROFILE)
         ? ["--cpu-prof", "--cpu-prof-dir=/tmp/bench-prof"]
         : [];
-    const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, script)], {
+    const child = spawn(process.execPath, [...profile, ...QUIET_KAFKAJS, "--import", "tsx", path.join(root, script)], {
       env: { ...process.env, ...kafka, ...urls, ...env },
       stdio: ["ignore", "ignore", "inherit"],
     });

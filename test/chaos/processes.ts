@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import path from "node:path";
-import { freePorts, sleep } from "../infra/util.ts";
+import { QUIET_KAFKAJS, freePorts, sleep } from "../infra/util.ts";
 import { serviceClient } from "@transferops/kit";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@transferops/kit/gen/grpc/health/v1/health_pb";
 import { RoundRobinProxy } from "./proxy.ts";
@@ -39,7 +39,7 @@ class Component {
     this.stopping = false;
     const out = openSync(this.logFile, "a");
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", this.entry], {
+      const child = spawn(process.execPath, [...QUIET_KAFKAJS, "--import", "tsx", this.entry], {
         cwd: ROOT,
         env: { ...process.env, ...this.env },
         stdio: ["ignore", out, out],

@@ -36,3 +36,10 @@ export async function freePorts(n: number): Promise<number[]> {
   while (ports.size < n) ports.add(await freePort());
   return [...ports];
 }
+
+/**
+ * Node flags for a spawned service process: kafkajs 2.2.4 schedules its request queue's first check
+ * with a negative delay, which Node 24 reports as a TimeoutNegativeWarning on every connection
+ * (harmless: Node runs it after 1 ms). The image's entry point passes the same flag.
+ */
+export const QUIET_KAFKAJS = ["--disable-warning=TimeoutNegativeWarning"];
