@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveMetrics, startTracing, type Logger } from "@transferops/kit";
 import { createGatewayApp } from "./app.ts";
@@ -33,13 +33,18 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
       perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
     },
   });
-  // Once stopping, every answer closes its connection, so that a client does not send its
-  // next request on a connection this gateway is about to close (it reconnects, and the
-  // Service in front sends it to another replica).
+  // Once stopping, every answer closes its connection (those in flight when the stop came
+  // too), so that a client does not send its next request on a connection this gateway is
+  // about to close (it reconnects, and the Service in front sends it to another replica).
   let stopping = false;
+  const inFlight = new Set<ServerResponse>();
   const server: Server = await new Promise((resolve) => {
     const s = createServer((req, res) => {
       if (stopping) res.setHeader("connection", "close");
+      else {
+        inFlight.add(res);
+        res.once("close", () => inFlight.delete(res));
+      }
       app(req, res);
     }).listen({ port: config.PORT, host, backlog: config.LISTEN_BACKLOG }, () => resolve(s));
   });
@@ -54,6 +59,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     stop: () =>
       new Promise<void>((resolve) => {
         stopping = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
         idlePolls.stop();
         authCache.stop();
         server.close(() => resolve());
