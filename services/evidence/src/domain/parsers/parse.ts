@@ -17,7 +17,7 @@ import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { blankPromotions, promoCut } from "./promo.ts";
 import { kindFromCues, namesAMovement } from "./cues.ts";
-import { LABELLED_FIELDS, NOTICES, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
+import { FAIL_MATCH, LABELLED_FIELDS, NOTICES, NOTICE, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
   type FieldName,
@@ -55,8 +55,8 @@ const BUILT_IN: Readonly<Record<Operator, readonly Rule[]>> = {
   operator_a: OPERATOR_A_RULES.map(atAnySentence),
   operator_b: OPERATOR_B_RULES.map(atAnySentence),
 };
-checkRules([...SHARED_FIRST, ...BUILT_IN.operator_a, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
-checkRules([...SHARED_FIRST, ...BUILT_IN.operator_b, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_a, ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED]);
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_b, ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED]);
 
 /**
  * A wording written to start a text ("^Depot recu ...") also starts after a promotion glued
@@ -74,7 +74,7 @@ function atAnySentence(rule: Rule): Rule {
  * receipts recognised by their cues come between the refusals and the notices.
  */
 export function rulesFor(operator: Operator, taught: readonly Rule[] = []): readonly Rule[] {
-  return [...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS, ...NOTICES, UNRECOGNISED];
+  return [...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED];
 }
 
 /**
@@ -88,7 +88,42 @@ export function parseMessage(operator: Operator, text: string, taught: readonly 
   if (norm.text === "") return { ...EMPTY };
   const format = NUMBER_FORMATS[operator];
   const first = firstMatch([...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS], norm, format);
-  return first ?? byCues(norm, format) ?? firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY };
+  return first ?? byCues(norm, format) ?? notice(norm, format);
+}
+
+/**
+ * What shows no receipt: an offer or a notice by their words; a notice too when it prints no
+ * amount, reference, balance or number of a transaction ("Dear Customer, your phone is eSIM
+ * compatible…"); else an unrecognised text (kind null) for a person, with its labelled values.
+ */
+function notice(norm: NormalizedText, format: NumberFormat): ParsedMessage {
+  const byWords = firstMatch(NOTICES, norm, format);
+  if (byWords) return byWords;
+  if (!printsTransactionValues(norm.folded)) return applyRule(NOTICE, 0, 0, norm, format);
+  return firstMatch([UNRECOGNISED], norm, format) ?? { ...EMPTY };
+}
+
+/**
+ * An amount in a currency, a labelled amount, reference or balance (even masked), an operator
+ * reference's shape or a phone number: anything a person could settle a transfer with.
+ */
+function printsTransactionValues(folded: string): boolean {
+  const labels = [LABELLED_FIELDS.amount!, LABELLED_FIELDS.balance_after!, UNRECOGNISED.fields!.operator_ref!];
+  const labelledHole = /\b(?:montant|amount|solde|balance|ref(?:erence)?|(?:transaction|trans\.?|txn) id|id)\b\s*:?\s*\[/i;
+  CURRENCY_AMOUNT.lastIndex = 0;
+  PHONE_ANYWHERE.lastIndex = 0;
+  REF_SHAPES.lastIndex = 0;
+  const found =
+    CURRENCY_AMOUNT.test(folded) ||
+    PHONE_ANYWHERE.test(folded) ||
+    REF_SHAPES.test(folded) ||
+    labelledHole.test(folded) ||
+    labels.some((re) => {
+      re.lastIndex = 0;
+      return re.test(folded);
+    });
+  for (const re of [CURRENCY_AMOUNT, PHONE_ANYWHERE, REF_SHAPES, ...labels]) re.lastIndex = 0;
+  return found;
 }
 
 /**
@@ -98,23 +133,29 @@ export function parseMessage(operator: Operator, text: string, taught: readonly 
 export function parseWithoutWordings(operator: Operator, text: string): ParsedMessage {
   const norm = normalizeText(text.slice(0, MAX_TEXT_LENGTH));
   const format = NUMBER_FORMATS[operator];
-  return (
-    firstMatch([...SHARED_FIRST, ...REFUSALS], norm, format) ??
-    byCues(norm, format) ??
-    firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY }
-  );
+  return firstMatch([...SHARED_FIRST, ...REFUSALS], norm, format) ?? byCues(norm, format) ?? notice(norm, format);
 }
 
 function firstMatch(rules: readonly Rule[], norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
   for (const rule of rules) {
     const m = rule.match.exec(norm.folded);
     if (!m) continue;
+    // A wording of a receipt or a balance reply never reads a text that says the operation
+    // failed or was refused ("Le depot de … a echoue", "insufficient balance"): the refusal
+    // decides, whatever the operator's words around it. Promotions are not left out here: a
+    // word of failure anywhere outside the sender's message is enough.
+    if (rule.kind !== "FAIL" && rule.kind !== "TPL" && rule.fields && refuses(norm)) continue;
     // A balance sentence inside a receipt ("Vous avez recu 260000.0 FCFA ... Le solde de votre
     // compte est de ...") is no balance reply: a BAL wording never reads a text that moves money.
     if (rule.kind === "BAL" && showsMovement(norm, format)) continue;
     return applyRule(rule, m.index, m.index + m[0].length, norm, format);
   }
   return null;
+}
+
+/** Words of failure or refusal outside the sender's own message. */
+function refuses(norm: NormalizedText): boolean {
+  return FAIL_MATCH.test(blankSenderText(norm.folded));
 }
 
 /**
@@ -155,6 +196,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     operator_ref: typeof ref === "string" ? ref : null,
     phones,
     payee: payee.length === 1 ? payee[0] : null,
+    promotion: folded !== norm.folded,
   });
   if (!cue.receipt) return null;
   return {
