@@ -40,7 +40,7 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 98.3,
+  kind: 98,
   amount: 99.8,
   fee: 99.3,
   balance_after: 99.7,

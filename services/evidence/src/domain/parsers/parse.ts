@@ -92,39 +92,57 @@ export function parseMessage(operator: Operator, text: string, taught: readonly 
 }
 
 /**
- * What shows no receipt: an offer or a notice by their words; a notice too when it prints no
- * amount, reference, balance or number of a transaction ("Dear Customer, your phone is eSIM
- * compatible…"); else an unrecognised text (kind null) for a person, with its labelled values.
+ * What shows no receipt: an offer or a notice by their words; a notice too when it says
+ * something (a sentence of some words) with no word and no value of an operation ("Dear
+ * Customer, your phone is eSIM compatible…"); else an unrecognised text (kind null) for a
+ * person, with its labelled values. A reworded receipt whose values cannot be read still names
+ * an operation or prints a number: it stays unrecognised, counted by the alert on a changed
+ * wording.
  */
 function notice(norm: NormalizedText, format: NumberFormat): ParsedMessage {
   const byWords = firstMatch(NOTICES, norm, format);
   if (byWords) return byWords;
-  if (!printsTransactionValues(norm.folded)) return applyRule(NOTICE, 0, 0, norm, format);
+  if (saysNothingOfAnOperation(norm.folded)) return applyRule(NOTICE, 0, 0, norm, format);
   return firstMatch([UNRECOGNISED], norm, format) ?? { ...EMPTY };
 }
 
 /**
- * An amount in a currency, a labelled amount, reference or balance (even masked), an operator
- * reference's shape or a phone number: anything a person could settle a transfer with.
+ * A text of at least a few words with no value of an operation (an amount in a currency, a
+ * labelled amount, reference or balance even masked, an operator reference's shape, a phone
+ * number, any other number of three digits or more but a code to dial, a number to call, a date
+ * or a time) and
+ * no word of one (a verb of a movement, or operation, transaction, payment, balance, amount…).
  */
-function printsTransactionValues(folded: string): boolean {
-  const labels = [LABELLED_FIELDS.amount!, LABELLED_FIELDS.balance_after!, UNRECOGNISED.fields!.operator_ref!];
-  const labelledHole = /\b(?:montant|amount|solde|balance|ref(?:erence)?|(?:transaction|trans\.?|txn) id|id)\b\s*:?\s*\[/i;
-  CURRENCY_AMOUNT.lastIndex = 0;
-  PHONE_ANYWHERE.lastIndex = 0;
-  REF_SHAPES.lastIndex = 0;
-  const found =
-    CURRENCY_AMOUNT.test(folded) ||
-    PHONE_ANYWHERE.test(folded) ||
-    REF_SHAPES.test(folded) ||
-    labelledHole.test(folded) ||
-    labels.some((re) => {
-      re.lastIndex = 0;
-      return re.test(folded);
-    });
-  for (const re of [CURRENCY_AMOUNT, PHONE_ANYWHERE, REF_SHAPES, ...labels]) re.lastIndex = 0;
-  return found;
+function saysNothingOfAnOperation(folded: string): boolean {
+  const text = folded.toLowerCase();
+  if ((text.match(/\p{L}+/gu) ?? []).length < NOTICE_MIN_WORDS) return false;
+  const numbers = text.replace(DIALLED, " ");
+  // `search` starts at 0 and leaves a global pattern's lastIndex as it was.
+  const values = [
+    CURRENCY_AMOUNT,
+    PHONE_ANYWHERE,
+    REF_SHAPES,
+    LABELLED_HOLE,
+    LABELLED_FIELDS.amount!,
+    LABELLED_FIELDS.balance_after!,
+    UNRECOGNISED.fields!.operator_ref!,
+  ].some((re) => folded.search(re) !== -1);
+  return !values && !/\d{3}/.test(numbers) && !OPERATION_WORDS.test(text) && !namesAMovement(text);
 }
+
+const NOTICE_MIN_WORDS = 6;
+/**
+ * Numbers that are no value of an operation: a code to dial or a number to call ("*126*21#",
+ * "dial 8449", "appelez le 8010"), a date or a time ("27/03/2026", "2026-09-15", "10:30").
+ */
+const DIALLED =
+  /[*#][\d*#]+|\b(?:call|dial|appele[rz]?|compose[rz]?|tape[rz]?)\s+(?:le\s+)?\d+|\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b|\b\d{1,2}[:h]\d{2}\b/g;
+/** Words of an operation that are not the verbs of a movement (cues.ts has those). */
+const OPERATION_WORDS =
+  /\b(?:operations?|transactions?|paiements?|payments?|achats?|purchases?|solde|balance|montant|amount|debit(?:e|ed)?|factures?|bills?)\b/;
+/** A label followed by a mask ("Transaction ID: [TXN_ID]", "Montant: [AMOUNT]"). */
+const LABELLED_HOLE =
+  /\b(?:montant|amount|solde|balance|ref(?:erence)?|(?:transaction|trans\.?|txn) id|id)\b\s*:?\s*\[/i;
 
 /**
  * The text read as if no wording of its operator were known: refusals, cues, notices
