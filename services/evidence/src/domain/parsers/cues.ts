@@ -11,7 +11,8 @@
 //
 // Confirming kinds are held to more: a DEP needs an outgoing cash-in verb (or an outgoing verb
 // under a CI reference), the amount read in FCFA, the reference and exactly one phone number (the divergence check then compares it with the
-// destination); a BAL needs a balance and nothing else (no amount, no reference, no verb).
+// destination); a BAL needs a balance and nothing else (no amount, no verb, no number, no
+// reference, no offer).
 // A receipt whose verbs are missing or contradict each other stays kind null: an orphan for
 // a person, never a notice or a promotion.
 
@@ -27,6 +28,8 @@ export interface CueReadings {
   phones: readonly string[];
   /** The one number the text says money went to ("vers", "to", "a" before it), if one. */
   payee: string | null;
+  /** A promotional sentence was left out: the text is an offer, or carries one. */
+  promotion: boolean;
 }
 
 /** The operation an Orange reference's prefix names ("CI220822.1921.C04642": a cash-in). */
@@ -44,7 +47,9 @@ const RECEIVED = /\b(?:recu|received|credite|credited|venant de)\b/;
 const SENT = /\b(?:transfere|transferred|envoye|envoi|sent)\b/;
 /** "transfert" names a transfer either way: sent unless the text says it was received. */
 const TRANSFER = /\b(?:transferts?|transfers?)\b/;
-const AIRTIME = /\b(?:recharge(?:ment)?|airtime|forfaits?|bundles?|credit de communication)(?![a-z])/;
+/** Airtime or a data pass: its words, or the operators' bundle notation ("300U = 850 Mo/3J"). */
+const AIRTIME =
+  /\b(?:recharge(?:ment)?|airtime|forfaits?|bundles?|credit de communication|pass (?:internet|data)|achat de pass)(?![a-z])|\b\d+ ?u ?= ?\d/;
 const BALANCE_REPLY = /\b(?:solde|balance)\b/;
 /**
  * The wallet holder as the subject of the verb ("vous avez envoye", "you have received"): whose
@@ -61,9 +66,12 @@ const BALANCE_LABEL = /(?:\b[a-z]+ ){0,3}\b(?:solde|balance)\b(?: [a-z']+){0,4} 
 
 export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   const text = folded.toLowerCase();
+  const prefix = ORANGE_PREFIX.exec(r.operator_ref ?? "")?.[1] ?? null;
   if (!r.amountPrinted) {
-    // A balance reply: a balance, and nothing that a movement would print.
-    const bare = r.balance_after !== null && r.operator_ref === null && r.phones.length === 0;
+    // A balance reply: a balance, and nothing that a movement would print (no transfer amount,
+    // no number, no verb, no reference), and no offer around it ("Sorry, your account balance
+    // is 0F! … Dial *121# to borrow" is an offer).
+    const bare = r.balance_after !== null && r.operator_ref === null && r.phones.length === 0 && !r.promotion;
     if (bare && BALANCE_REPLY.test(text) && !namesAMovement(text))
       return { receipt: true, kind: "BAL", direction: null, counterparty: null };
     return { receipt: false };
@@ -82,7 +90,6 @@ export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   ] as const;
   const [withdrawal, deposit, received, sent, airtime] = verbs;
   const count = verbs.filter(Boolean).length;
-  const prefix = ORANGE_PREFIX.exec(r.operator_ref ?? "")?.[1] ?? null;
   const iSent = I_SENT.test(text);
   const iGot = I_GOT.test(text);
   const kind = (k: MessageKind, direction: Direction | null): CueDecision => ({

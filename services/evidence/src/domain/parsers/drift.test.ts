@@ -40,12 +40,12 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 97.9,
-  amount: 99.7,
-  fee: 99.2,
-  balance_after: 99.6,
-  operator_ref: 99.1,
-  counterparty_msisdn: 99.2,
+  kind: 98,
+  amount: 99.8,
+  fee: 99.3,
+  balance_after: 99.7,
+  operator_ref: 99.2,
+  counterparty_msisdn: 99.4,
 };
 
 const PARTS = [
@@ -76,8 +76,11 @@ describe("the parser on drifted texts", () => {
     }
     // The floor was measured on the parts rules were written with or held out from; the texts
     // collected after the rules (fresh) are printed, not floored.
-    const floored = score(variants.filter((v) => v.text.split !== "fresh").map((v) => v.text));
-    lines.push(line("floored (not fresh)", floored));
+    const notFresh = variants.filter((v) => v.text.split !== "fresh");
+    const floored = score(notFresh.map((v) => v.text));
+    lines.push(line("floored (not fresh)", floored), "per drift, fresh left out (the goal: 95% for each):");
+    for (const drift of DRIFT_KINDS)
+      lines.push(line(`  ${drift}`, score(notFresh.filter((v) => v.drift === drift).map((v) => v.text))));
     console.log(lines.join("\n"));
     for (const f of SCORED) expect(pct(floored.right[f], floored.texts)).toBeGreaterThanOrEqual(DRIFT_FLOOR[f]);
   });

@@ -790,6 +790,68 @@ describe("kinds outside transfers", () => {
     expect(fieldsOf(p)).toEqual(NULL_FIELDS);
   });
 
+  it.each([
+    ["operator_a", "Transaction failed: you do not have enough money in your account.", "FAIL"],
+    ["operator_a", "Your transfer of 5000 XAF could not be completed. The daily limit has been reached.", "FAIL"],
+    ["operator_a", "Wrong PIN. Too many failed attempts.", "FAIL"],
+    ["operator_a", "Mobile Money service is temporarily unavailable.", "FAIL"],
+    ["operator_b", "Vous n'avez pas suffisamment d'argent pour effectuer cette operation.", "FAIL"],
+    ["operator_b", "Operation impossible : le plafond journalier est atteint.", "FAIL"],
+    ["operator_b", "Le service Orange Money est momentanement indisponible.", "FAIL"],
+    ["operator_b", "Le code secret saisi est incorrect.", "FAIL"],
+  ] as const)("a refusal in either language, in words no wording has: %s: %s -> %s", (operator, text, kind) => {
+    const p = parseMessage(operator, text);
+    expect(p.kind).toBe(kind);
+    expect(fieldsOf(p)).toEqual(NULL_FIELDS);
+  });
+
+  it("a deposit's own wording never reads a text that says it failed: the refusal decides", () => {
+    const deposit = sampleText("cm-b-066");
+    expect(parseMessage("operator_b", deposit).kind).toBe("DEP");
+    for (const refusal of ["Echec: solde insuffisant.", "Transaction failed."]) {
+      const p = parseMessage("operator_b", `${deposit} ${refusal}`);
+      expect(p.kind).toBe("FAIL");
+      expect(canConfirm(p.kind)).toBe(false);
+    }
+    // A sender's message is not the operator's word.
+    const original = sampleText("cm-a-019");
+    const sent = original.replace("Message de l'expediteur: .", "Message de l'expediteur: echec.");
+    expect(sent).not.toBe(original);
+    expect(parseMessage("operator_a", sent).kind).toBe(parseMessage("operator_a", original).kind);
+  });
+
+  it.each([
+    ["operator_a", "Your balance is 5000 FCFA.", 5000],
+    ["operator_a", "Your Mobile Money balance is now 12,500 FCFA.", 12_500],
+    ["operator_b", "Votre solde est de 12 500 FCFA.", 12_500],
+    ["operator_b", "Le solde de votre compte Orange Money est de 15000 FCFA.", 15_000],
+    ["operator_b", "Votre solde disponible est maintenant de 800 FCFA.", 800],
+  ] as const)("a balance reply in words no wording has: %s: %s", (operator, text, balance) => {
+    expect(parseMessage(operator, text)).toMatchObject({ kind: "BAL", balance_after: balance, amount: null });
+  });
+
+  it("a balance beside an offer is no balance reply", () => {
+    const p = parseMessage(
+      "operator_a",
+      "Sorry, your account balance is 0F! But no worries, we can help you! Dial *121# now to borrow airtime",
+    );
+    expect(p.kind).toBe("MKT");
+    expect(canConfirmBalance(p.kind)).toBe(false);
+  });
+
+  it.each([
+    "Dear Customer, your phone is eSIM compatible. You can proceed to migration at the nearest MTN point.",
+    "Need help? Simply call 8449, your dedicated Customer Care Hotline.",
+    "No token received? Dial *126*21# then 3, enter your meter number then your PIN.",
+  ])("a text that prints no value of a transaction is a notice: %s", (text) => {
+    expect(parseMessage("operator_a", text)).toMatchObject({ kind: "ADMIN", ...NULL_FIELDS });
+  });
+
+  it("a text with a value of a transaction and no recognised wording stays for a person (kind null)", () => {
+    expect(parseMessage("operator_a", "Hello, the 5000 FCFA are for 699123456.").kind).toBeNull();
+    expect(parseMessage("operator_a", "Merci, c'est recu. Ref: AB12CD34.").kind).toBeNull();
+  });
+
   it("an unrecognised text has no kind and no field when it labels nothing", () => {
     expect(
       parseMessage("operator_a", "Bonjour, es-tu disponible demain ? Je t'envoie 5000 FCFA ce soir."),

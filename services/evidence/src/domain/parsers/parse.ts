@@ -17,7 +17,7 @@ import { OPERATOR_A_RULES } from "./operator-a.rules.ts";
 import { OPERATOR_B_RULES } from "./operator-b.rules.ts";
 import { blankPromotions, promoCut } from "./promo.ts";
 import { kindFromCues, namesAMovement } from "./cues.ts";
-import { LABELLED_FIELDS, NOTICES, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
+import { FAIL_MATCH, LABELLED_FIELDS, NOTICES, NOTICE, REFUSALS, SHARED_FIRST, UNRECOGNISED } from "./shared.rules.ts";
 import {
   FIELD_NAMES,
   type FieldName,
@@ -55,8 +55,8 @@ const BUILT_IN: Readonly<Record<Operator, readonly Rule[]>> = {
   operator_a: OPERATOR_A_RULES.map(atAnySentence),
   operator_b: OPERATOR_B_RULES.map(atAnySentence),
 };
-checkRules([...SHARED_FIRST, ...BUILT_IN.operator_a, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
-checkRules([...SHARED_FIRST, ...BUILT_IN.operator_b, ...REFUSALS, ...NOTICES, UNRECOGNISED]);
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_a, ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED]);
+checkRules([...SHARED_FIRST, ...BUILT_IN.operator_b, ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED]);
 
 /**
  * A wording written to start a text ("^Depot recu ...") also starts after a promotion glued
@@ -74,7 +74,7 @@ function atAnySentence(rule: Rule): Rule {
  * receipts recognised by their cues come between the refusals and the notices.
  */
 export function rulesFor(operator: Operator, taught: readonly Rule[] = []): readonly Rule[] {
-  return [...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS, ...NOTICES, UNRECOGNISED];
+  return [...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS, ...NOTICES, NOTICE, UNRECOGNISED];
 }
 
 /**
@@ -88,8 +88,61 @@ export function parseMessage(operator: Operator, text: string, taught: readonly 
   if (norm.text === "") return { ...EMPTY };
   const format = NUMBER_FORMATS[operator];
   const first = firstMatch([...SHARED_FIRST, ...taught, ...BUILT_IN[operator], ...REFUSALS], norm, format);
-  return first ?? byCues(norm, format) ?? firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY };
+  return first ?? byCues(norm, format) ?? notice(norm, format);
 }
+
+/**
+ * What shows no receipt: an offer or a notice by their words; a notice too when it says
+ * something (a sentence of some words) with no word and no value of an operation ("Dear
+ * Customer, your phone is eSIM compatible…"); else an unrecognised text (kind null) for a
+ * person, with its labelled values. A reworded receipt whose values cannot be read still names
+ * an operation or prints a number: it stays unrecognised, counted by the alert on a changed
+ * wording.
+ */
+function notice(norm: NormalizedText, format: NumberFormat): ParsedMessage {
+  const byWords = firstMatch(NOTICES, norm, format);
+  if (byWords) return byWords;
+  if (saysNothingOfAnOperation(norm.folded)) return applyRule(NOTICE, 0, 0, norm, format);
+  return firstMatch([UNRECOGNISED], norm, format) ?? { ...EMPTY };
+}
+
+/**
+ * A text of at least a few words with no value of an operation (an amount in a currency, a
+ * labelled amount, reference or balance even masked, an operator reference's shape, a phone
+ * number, any other number of three digits or more but a code to dial, a number to call, a date
+ * or a time) and
+ * no word of one (a verb of a movement, or operation, transaction, payment, balance, amount…).
+ */
+function saysNothingOfAnOperation(folded: string): boolean {
+  const text = folded.toLowerCase();
+  if ((text.match(/\p{L}+/gu) ?? []).length < NOTICE_MIN_WORDS) return false;
+  const numbers = text.replace(DIALLED, " ");
+  // `search` starts at 0 and leaves a global pattern's lastIndex as it was.
+  const values = [
+    CURRENCY_AMOUNT,
+    PHONE_ANYWHERE,
+    REF_SHAPES,
+    LABELLED_HOLE,
+    LABELLED_FIELDS.amount!,
+    LABELLED_FIELDS.balance_after!,
+    UNRECOGNISED.fields!.operator_ref!,
+  ].some((re) => folded.search(re) !== -1);
+  return !values && !/\d{3}/.test(numbers) && !OPERATION_WORDS.test(text) && !namesAMovement(text);
+}
+
+const NOTICE_MIN_WORDS = 6;
+/**
+ * Numbers that are no value of an operation: a code to dial or a number to call ("*126*21#",
+ * "dial 8449", "appelez le 8010"), a date or a time ("27/03/2026", "2026-09-15", "10:30").
+ */
+const DIALLED =
+  /[*#][\d*#]+|\b(?:call|dial|appele[rz]?|compose[rz]?|tape[rz]?)\s+(?:le\s+)?\d+|\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b|\b\d{1,2}[:h]\d{2}\b/g;
+/** Words of an operation that are not the verbs of a movement (cues.ts has those). */
+const OPERATION_WORDS =
+  /\b(?:operations?|transactions?|paiements?|payments?|achats?|purchases?|solde|balance|montant|amount|debit(?:e|ed)?|factures?|bills?)\b/;
+/** A label followed by a mask ("Transaction ID: [TXN_ID]", "Montant: [AMOUNT]"). */
+const LABELLED_HOLE =
+  /\b(?:montant|amount|solde|balance|ref(?:erence)?|(?:transaction|trans\.?|txn) id|id)\b\s*:?\s*\[/i;
 
 /**
  * The text read as if no wording of its operator were known: refusals, cues, notices
@@ -98,23 +151,29 @@ export function parseMessage(operator: Operator, text: string, taught: readonly 
 export function parseWithoutWordings(operator: Operator, text: string): ParsedMessage {
   const norm = normalizeText(text.slice(0, MAX_TEXT_LENGTH));
   const format = NUMBER_FORMATS[operator];
-  return (
-    firstMatch([...SHARED_FIRST, ...REFUSALS], norm, format) ??
-    byCues(norm, format) ??
-    firstMatch([...NOTICES, UNRECOGNISED], norm, format) ?? { ...EMPTY }
-  );
+  return firstMatch([...SHARED_FIRST, ...REFUSALS], norm, format) ?? byCues(norm, format) ?? notice(norm, format);
 }
 
 function firstMatch(rules: readonly Rule[], norm: NormalizedText, format: NumberFormat): ParsedMessage | null {
   for (const rule of rules) {
     const m = rule.match.exec(norm.folded);
     if (!m) continue;
+    // A wording of a receipt or a balance reply never reads a text that says the operation
+    // failed or was refused ("Le depot de … a echoue", "insufficient balance"): the refusal
+    // decides, whatever the operator's words around it. Promotions are not left out here: a
+    // word of failure anywhere outside the sender's message is enough.
+    if (rule.kind !== "FAIL" && rule.kind !== "TPL" && rule.fields && refuses(norm)) continue;
     // A balance sentence inside a receipt ("Vous avez recu 260000.0 FCFA ... Le solde de votre
     // compte est de ...") is no balance reply: a BAL wording never reads a text that moves money.
     if (rule.kind === "BAL" && showsMovement(norm, format)) continue;
     return applyRule(rule, m.index, m.index + m[0].length, norm, format);
   }
   return null;
+}
+
+/** Words of failure or refusal outside the sender's own message. */
+function refuses(norm: NormalizedText): boolean {
+  return FAIL_MATCH.test(blankSenderText(norm.folded));
 }
 
 /**
@@ -155,6 +214,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     operator_ref: typeof ref === "string" ? ref : null,
     phones,
     payee: payee.length === 1 ? payee[0] : null,
+    promotion: folded !== norm.folded,
   });
   if (!cue.receipt) return null;
   return {

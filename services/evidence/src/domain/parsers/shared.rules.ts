@@ -20,6 +20,33 @@ export const SHARED_FIRST: readonly Rule[] = [
 ];
 
 /**
+ * Words of failure or refusal, in either language, on accent-folded text: the operation failed,
+ * the balance or a limit did not allow it, the PIN was wrong, the service was unavailable. No
+ * word of a reversal ("annule", "cancelled": a REV moves money back) and no apology alone ("Sorry,
+ * your account balance is 0F!" opens an offer).
+ */
+export const FAIL_MATCH = skeleton(
+  [
+    // English: failed, refused, not enough money, a limit, a wrong PIN, no service.
+    String.raw`\b(?:has|have|had) failed\b|\b(?:transaction|transfer|payment|operation|deposit|withdrawal|cash ?(?:in|out)|request)s? (?:has |have |was |had )?failed\b`,
+    String.raw`\bunsuccessful\b|\binsufficient\b|\bnot enough (?:money|funds|balance|credit)\b|\bcould not be (?:completed|processed|performed)\b`,
+    String.raw`\b(?:unable|not able) to (?:complete|process|perform|carry out)\b|\b(?:was|has been|is) (?:declined|rejected|refused|not completed)\b`,
+    String.raw`\b(?:limit|maximum|threshold) (?:has been |was )?(?:reached|exceeded)\b|\bexceeds? (?:the |your )?(?:\w+ )?(?:limit|maximum)\b`,
+    String.raw`\b(?:wrong|invalid|incorrect) (?:pin|secret code|password)\b|\b(?:pin|secret code) (?:is |was )?(?:wrong|invalid|incorrect)\b|\btoo many (?:\w+ )?(?:attempts|tries)\b`,
+    String.raw`\bservice (?:is )?(?:temporarily |currently |momentarily )?unavailable\b|\btemporarily unavailable\b`,
+    String.raw`\b(?:cannot|can ?not|could not) be (?:completed|processed|performed)\b|\bnot (?:sufficient|allowed|authori[sz]ed) (?:to|for)\b`,
+    // French: echec, refus, solde ou fonds insuffisants, plafond, code errone, service indisponible.
+    String.raw`\b(?:a|ont|avez) echoue\b|\bechou(?:e|ee|es|ees)\b|\bechec\b|\binsuffisante?s?\b|\bpas assez d'argent\b`,
+    String.raw`\bn'a pas (?:pu )?(?:ete )?(?:abouti|effectuee?|traitee?)|\bn'a pas pu\b|\bnon (?:abouti|effectue|aboutie|effectuee)\b|\bimpossible d'effectuer\b`,
+    String.raw`\b(?:a ete|est) (?:refusee?|rejetee?)\b|\b(?:plafond|limite) (?:\w+ )?(?:atteinte?|depassee?)\b|\bdepasse (?:le |votre )?(?:plafond|limite|montant maximum)\b`,
+    String.raw`\bcode (?:secret|pin) (?:saisi )?(?:est )?(?:incorrect|invalide|errone)\b|\btrop de tentatives\b`,
+    String.raw`\bpas (?:suffisamment|assez) (?:d'argent|de fonds|de solde|de credit)\b|\b(?:transaction|operation|transfert|paiement|depot|retrait) impossible\b`,
+    String.raw`\bimpossible de (?:traiter|finaliser|effectuer|realiser|valider)\b|\bn'(?:etes|est) pas autorisee? a\b`,
+    String.raw`\bservice (?:est )?(?:momentanement |temporairement |actuellement )?indisponible\b|\b(?:momentanement|temporairement) indisponible\b`,
+  ].join("|"),
+);
+
+/**
  * Evaluated after the operator's own rules: they classify what no wording recognised. The
  * refusals come before the receipts recognised by their cues (cues.ts), the notices and
  * promotions after them (a new receipt wording with a promotional word stays a receipt).
@@ -37,15 +64,7 @@ export const REFUSALS: readonly Rule[] = [
     id: "shared.fail",
     kind: "FAIL",
     language: null,
-    match: skeleton(
-      [
-        String.raw`\b(?:has|have|had) failed\b|\btransaction failed\b|\bunsuccessful\b`,
-        String.raw`\binsufficient (?:funds|balance)\b|\bcould not be (?:completed|processed)\b`,
-        String.raw`\b(?:was|has been) (?:declined|rejected)\b|\b(?:wrong|invalid|incorrect) (?:pin|secret code)\b`,
-        String.raw`\b(?:a|ont|avez) echoue\b|\bechou(?:e|ee)\b|\bechec\b|\bsolde insuffisant\b|\bfonds insuffisants\b`,
-        String.raw`\bn'a pas (?:pu )?(?:ete )?(?:abouti|effectue)|\bcode (?:secret|pin) (?:incorrect|invalide|errone)\b`,
-      ].join("|"),
-    ),
+    match: FAIL_MATCH,
   },
 ];
 
@@ -62,6 +81,8 @@ export const NOTICES: readonly Rule[] = [
         String.raw`\berreur de (?:transfert|frappe)\b|\ble code de \+?\d{8,15} est\b`,
         String.raw`\byou can check your last \d+ transactions\b|\byou can (?:now )?check (?:the )?details of\b`,
         String.raw`\breset your (?:momo |mobile money )?pin\b|\breinitialise[rz]? votre (?:code )?pin\b`,
+        // The holder's PIN or a debt to settle: service notices, never offers.
+        String.raw`\byour (?:momo |mobile money )?pin\b|\bvotre (?:code (?:pin|secret)|pin)\b|\byou have a debt of\b|\bvous avez une dette\b`,
       ].join("|"),
     ),
   },
@@ -80,6 +101,12 @@ export const NOTICES: readonly Rule[] = [
     ),
   },
 ];
+
+/**
+ * A text that no wording, cue or word of a notice recognised and that prints no value of a
+ * transaction (parse.ts decides): a notice of the operator. Reads nothing.
+ */
+export const NOTICE: Rule = { id: "shared.admin.notice", kind: "ADMIN", language: null, match: /^/ };
 
 /** Another purse's balance ("Airtime balance", "MoMo Gift Balance"), never the wallet's. */
 const NOT_ANOTHER_PURSE = String.raw`(?<!(?:airtime|gift|bonus|loan|commission|data|sms|internet|points?)\s{1,2})`;
@@ -101,7 +128,7 @@ export const LABELLED_FIELDS: FieldPatterns = {
   ),
   fee: labelled(String.raw`\b(?:frais|fees?|charges)`, MONEY),
   balance_after: labelled(
-    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|(?:le )?solde(?: (?:de votre compte|du compte|de votre|disponible|principal|courant))*(?: est)?(?: de)?|${NOT_ANOTHER_PURSE}balance)`,
+    String.raw`\b(?:(?:votre )?nouveau solde(?: est)?(?: de)?|(?:your )?new balance(?: is)?|(?:le )?solde(?: (?:de votre compte|du compte|de votre|disponible|principal|courant|actuel|orange money|mobile money|momo|om))*(?: est)?(?: (?:maintenant|actuellement))?(?: de)?|(?:your )?(?:(?:mobile money|momo|account|wallet|current|available) )*${NOT_ANOTHER_PURSE}balance(?: (?:is|of))?(?: now)?)`,
     MONEY,
   ),
   operator_ref: labelled(REF_LABELS, REF),

@@ -17,6 +17,11 @@ export interface Labelled {
   expected: Record<FieldName, string | number | null> & { direction?: Direction | null };
   source?: string;
   split?: "dev" | "heldout" | "fresh" | "constructed";
+  /**
+   * "with-rules": a real text collected while the rules were being written for it, put in the
+   * development part whatever its hash (read while collecting, it cannot measure generalisation).
+   */
+  collected?: "with-rules";
   country?: string;
 }
 
