@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
-  fleetCredentials,
   healthyReport,
   provisionHandset,
   recordBalance,
@@ -9,24 +9,14 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  // Silence is checked every 200 ms here; the threshold stays the contract's 5 minutes.
-  sys = await startTestSystem({ DEVICE_SILENCE_CHECK_MS: "200" });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "hs");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+// Silence is checked every 200 ms here; the threshold stays the contract's 5 minutes.
+routeSystem({ prefix: "hs", env: { DEVICE_SILENCE_CHECK_MS: "200" } }, (s) => ({ sys, admin, creds } = s));
 
 type Notification = {
   notification_id: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   recordBalance,
@@ -51,10 +51,8 @@ const OPERATION_KEYS = [
   "finished_at",
 ];
 
+routeSystem({ prefix: "ops", env: { DEVICE_COOLDOWN_S: "0" } }, (s) => ({ sys, admin, creds } = s));
 beforeAll(async () => {
-  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "ops");
   agent = await sys.api.createAgent(admin.token, { login: "ops-owner", full_name: "Olga Owner" });
   colleague = await sys.api.createAgent(admin.token, { login: "ops-colleague" });
   const handset = await provisionHandset(sys.api, admin.token, {
@@ -70,9 +68,6 @@ beforeAll(async () => {
   // The fixtures' "agent" credential holds the same SIMs.
   const me = await sys.api.get("/v1/agents/me", { token: creds.agent.token });
   await grantAccess(sys.api, admin.token, me.body.agent_id, { simIds: [simB.simId] });
-});
-afterAll(async () => {
-  await sys?.stop();
 });
 
 const body = (o: Record<string, unknown> = {}) => ({

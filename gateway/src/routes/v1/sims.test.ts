@@ -1,11 +1,11 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
   createSim,
-  fleetCredentials,
   provisionHandset,
   recordBalance,
   registerDevice,
@@ -13,7 +13,6 @@ import {
   statusesFor,
   uniqueMsisdn,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_DEVICE_ID, UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -21,16 +20,7 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "sim");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+routeSystem({ prefix: "sim" }, (s) => ({ sys, admin, creds } = s));
 
 const post = (body: unknown) => sys.api.post("/v1/sims", { token: admin.token, body });
 const getSim = (id: string) => sys.api.get(`/v1/sims/${id}`, { token: admin.token });
