@@ -9,6 +9,7 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
@@ -111,17 +112,7 @@ describe("heartbeat (POST /v1/device/heartbeat)", () => {
   });
 
   it("is a handset route: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const body = { app_version: "1.2.0", battery: 50, network: "4G", sims: [] };
     expect(await statusesFor(sys.api, creds, "POST", "/v1/device/heartbeat", [...names], body)).toEqual({
       none: 401,
@@ -315,17 +306,7 @@ describe("device SIMs and identity", () => {
   });
 
   it("are handset routes: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const expected = {
       none: 401,
       admin: 403,

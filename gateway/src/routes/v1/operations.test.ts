@@ -11,6 +11,7 @@ import {
   statusesFor,
   type Credentials,
   type Sim,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 // The dispatch routes through the gateway: statuses, bodies and scope for every route and
@@ -405,17 +406,7 @@ describe("scope: every route and credential", () => {
       })
     ).body.operation_id;
   });
-  const ALL = [
-    "none",
-    "admin",
-    "supervisor",
-    "agent",
-    "inactive",
-    "apiKey",
-    "wrongApiKey",
-    "device",
-    "revokedDevice",
-  ] as const;
+  const ALL = EVERY_CREDENTIAL;
   const everyoneBut = (base: Record<string, number>) => ({
     none: 401,
     inactive: 403,

@@ -13,6 +13,7 @@ import {
   statusesFor,
   uniqueMsisdn,
   type Credentials,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_DEVICE_ID, UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -429,17 +430,7 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
   it("answers 404 for an unknown SIM; only the API key may record (401 without or with a wrong key, 403 for sessions and devices)", async () => {
     expect((await balance(UNKNOWN_ID, { balance: 1 })).status).toBe(404);
     const sim = await createSim(sys.api, admin.token);
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const statuses = await statusesFor(sys.api, creds, "PATCH", `/v1/sims/${sim.simId}/balance`, [...names], {
       balance: 5,
     });
