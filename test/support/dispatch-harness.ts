@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { createLogger, errorBodyFromConnect, MemoryBus, type BusMessage, type Caller } from "@transferops/kit";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
@@ -27,6 +28,24 @@ export interface DispatchHarness {
   /** Moves the service's clock (it starts at the real time). */
   clock: { offsetMs: number };
   stop(): Promise<void>;
+}
+
+/**
+ * The harness of one test file: started before its tests (with `env`), handed to `use`,
+ * stopped after them. The file's own `beforeAll` hooks, registered after this call, run after it.
+ *
+ *   let h: DispatchHarness;
+ *   useDispatchHarness({ DEVICE_COOLDOWN_S: "0" }, (started) => (h = started));
+ */
+export function useDispatchHarness(env: Record<string, string>, use: (h: DispatchHarness) => unknown): void {
+  let h: DispatchHarness | undefined;
+  beforeAll(async () => {
+    h = await startDispatchHarness(env);
+    use(h);
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
 // operator texts with the simulated operator's templates.
 
 import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createLogger, openDatabase, ts, type Database } from "@transferops/kit";
 import { CallerSchema, type Caller } from "@transferops/kit/gen/transferops/common/v1/identity_pb";
 import { SubmitMessagesRequestSchema } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
@@ -66,6 +67,27 @@ export async function openHarness(): Promise<Harness> {
   } as Harness;
   await h.reset();
   return h;
+}
+
+/**
+ * The harness of one test file: opened before its tests, emptied before each (its own
+ * `beforeEach` runs after that), closed after them.
+ *
+ *   let h: Harness;
+ *   useHarness((opened) => (h = opened));
+ */
+export function useHarness(set: (h: Harness) => unknown): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await openHarness();
+    set(h);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  beforeEach(async () => {
+    await h!.reset();
+  });
 }
 
 let refSeq = 0;

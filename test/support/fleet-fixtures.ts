@@ -209,6 +209,19 @@ export type CredentialName =
 
 export type Credentials = Record<CredentialName, { token?: string; apiKey?: string | true }>;
 
+/** Every credential name, for a route's statuses across all of them (`statusesFor`). */
+export const EVERY_CREDENTIAL = [
+  "none",
+  "admin",
+  "supervisor",
+  "agent",
+  "inactive",
+  "apiKey",
+  "wrongApiKey",
+  "device",
+  "revokedDevice",
+] as const satisfies readonly CredentialName[];
+
 /**
  * One credential of every kind the gateway meets: no credential, an admin, a supervisor,
  * an agent, an inactive agent with a live session, the API key, a wrong API key, a

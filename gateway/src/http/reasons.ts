@@ -52,3 +52,18 @@ export function withReasons<K extends string>(
 /** The day window every windowed board list takes, as its OpenAPI description. */
 export const WINDOW_DESCRIPTION =
   "Windowed list: `from`/`to` (YYYY-MM-DD, an explicit range; `from` wins over `days`), else `all=true` (the whole backlog), else `days` (default 30, 1 to 365, ending today). `days` outside 1 to 365, a malformed date or `from` after `to` is 422 invalid_request, the same on every windowed list.";
+
+/**
+ * The documented responses of a route an admin's session alone may use: 401, 403
+ * `admin_required` (checked first), then the route's own responses and reasons.
+ */
+export function adminOnly<K extends string>(
+  responses: Record<number, string | ResponseDoc>,
+  table: ReasonTable<K | "admin_required">,
+  reasons: readonly K[] = [],
+): Record<number, string | ResponseDoc> {
+  return withReasons({ 401: "Not signed in", 403: "Admin required", ...responses }, table, [
+    "admin_required",
+    ...reasons,
+  ]);
+}

@@ -1,7 +1,7 @@
-import { openDatabase, served, startGrpcServer, type EventBus, type Logger } from "@transferops/kit";
+import { served, ServiceRuntime, type EventBus, type Logger } from "@transferops/kit";
 import { AnalyticsService } from "@transferops/kit/gen/transferops/analytics/v1/analytics_service_pb";
 import type { AnalyticsConfig } from "./config.ts";
-import { projectionLag, startConsumers } from "./events/index.ts";
+import { CONSUMERS, projectionLag } from "./events/index.ts";
 import { analyticsHandlers } from "./rpc/analytics.ts";
 import { migrations } from "./store/migrations/index.ts";
 
@@ -15,22 +15,15 @@ export interface AnalyticsOptions {
 /** Wires analytics: its database, its event consumers, its gRPC server. */
 export async function startAnalytics(options: AnalyticsOptions) {
   const { config, log, bus } = options;
-  const db = await openDatabase({ log, url: config.databaseUrl, schema: "analytics", migrations });
-  const consumers = await startConsumers(bus, db, log);
-  const server = await startGrpcServer({
+  const rt = await ServiceRuntime.open({
     name: "analytics",
-    port: options.port,
+    databaseUrl: config.databaseUrl,
+    migrations,
+    bus,
     log,
-    ready: consumers.map((c) => c.joined),
-    services: [served(AnalyticsService, analyticsHandlers(db, config, projectionLag(bus)))],
+    publishes: false,
   });
-  return {
-    url: server.url,
-    port: server.port,
-    async stop() {
-      await server.close();
-      await Promise.all(consumers.map((c) => c.close()));
-      await db.close();
-    },
-  };
+  // One after the other: each subscription creates its missing topics first.
+  for (const c of CONSUMERS) await rt.consume({ batched: true, ...c });
+  return rt.serve(options.port, [served(AnalyticsService, analyticsHandlers(rt.db, config, projectionLag(bus)))]);
 }

@@ -1,14 +1,4 @@
-import {
-  OutboxRelay,
-  openDatabase,
-  served,
-  serviceClient,
-  startConsumer,
-  startGrpcServer,
-  type EventBus,
-  type Logger,
-  stopService,
-} from "@transferops/kit";
+import { served, serviceClient, ServiceRuntime, type EventBus, type Logger } from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { DispatchConfig } from "./config.ts";
@@ -50,79 +40,52 @@ export interface RunningDispatch {
 /** Wires the dispatch service: database, outbox relay, fleet consumer, evidence sweep, gRPC server. */
 export async function startDispatch(options: DispatchOptions): Promise<RunningDispatch> {
   const { config, log, bus } = options;
-  const db = await openDatabase({
-    log,
-    url: config.databaseUrl,
-    schema: "dispatch",
+  const rt = await ServiceRuntime.open({
+    name: "dispatch",
+    databaseUrl: config.databaseUrl,
     migrations,
     poolMax: config.dbPoolMax,
+    bus,
+    log,
   });
-  const relay = new OutboxRelay(db, bus, log);
-  relay.start();
+  const { db, published } = rt;
   const queueMetrics = registerQueueMetrics(db);
+  rt.stopsWith(() => queueMetrics.stop());
   const now = options.now ?? (() => new Date());
   const idle = new IdleDevices({ url: config.databaseUrl, log, ttlMs: config.idleDeviceTtlMs });
   if (config.idleDeviceTtlMs > 0) await idle.start();
+  rt.stopsWith(() => idle.stop());
   const deps: DispatchDeps = {
     db,
     config,
     fleet: options.fleet ?? fleetPort(serviceClient(FleetService, config.fleetUrl)),
-    published: () => relay.kick(),
+    published,
     log,
     now,
     menus: options.menus,
     idle,
   };
-  const consumer = await startConsumer({
-    bus,
-    db,
-    group: "dispatch.fleet",
-    topics: fleetTopics,
-    handlers: fleetHandlers(now, idle),
-    log,
-  });
-  const sweep = new EvidenceSweep({
-    db,
-    log,
-    intervalMs: config.sweepIntervalMs,
-    batch: config.sweepBatch,
-    runningTimeoutS: config.runningTimeoutS,
-    now,
-    published: deps.published,
-  });
-  sweep.start();
-  const server = await startGrpcServer({
-    name: "dispatch",
-    port: options.port,
-    log,
-    ready: [consumer.joined],
-    services: [
-      served(DispatchService, {
-        ...operationHandlers(deps),
-        ...matchingHandlers(deps),
-        ...queueHandlers(deps),
-        ...handsetHandlers(deps),
-        ...proofHandlers(deps),
-        ...fleetFacingHandlers(deps),
-      }),
-    ],
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    sweep: () => sweep.runOnce(),
-    async stop() {
-      await stopService(
-        [
-          () => server.close(),
-          () => sweep.stop(),
-          () => idle.stop(),
-          () => consumer.close(),
-          async () => queueMetrics.stop(),
-          () => relay.stop(),
-        ],
-        () => db.close(),
-      );
-    },
-  };
+  await rt.consume({ group: "dispatch.fleet", topics: fleetTopics, handlers: fleetHandlers(now, idle) });
+  const sweep = await rt.run(
+    new EvidenceSweep({
+      db,
+      log,
+      intervalMs: config.sweepIntervalMs,
+      batch: config.sweepBatch,
+      runningTimeoutS: config.runningTimeoutS,
+      now,
+      published,
+    }),
+  );
+  const running = await rt.serve(options.port, [
+    served(DispatchService, {
+      ...operationHandlers(deps),
+      ...matchingHandlers(deps),
+      ...queueHandlers(deps),
+      ...handsetHandlers(deps),
+      ...proofHandlers(deps),
+      ...fleetFacingHandlers(deps),
+    }),
+  ]);
+  return { ...running, sweep: () => sweep.runOnce() };
 }

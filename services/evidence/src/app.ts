@@ -1,14 +1,4 @@
-import {
-  OutboxRelay,
-  openDatabase,
-  served,
-  serviceClient,
-  startConsumer,
-  startGrpcServer,
-  type EventBus,
-  type Logger,
-  stopService,
-} from "@transferops/kit";
+import { served, serviceClient, ServiceRuntime, type EventBus, type Logger } from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
@@ -42,53 +32,28 @@ export interface RunningEvidence {
 /** Wires the evidence service: database, outbox relay, fleet consumer, re-drive, gRPC server. */
 export async function startEvidence(options: EvidenceOptions): Promise<RunningEvidence> {
   const { config, log, bus } = options;
-  const db = await openDatabase({
-    log,
-    url: config.databaseUrl,
-    schema: "evidence",
+  const rt = await ServiceRuntime.open({
+    name: "evidence",
+    databaseUrl: config.databaseUrl,
     migrations,
     poolMax: config.poolMax,
-  });
-  const relay = new OutboxRelay(db, bus, log);
-  relay.start();
-  const deps = {
-    db,
+    bus,
     log,
-    published: () => relay.kick(),
+  });
+  const deps = {
+    db: rt.db,
+    log,
+    published: rt.published,
     dispatch: options.dispatch ?? serviceClient(DispatchService, config.env.DISPATCH_URL),
     fleet: options.fleet ?? serviceClient(FleetService, config.env.FLEET_URL),
     hooks: options.hooks,
     senders: config.senders,
   };
-  const consumer = await startConsumer({
-    bus,
-    db,
-    group: "evidence.fleet",
-    topics: fleetTopics,
-    handlers: fleetHandlers,
-    log,
-  });
-  const redrive = new Redrive(deps, config.redrive);
-  redrive.start();
-  const reread = new Reread(deps, { intervalMs: config.redrive.intervalMs, marginMs: config.redrive.graceMs });
-  reread.start();
-  const server = await startGrpcServer({
-    name: "evidence",
-    port: options.port,
-    log,
-    ready: [consumer.joined],
-    services: [served(EvidenceService, evidenceHandlers(deps, reread))],
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    redrive,
-    reread,
-    async stop() {
-      await stopService(
-        [() => server.close(), () => redrive.stop(), () => reread.stop(), () => consumer.close(), () => relay.stop()],
-        () => db.close(),
-      );
-    },
-  };
+  await rt.consume({ group: "evidence.fleet", topics: fleetTopics, handlers: fleetHandlers });
+  const redrive = await rt.run(new Redrive(deps, config.redrive));
+  const reread = await rt.run(
+    new Reread(deps, { intervalMs: config.redrive.intervalMs, marginMs: config.redrive.graceMs }),
+  );
+  const running = await rt.serve(options.port, [served(EvidenceService, evidenceHandlers(deps, reread))]);
+  return { ...running, redrive, reread };
 }

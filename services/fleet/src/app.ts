@@ -1,13 +1,10 @@
 import {
-  OutboxRelay,
-  openDatabase,
   served,
   serviceClient,
-  startConsumer,
-  startGrpcServer,
+  ServiceRuntime,
   type EventBus,
   type Logger,
-  stopService,
+  type RunningService,
 } from "@transferops/kit";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
@@ -38,25 +35,16 @@ export interface FleetOptions {
   log: Logger;
 }
 
-export interface RunningService {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
 /**
  * Wires the fleet service: database, outbox relay, consumers of alerts and operation
  * events, the webhook worker, the device silence monitor, and the gRPC server.
  */
 export async function startFleet(options: FleetOptions): Promise<RunningService> {
   const { config, log, bus } = options;
-  const db = await openDatabase({ log, url: config.databaseUrl, schema: "fleet", migrations });
-  const relay = new OutboxRelay(db, bus, log);
-  relay.start();
-  const published = () => relay.kick();
+  const rt = await ServiceRuntime.open({ name: "fleet", databaseUrl: config.databaseUrl, migrations, bus, log });
+  const { db, published } = rt;
   // Every gateway forgets what it remembered: this replica may hold new API keys.
-  const credentials = new CredentialChanges(db, config.databaseUrl, log);
-  await credentials.start();
+  const credentials = await rt.run(new CredentialChanges(db, config.databaseUrl, log));
   await credentials.change([credentialKey.all], async () => undefined);
   const deps: FleetDeps = {
     db,
@@ -67,57 +55,31 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
     dispatch: serviceClient(DispatchService, config.env.DISPATCH_URL),
     evidence: serviceClient(EvidenceService, config.env.EVIDENCE_URL),
   };
-  const consumer = await startConsumer({
-    bus,
-    db,
+  await rt.consume({
     group: "fleet.events",
     topics: [...alertTopics, ...operationTopics, ...wordingTopics],
     handlers: [...alertHandlers, ...operationHandlers, ...wordingHandlers],
-    log,
   });
-  const webhooks = new WebhookWorker(db, config.pinKeyring, config.webhooks, log);
-  webhooks.start();
-  const silence = new DeviceSilenceMonitor(
-    db,
-    { silentAfterS: config.deviceSilentAfterS, checkMs: config.deviceSilenceCheckMs },
-    published,
-    log,
+  await rt.run(new WebhookWorker(db, config.pinKeyring, config.webhooks, log));
+  await rt.run(
+    new DeviceSilenceMonitor(
+      db,
+      { silentAfterS: config.deviceSilentAfterS, checkMs: config.deviceSilenceCheckMs },
+      published,
+      log,
+    ),
   );
-  silence.start();
-  const server = await startGrpcServer({
-    name: "fleet",
-    port: options.port,
-    log,
-    ready: [consumer.joined],
-    services: [
-      served(FleetService, {
-        ...identityHandlers({ db, config, published, credentials, authenticateDevice: deviceAuthenticator(deps) }),
-        ...accessHandlers(deps),
-        ...devicesHandlers(deps),
-        ...simsHandlers(deps),
-        ...adminHandlers(deps),
-        ...handsetHandlers(deps),
-        ...notificationsHandlers(deps),
-        ...auditHandlers(deps),
-        ...internalHandlers(deps),
-      }),
-    ],
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    async stop() {
-      await stopService(
-        [
-          () => server.close(),
-          () => silence.stop(),
-          () => webhooks.stop(),
-          () => consumer.close(),
-          () => relay.stop(),
-          () => credentials.stop(),
-        ],
-        () => db.close(),
-      );
-    },
-  };
+  return rt.serve(options.port, [
+    served(FleetService, {
+      ...identityHandlers({ db, config, published, credentials, authenticateDevice: deviceAuthenticator(deps) }),
+      ...accessHandlers(deps),
+      ...devicesHandlers(deps),
+      ...simsHandlers(deps),
+      ...adminHandlers(deps),
+      ...handsetHandlers(deps),
+      ...notificationsHandlers(deps),
+      ...auditHandlers(deps),
+      ...internalHandlers(deps),
+    }),
+  ]);
 }

@@ -1,13 +1,4 @@
-import {
-  OutboxRelay,
-  openDatabase,
-  served,
-  serviceClient,
-  startConsumer,
-  startGrpcServer,
-  type EventBus,
-  type Logger,
-} from "@transferops/kit";
+import { served, serviceClient, ServiceRuntime, type EventBus, type Logger } from "@transferops/kit";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { IntakeService } from "@transferops/kit/gen/transferops/intake/v1/intake_service_pb";
@@ -33,58 +24,34 @@ export interface IntakeOptions {
 /** Wires intake: database, outbox relay, the operations consumer, the launch sweep, the gRPC server. */
 export async function startIntake(options: IntakeOptions) {
   const { config, log, bus } = options;
-  const db = await openDatabase({
-    log,
-    url: config.databaseUrl,
-    schema: "intake",
+  const rt = await ServiceRuntime.open({
+    name: "intake",
+    databaseUrl: config.databaseUrl,
     migrations,
     poolMax: config.dbPoolMax,
+    bus,
+    log,
   });
+  const { db, published } = rt;
   if (config.disabledProtection === "unique_operation") {
     // Test switch: protection (3) off, to show (1) and (2) hold without it.
     await dropOneOperationPerTransaction(db.em());
   }
-  const relay = new OutboxRelay(db, bus, log);
-  relay.start();
   const ports =
     options.ports ??
     grpcPorts(serviceClient(DispatchService, config.dispatchUrl), serviceClient(FleetService, config.fleetUrl));
-  const deps: IntakeDeps = { db, config, ports, log, published: () => relay.kick() };
+  const deps: IntakeDeps = { db, config, ports, log, published };
   const launcher = new Launcher(deps);
-  const consumer = await startConsumer({
-    bus,
-    db,
-    group: "intake.operations",
-    topics: operationTopics,
-    handlers: operationHandlers(ports),
-    log,
-  });
-  const sweep = new LaunchSweep({
-    db,
-    log,
-    launcher,
-    intervalMs: config.sweepIntervalMs,
-    staleMs: config.claimStaleMs,
-  });
-  sweep.start();
-  const server = await startGrpcServer({
-    name: "intake",
-    port: options.port,
-    log,
-    ready: [consumer.joined],
-    services: [served(IntakeService, { ...transactionHandlers(deps), ...launchHandlers(launcher) })],
-  });
+  await rt.consume({ group: "intake.operations", topics: operationTopics, handlers: operationHandlers(ports) });
+  const sweep = await rt.run(
+    new LaunchSweep({ db, log, launcher, intervalMs: config.sweepIntervalMs, staleMs: config.claimStaleMs }),
+  );
+  const running = await rt.serve(options.port, [
+    served(IntakeService, { ...transactionHandlers(deps), ...launchHandlers(launcher) }),
+  ]);
   return {
-    url: server.url,
-    port: server.port,
+    ...running,
     /** Runs one launch-sweep pass now (tests and operations tooling). */
     sweep: () => sweep.runOnce(),
-    async stop() {
-      await server.close();
-      await sweep.stop();
-      await consumer.close();
-      await relay.stop();
-      await db.close();
-    },
   };
 }

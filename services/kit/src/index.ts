@@ -17,6 +17,7 @@ export { IdleMemory, LiveMemory } from "./idle-memory.ts";
 export * from "./announcements.ts";
 export { InFlight } from "./in-flight.ts";
 export * from "./runtime.ts";
+export * from "./service.ts";
 export * from "./metrics.ts";
 export * from "./tracing.ts";
 export * from "./time.ts";

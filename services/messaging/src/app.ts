@@ -1,13 +1,4 @@
-import {
-  OutboxRelay,
-  openDatabase,
-  served,
-  serviceClient,
-  startConsumer,
-  startGrpcServer,
-  type EventBus,
-  type Logger,
-} from "@transferops/kit";
+import { served, serviceClient, ServiceRuntime, type EventBus, type Logger } from "@transferops/kit";
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { MessagingService } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
 import type { MessagingConfig } from "./config.ts";
@@ -35,68 +26,43 @@ export interface MessagingOptions {
 /** Wires messaging: database, outbox relay, operations consumer, import worker, key purge, gRPC server. */
 export async function startMessaging(options: MessagingOptions) {
   const { config, log, bus } = options;
-  const db = await openDatabase({
-    log,
-    url: config.databaseUrl,
-    schema: "messaging",
+  const rt = await ServiceRuntime.open({
+    name: "messaging",
+    databaseUrl: config.databaseUrl,
     migrations,
     poolMax: config.dbPoolMax,
-  });
-  const relay = new OutboxRelay(db, bus, log);
-  relay.start();
-  const worker = new ImportWorker({
-    db,
+    bus,
     log,
-    pollMs: config.importPollMs,
-    batchRows: config.importBatchRows,
-    leaseS: config.importLeaseS,
-    stages: config.lifecycleStages,
-    published: () => relay.kick(),
-    afterBatch: options.afterImportBatch,
   });
-  worker.start();
+  const { db, published } = rt;
+  const worker = await rt.run(
+    new ImportWorker({
+      db,
+      log,
+      pollMs: config.importPollMs,
+      batchRows: config.importBatchRows,
+      leaseS: config.importLeaseS,
+      stages: config.lifecycleStages,
+      published,
+      afterBatch: options.afterImportBatch,
+    }),
+  );
   const deps: MessagingDeps = {
     db,
     config,
     agents: options.agents ?? fleetAgents(serviceClient(FleetService, config.fleetUrl)),
-    published: () => relay.kick(),
+    published,
     importQueued: () => worker.wake(),
     log,
   };
-  const consumer = await startConsumer({
-    bus,
-    db,
-    group: "messaging.operations",
-    topics: operationTopics,
-    handlers: operationHandlers,
-    log,
-  });
-  const purge = new KeyPurge(db, config.idempotencyRetentionH, log);
-  purge.start();
-  const server = await startGrpcServer({
-    name: "messaging",
-    port: options.port,
-    log,
-    ready: [consumer.joined],
-    services: [
-      served(MessagingService, {
-        ...contactHandlers(deps),
-        ...contactListHandlers(deps),
-        ...mappingHandlers(deps),
-        ...importHandlers(deps),
-      }),
-    ],
-  });
-  return {
-    url: server.url,
-    port: server.port,
-    async stop() {
-      await server.close();
-      await worker.stop();
-      await purge.stop();
-      await consumer.close();
-      await relay.stop();
-      await db.close();
-    },
-  };
+  await rt.consume({ group: "messaging.operations", topics: operationTopics, handlers: operationHandlers });
+  await rt.run(new KeyPurge(db, config.idempotencyRetentionH, log));
+  return rt.serve(options.port, [
+    served(MessagingService, {
+      ...contactHandlers(deps),
+      ...contactListHandlers(deps),
+      ...mappingHandlers(deps),
+      ...importHandlers(deps),
+    }),
+  ]);
 }

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import type { TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
   createSim,
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   recordBalance,
   statusesFor,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -17,16 +16,7 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials;
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "acc");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"(error|warn)"/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+routeSystem({ prefix: "acc" }, (s) => ({ sys, admin, creds } = s));
 
 describe("grant access (PATCH /v1/admin/agents/{agent_id}/access)", () => {
   it("grants SIMs with the default types deposit and balance and the default ceiling 500000", async () => {

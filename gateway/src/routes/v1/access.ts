@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AccessGrantSchema, OwnSimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -25,16 +25,14 @@ export const accessRoutes: Route[] = [
       allowed_op_types: z.array(z.string().max(40)).min(1).max(10).optional(),
       max_amount: z.number().int().positive().optional(),
     }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
-        401: "Not signed in",
-        403: "Admin required",
         404: "Unknown agent",
         422: "Invalid body, or unknown SIM ids or operation types (named in detail and context)",
       },
       FLEET,
-      ["admin_required", "agent_not_found"],
+      ["agent_not_found"],
     ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.grantAccess({
@@ -55,15 +53,10 @@ export const accessRoutes: Route[] = [
     summary: "Read an agent's access grant; empty lists and null max_amount without one (admin)",
     auth: ["session"],
     uuidParams: ["agent_id"],
-    responses: withReasons(
-      {
-        200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) },
-        401: "Not signed in",
-        403: "Admin required",
-        404: "Unknown agent",
-      },
+    responses: adminOnly(
+      { 200: { description: "The access grant", schema: contractSchema(AccessGrantSchema) }, 404: "Unknown agent" },
       FLEET,
-      ["admin_required", "agent_not_found"],
+      ["agent_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getAgentAccess({ caller, agentId: params.agent_id });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, TEST_API_KEY, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import { eventually, TEST_API_KEY, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
   createSim,
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   recordBalance,
@@ -12,7 +12,6 @@ import {
   setCircuitBreaker,
   statusesFor,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -21,16 +20,7 @@ let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 const PHRASE = "RESET SERVICE PRODUCTION DATA";
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "adm");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+routeSystem({ prefix: "adm" }, (s) => ({ sys, admin, creds } = s));
 
 const count = async (table: string, where = "true") =>
   Number((await sys.db.query(`select count(*)::int as n from ${table} where ${where}`))[0].n);

@@ -9,14 +9,13 @@ import {
 import { probeServices } from "../../health.ts";
 import { toContractJson } from "../../http/json.ts";
 import { ok, route, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
 // Admin routes of fleet: SIM freeze, snapshot, circuit breaker, fleet limits, reset and
 // fleet health. A session of an admin; the API key and device tokens are refused (403).
 
-const ADMIN = { 401: "Not signed in", 403: "Admin required" };
 const positive = z.number().int().positive();
 
 /** GET /v1/admin/health: the basic health plus fleet's counts. */
@@ -43,53 +42,35 @@ const fleetHealthSchema = z.object({
   notes: z.array(z.string()),
 });
 
+/** Freeze or unfreeze a SIM: the same route but for its action and the status it leaves. */
+function simStatusRoute(action: "freeze" | "unfreeze", summary: string, status: string): Route {
+  return route({
+    operationId: `${action}Sim`,
+    method: "post",
+    path: `/v1/admin/sims/:sim_id/${action}`,
+    tag: "Admin",
+    summary,
+    auth: ["session"],
+    uuidParams: ["sim_id"],
+    responses: adminOnly(
+      {
+        200: { description: `The SIM with status ${status}`, schema: contractSchema(SimSchema) },
+        404: "Unknown SIM",
+        409: "The SIM is retired",
+      },
+      FLEET,
+      ["sim_not_found", "sim_retired"],
+    ),
+    async handle({ caller, params, services }) {
+      const res = await services.fleet[`${action}Sim`]({ caller, simId: params.sim_id });
+      return ok(toContractJson(SimSchema, res.sim!));
+    },
+  });
+}
+
 export const adminRoutes: Route[] = [
-  route({
-    operationId: "freezeSim",
-    method: "post",
-    path: "/v1/admin/sims/:sim_id/freeze",
-    tag: "Admin",
-    summary: "Freeze a SIM: new operations are prevented, in-flight ones continue",
-    auth: ["session"],
-    uuidParams: ["sim_id"],
-    responses: withReasons(
-      {
-        200: { description: "The SIM with status frozen", schema: contractSchema(SimSchema) },
-        ...ADMIN,
-        404: "Unknown SIM",
-        409: "The SIM is retired",
-      },
-      FLEET,
-      ["admin_required", "sim_not_found", "sim_retired"],
-    ),
-    async handle({ caller, params, services }) {
-      const res = await services.fleet.freezeSim({ caller, simId: params.sim_id });
-      return ok(toContractJson(SimSchema, res.sim!));
-    },
-  }),
-  route({
-    operationId: "unfreezeSim",
-    method: "post",
-    path: "/v1/admin/sims/:sim_id/unfreeze",
-    tag: "Admin",
-    summary: "Unfreeze a SIM",
-    auth: ["session"],
-    uuidParams: ["sim_id"],
-    responses: withReasons(
-      {
-        200: { description: "The SIM with status active", schema: contractSchema(SimSchema) },
-        ...ADMIN,
-        404: "Unknown SIM",
-        409: "The SIM is retired",
-      },
-      FLEET,
-      ["admin_required", "sim_not_found", "sim_retired"],
-    ),
-    async handle({ caller, params, services }) {
-      const res = await services.fleet.unfreezeSim({ caller, simId: params.sim_id });
-      return ok(toContractJson(SimSchema, res.sim!));
-    },
-  }),
+  simStatusRoute("freeze", "Freeze a SIM: new operations are prevented, in-flight ones continue", "frozen"),
+  simStatusRoute("unfreeze", "Unfreeze a SIM", "active"),
   route({
     operationId: "getSimSnapshot",
     method: "get",
@@ -97,17 +78,15 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Every SIM with its handset, balance and thresholds",
     auth: ["session"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description:
             "Array of id, device_id, subscription_slot, operator, msisdn, balance_mirror, balance_updated_at, status, low_balance_threshold, created_at",
           schema: z.array(contractSchema(SimSnapshotRowSchema)),
         },
-        ...ADMIN,
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.getSimSnapshot({ caller });
@@ -126,17 +105,15 @@ export const adminRoutes: Route[] = [
       "Tripping (active=true) makes create operation answer 423 (detail circuit_breaker) and freezes every active handset. Resetting (active=false) does not restore the handsets: they stay frozen until the lift route, and the answer lists them in frozen_until_lift_device_ids (frozen_device_ids: the devices this call froze).",
     body: z.object({ active: z.boolean() }),
     requestExample: { active: false },
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "status active or inactive, frozen_device_ids, changed_at",
           schema: contractSchema(SetCircuitBreakerResponseSchema),
         },
-        ...ADMIN,
         422: "Invalid body",
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.setCircuitBreaker({ caller, active: body.active });
@@ -150,16 +127,14 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "Reset the breaker and set every frozen handset to active (audited)",
     auth: ["session"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "status inactive, restored_device_ids",
           schema: contractSchema(LiftCircuitBreakerResponseSchema),
         },
-        ...ADMIN,
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.liftCircuitBreaker({ caller });
@@ -180,14 +155,12 @@ export const adminRoutes: Route[] = [
       max_daily_agent: positive,
       max_daily_sim: positive,
     }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "The recorded limit", schema: contractSchema(FleetLimitSchema) },
-        ...ADMIN,
         422: "Invalid body, unknown operator code, or an op_type other than deposit, withdrawal, float_deposit",
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.recordFleetLimit({
@@ -208,16 +181,14 @@ export const adminRoutes: Route[] = [
     tag: "Admin",
     summary: "The current fleet limits; enforced is always false",
     auth: ["session"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "enforced (false) and limits",
           schema: z.object({ enforced: z.boolean(), limits: z.array(contractSchema(FleetLimitSchema)) }),
         },
-        ...ADMIN,
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.getFleetLimits({ caller });
@@ -233,17 +204,16 @@ export const adminRoutes: Route[] = [
     auth: ["session"],
     endsCredentials: true,
     body: z.object({ confirm: z.string().max(200) }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "cleaned, deleted, preserved, queue_purged, notes",
           schema: contractSchema(ResetProductionDataResponseSchema),
         },
-        ...ADMIN,
         422: "Wrong or missing confirmation phrase; nothing was touched",
       },
       FLEET,
-      ["admin_required", "reset_not_confirmed"],
+      ["reset_not_confirmed"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.resetProductionData({ caller, confirm: body.confirm });
@@ -258,9 +228,7 @@ export const adminRoutes: Route[] = [
     summary:
       "Basic health plus devices online, unmeasured or stale SIMs, and transfers past the evidence window not yet swept",
     auth: ["session"],
-    responses: withReasons({ 200: { description: "Fleet health", schema: fleetHealthSchema }, ...ADMIN }, FLEET, [
-      "admin_required",
-    ]),
+    responses: adminOnly({ 200: { description: "Fleet health", schema: fleetHealthSchema } }, FLEET),
     async handle({ caller, services }) {
       const fleet = await services.fleet.getFleetHealth({ caller });
       const states = await probeServices(services.urls);

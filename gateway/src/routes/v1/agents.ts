@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { HttpError } from "../../http/errors.ts";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -169,16 +169,14 @@ export const agentRoutes: Route[] = [
     summary: "Create an agent (admin)",
     auth: ["session"],
     body: newAgentBody,
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: { description: "Agent profile", schema: contractSchema(AgentSchema) },
-        401: "Not signed in",
-        403: "Admin required",
         409: "Login exists",
         422: "Invalid body",
       },
       FLEET,
-      ["admin_required", "login_exists"],
+      ["login_exists"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createAgent({
@@ -198,14 +196,9 @@ export const agentRoutes: Route[] = [
     tag: "Agents",
     summary: "List every agent (admin)",
     auth: ["session"],
-    responses: withReasons(
-      {
-        200: { description: "Array of agent profiles", schema: z.array(contractSchema(AgentSchema)) },
-        401: "Not signed in",
-        403: "Admin required",
-      },
+    responses: adminOnly(
+      { 200: { description: "Array of agent profiles", schema: z.array(contractSchema(AgentSchema)) } },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.listAgents({ caller });
@@ -222,16 +215,14 @@ export const agentRoutes: Route[] = [
     endsCredentials: true,
     uuidParams: ["agent_id"],
     body: z.object({ full_name: text(200).optional(), is_active: z.boolean().optional(), role: role.optional() }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "Agent profile", schema: contractSchema(AgentSchema) },
-        401: "Not signed in",
-        403: "Admin required",
         404: "Unknown agent",
         422: "Invalid body",
       },
       FLEET,
-      ["admin_required", "agent_not_found"],
+      ["agent_not_found"],
     ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateAgent({
@@ -253,11 +244,7 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     endsCredentials: true,
     uuidParams: ["agent_id"],
-    responses: withReasons(
-      { 204: "Deactivated", 401: "Not signed in", 403: "Admin required", 404: "Unknown agent" },
-      FLEET,
-      ["admin_required", "agent_not_found"],
-    ),
+    responses: adminOnly({ 204: "Deactivated", 404: "Unknown agent" }, FLEET, ["agent_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deactivateAgent({ caller, agentId: params.agent_id });
       return noContent();
@@ -272,18 +259,16 @@ export const agentRoutes: Route[] = [
     auth: ["session"],
     endsCredentials: true,
     uuidParams: ["agent_id"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "agent_id, login, temporary_password",
           schema: contractSchema(IssueTemporaryPasswordResponseSchema),
         },
-        401: "Not signed in",
-        403: "Admin required",
         404: "Unknown agent",
       },
       FLEET,
-      ["admin_required", "agent_not_found"],
+      ["agent_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueTemporaryPassword({ caller, agentId: params.agent_id });

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import type { TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   createSim,
-  dumpErrors,
-  fleetCredentials,
   registerDevice,
   statusesFor,
   ADMIN_ONLY,
@@ -23,15 +22,7 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "aud");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  await sys?.stop();
-});
+routeSystem({ prefix: "aud" }, (s) => ({ sys, admin, creds } = s));
 
 const list = async (query = "", token = admin.token) => {
   const res = await sys.api.get<Entry[]>(`/v1/audit${query}`, { token });

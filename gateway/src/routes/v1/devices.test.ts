@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { DeviceDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import type { TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
   createSim,
-  fleetCredentials,
   healthyReport,
   provisionHandset,
   recordBalance,
@@ -14,7 +14,6 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_DEVICE_ID } from "../../../../test/support/constants.ts";
 
@@ -22,16 +21,7 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "dev");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+routeSystem({ prefix: "dev" }, (s) => ({ sys, admin, creds } = s));
 
 const get = (id: string) => sys.api.get(`/v1/devices/${id}`, { token: admin.token });
 const health = (id: string) => sys.api.get(`/v1/devices/${id}/health`, { token: admin.token });

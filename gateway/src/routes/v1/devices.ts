@@ -6,7 +6,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -14,7 +14,6 @@ import { contractSchema } from "../../http/contract-schema.ts";
 // other form names no device (404).
 
 const deviceJson = (d: Parameters<typeof toContractJson>[1] | undefined) => toContractJson(DeviceSchema, d!);
-const NAMED = { 401: "Not signed in", 403: "Admin required", 404: "Unknown device" };
 
 export const deviceRoutes: Route[] = [
   route({
@@ -25,18 +24,15 @@ export const deviceRoutes: Route[] = [
     summary: "Register a handset; its token is returned once and stored only as a hash (admin)",
     auth: ["session"],
     body: z.object({ label: text(200) }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: {
           description: "device_id, device_token (once), label, created_at",
           schema: contractSchema(CreateDeviceResponseSchema),
         },
-        401: "Not signed in",
-        403: "Admin required",
         422: "Invalid body",
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createDevice({ caller, label: body.label });
@@ -50,14 +46,9 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "Every handset with its SIMs, last heartbeat, health summary and issues (admin)",
     auth: ["session"],
-    responses: withReasons(
-      {
-        200: { description: "Array of devices", schema: z.array(contractSchema(DeviceSchema)) },
-        401: "Not signed in",
-        403: "Admin required",
-      },
+    responses: adminOnly(
+      { 200: { description: "Array of devices", schema: z.array(contractSchema(DeviceSchema)) } },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.listDevices({ caller });
@@ -71,10 +62,11 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "One handset with its SIMs (subscription_slot 0 is SIM 1) (admin)",
     auth: ["session"],
-    responses: withReasons({ 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED }, FLEET, [
-      "admin_required",
-      "device_not_found",
-    ]),
+    responses: adminOnly(
+      { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, 404: "Unknown device" },
+      FLEET,
+      ["device_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getDevice({ caller, deviceId: params.device_id });
       return ok(deviceJson(res.device));
@@ -89,10 +81,14 @@ export const deviceRoutes: Route[] = [
     auth: ["session"],
     endsCredentials: true,
     body: z.object({ label: text(200).optional() }),
-    responses: withReasons(
-      { 200: { description: "Device", schema: contractSchema(DeviceSchema) }, ...NAMED, 422: "Invalid body" },
+    responses: adminOnly(
+      {
+        200: { description: "Device", schema: contractSchema(DeviceSchema) },
+        404: "Unknown device",
+        422: "Invalid body",
+      },
       FLEET,
-      ["admin_required", "device_not_found"],
+      ["device_not_found"],
     ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.updateDevice({ caller, deviceId: params.device_id, label: body.label });
@@ -107,7 +103,7 @@ export const deviceRoutes: Route[] = [
     summary: "Delete a handset: its SIMs return to the unassigned pool, its operations lose device_id (admin)",
     auth: ["session"],
     endsCredentials: true,
-    responses: withReasons({ 204: "Deleted", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
+    responses: adminOnly({ 204: "Deleted", 404: "Unknown device" }, FLEET, ["device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteDevice({ caller, deviceId: params.device_id });
       return noContent();
@@ -120,10 +116,10 @@ export const deviceRoutes: Route[] = [
     tag: "Devices",
     summary: "A handset's latest heartbeat and health report, with issues derived on this read (admin)",
     auth: ["session"],
-    responses: withReasons(
-      { 200: { description: "Device health", schema: contractSchema(DeviceHealthSchema) }, ...NAMED },
+    responses: adminOnly(
+      { 200: { description: "Device health", schema: contractSchema(DeviceHealthSchema) }, 404: "Unknown device" },
       FLEET,
-      ["admin_required", "device_not_found"],
+      ["device_not_found"],
     ),
     async handle({ caller, params, services }) {
       const { health } = await services.fleet.getDeviceHealth({ caller, deviceId: params.device_id });
@@ -138,13 +134,13 @@ export const deviceRoutes: Route[] = [
     summary: "Replace a handset's token with a new one, returned once; the old one stops working (admin)",
     auth: ["session"],
     endsCredentials: true,
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: { description: "device_id, device_token (once)", schema: contractSchema(IssueDeviceTokenResponseSchema) },
-        ...NAMED,
+        404: "Unknown device",
       },
       FLEET,
-      ["admin_required", "device_not_found"],
+      ["device_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.issueDeviceToken({ caller, deviceId: params.device_id });
@@ -159,7 +155,7 @@ export const deviceRoutes: Route[] = [
     summary: "Revoke a handset's token: it authenticates no more until a new one is issued (admin)",
     auth: ["session"],
     endsCredentials: true,
-    responses: withReasons({ 204: "Revoked", ...NAMED }, FLEET, ["admin_required", "device_not_found"]),
+    responses: adminOnly({ 204: "Revoked", 404: "Unknown device" }, FLEET, ["device_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.revokeDeviceToken({ caller, deviceId: params.device_id });
       return noContent();

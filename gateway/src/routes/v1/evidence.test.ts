@@ -3,18 +3,18 @@
 // every role, and the proof journeys (confirmed, restated, orphan, arbitration, late
 // evidence) down to dispatch's operation and fleet's balance mirror.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   depositConfirmation,
   transferReceived,
   balanceReply,
 } from "../../../../services/evidence/src/domain/sms-templates.ts";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import { SimulatedHandset, SimulatedOperator } from "../../../../test/simulator/index.ts";
 import { OperatorSms } from "../../../../test/simulator/operator-sms.ts";
 import {
   createSim,
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   statusesFor,
@@ -36,17 +36,21 @@ let supervisor: { token: string };
 
 const START_BALANCE = 5_000_000;
 
+routeSystem(
+  {
+    prefix: "ev",
+    env: {
+      DEVICE_COOLDOWN_S: "0",
+      // A short evidence window and a quick sweep, so the late-evidence and arbitration journeys run in seconds.
+      EVIDENCE_WINDOW_S: "3",
+      SWEEP_INTERVAL_S: "0.5",
+      EVIDENCE_REDRIVE_INTERVAL_MS: "500",
+      EVIDENCE_REDRIVE_GRACE_MS: "1000",
+    },
+  },
+  (s) => ({ sys, admin, creds } = s),
+);
 beforeAll(async () => {
-  sys = await startTestSystem({
-    DEVICE_COOLDOWN_S: "0",
-    // A short evidence window and a quick sweep, so the late-evidence and arbitration journeys run in seconds.
-    EVIDENCE_WINDOW_S: "3",
-    SWEEP_INTERVAL_S: "0.5",
-    EVIDENCE_REDRIVE_INTERVAL_MS: "500",
-    EVIDENCE_REDRIVE_GRACE_MS: "1000",
-  });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "ev");
   const a = await provisionHandset(sys.api, admin.token, {
     operators: ["operator_b"],
     balance: START_BALANCE,
@@ -76,9 +80,6 @@ beforeAll(async () => {
     simIds: [other.sim.simId],
     opTypes: ["deposit", "balance"],
   });
-});
-afterAll(async () => {
-  await sys?.stop();
 });
 
 let seq = 0;

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
-  fleetCredentials,
   healthyReport,
   provisionHandset,
   recordBalance,
@@ -9,24 +9,15 @@ import {
   sendHeartbeat,
   statusesFor,
   type Credentials,
-  dumpErrors,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  // Silence is checked every 200 ms here; the threshold stays the contract's 5 minutes.
-  sys = await startTestSystem({ DEVICE_SILENCE_CHECK_MS: "200" });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "hs");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+// Silence is checked every 200 ms here; the threshold stays the contract's 5 minutes.
+routeSystem({ prefix: "hs", env: { DEVICE_SILENCE_CHECK_MS: "200" } }, (s) => ({ sys, admin, creds } = s));
 
 type Notification = {
   notification_id: string;
@@ -121,17 +112,7 @@ describe("heartbeat (POST /v1/device/heartbeat)", () => {
   });
 
   it("is a handset route: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const body = { app_version: "1.2.0", battery: 50, network: "4G", sims: [] };
     expect(await statusesFor(sys.api, creds, "POST", "/v1/device/heartbeat", [...names], body)).toEqual({
       none: 401,
@@ -325,17 +306,7 @@ describe("device SIMs and identity", () => {
   });
 
   it("are handset routes: sessions and the API key are refused, a revoked token is 401", async () => {
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const expected = {
       none: 401,
       admin: 403,

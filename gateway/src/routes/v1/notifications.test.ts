@@ -11,14 +11,13 @@ import {
   OperationFailedSchema,
 } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
-  fleetCredentials,
   publishTestEvent,
   statusesFor,
   type Credentials,
-  dumpErrors,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -52,22 +51,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  // Fast retries for the test: first retry after 200 ms, doubling, given up after 3 s.
-  sys = await startTestSystem({
-    WEBHOOK_POLL_MS: "50",
-    WEBHOOK_RETRY_BASE_MS: "200",
-    WEBHOOK_GIVE_UP_AFTER_S: "3",
-    WEBHOOK_TIMEOUT_MS: "2000",
-  });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "ntf");
 });
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-  await new Promise((r) => receiver?.close(r));
-});
+// After hooks run last-registered first: the system stops before the receiver closes.
+afterAll(() => new Promise((r) => receiver?.close(r)));
+routeSystem(
+  {
+    prefix: "ntf",
+    // Fast retries for the test: first retry after 200 ms, doubling, given up after 3 s.
+    env: {
+      WEBHOOK_POLL_MS: "50",
+      WEBHOOK_RETRY_BASE_MS: "200",
+      WEBHOOK_GIVE_UP_AFTER_S: "3",
+      WEBHOOK_TIMEOUT_MS: "2000",
+    },
+  },
+  (s) => ({ sys, admin, creds } = s),
+);
 
 type Notification = {
   notification_id: string;

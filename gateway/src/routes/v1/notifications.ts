@@ -8,7 +8,7 @@ import {
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -16,7 +16,6 @@ import { contractSchema } from "../../http/contract-schema.ts";
 // alerts and the events operation.confirmed / operation.failed but not their delivery:
 // these routes are ours (docs/decisions/fleet.md).
 
-const ADMIN = { 401: "Not signed in", 403: "Admin required" };
 const notificationJson = (n: Notification) => ({ ...toContractJson(NotificationSchema, n), context: n.context ?? {} });
 const deliveryJson = (d: WebhookDelivery) => ({
   ...toContractJson(WebhookDeliverySchema, d),
@@ -32,14 +31,12 @@ export const notificationRoutes: Route[] = [
     summary: "Stored alerts, newest first; acknowledged=false for the open ones",
     auth: ["session"],
     query: z.object({ acknowledged: queryBool().optional(), limit: queryInt(1, 250).optional() }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "Array of notifications", schema: z.array(contractSchema(NotificationSchema)) },
-        ...ADMIN,
         422: "Invalid query",
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, query, services }) {
       const res = await services.fleet.listNotifications({
@@ -58,14 +55,13 @@ export const notificationRoutes: Route[] = [
     summary: "Acknowledge an alert (idempotent: the first acknowledgement is kept)",
     auth: ["session"],
     uuidParams: ["notification_id"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "The notification", schema: contractSchema(NotificationSchema) },
-        ...ADMIN,
         404: "Unknown notification",
       },
       FLEET,
-      ["admin_required", "notification_not_found"],
+      ["notification_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.acknowledgeNotification({ caller, notificationId: params.notification_id });
@@ -84,17 +80,15 @@ export const notificationRoutes: Route[] = [
       secret: z.string().min(16).max(200).optional(),
       events: z.array(z.string().max(40)).max(10).optional(),
     }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: {
           description: "The webhook with its secret (returned once)",
           schema: contractSchema(WebhookSchema).extend({ secret: z.string() }),
         },
-        ...ADMIN,
         422: "Invalid URL, secret or event type",
       },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createWebhook({
@@ -113,10 +107,9 @@ export const notificationRoutes: Route[] = [
     tag: "Admin",
     summary: "Registered webhook endpoints (never their secrets)",
     auth: ["session"],
-    responses: withReasons(
-      { 200: { description: "Array of webhooks", schema: z.array(contractSchema(WebhookSchema)) }, ...ADMIN },
+    responses: adminOnly(
+      { 200: { description: "Array of webhooks", schema: z.array(contractSchema(WebhookSchema)) } },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, services }) {
       const res = await services.fleet.listWebhooks({ caller });
@@ -131,10 +124,7 @@ export const notificationRoutes: Route[] = [
     summary: "Remove a webhook endpoint and its deliveries",
     auth: ["session"],
     uuidParams: ["webhook_id"],
-    responses: withReasons({ 204: "Removed", ...ADMIN, 404: "Unknown webhook" }, FLEET, [
-      "admin_required",
-      "webhook_not_found",
-    ]),
+    responses: adminOnly({ 204: "Removed", 404: "Unknown webhook" }, FLEET, ["webhook_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteWebhook({ caller, webhookId: params.webhook_id });
       return noContent();
@@ -149,15 +139,14 @@ export const notificationRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["webhook_id"],
     query: z.object({ limit: queryInt(1, 250).optional() }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "Array of deliveries", schema: z.array(contractSchema(WebhookDeliverySchema)) },
-        ...ADMIN,
         404: "Unknown webhook",
         422: "Invalid query",
       },
       FLEET,
-      ["admin_required", "webhook_not_found"],
+      ["webhook_not_found"],
     ),
     async handle({ caller, params, query, services }) {
       const res = await services.fleet.listWebhookDeliveries({

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   recordBalance,
@@ -11,6 +11,7 @@ import {
   statusesFor,
   type Credentials,
   type Sim,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 
 // The dispatch routes through the gateway: statuses, bodies and scope for every route and
@@ -51,10 +52,8 @@ const OPERATION_KEYS = [
   "finished_at",
 ];
 
+routeSystem({ prefix: "ops", env: { DEVICE_COOLDOWN_S: "0" } }, (s) => ({ sys, admin, creds } = s));
 beforeAll(async () => {
-  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "ops");
   agent = await sys.api.createAgent(admin.token, { login: "ops-owner", full_name: "Olga Owner" });
   colleague = await sys.api.createAgent(admin.token, { login: "ops-colleague" });
   const handset = await provisionHandset(sys.api, admin.token, {
@@ -70,9 +69,6 @@ beforeAll(async () => {
   // The fixtures' "agent" credential holds the same SIMs.
   const me = await sys.api.get("/v1/agents/me", { token: creds.agent.token });
   await grantAccess(sys.api, admin.token, me.body.agent_id, { simIds: [simB.simId] });
-});
-afterAll(async () => {
-  await sys?.stop();
 });
 
 const body = (o: Record<string, unknown> = {}) => ({
@@ -410,17 +406,7 @@ describe("scope: every route and credential", () => {
       })
     ).body.operation_id;
   });
-  const ALL = [
-    "none",
-    "admin",
-    "supervisor",
-    "agent",
-    "inactive",
-    "apiKey",
-    "wrongApiKey",
-    "device",
-    "revokedDevice",
-  ] as const;
+  const ALL = EVERY_CREDENTIAL;
   const everyoneBut = (base: Record<string, number>) => ({
     none: 401,
     inactive: 403,

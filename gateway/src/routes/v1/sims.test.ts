@@ -1,11 +1,11 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { describe, expect, it } from "vitest";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
   ADMIN_ONLY,
   createSim,
-  fleetCredentials,
   provisionHandset,
   recordBalance,
   registerDevice,
@@ -13,7 +13,7 @@ import {
   statusesFor,
   uniqueMsisdn,
   type Credentials,
-  dumpErrors,
+  EVERY_CREDENTIAL,
 } from "../../../../test/support/fleet-fixtures.ts";
 import { UNKNOWN_DEVICE_ID, UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
@@ -21,16 +21,7 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 
-beforeAll(async () => {
-  sys = await startTestSystem();
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "sim");
-});
-afterAll(async () => {
-  dumpErrors(sys?.logs);
-  for (const l of sys?.logs ?? []) if (/"level":"error"/.test(l) && !/kafka/.test(l)) console.log(l.slice(0, 1500));
-  await sys?.stop();
-});
+routeSystem({ prefix: "sim" }, (s) => ({ sys, admin, creds } = s));
 
 const post = (body: unknown) => sys.api.post("/v1/sims", { token: admin.token, body });
 const getSim = (id: string) => sys.api.get(`/v1/sims/${id}`, { token: admin.token });
@@ -439,17 +430,7 @@ describe("record a balance (PATCH /v1/sims/{id}/balance)", () => {
   it("answers 404 for an unknown SIM; only the API key may record (401 without or with a wrong key, 403 for sessions and devices)", async () => {
     expect((await balance(UNKNOWN_ID, { balance: 1 })).status).toBe(404);
     const sim = await createSim(sys.api, admin.token);
-    const names = [
-      "none",
-      "admin",
-      "agent",
-      "supervisor",
-      "inactive",
-      "apiKey",
-      "wrongApiKey",
-      "device",
-      "revokedDevice",
-    ] as const;
+    const names = EVERY_CREDENTIAL;
     const statuses = await statusesFor(sys.api, creds, "PATCH", `/v1/sims/${sim.simId}/balance`, [...names], {
       balance: 5,
     });

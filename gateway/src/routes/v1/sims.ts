@@ -5,7 +5,7 @@ import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { GetSimHistoryResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, queryBool, route, type Route } from "../../http/route.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -17,8 +17,6 @@ const simJson = (s: Parameters<typeof toContractJson>[1] | undefined) => toContr
 const slot = z.union([z.enum(["0", "1"]), z.literal(0), z.literal(1)]).transform((v) => Number(v) as 0 | 1);
 const deviceId = z.string().min(1).max(64);
 const threshold = z.number().int().min(0).nullable();
-
-const NAMED = { 401: "Not signed in", 403: "Admin required", 404: "Unknown SIM" };
 
 const simSchema = contractSchema(SimSchema);
 const balanceRecordedSchema = z.object({
@@ -38,15 +36,9 @@ export const simRoutes: Route[] = [
     summary: "Every SIM; unassigned=true only unassigned, false only assigned (admin)",
     auth: ["session"],
     query: z.object({ unassigned: queryBool().optional() }),
-    responses: withReasons(
-      {
-        200: { description: "Array of SIMs", schema: z.array(contractSchema(SimSchema)) },
-        401: "Not signed in",
-        403: "Admin required",
-        422: "Invalid query",
-      },
+    responses: adminOnly(
+      { 200: { description: "Array of SIMs", schema: z.array(contractSchema(SimSchema)) }, 422: "Invalid query" },
       FLEET,
-      ["admin_required"],
     ),
     async handle({ caller, query, services }) {
       const res = await services.fleet.listSims({ caller, unassigned: query.unassigned });
@@ -61,10 +53,11 @@ export const simRoutes: Route[] = [
     summary: "One SIM (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: withReasons({ 200: { description: "SIM", schema: contractSchema(SimSchema) }, ...NAMED }, FLEET, [
-      "admin_required",
-      "sim_not_found",
-    ]),
+    responses: adminOnly(
+      { 200: { description: "SIM", schema: contractSchema(SimSchema) }, 404: "Unknown SIM" },
+      FLEET,
+      ["sim_not_found"],
+    ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSim({ caller, simId: params.sim_id });
       return ok(simJson(res.sim));
@@ -89,20 +82,18 @@ export const simRoutes: Route[] = [
         message: "device_id and subscription_slot must be given together",
         path: ["subscription_slot"],
       }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: {
           description: "sim_id, operator, msisdn, device_id, subscription_slot, created_at (the SIM)",
           schema: contractSchema(SimSchema),
         },
-        401: "Not signed in",
-        403: "Admin required",
         404: "Unknown device",
         409: "MSISDN exists, device already has 2 SIMs, slot occupied, or device not active",
         422: "Invalid body, or only one of device_id and subscription_slot",
       },
       FLEET,
-      ["admin_required", "device_not_found", "msisdn_exists", "device_not_active", "device_full", "slot_occupied"],
+      ["device_not_found", "msisdn_exists", "device_not_active", "device_full", "slot_occupied"],
     ),
     async handle({ caller, body, services }) {
       const res = await services.fleet.createSim({
@@ -129,14 +120,14 @@ export const simRoutes: Route[] = [
       low_balance_threshold: threshold.optional(),
       high_balance_threshold: threshold.optional(),
     }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "SIM", schema: contractSchema(SimSchema) },
-        ...NAMED,
+        404: "Unknown SIM",
         422: "Invalid body, or low threshold above high",
       },
       FLEET,
-      ["admin_required", "sim_not_found", "msisdn_exists"],
+      ["sim_not_found", "msisdn_exists"],
     ),
     async handle({ caller, body, params, services }) {
       const big = (v: number | null | undefined) => (v === null || v === undefined ? undefined : BigInt(v));
@@ -161,7 +152,7 @@ export const simRoutes: Route[] = [
       "Delete a SIM permanently: operations keep their rows with sim_id nulled; its evidences go with it (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: withReasons({ 204: "Deleted", ...NAMED }, FLEET, ["admin_required", "sim_not_found"]),
+    responses: adminOnly({ 204: "Deleted", 404: "Unknown SIM" }, FLEET, ["sim_not_found"]),
     async handle({ caller, params, services }) {
       await services.fleet.deleteSim({ caller, simId: params.sim_id });
       return noContent();
@@ -176,16 +167,15 @@ export const simRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["sim_id"],
     body: z.object({ device_id: deviceId, subscription_slot: slot }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "sim_id, device_id, subscription_slot (the SIM)", schema: contractSchema(SimSchema) },
-        ...NAMED,
         404: "Unknown SIM or device",
         409: "Device already has 2 SIMs, slot occupied, or device not active",
         422: "Invalid body",
       },
       FLEET,
-      ["admin_required", "sim_not_found", "device_not_found", "device_not_active", "device_full", "slot_occupied"],
+      ["sim_not_found", "device_not_found", "device_not_active", "device_full", "slot_occupied"],
     ),
     async handle({ caller, body, params, services }) {
       const res = await services.fleet.assignSim({
@@ -205,14 +195,14 @@ export const simRoutes: Route[] = [
     summary: "Take a SIM out of its handset (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "The SIM with device_id and subscription_slot null", schema: contractSchema(SimSchema) },
-        ...NAMED,
+        404: "Unknown SIM",
         409: "Already unassigned, or operations queued or running",
       },
       FLEET,
-      ["admin_required", "sim_not_found", "sim_unassigned", "sim_busy"],
+      ["sim_not_found", "sim_unassigned", "sim_busy"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.unassignSim({ caller, simId: params.sim_id });
@@ -273,16 +263,16 @@ export const simRoutes: Route[] = [
     summary: "Totals and operations of a SIM, derived from operations (admin)",
     auth: ["session"],
     uuidParams: ["sim_id"],
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "sim_id, totals, balance_mirror, operations",
           schema: contractSchema(GetSimHistoryResponseSchema),
         },
-        ...NAMED,
+        404: "Unknown SIM",
       },
       FLEET,
-      ["admin_required", "sim_not_found"],
+      ["sim_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.fleet.getSimHistory({ caller, simId: params.sim_id });

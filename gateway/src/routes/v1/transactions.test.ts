@@ -4,9 +4,9 @@ import { createLogger, KafkaBus, type Subscription } from "@transferops/kit";
 import { TransactionChangedSchema } from "@transferops/kit/gen/transferops/intake/v1/events_pb";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
 import {
-  fleetCredentials,
   grantAccess,
   provisionHandset,
   publishTestEvent,
@@ -64,10 +64,8 @@ const TRANSACTION_KEYS = [
   "updated_at",
 ];
 
+routeSystem({ prefix: "tx", env: { DEVICE_COOLDOWN_S: "0" } }, (s) => ({ sys, admin, creds } = s));
 beforeAll(async () => {
-  sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
-  admin = await sys.api.bootstrapAdmin();
-  creds = await fleetCredentials(sys.api, admin.token, "tx");
   agent = await sys.api.createAgent(admin.token, { login: "tx-owner", full_name: "Olga Owner" });
   colleague = await sys.api.createAgent(admin.token, { login: "tx-colleague", full_name: "Colin Colleague" });
   const handset = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 300_000 });
@@ -87,7 +85,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await subscription?.close();
   await kafka?.close();
-  await sys?.stop();
 });
 
 const intake = (o: Record<string, unknown> = {}) => ({

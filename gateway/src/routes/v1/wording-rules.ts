@@ -2,15 +2,13 @@ import { z } from "zod";
 import { WordingRuleSchema, WordingTrialSchema } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { contractSchema } from "../../http/contract-schema.ts";
 import { toContractJson } from "../../http/json.ts";
-import { withReasons } from "../../http/reasons.ts";
+import { adminOnly } from "../../http/reasons.ts";
 import { created, ok, route, type Route } from "../../http/route.ts";
 import { EVIDENCE } from "../../http/service-reasons.ts";
 
 // Wording rules taught at run time (evidence; docs/decisions/evidence.md, "Wording rules
 // taught at run time"): an admin's session only; agents and supervisors get 403 admin_required.
 // Every change is written to fleet's audit log (wording_rule.added, .activated, .retired).
-
-const ADMIN = { 401: "Not signed in", 403: "Admin required" };
 
 /** Why a template is refused: each is a 422 `context.reason`; `context.problems` lists them all. */
 const TEMPLATE_REASONS = [
@@ -106,18 +104,17 @@ export const wordingRuleRoutes: Route[] = [
       operator: z.enum(["operator_a", "operator_b"]).optional(),
       state: z.enum(["draft", "active", "retired"]).optional(),
     }),
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "rules: every version, newest first",
           schema: z.object({ rules: z.array(contractSchema(WordingRuleSchema)) }),
           example: { rules: [ruleExample] },
         },
-        ...ADMIN,
         422: "Unknown operator or state",
       },
       EVIDENCE,
-      ["admin_required", "session_required", "agent_inactive", "invalid_request"],
+      ["session_required", "agent_inactive", "invalid_request"],
     ),
     async handle({ caller, query, services }) {
       const res = await services.evidence.listWordingRules({
@@ -152,20 +149,18 @@ export const wordingRuleRoutes: Route[] = [
       direction: "out",
       template: ruleExample.template,
     },
-    responses: withReasons(
+    responses: adminOnly(
       {
         201: {
           description: "The draft version",
           schema: contractSchema(WordingRuleSchema),
           example: draftExample,
         },
-        ...ADMIN,
         404: "rule_id names no rule",
         422: "Invalid body, or an unsafe template (context.problems lists every problem)",
       },
       EVIDENCE,
       [
-        "admin_required",
         "session_required",
         "agent_inactive",
         "invalid_request",
@@ -197,18 +192,17 @@ export const wordingRuleRoutes: Route[] = [
       "Reads the newest 5,000 messages nothing proved (orphan, stored and not_correlated, neither linked nor dismissed) of the rule's operator, changes nothing, and answers the counts (in all, by stored outcome, by kind read) and the newest 20 reads (text cut at 320 characters). A message that confirmed, restated or was attached is never read again.",
     auth: ["session"],
     ...versionParam,
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "The trial: counts and a sample",
           schema: contractSchema(WordingTrialSchema),
           example: trialExample,
         },
-        ...ADMIN,
         404: "No such version",
       },
       EVIDENCE,
-      ["admin_required", "session_required", "agent_inactive", "wording_rule_not_found"],
+      ["session_required", "agent_inactive", "wording_rule_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.evidence.tryWordingRule({ caller, versionId: params.version_id });
@@ -225,15 +219,14 @@ export const wordingRuleRoutes: Route[] = [
       "The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.",
     auth: ["session"],
     ...versionParam,
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: { description: "The active version", schema: contractSchema(WordingRuleSchema), example: ruleExample },
-        ...ADMIN,
         404: "No such version",
         409: "The version is retired",
       },
       EVIDENCE,
-      ["admin_required", "session_required", "agent_inactive", "wording_rule_not_found", "wording_rule_retired"],
+      ["session_required", "agent_inactive", "wording_rule_not_found", "wording_rule_retired"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.evidence.activateWordingRule({ caller, versionId: params.version_id });
@@ -250,18 +243,17 @@ export const wordingRuleRoutes: Route[] = [
       "From the commit on, no evidence replica reads a new text with it. Then, in batches, the messages whose reading came from it are read again by the operator's remaining rules (built-in and the other active ones), whatever they now read, and followed as a new message's reading: a DEP or BAL is correlated (inside its operation's windows, never twice), the day's counts and last balance move by the change. What it confirmed, restated or was attached keeps its reading and link; what a person dismissed is not read. `reread_state`, `reread_messages` and `reread_confirmed` follow it (added to its activation's). Retiring a draft reads nothing.",
     auth: ["session"],
     ...versionParam,
-    responses: withReasons(
+    responses: adminOnly(
       {
         200: {
           description: "The retired version (a second retire answers it as it is)",
           schema: contractSchema(WordingRuleSchema),
           example: { ...ruleExample, state: "retired", retired_at: "2026-11-27T09:00:00.000Z", retired_by: ADMIN_ID },
         },
-        ...ADMIN,
         404: "No such version",
       },
       EVIDENCE,
-      ["admin_required", "session_required", "agent_inactive", "wording_rule_not_found"],
+      ["session_required", "agent_inactive", "wording_rule_not_found"],
     ),
     async handle({ caller, params, services }) {
       const res = await services.evidence.retireWordingRule({ caller, versionId: params.version_id });

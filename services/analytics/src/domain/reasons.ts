@@ -12,4 +12,5 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
-export const refuse = refusalsOf(REASONS);
+/** Builds the DomainError of a reason; the status is looked up, never chosen by the caller. */
+export const refusal = refusalsOf(REASONS);

@@ -1,5 +1,5 @@
 import { addDays, daysBetween, isLocalDate, localFields, localMidnight } from "./local-time.ts";
-import { refuse } from "./reasons.ts";
+import { refusal } from "./reasons.ts";
 
 export const DEFAULT_DAYS = 7;
 export const MAX_DAYS = 365;
@@ -27,22 +27,22 @@ export type Window = { all: false; firstDay: string; lastDay: string } | { all: 
 export function resolveWindow(input: WindowInput, now: Date): Window {
   const days = input.days || DEFAULT_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) {
-    throw refuse("invalid_window", `days must be between 1 and ${MAX_DAYS}`, { days });
+    throw refusal("invalid_window", `days must be between 1 and ${MAX_DAYS}`, { days });
   }
   for (const [name, v] of [
     ["from", input.from],
     ["to", input.to],
   ] as const) {
-    if (v && !isLocalDate(v)) throw refuse("invalid_window", `${name} must be a date YYYY-MM-DD`, { [name]: v });
+    if (v && !isLocalDate(v)) throw refusal("invalid_window", `${name} must be a date YYYY-MM-DD`, { [name]: v });
   }
   const today = localFields(now).day;
   if (input.all && !input.from && !input.to) return { all: true };
   const lastDay = input.to || today;
   const firstDay = input.from || addDays(lastDay, -(days - 1));
   if (input.from && input.to && input.from > input.to) {
-    throw refuse("reversed_range", "from is after to", { from: input.from, to: input.to });
+    throw refusal("reversed_range", "from is after to", { from: input.from, to: input.to });
   }
-  if (firstDay > today) throw refuse("future_range", "The range starts in the future", { from: firstDay, today });
+  if (firstDay > today) throw refusal("future_range", "The range starts in the future", { from: firstDay, today });
   return { all: false, firstDay, lastDay };
 }
 

@@ -1,4 +1,4 @@
-import { startConsumer, type Database, type EventBus, type Logger, type Subscription } from "@transferops/kit";
+import type { EventBus } from "@transferops/kit";
 import { fleetHandlers, fleetTopics } from "./fleet.ts";
 import { messageHandlers, messageTopics } from "./messages.ts";
 import { operationHandlers, operationTopics } from "./operations.ts";
@@ -20,13 +20,6 @@ export const CONSUMERS = [
 
 /** Consumer lag per topic, or undefined when the bus cannot tell. */
 export type ProjectionLag = () => Promise<Record<string, bigint> | undefined>;
-
-export async function startConsumers(bus: EventBus, db: Database, log: Logger): Promise<Subscription[]> {
-  // One after the other: each subscription creates its missing topics first.
-  const subscriptions: Subscription[] = [];
-  for (const c of CONSUMERS) subscriptions.push(await startConsumer({ bus, db, log, batched: true, ...c }));
-  return subscriptions;
-}
 
 export function projectionLag(bus: EventBus): ProjectionLag {
   return async () => {

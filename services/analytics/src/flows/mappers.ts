@@ -1,9 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ts } from "@transferops/kit";
 import type {
+  AgentPointSchema,
   AnalyticsReportSchema,
   DailyPointSchema,
+  HandsetUnprovenSchema,
   KnownAgentSchema,
+  LoadSchema,
   ProjectionStatusSchema,
   UnprovenByHandsetReportSchema,
 } from "@transferops/kit/gen/transferops/analytics/v1/analytics_pb";
@@ -11,7 +14,8 @@ import type { AnalyticsWindow } from "@transferops/kit/gen/transferops/analytics
 import type { AnalyticsConfig } from "../config.ts";
 import { resolveWindow, windowSince, windowUntil, type Window } from "../domain/window.ts";
 import type { KnownAgentRow } from "../store/agents.ts";
-import type { DayRow } from "../store/report.ts";
+import type { DayRow, HandsetUnprovenRow, LoadRow, TxTotals } from "../store/report.ts";
+import type { AgentActivityRow } from "../store/rollups.ts";
 import type { ReportFigures } from "./report.ts";
 
 /** A point of the daily series; its day keys the bucket (domain/series.ts). */
@@ -58,6 +62,49 @@ export function emptyDailyPoint(day: string): DailyPoint {
 const rate = (part: bigint, whole: bigint) =>
   whole > 0n ? Math.round((Number(part) / Number(whole)) * 10000) / 10000 : undefined;
 
+/** Hours from `at` to `now`, to the hundredth; none without a moment. */
+const hoursSince = (at: Date | null, now: Date) =>
+  at ? Math.round(((now.getTime() - at.getTime()) / 3600_000) * 100) / 100 : undefined;
+
+/** EUR to XAF over the transactions with a EUR amount; none without any. */
+const realisedRate = (t: TxTotals) => (t.rate_eur > 0 ? t.rate_xaf / t.rate_eur : undefined);
+
+export function toAgentActivity(a: AgentActivityRow): MessageInitShape<typeof AgentPointSchema> {
+  return { agentId: a.agent_id, name: a.name, operations: a.operations, valueXaf: a.value_xaf };
+}
+
+export function toLoad(l: LoadRow, now: Date): MessageInitShape<typeof LoadSchema> {
+  return {
+    unprovenWaiting: l.unproven_waiting,
+    messagesWaiting: l.messages_waiting,
+    oldestUnprovenHours: hoursSince(l.oldest_unproven, now),
+    oldestMessageHours: hoursSince(l.oldest_message, now),
+    dismissed: l.dismissed,
+    settled: l.settled,
+    simsUnmeasured: l.sims_unmeasured,
+    simsStale: l.sims_stale,
+    simsFrozen: l.sims_frozen,
+    simsUnassigned: l.sims_unassigned,
+  };
+}
+
+export function toHandsetUnproven(h: HandsetUnprovenRow, now: Date): MessageInitShape<typeof HandsetUnprovenSchema> {
+  return {
+    deviceId: h.device_id,
+    label: h.label,
+    dialled: h.dialled,
+    unproven: h.unproven,
+    unprovenXaf: h.unproven_xaf,
+    waiting: h.waiting,
+    waitingXaf: h.waiting_xaf,
+    settledArrived: h.settled_arrived,
+    settledNotArrived: h.settled_not_arrived,
+    // A handset is listed only with a transfer unproven, so it dialled at least one.
+    unprovenRate: rate(h.unproven, h.dialled) ?? 0,
+    oldestWaitingHours: hoursSince(h.oldest_waiting, now),
+  };
+}
+
 /** What a report answers beside its figures: whose work, which windows, the computed series. */
 export interface ReportFrame {
   fleet: boolean;
@@ -66,6 +113,8 @@ export interface ReportFrame {
   previous: Window | undefined;
   daily: DailyPoint[];
   byWeekday: { weekday: number; operations: bigint }[];
+  /** When the figures were read (the load's ages). */
+  now: Date;
 }
 
 /**
@@ -87,9 +136,9 @@ export function toAnalyticsReport(
       transfers: t.confirmed_transfers,
       medianTransfer: t.median_transfer,
       largestTransfer: t.largest_transfer,
-      eurTaken: tx.eurTaken,
-      receivedXaf: tx.receivedXaf,
-      realisedRate: r.fleet ? tx.realisedRate : undefined,
+      eurTaken: tx.eur,
+      receivedXaf: tx.xaf,
+      realisedRate: r.fleet ? realisedRate(tx) : undefined,
       feesXaf: t.fees_xaf,
       feesKnownFor: t.fees_known_for,
       atRiskXaf: t.at_risk_xaf,
@@ -106,7 +155,7 @@ export function toAnalyticsReport(
       daily: r.daily,
       byWeekday: r.byWeekday,
       byHour: f.hours,
-      byAgent: f.agents,
+      byAgent: f.agents.map(toAgentActivity),
     },
     reliability: {
       confirmed: t.confirmed,
@@ -123,7 +172,7 @@ export function toAnalyticsReport(
       thresholds: { evidenceWindowS: BigInt(config.evidenceWindowS), lateEvidenceS: BigInt(config.lateEvidenceS) },
       byStatus: f.byStatus,
     },
-    load: f.load,
+    load: toLoad(f.load, r.now),
     previous: {
       sentXaf: prev?.sent_xaf ?? 0n,
       transfers: prev?.confirmed_transfers ?? 0n,
@@ -133,7 +182,7 @@ export function toAnalyticsReport(
       until: r.previous && ts(windowUntil(r.previous)),
       medianTransfer: prev?.median_transfer ?? 0n,
       largestTransfer: prev?.largest_transfer ?? 0n,
-      realisedRate: r.fleet ? prevTx?.realisedRate : undefined,
+      realisedRate: r.fleet && prevTx ? realisedRate(prevTx) : undefined,
     },
   };
 }
@@ -141,9 +190,15 @@ export function toAnalyticsReport(
 export function toUnprovenByHandsetReport(
   fleet: boolean,
   w: Window,
-  handsets: MessageInitShape<typeof UnprovenByHandsetReportSchema>["handsets"],
+  handsets: HandsetUnprovenRow[],
+  now: Date,
 ): MessageInitShape<typeof UnprovenByHandsetReportSchema> {
-  return { fleet, since: ts(windowSince(w)), until: ts(windowUntil(w)), handsets };
+  return {
+    fleet,
+    since: ts(windowSince(w)),
+    until: ts(windowUntil(w)),
+    handsets: handsets.map((h) => toHandsetUnproven(h, now)),
+  };
 }
 
 export function toProjectionStatus(

@@ -65,7 +65,7 @@ async function readFigures(
     messageTotalsFromRollup(em, w, scope.fleet ? undefined : scope.agentId),
     transactionTotals(em, scope, w),
     scope.fleet ? fleetStatusCounts(em, w) : statusCounts(em, scope, w),
-    loadFigures(em, scope, now, new Date(now.getTime() - config.balanceStalenessMs)),
+    loadFigures(em, scope, new Date(now.getTime() - config.balanceStalenessMs)),
     prevW ? totals(prevW) : undefined,
     prevW ? transactionTotals(em, scope, prevW) : undefined,
   ]);
@@ -85,7 +85,7 @@ export async function analyticsReport(
   const f = await readFigures(em, config, scope, w, prevW, span.weekly, now);
   const daily = fillSeries(span.first, span.last, span.weekly, f.days.map(toDailyPoint), emptyDailyPoint);
   const byWeekday = weekdayTotals(f.hours);
-  return toAnalyticsReport(f, { fleet: scope.fleet, window: w, previous: prevW, daily, byWeekday }, config);
+  return toAnalyticsReport(f, { fleet: scope.fleet, window: w, previous: prevW, daily, byWeekday, now }, config);
 }
 
 /** Per handset, the scope's transfers over the window that no operator message confirmed. */
@@ -95,5 +95,5 @@ export async function unprovenByHandsetReport(
   w: Window,
   now: Date,
 ): Promise<MessageInitShape<typeof UnprovenByHandsetReportSchema>> {
-  return toUnprovenByHandsetReport(scope.fleet, w, await unprovenByHandset(db.em(), scope, w, now));
+  return toUnprovenByHandsetReport(scope.fleet, w, await unprovenByHandset(db.em(), scope, w), now);
 }

@@ -167,11 +167,19 @@ export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
 }
 
+export interface TxTotals {
+  eur: number;
+  xaf: bigint;
+  /** Over the transactions with a EUR amount: their XAF received and EUR sent (the realised rate's terms). */
+  rate_xaf: number;
+  rate_eur: number;
+}
+
 /**
  * Intake money of the window (by transaction date, cancelled transactions excluded), from
  * the per-day rollup; an agent's are the ones it launched.
  */
-export async function transactionTotals(em: EntityManager, scope: Scope, w: Window) {
+export async function transactionTotals(em: EntityManager, scope: Scope, w: Window): Promise<TxTotals> {
   const f = and(txScope(scope), dayFilter(w), { sql: "not cancelled", params: [] });
   const r = (await one<{ eur: number | null; xaf: string; rate_xaf: string; rate_eur: number | null }>(
     em,
@@ -180,12 +188,7 @@ export async function transactionTotals(em: EntityManager, scope: Scope, w: Wind
      from analytics.tx_daily where ${f.sql}`,
     f.params,
   ))!;
-  const rateEur = Number(r.rate_eur ?? 0);
-  return {
-    eurTaken: Number(r.eur ?? 0),
-    receivedXaf: n(r.xaf),
-    realisedRate: rateEur > 0 ? Number(r.rate_xaf) / rateEur : undefined,
-  };
+  return { eur: Number(r.eur ?? 0), xaf: n(r.xaf), rate_xaf: Number(r.rate_xaf), rate_eur: Number(r.rate_eur ?? 0) };
 }
 
 export async function statusCounts(em: EntityManager, scope: Scope, w: Window): Promise<Record<string, bigint>> {
@@ -214,7 +217,22 @@ const WAITING_MESSAGE = `operation_id is null and dismissed_at is null
   and outcome in ('ambiguous', 'divergent', 'orphan', 'not_correlated')
   and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))`;
 
-export async function loadFigures(em: EntityManager, scope: Scope, now: Date, staleBefore: Date) {
+export interface LoadRow {
+  unproven_waiting: bigint;
+  messages_waiting: bigint;
+  oldest_unproven: Date | null;
+  oldest_message: Date | null;
+  dismissed: bigint;
+  settled: bigint;
+  sims_unmeasured: bigint;
+  sims_stale: bigint;
+  sims_frozen: bigint;
+  sims_unassigned: bigint;
+}
+
+const dateOf = (v: unknown): Date | null => (v ? new Date(v as string) : null);
+
+export async function loadFigures(em: EntityManager, scope: Scope, staleBefore: Date): Promise<LoadRow> {
   // Each count walks its own partial index (never the whole projection).
   const o = and(opScope(scope));
   const s = and(simScope(scope));
@@ -252,24 +270,35 @@ export async function loadFigures(em: EntityManager, scope: Scope, now: Date, st
       [staleBefore, ...s.params],
     ),
   ]);
-  const hoursSince = (v: unknown) =>
-    v ? Math.round(((now.getTime() - new Date(v as string).getTime()) / 3600_000) * 100) / 100 : undefined;
   return {
-    unprovenWaiting: n(ops!.unproven_waiting),
-    messagesWaiting: n(msgs!.messages_waiting),
-    oldestUnprovenHours: hoursSince(ops!.oldest_unproven),
-    oldestMessageHours: hoursSince(msgs!.oldest_message),
+    unproven_waiting: n(ops!.unproven_waiting),
+    messages_waiting: n(msgs!.messages_waiting),
+    oldest_unproven: dateOf(ops!.oldest_unproven),
+    oldest_message: dateOf(msgs!.oldest_message),
     dismissed: n(dismissed!.c),
     settled: n(settled!.c),
-    simsUnmeasured: n(sims!.sims_unmeasured),
-    simsStale: n(sims!.sims_stale),
-    simsFrozen: n(sims!.sims_frozen),
-    simsUnassigned: n(sims!.sims_unassigned),
+    sims_unmeasured: n(sims!.sims_unmeasured),
+    sims_stale: n(sims!.sims_stale),
+    sims_frozen: n(sims!.sims_frozen),
+    sims_unassigned: n(sims!.sims_unassigned),
   };
 }
 
+export interface HandsetUnprovenRow {
+  device_id: string;
+  label: string;
+  dialled: bigint;
+  unproven: bigint;
+  unproven_xaf: bigint;
+  waiting: bigint;
+  waiting_xaf: bigint;
+  settled_arrived: bigint;
+  settled_not_arrived: bigint;
+  oldest_waiting: Date | null;
+}
+
 /** Transfers that dialled, per handset, and those no operator message confirmed. */
-export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window, now: Date) {
+export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window): Promise<HandsetUnprovenRow[]> {
   const f = and(opScope(scope), dayFilter(w), { sql: "is_transfer and dialled", params: [] });
   const unproven = `status = 'no_evidence' or (settled_by_hand is not null and not has_message)`;
   const r = await rows<Record<string, unknown>>(
@@ -292,18 +321,15 @@ export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Wind
     f.params,
   );
   return r.map((x) => ({
-    deviceId: x.device_id as string,
+    device_id: x.device_id as string,
     label: x.label as string,
     dialled: n(x.dialled),
     unproven: n(x.unproven),
-    unprovenXaf: n(x.unproven_xaf),
+    unproven_xaf: n(x.unproven_xaf),
     waiting: n(x.waiting),
-    waitingXaf: n(x.waiting_xaf),
-    settledArrived: n(x.settled_arrived),
-    settledNotArrived: n(x.settled_not_arrived),
-    unprovenRate: Math.round((Number(x.unproven) / Number(x.dialled)) * 10000) / 10000,
-    oldestWaitingHours: x.oldest_waiting
-      ? Math.round(((now.getTime() - new Date(x.oldest_waiting as string).getTime()) / 3600_000) * 100) / 100
-      : undefined,
+    waiting_xaf: n(x.waiting_xaf),
+    settled_arrived: n(x.settled_arrived),
+    settled_not_arrived: n(x.settled_not_arrived),
+    oldest_waiting: dateOf(x.oldest_waiting),
   }));
 }

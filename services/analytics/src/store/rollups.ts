@@ -154,7 +154,14 @@ export async function fleetHourRows(em: EntityManager, w: Window) {
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
 }
 
-export async function fleetAgentRows(em: EntityManager, w: Window) {
+export interface AgentActivityRow {
+  agent_id: string;
+  name: string;
+  operations: bigint;
+  value_xaf: bigint;
+}
+
+export async function fleetAgentRows(em: EntityManager, w: Window): Promise<AgentActivityRow[]> {
   const d = days(w, "o.local_day");
   const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
     em,
@@ -166,10 +173,10 @@ export async function fleetAgentRows(em: EntityManager, w: Window) {
     d.params,
   );
   return r.map((x) => ({
-    agentId: x.agent_id,
+    agent_id: x.agent_id,
     name: x.name ?? "",
     operations: n(x.operations),
-    valueXaf: n(x.value_xaf),
+    value_xaf: n(x.value_xaf),
   }));
 }
 

@@ -99,9 +99,9 @@ export const REASONS = {
   ussd_steps_unavailable: { status: "internal", when: "No USSD template, or a placeholder cannot be filled" },
 } as const satisfies Record<string, ReasonSpec & { status: DomainStatus }>;
 
-export type ReasonCode = keyof typeof REASONS;
+export type Reason = keyof typeof REASONS;
 
-export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
+export const REASON_CODES = Object.keys(REASONS) as Reason[];
 
 /**
  * Builds the DomainError for a reason; the status is looked up, never chosen by the caller. A
@@ -111,7 +111,7 @@ export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
 export const refusal = refusalsOf(REASONS, ["invalid_request"]);
 
 /** The gates of create operation, in the order they run. The first failing gate answers. */
-export const CREATE_OPERATION_PRECEDENCE: readonly ReasonCode[] = REASON_CODES.slice(
+export const CREATE_OPERATION_PRECEDENCE: readonly Reason[] = REASON_CODES.slice(
   0,
   REASON_CODES.indexOf("insufficient_balance") + 1,
 );

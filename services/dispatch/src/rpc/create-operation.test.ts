@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type MessageInitShape, fromBinary } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
@@ -10,18 +10,13 @@ import {
   eventually,
   refusalOf,
   session,
-  startDispatchHarness,
+  useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 
 let h: DispatchHarness;
-beforeAll(async () => {
-  h = await startDispatchHarness();
-});
-afterAll(async () => {
-  await h?.stop();
-});
+useDispatchHarness({}, (started) => (h = started));
 
 const HOUR = 3600_000;
 let agent: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   DeviceChangedSchema,
   DeviceDeletedSchema,
@@ -15,7 +15,7 @@ import {
   eventually,
   refusalOf,
   session,
-  startDispatchHarness,
+  useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 
@@ -23,13 +23,10 @@ let h: DispatchHarness;
 const agent = randomUUID();
 const admin = randomUUID();
 
-beforeAll(async () => {
-  h = await startDispatchHarness({ DEVICE_COOLDOWN_S: "0" });
+useDispatchHarness({ DEVICE_COOLDOWN_S: "0" }, (started) => (h = started));
+beforeAll(() => {
   h.fleet.addAgent(agent);
   h.fleet.addAgent(admin, { role: "admin" });
-});
-afterAll(async () => {
-  await h?.stop();
 });
 
 function sim(deviceId = `dev-${randomUUID().slice(0, 6)}`): { simId: string; deviceId: string } {

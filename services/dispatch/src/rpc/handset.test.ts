@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { EntityManager } from "@mikro-orm/postgresql";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { OperationChangedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
@@ -13,7 +13,7 @@ import {
   queueOn,
   refusalOf,
   session,
-  startDispatchHarness,
+  useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 
@@ -22,13 +22,13 @@ const agent = randomUUID();
 const admin = randomUUID();
 const PIN = "8642";
 
-beforeAll(async () => {
-  h = await startDispatchHarness({ DEVICE_COOLDOWN_S: "10", EVIDENCE_WINDOW_S: "600", USSD_TIMEOUT_S: "75" });
+useDispatchHarness(
+  { DEVICE_COOLDOWN_S: "10", EVIDENCE_WINDOW_S: "600", USSD_TIMEOUT_S: "75" },
+  (started) => (h = started),
+);
+beforeAll(() => {
   h.fleet.addAgent(agent, { full_name: "Ada Agent" });
   h.fleet.addAgent(admin, { role: "admin", full_name: "Root Admin" });
-});
-afterAll(async () => {
-  await h?.stop();
 });
 
 /** A handset of its own with one operator_b SIM granted to the agent. */

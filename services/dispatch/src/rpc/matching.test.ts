@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   apiKey,
   device,
   refusalOf,
   session,
-  startDispatchHarness,
+  useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 
@@ -16,8 +16,8 @@ const admin = randomUUID();
 let simB: string;
 let simA: string;
 
+useDispatchHarness({}, (started) => (h = started));
 beforeAll(async () => {
-  h = await startDispatchHarness();
   h.fleet.addAgent(agent, { full_name: "Ada Agent" });
   h.fleet.addAgent(colleague);
   h.fleet.addAgent(admin, { role: "admin" });
@@ -28,9 +28,6 @@ beforeAll(async () => {
   h.fleet.addSim({ sim_id: simA, operator: "operator_a", device_id: "dev-m", subscription_slot: 1 });
   h.fleet.grant(agent, { allowed_sim_ids: [simB, simA], max_amount: 40_000 });
   h.fleet.grant(colleague, { allowed_sim_ids: [simB] });
-});
-afterAll(async () => {
-  await h?.stop();
 });
 
 const create = (o: { caller?: unknown; msisdn?: string; amount?: number; simId?: string; contactId?: string } = {}) =>

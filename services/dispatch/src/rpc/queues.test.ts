@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
 import {
   apiKey,
@@ -10,7 +10,7 @@ import {
   eventually,
   refusalOf,
   session,
-  startDispatchHarness,
+  useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 
@@ -23,8 +23,11 @@ let mySim: string;
 let sharedSim: string;
 let otherSim: string;
 
-beforeAll(async () => {
-  h = await startDispatchHarness({ EVIDENCE_WINDOW_S: "600", LATE_EVIDENCE_S: "3600", DEVICE_COOLDOWN_S: "0" });
+useDispatchHarness(
+  { EVIDENCE_WINDOW_S: "600", LATE_EVIDENCE_S: "3600", DEVICE_COOLDOWN_S: "0" },
+  (started) => (h = started),
+);
+beforeAll(() => {
   h.fleet.addAgent(agent, { full_name: "Ada Agent" });
   h.fleet.addAgent(colleague, { full_name: "Colin Colleague" });
   h.fleet.addAgent(supervisor, { role: "supervisor", full_name: "Sue Supervisor" });
@@ -38,9 +41,6 @@ beforeAll(async () => {
   // The agent's grant assigns it mySim and sharedSim; the colleague works on sharedSim and otherSim.
   h.fleet.grant(agent, { allowed_sim_ids: [mySim, sharedSim] });
   h.fleet.grant(colleague, { allowed_sim_ids: [sharedSim, otherSim] });
-});
-afterAll(async () => {
-  await h?.stop();
 });
 
 async function operation(

@@ -1,7 +1,7 @@
 // The board's side of evidence against real PostgreSQL: the unmatched queue, movements,
 // dismissal, attach, daily reconciliations, and deletion with the SIM.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { DomainError } from "@transferops/kit";
 import { SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
@@ -12,7 +12,7 @@ import {
   messageRows,
   newRef,
   one,
-  openHarness,
+  useHarness,
   outboxTypes,
   OTHER_SIM,
   session,
@@ -22,20 +22,14 @@ import {
 import { attach, dismiss, movements, unmatchedEvidence } from "./board.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((opened) => (h = opened));
 
 const AGENT = "aaaaaaaa-0000-4000-8000-000000000001";
 const OUTSIDER = "aaaaaaaa-0000-4000-8000-000000000002";
 const SUPERVISOR = "aaaaaaaa-0000-4000-8000-000000000003";
 const OP = "33333333-3333-4333-8333-333333333333";
 
-beforeEach(async () => {
-  await h.reset();
+beforeEach(() => {
   h.fleet.grants.set(AGENT, { simIds: [SIM], role: "agent", isActive: true });
   h.fleet.grants.set(OUTSIDER, { simIds: [OTHER_SIM], role: "agent", isActive: true });
 });

@@ -2,7 +2,7 @@
 // outcomes.ts in precedence order, crashes at every step, and copies racing each other.
 
 import { fromBinary } from "@bufbuild/protobuf";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError } from "@transferops/kit";
 import { AlertRaisedSchema, AlertResolvedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
@@ -11,7 +11,7 @@ import {
   messageRows,
   newRef,
   one,
-  openHarness,
+  useHarness,
   outboxTypes,
   OTHER_SIM,
   session,
@@ -23,15 +23,7 @@ import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+useHarness((opened) => (h = opened));
 
 const OP = "11111111-1111-4111-8111-111111111111";
 const OP2 = "22222222-2222-4222-8222-222222222222";

@@ -4,26 +4,18 @@
 // takes back reaches the day's counts and fleet as a new message's would.
 
 import { create } from "@bufbuild/protobuf";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ActivateWordingRuleRequestSchema,
   AddWordingRuleRequestSchema,
   RetireWordingRuleRequestSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
-import { one, openHarness, session, SIM, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { one, useHarness, session, SIM, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
 import { Reread } from "./reread.ts";
 import { activateRule, addRule, retireRule } from "./wording-rules.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+useHarness((opened) => (h = opened));
 
 const OP1 = "00000000-0000-4000-8000-0000000000a1";
 const OP2 = "00000000-0000-4000-8000-0000000000a2";

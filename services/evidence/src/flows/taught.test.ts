@@ -4,30 +4,26 @@
 // RULES_RECHECK_MS (on PostgreSQL, the harness's stand-ins).
 
 import { create } from "@bufbuild/protobuf";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@transferops/kit";
 import {
   ActivateWordingRuleRequestSchema,
   AddWordingRuleRequestSchema,
   RetireWordingRuleRequestSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
-import { deposit, one, openHarness, session, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { deposit, one, session, useHarness, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
 import { migrations } from "../store/migrations/index.ts";
 import { currentTaughtRules, RULES_RECHECK_MS } from "./taught.ts";
 import { activateRule, addRule, retireRule } from "./wording-rules.ts";
 
 let h: Harness;
 let otherDb: Database;
+useHarness((opened) => (h = opened));
 beforeAll(async () => {
-  h = await openHarness();
   otherDb = await openDatabase({ url: h.tdb.url, schema: "evidence", migrations, poolMax: 4 });
 });
 afterAll(async () => {
   await otherDb.close();
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
 });
 
 const ADMIN = session("00000000-0000-4000-8000-0000000000ad", "admin");

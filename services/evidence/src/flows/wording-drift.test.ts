@@ -2,19 +2,11 @@
 // share of a SIM's texts no rule recognises, over the last hour against its usual level.
 import { fromBinary } from "@bufbuild/protobuf";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deposit, openHarness, submit, SIM, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { describe, expect, it } from "vitest";
+import { deposit, useHarness, submit, SIM, type Harness } from "../../../../test/support/evidence-harness.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
-beforeEach(async () => {
-  await h.reset();
-});
+useHarness((opened) => (h = opened));
 
 const DAY = 86_400_000;
 /** A text no wording recognises (the shape of a reworded receipt with nothing labelled). */

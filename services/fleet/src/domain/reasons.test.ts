@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, httpStatus } from "@transferops/kit";
 import { requireAdmin, requireApiKey, requireDevice, requireSession } from "./agents.ts";
-import { notFound, REASON_CODES, REASONS, refusal, type FleetReason } from "./reasons.ts";
+import { notFound, REASON_CODES, REASONS, refusal, type Reason } from "./reasons.ts";
 import { checkNewSim, checkReading, patchThresholds, type SimPatch } from "./sims.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
@@ -18,7 +18,7 @@ function reasonOf(run: () => unknown): string | undefined {
 }
 
 describe("fleet's reasons table", () => {
-  it.each<[FleetReason, number, string]>([
+  it.each<[Reason, number, string]>([
     ["credentials_missing", 401, "not_signed_in"],
     ["credentials_invalid", 401, "not_signed_in"],
     ["login_failed", 401, "not_signed_in"],

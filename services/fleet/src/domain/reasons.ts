@@ -60,9 +60,9 @@ export const REASONS = {
   pin_unavailable: { status: "internal", when: "The SIM's PIN cannot be read" },
 } as const satisfies Record<string, ReasonSpec>;
 
-export type FleetReason = keyof typeof REASONS;
+export type Reason = keyof typeof REASONS;
 
-export const REASON_CODES = Object.keys(REASONS) as FleetReason[];
+export const REASON_CODES = Object.keys(REASONS) as Reason[];
 
 /** Builds the DomainError for a reason; the status comes from the table. */
 export const refusal = refusalsOf(REASONS);

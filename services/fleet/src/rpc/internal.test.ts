@@ -10,6 +10,7 @@ import {
   startGrpcServer,
   type Caller,
   type GrpcServer,
+  type RunningService,
 } from "@transferops/kit";
 import { CallerSchema } from "@transferops/kit/gen/transferops/common/v1/identity_pb";
 import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
@@ -25,7 +26,7 @@ import {
   recordBalance,
   setCircuitBreaker,
 } from "../../../../test/support/fleet-fixtures.ts";
-import { startFleet, type RunningService } from "../app.ts";
+import { startFleet } from "../app.ts";
 import { loadFleetConfig, LOCAL_PIN_KEYS } from "../config.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
 

@@ -28,7 +28,7 @@ export const REASONS = {
   },
 } as const satisfies Record<string, ReasonSpec>;
 
-export type ReasonCode = keyof typeof REASONS;
+export type Reason = keyof typeof REASONS;
 
 /** Builds the DomainError of a reason; the status is looked up, never chosen by the caller. */
 export const refusal = refusalsOf(REASONS, ["invalid_request"]);

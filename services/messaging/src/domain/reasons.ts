@@ -36,8 +36,3 @@ export type Reason = keyof typeof REASONS;
 
 /** The refusal of `reason`, with its status from the table. */
 export const refusal = refusalsOf(REASONS);
-
-/** Reasons of a status, for a route's documentation. */
-export function reasonsOf(...reasons: Reason[]): Reason[] {
-  return reasons;
-}
