@@ -246,7 +246,12 @@ describe("ProveOperation: idempotent on message_id", () => {
     for (let round = 0; round < 5; round += 1) {
       const s = sim();
       const id = await operation(s, { status: "awaiting_evidence" });
-      const [x, y] = await Promise.all([prove(s, { messageId: `x-${round}` }), prove(s, { messageId: `y-${round}` })]);
+      // Two different transfers' texts (each its own reference): the same reference would make the
+      // later one a restatement of the first once it has confirmed.
+      const [x, y] = await Promise.all([
+        prove(s, { messageId: `x-${round}`, operatorRef: `CI261122.X${round}` }),
+        prove(s, { messageId: `y-${round}`, operatorRef: `CI261122.Y${round}` }),
+      ]);
       expect([x.outcome, y.outcome].sort()).toEqual(["confirmed", "no_candidate"]);
       const [stored] = await h.query(`select evidence_message_id from dispatch.operations where operation_id = $1`, [
         id,
