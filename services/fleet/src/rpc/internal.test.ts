@@ -165,6 +165,18 @@ describe("GetDispatchContext", () => {
     expect(new Set(all.sims.map((s) => s.operator))).toEqual(new Set(["operator_a", "operator_b"]));
     const ghost = await fleet.getDispatchContext({ agentId: UNKNOWN_ID, operator: "operator_a", opType: "deposit" });
     expect(ghost.agent).toMatchObject({ exists: false, role: "", isActive: false });
+    // One statement joins them: an agent unknown or no UUID leaves the SIMs and the breaker whole.
+    expect(ghost.grant).toBeUndefined();
+    expect(ghost.sims.map((s) => s.simId).sort()).toEqual(
+      (await fleet.getDispatchContext({ agentId: admin.agentId, operator: "operator_a", opType: "deposit" })).sims
+        .map((s) => s.simId)
+        .sort(),
+    );
+    expect(ghost.sims.length).toBeGreaterThan(0);
+    const junk = await fleet.getDispatchContext({ agentId: "junk", operator: "operator_b", simId: sims[0].simId });
+    expect(junk.agent).toMatchObject({ agentId: "junk", exists: false });
+    expect(junk.sims.map((s) => s.simId)).toEqual([sims[0].simId]);
+    expect(junk.breakerActive).toBe(false);
     await setCircuitBreaker(sys.api, admin.token, true);
     try {
       const tripped = await fleet.getDispatchContext({
