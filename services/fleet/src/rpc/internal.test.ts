@@ -328,6 +328,37 @@ describe("RevealPin and PIN encryption", () => {
     expect(await codeOf(fleet.revealPin({ simId: UNKNOWN_ID, operationId }))).toBe("NotFound");
   });
 
+  it("reveals to a device only while the token its caller names stands: revoked, replaced or unnamed, nothing revealed or audited", async () => {
+    const { device, sims } = await provisionHandset(sys.api, admin.token);
+    const simId = sims[0].simId;
+    const versionOf = async (token: string) =>
+      (await fleet.authenticate({ credentialKind: "bearer", secret: token })).caller!.deviceTokenVersion;
+    const first = await versionOf(device.token);
+    expect(first).toMatch(/^\d+$/);
+    const reveal = (deviceTokenVersion: string) =>
+      fleet.revealPin({ simId, operationId: UNKNOWN_ID, deviceId: device.deviceId, deviceTokenVersion });
+    const reveals = async () =>
+      (
+        await sys.db.query(
+          `select count(*)::int as n from fleet.audit_log where action = 'sim.pin_revealed' and target_id = $1`,
+          [simId],
+        )
+      )[0].n as number;
+
+    expect((await reveal(first)).pin).toBe(sims[0].pin);
+    expect(await reveals()).toBe(1);
+    expect(await codeOf(reveal(""))).toBe("Unauthenticated");
+    expect(await codeOf(reveal("12345"))).toBe("Unauthenticated");
+    const issued = await sys.api.post(`/v1/devices/${device.deviceId}/token`, { token: admin.token });
+    const second = await versionOf((issued.body as { device_token: string }).device_token);
+    expect(second).not.toBe(first);
+    expect(await codeOf(reveal(first))).toBe("Unauthenticated");
+    expect((await reveal(second)).pin).toBe(sims[0].pin);
+    await sys.api.delete(`/v1/devices/${device.deviceId}/token`, { token: admin.token });
+    expect(await codeOf(reveal(second))).toBe("Unauthenticated");
+    expect(await reveals()).toBe(2);
+  });
+
   it("does not decrypt a PIN ciphertext swapped between two SIMs (the SIM id is associated data)", async () => {
     const a = await createSim(sys.api, admin.token, { pin: "11112222" });
     const b = await createSim(sys.api, admin.token, { pin: "33334444" });

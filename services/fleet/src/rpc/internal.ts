@@ -49,12 +49,19 @@ export function internalHandlers(deps: FleetDeps): Impl {
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
       // One transaction (every claim comes here): the read, then the audit of a PIN that
-      // opened; a PIN that does not open is refused and audits nothing. Only to the device that
-      // holds the SIM now: a create that raced an unassignment or a move left its work on the
-      // old handset, and dispatch moves it on the `moved` answer (nothing revealed, nothing audited).
+      // opened; a PIN that does not open is refused and audits nothing. Only to a device whose
+      // token stands now, read in this transaction (the gateway may have remembered the
+      // device's authentication: a token revoked or replaced since gets nothing), and only to
+      // the device that holds the SIM now: a create that raced an unassignment or a move left
+      // its work on the old handset, and dispatch moves it on the `moved` answer (nothing
+      // revealed, nothing audited).
       return db.tx(async (em) => {
-        const sealed = await readPin(em, req.simId);
+        const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
+        const sealed = await readPin(em, req.simId, device);
         if (!sealed) throw notFound("sim", req.simId);
+        if (device && !sealed.token_stands) {
+          throw refusal("credentials_invalid", "Missing or invalid credentials");
+        }
         if (req.deviceId && sealed.device_id !== req.deviceId) {
           return {
             pin: "",

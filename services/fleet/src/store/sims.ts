@@ -3,6 +3,7 @@ import type { BalanceBand } from "../domain/sims.ts";
 import type { AgentRecord, Role } from "../domain/agents.ts";
 import type { SimStatus } from "../domain/vocabulary.ts";
 import type { GrantRecord } from "./access.ts";
+import { TOKEN_VERSION } from "./devices.ts";
 import { date, dateOrNull, int, intOrNull } from "./values.ts";
 
 export interface SimRecord {
@@ -255,11 +256,23 @@ export async function writeBalance(
   );
 }
 
+/**
+ * A SIM's sealed PIN and where it is; with a device, whether that device's live token is the
+ * given version (false when the device, its token or the version is gone).
+ */
 export async function readPin(
   em: EntityManager,
   id: string,
+  device?: { id: string; tokenVersion: string },
 ): Promise<
-  { pin_key_id: string; pin_ciphertext: Buffer; device_id: string | null; subscription_slot: number | null } | undefined
+  | {
+      pin_key_id: string;
+      pin_ciphertext: Buffer;
+      device_id: string | null;
+      subscription_slot: number | null;
+      token_stands: boolean;
+    }
+  | undefined
 > {
   if (!isUuid(id)) return undefined;
   const r = await one<{
@@ -267,8 +280,21 @@ export async function readPin(
     pin_ciphertext: Buffer;
     device_id: string | null;
     subscription_slot: number | string | null;
-  }>(em, `select pin_key_id, pin_ciphertext, device_id, subscription_slot from fleet.sims where id = ?`, [id]);
-  return r && { ...r, subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot) };
+    token_stands: boolean | null;
+  }>(
+    em,
+    `select s.pin_key_id, s.pin_ciphertext, s.device_id, s.subscription_slot,
+            (select d.token_hash is not null and ${TOKEN_VERSION} = ? from fleet.devices d where d.id = ?) as token_stands
+       from fleet.sims s where s.id = ?`,
+    [device?.tokenVersion ?? "", device?.id ?? "", id],
+  );
+  return (
+    r && {
+      ...r,
+      subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot),
+      token_stands: r.token_stands === true,
+    }
+  );
 }
 
 export async function deleteSim(em: EntityManager, id: string): Promise<boolean> {
