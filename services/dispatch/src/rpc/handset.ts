@@ -227,6 +227,8 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const outcome = req.outcome as DeviceOutcome;
       if (!isUuid(req.operationId)) throw notFound(req.operationId);
       const now = deps.now();
+      const wallMs = Date.now();
+      const mark = deps.idle.mark();
       const result = await db.tx(async (em) => {
         const before = await lockOrNotFound(em, req.operationId);
         // Another device's operation is as unknown to this one as a missing id.
@@ -275,8 +277,14 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
             raised_at: now,
           });
         }
-        return { op, changed: true };
+        // The handset polls next: read its queue here, so that a device left with nothing to
+        // do is remembered idle as a poll's read would (the same mark: work announced since
+        // is not missed) and that poll costs no transaction.
+        const state = await deviceQueueState(em, actor.device_id!);
+        if (!state.has_queued) deps.idle.queueEmpty(actor.device_id!);
+        return { op, changed: true, idle: !state.has_queued && !state.has_running };
       });
+      if ("idle" in result && result.idle) deps.idle.remember(actor.device_id!, mark, wallMs);
       if (result.changed) deps.published();
       return {
         operationId: result.op.operation_id,
