@@ -132,7 +132,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
       services,
       log,
       authenticate: async (res) =>
-        (await authenticate(streamRoute, res.locals.credential, services, authCache, false)).caller!,
+        (await authenticate(streamRoute, res.locals.credential, services, authCache, false))!,
       refuse: (res, err) => sendError(res, err, log),
       options: options.eventStream,
     }),
@@ -187,9 +187,7 @@ function handler(
   return async (req: Request, res: Response) => {
     try {
       const credential = res.locals.credential as Credential | undefined;
-      const { caller, cached } = await authenticate(r, credential, services, authCache, true);
-      const freshCaller = async () =>
-        cached ? (await authenticate(r, credential, services, authCache, false)).caller : caller;
+      const caller = await authenticate(r, credential, services, authCache, true);
       const params = req.params as Record<string, string>;
       checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
@@ -221,7 +219,6 @@ function handler(
         res,
         loginThrottle,
         idlePolls,
-        freshCaller,
       });
       // Fleet announces the change to every replica; this one forgets before answering.
       if (r.endsCredentials && reply.status < 400) authCache.clear();
@@ -236,7 +233,7 @@ function handler(
 
 /**
  * The caller of a request. `reuse`: a remembered answer (AuthCache) may stand in for
- * fleet's; else fleet is asked (`freshCaller`).
+ * fleet's; else fleet is asked.
  */
 async function authenticate(
   r: Route,
@@ -244,17 +241,15 @@ async function authenticate(
   services: Services,
   authCache: AuthCache,
   reuse: boolean,
-): Promise<{ caller: Caller | undefined; cached: boolean }> {
-  if (r.auth === "none") return { caller: undefined, cached: false };
+): Promise<Caller | undefined> {
+  if (r.auth === "none") return undefined;
   if (!credential)
     throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
   const ask = () => services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
-  const { caller, cached } = reuse
-    ? await authCache.authenticate(cacheKey, ask)
-    : { caller: (await ask()).caller, cached: false };
+  const caller = reuse ? (await authCache.authenticate(cacheKey, ask)).caller : (await ask()).caller;
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
     throw new HttpError("forbidden", `This route does not accept a ${caller?.kind ?? "this"} credential`, {
       reason: "credential_not_accepted",
@@ -267,5 +262,5 @@ async function authenticate(
   if (caller.kind === "session" && caller.mustChangePassword && !r.allowTemporaryPassword) {
     throw new HttpError("forbidden", "Change the temporary password first", { reason: "password_change_required" });
   }
-  return { caller, cached };
+  return caller;
 }

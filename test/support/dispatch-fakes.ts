@@ -69,10 +69,10 @@ export class FakeFleet implements FleetPort {
     };
   }
 
-  async revealPin(simId: string, _operationId: string, deviceId: string): Promise<RevealedPin> {
+  async revealPin(simId: string, _operationId: string, device: { id: string }): Promise<RevealedPin> {
     const sim = this.sims.get(simId);
     if (!sim) throw new ConnectError(`SIM ${simId} not found`, Code.NotFound);
-    if (sim.device_id !== deviceId) return { moved: { device_id: sim.device_id, slot: sim.subscription_slot } };
+    if (sim.device_id !== device.id) return { moved: { device_id: sim.device_id, slot: sim.subscription_slot } };
     this.revealed.push(simId);
     return { pin: sim.pin };
   }

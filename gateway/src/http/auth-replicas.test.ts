@@ -156,6 +156,88 @@ describe("a credential ended through gateway A", () => {
   });
 });
 
+describe("a claim on a remembered authentication", () => {
+  it("asks fleet nothing while the token stands, and a token revoked before the announcement arrives gets no PIN", async () => {
+    const real = servicesOf();
+    let authentications = 0;
+    // Gateway C remembers for 10 minutes and never hears of a device's token ending: the
+    // window of an announcement still in flight, held open.
+    const fleet: Services["fleet"] = {
+      ...real.fleet,
+      authenticate: (req, o) => {
+        authentications += 1;
+        return real.fleet.authenticate(req, o);
+      },
+      watchCredentials: (req, o) =>
+        (async function* () {
+          for await (const m of real.fleet.watchCredentials(req, o)) yield { ...m, deviceIds: [] };
+        })(),
+    };
+    const { api: c } = await replica({ ...real, fleet });
+    const a = sys.api;
+    const create = async (agentId: string) => {
+      const r = await a.post("/v1/operations", {
+        apiKey: true,
+        body: {
+          request_id: `remembered-${agentId}-${Date.now()}`,
+          agent_id: agentId,
+          operator: "operator_a",
+          type_op: "deposit",
+          montant: 5000,
+          client: { msisdn: "670000002", nom: "Remembered" },
+        },
+      });
+      expect(r.status).toBe(202);
+      return (r.body as { operation_id: string }).operation_id;
+    };
+    const handset = async (login: string) => {
+      const agent = await a.createAgent(admin.token, { login });
+      const { device, sims } = await provisionHandset(a, admin.token, { balance: 5_000_000 });
+      await grantAccess(a, admin.token, agent.agentId, { simIds: [sims[0].simId], opTypes: ["deposit"] });
+      expect((await c.get("/v1/device/next", { headers: bearer(device.token) })).status).toBe(204);
+      return { agent, device, sim: sims[0] };
+    };
+
+    // A token that stands: the claim reveals the PIN on C's remembered answer.
+    const kept = await handset("remembered-kept");
+    await create(kept.agent.agentId);
+    const before = authentications;
+    const claimed = await eventually(async () => {
+      const r = await c.get("/v1/device/next", { headers: bearer(kept.device.token) });
+      return r.status === 200 ? r : undefined;
+    });
+    expect(JSON.stringify(claimed.body)).toContain(kept.sim.pin);
+    expect(authentications).toBe(before);
+
+    // A token revoked through A while C still remembers it: fleet's reveal reads the token
+    // in its own transaction and refuses; the claim rolls back, nothing is revealed or audited.
+    const gone = await handset("remembered-revoked");
+    const operationId = await create(gone.agent.agentId);
+    expect((await a.delete(`/v1/devices/${gone.device.deviceId}/token`, { token: admin.token })).status).toBe(204);
+    const poll = await c.get("/v1/device/next", { headers: bearer(gone.device.token) });
+    expect(poll.status).toBe(401);
+    expect(poll.body).toMatchObject({ code: "not_signed_in", context: { reason: "credentials_invalid" } });
+    expect(JSON.stringify(poll.body)).not.toContain(gone.sim.pin);
+    const op = await a.get(`/v1/operations/${operationId}`, { token: admin.token });
+    expect((op.body as { status: string }).status).toBe("queued");
+    const reveals = await sys.db.query(
+      `select count(*)::int as n from fleet.audit_log where action = 'sim.pin_revealed' and target_id = $1`,
+      [gone.sim.simId],
+    );
+    expect(reveals[0].n).toBe(0);
+
+    // A new token gets the work that waited.
+    const issued = await a.post(`/v1/devices/${gone.device.deviceId}/token`, { token: admin.token });
+    expect(issued.status).toBe(201);
+    const token = (issued.body as { device_token: string }).device_token;
+    const after = await eventually(async () => {
+      const r = await c.get("/v1/device/next", { headers: bearer(token) });
+      return r.status === 200 ? r : undefined;
+    });
+    expect((after.body as { operation_id: string }).operation_id).toBe(operationId);
+  });
+});
+
 describe("the watch of fleet's credential changes", () => {
   it("starts with ready, then relays what another fleet replica committed (its NOTIFY), and forget-all", async () => {
     const abort = new AbortController();

@@ -18,12 +18,6 @@ export interface RouteContext<B, Q> {
   res: Response;
   loginThrottle: LoginThrottle;
   idlePolls: IdlePolls;
-  /**
-   * The caller as fleet says it is now, never from this replica's cache (AuthCache): a route
-   * that reveals a PIN asks it first, so not even an announcement still in flight lets a
-   * revoked token have one.
-   */
-  freshCaller(): Promise<Caller | undefined>;
 }
 
 export interface Reply {

@@ -47,12 +47,12 @@ export const handsetDispatchRoutes: Route[] = [
       ["caller_not_allowed", "device_busy"],
     ),
     // An idle handset's poll is answered from this replica's memory (its token and dispatch's
-    // "idle"); a claim, which reveals the PIN, first asks fleet whether the token still stands.
-    async handle({ caller, services, res, idlePolls, freshCaller }) {
+    // "idle"); a claim may use a remembered authentication too, because fleet reveals the PIN
+    // only while the token the caller names (its version) stands, read in the reveal's
+    // transaction (docs/decisions/fleet.md, "PIN reveal").
+    async handle({ caller, services, res, idlePolls }) {
       // Most polls: a handset dispatch said was idle, and announced no work for since.
-      const reply = await idlePolls.poll(caller!.deviceId, async () =>
-        services.dispatch.getNextOperation({ caller: await freshCaller() }),
-      );
+      const reply = await idlePolls.poll(caller!.deviceId, () => services.dispatch.getNextOperation({ caller }));
       if (!reply?.dispatch) return noContent();
       res.setHeader("Cache-Control", "no-store");
       return ok(toContractJson(DeviceDispatchSchema, reply.dispatch));

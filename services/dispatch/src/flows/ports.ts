@@ -69,9 +69,10 @@ export interface FleetPort {
   }): Promise<DispatchContext>;
   /**
    * The decrypted PIN, for the dispatch response only: never logged, stored, or put in an event
-   * or error. Revealed only while the SIM is in `deviceId`; else where the SIM is now.
+   * or error. Revealed only while the SIM is in the device; else where the SIM is now. Only
+   * while the device's token of `tokenVersion` stands: else Unauthenticated, nothing revealed.
    */
-  revealPin(simId: string, operationId: string, deviceId: string): Promise<RevealedPin>;
+  revealPin(simId: string, operationId: string, device: { id: string; tokenVersion: string }): Promise<RevealedPin>;
   lookupSim(simId: string): Promise<FleetSim | undefined>;
   agentScope(agentId: string): Promise<AgentScope>;
 }
@@ -117,8 +118,13 @@ export function fleetPort(client: Client<typeof FleetService>): FleetPort {
         })),
       };
     },
-    async revealPin(simId, operationId, deviceId) {
-      const r = await client.revealPin({ simId, operationId, deviceId });
+    async revealPin(simId, operationId, device) {
+      const r = await client.revealPin({
+        simId,
+        operationId,
+        deviceId: device.id,
+        deviceTokenVersion: device.tokenVersion,
+      });
       if (r.moved) return { moved: { device_id: r.moved.deviceId ?? null, slot: r.moved.subscriptionSlot ?? null } };
       return { pin: r.pin };
     },

@@ -88,6 +88,46 @@ describe("poll: an idle device", () => {
     expect(statements.filter((s) => /outbox/.test(s) && /insert/i.test(s))).toEqual([]);
   });
 
+  it("after an outcome that leaves the device nothing to do, its next poll is answered idle with no statement", async () => {
+    const d = handset();
+    const id = await queue(d.simId);
+    expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
+    await report(d.deviceId, id, "ussd_ok");
+    const statements: string[] = [];
+    const original = EntityManager.prototype.execute;
+    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
+      this: EntityManager,
+      ...args: any[]
+    ) {
+      statements.push(String(args[0]));
+      return (original as any).apply(this, args);
+    } as never);
+    try {
+      expect(await poll(d.deviceId)).toMatchObject({ idle: true });
+    } finally {
+      recorder.mockRestore();
+    }
+    expect(statements.filter((q) => q.includes("dispatch."))).toEqual([]);
+
+    // Work still queued for it after the outcome: not idle (its cooldown answers), then claimed.
+    const busy = handset();
+    const first = await queue(busy.simId);
+    const second = await queue(busy.simId);
+    expect((await poll(busy.deviceId)).dispatch?.operationId).toBe(first);
+    await report(busy.deviceId, first, "ussd_ok");
+    const next = await poll(busy.deviceId);
+    expect(next.idle).toBe(false);
+    expect(next.dispatch).toBeUndefined();
+    // Work queued after the outcome reaches the idle device's next poll.
+    const later = await queue(d.simId);
+    const cooling = await poll(d.deviceId); // in its cooldown (10 s)
+    expect([cooling.idle, cooling.dispatch]).toEqual([false, undefined]);
+    expect(await h.query(`select status from dispatch.operations where operation_id = $1`, [later])).toEqual([
+      { status: "queued" },
+    ]);
+    expect(second).not.toBe(first);
+  });
+
   it("forgets an idle device the moment work is queued for it", async () => {
     const d = handset();
     expect((await poll(d.deviceId)).dispatch).toBeUndefined();

@@ -55,7 +55,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
    */
   async function buildDispatch(
     op: OperationRecord,
-    deviceId: string,
+    device: { id: string; tokenVersion: string },
   ): Promise<
     | { steps: ReturnType<typeof buildUssdSteps> }
     | { moved: { device_id: string | null; slot: number | null } }
@@ -66,7 +66,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
         operation_id: op.operation_id,
       });
     }
-    const revealed = await fleet.revealPin(op.sim_id, op.operation_id, deviceId).catch((err: unknown) => {
+    const revealed = await fleet.revealPin(op.sim_id, op.operation_id, device).catch((err: unknown) => {
       if (err instanceof ConnectError && err.code === Code.NotFound) return null;
       throw err;
     });
@@ -92,8 +92,14 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
     }
   }
 
-  async function claim(em: EntityManager, actor: Actor, op: OperationRecord, now: Date): Promise<Claim> {
-    const built = await buildDispatch(op, actor.device_id!);
+  async function claim(
+    em: EntityManager,
+    actor: Actor,
+    tokenVersion: string,
+    op: OperationRecord,
+    now: Date,
+  ): Promise<Claim> {
+    const built = await buildDispatch(op, { id: actor.device_id!, tokenVersion });
     if ("moved" in built) {
       // The SIM left this handset after the operation was queued on it (a create that read
       // fleet before an unassignment or a move committed): the work follows the SIM, and the
@@ -185,7 +191,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
           if (!state.has_queued) deps.idle.queueEmpty(deviceId);
           if (!state.has_queued && !state.has_running) return "idle";
           if (!mayClaim(deviceId, state, now) || !next) return "none";
-          const c = await claim(em, actor, next, now);
+          const c = await claim(em, actor, req.caller?.deviceTokenVersion ?? "", next, now);
           if (c.kind !== "moved") return c;
         }
       });
@@ -221,6 +227,8 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const outcome = req.outcome as DeviceOutcome;
       if (!isUuid(req.operationId)) throw notFound(req.operationId);
       const now = deps.now();
+      const wallMs = Date.now();
+      const mark = deps.idle.mark();
       const result = await db.tx(async (em) => {
         const before = await lockOrNotFound(em, req.operationId);
         // Another device's operation is as unknown to this one as a missing id.
@@ -269,8 +277,14 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
             raised_at: now,
           });
         }
-        return { op, changed: true };
+        // The handset polls next: read its queue here, so that a device left with nothing to
+        // do is remembered idle as a poll's read would (the same mark: work announced since
+        // is not missed) and that poll costs no transaction.
+        const state = await deviceQueueState(em, actor.device_id!);
+        if (!state.has_queued) deps.idle.queueEmpty(actor.device_id!);
+        return { op, changed: true, idle: !state.has_queued && !state.has_running };
       });
+      if ("idle" in result && result.idle) deps.idle.remember(actor.device_id!, mark, wallMs);
       if (result.changed) deps.published();
       return {
         operationId: result.op.operation_id,

@@ -2,7 +2,8 @@
 // outcomes.ts in precedence order, crashes at every step, and copies racing each other.
 
 import { fromBinary } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "@transferops/kit";
 import { AlertRaisedSchema, AlertResolvedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
@@ -81,6 +82,45 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
     const again = await one(h, text, { clientMessageId: "c-1" });
     expect(again.duplicate).toBe(true);
     expect(await messageRows(h)).toHaveLength(2);
+  });
+
+  it("stores a message, new or a copy, in one transaction: the insert's conflict is the duplicate check", async () => {
+    const input = {
+      simId: SIM,
+      operator: "operator_b" as const,
+      rules: [],
+      subscriptionSlot: null,
+      correlate: true,
+      sender: "OrangeMoney",
+      raw: deposit(4200),
+      receivedAt: new Date(),
+      deviceReceivedAt: null,
+      clientMessageId: null,
+    };
+    const transactions = vi.spyOn(h.deps.db, "tx");
+    const statements: string[] = [];
+    const original = EntityManager.prototype.execute;
+    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
+      this: EntityManager,
+      ...args: unknown[]
+    ) {
+      statements.push(String(args[0]));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      const first = await storeMessage(h.deps, input);
+      expect(first.duplicate).toBe(false);
+      expect(transactions).toHaveBeenCalledTimes(1);
+      expect(statements.find((q) => /^\s*insert into evidence\.messages/.test(q))).toBeDefined();
+      expect(statements.filter((q) => /sms_hash = \?/.test(q))).toEqual([]);
+      const again = await storeMessage(h.deps, input);
+      expect(again).toMatchObject({ duplicate: true, message: { id: first.message.id } });
+      expect(transactions).toHaveBeenCalledTimes(2);
+    } finally {
+      recorder.mockRestore();
+      transactions.mockRestore();
+    }
+    expect(await messageRows(h)).toHaveLength(1);
   });
 
   it("publishes MessageStored once for a message submitted twice", async () => {

@@ -108,7 +108,9 @@ export interface StoreInput {
 /**
  * Steps 1 and 2: the message is stored once per sms_hash, parsed once. A duplicate inserts
  * nothing and returns the stored row (which may still be pending after a crash: the caller
- * finishes it). Messages that will never be correlated are stored finished.
+ * finishes it). Messages that will never be correlated are stored finished. One transaction
+ * either way: the insert's conflict on (sim_id, sms_hash) is the duplicate check (a concurrent
+ * copy's insert waits for the first to commit, then reads its row).
  */
 export async function storeMessage(
   deps: FlowDeps,
@@ -118,8 +120,6 @@ export async function storeMessage(
   // A copy from another sender is hashed with its sender: a forged copy sent first must not
   // make the operator's own message a "duplicate" of it.
   const hash = smsHash(input.simId, input.raw, input.clientMessageId, senderKnown ? null : input.sender);
-  const existing = await findByHash(deps.db.em(), input.simId, hash);
-  if (existing) return { message: existing, duplicate: true };
   const parsed = parseMessage(input.operator, input.raw, input.rules);
   const stored = await deps.db.tx(async (em) => {
     const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
@@ -147,19 +147,16 @@ export async function storeMessage(
       state: outcome === "pending" ? "pending" : "done",
       outcome,
     });
-    if (!inserted) return undefined;
+    if (!inserted) return { duplicate: (await findByHash(em, input.simId, hash))! };
     await messageStored(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
     if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
     await readingRecorded(em, undefined, inserted);
     return inserted;
   });
-  if (stored) {
-    deps.published();
-    return { message: stored, duplicate: false };
-  }
-  // Lost the race to a concurrent copy of the same message: its row is the message.
-  return { message: (await findByHash(deps.db.em(), input.simId, hash))!, duplicate: true };
+  if ("duplicate" in stored) return { message: stored.duplicate, duplicate: true };
+  deps.published();
+  return { message: stored, duplicate: false };
 }
 
 /**

@@ -186,6 +186,11 @@ export function deviceAuthenticator(deps: Pick<FleetDeps, "db">) {
   return async (tokenHash: string): Promise<Caller | undefined> => {
     const d = await findDeviceByTokenHash(deps.db.em(), tokenHash);
     if (!d) return undefined;
-    return create(CallerSchema, { kind: "device", deviceId: d.id, deviceLabel: d.label });
+    return create(CallerSchema, {
+      kind: "device",
+      deviceId: d.id,
+      deviceLabel: d.label,
+      deviceTokenVersion: d.token_version,
+    });
   };
 }

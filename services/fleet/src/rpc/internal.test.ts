@@ -166,6 +166,18 @@ describe("GetDispatchContext", () => {
     expect(new Set(all.sims.map((s) => s.operator))).toEqual(new Set(["operator_a", "operator_b"]));
     const ghost = await fleet.getDispatchContext({ agentId: UNKNOWN_ID, operator: "operator_a", opType: "deposit" });
     expect(ghost.agent).toMatchObject({ exists: false, role: "", isActive: false });
+    // One statement joins them: an agent unknown or no UUID leaves the SIMs and the breaker whole.
+    expect(ghost.grant).toBeUndefined();
+    expect(ghost.sims.map((s) => s.simId).sort()).toEqual(
+      (await fleet.getDispatchContext({ agentId: admin.agentId, operator: "operator_a", opType: "deposit" })).sims
+        .map((s) => s.simId)
+        .sort(),
+    );
+    expect(ghost.sims.length).toBeGreaterThan(0);
+    const junk = await fleet.getDispatchContext({ agentId: "junk", operator: "operator_b", simId: sims[0].simId });
+    expect(junk.agent).toMatchObject({ agentId: "junk", exists: false });
+    expect(junk.sims.map((s) => s.simId)).toEqual([sims[0].simId]);
+    expect(junk.breakerActive).toBe(false);
     await setCircuitBreaker(sys.api, admin.token, true);
     try {
       const tripped = await fleet.getDispatchContext({
@@ -315,6 +327,37 @@ describe("RevealPin and PIN encryption", () => {
     expect(audit[0].details.operation_id).toBe(operationId);
     expect(audit[0].text).not.toContain("90817263");
     expect(await codeOf(fleet.revealPin({ simId: UNKNOWN_ID, operationId }))).toBe("NotFound");
+  });
+
+  it("reveals to a device only while the token its caller names stands: revoked, replaced or unnamed, nothing revealed or audited", async () => {
+    const { device, sims } = await provisionHandset(sys.api, admin.token);
+    const simId = sims[0].simId;
+    const versionOf = async (token: string) =>
+      (await fleet.authenticate({ credentialKind: "bearer", secret: token })).caller!.deviceTokenVersion;
+    const first = await versionOf(device.token);
+    expect(first).toMatch(/^\d+$/);
+    const reveal = (deviceTokenVersion: string) =>
+      fleet.revealPin({ simId, operationId: UNKNOWN_ID, deviceId: device.deviceId, deviceTokenVersion });
+    const reveals = async () =>
+      (
+        await sys.db.query(
+          `select count(*)::int as n from fleet.audit_log where action = 'sim.pin_revealed' and target_id = $1`,
+          [simId],
+        )
+      )[0].n as number;
+
+    expect((await reveal(first)).pin).toBe(sims[0].pin);
+    expect(await reveals()).toBe(1);
+    expect(await codeOf(reveal(""))).toBe("Unauthenticated");
+    expect(await codeOf(reveal("12345"))).toBe("Unauthenticated");
+    const issued = await sys.api.post(`/v1/devices/${device.deviceId}/token`, { token: admin.token });
+    const second = await versionOf((issued.body as { device_token: string }).device_token);
+    expect(second).not.toBe(first);
+    expect(await codeOf(reveal(first))).toBe("Unauthenticated");
+    expect((await reveal(second)).pin).toBe(sims[0].pin);
+    await sys.api.delete(`/v1/devices/${device.deviceId}/token`, { token: admin.token });
+    expect(await codeOf(reveal(second))).toBe("Unauthenticated");
+    expect(await reveals()).toBe(2);
   });
 
   it("does not decrypt a PIN ciphertext swapped between two SIMs (the SIM id is associated data)", async () => {

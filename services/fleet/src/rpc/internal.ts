@@ -8,8 +8,7 @@ import { invalid, notFound, refusal } from "../domain/reasons.ts";
 import { checkReading } from "../domain/sims.ts";
 import { findGrant } from "../store/access.ts";
 import { audit, findAgent } from "../store/agents.ts";
-import { readBreaker } from "../store/breaker.ts";
-import { findSim, listSims, readPin } from "../store/sims.ts";
+import { findSim, readDispatchContext, readPin } from "../store/sims.ts";
 import { applyReading } from "../flows/balance.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toCandidate, toGrant, toSimSummary } from "../flows/mappers.ts";
@@ -26,20 +25,15 @@ export function internalHandlers(deps: FleetDeps): Impl {
   const { db, config } = deps;
   return {
     async getDispatchContext(req) {
-      const em = db.em();
-      const breaker = await readBreaker(em);
-      const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
-      const grant = agent ? await findGrant(em, agent.id) : undefined;
-      let sims: Awaited<ReturnType<typeof listSims>> = [];
-      if (req.simId !== undefined) {
-        const one = isUuid(req.simId) ? await findSim(em, req.simId) : undefined;
-        // The named SIM whatever its operator: dispatch tells the caller what is wrong with it.
-        sims = one ? [one] : [];
-      } else {
-        sims = await listSims(em, { operator: req.operator || undefined });
-      }
+      // One statement (every create comes here): the named SIM whatever its operator (dispatch
+      // tells the caller what is wrong with it), else every SIM of the operator, else all.
+      const { breakerActive, agent, grant, sims } = await readDispatchContext(db.em(), {
+        agentId: req.agentId,
+        simId: req.simId,
+        operator: req.operator || undefined,
+      });
       return {
-        breakerActive: breaker.active,
+        breakerActive,
         agent: create(DispatchAgentSchema, {
           agentId: req.agentId,
           fullName: agent?.full_name ?? "",
@@ -55,12 +49,19 @@ export function internalHandlers(deps: FleetDeps): Impl {
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
       // One transaction (every claim comes here): the read, then the audit of a PIN that
-      // opened; a PIN that does not open is refused and audits nothing. Only to the device that
-      // holds the SIM now: a create that raced an unassignment or a move left its work on the
-      // old handset, and dispatch moves it on the `moved` answer (nothing revealed, nothing audited).
+      // opened; a PIN that does not open is refused and audits nothing. Only to a device whose
+      // token stands now, read in this transaction (the gateway may have remembered the
+      // device's authentication: a token revoked or replaced since gets nothing), and only to
+      // the device that holds the SIM now: a create that raced an unassignment or a move left
+      // its work on the old handset, and dispatch moves it on the `moved` answer (nothing
+      // revealed, nothing audited).
       return db.tx(async (em) => {
-        const sealed = await readPin(em, req.simId);
+        const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
+        const sealed = await readPin(em, req.simId, device);
         if (!sealed) throw notFound("sim", req.simId);
+        if (device && !sealed.token_stands) {
+          throw refusal("credentials_invalid", "Missing or invalid credentials");
+        }
         if (req.deviceId && sealed.device_id !== req.deviceId) {
           return {
             pin: "",

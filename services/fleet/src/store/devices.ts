@@ -58,12 +58,22 @@ export async function listDevices(em: EntityManager): Promise<DeviceRecord[]> {
   return (await rows<DeviceRecord>(em, `select ${COLUMNS} from fleet.devices order by created_at, id`)).map(toDevice);
 }
 
-/** The device a live token belongs to; a revoked token has no hash on any row. */
+/**
+ * A device token's version: its issue time in microseconds (each issue is its own
+ * transaction, so two tokens of one device never share it). A revoked token has no hash.
+ */
+export const TOKEN_VERSION = `(extract(epoch from token_issued_at) * 1000000)::bigint::text`;
+
+/** The device a live token belongs to, and the token's version; a revoked token has no hash on any row. */
 export async function findDeviceByTokenHash(
   em: EntityManager,
   tokenHash: string,
-): Promise<{ id: string; label: string; status: string } | undefined> {
-  return one(em, `select id, label, status from fleet.devices where token_hash = ?`, [tokenHash]);
+): Promise<{ id: string; label: string; status: string; token_version: string } | undefined> {
+  return one(
+    em,
+    `select id, label, status, ${TOKEN_VERSION} as token_version from fleet.devices where token_hash = ?`,
+    [tokenHash],
+  );
 }
 
 export async function setDeviceToken(em: EntityManager, id: string, tokenHash: string | null): Promise<boolean> {

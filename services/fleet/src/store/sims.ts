@@ -1,6 +1,9 @@
 import { one, rows, type EntityManager, isUuid } from "@transferops/kit";
 import type { BalanceBand } from "../domain/sims.ts";
+import type { AgentRecord, Role } from "../domain/agents.ts";
 import type { SimStatus } from "../domain/vocabulary.ts";
+import type { GrantRecord } from "./access.ts";
+import { TOKEN_VERSION } from "./devices.ts";
 import { date, dateOrNull, int, intOrNull } from "./values.ts";
 
 export interface SimRecord {
@@ -76,6 +79,84 @@ export async function listSims(
   }
   const sql = `select ${WITH_DEVICE} from ${FROM} ${where.length ? "where " + where.join(" and ") : ""} order by s.created_at, s.msisdn`;
   return (await rows<SimWithDevice>(em, sql, params)).map(toSim);
+}
+
+/** What dispatch's gates read of fleet, as of one snapshot. */
+export interface DispatchContextRecord {
+  breakerActive: boolean;
+  agent: Pick<AgentRecord, "id" | "login" | "full_name" | "role" | "is_active"> | undefined;
+  grant: GrantRecord | undefined;
+  sims: SimWithDevice[];
+}
+
+/**
+ * The breaker, the agent, its grant and the candidate SIMs (the named one, else those of the
+ * operator, else all) in one statement: a row per SIM (one with no SIM when none fits), the
+ * breaker's, the agent's and the grant's columns on each. Ids that are no UUID match nothing.
+ */
+export async function readDispatchContext(
+  em: EntityManager,
+  q: { agentId: string; simId?: string; operator?: string },
+): Promise<DispatchContextRecord> {
+  const params: unknown[] = [isUuid(q.agentId) ? q.agentId : null];
+  let where = "";
+  if (q.simId !== undefined) {
+    where = "where s.id = ?::uuid";
+    params.push(isUuid(q.simId) ? q.simId : null);
+  } else if (q.operator) {
+    where = "where s.operator = ?";
+    params.push(q.operator);
+  }
+  const r = await rows<
+    SimWithDevice & {
+      breaker_active: boolean;
+      agent_id: string | null;
+      agent_login: string;
+      agent_full_name: string;
+      agent_role: Role;
+      agent_is_active: boolean;
+      grant_agent_id: string | null;
+      grant_allowed_sim_ids: string[];
+      grant_allowed_op_types: string[];
+      grant_max_amount: unknown;
+    }
+  >(
+    em,
+    `select b.active as breaker_active,
+            a.id as agent_id, a.login as agent_login, a.full_name as agent_full_name, a.role as agent_role,
+            a.is_active as agent_is_active,
+            g.agent_id as grant_agent_id, g.allowed_sim_ids::text[] as grant_allowed_sim_ids,
+            g.allowed_op_types as grant_allowed_op_types, g.max_amount as grant_max_amount, c.*
+       from fleet.circuit_breaker b
+       left join fleet.agents a on a.id = ?::uuid
+       left join fleet.access_grants g on g.agent_id = a.id
+       left join lateral (select ${WITH_DEVICE} from ${FROM} ${where}) c on true
+      where b.id = 1
+      order by c.created_at, c.msisdn`,
+    params,
+  );
+  const first = r[0];
+  return {
+    breakerActive: first.breaker_active,
+    agent: first.agent_id
+      ? {
+          id: first.agent_id,
+          login: first.agent_login,
+          full_name: first.agent_full_name,
+          role: first.agent_role,
+          is_active: first.agent_is_active,
+        }
+      : undefined,
+    grant: first.grant_agent_id
+      ? {
+          agent_id: first.grant_agent_id,
+          allowed_sim_ids: first.grant_allowed_sim_ids,
+          allowed_op_types: first.grant_allowed_op_types,
+          max_amount: int(first.grant_max_amount),
+        }
+      : undefined,
+    sims: r.filter((s) => s.id !== null).map(toSim),
+  };
 }
 
 export async function listDeviceSims(em: EntityManager, deviceIds: string[]): Promise<SimRecord[]> {
@@ -175,11 +256,23 @@ export async function writeBalance(
   );
 }
 
+/**
+ * A SIM's sealed PIN and where it is; with a device, whether that device's live token is the
+ * given version (false when the device, its token or the version is gone).
+ */
 export async function readPin(
   em: EntityManager,
   id: string,
+  device?: { id: string; tokenVersion: string },
 ): Promise<
-  { pin_key_id: string; pin_ciphertext: Buffer; device_id: string | null; subscription_slot: number | null } | undefined
+  | {
+      pin_key_id: string;
+      pin_ciphertext: Buffer;
+      device_id: string | null;
+      subscription_slot: number | null;
+      token_stands: boolean;
+    }
+  | undefined
 > {
   if (!isUuid(id)) return undefined;
   const r = await one<{
@@ -187,8 +280,21 @@ export async function readPin(
     pin_ciphertext: Buffer;
     device_id: string | null;
     subscription_slot: number | string | null;
-  }>(em, `select pin_key_id, pin_ciphertext, device_id, subscription_slot from fleet.sims where id = ?`, [id]);
-  return r && { ...r, subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot) };
+    token_stands: boolean | null;
+  }>(
+    em,
+    `select s.pin_key_id, s.pin_ciphertext, s.device_id, s.subscription_slot,
+            (select d.token_hash is not null and ${TOKEN_VERSION} = ? from fleet.devices d where d.id = ?) as token_stands
+       from fleet.sims s where s.id = ?`,
+    [device?.tokenVersion ?? "", device?.id ?? "", id],
+  );
+  return (
+    r && {
+      ...r,
+      subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot),
+      token_stands: r.token_stands === true,
+    }
+  );
 }
 
 export async function deleteSim(em: EntityManager, id: string): Promise<boolean> {

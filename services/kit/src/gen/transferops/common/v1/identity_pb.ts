@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/common/v1/identity.proto.
  */
 export const file_transferops_common_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("CiR0cmFuc2Zlcm9wcy9jb21tb24vdjEvaWRlbnRpdHkucHJvdG8SFXRyYW5zZmVyb3BzLmNvbW1vbi52MSLGAQoGQ2FsbGVyEgwKBGtpbmQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgSEQoJZnVsbF9uYW1lGAUgASgJEhEKCWRldmljZV9pZBgGIAEoCRISCgpzZXNzaW9uX2lkGAcgASgJEg0KBWxvZ2luGAggASgJEhQKDGRldmljZV9sYWJlbBgJIAEoCRIcChRtdXN0X2NoYW5nZV9wYXNzd29yZBgKIAEoCGIGcHJvdG8z");
+  fileDesc("CiR0cmFuc2Zlcm9wcy9jb21tb24vdjEvaWRlbnRpdHkucHJvdG8SFXRyYW5zZmVyb3BzLmNvbW1vbi52MSLkAQoGQ2FsbGVyEgwKBGtpbmQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIRCglpc19hY3RpdmUYBCABKAgSEQoJZnVsbF9uYW1lGAUgASgJEhEKCWRldmljZV9pZBgGIAEoCRISCgpzZXNzaW9uX2lkGAcgASgJEg0KBWxvZ2luGAggASgJEhQKDGRldmljZV9sYWJlbBgJIAEoCRIcChRtdXN0X2NoYW5nZV9wYXNzd29yZBgKIAEoCBIcChRkZXZpY2VfdG9rZW5fdmVyc2lvbhgLIAEoCWIGcHJvdG8z");
 
 /**
  * Caller is who made a request, as fleet authenticated it from the credential.
@@ -92,6 +92,16 @@ export type Caller = Message<"transferops.common.v1.Caller"> & {
    * @generated from field: bool must_change_password = 10;
    */
   mustChangePassword: boolean;
+
+  /**
+   * For a device token: which of the device's tokens authenticated (fleet's version of it,
+   * opaque to others). Fleet reveals a PIN for the device only while this token still stands
+   * (RevealPinRequest.device_token_version), so a remembered authentication never gets a PIN
+   * for a token revoked or replaced since.
+   *
+   * @generated from field: string device_token_version = 11;
+   */
+  deviceTokenVersion: string;
 };
 
 /**
