@@ -8,8 +8,15 @@
 // Each round also gives every scenario's total as a multiple of the same round's hello-h1 (the
 // reference runs first in every round), which moves less with the machine's load than µs do.
 //
-//   npm run bench:rpc -- [--calls 10000] [--concurrency 16] [--rounds 5] [--only kit,connect-h2]
+//   npm run bench:rpc -- [--calls 10000] [--concurrency 16] [--rounds 5] [--only kit,connect-kit]
 //                        [--profile <dir>]   (--cpu-prof of the servers into <dir>)
+//
+// On a loaded machine the µs of one scenario move by ±30 % from one run to the next. `--paired
+// a,b` compares two scenarios of the same server within one run instead: one server, both
+// clients, alternating batches of `--batch` calls (`--calls` calls in all for each), the CPU of
+// both processes read around every batch, so the load moves both alike:
+//
+//   npm run bench:rpc -- --paired grpc-kit,kit [--calls 20000] [--batch 500]
 
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -225,13 +232,67 @@ async function run(s: Scenario): Promise<Result> {
   }
 }
 
-const chosen = scenarios.filter((s) => s.name === "hello-h1" || !ONLY.length || ONLY.includes(s.name));
-const results = new Map<string, Result[]>(chosen.map((s) => [s.name, []]));
 const total = (r: Result) => r.client + r.server;
 const ratio = (r: Result, ref: Result) => total(r) / total(ref);
 const fmt = (r: Result) =>
   `client ${r.client.toFixed(0).padStart(4)} µs, server ${r.server.toFixed(0).padStart(4)} µs, ` +
   `total ${(r.client + r.server).toFixed(0).padStart(4)} µs/call, ${r.rate.toFixed(0).padStart(6)} calls/s`;
+
+const PAIRED = arg("paired", "")
+  .split(",")
+  .filter((x) => x);
+if (PAIRED.length === 2) {
+  await paired(PAIRED.map((name) => scenarios.find((x) => x.name === name)!));
+  process.exit(0);
+}
+
+async function paired([a, b]: Scenario[]): Promise<void> {
+  if (!a || !b || a.server !== b.server || a.env || b.env) throw new Error("--paired: two scenarios of one server");
+  const BATCH = Number(arg("batch", "500"));
+  const server = await startServer(a.server);
+  const clients = [a.client(server.url), b.client(server.url)];
+  const sums = [
+    { client: 0, server: 0, ms: 0, calls: 0 },
+    { client: 0, server: 0, ms: 0, calls: 0 },
+  ];
+  const ratios: number[] = [];
+  try {
+    for (const c of clients) await drive(c.call, Math.min(3000, CALLS));
+    for (let done = 0; done < CALLS; done += BATCH) {
+      const totals: number[] = [];
+      for (const i of done % (2 * BATCH) === 0 ? [0, 1] : [1, 0]) {
+        const serverBefore = await server.cpu();
+        const before = process.cpuUsage();
+        const started = performance.now();
+        await drive(clients[i].call, BATCH);
+        const ms = performance.now() - started;
+        const used = process.cpuUsage(before);
+        const serverUsed = (await server.cpu()) - serverBefore;
+        sums[i].client += used.user + used.system;
+        sums[i].server += serverUsed;
+        sums[i].ms += ms;
+        sums[i].calls += BATCH;
+        totals[i] = used.user + used.system + serverUsed;
+      }
+      ratios.push(totals[1] / totals[0]);
+    }
+  } finally {
+    for (const c of clients) c.close();
+    server.child.stdin!.end();
+  }
+  ratios.sort((x, y) => x - y);
+  log(`${CALLS} calls each, ${CONCURRENCY} at a time, alternating batches of ${BATCH}, one ${a.server} server`);
+  for (const [i, s] of [a, b].entries()) {
+    const r = sums[i];
+    const res = { client: r.client / r.calls, server: r.server / r.calls, rate: (r.calls / r.ms) * 1000 };
+    log(`${s.name.padEnd(18)} ${fmt(res)}  ${s.what}`);
+  }
+  const q = (p: number) => ratios[Math.min(ratios.length - 1, Math.floor(p * ratios.length))].toFixed(2);
+  log(`${b.name} / ${a.name}, CPU per call of a batch: median ${q(0.5)} (quartiles ${q(0.25)}–${q(0.75)})`);
+}
+
+const chosen = scenarios.filter((s) => s.name === "hello-h1" || !ONLY.length || ONLY.includes(s.name));
+const results = new Map<string, Result[]>(chosen.map((s) => [s.name, []]));
 
 log(`${CALLS} calls a run, ${CONCURRENCY} at a time, ${ROUNDS} rounds`);
 for (let round = 1; round <= ROUNDS; round++) {
