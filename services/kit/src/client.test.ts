@@ -11,7 +11,7 @@ let server: http2.Http2Server;
 let url: string;
 let refuse = 0;
 let served = 0;
-let acceptEncoding: string | undefined;
+let seen: http2.IncomingHttpHeaders = {};
 
 beforeAll(async () => {
   const handler = connectNodeAdapter({
@@ -23,10 +23,10 @@ beforeAll(async () => {
         },
       }),
     grpcWeb: false,
-    connect: false,
+    connect: true,
   });
   server = http2.createServer((req, res) => {
-    acceptEncoding = req.headers["grpc-accept-encoding"] as string | undefined;
+    seen = req.headers;
     if (refuse > 0) {
       refuse -= 1;
       req.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
@@ -59,9 +59,16 @@ describe("a call whose stream the server refused", () => {
 });
 
 describe("a call to another service", () => {
+  it("goes out in the Connect protocol, binary, over HTTP/2 (the services' one h2c port)", async () => {
+    refuse = 0;
+    await serviceClient(Health, url).check({});
+    expect(seen["content-type"]).toBe("application/proto");
+    expect(seen["connect-protocol-version"]).toBe("1");
+  });
+
   it("asks for no compressed answer (gzip costs more CPU than it saves inside the cluster)", async () => {
     refuse = 0;
     await serviceClient(Health, url).check({});
-    expect(acceptEncoding ?? "").not.toMatch(/gzip|br/);
+    expect(`${seen["accept-encoding"] ?? ""} ${seen["grpc-accept-encoding"] ?? ""}`).not.toMatch(/gzip|br/);
   });
 });

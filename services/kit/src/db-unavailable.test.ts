@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, Migration, openDatabase, type Database } from ".
 import { whenSlotFree } from "./db-driver.ts";
 import { createLogger } from "./log.ts";
 import { served, startGrpcServer, type GrpcServer } from "./server.ts";
+import { serviceClient } from "./client.ts";
 import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
 
 // A database that refuses connections for now (every slot taken, as when replicas start
@@ -168,24 +169,27 @@ describe("a database out of connection slots", () => {
     });
     afterAll(() => server?.close());
 
-    it("answers Unavailable (the gateway's 503 outcome_unknown), not Internal", async () => {
-      const client = createClient(
-        AnalyticsService,
-        createGrpcTransport({ baseUrl: `http://127.0.0.1:${server.port}` }),
-      );
-      const holder = await takeEverySlot();
-      try {
-        const err = await client.listKnownAgents({}).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(ConnectError);
-        expect((err as ConnectError).code).toBe(Code.Unavailable);
-      } finally {
-        await holder.end();
-      }
-      // With the slot free, the same call succeeds.
-      await expect(client.listKnownAgents({})).resolves.toBeDefined();
-    });
+    // The kit's client (the Connect protocol, as the gateway and the services call) and gRPC.
+    for (const [protocol, clientOf] of [
+      ["the kit's client", (url: string) => serviceClient(AnalyticsService, url)],
+      ["gRPC", (url: string) => createClient(AnalyticsService, createGrpcTransport({ baseUrl: url }))],
+    ] as const) {
+      it(`answers Unavailable (the gateway's 503 outcome_unknown), not Internal (${protocol})`, async () => {
+        const client = clientOf(server.url);
+        const holder = await takeEverySlot();
+        try {
+          const err = await client.listKnownAgents({}).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(err).toBeInstanceOf(ConnectError);
+          expect((err as ConnectError).code).toBe(Code.Unavailable);
+        } finally {
+          await holder.end();
+        }
+        // With the slot free, the same call succeeds.
+        await expect(client.listKnownAgents({})).resolves.toBeDefined();
+      });
+    }
   });
 });

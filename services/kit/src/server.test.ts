@@ -9,6 +9,8 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnect } from "./errors.ts";
+import { serviceClient } from "./client.ts";
+import { currentContext, runWithContext } from "./context.ts";
 import {
   Health,
   HealthCheckRequestSchema,
@@ -33,6 +35,15 @@ beforeAll(async () => {
           throw new DomainError("refused", "No active operator_a SIM available", {
             reason: "no_active_sim",
             context: { operator: "operator_a" },
+          });
+        },
+        // Answers with what the call brought: its correlation id and the time left of its deadline.
+        async getAnalytics() {
+          const ctx = currentContext();
+          const left = ctx?.deadline === undefined ? -1 : ctx.deadline - Date.now();
+          throw new DomainError("refused", "seen", {
+            reason: "seen",
+            context: { correlation: ctx?.correlationId, left },
           });
         },
       }),
@@ -127,18 +138,49 @@ describe("gRPC server seen by an independent client (@grpc/grpc-js)", () => {
     });
   }
 
-  it("maps a domain refusal to a Connect error carrying the default code, detail, and the reason in context", async () => {
-    const c = createClient(AnalyticsService, createGrpcTransport({ baseUrl: server.url }));
-    const err = await c.listKnownAgents({}).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ConnectError);
-    expect(errorBodyFromConnect(err as ConnectError)).toEqual({
-      status: 422,
-      body: {
-        detail: "No active operator_a SIM available",
-        code: "refused",
-        context: { reason: "no_active_sim", operator: "operator_a" },
-      },
+  // The services call each other with the kit's client (the Connect protocol); other gRPC
+  // clients (buf curl, grpc-js) use gRPC. A refusal reads the same to both.
+  for (const [protocol, analytics] of [
+    ["gRPC", () => createClient(AnalyticsService, createGrpcTransport({ baseUrl: server.url }))],
+    ["the kit's client", () => serviceClient(AnalyticsService, server.url)],
+  ] as const) {
+    it(`maps a domain refusal to a Connect error carrying the default code, detail, and the reason in context (${protocol})`, async () => {
+      const err = await analytics()
+        .listKnownAgents({})
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectError);
+      expect(errorBodyFromConnect(err as ConnectError)).toEqual({
+        status: 422,
+        body: {
+          detail: "No active operator_a SIM available",
+          code: "refused",
+          context: { reason: "no_active_sim", operator: "operator_a" },
+        },
+      });
     });
+  }
+});
+
+describe("a call through the kit's client", () => {
+  const seen = async () => {
+    const err = await serviceClient(AnalyticsService, server.url)
+      .getAnalytics({})
+      .catch((e: unknown) => e);
+    return errorBodyFromConnect(err as ConnectError).body.context;
+  };
+
+  it("carries the caller's correlation id and the time left before its deadline", async () => {
+    const context = await runWithContext({ correlationId: "corr-kit-1", deadline: Date.now() + 3_000 }, seen);
+    expect(context.correlation).toBe("corr-kit-1");
+    expect(context.left).toBeGreaterThan(2_000);
+    expect(context.left).toBeLessThanOrEqual(3_000);
+  });
+
+  it("outside any request, gets a correlation id of its own and the default deadline (10 s)", async () => {
+    const context = await seen();
+    expect(context.correlation).toMatch(/^[0-9a-f-]{36}$/);
+    expect(context.left).toBeGreaterThan(9_000);
+    expect(context.left).toBeLessThanOrEqual(10_000);
   });
 });
 

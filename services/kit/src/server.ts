@@ -72,7 +72,7 @@ function callInterceptor(log: Logger, service: string): Interceptor {
       `${service}/${req.method.name}`,
       SpanKind.SERVER,
       {
-        "rpc.system": "grpc",
+        "rpc.system": req.header.get("content-type")?.startsWith("application/grpc") ? "grpc" : "connect_rpc",
         "rpc.service": req.service.typeName,
         "rpc.method": req.method.name,
         correlation_id: correlationId,
