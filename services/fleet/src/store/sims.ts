@@ -258,7 +258,9 @@ export async function writeBalance(
 
 /**
  * A SIM's sealed PIN and where it is; with a device, whether that device's live token is the
- * given version (false when the device, its token or the version is gone).
+ * given version (false when the device, its token or the version is gone). No version (a
+ * claim from a gateway older than the version, which authenticated the device at fleet just
+ * before, during a rolling upgrade): whether the device has a live token at all.
  */
 export async function readPin(
   em: EntityManager,
@@ -284,9 +286,9 @@ export async function readPin(
   }>(
     em,
     `select s.pin_key_id, s.pin_ciphertext, s.device_id, s.subscription_slot,
-            (select d.token_hash is not null and ${TOKEN_VERSION} = ? from fleet.devices d where d.id = ?) as token_stands
+            (select d.token_hash is not null and (?::text = '' or ${TOKEN_VERSION} = ?) from fleet.devices d where d.id = ?) as token_stands
        from fleet.sims s where s.id = ?`,
-    [device?.tokenVersion ?? "", device?.id ?? "", id],
+    [device?.tokenVersion ?? "", device?.tokenVersion ?? "", device?.id ?? "", id],
   );
   return (
     r && {
