@@ -1,7 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import "./abort-reason.ts";
 import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, currentContext } from "./context.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 
@@ -24,7 +24,7 @@ function propagating(inner: Transport): Transport {
     unary(method, signal, timeoutMs, header, input, contextValues) {
       const o = options(timeoutMs, header);
       const span = openSpan(`${method.parent.typeName}/${method.name}`, SpanKind.CLIENT, {
-        "rpc.system": "connect_rpc",
+        "rpc.system": "grpc",
         "rpc.service": method.parent.typeName,
         "rpc.method": method.name,
         correlation_id: currentContext()?.correlationId ?? "",
@@ -67,22 +67,17 @@ async function unrefused<T>(call: () => Promise<T>): Promise<T> {
 const transports = new Map<string, Transport>();
 
 /**
- * A client of another service: the Connect protocol, binary, over HTTP/2 to the service's one
- * h2c port (which serves gRPC, Connect and gRPC-web alike); one transport, so one HTTP/2
- * session, per address. Connect rather than gRPC because a unary call in Connect is one plain
- * request and response (no length-prefixed envelope, no trailers), which connect-node handles
- * in about half the CPU of its gRPC path, at both ends (docs/decisions.md, "Calls between
- * services"). Deadline (`connect-timeout-ms`), cancellation (HTTP/2 RST_STREAM), codes, error
- * details and metadata are the same. It accepts no compression: the services talk inside one
- * cluster, where gzipping every answer over 1 KiB (connect-node's default) cost more CPU than
- * the bytes it saved (docs/decisions/dispatch.md, "Cost of one transfer").
+ * A Connect client over gRPC (HTTP/2) for another service, as the design names it; one
+ * transport, so one HTTP/2 session, per address. It accepts no compression: the services talk
+ * inside one cluster, where gzipping every answer over 1 KiB (connect-node's default) cost more
+ * CPU than the bytes it saved (docs/decisions/dispatch.md, "Cost of one transfer"). The Connect
+ * protocol would cost about a third less CPU a call (docs/decisions.md, "Calls between
+ * services"): switching is this one transport.
  */
 export function serviceClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
   let transport = transports.get(baseUrl);
   if (!transport) {
-    transport = propagating(
-      createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] }),
-    );
+    transport = propagating(createGrpcTransport({ baseUrl, acceptCompression: [] }));
     transports.set(baseUrl, transport);
   }
   return createClient(service, transport);
