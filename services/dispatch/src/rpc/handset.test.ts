@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
-import { EntityManager } from "@mikro-orm/postgresql";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AlertRaisedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { OperationChangedSchema, OperationFailedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
@@ -16,6 +15,7 @@ import {
   useDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -56,15 +56,7 @@ describe("poll: an idle device", () => {
     const busy = handset();
     await queue(busy.simId); // work exists, for another device
     const idle = handset();
-    const statements: string[] = [];
-    const original = EntityManager.prototype.execute;
-    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
-      this: EntityManager,
-      ...args: any[]
-    ) {
-      statements.push(String(args[0]));
-      return (original as any).apply(this, args);
-    } as never);
+    const { statements, stop } = recordStatements();
     let answers: unknown[];
     let later: string[];
     try {
@@ -73,7 +65,7 @@ describe("poll: an idle device", () => {
       for (let i = 0; i < 20; i += 1) answers.push(await poll(idle.deviceId));
       later = statements.slice(concurrent);
     } finally {
-      recorder.mockRestore();
+      stop();
     }
     expect(answers.every((a) => (a as { dispatch?: unknown }).dispatch === undefined)).toBe(true);
     const onOperations = statements.filter((s) => s.includes("dispatch.operations"));
@@ -93,19 +85,11 @@ describe("poll: an idle device", () => {
     const id = await queue(d.simId);
     expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
     await report(d.deviceId, id, "ussd_ok");
-    const statements: string[] = [];
-    const original = EntityManager.prototype.execute;
-    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
-      this: EntityManager,
-      ...args: any[]
-    ) {
-      statements.push(String(args[0]));
-      return (original as any).apply(this, args);
-    } as never);
+    const { statements, stop } = recordStatements();
     try {
       expect(await poll(d.deviceId)).toMatchObject({ idle: true });
     } finally {
-      recorder.mockRestore();
+      stop();
     }
     expect(statements.filter((q) => q.includes("dispatch."))).toEqual([]);
 

@@ -3,7 +3,6 @@
 
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it, vi } from "vitest";
-import { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "@transferops/kit";
 import { AlertRaisedSchema, AlertResolvedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
@@ -19,6 +18,7 @@ import {
   SIM,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
@@ -98,15 +98,7 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
       clientMessageId: null,
     };
     const transactions = vi.spyOn(h.deps.db, "tx");
-    const statements: string[] = [];
-    const original = EntityManager.prototype.execute;
-    const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
-      this: EntityManager,
-      ...args: unknown[]
-    ) {
-      statements.push(String(args[0]));
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as never);
+    const { statements, stop } = recordStatements();
     try {
       const first = await storeMessage(h.deps, input);
       expect(first.duplicate).toBe(false);
@@ -117,7 +109,7 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
       expect(again).toMatchObject({ duplicate: true, message: { id: first.message.id } });
       expect(transactions).toHaveBeenCalledTimes(2);
     } finally {
-      recorder.mockRestore();
+      stop();
       transactions.mockRestore();
     }
     expect(await messageRows(h)).toHaveLength(1);

@@ -1,0 +1,19 @@
+import { EntityManager } from "@mikro-orm/postgresql";
+import { vi } from "vitest";
+
+/**
+ * Records the SQL of every statement this process runs through MikroORM until `stop()` (any
+ * caller's: a background job's statements land here too). Stop it in a `finally`.
+ */
+export function recordStatements(): { statements: string[]; stop(): void } {
+  const statements: string[] = [];
+  const original = EntityManager.prototype.execute;
+  const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
+    this: EntityManager,
+    ...args: unknown[]
+  ) {
+    statements.push(String(args[0]));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as never);
+  return { statements, stop: () => recorder.mockRestore() };
+}
