@@ -117,6 +117,33 @@ describe("the gateway's idle polls", () => {
     expect(claimed.operationId).toBe(id);
   });
 
+  it("remembers a device its outcome report left with nothing to do, so the next poll asks dispatch nothing; not one with work still queued", async () => {
+    const report = (deviceId: string, operationId: string) =>
+      polls.outcome(deviceId, (onHeader) =>
+        h.client.reportOutcome(
+          { caller: device(deviceId), operationId, outcome: "ussd_ok", executedAt: timestampFromDate(new Date()) },
+          { onHeader },
+        ),
+      );
+    const alone = handset();
+    const only = await queue(alone.simId);
+    const a = poller(alone.deviceId);
+    expect((await a.poll())?.dispatch?.operationId).toBe(only);
+    expect((await report(alone.deviceId, only)).status).toBe("awaiting_evidence");
+    expect(await a.poll()).toBeUndefined();
+    expect(a.counter.asked).toBe(1);
+
+    const busy = handset();
+    const first = await queue(busy.simId);
+    await queue(busy.simId);
+    const b = poller(busy.deviceId);
+    expect((await b.poll())?.dispatch?.operationId).toBe(first);
+    await report(busy.deviceId, first);
+    await b.poll(); // inside the cooldown: dispatch is asked, and says it is not idle
+    expect(b.counter.asked).toBe(2);
+    expect(polls.isIdle(busy.deviceId)).toBe(false);
+  });
+
   it("forgets a device when another replica queues work for it (its NOTIFY), and not before", async () => {
     const d = handset();
     const { poll, counter } = poller(d.deviceId);

@@ -1,4 +1,4 @@
-import { IdleMemory, type Logger } from "@transferops/kit";
+import { DEVICE_IDLE_HEADER, IdleMemory, type Logger } from "@transferops/kit";
 import type { GetNextOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { Services } from "../services.ts";
 import { keepWatching } from "./watch.ts";
@@ -68,6 +68,20 @@ export class IdlePolls extends IdleMemory {
     const mark = this.mark();
     const reply = await ask();
     if (!reply.dispatch && reply.idle) this.remember(deviceId, mark);
+    return reply;
+  }
+
+  /**
+   * A handset's outcome report: remembered idle when dispatch says (its `x-device-idle`
+   * header) the report left the device nothing queued or running, so the poll that follows
+   * is answered 204 without a call.
+   */
+  async outcome<T>(deviceId: string, report: (onHeader: (h: Headers) => void) => Promise<T>): Promise<T> {
+    if (!this.enabled) return report(() => {});
+    const mark = this.mark();
+    let idle = false;
+    const reply = await report((h) => (idle = h.get(DEVICE_IDLE_HEADER) === "1"));
+    if (idle) this.remember(deviceId, mark);
     return reply;
   }
 

@@ -81,6 +81,14 @@ export class LiveMemory<V> {
   }
 }
 
+/**
+ * Response header of dispatch's ReportOutcome: "1" when the reporting device was left with
+ * nothing queued or running, read in the report's transaction, so that the gateway answers the
+ * handset's next poll 204 without a call. Metadata, not a field: the response message is the
+ * contract's body.
+ */
+export const DEVICE_IDLE_HEADER = "x-device-idle";
+
 /** Handsets known to have nothing queued or running (see LiveMemory). */
 export class IdleMemory extends LiveMemory<true> {
   /** Whether the device is known to have nothing queued or running. */

@@ -13,7 +13,7 @@ export { KafkaBus } from "./bus-kafka.ts";
 export * from "./events.ts";
 export * from "./alerts.ts";
 export { PeriodicJob, SerialJob } from "./periodic.ts";
-export { IdleMemory, LiveMemory } from "./idle-memory.ts";
+export { DEVICE_IDLE_HEADER, IdleMemory, LiveMemory } from "./idle-memory.ts";
 export * from "./announcements.ts";
 export { InFlight } from "./in-flight.ts";
 export * from "./runtime.ts";

@@ -95,15 +95,21 @@ export const handsetDispatchRoutes: Route[] = [
       DISPATCH,
       ["caller_not_allowed", "operation_not_found", "operation_not_running", "outcome_conflict", "invalid_request"],
     ),
-    async handle({ caller, body, services }) {
-      const reply = await services.dispatch.reportOutcome({
-        caller,
-        operationId: body.operation_id,
-        outcome: body.outcome,
-        ussdResponse: body.ussd_response ?? undefined,
-        executedAt: { seconds: BigInt(Math.floor(Date.parse(body.executed_at) / 1000)), nanos: 0 },
-        failureDetail: body.failure_detail ?? undefined,
-      });
+    // A report that leaves the device nothing to do makes its next poll a 204 from memory.
+    async handle({ caller, body, services, idlePolls }) {
+      const reply = await idlePolls.outcome(caller!.deviceId, (onHeader) =>
+        services.dispatch.reportOutcome(
+          {
+            caller,
+            operationId: body.operation_id,
+            outcome: body.outcome,
+            ussdResponse: body.ussd_response ?? undefined,
+            executedAt: { seconds: BigInt(Math.floor(Date.parse(body.executed_at) / 1000)), nanos: 0 },
+            failureDetail: body.failure_detail ?? undefined,
+          },
+          { onHeader },
+        ),
+      );
       return ok(toContractJson(ReportOutcomeResponseSchema, reply));
     },
   }),

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { fromTs, ts, type EntityManager, check } from "@transferops/kit";
+import { fromTs, ts, type EntityManager, check, DEVICE_IDLE_HEADER } from "@transferops/kit";
 import { DeviceDispatchSchema, type DeviceDispatch } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
@@ -218,7 +218,7 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       }
     },
 
-    async reportOutcome(req) {
+    async reportOutcome(req, ctx) {
       const actor = actorOf(req.caller);
       check(requireKind(actor, ["device"], "report an outcome"));
       if (!(DEVICE_OUTCOMES as readonly string[]).includes(req.outcome)) {
@@ -284,7 +284,10 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
         if (!state.has_queued) deps.idle.queueEmpty(actor.device_id!);
         return { op, changed: true, idle: !state.has_queued && !state.has_running };
       });
-      if ("idle" in result && result.idle) deps.idle.remember(actor.device_id!, mark, wallMs);
+      if ("idle" in result && result.idle) {
+        deps.idle.remember(actor.device_id!, mark, wallMs);
+        ctx.responseHeader.set(DEVICE_IDLE_HEADER, "1");
+      }
       if (result.changed) deps.published();
       return {
         operationId: result.op.operation_id,
