@@ -12,6 +12,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: "forks",
+    // kafkajs's negative-timeout warning on every broker connection (test/infra/util.ts, QUIET_KAFKAJS).
+    poolOptions: { forks: { execArgv: ["--disable-warning=TimeoutNegativeWarning"] } },
     reporters: ["default"],
   },
 });
