@@ -161,7 +161,8 @@ describe("parser accuracy on the labelled corpus", () => {
       if (t.collected !== "with-rules") expect(t.split === "heldout").toBe(heldoutByHash(t.text));
     for (const t of CORPUS.filter((c) => c.collected === "with-rules")) expect(t.split).toBe("dev");
     for (const t of [...dev, ...heldout, ...fresh]) {
-      expect(t.source).toMatch(/^github/);
+      // A repository, or a public page that quotes the operator's SMS word for word ("page: <url> (…)").
+      expect(t.source).toMatch(/^(?:github|page: https?:\/\/\S+ \(.+\))/);
       expect(t.country).toMatch(/^[A-Z]{2}$/);
     }
     for (const t of constructed) expect(t.source).toMatch(/^constructed: /);
