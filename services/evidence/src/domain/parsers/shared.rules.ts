@@ -89,6 +89,8 @@ export const NOTICES: readonly Rule[] = [
         // A warning against false news or scams about the service: a notice, even when it speaks
         // of transactions ("de fausses informations ... circulent. Veuillez les ignorer").
         String.raw`\bfausses? (?:informations?|rumeurs?|nouvelles?)\b|\bfalse (?:information|news|rumou?rs?)\b|\brumeurs?\b|\brumou?rs?\b`,
+        // A security measure announced ("Pour plus de securite, confirmez chaque premier transfert ...").
+        String.raw`\b(?:pour|par) (?:plus de |votre |mesure de )?securite\b|\bfor (?:your |more |added )?security\b`,
       ].join("|"),
     ),
   },
