@@ -11,7 +11,8 @@
 //
 // Confirming kinds are held to more: a DEP needs an outgoing cash-in verb (or an outgoing verb
 // under a CI reference), the amount read in FCFA, the reference and exactly one phone number (the divergence check then compares it with the
-// destination); a BAL needs a balance and nothing else (no amount, no verb, no number, no
+// destination), or, for the customer's copy (the holder received under a CI reference), the
+// amount in FCFA and the one number it came from; a BAL needs a balance and nothing else (no amount, no verb, no number, no
 // reference, no offer).
 // A receipt whose verbs are missing or contradict each other stays kind null: an orphan for
 // a person, never a notice or a promotion.
@@ -28,6 +29,11 @@ export interface CueReadings {
   phones: readonly string[];
   /** The one number the text says money went to ("vers", "to", "a" before it), if one. */
   payee: string | null;
+  /**
+   * The one number the text says money came from ("de", "du", "from" before it), an agent's
+   * short code included ("de 4883151 KREEZUS"), if one.
+   */
+  sender?: string | null;
   /** A promotional sentence was left out: the text is an offer, or carries one. */
   promotion: boolean;
 }
@@ -104,6 +110,12 @@ export function kindFromCues(folded: string, r: CueReadings): CueDecision {
   if (prefix !== null && iSent !== iGot) {
     if (prefix === "CO") return kind("UV_WITH", iGot ? "in" : "out");
     if (prefix === "CI" && iSent && canDeposit && !withdrawal && !received) return kind("DEP", "out");
+    // The customer's copy of a cash-in ("vous avez recu … de 4883151 KREEZUS … ID Trans: CI…"):
+    // a deposit received, naming the agent it came from (a number that is no destination is a
+    // divergence, never a confirmation).
+    const from = r.sender ?? null;
+    if (prefix === "CI" && iGot && r.amount !== null && from !== null && !withdrawal && !sent)
+      return { receipt: true, kind: "DEP", direction: "in", counterparty: from };
     if (prefix === "PP" && count === 1) return iGot ? kind("UV_IN", "in") : kind("UV_OUT", "out");
     if (prefix !== "PP") return { receipt: true, kind: null, direction: null, counterparty: party };
   }

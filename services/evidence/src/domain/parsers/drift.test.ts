@@ -40,9 +40,9 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 98,
+  kind: 98.2,
   amount: 99.8,
-  fee: 99.3,
+  fee: 99.4,
   balance_after: 99.7,
   operator_ref: 99.2,
   counterparty_msisdn: 99.4,

@@ -481,21 +481,26 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
     match: skeleton(String.raw`\bVotre carte prepayee virtuelle a ete rechargee de ${AMT}`),
     fields: { ...CARD, amount: pattern(String.raw`\brechargee de ${MONEY}`) },
   },
-  // ---- Merchant payments (no kind) ----------------------------------------------------------
-  {
-    // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
-    // FCFA a MERCHANT a ete effectue avec succes. Votre solde est de : 1000.00 FCFA. Trans id: MP..."
-    id: "b.fr.payment.a_marchand",
-    kind: null,
+  // ---- Merchant payments (no kind; a bundle bought so is AIRTIME) ---------------------------
+  // corpus, Orange Burkina Faso: "Votre paiement de 5000.00 FCFA, Frais: 0.0 FCFA, Taxe: 0.0
+  // FCFA a MERCHANT a ete effectue avec succes. Votre solde est de : 1000.00 FCFA. Trans id: MP...";
+  // without fees: "Votre paiement de  1050 FCFA a Forfait a ete effectue avec succes. Votre
+  // solde:  673 FCFA.Trans id: MP..." (a bundle, like "Paiement de FORFAIT INTERNET en succes").
+  ...[
+    ["AIRTIME", "airtime", String.raw`(?=[^,.]*?\b(?:forfaits?|internet|pass|bundles?)\b)`],
+    [null, "payment", ""],
+  ].map(([kind, family, merchant]): Rule => ({
+    id: `b.fr.${family}.a_marchand`,
+    kind: kind as MessageKind | null,
     language: "fr",
     direction: "out",
-    match: skeleton(String.raw`\bVotre paiement de ${AMT},.{0,80}? a .{1,120}? a ete effectue`),
+    match: skeleton(String.raw`\bVotre paiement de ${AMT}(?:,.{0,80}?)? a ${merchant}.{1,120}? a ete effectue`),
     fields: {
       ...COMMON,
-      amount: pattern(String.raw`\bVotre paiement de ${MONEY},`),
+      amount: pattern(String.raw`\bVotre paiement de ${MONEY}(?:,| a )`),
       counterparty_name: pattern(String.raw`${AMT} a (?<v>[^,]+?) a ete effectue`),
     },
-  },
+  })),
   // "Paiement de WelcomePack en succes par 693460259 PAYER. ID de transaction: MP...,
   // Montant: 100, Nouveau solde: 30399.01." The number is the payer (us), not a counterparty.
   // corpus: "Paiement de ETS L ECLAT reussi par 693460259 NAME. ID transaction:MP..., Montant:1500

@@ -9,6 +9,7 @@ import {
   parseWithoutWordings,
   rulesFor,
 } from "./parse.ts";
+import { wouldConfirm } from "./testdata/replay.ts";
 import { MESSAGE_KINDS, type MessageKind, type Operator, type ParsedMessage } from "./types.ts";
 
 // ---------------------------------------------------------------------------------------
@@ -1093,5 +1094,73 @@ describe("a receipt no wording recognises: fields by label, kind by its verbs", 
       "Gagnez 50 000 FCFA! Envoyez 5000 FCFA au 670000000 et tentez votre chance. Nouveau solde offert!",
     );
     expect(p.kind).toBe("MKT");
+  });
+});
+
+describe("notices, offers and refusals read by their words, whatever the wording", () => {
+  it.each([
+    // A maximum named and then reached is a refusal, in either language.
+    ["operator_a", "Desole, le montant maximum autorise par semaine est atteint pour ce compte", "FAIL"],
+    ["operator_a", "Sorry, the maximum number of daily transactions has been reached by the payer.", "FAIL"],
+    // A warning against false news or a security measure is a notice, even when it speaks of transactions.
+    [
+      "operator_b",
+      "Cher client, de fausses informations circulent sur nos services. Faites vos transactions en toute confiance",
+      "ADMIN",
+    ],
+    ["operator_a", "Dear customer, false news about MoMo transactions are circulating. Please ignore them.", "ADMIN"],
+    ["operator_b", "Pour plus de securite, validez chaque nouveau retrait avec votre code avant 10 minutes.", "ADMIN"],
+    // An offer by its price per period, its bundle notation, an invitation to subscribe or to reply.
+    [
+      "operator_a",
+      "Ta musique preferee en sonnerie d'attente pour 100U/7jours seulement. Reponds 2 pour l'avoir",
+      "MKT",
+    ],
+    ["operator_a", "Surf more this weekend: subscribe to 300U=700MB/2D on *123*5# and stay connected", "MKT"],
+    ["operator_a", "Join our team LIVE tonight at 8PM on Facebook & TikTok. Stay tuned!", "MKT"],
+    ["operator_b", "Decouvre les nouveaux films de la semaine sur *145*3# et ne rate pas la finale", "MKT"],
+  ] as const)("%s: %s", (operator, text, kind) => {
+    const p = parseMessage(operator, text);
+    expect(p.kind).toBe(kind);
+    expect(canConfirm(p.kind)).toBe(false);
+  });
+
+  it("a receipt is never taken for a notice or an offer by these words", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Transfert de 658000001 NAME vers 697000002 OTHER reussi. Details: ID transaction: PP260101.1010.A12345, Montant Transaction: 5000 FCFA, Frais: 0 FCFA, Commission: 0 FCFA, Montant Net: 5000 FCFA, Nouveau Solde: 8000 FCFA. Pour plus de securite, ne partagez jamais votre code.",
+    );
+    expect(p.kind).not.toBe("ADMIN");
+    expect(p.amount).toBe(5000);
+  });
+});
+
+describe("the customer's copy of an Orange cash-in", () => {
+  const text =
+    "Cher client, vous avez recu 12000.0 FCFA, Frais:  FCFA, Taxe:  FCFA de 5123456 AGENT SHOP. Votre solde est de 13050.5 FCFA. ID Trans: CI260101.0930.12345678. Merci d'utiliser Orange Money.";
+
+  it("is a deposit received, naming the agent it came from", () => {
+    expect(parseMessage("operator_b", text)).toMatchObject({
+      kind: "DEP",
+      direction: "in",
+      amount: 12000,
+      balance_after: 13050,
+      operator_ref: "CI260101.0930.12345678",
+      counterparty_msisdn: "5123456",
+    });
+  });
+
+  it("never confirms a transfer to a number that is not the one it names", () => {
+    const p = parseMessage("operator_b", text);
+    for (const destination of ["690000001", "695123456", "237695123456"])
+      expect(wouldConfirm(p, destination)).toBe(false);
+  });
+
+  it("names no agent it cannot read: no deposit then", () => {
+    const p = parseMessage(
+      "operator_b",
+      "Cher client, vous avez recu 12000.0 FCFA de AGENT SHOP. Votre solde est de 13050.5 FCFA. ID Trans: CI260101.0930.12345678.",
+    );
+    expect(p.kind).not.toBe("DEP");
   });
 });

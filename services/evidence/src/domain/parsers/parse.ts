@@ -207,6 +207,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     (n) => n !== ref,
   );
   const payee = [...new Set([...folded.matchAll(PAYEE)].map((m) => m.groups!.v.replace(/^\+/, "")))];
+  const sender = [...new Set([...folded.matchAll(SENDER)].map((m) => m.groups!.v.replace(/^\+/, "")))];
   const cue = kindFromCues(blankSenderText(folded), {
     amount: typeof amount === "number" ? amount : null,
     amountPrinted: amount !== null || unlabelled !== null,
@@ -214,6 +215,7 @@ function byCues(norm: NormalizedText, format: NumberFormat): ParsedMessage | nul
     operator_ref: typeof ref === "string" ? ref : null,
     phones,
     payee: payee.length === 1 ? payee[0] : null,
+    sender: sender.length === 1 ? sender[0] : null,
     promotion: folded !== norm.folded,
   });
   if (!cue.receipt) return null;
@@ -250,6 +252,14 @@ function blankSenderText(folded: string): string {
 const PHONE_ANYWHERE = new RegExp(String.raw`(?<![\w.])${PHONE}`, "g");
 /** The number money went to: after "vers", "to", "au", "a", "pour" (and "le", "numero"). */
 const PAYEE = new RegExp(String.raw`\b(?:vers|to|au|a|pour)\s+(?:le\s+)?(?:numero\s+)?(?<v>${PHONE})`, "gi");
+/**
+ * The number money came from: after "de", "du", "from", "venant de" — a phone number or an
+ * agent's code of six or seven digits.
+ */
+const SENDER = new RegExp(
+  String.raw`\b(?:de|du|from)\s+(?:le\s+)?(?:numero\s+)?(?<v>${PHONE}|\d{6,7}(?![\dA-Za-z.,]))`,
+  "gi",
+);
 /** An amount with its currency: "recu 2000 FCFA", "transferred XAF 5,000". */
 const CURRENCY_AMOUNT = new RegExp(
   String.raw`(?<![\w.,])(?:${CURRENCY} ?${NUMBER}|${NUMBER} ?${CURRENCY})(?![\w])`,

@@ -16,7 +16,7 @@
  */
 const PROMO_CUE = new RegExp(
   [
-    String.raw`\b(?:gagn(?:e|es|ez|er|ant|ants)|a gagner|win|wins|winners?|earn|bonus(?! ?(?:[a-z]+ ?)?: ?\d)|promos?|promotion|offre|offer|cadeaux?)\b`,
+    String.raw`\b(?:gagn(?:e|es|ez|er|ant|ants)|a gagner|win|wins|winners?|earn|bonus(?! ?(?:[a-z]+ ?)?: ?\d)|promos?|promotion|offre|offer|offerte?s?|offered|cadeaux?)\b`,
     String.raw`\b(?:chance|prix casses|profite[rz]?|borrow|emprunte[rz]?|download|telecharge[rz]?)\b`,
     String.raw`\b(?:more info|plus d'infos?|disponible sur|available on)\b`,
     String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d`,

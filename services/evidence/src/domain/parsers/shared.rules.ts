@@ -32,6 +32,9 @@ export const FAIL_MATCH = skeleton(
     String.raw`\bunsuccessful\b|\binsufficient\b|\bnot enough (?:money|funds|balance|credit)\b|\bcould not be (?:completed|processed|performed)\b`,
     String.raw`\b(?:unable|not able) to (?:complete|process|perform|carry out)\b|\b(?:was|has been|is) (?:declined|rejected|refused|not completed)\b`,
     String.raw`\b(?:limit|maximum|threshold) (?:has been |was )?(?:reached|exceeded)\b|\bexceeds? (?:the |your )?(?:\w+ )?(?:limit|maximum)\b`,
+    // A maximum named, then reached, a few words apart, either language ("le nombre maximum de
+    // transactions autorise par jour est atteint", "the maximum number of transactions ... reached").
+    String.raw`\bmaximum (?:[\w']+ ){0,6}(?:est |a ete |has been |was |is )?(?:atteinte?|depassee?|reached|exceeded)\b`,
     String.raw`\b(?:wrong|invalid|incorrect) (?:pin|secret code|password)\b|\b(?:pin|secret code) (?:is |was )?(?:wrong|invalid|incorrect)\b|\btoo many (?:\w+ )?(?:attempts|tries)\b`,
     String.raw`\bservice (?:is )?(?:temporarily |currently |momentarily )?unavailable\b|\btemporarily unavailable\b`,
     String.raw`\b(?:cannot|can ?not|could not) be (?:completed|processed|performed)\b|\bnot (?:sufficient|allowed|authori[sz]ed) (?:to|for)\b`,
@@ -83,6 +86,11 @@ export const NOTICES: readonly Rule[] = [
         String.raw`\breset your (?:momo |mobile money )?pin\b|\breinitialise[rz]? votre (?:code )?pin\b`,
         // The holder's PIN or a debt to settle: service notices, never offers.
         String.raw`\byour (?:momo |mobile money )?pin\b|\bvotre (?:code (?:pin|secret)|pin)\b|\byou have a debt of\b|\bvous avez une dette\b`,
+        // A warning against false news or scams about the service: a notice, even when it speaks
+        // of transactions ("de fausses informations ... circulent. Veuillez les ignorer").
+        String.raw`\bfausses? (?:informations?|rumeurs?|nouvelles?)\b|\bfalse (?:information|news|rumou?rs?)\b|\brumeurs?\b|\brumou?rs?\b`,
+        // A security measure announced ("Pour plus de securite, confirmez chaque premier transfert ...").
+        String.raw`\b(?:pour|par) (?:plus de |votre |mesure de )?securite\b|\bfor (?:your |more |added )?security\b`,
       ].join("|"),
     ),
   },
@@ -94,9 +102,18 @@ export const NOTICES: readonly Rule[] = [
       [
         String.raw`\b(?:win|wins|winners?|earn|bonus|promos?|promotion|offer|gift|chance|prizes?|free|discount|cashback)\b`,
         String.raw`\b(?:gagn\w*|offre|offert|cadeaux?|gratuit\w*|profite[rz]?|remise|reduction|prix casses)\b`,
-        String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?[*#]\d|[-+]\d+\s?%`,
+        // A code to dial, its star left out or not ("Dial 28036#"), or after "on", "au", "via".
+        String.raw`\b(?:dial|tape[sz]?|compose[sz]?)\s+(?:tel:)?(?:[*#]\d|\d+[*#])|[-+]\d+\s?%|\b(?:on|au|sur|via)\s+(?:tel:)?\*\d+(?:\*\d+)*#`,
         // An invitation to get a product, or to an app ("Get yours for 2,500F via … or via the App").
         String.raw`\bget yours\b|\b(?:via|on|with|sur|avec) (?:the |l')?(?:new )?(?:momo ?)?app\b`,
+        // An offer's price per period ("250U/ mois", "150U/30jrs", "250F/sem") or a bundle in the
+        // operators' notation ("500U=1.2GB/30D").
+        String.raw`\b\d+ ?(?:u|f|fcfa)? ?\/ ?(?:\d+ ?)?(?:j|jrs?|jours?|sem(?:aine)?s?|mois|days?|weeks?|months?)\b|\b\d+ ?u ?= ?\d`,
+        // An invitation: subscribe, buy a bundle, discover, join, don't miss, reply to get it,
+        // click here; MTN's "njoh" (free).
+        String.raw`\b(?:subscribe|subscribing|discover|stay tuned|don'?t miss|let'?s talk|njo+h)\b|\bjoin (?:\w+ ){0,3}live\b|\b(?:details|click|apply(?: \w+){0,3}) here\b`,
+        String.raw`\bturn on your (?:mobile )?data\b|\b(?:buy|purchase|get back) (?:a|an|any|the|your) (?:\w+ )?bundle\b`,
+        String.raw`\b(?:abonne-toi|abonnez-vous|souscri(?:re|s|vez)|decouvre[rz]?|viens|t'attend|ne rate[sz]? pas|cliquez? ici|telecharge[rz]?)\b|\breponds? (?:ok|\d)\b|\b(?:on|sur) (?:facebook|tiktok|instagram|youtube)\b`,
       ].join("|"),
     ),
   },
