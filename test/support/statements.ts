@@ -3,17 +3,20 @@ import { vi } from "vitest";
 
 /**
  * Records the SQL of every statement this process runs through MikroORM until `stop()` (any
- * caller's: a background job's statements land here too). Stop it in a `finally`.
+ * caller's: a background job's statements land here too), and beside each in `inTransaction`
+ * whether it ran inside a transaction (`Database.tx`). Stop it in a `finally`.
  */
-export function recordStatements(): { statements: string[]; stop(): void } {
+export function recordStatements(): { statements: string[]; inTransaction: boolean[]; stop(): void } {
   const statements: string[] = [];
+  const inTransaction: boolean[] = [];
   const original = EntityManager.prototype.execute;
   const recorder = vi.spyOn(EntityManager.prototype, "execute").mockImplementation(function (
     this: EntityManager,
     ...args: unknown[]
   ) {
     statements.push(String(args[0]));
+    inTransaction.push(this.isInTransaction());
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as never);
-  return { statements, stop: () => recorder.mockRestore() };
+  return { statements, inTransaction, stop: () => recorder.mockRestore() };
 }

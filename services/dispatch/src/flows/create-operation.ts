@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { check, InFlight, outboxRow, type Caller } from "@transferops/kit";
+import { check, InFlight, outboxRow, type Caller, type EntityManager } from "@transferops/kit";
 import type { CreateOperationRequest } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
   admitOperation,
@@ -42,9 +42,10 @@ interface Selected {
 }
 
 /**
- * Creating an operation: idempotency, the gates, the SIM's selection and reservation, the
- * row and its events in one transaction. The request's own fields are checked before
- * (rpc/operations.ts); `agentId` is the operation's owner.
+ * Creating an operation: idempotency, fleet's view, then one transaction for the SIMs'
+ * loads, the gates, the SIM's selection and reservation, the row and its events. The
+ * request's own fields are checked before (rpc/operations.ts); `agentId` is the
+ * operation's owner.
  */
 export class OperationCreation {
   // Fleet's view (breaker, agent, grant, SIMs) asked once for all the creates that need
@@ -106,18 +107,34 @@ export class OperationCreation {
     actor: Actor,
     agentId: string,
   ): Promise<OperationRecord | undefined> {
-    const selected = await this.select(req, actor, agentId);
-    const op = newOperation(req, agentId, selected);
-    const result = await this.insert(req, op, actor, selected);
+    // Fleet's view first, outside the transaction: no transaction waits on another service.
+    const context = await this.context(req, agentId);
+    // The SIM's pending debit ends after the commit (or the rollback), when the table shows it.
+    let debit: PendingDebit | undefined;
+    const result = await this.deps.db
+      .tx(async (tx) => {
+        const selected = await this.select(tx, req, actor, agentId, context);
+        debit = selected.debit;
+        return this.insert(tx, newOperation(req, agentId, selected), actor, selected);
+      })
+      .finally(() => debit?.end())
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err, "operations_one_retry")) {
+          throw refusal("retry_not_allowed", `Operation ${req.parentOperationId} already has a retry`, {
+            parent_operation_id: req.parentOperationId,
+            has_retry: true,
+          });
+        }
+        throw err;
+      });
     if (!result) return undefined;
     this.deps.idle.forget(result.device_id);
     this.deps.published();
     return result;
   }
 
-  /** Fleet's view, the parent, every gate in admission, and the SIM it selects, counted as pending at once. */
-  private async select(req: CreateOperationRequest, actor: Actor, agentId: string): Promise<Selected> {
-    const { db, fleet, config } = this.deps;
+  /** Fleet's view (breaker, agent, grant, candidate SIMs) for this create, shared by concurrent ones. */
+  private context(req: CreateOperationRequest, agentId: string): Promise<DispatchContext> {
     const opType = (req.typeOp || "deposit") as OpType;
     const simId = req.simId || null;
     const query = {
@@ -128,10 +145,25 @@ export class OperationCreation {
       opType,
       simId,
     };
-    const context = await this.contexts.run(`${agentId} ${query.operator} ${opType} ${simId ?? ""}`, () =>
-      fleet.dispatchContext(query),
+    return this.contexts.run(`${agentId} ${query.operator} ${opType} ${simId ?? ""}`, () =>
+      this.deps.fleet.dispatchContext(query),
     );
-    const em = db.em();
+  }
+
+  /**
+   * Inside the create's transaction: the parent, the SIMs' loads, every gate in admission,
+   * and the SIM it selects, counted as pending at once.
+   */
+  private async select(
+    em: EntityManager,
+    req: CreateOperationRequest,
+    actor: Actor,
+    agentId: string,
+    context: DispatchContext,
+  ): Promise<Selected> {
+    const { config } = this.deps;
+    const opType = (req.typeOp || "deposit") as OpType;
+    const simId = req.simId || null;
     const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
     const agent: OwningAgent = {
       agent_id: agentId,
@@ -171,16 +203,16 @@ export class OperationCreation {
   }
 
   /**
-   * The row and its events in one transaction, the SIM's balance checked again inside it;
-   * undefined when the insert found the request_id taken.
+   * The row and its events, in the create's transaction, the SIM's balance checked again
+   * inside it; undefined when the insert found the request_id taken.
    */
   private async insert(
-    req: CreateOperationRequest,
+    tx: EntityManager,
     op: NewOperation,
     actor: Actor,
     { admission, sim, debit, now }: Selected,
   ): Promise<OperationRecord | undefined> {
-    const { db, config } = this.deps;
+    const { config } = this.deps;
     const pending = this.pending;
     const events = changeEvents(freshRecord(op), {
       trigger: "create",
@@ -188,40 +220,27 @@ export class OperationCreation {
       actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
       at: now,
     }).map(outboxRow);
-    return db
-      .tx(async (tx) => {
-        // Taken before the statement's snapshot: see reserveBalance.
-        const others = pending.of(sim.sim_id);
-        const created = await insertQueuedOperation(tx, op, events);
-        if (!created) return undefined;
-        // The SIM's lock, when needed, is taken last, after the insert, so it is held only
-        // until commit; a create the balance no longer covers rolls back with insufficient_balance.
-        const short = await reserveBalance(
-          tx,
-          admission.sim,
-          {
-            operator: op.operator,
-            op_type: op.op_type,
-            amount: op.montant,
-            now,
-            staleness_ms: config.balanceStalenessMs,
-          },
-          { inserted: true, reservedBefore: created.reserved_before },
-          { debits: pending, own: debit, others },
-        );
-        if (short) throw short;
-        return created.record;
-      })
-      .catch((err: unknown) => {
-        if (isUniqueViolation(err, "operations_one_retry")) {
-          throw refusal("retry_not_allowed", `Operation ${req.parentOperationId} already has a retry`, {
-            parent_operation_id: req.parentOperationId,
-            has_retry: true,
-          });
-        }
-        throw err;
-      })
-      .finally(debit.end);
+    // Taken before the statement's snapshot: see reserveBalance.
+    const others = pending.of(sim.sim_id);
+    const created = await insertQueuedOperation(tx, op, events);
+    if (!created) return undefined;
+    // The SIM's lock, when needed, is taken last, after the insert, so it is held only
+    // until commit; a create the balance no longer covers rolls back with insufficient_balance.
+    const short = await reserveBalance(
+      tx,
+      admission.sim,
+      {
+        operator: op.operator,
+        op_type: op.op_type,
+        amount: op.montant,
+        now,
+        staleness_ms: config.balanceStalenessMs,
+      },
+      { inserted: true, reservedBefore: created.reserved_before },
+      { debits: pending, own: debit, others },
+    );
+    if (short) throw short;
+    return created.record;
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 
 let h: DispatchHarness;
 useDispatchHarness({}, (started) => (h = started));
@@ -378,6 +379,24 @@ describe("create operation: what is stored", () => {
     expect(res.operation).toEqual(stored.operation);
     const ev = await eventually(() => eventsOf(h, "OperationChanged", id)[0], 5000, "the create event");
     expect(fromBinary(OperationChangedSchema, ev.value).operation).toEqual(stored.operation);
+  });
+});
+
+describe("create operation: its statements", () => {
+  it("reads the SIMs' loads inside the create's transaction, beside its insert (no transaction of their own)", async () => {
+    const { statements, inTransaction, stop } = recordStatements();
+    try {
+      const res = await h.client.createOperation(req());
+      expect(res.created).toBe(true);
+    } finally {
+      stop();
+    }
+    const at = (pattern: RegExp) => statements.flatMap((q, i) => (pattern.test(q) ? [i] : []));
+    const loads = at(/jsonb_array_elements_text\(\?::jsonb\) as s\(sim_id\)/);
+    const insert = at(/^\s*with ins as \(/);
+    expect([loads.length, insert.length]).toEqual([1, 1]);
+    expect([inTransaction[loads[0]!], inTransaction[insert[0]!]]).toEqual([true, true]);
+    expect(loads[0]).toBeLessThan(insert[0]!);
   });
 });
 

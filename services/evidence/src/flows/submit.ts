@@ -46,9 +46,11 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
   requireSimOfDevice(device, sim && { sim_id: sim.simId, device_id: sim.deviceId }, req.simId);
   const refusals = refusalsOf(incoming);
   const operator = sim!.operator as Operator;
-  // The taught rules, checked once before the messages (not in each one's transaction), and
-  // again when the submission has run for RULES_RECHECK_MS (see currentTaughtRules).
+  // The taught rules, checked in the first message's transaction (not in each one's), and
+  // again in the next one's when the submission has run for RULES_RECHECK_MS (see
+  // currentTaughtRules).
   let taught: CurrentRules | undefined;
+  const check = async (em: EntityManager) => (taught = await currentTaughtRules(deps.db, operator, em)).rules;
   const results: MessageResult[] = [];
   for (const [i, m] of incoming.entries()) {
     const refused = refusals[i];
@@ -56,12 +58,11 @@ export async function submitMessages(deps: FlowDeps, req: SubmitMessagesRequest)
       results.push(refusedResult(refused, m.clientMessageId));
       continue;
     }
-    if (!taught || Date.now() - taught.checkedAt >= RULES_RECHECK_MS)
-      taught = await currentTaughtRules(deps.db, operator);
+    const fresh = taught && Date.now() - taught.checkedAt < RULES_RECHECK_MS;
     const { message, duplicate } = await storeMessage(deps, {
       simId: req.simId,
       operator,
-      rules: taught.rules,
+      rules: fresh ? taught!.rules : check,
       subscriptionSlot: req.subscriptionSlot ?? null,
       correlate: req.correlate,
       sender: m.sender,
@@ -94,8 +95,11 @@ async function finishStored(deps: FlowDeps, stored: MessageRecord): Promise<Mess
 export interface StoreInput {
   simId: string;
   operator: Operator;
-  /** The operator's active taught rules (currentTaughtRules). */
-  rules: readonly Rule[];
+  /**
+   * The operator's active taught rules (currentTaughtRules), or how to check them in the
+   * message's transaction, before it is parsed.
+   */
+  rules: readonly Rule[] | ((em: EntityManager) => Promise<readonly Rule[]>);
   subscriptionSlot: number | null;
   correlate: boolean;
   sender: string;
@@ -109,8 +113,9 @@ export interface StoreInput {
  * Steps 1 and 2: the message is stored once per sms_hash, parsed once. A duplicate inserts
  * nothing and returns the stored row (which may still be pending after a crash: the caller
  * finishes it). Messages that will never be correlated are stored finished. One transaction
- * either way: the insert's conflict on (sim_id, sms_hash) is the duplicate check (a concurrent
- * copy's insert waits for the first to commit, then reads its row).
+ * either way, the taught rules' check, when asked for, its first statement: the insert's
+ * conflict on (sim_id, sms_hash) is the duplicate check (a concurrent copy's insert waits for
+ * the first to commit, then reads its row).
  */
 export async function storeMessage(
   deps: FlowDeps,
@@ -120,8 +125,9 @@ export async function storeMessage(
   // A copy from another sender is hashed with its sender: a forged copy sent first must not
   // make the operator's own message a "duplicate" of it.
   const hash = smsHash(input.simId, input.raw, input.clientMessageId, senderKnown ? null : input.sender);
-  const parsed = parseMessage(input.operator, input.raw, input.rules);
   const stored = await deps.db.tx(async (em) => {
+    const rules = typeof input.rules === "function" ? await input.rules(em) : input.rules;
+    const parsed = parseMessage(input.operator, input.raw, rules);
     const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
     const inserted = await insertMessage(em, {
       id: randomUUID(),

@@ -12,6 +12,7 @@ import {
   RetireWordingRuleRequestSchema,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { deposit, one, session, useHarness, submit, type Harness } from "../../../../test/support/evidence-harness.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 import { migrations } from "../store/migrations/index.ts";
 import { currentTaughtRules, RULES_RECHECK_MS } from "./taught.ts";
 import { activateRule, addRule, retireRule } from "./wording-rules.ts";
@@ -68,6 +69,37 @@ describe("taught rules across replicas", () => {
     const after = await one({ ...h, deps: otherDeps }, text());
     expect(after.kind).toBeUndefined(); // no rule reads it: no kind
     expect((await currentTaughtRules(otherDb, "operator_b")).rules).toEqual([]);
+  });
+
+  it("a rule activated while a submission looks its SIM up, before its message's transaction, reads the message", async () => {
+    expect((await currentTaughtRules(otherDb, "operator_b")).rules).toEqual([]);
+    const lookup = h.fleet.lookupSim;
+    h.fleet.lookupSim = async (req) => {
+      await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
+      return lookup(req);
+    };
+    try {
+      expect(await one({ ...h, deps: { ...h.deps, db: otherDb } }, text())).toMatchObject({ kind: "DEP" });
+    } finally {
+      h.fleet.lookupSim = lookup;
+    }
+  });
+
+  it("a submission checks the rules' stamp in its message's transaction, before the insert, never on its own", async () => {
+    await currentTaughtRules(h.db, "operator_b");
+    const { statements, inTransaction, stop } = recordStatements();
+    try {
+      await submit(h, [text(), text()]);
+    } finally {
+      stop();
+    }
+    const at = (pattern: RegExp) => statements.flatMap((q, i) => (pattern.test(q) ? [i] : []));
+    const stamps = at(/from evidence\.wording_rules\s*$/);
+    const inserts = at(/^\s*insert into evidence\.messages/);
+    // Once per submission (the second message is within RULES_RECHECK_MS), in the first message's transaction.
+    expect([stamps.length, inserts.length]).toEqual([1, 2]);
+    expect([inTransaction[stamps[0]!], inTransaction[inserts[0]!]]).toEqual([true, true]);
+    expect(stamps[0]).toBeLessThan(inserts[0]!);
   });
 
   it("the rules of an unchanged set are remembered; another activation changes them", async () => {

@@ -25,20 +25,19 @@ export interface CurrentRules {
 
 /**
  * The active taught rules of each operator, remembered per database under the stamp of the
- * active set (`activeRulesStamp`). Asked once per submission, before any message's
- * transaction: one small query checks the stamp; the rules are read again only when it
- * changed. Every replica checks at every submission, so a submission that starts after an
- * activation or a retirement commits parses with it on every replica (no notification to
- * miss); one already running checks again after RULES_RECHECK_MS.
+ * active set (`activeRulesStamp`). Asked once per submission, in its first message's
+ * transaction before the message is parsed and inserted (no transaction of its own): one
+ * small query checks the stamp; the rules are read again only when it changed. Every replica
+ * checks at every submission, so a submission that starts after an activation or a retirement
+ * commits parses with it on every replica (no notification to miss); one already running
+ * checks again, in its next message's transaction, after RULES_RECHECK_MS.
  */
 class TaughtRulesCache {
   private stamp?: string;
   private readonly byOperator = new Map<Operator, Rule[]>();
 
-  constructor(private readonly db: Database) {}
-
-  async current(operator: Operator, now = Date.now()): Promise<CurrentRules> {
-    const em = this.db.em();
+  /** `em`: the transaction the rules are used in (its statements read what is committed when each runs). */
+  async current(em: EntityManager, operator: Operator, now = Date.now()): Promise<CurrentRules> {
     const stamp = await activeRulesStamp(em);
     if (stamp !== this.stamp) {
       this.byOperator.clear();
@@ -56,9 +55,17 @@ class TaughtRulesCache {
 
 const caches = new WeakMap<Database, TaughtRulesCache>();
 
-/** The active taught rules of `operator`, checked against the stored set (see TaughtRulesCache). */
-export function currentTaughtRules(db: Database, operator: Operator): Promise<CurrentRules> {
+/**
+ * The active taught rules of `operator`, checked against the stored set (see
+ * TaughtRulesCache), with `em`'s statements: the caller's transaction, or by default
+ * statements of their own.
+ */
+export function currentTaughtRules(
+  db: Database,
+  operator: Operator,
+  em: EntityManager = db.em(),
+): Promise<CurrentRules> {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new TaughtRulesCache(db)));
-  return cache.current(operator);
+  if (!cache) caches.set(db, (cache = new TaughtRulesCache()));
+  return cache.current(em, operator);
 }

@@ -118,21 +118,32 @@ describe("events of the messaging service", () => {
     });
   });
 
-  it("ignores a confirmed operation whose contact_id names no contact", async () => {
-    const opId = randomUUID();
-    const eventId = await publishTestEvent(sys, {
-      topic: Topics.operations,
-      key: opId,
-      schema: OperationConfirmedSchema,
-      message: confirmed("crm-ref-42", opId, new Date()),
-    });
+  it("ignores a confirmed operation whose contact_id names no contact; one without a contact's id costs no inbox row", async () => {
+    const key = randomUUID();
+    const publish = (contactId: string, opId: string) =>
+      publishTestEvent(sys, {
+        topic: Topics.operations,
+        key,
+        schema: OperationConfirmedSchema,
+        message: confirmed(contactId, opId, new Date()),
+      });
+    // On one key, so in order: the two the handler skips, then one it takes (a contact's id, of no contact).
+    const skipped = [randomUUID(), randomUUID()];
+    const skippedEvents = [await publish("", skipped[0]!), await publish("crm-ref-42", skipped[1]!)];
+    const taken = randomUUID();
+    const takenEvent = await publish(randomUUID(), taken);
     await eventually(async () => {
-      const r = await sys.db.query(`select 1 from messaging.inbox where event_id = $1`, [eventId]);
+      const r = await sys.db.query(`select 1 from messaging.inbox where event_id = $1`, [takenEvent]);
       return r.length ? true : undefined;
     });
-    const rows = await sys.db.query(`select count(*)::int as n from messaging.contacts where last_operation_id = $1`, [
-      opId,
+    const inbox = await sys.db.query(`select count(*)::int as n from messaging.inbox where event_id = any($1)`, [
+      skippedEvents,
     ]);
+    expect(inbox[0].n).toBe(0);
+    const rows = await sys.db.query(
+      `select count(*)::int as n from messaging.contacts where last_operation_id = any($1)`,
+      [[...skipped, taken]],
+    );
     expect(rows[0].n).toBe(0);
   });
 });
