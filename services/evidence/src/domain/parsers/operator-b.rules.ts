@@ -284,7 +284,7 @@ export const OPERATOR_B_RULES: readonly Rule[] = [
         String.raw`\bavez recu (?:un transfert de )?${AMT} (?:venant )?d(?:e|u) (?:.{1,120}? )?${MSISDN}\b`,
       ),
       counterparty_name: pattern(
-        String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?<v>[^\d.]+?) ${PHONE}\b`,
+        String.raw`\bavez recu (?:un transfert de )?${AMT} d(?:e|u) (?:la part d(?:e|u) )?(?!la part d)(?<v>[^\d.]+?) ${PHONE}\b`,
       ),
     },
   },

@@ -761,6 +761,23 @@ describe("fields are never taken from the wrong place", () => {
   it("the customer's own number in a withdrawal is not the counterparty", () => {
     expect(parseMessage("operator_a", sampleText("cm-a-044")).counterparty_msisdn).toBeNull();
   });
+
+  it("'de la part de' is no sender's name", () => {
+    const received = (from: string) =>
+      parseMessage(
+        "operator_b",
+        `Vous avez recu 15000 FCFA de la part de ${from}. Nouveau solde: 16000 FCFA. Ref: PP260101.0930.A12345`,
+      );
+    expect(received("690000001")).toMatchObject({
+      kind: "UV_IN",
+      counterparty_msisdn: "690000001",
+      counterparty_name: null,
+    });
+    expect(received("JEAN DUPONT 690000001")).toMatchObject({
+      counterparty_msisdn: "690000001",
+      counterparty_name: "JEAN DUPONT",
+    });
+  });
 });
 
 describe("kinds outside transfers", () => {
