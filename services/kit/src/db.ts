@@ -172,6 +172,15 @@ export function deferInsert(em: EntityManager, table: string, columns: string, v
   return true;
 }
 
+/**
+ * Inside `Database.tx`: takes the rows deferred so far for `table` (in the order they were
+ * deferred), for a statement that writes them itself before rows of its own, so that the
+ * table's rows keep the order the transaction produced them in (an outbox's `seq`).
+ */
+export function takeDeferred(em: EntityManager, table: string): unknown[][] {
+  return deferred.get(em)?.get(table)?.rows.splice(0) ?? [];
+}
+
 async function writeDeferred(em: EntityManager): Promise<void> {
   for (const [table, t] of deferred.get(em) ?? []) {
     if (t.rows.length) await insertRows(em, table, t.columns, t.rows.splice(0));

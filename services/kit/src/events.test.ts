@@ -11,7 +11,9 @@ import {
   on,
   OutboxRelay,
   outboxInboxSql,
+  outboxInsertSql,
   outboxNotifySql,
+  outboxValuesNow,
   startConsumer,
 } from "./events.ts";
 import { createLogger } from "./log.ts";
@@ -233,6 +235,33 @@ describe("outbox rows of a transaction", () => {
       ids,
     ]);
     expect(stored.map((r) => r.id)).toEqual(ids);
+  });
+
+  it("keep that order when a statement writes some itself (outboxValuesNow): the deferred ones first, none twice", async () => {
+    const alert = (tag: string) => ({
+      topic: "alerts",
+      key: "sim-0",
+      schema: AlertRaisedSchema,
+      message: create(AlertRaisedSchema, { kind: "test", dedupeKey: tag, message: tag }),
+    });
+    const tag = `now-${Date.now()}`;
+    await db.tx(async (em) => {
+      await enqueueEvent(em, "kittest", alert(`${tag}-1`));
+      const values = outboxValuesNow(em, "kittest", [alert(`${tag}-2`), alert(`${tag}-3`)]);
+      expect(values).toHaveLength(3);
+      await em.execute(outboxInsertSql("kittest", values.length), values.flat());
+      // Nothing left to take: the deferred row went with the statement.
+      expect(outboxValuesNow(em, "kittest", [])).toHaveLength(0);
+      await enqueueEvent(em, "kittest", alert(`${tag}-4`));
+    });
+    const stored = await rows<{ payload: string }>(
+      db.em(),
+      `select encode(payload, 'escape') as payload from kittest.outbox where encode(payload, 'escape') like ? order by seq`,
+      [`%${tag}%`],
+    );
+    expect(stored.map((r) => r.payload.match(new RegExp(`${tag}-\\d`))![0])).toEqual(
+      [1, 2, 3, 4].map((i) => `${tag}-${i}`),
+    );
   });
 });
 

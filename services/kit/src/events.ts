@@ -3,7 +3,7 @@ import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufb
 import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
 import pg from "pg";
-import { deferInsert, insertRows, type Database, type EntityManager } from "./db.ts";
+import { deferInsert, insertRows, takeDeferred, type Database, type EntityManager } from "./db.ts";
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
@@ -114,6 +114,17 @@ export function outboxRow<S extends DescMessage>(event: OutboxEvent<S>): { id: s
       JSON.stringify(headers),
     ],
   };
+}
+
+/**
+ * The values of the outbox rows a statement writes beside its change (`outboxInsertSql`,
+ * `n` = the result's length): first the rows this transaction deferred for the same outbox
+ * so far (`enqueueEvent`; taken, so they are not written again at commit), then `events`'.
+ * The outbox's `seq` then follows the order the transaction produced its events in, as
+ * when every row waits for the commit.
+ */
+export function outboxValuesNow(em: EntityManager, schemaName: string, events: readonly OutboxEvent[]): unknown[][] {
+  return [...takeDeferred(em, `"${schemaName}".outbox`), ...events.map((e) => outboxRow(e).values)];
 }
 
 /**

@@ -20,11 +20,10 @@ import {
 import { raiseAlert } from "../events/alerts.ts";
 import { findOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import {
-  findProof,
+  answeredBefore,
   insertProof,
   lockMessage,
   lockProofCandidates,
-  operationConfirmedByRef,
   operationProvenBy,
   proofCandidatesTo,
   type ProofOutcome,
@@ -88,30 +87,39 @@ export async function proveOperation(deps: DispatchDeps, claim: ProofClaim): Pro
   const messageId = claim.evidence.message_id;
   const answer = await deps.db.tx(async (em): Promise<ProofAnswer> => {
     await lockMessage(em, messageId);
-    const stored = await findProof(em, messageId);
-    if (stored) {
-      const op = stored.operation_id ? await findOperation(em, stored.operation_id) : undefined;
-      return { outcome: stored.outcome, op, candidates: stored.candidate_operation_ids, changed: false };
-    }
     // The operator's repeat of a text that already confirmed an operation on this SIM (same
     // reference and amount) proves nothing more, whatever else is now open for that amount:
     // evidence normally knows it first (its own proof by reference), but not when the first
     // text's answer was lost between the two services. Not stored: a repeat of this request
-    // finds the same confirmed operation.
+    // finds the same confirmed operation. Read with the stored answer, in one statement.
     const ref = claim.evidence.operator_ref;
-    if (ref && claim.message.kind !== "BAL") {
-      const restated = await operationConfirmedByRef(em, claim.sim_id, ref, claim.message.amount, messageId);
-      if (restated) return { outcome: "restated", op: restated, candidates: [], changed: false };
+    const { stored, restated } = await answeredBefore(
+      em,
+      messageId,
+      ref && claim.message.kind !== "BAL"
+        ? { sim_id: claim.sim_id, operator_ref: ref, amount: claim.message.amount }
+        : null,
+    );
+    if (stored) {
+      const op = stored.operation_id ? await findOperation(em, stored.operation_id) : undefined;
+      return { outcome: stored.outcome, op, candidates: stored.candidate_operation_ids, changed: false };
     }
+    if (restated) return { outcome: "restated", op: restated, candidates: [], changed: false };
     const { decision, candidates } = await decide(em, claim, now, deps.config.lateEvidenceS);
-    const { op, candidateIds } = await apply(em, claim, decision, candidates, now, deps.config.lateEvidenceS);
-    await insertProof(em, {
-      message_id: messageId,
-      sim_id: claim.sim_id,
-      outcome: decision.outcome,
-      operation_id: op?.operation_id ?? null,
-      candidate_operation_ids: candidateIds,
-    });
+    const {
+      op,
+      candidateIds,
+      stored: storedWithChange,
+    } = await apply(em, claim, decision, candidates, now, deps.config.lateEvidenceS);
+    if (!storedWithChange) {
+      await insertProof(em, {
+        message_id: messageId,
+        sim_id: claim.sim_id,
+        outcome: decision.outcome,
+        operation_id: op?.operation_id ?? null,
+        candidate_operation_ids: candidateIds,
+      });
+    }
     return { outcome: decision.outcome, op, candidates: candidateIds, changed: true };
   });
   if (answer.changed) deps.published();
@@ -149,7 +157,11 @@ async function decide(
   return { decision: amountDivergence(sameDestination, message) ?? decision, candidates };
 }
 
-/** What a decision does: confirms its operation, names the ambiguous candidates, or raises the divergence. */
+/**
+ * What a decision does: confirms its operation, names the ambiguous candidates, or raises the
+ * divergence. `stored`: the message's proof row was written with the confirmation (one
+ * statement); otherwise the caller stores the answer.
+ */
 async function apply(
   em: EntityManager,
   claim: ProofClaim,
@@ -157,7 +169,7 @@ async function apply(
   candidates: Candidate[],
   now: Date,
   lateEvidenceS: number,
-): Promise<{ op: OperationRecord | undefined; candidateIds: string[] }> {
+): Promise<{ op: OperationRecord | undefined; candidateIds: string[]; stored?: true }> {
   if (decision.outcome === "confirmed") {
     const before = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
     const op = await move(
@@ -166,8 +178,15 @@ async function apply(
       { type: "proof", within_late_window: isWithinLateWindow(before.finished_at, now, lateEvidenceS) },
       { ...evidenceColumns(claim.evidence), confirmed_by: "proof", finished_at: before.finished_at ?? now },
       { trigger: "proof", evidence_message_id: claim.evidence.message_id, at: now },
+      {
+        message_id: claim.evidence.message_id,
+        sim_id: claim.sim_id,
+        outcome: "confirmed",
+        operation_id: before.operation_id,
+        candidate_operation_ids: [],
+      },
     );
-    return { op, candidateIds: [] };
+    return { op, candidateIds: [], stored: true };
   }
   if (decision.outcome === "ambiguous") return { op: undefined, candidateIds: [...decision.candidate_ids] };
   if (decision.outcome === "divergent") {

@@ -341,6 +341,59 @@ describe("transitions write their events in the statement that writes the row", 
   });
 });
 
+describe("claim and outcome: their statements", () => {
+  /** The statements of a flow inside its transaction (not the relay's, nor a plain read's). */
+  const flowStatements = (r: { statements: string[]; inTransaction: boolean[] }) =>
+    r.statements.filter((q, i) => r.inTransaction[i] && /dispatch\.operations|insert into "dispatch"\.outbox/.test(q));
+
+  it("claims in two statements: the state read with the lock of the next row, then the update with its outbox rows", async () => {
+    const d = handset();
+    const id = await queue(d.simId);
+    const recorded = recordStatements();
+    try {
+      expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
+    } finally {
+      recorded.stop();
+    }
+    const claim = flowStatements(recorded);
+    expect(claim).toHaveLength(2);
+    expect(claim[0]).toMatch(/^\s*with next as \(/);
+    expect(claim[1]).toMatch(/^\s*with changed as \(update dispatch\.operations/);
+    expect(claim[1]).toMatch(/insert into "dispatch"\.outbox/);
+  });
+
+  it("records an outcome in two statements: the lock with the device's other work, then the update with its outbox rows", async () => {
+    const d = handset();
+    const id = await queue(d.simId);
+    expect((await poll(d.deviceId)).dispatch?.operationId).toBe(id);
+    const recorded = recordStatements();
+    try {
+      expect((await report(d.deviceId, id, "ussd_ok")).status).toBe("awaiting_evidence");
+    } finally {
+      recorded.stop();
+    }
+    const outcome = flowStatements(recorded);
+    expect(outcome).toHaveLength(2);
+    expect(outcome[0]).toMatch(/for update of o/);
+    expect(outcome[0]).toMatch(/as device_has_queued/);
+    expect(outcome[1]).toMatch(/^\s*with changed as \(update dispatch\.operations/);
+    expect(outcome[1]).toMatch(/insert into "dispatch"\.outbox/);
+    // The device was left with nothing: its next poll is answered from memory.
+    expect(await poll(d.deviceId)).toMatchObject({ idle: true });
+  });
+
+  it("still tells a device with other work queued that it is not idle after its outcome", async () => {
+    const d = handset();
+    const first = await queue(d.simId);
+    await queue(d.simId);
+    expect((await poll(d.deviceId)).dispatch?.operationId).toBe(first);
+    await report(d.deviceId, first, "ussd_ok");
+    // In its cooldown (10 s): answered neither idle nor with work, by a read.
+    const next = await poll(d.deviceId);
+    expect([next.idle, next.dispatch]).toEqual([false, undefined]);
+  });
+});
+
 describe("outcome report: every outcome of the contract", () => {
   it.each<[string, { ussdResponse?: string; failureDetail?: string }, string, string | null, boolean]>([
     ["ussd_ok", { ussdResponse: "Depot reussi" }, "awaiting_evidence", "ussd_ok", true],

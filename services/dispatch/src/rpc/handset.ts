@@ -27,6 +27,7 @@ import { updateOperation, type OperationRecord } from "../store/operations.ts";
 import {
   deviceQueueState,
   listClaimedByDevice,
+  lockReported,
   markRunning,
   pollDevice,
   type DeviceQueueState,
@@ -35,8 +36,8 @@ import { holdQueued, rerouteQueued } from "../store/fleet-changes.ts";
 import { announceDeviceWork } from "../store/idle-devices.ts";
 import { actorOf, toDeviceOperation } from "../flows/mappers.ts";
 import type { DispatchDeps } from "../flows/ports.ts";
-import { publishChange } from "../events/operations.ts";
-import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
+import { changeEvents } from "../events/operations.ts";
+import { isUuid, move, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,
@@ -124,9 +125,10 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       return { kind: "fault", error: built };
     }
     unwrap(transition(op, { type: "claim" }));
-    const marked = await markRunning(em, op, built.steps.redacted_ussd_string, now);
+    const marked = await markRunning(em, op, built.steps.redacted_ussd_string, now, (claimed) =>
+      changeEvents(claimed, { trigger: "claim", previous_status: "queued", at: now }),
+    );
     if ("busy" in marked) throw busy(actor);
-    await publishChange(em, marked.claimed, { trigger: "claim", previous_status: "queued", at: now });
     return {
       kind: "dispatch",
       dispatch: create(DeviceDispatchSchema, {
@@ -230,9 +232,9 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
       const wallMs = Date.now();
       const mark = deps.idle.mark();
       const result = await db.tx(async (em) => {
-        const before = await lockOrNotFound(em, req.operationId);
+        const { before, other } = await lockReported(em, req.operationId, actor.device_id!);
         // Another device's operation is as unknown to this one as a missing id.
-        if (!belongsToDevice(actor, before)) throw notFound(req.operationId);
+        if (!before || !belongsToDevice(actor, before)) throw notFound(req.operationId);
         const decision = unwrap(classifyOutcomeReport({ ...before, outcome: before.device_outcome }, outcome));
         if (decision === "replay") return { op: before, changed: false };
         if (decision === "record") {
@@ -277,12 +279,11 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
             raised_at: now,
           });
         }
-        // The handset polls next: read its queue here, so that a device left with nothing to
-        // do is remembered idle as a poll's read would (the same mark: work announced since
-        // is not missed) and that poll costs no transaction.
-        const state = await deviceQueueState(em, actor.device_id!);
-        if (!state.has_queued) deps.idle.queueEmpty(actor.device_id!);
-        return { op, changed: true, idle: !state.has_queued && !state.has_running };
+        // The handset polls next: its queue, read with the lock (`lockReported`), lets a
+        // device left with nothing to do be remembered idle as a poll's read would (the same
+        // mark: work announced since is not missed), so that poll costs no transaction.
+        if (!other.has_queued) deps.idle.queueEmpty(actor.device_id!);
+        return { op, changed: true, idle: !other.has_queued && !other.has_running };
       });
       if ("idle" in result && result.idle) {
         deps.idle.remember(actor.device_id!, mark, wallMs);

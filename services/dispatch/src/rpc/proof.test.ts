@@ -13,6 +13,7 @@ import {
   startDispatchHarness,
   type DispatchHarness,
 } from "../../../../test/support/dispatch-harness.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 
 let h: DispatchHarness;
 const agent = randomUUID();
@@ -199,6 +200,38 @@ describe("ProveOperation: confirmation", () => {
       operationId: id,
       simId: s,
     });
+  });
+});
+
+describe("ProveOperation: its statements", () => {
+  it("confirms in four: the message's lock, its earlier answers, the candidates' locks, the change with its proof and outbox rows", async () => {
+    const s = sim();
+    const id = await operation(s, { status: "awaiting_evidence" });
+    const recorded = recordStatements();
+    let outcome: string;
+    try {
+      outcome = (await prove(s, { messageId: "m-statements", operatorRef: "CI261126.STM" })).outcome;
+    } finally {
+      recorded.stop();
+    }
+    expect(outcome).toBe("confirmed");
+    const proof = recorded.statements.filter(
+      (q, i) =>
+        recorded.inTransaction[i] && /dispatch\.(operations|proofs)|insert into "dispatch"\.outbox|advisory/.test(q),
+    );
+    expect(proof).toHaveLength(4);
+    expect(proof[0]).toMatch(/pg_advisory_xact_lock/);
+    expect(proof[1]).toMatch(/from dispatch\.proofs p where p\.message_id/);
+    expect(proof[1]).toMatch(/o\.evidence_operator_ref = \?/);
+    expect(proof[2]).toMatch(/for update of o/);
+    expect(proof[3]).toMatch(/^\s*with changed as \(update dispatch\.operations/);
+    expect(proof[3]).toMatch(/insert into dispatch\.proofs/);
+    expect(proof[3]).toMatch(/insert into "dispatch"\.outbox/);
+    const [stored] = await h.query(
+      `select p.operation_id, p.outcome, o.status, o.updated_at > o.finished_at as moved
+         from dispatch.proofs p join dispatch.operations o using (operation_id) where p.message_id = 'm-statements'`,
+    );
+    expect(stored).toEqual({ operation_id: id, outcome: "confirmed", status: "confirmed", moved: true });
   });
 });
 

@@ -1,4 +1,12 @@
-import { one, outboxInsertSql, rows, type EntityManager } from "@transferops/kit";
+import {
+  enqueueEvent,
+  one,
+  outboxInsertSql,
+  outboxValuesNow,
+  rows,
+  type EntityManager,
+  type OutboxEvent,
+} from "@transferops/kit";
 import { DEVICE_WORK_CHANNEL } from "./idle-devices.ts";
 import {
   DEBITING_OP_TYPES,
@@ -9,6 +17,7 @@ import {
   type OpType,
   type Origin,
 } from "../domain/index.ts";
+import { PROOF_INSERT, proofValues, type NewProof } from "./proof-rows.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
 
 /** An operation row as the service works with it. Amounts in FCFA. */
@@ -59,6 +68,13 @@ export interface OperationRecord {
   updated_at: Date;
   /** A retry (an operation naming this one as parent) exists. */
   has_retry: boolean;
+  /**
+   * Only on a row this transaction has just locked (`LOCKED_AT`): the database's clock when
+   * the lock was granted, as the driver gives it (text, to the microsecond). The update that
+   * follows stamps `updated_at` with it, so that its events, built before the statement that
+   * writes them with the change, carry the row's `updated_at`.
+   */
+  locked_at?: string;
 }
 
 /**
@@ -78,6 +94,14 @@ export const OPERATION_COLUMNS = `o.operation_id, o.request_id, o.parent_operati
   o.evidence_received_at, o.evidence_kind, o.evidence_is_ambiguous, o.confirmed_by, o.decision, o.decision_note,
   o.decided_by, o.decided_by_name, o.decided_at, o.created_at, o.started_at, o.finished_at, o.updated_at,
   ${HAS_RETRY}`;
+
+/**
+ * The column a lock adds to `OPERATION_COLUMNS` (`OperationRecord.locked_at`). Evaluated
+ * once the row is locked (a lock that waited for another transaction's update re-reads the
+ * row, this column with it), so it is later than that update's `updated_at`: the row's
+ * `updated_at` still only moves forward, on the database's one clock.
+ */
+export const LOCKED_AT = `clock_timestamp()::text as locked_at`;
 
 type Raw = Record<string, unknown>;
 
@@ -122,7 +146,12 @@ export async function findOperation(em: EntityManager, operationId: string): Pro
 
 /** Locks the row until the transaction ends: every transition reads its operation this way. */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<OperationRecord | undefined> {
-  return (await select(em, "o.operation_id = ?", [operationId], "for update of o"))[0];
+  const found = await rows<Raw>(
+    em,
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o where o.operation_id = ? for update of o`,
+    [operationId],
+  );
+  return found[0] && toRecord(found[0]);
 }
 
 export async function findByRequestId(em: EntityManager, requestId: string): Promise<OperationRecord | undefined> {
@@ -294,32 +323,69 @@ export type OperationChange = Partial<
 >;
 
 /**
- * Writes a change to the row the caller locked and read (`before`); `updated_at` moves with
- * every change. The row is locked, so it is `before` with the change: only `updated_at`
- * comes back from the database (not the row's 45 columns again).
+ * Writes a change to the row the caller locked and read (`before`), and the outbox rows of
+ * the events `events` says of the row as the change leaves it (`after`), if any; `updated_at`
+ * moves with every change. The row is locked, so it is `before` with the change: the row's
+ * 45 columns are not read again.
+ *
+ * A row locked with its `locked_at` (every lock of a transition: `lockOperation`, the
+ * claim's `pollDevice`, the proof's `lockProofCandidates`) is stamped with that clock, so
+ * the events are built before the statement and the change and its outbox rows are one
+ * statement (one round trip), with the rows this transaction deferred for the outbox before
+ * them (`outboxValuesNow`: the outbox keeps the order of the events). Otherwise `updated_at`
+ * is the clock of the update, and the events wait for the commit (`enqueueEvent`).
  */
 export async function updateOperation(
   em: EntityManager,
   before: OperationRecord,
   change: OperationChange,
+  events: (after: OperationRecord) => OutboxEvent[] = () => [],
+  proof?: NewProof,
 ): Promise<OperationRecord> {
   const sets: string[] = [];
   const params: unknown[] = [];
-  const after: Raw = { ...before };
+  const { locked_at: lockedAt, ...after }: Raw = { ...before };
   for (const [column, value] of Object.entries(change)) {
     if (value === undefined) continue;
     sets.push(`${column} = ?`);
     params.push(value);
     after[column] = value;
   }
-  sets.push("updated_at = clock_timestamp()");
-  const updated = await one<{ updated_at: unknown }>(
-    em,
-    `update dispatch.operations as o set ${sets.join(", ")} where o.operation_id = ? returning o.updated_at`,
-    [...params, before.operation_id],
-  );
-  after.updated_at = toDate(updated!.updated_at);
-  return after as unknown as OperationRecord;
+  if (lockedAt === undefined) {
+    sets.push("updated_at = clock_timestamp()");
+    const updated = await one<{ updated_at: unknown }>(
+      em,
+      `update dispatch.operations as o set ${sets.join(", ")} where o.operation_id = ? returning o.updated_at`,
+      [...params, before.operation_id],
+    );
+    after.updated_at = toDate(updated!.updated_at);
+    const record = after as unknown as OperationRecord;
+    for (const event of events(record)) await enqueueEvent(em, "dispatch", event);
+    if (proof) await em.execute(PROOF_INSERT(), proofValues(proof));
+    return record;
+  }
+  sets.push("updated_at = ?::timestamptz");
+  after.updated_at = toDate(lockedAt);
+  const record = after as unknown as OperationRecord;
+  const outbox = outboxValuesNow(em, "dispatch", events(record));
+  const update = `update dispatch.operations as o set ${sets.join(", ")} where o.operation_id = ?`;
+  const values = [...params, lockedAt, before.operation_id];
+  if (outbox.length === 0 && !proof) {
+    await em.execute(update, values);
+    return record;
+  }
+  // One statement: the change, then what it writes beside it, each only with the row's
+  // update: the proof row of the message that confirms it (the proof's step), its events'
+  // outbox rows.
+  const changed = "exists (select 1 from changed)";
+  const proven = proof ? `,\n     proven as (${PROOF_INSERT(changed)})` : "";
+  const queued = outbox.length > 0 ? outboxInsertSql("dispatch", outbox.length, changed) : "select 1";
+  await em.execute(`with changed as (${update} returning 1)${proven}\n     ${queued}`, [
+    ...values,
+    ...(proof ? proofValues(proof) : []),
+    ...outbox.flat(),
+  ]);
+  return record;
 }
 
 export interface OperationListFilter {

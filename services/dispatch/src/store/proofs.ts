@@ -1,9 +1,11 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import type { ProofCandidate } from "../domain/index.ts";
-import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+import { LOCKED_AT, OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
 import { toDate } from "./sql.ts";
 
-export type ProofOutcome = "confirmed" | "ambiguous" | "no_candidate" | "divergent";
+import { PROOF_INSERT, proofValues, type NewProof, type ProofOutcome } from "./proof-rows.ts";
+
+export type { NewProof, ProofOutcome };
 
 export interface ProofRecord {
   message_id: string;
@@ -35,11 +37,6 @@ export async function lockMessage(em: EntityManager, messageId: string): Promise
   await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 7301))`, [messageId]);
 }
 
-export async function findProof(em: EntityManager, messageId: string): Promise<ProofRecord | undefined> {
-  const r = await one<Record<string, unknown>>(em, `select * from dispatch.proofs where message_id = ?`, [messageId]);
-  return r ? toProof(r) : undefined;
-}
-
 /** The operation a message already proves, if any. */
 export async function operationProvenBy(em: EntityManager, messageId: string): Promise<string | undefined> {
   const found = await rows<{ operation_id: string }>(
@@ -51,42 +48,37 @@ export async function operationProvenBy(em: EntityManager, messageId: string): P
 }
 
 /**
- * The operation another message already confirmed on this SIM with this operator reference
- * and amount (an operator's reference names one transaction).
+ * What a message was already answered, in one read (after `lockMessage`, so a concurrent
+ * first proof of the message has committed): its stored proof, and the operation another
+ * message already confirmed on this SIM with this operator reference and amount (an
+ * operator's reference names one transaction), when `restating` names one to look for.
  */
-export async function operationConfirmedByRef(
+export async function answeredBefore(
   em: EntityManager,
-  simId: string,
-  operatorRef: string,
-  amount: number,
   messageId: string,
-): Promise<OperationRecord | undefined> {
-  const found = await rows<Parameters<typeof toRecord>[0]>(
+  restating: { sim_id: string; operator_ref: string; amount: number } | null,
+): Promise<{ stored: ProofRecord | undefined; restated: OperationRecord | undefined }> {
+  const r = await one<Record<string, unknown>>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o
-      where o.sim_id = ? and o.status = 'confirmed' and o.montant = ? and o.evidence_operator_ref = ?
-        and o.evidence_message_id <> ?
-      limit 1`,
-    [simId, amount, operatorRef, messageId],
+    `select (select to_jsonb(p) from dispatch.proofs p where p.message_id = ?) as stored_proof, r.*
+       from (select 1) as one
+       left join lateral (
+         select ${OPERATION_COLUMNS} from dispatch.operations o
+          where o.sim_id = ? and o.status = 'confirmed' and o.montant = ? and o.evidence_operator_ref = ?
+            and o.evidence_message_id <> ?
+          limit 1) as r on true`,
+    [messageId, restating?.sim_id ?? null, restating?.amount ?? null, restating?.operator_ref ?? null, messageId],
   );
-  return found[0] && toRecord(found[0]);
+  const { stored_proof: stored, ...restated } = r ?? {};
+  return {
+    stored: stored ? toProof(stored as Record<string, unknown>) : undefined,
+    restated: restated.operation_id ? toRecord(restated) : undefined,
+  };
 }
 
-export async function insertProof(
-  em: EntityManager,
-  p: {
-    message_id: string;
-    sim_id: string;
-    outcome: ProofOutcome;
-    operation_id: string | null;
-    candidate_operation_ids: string[];
-  },
-): Promise<void> {
-  await em.execute(
-    `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, candidate_operation_ids)
-     values (?, ?, ?, ?, ?::jsonb)`,
-    [p.message_id, p.sim_id, p.outcome, p.operation_id, JSON.stringify(p.candidate_operation_ids)],
-  );
+/** Stores a message's answer (one that confirms an operation is stored with its change: `updateOperation`). */
+export async function insertProof(em: EntityManager, p: NewProof): Promise<void> {
+  await em.execute(PROOF_INSERT(), proofValues(p));
 }
 
 /**
@@ -111,7 +103,7 @@ export async function lockProofCandidates(
   }
   const found = await rows<Record<string, unknown>>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
       where o.sim_id = ? and o.status in (?) and o.op_type in (?) ${amountSql}
       order by o.operation_id
       for update of o`,

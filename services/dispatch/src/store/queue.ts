@@ -1,5 +1,5 @@
-import { one, rows, type EntityManager } from "@transferops/kit";
-import { OPERATION_COLUMNS, toRecord, updateOperation, type OperationRecord } from "./operations.ts";
+import { one, rows, type EntityManager, type OutboxEvent } from "@transferops/kit";
+import { LOCKED_AT, OPERATION_COLUMNS, toRecord, updateOperation, type OperationRecord } from "./operations.ts";
 import { isUniqueViolation, toDate } from "./sql.ts";
 
 /** What a poll must know about its device before touching anything. */
@@ -62,7 +62,7 @@ export async function pollDevice(
   const r = await one<StateRow>(
     em,
     `with next as (
-       select ${OPERATION_COLUMNS} from dispatch.operations o
+       select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
         where o.device_id = ? and o.status = 'queued'
         order by o.created_at, o.operation_id
         limit 1
@@ -80,8 +80,51 @@ ${STATE_COLUMNS}) s
   };
 }
 
+/** Whether a device has work besides the operation it reports on. */
+export interface OtherWork {
+  has_running: boolean;
+  has_queued: boolean;
+}
+
 /**
- * Makes the locked operation running on its device. The partial unique index
+ * The outcome's lock, in one statement: the reported operation, locked with its clock
+ * (`LOCKED_AT`; the lock orders the outcome against a concurrent proof or cancel), and
+ * whether the reporting device has other work, running or queued: once the outcome has moved
+ * this operation off `running`, that is what the device's next poll reads, so a device left
+ * with nothing is remembered idle and that poll costs no transaction. Its snapshot is taken
+ * after the caller's idle mark, like a poll's: work queued after it is announced after the
+ * mark, which keeps the device from being remembered idle.
+ */
+export async function lockReported(
+  em: EntityManager,
+  operationId: string,
+  deviceId: string,
+): Promise<{ before: OperationRecord | undefined; other: OtherWork }> {
+  const r = await one<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT},
+            exists (select 1 from dispatch.operations x
+                     where x.device_id = ? and x.status = 'running' and x.operation_id <> o.operation_id)
+              as device_has_running,
+            exists (select 1 from dispatch.operations x
+                     where x.device_id = ? and x.status = 'queued' and x.operation_id <> o.operation_id)
+              as device_has_queued
+       from dispatch.operations o
+      where o.operation_id = ?
+        for update of o`,
+    [deviceId, deviceId, operationId],
+  );
+  if (!r) return { before: undefined, other: { has_running: false, has_queued: false } };
+  const { device_has_running, device_has_queued, ...row } = r;
+  return {
+    before: toRecord(row),
+    other: { has_running: Boolean(device_has_running), has_queued: Boolean(device_has_queued) },
+  };
+}
+
+/**
+ * Makes the locked operation running on its device, with the outbox rows of the events
+ * `events` says of it (one statement: `updateOperation`). The partial unique index
  * `operations_one_running_per_device` refuses a second running operation on one device
  * whatever the code above did: the loser gets `busy` and its transaction must roll back.
  * The row is locked and `op` is what it holds (`updateOperation`).
@@ -91,10 +134,16 @@ export async function markRunning(
   op: OperationRecord,
   ussdString: string,
   startedAt: Date,
+  events: (claimed: OperationRecord) => OutboxEvent[],
 ): Promise<{ claimed: OperationRecord } | { busy: true }> {
   try {
     return {
-      claimed: await updateOperation(em, op, { status: "running", started_at: startedAt, ussd_string: ussdString }),
+      claimed: await updateOperation(
+        em,
+        op,
+        { status: "running", started_at: startedAt, ussd_string: ussdString },
+        events,
+      ),
     };
   } catch (err) {
     if (isUniqueViolation(err, "operations_one_running_per_device")) return { busy: true };
