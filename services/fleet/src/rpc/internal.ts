@@ -48,49 +48,47 @@ export function internalHandlers(deps: FleetDeps): Impl {
 
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      // Every claim comes here: the read, then the audit of a PIN that opened; a PIN that does
-      // not open is refused and audits nothing. Only to a device whose token stands now, read
-      // here (the gateway may have remembered the device's authentication: a token revoked or
-      // replaced since gets nothing), and only to the device that holds the SIM now: a create
-      // that raced an unassignment or a move left its work on the old handset, and dispatch
-      // moves it on the `moved` answer (nothing revealed, nothing audited). Two statements and
-      // no transaction: the read locks nothing and the audit is the only write, so a
-      // transaction around them would hold nothing more (each statement reads what is
-      // committed when it runs, as it would inside one), only cost its begin and commit; the
-      // PIN is answered only once its audit row is written.
-      const em = db.em();
-      const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
-      const sealed = await readPin(em, req.simId, device);
-      if (!sealed) throw notFound("sim", req.simId);
-      if (device && !sealed.token_stands) {
-        throw refusal("credentials_invalid", "Missing or invalid credentials");
-      }
-      if (req.deviceId && sealed.device_id !== req.deviceId) {
-        return {
-          pin: "",
-          moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
-        };
-      }
-      let pin: string;
-      try {
-        pin = open(
-          config.pinKeyring,
-          { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
-          pinAad(req.simId),
-        );
-      } catch (err) {
-        deps.log.error(
-          { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
-          "PIN does not decrypt",
-        );
-        throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
-      }
-      await audit(em, {
-        action: "sim.pin_revealed",
-        target: req.simId,
-        details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+      // One transaction (every claim comes here): the read, then the audit of a PIN that
+      // opened; a PIN that does not open is refused and audits nothing. Only to a device whose
+      // token stands now, read in this transaction (the gateway may have remembered the
+      // device's authentication: a token revoked or replaced since gets nothing), and only to
+      // the device that holds the SIM now: a create that raced an unassignment or a move left
+      // its work on the old handset, and dispatch moves it on the `moved` answer (nothing
+      // revealed, nothing audited).
+      return db.tx(async (em) => {
+        const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
+        const sealed = await readPin(em, req.simId, device);
+        if (!sealed) throw notFound("sim", req.simId);
+        if (device && !sealed.token_stands) {
+          throw refusal("credentials_invalid", "Missing or invalid credentials");
+        }
+        if (req.deviceId && sealed.device_id !== req.deviceId) {
+          return {
+            pin: "",
+            moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
+          };
+        }
+        let pin: string;
+        try {
+          pin = open(
+            config.pinKeyring,
+            { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
+            pinAad(req.simId),
+          );
+        } catch (err) {
+          deps.log.error(
+            { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
+            "PIN does not decrypt",
+          );
+          throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
+        }
+        await audit(em, {
+          action: "sim.pin_revealed",
+          target: req.simId,
+          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
+        });
+        return { pin };
       });
-      return { pin };
     },
 
     async recordProvenBalance(req) {
