@@ -36,8 +36,26 @@ export const DAY_COUNT_COLUMNS = [
   "movements_out_xaf",
 ] as const satisfies readonly (keyof DayCounts)[];
 
+/** What of a message its day's row reads: the counts, the reported balance, the day. */
+export type DayFacts = Pick<
+  MessageRecord,
+  | "sim_id"
+  | "received_at"
+  | "state"
+  | "outcome"
+  | "is_ambiguous"
+  | "operation_id"
+  | "link"
+  | "dismissed_at"
+  | "kind"
+  | "amount"
+  | "fee"
+  | "direction"
+  | "balance_after"
+>;
+
 /** A message's share of its day's counts, as it stands. */
-export function dayCountsOf(m: MessageRecord): DayCounts {
+export function dayCountsOf(m: DayFacts): DayCounts {
   const one = (b: boolean) => (b ? 1 : 0);
   const movement = m.kind !== null && MOVEMENT_KINDS.includes(m.kind) && m.outcome !== "unknown_sender";
   return {
@@ -67,7 +85,7 @@ export function dayCountsOf(m: MessageRecord): DayCounts {
  * (`before` undefined: the message is new). Changes of one day's messages commute, so the
  * day's row is kept by adding each change's difference, whatever their order.
  */
-export function dayChange(before: MessageRecord | undefined, after: MessageRecord): DayCounts {
+export function dayChange(before: DayFacts | undefined, after: DayFacts): DayCounts {
   const a = dayCountsOf(after);
   if (!before) return a;
   const b = dayCountsOf(before);
@@ -79,16 +97,13 @@ export function dayChange(before: MessageRecord | undefined, after: MessageRecor
  * another sender): when the message is new (`before` undefined), or when a wording rule's
  * reading gives it a balance its stored reading did not have (the same as a new message's).
  */
-export function reportedBalanceOf(
-  before: MessageRecord | undefined,
-  m: MessageRecord,
-): { balance: number; at: Date } | null {
+export function reportedBalanceOf(before: DayFacts | undefined, m: DayFacts): { balance: number; at: Date } | null {
   if (m.balance_after === null || m.outcome === "unknown_sender") return null;
   if (before && before.balance_after === m.balance_after) return null;
   return { balance: m.balance_after, at: m.received_at };
 }
 
 /** A new reading took back the balance the stored one reported: the day's last balance is found again. */
-export function balanceWithdrawn(before: MessageRecord | undefined, m: MessageRecord): boolean {
+export function balanceWithdrawn(before: DayFacts | undefined, m: DayFacts): boolean {
   return before !== undefined && before.balance_after !== null && m.balance_after === null;
 }

@@ -17,8 +17,7 @@ import {
   finishCorrelation,
   listMovements,
   listUnmatched,
-  lockMessage,
-  lockSim,
+  lockSimMessage,
 } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -76,8 +75,7 @@ export async function dismiss(
   const found = await findMessage(deps.db.em(), req.evidenceId);
   decideDismiss(req.evidenceId, found, scope);
   const wrote = await deps.db.tx(async (em) => {
-    await lockSim(em, found!.sim_id);
-    const m = await lockMessage(em, req.evidenceId);
+    const m = await lockSimMessage(em, found!.sim_id, req.evidenceId);
     if (decideDismiss(req.evidenceId, m, scope) === "already") return false;
     const updated = await dismissMessage(em, m!.id, reason, caller.agentId);
     await messageDismissed(em, updated);
@@ -104,8 +102,10 @@ export async function attach(
   const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId));
   const result = await deps.db
     .tx(async (em) => {
-      await lockSim(em, found.sim_id);
-      const m = checkAttachable(req.evidenceId, await lockMessage(em, req.evidenceId)) as MessageRecord;
+      const m = checkAttachable(
+        req.evidenceId,
+        await lockSimMessage(em, found.sim_id, req.evidenceId),
+      ) as MessageRecord;
       const res = await deps.dispatch.attachEvidence({
         caller,
         operationId: req.operationId,
@@ -115,7 +115,8 @@ export async function attach(
       });
       const operation = res.operation;
       if (!operation?.operationId) throw new Error(`dispatch attached message ${m.id} without returning the operation`);
-      const updated = await finishCorrelation(em, m.id, {
+      // The update and the day's addition in one statement.
+      const updated = await finishCorrelation(em, m, {
         outcome: "attached",
         is_ambiguous: m.is_ambiguous,
         operation_id: operation.operationId,
@@ -125,7 +126,6 @@ export async function attach(
         balance_state: m.balance_state,
       });
       await messageLinked(em, updated);
-      await addToDay(em, m, updated);
       return { operation, evidence: updated };
     })
     .catch((err: unknown) => {

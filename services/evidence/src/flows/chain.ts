@@ -4,6 +4,12 @@ import type { MessageRecord } from "../domain/message.ts";
 import { chainBreakAlert, chainBreakResolved } from "../events/messages.ts";
 import { chainNeighbours, lockSim } from "../store/messages.ts";
 
+/** Whether checkChain reads the message's neighbours (under its SIM's lock): finished, printing a balance, the operator's word, not a restatement. */
+export function inChain(m: Pick<MessageRecord, "state" | "balance_after" | "outcome">): boolean {
+  if (m.state !== "done" || m.balance_after === null) return false;
+  return m.outcome !== "unknown_sender" && m.outcome !== "restated";
+}
+
 /**
  * Checks the links a finished message makes in its SIM's balance chain (with the message
  * before it and the one after it) and raises an alert for each break, in the caller's
@@ -13,8 +19,7 @@ import { chainNeighbours, lockSim } from "../store/messages.ts";
  * recomputes the whole chain on read, so such a message leaves the day with no break.
  */
 export async function checkChain(em: EntityManager, m: MessageRecord): Promise<ChainBreak[]> {
-  if (m.state !== "done" || m.balance_after === null) return [];
-  if (m.outcome === "unknown_sender" || m.outcome === "restated") return [];
+  if (!inChain(m)) return [];
   await lockSim(em, m.sim_id);
   const { previous, next, repeat } = await chainNeighbours(em, m);
   if (repeat) return [];

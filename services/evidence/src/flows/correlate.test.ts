@@ -19,6 +19,8 @@ import {
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
+import type { MessageRecord } from "../domain/message.ts";
+import { lockSim, lockSimMessage } from "../store/messages.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
@@ -103,7 +105,7 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
       const first = await storeMessage(h.deps, input);
       expect(first.duplicate).toBe(false);
       expect(transactions).toHaveBeenCalledTimes(1);
-      expect(statements.find((q) => /^\s*insert into evidence\.messages/.test(q))).toBeDefined();
+      expect(statements.find((q) => /insert into evidence\.messages/.test(q))).toBeDefined();
       expect(statements.filter((q) => /sms_hash = \?/.test(q))).toEqual([]);
       const again = await storeMessage(h.deps, input);
       expect(again).toMatchObject({ duplicate: true, message: { id: first.message.id } });
@@ -246,6 +248,65 @@ describe("rule 7: dispatch's answer", () => {
       balance_state: "done",
     });
     expect(await outboxTypes(h, "messages")).toEqual(["MessageStored", "MessageCorrelated", "MessageLinked"]);
+  });
+
+  it("confirms a proof in ten statements in three transactions: each step's writes and the day's addition share a statement", async () => {
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 25_000 });
+    // A first message of the SIM: the rules' cache is warm and the chain has a neighbour.
+    await one(h, deposit(7_000, { balanceAfter: 300_000 }), { receivedAt: new Date(Date.now() - 60_000) });
+    const transactions = vi.spyOn(h.deps.db, "tx");
+    const { statements, inTransaction, stop } = recordStatements();
+    let r: Awaited<ReturnType<typeof one>>;
+    let transactionCount: number;
+    try {
+      r = await one(h, deposit(25_000, { balanceAfter: 275_000 }));
+      transactionCount = transactions.mock.calls.length;
+    } finally {
+      stop();
+      transactions.mockRestore();
+    }
+    expect(r).toMatchObject({ outcome: "confirmed", operationId: OP });
+    const step = (q: string): string => {
+      if (/from evidence\.wording_rules\s*$/.test(q)) return "rules' stamp";
+      if (/^\s*with m as \(\s*insert into evidence\.messages[\s\S]*insert into evidence\.daily_reconciliations/.test(q))
+        return "message and day";
+      if (/^\s*insert into "evidence"\.outbox/.test(q)) return "outbox";
+      if (/pg_advisory_xact_lock[\s\S]*for update/.test(q)) return "SIM and message locks";
+      if (/link = 'proof'/.test(q)) return "restatement probe";
+      if (/^\s*with u as \(\s*update evidence\.messages set state = 'done'[\s\S]*daily_reconciliations/.test(q))
+        return "correlation and day";
+      if (/'previous' as side[\s\S]*'next' as side[\s\S]*'repeat' as side/.test(q)) return "chain neighbours";
+      if (/^\s*select [\s\S]* for update$/.test(q)) return "message lock";
+      if (/^\s*update evidence\.messages set balance_state/.test(q)) return "balance";
+      return q;
+    };
+    expect(statements.map(step)).toEqual([
+      // The submission (the stamp: its first message's transaction).
+      "rules' stamp",
+      "message and day",
+      "outbox",
+      // The correlation.
+      "SIM and message locks",
+      "restatement probe",
+      "correlation and day",
+      "chain neighbours",
+      "outbox",
+      // The proven balance.
+      "message lock",
+      "balance",
+    ]);
+    expect(inTransaction.every(Boolean)).toBe(true);
+    expect(transactionCount).toBe(3);
+    // The day's row counts both messages, the confirmed one as confirmed.
+    const [day] = (await h.db
+      .em()
+      .execute(`select messages, confirmed, proven_xaf, last_balance from evidence.daily_reconciliations`)) as {
+      messages: number;
+      confirmed: number;
+      proven_xaf: string;
+      last_balance: string;
+    }[];
+    expect(day).toMatchObject({ messages: 2, confirmed: 1, proven_xaf: "25000", last_balance: "275000" });
   });
 
   it("sends dispatch the parsed fields and the handset's receipt time", async () => {
@@ -433,6 +494,33 @@ describe("a crash at any step is finished by a retry or the re-drive, never doub
 });
 
 describe("concurrency", () => {
+  it("takes the SIM's lock before the message's in one statement, and reads the message as the lock holder left it", async () => {
+    const stored = await one(h, deposit(3_000), { correlate: false });
+    let release!: () => void;
+    let locked!: () => void;
+    const held = new Promise<void>((r) => (locked = r));
+    // Another transaction holds the SIM's lock (a correlation on another replica) and changes the message.
+    const holder = h.db.tx(async (em) => {
+      await lockSim(em, SIM);
+      locked();
+      await new Promise<void>((r) => (release = r));
+      await em.execute(`update evidence.messages set attempts = 7 where id = ?`, [stored.messageId]);
+    });
+    await held;
+    let read: MessageRecord | undefined;
+    const waiter = h.db.tx(async (em) => (read = await lockSimMessage(em, SIM, stored.messageId)));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(read).toBeUndefined();
+    // The message's row is not locked while the statement waits for the SIM's lock.
+    const probe = await h.db.tx((em) =>
+      em.execute(`select id from evidence.messages where id = ? for update nowait`, [stored.messageId]),
+    );
+    expect(probe).toHaveLength(1);
+    release();
+    await Promise.all([holder, waiter]);
+    expect(read).toMatchObject({ id: stored.messageId, attempts: 7 });
+  });
+
   it("stores one message and confirms once when the same message is submitted three times at once", async () => {
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 20_000 });
     h.dispatch.delayMs = 50;

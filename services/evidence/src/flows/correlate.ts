@@ -11,12 +11,11 @@ import {
   findProofByRef,
   finishCorrelation,
   lockMessage,
-  lockSim,
+  lockSimMessage,
   recordAttemptFailure,
   recordBalance,
   type Correlation,
 } from "../store/messages.ts";
-import { addToDay } from "../store/reconciliations.ts";
 import { checkChain } from "./chain.ts";
 import type { FlowDeps } from "./ports.ts";
 import { KeyedQueue } from "./serial.ts";
@@ -43,17 +42,17 @@ export async function correlateMessage(deps: FlowDeps, before: MessageRecord): P
   try {
     done = await bySim.run(before.sim_id, () =>
       db.tx(async (em) => {
-        await lockSim(em, before.sim_id);
-        const m = await lockMessage(em, messageId);
+        // The SIM's lock, then the message's (one statement); then the rest, read after both.
+        const m = await lockSimMessage(em, before.sim_id, messageId);
         if (!m || m.state === "done") return m;
         const c = await decide(deps, em, m);
         await deps.hooks?.afterProof?.(m.id);
-        const updated = await finishCorrelation(em, m.id, c);
+        // The update and the day's addition in one statement.
+        const updated = await finishCorrelation(em, m, c);
         await messageCorrelated(em, updated);
         if (updated.operation_id) await messageLinked(em, updated);
         if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
         await checkChain(em, updated);
-        await addToDay(em, m, updated);
         return updated;
       }),
     );

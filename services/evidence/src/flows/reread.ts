@@ -4,14 +4,7 @@ import { initialOutcome, routeOf } from "../domain/outcomes.ts";
 import { parseMessage } from "../domain/parsers/parse.ts";
 import type { Operator, Rule } from "../domain/parsers/types.ts";
 import { parseRuleId, type WordingRuleRecord } from "../domain/wording-rule.ts";
-import {
-  lockMessage,
-  lockSim,
-  readByRetired,
-  recordReading,
-  rereadableAfter,
-  type RereadScope,
-} from "../store/messages.ts";
+import { lockSimMessage, readByRetired, recordReading, rereadableAfter, type RereadScope } from "../store/messages.ts";
 import { advanceReread, rereadsRunning } from "../store/wording-rules.ts";
 import type { FlowDeps } from "./ports.ts";
 import { finish, readingRecorded } from "./submit.ts";
@@ -149,8 +142,7 @@ export async function rereadMessage(
   if (after.rule === m.parse_rule) return "unchanged";
   if (scope === "activated" && !after.rule?.startsWith("taught.")) return "unchanged";
   const updated = await deps.db.tx(async (em) => {
-    await lockSim(em, m.sim_id);
-    const locked = await lockMessage(em, m.id);
+    const locked = await lockSimMessage(em, m.sim_id, m.id);
     if (!locked || locked.parse_rule !== m.parse_rule) return undefined;
     const route = routeOf(after.kind, locked.outcome !== "not_correlated", after.rule, true);
     const outcome = initialOutcome(route);

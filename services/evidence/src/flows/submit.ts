@@ -21,7 +21,7 @@ import { refusedResult, toResult } from "./mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
 import { unrecognisedCounts } from "../store/wording-drift.ts";
-import { checkChain } from "./chain.ts";
+import { checkChain, inChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 import { SingleFlight } from "./serial.ts";
@@ -129,7 +129,11 @@ export async function storeMessage(
     const rules = typeof input.rules === "function" ? await input.rules(em) : input.rules;
     const parsed = parseMessage(input.operator, input.raw, rules);
     const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
-    const inserted = await insertMessage(em, {
+    const state = outcome === "pending" ? "pending" : "done";
+    // The day's addition rides on the insert unless the chain is checked (under the SIM's
+    // lock, which comes before the day's row: see insertMessage).
+    const dayWithInsert = !inChain({ state, outcome, balance_after: parsed.balance_after });
+    const message = {
       id: randomUUID(),
       sim_id: input.simId,
       sms_hash: hash,
@@ -150,14 +154,16 @@ export async function storeMessage(
       direction: parsed.direction,
       language: parsed.language,
       parse_rule: parsed.rule,
-      state: outcome === "pending" ? "pending" : "done",
+      state,
       outcome,
-    });
+    } as const;
+    const inserted = await insertMessage(em, message, dayWithInsert);
     if (!inserted) return { duplicate: (await findByHash(em, input.simId, hash))! };
     await messageStored(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
     if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
-    await readingRecorded(em, undefined, inserted);
+    if (dayWithInsert) await readingPublished(em, inserted);
+    else await readingRecorded(em, undefined, inserted);
     return inserted;
   });
   if ("duplicate" in stored) return { message: stored.duplicate, duplicate: true };
@@ -175,9 +181,14 @@ export async function readingRecorded(
   before: MessageRecord | undefined,
   after: MessageRecord,
 ): Promise<void> {
+  await readingPublished(em, after);
+  await addToDay(em, before, after);
+}
+
+/** readingRecorded but for the day's counts, which the statement that wrote the reading added. */
+async function readingPublished(em: EntityManager, after: MessageRecord): Promise<void> {
   if (after.state === "done") await messageCorrelated(em, after);
   await checkChain(em, after);
-  await addToDay(em, before, after);
 }
 
 /** An unrecognised text: has the share of them on this SIM jumped (a new wording)? */

@@ -95,7 +95,7 @@ describe("taught rules across replicas", () => {
     }
     const at = (pattern: RegExp) => statements.flatMap((q, i) => (pattern.test(q) ? [i] : []));
     const stamps = at(/from evidence\.wording_rules\s*$/);
-    const inserts = at(/^\s*insert into evidence\.messages/);
+    const inserts = at(/insert into evidence\.messages/);
     // Once per submission (the second message is within RULES_RECHECK_MS), in the first message's transaction.
     expect([stamps.length, inserts.length]).toEqual([1, 2]);
     expect([inTransaction[stamps[0]!], inTransaction[inserts[0]!]]).toEqual([true, true]);

@@ -3,6 +3,7 @@ import type { BalanceState, Link, MessageRecord } from "../domain/message.ts";
 import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS, type Outcome } from "../domain/outcomes.ts";
 import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
+import { dayUpsert } from "./reconciliations.ts";
 
 const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, device_received_at, client_message_id,
   subscription_slot, kind, amount, fee, commission, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
@@ -61,16 +62,38 @@ export type NewMessage = Pick<
 > &
   Reading;
 
-/** Inserts a message; undefined when (sim_id, sms_hash) is already stored (a duplicate). */
-export async function insertMessage(em: EntityManager, m: NewMessage): Promise<MessageRecord | undefined> {
+/**
+ * Inserts a message; undefined when (sim_id, sms_hash) is already stored (a duplicate). With
+ * `addToDay`, the same statement adds the new message to its day's row (`dayUpsert`, a CTE
+ * that changes nothing when the insert met a duplicate): one round trip for both. The caller
+ * asks for it only when nothing locks between the two (a message the balance chain will
+ * check takes its SIM's lock first, then the day's row: addToDay after the check, as a
+ * correlation does, so the two locks are always taken in that order).
+ */
+export async function insertMessage(
+  em: EntityManager,
+  m: NewMessage,
+  addToDay: boolean,
+): Promise<MessageRecord | undefined> {
+  // The new row as the day counts it: what the insert leaves to the columns' defaults is unlinked, undismissed.
+  const day = addToDay
+    ? dayUpsert(undefined, { ...m, is_ambiguous: false, operation_id: null, link: null, dismissed_at: null }, "m")
+    : undefined;
   const r = await one<Row>(
     em,
-    `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
-       client_message_id, subscription_slot, kind, amount, fee, commission, balance_after, operator_ref,
-       counterparty_msisdn, counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (sim_id, sms_hash) do nothing
-     returning ${COLUMNS}`,
+    `with m as (
+       insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+         client_message_id, subscription_slot, kind, amount, fee, commission, balance_after, operator_ref,
+         counterparty_msisdn, counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (sim_id, sms_hash) do nothing
+       returning ${COLUMNS})${
+         day
+           ? `,
+     day as (${day.sql})`
+           : ""
+       }
+     select * from m`,
     [
       m.id,
       m.sim_id,
@@ -95,6 +118,7 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
       m.state,
       m.outcome,
       m.state === "done" ? new Date() : null,
+      ...(day?.params ?? []),
     ],
   );
   return r && record(r);
@@ -138,6 +162,29 @@ export async function lockSim(em: EntityManager, simId: string): Promise<void> {
 /** SIM locks taken, by transaction (its EntityManager). */
 const simLocks = new WeakMap<EntityManager, Set<string>>();
 
+/**
+ * lockSim, then lockMessage, in one statement: the SIM's lock is an uncorrelated subquery
+ * of the filter, which PostgreSQL evaluates once before it reads any row (a one-time
+ * filter), so the two locks are taken in the same order as by two statements. The row is
+ * read as a lock reads it: a version committed while the statement waited for the SIM's
+ * lock is the one returned (the filter is checked again on it), as by a second statement.
+ * Anything else this transaction reads must come in a later statement, whose snapshot
+ * follows the lock's wait (this one's precedes it).
+ */
+export async function lockSimMessage(em: EntityManager, simId: string, id: string): Promise<MessageRecord | undefined> {
+  const held = simLocks.get(em) ?? new Set<string>();
+  if (held.has(simId)) return lockMessage(em, id);
+  const r = await one<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages
+      where id = ? and (select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))) is not null
+      for update`,
+    [id, simId],
+  );
+  simLocks.set(em, held.add(simId));
+  return r && record(r);
+}
+
 /** The message that proved an operation with this operator reference on this SIM, if any. */
 export async function findProofByRef(
   em: EntityManager,
@@ -165,14 +212,31 @@ export interface Correlation {
   balance_state: BalanceState;
 }
 
-/** Records the end of correlation (or a person's attach) on a locked message. */
-export async function finishCorrelation(em: EntityManager, id: string, c: Correlation): Promise<MessageRecord> {
+/**
+ * Records the end of correlation (or a person's attach) on a locked message (`m`, as read
+ * under its lock), and adds the change to its day's row (`dayUpsert`) in the same statement:
+ * what the day counts of the message after the update is `m` with the correlation's fields,
+ * known before it runs.
+ */
+export async function finishCorrelation(em: EntityManager, m: MessageRecord, c: Correlation): Promise<MessageRecord> {
+  const after = {
+    ...m,
+    state: "done" as const,
+    outcome: c.outcome,
+    is_ambiguous: c.is_ambiguous,
+    operation_id: c.operation_id,
+    link: c.link,
+  };
+  const day = dayUpsert(m, after, "u");
   const r = await one<Row>(
     em,
-    `update evidence.messages set state = 'done', outcome = ?, is_ambiguous = ?, operation_id = ?, link = ?,
-       linked_at = case when ?::uuid is null then null else now() end, linked_by = ?, operation_snapshot = ?,
-       balance_state = ?, correlated_at = coalesce(correlated_at, now()), last_error = null
-     where id = ? returning ${COLUMNS}`,
+    `with u as (
+       update evidence.messages set state = 'done', outcome = ?, is_ambiguous = ?, operation_id = ?, link = ?,
+         linked_at = case when ?::uuid is null then null else now() end, linked_by = ?, operation_snapshot = ?,
+         balance_state = ?, correlated_at = coalesce(correlated_at, now()), last_error = null
+       where id = ? returning ${COLUMNS}),
+     day as (${day.sql})
+     select * from u`,
     [
       c.outcome,
       c.is_ambiguous,
@@ -182,7 +246,8 @@ export async function finishCorrelation(em: EntityManager, id: string, c: Correl
       c.linked_by ?? null,
       c.operation_snapshot ? Buffer.from(c.operation_snapshot) : null,
       c.balance_state,
-      id,
+      m.id,
+      ...day.params,
     ],
   );
   return record(r!);
@@ -346,34 +411,38 @@ const IN_CHAIN = `state = 'done' and outcome not in ('unknown_sender', 'restated
 /**
  * The chain messages that print a balance just before and just after `m` on its SIM, in
  * operator-timestamp order (storage order breaks ties), and whether `m` repeats an operator
- * reference an earlier message of the same kind already put in the chain.
+ * reference an earlier message of the same kind already put in the chain: the three
+ * index probes in one statement, each row tagged with the question it answers.
  */
 export async function chainNeighbours(
   em: EntityManager,
   m: MessageRecord,
 ): Promise<{ previous?: MessageRecord; next?: MessageRecord; repeat: boolean }> {
-  const base = `select ${COLUMNS} from evidence.messages where sim_id = ? and id <> ? and ${IN_CHAIN}
-    and balance_after is not null`;
-  const previous = await one<Row>(
+  const base = `select ${COLUMNS} from evidence.messages where sim_id = ? and id <> ? and ${IN_CHAIN}`;
+  const at = [m.sim_id, m.id, m.received_at, m.stored_at];
+  const asksRepeat = m.operator_ref !== null && m.kind !== "BAL";
+  const found = await rows<Row & { side: "previous" | "next" | "repeat" }>(
     em,
-    `${base} and (received_at, stored_at) < (?, ?) order by received_at desc, stored_at desc limit 1`,
-    [m.sim_id, m.id, m.received_at, m.stored_at],
+    `(select 'previous' as side, * from (${base} and balance_after is not null and (received_at, stored_at) < (?, ?)
+        order by received_at desc, stored_at desc limit 1) p)
+     union all
+     (select 'next' as side, * from (${base} and balance_after is not null and (received_at, stored_at) > (?, ?)
+        order by received_at, stored_at limit 1) n)` +
+      (asksRepeat
+        ? `
+     union all
+     (select 'repeat' as side, * from (${base} and operator_ref = ? and kind is not distinct from ?
+        and (received_at, stored_at) < (?, ?) limit 1) r)`
+        : ""),
+    asksRepeat ? [...at, ...at, m.sim_id, m.id, m.operator_ref, m.kind, m.received_at, m.stored_at] : [...at, ...at],
   );
-  const next = await one<Row>(
-    em,
-    `${base} and (received_at, stored_at) > (?, ?) order by received_at, stored_at limit 1`,
-    [m.sim_id, m.id, m.received_at, m.stored_at],
-  );
-  const repeat =
-    m.operator_ref !== null && m.kind !== "BAL"
-      ? (await one<{ id: string }>(
-          em,
-          `select id from evidence.messages where sim_id = ? and id <> ? and ${IN_CHAIN} and operator_ref = ?
-             and kind is not distinct from ? and (received_at, stored_at) < (?, ?) limit 1`,
-          [m.sim_id, m.id, m.operator_ref, m.kind, m.received_at, m.stored_at],
-        )) !== undefined
-      : false;
-  return { previous: previous && record(previous), next: next && record(next), repeat };
+  const side = (s: string) => {
+    const r = found.find((f) => f.side === s);
+    if (!r) return undefined;
+    const { side: _, ...row } = r;
+    return record(row);
+  };
+  return { previous: side("previous"), next: side("next"), repeat: found.some((f) => f.side === "repeat") };
 }
 
 /** A SIM's chain messages of [from, to), and the last chain message that printed a balance before `from`. */

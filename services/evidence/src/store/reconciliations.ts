@@ -1,6 +1,12 @@
 import { rows, type EntityManager } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { balanceWithdrawn, DAY_COUNT_COLUMNS, dayChange, reportedBalanceOf } from "../domain/day-counts.ts";
+import {
+  balanceWithdrawn,
+  DAY_COUNT_COLUMNS,
+  dayChange,
+  reportedBalanceOf,
+  type DayFacts,
+} from "../domain/day-counts.ts";
 import type { MessageRecord } from "../domain/message.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -20,27 +26,46 @@ export async function addToDay(
   before: MessageRecord | undefined,
   after: MessageRecord,
 ): Promise<void> {
+  const { sql, params } = dayUpsert(before, after);
+  await em.execute(sql, params);
+  if (balanceWithdrawn(before, after)) await findLastBalance(em, after.sim_id, localDayOf(after.received_at));
+}
+
+/**
+ * The upsert that adds a change of one message to its day's row (see addToDay), as SQL text
+ * and its parameters, for a statement of its own or for a data-modifying CTE of the
+ * statement that writes the message (`onlyIf`: the name of a CTE of that statement that must
+ * return a row for the day to change, the message's insert, whose duplicate changes nothing).
+ * Not for a change that takes a reported balance back (`balanceWithdrawn`): that one finds
+ * the day's last balance again after the upsert (addToDay).
+ */
+export function dayUpsert(
+  before: DayFacts | undefined,
+  after: DayFacts,
+  onlyIf?: string,
+): { sql: string; params: unknown[] } {
   const change = dayChange(before, after);
   const reported = reportedBalanceOf(before, after);
   const columns = DAY_COUNT_COLUMNS.join(", ");
-  await em.execute(
-    `insert into evidence.daily_reconciliations as r (sim_id, day, ${columns}, last_balance, last_balance_at)
-     values (?, ?::date, ${DAY_COUNT_COLUMNS.map(() => "?").join(", ")}, ?::bigint, ?::timestamptz)
+  // Typed casts: a select list's parameters take no type from the columns they go to.
+  return {
+    sql: `insert into evidence.daily_reconciliations as r (sim_id, day, ${columns}, last_balance, last_balance_at)
+     select ?::text, ?::date, ${DAY_COUNT_COLUMNS.map(() => "?::bigint").join(", ")}, ?::bigint, ?::timestamptz
+     ${onlyIf ? `where exists (select from ${onlyIf})` : ""}
      on conflict (sim_id, day) do update set
        ${DAY_COUNT_COLUMNS.map((c) => `${c} = r.${c} + excluded.${c}`).join(", ")},
        last_balance = case when excluded.last_balance_at >= r.last_balance_at or r.last_balance_at is null
                            then coalesce(excluded.last_balance, r.last_balance) else r.last_balance end,
        last_balance_at = greatest(r.last_balance_at, excluded.last_balance_at),
        updated_at = now()`,
-    [
+    params: [
       after.sim_id,
       localDayOf(after.received_at),
       ...DAY_COUNT_COLUMNS.map((c) => change[c]),
       reported?.balance ?? null,
       reported?.at ?? null,
     ],
-  );
-  if (balanceWithdrawn(before, after)) await findLastBalance(em, after.sim_id, localDayOf(after.received_at));
+  };
 }
 
 /** The day's last balance found again from its messages (after a reading took one back). */

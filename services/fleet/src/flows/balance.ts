@@ -32,7 +32,7 @@ export async function applyReading(
   const sim = await findSimForUpdate(em, r.simId);
   if (!sim) throw notFound("sim", r.simId);
   const applied = readingApplies(sim.balance_updated_at, r.observedAt);
-  await audit(em, {
+  const entry = {
     actor: r.actor,
     action: applied ? "sim.balance" : "sim.balance_ignored",
     target: sim.id,
@@ -46,10 +46,14 @@ export async function applyReading(
       observed_at: r.observedAt.toISOString(),
       applied,
     },
-  });
-  if (!applied) return { sim, applied, previous: sim.balance_mirror };
+  };
+  if (!applied) {
+    await audit(em, entry);
+    return { sim, applied, previous: sim.balance_mirror };
+  }
   const band = balanceBand(r.balance, sim.low_balance_threshold, sim.high_balance_threshold);
-  await writeBalance(em, sim.id, { balance: r.balance, observed_at: r.observedAt, source: r.source, band });
+  // The balance and its audit row in one statement.
+  await writeBalance(em, sim.id, { balance: r.balance, observed_at: r.observedAt, source: r.source, band }, entry);
   const after: SimRecord = {
     ...sim,
     balance_mirror: r.balance,

@@ -29,6 +29,7 @@ import {
 import { startFleet } from "../app.ts";
 import { loadFleetConfig, LOCAL_PIN_KEYS } from "../config.ts";
 import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 
 // The RPCs other services call, through a real gRPC transport: against the whole test
 // system, and against a fleet of its own whose dispatch and evidence are fakes on real ports.
@@ -311,6 +312,51 @@ describe("RecordProvenBalance", () => {
     expect(
       await codeOf(fleet.recordProvenBalance({ simId: UNKNOWN_ID, balance: 1n, source: "sms", messageId: "x" })),
     ).toBe("NotFound");
+  });
+});
+
+describe("statements of a confirmed transfer's fleet steps", () => {
+  it("records a proven balance with its audit row in the balance's statement; reveals a PIN in its transaction's two statements", async () => {
+    const sim = await createSim(sys.api, admin.token, { pin: "11223344" });
+    // Only fleet's statements of these steps: the in-process system's other work runs beside them.
+    const ours = (r: { statements: string[]; inTransaction: boolean[] }) =>
+      r.statements.flatMap((q, i) =>
+        /fleet\.sims s where s\.id = \? for update|fleet\.audit_log|balance_mirror = \?|pin_ciphertext/.test(q)
+          ? [[q.replace(/\s+/g, " ").trim().slice(0, 60), r.inTransaction[i]]]
+          : [],
+      );
+    const balance = recordStatements();
+    try {
+      await fleet.recordProvenBalance({
+        simId: sim.simId,
+        balance: 50_000n,
+        observedAt: timestampFromDate(new Date()),
+        source: "sms",
+        messageId: "msg-s",
+      });
+    } finally {
+      balance.stop();
+    }
+    expect(ours(balance)).toEqual([
+      [expect.stringMatching(/^select s\.id, s\.operator/), true],
+      [expect.stringMatching(/^with audited as \( ?insert into fleet\.audit_log/), true],
+    ]);
+    const reveal = recordStatements();
+    try {
+      expect((await fleet.revealPin({ simId: sim.simId, operationId: UNKNOWN_ID })).pin).toBe("11223344");
+    } finally {
+      reveal.stop();
+    }
+    // The reveal keeps its transaction: without it, two statements would be two transactions.
+    expect(ours(reveal)).toEqual([
+      [expect.stringMatching(/^select s\.pin_key_id, s\.pin_ciphertext/), true],
+      [expect.stringMatching(/^insert into fleet\.audit_log/), true],
+    ]);
+    const audit = await sys.db.query(
+      `select action from fleet.audit_log where target_id = $1 and action in ('sim.balance', 'sim.pin_revealed') order by id`,
+      [sim.simId],
+    );
+    expect(audit.map((a) => a.action)).toEqual(["sim.balance", "sim.pin_revealed"]);
   });
 });
 

@@ -68,16 +68,24 @@ export async function updateAgent(
   ]);
 }
 
-export async function audit(
-  em: EntityManager,
-  entry: { actor?: string; action: string; target?: string; details?: Record<string, unknown> },
-): Promise<void> {
-  await em.execute(`insert into fleet.audit_log (actor_agent_id, action, target_id, details) values (?, ?, ?, ?)`, [
-    entry.actor ?? null,
-    entry.action,
-    entry.target ?? null,
-    JSON.stringify(entry.details ?? {}),
-  ]);
+export interface AuditEntry {
+  actor?: string;
+  action: string;
+  target?: string;
+  details?: Record<string, unknown>;
+}
+
+export async function audit(em: EntityManager, entry: AuditEntry): Promise<void> {
+  const { sql, params } = auditInsert(entry);
+  await em.execute(sql, params);
+}
+
+/** The audit row's insert as SQL text and parameters, for a statement of its own or a CTE of another. */
+export function auditInsert(entry: AuditEntry): { sql: string; params: unknown[] } {
+  return {
+    sql: `insert into fleet.audit_log (actor_agent_id, action, target_id, details) values (?, ?, ?, ?)`,
+    params: [entry.actor ?? null, entry.action, entry.target ?? null, JSON.stringify(entry.details ?? {})],
+  };
 }
 
 export interface AuditRecord {

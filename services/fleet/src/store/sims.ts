@@ -4,6 +4,7 @@ import type { AgentRecord, Role } from "../domain/agents.ts";
 import type { SimStatus } from "../domain/vocabulary.ts";
 import type { GrantRecord } from "./access.ts";
 import { TOKEN_VERSION } from "./devices.ts";
+import { auditInsert, type AuditEntry } from "./agents.ts";
 import { date, dateOrNull, int, intOrNull } from "./values.ts";
 
 export interface SimRecord {
@@ -245,14 +246,18 @@ export async function updateSimFields(
 }
 
 /** Writes the mirror with its time and source together (never one without the others). */
+/** Writes a SIM's balance and, in the same statement (a CTE), its audit row. */
 export async function writeBalance(
   em: EntityManager,
   id: string,
   b: { balance: number; observed_at: Date; source: string; band: BalanceBand },
+  entry: AuditEntry,
 ): Promise<void> {
+  const a = auditInsert(entry);
   await em.execute(
-    `update fleet.sims set balance_mirror = ?, balance_updated_at = ?, balance_source = ?, balance_band = ?, updated_at = now() where id = ?`,
-    [b.balance, b.observed_at, b.source, b.band, id],
+    `with audited as (${a.sql})
+     update fleet.sims set balance_mirror = ?, balance_updated_at = ?, balance_source = ?, balance_band = ?, updated_at = now() where id = ?`,
+    [...a.params, b.balance, b.observed_at, b.source, b.band, id],
   );
 }
 
