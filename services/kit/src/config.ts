@@ -10,6 +10,8 @@ export const baseConfigShape = {
   DATABASE_URL: z.string().url().optional(),
   /** "false" for a pooler that cannot keep prepared statements (PgBouncer in transaction mode). */
   DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
+  /** "on" gives PostgreSQL's JIT back to the service's connections (off by default: docs/decisions.md). */
+  DATABASE_JIT: z.enum(["on", "off"]).default("off"),
   /** Comma-separated host:port list; absent means the in-process bus (local run only). */
   KAFKA_BROKERS: z.string().optional(),
   /** Hours a published outbox row is kept (0 keeps every row); Kafka holds the events. */

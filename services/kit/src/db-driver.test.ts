@@ -197,3 +197,27 @@ describe.each([true, false])("parameters sent apart from the SQL (named statemen
     });
   }
 });
+
+describe("PostgreSQL's JIT", () => {
+  const jitOf = async (db: Database) => ({
+    alone: (await one<{ jit: string }>(db.em(), `show jit`))?.jit,
+    inTx: await db.tx(async (em) => (await one<{ jit: string }>(em, `show jit`))?.jit),
+  });
+
+  it("is off on every pooled connection, inside a transaction and outside", async () => {
+    expect(await jitOf(await open(true))).toEqual({ alone: "off", inTx: "off" });
+  });
+
+  it("is PostgreSQL's default when a service asks for it", async () => {
+    const db = await openDatabase({
+      url: tdb.url,
+      schema: "drivertest",
+      migrations: [Migration0001Values],
+      poolMax: 1,
+      jit: true,
+    });
+    opened.push(db);
+    const server = await one<{ jit: string }>(db.em(), `select reset_val as jit from pg_settings where name = 'jit'`);
+    expect(await jitOf(db)).toEqual({ alone: server?.jit, inTx: server?.jit });
+  });
+});

@@ -18,7 +18,7 @@ import type pg from "pg";
  * `preparedStatements: false` (env `DATABASE_PREPARED_STATEMENTS=false`) sends parameters
  * without naming statements, for a pooler in transaction mode that cannot keep them.
  */
-export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
+export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDriver {
   class Connection extends PostgreSqlConnection implements PgTransactions {
     /** The pool under Kysely: a statement outside a transaction takes a client from it directly. */
     private pool?: pg.Pool;
@@ -30,6 +30,7 @@ export function preparedDriver(named: boolean): typeof PostgreSqlDriver {
         onPoolCreated: (pool: pg.Pool) => {
           this.pool = pool;
           if (named) pool.on("connect", nameStatements);
+          if (!jit) pool.on("connect", jitOff);
           return given?.onPoolCreated?.(pool);
         },
       } as pg.PoolConfig);
@@ -250,6 +251,16 @@ export async function whenSlotFree<T>(open: () => Promise<T>): Promise<T> {
 }
 
 /** Makes a pooled client prepare each named text once (see `names`). */
+/**
+ * PostgreSQL's JIT off for a new connection (see DatabaseOptions.jit): sent before anything
+ * else on it, since a client runs its queries in order. A `set`, not the startup option
+ * `-c jit=off`, which PgBouncer refuses unless told to ignore it; behind a pooler in
+ * transaction mode the setting may land on another server connection, which only speeds it.
+ */
+function jitOff(client: pg.PoolClient): void {
+  client.query("set jit = off").catch(() => undefined);
+}
+
 function nameStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...a: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {

@@ -42,6 +42,14 @@ export interface DatabaseOptions {
   log?: Logger;
   /** Named prepared statements (default: env DATABASE_PREPARED_STATEMENTS, else true). */
   preparedStatements?: boolean;
+  /**
+   * PostgreSQL's JIT compilation for this pool's connections (default: env DATABASE_JIT=on,
+   * else off). Off by default: PostgreSQL compiles any plan whose estimated cost passes
+   * `jit_above_cost` (100,000), which a selection over a SIM with a long backlog does; the
+   * compilation (10-15 ms) and the compiled expressions cost more than the few milliseconds
+   * such a statement runs, on the request's path (docs/decisions.md, "Database sessions").
+   */
+  jit?: boolean;
 }
 
 /**
@@ -65,7 +73,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
-    driver: preparedDriver(options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false"),
+    driver: preparedDriver(
+      options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false",
+      options.jit ?? process.env.DATABASE_JIT === "on",
+    ),
     clientUrl: options.url,
     schema: options.schema,
     entities: [],
