@@ -25,6 +25,8 @@ export interface DispatchHarness {
   bus: MemoryBus;
   logs: string[];
   query(sql: string, params?: unknown[]): Promise<any[]>;
+  /** The service's database, for a test that needs a connection of its own (session settings). */
+  databaseUrl: string;
   /** Moves the service's clock (it starts at the real time). */
   clock: { offsetMs: number };
   stop(): Promise<void>;
@@ -90,6 +92,7 @@ export async function startDispatchHarness(env: Record<string, string> = {}): Pr
     logs,
     clock,
     query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
+    databaseUrl: db.url,
     async stop() {
       await service.stop();
       await tap.close();

@@ -441,7 +441,8 @@ export interface SimLoad {
 export async function simLoads(em: EntityManager, simIds: readonly string[]): Promise<Map<string, SimLoad>> {
   const loads = new Map<string, SimLoad>();
   if (simIds.length === 0) return loads;
-  // Per SIM, index lookups only (operations_sim_status for what is in flight,
+  // Per SIM, index lookups only (operations_sim_holding for what is in flight and its
+  // debits, op_type included so the table is not read,
   // operations_sim_finished for the last finish, an ordered read of one entry rather than
   // `max()`, which stale statistics can turn into an aggregate over the SIM's history, as
   // in deviceQueueState): the cost does not grow with history.

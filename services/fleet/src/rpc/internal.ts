@@ -7,8 +7,8 @@ import { open, pinAad } from "../domain/pin-crypto.ts";
 import { invalid, notFound, refusal } from "../domain/reasons.ts";
 import { checkReading } from "../domain/sims.ts";
 import { findGrant } from "../store/access.ts";
-import { audit, findAgent } from "../store/agents.ts";
-import { findSim, readDispatchContext, readPin } from "../store/sims.ts";
+import { findAgent } from "../store/agents.ts";
+import { findSim, readDispatchContext, readPinForReveal } from "../store/sims.ts";
 import { applyReading } from "../flows/balance.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toCandidate, toGrant, toSimSummary } from "../flows/mappers.ts";
@@ -48,8 +48,8 @@ export function internalHandlers(deps: FleetDeps): Impl {
 
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      // One transaction (every claim comes here): the read, then the audit of a PIN that
-      // opened; a PIN that does not open is refused and audits nothing. Only to a device whose
+      // One transaction of one statement (every claim comes here): the read and the audit of a
+      // PIN going out; a PIN that does not open is refused and its audit rolled back. Only to a device whose
       // token stands now, read in this transaction (the gateway may have remembered the
       // device's authentication: a token revoked or replaced since gets nothing), and only to
       // the device that holds the SIM now: a create that raced an unassignment or a move left
@@ -57,7 +57,7 @@ export function internalHandlers(deps: FleetDeps): Impl {
       // revealed, nothing audited).
       return db.tx(async (em) => {
         const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
-        const sealed = await readPin(em, req.simId, device);
+        const sealed = await readPinForReveal(em, req.simId, req.operationId, device);
         if (!sealed) throw notFound("sim", req.simId);
         if (device && !sealed.token_stands) {
           throw refusal("credentials_invalid", "Missing or invalid credentials");
@@ -82,11 +82,8 @@ export function internalHandlers(deps: FleetDeps): Impl {
           );
           throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
         }
-        await audit(em, {
-          action: "sim.pin_revealed",
-          target: req.simId,
-          details: { operation_id: req.operationId, key_id: sealed.pin_key_id },
-        });
+        // The statement audited exactly the reveals that reach this line; never a PIN without its row.
+        if (!sealed.audited) throw new Error(`the reveal of SIM ${req.simId}'s PIN was not audited`);
         return { pin };
       });
     },

@@ -262,14 +262,21 @@ export async function writeBalance(
 }
 
 /**
- * A SIM's sealed PIN and where it is; with a device, whether that device's live token is the
- * given version (false when the device, its token or the version is gone). No version (a
- * claim from a gateway older than the version, which authenticated the device at fleet just
- * before, during a rolling upgrade): whether the device has a live token at all.
+ * A SIM's sealed PIN and where it is, for a reveal; with a device, whether that device's live
+ * token is the given version (false when the device, its token or the version is gone). No
+ * version (a claim from a gateway older than the version, which authenticated the device at
+ * fleet just before, during a rolling upgrade): whether the device has a live token at all.
+ *
+ * The reveal's audit row is written by the same statement (one round trip between the
+ * transaction's begin and commit), only when the PIN goes to its caller: no device named, or
+ * the device that holds the SIM now, its token standing. A PIN that then does not open must
+ * roll the transaction back, audit included (`revealPin`). The audit names the operation and
+ * the key, never the PIN.
  */
-export async function readPin(
+export async function readPinForReveal(
   em: EntityManager,
   id: string,
+  operationId: string,
   device?: { id: string; tokenVersion: string },
 ): Promise<
   | {
@@ -278,6 +285,7 @@ export async function readPin(
       device_id: string | null;
       subscription_slot: number | null;
       token_stands: boolean;
+      audited: boolean;
     }
   | undefined
 > {
@@ -288,18 +296,38 @@ export async function readPin(
     device_id: string | null;
     subscription_slot: number | string | null;
     token_stands: boolean | null;
+    audited: number;
   }>(
     em,
-    `select s.pin_key_id, s.pin_ciphertext, s.device_id, s.subscription_slot,
-            (select d.token_hash is not null and (?::text = '' or ${TOKEN_VERSION} = ?) from fleet.devices d where d.id = ?) as token_stands
-       from fleet.sims s where s.id = ?`,
-    [device?.tokenVersion ?? "", device?.tokenVersion ?? "", device?.id ?? "", id],
+    `with sealed as (
+       select s.pin_key_id, s.pin_ciphertext, s.device_id, s.subscription_slot,
+              coalesce((select d.token_hash is not null and (?::text = '' or ${TOKEN_VERSION} = ?)
+                          from fleet.devices d where d.id = ?), false) as token_stands
+         from fleet.sims s where s.id = ?),
+     audited as (
+       insert into fleet.audit_log (actor_agent_id, action, target_id, details)
+       select null, 'sim.pin_revealed', ?, jsonb_build_object('operation_id', ?::text, 'key_id', sealed.pin_key_id)
+         from sealed
+        where ?::text = '' or (sealed.token_stands and sealed.device_id = ?)
+       returning 1)
+     select sealed.*, (select count(*) from audited)::int as audited from sealed`,
+    [
+      device?.tokenVersion ?? "",
+      device?.tokenVersion ?? "",
+      device?.id ?? "",
+      id,
+      id,
+      operationId,
+      device?.id ?? "",
+      device?.id ?? "",
+    ],
   );
   return (
     r && {
       ...r,
       subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot),
       token_stands: r.token_stands === true,
+      audited: Number(r.audited) > 0,
     }
   );
 }

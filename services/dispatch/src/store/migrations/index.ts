@@ -3,6 +3,7 @@ import { Migration0002DeviceStatus } from "./Migration0002DeviceStatus.ts";
 import { Migration0003QueueOrder } from "./Migration0003QueueOrder.ts";
 import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
 import { Migration0005FinishedIndexes } from "./Migration0005FinishedIndexes.ts";
+import { Migration0006SimHoldingIndex } from "./Migration0006SimHoldingIndex.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Migration0003QueueOrder,
   Migration0004OutboxNotify,
   Migration0005FinishedIndexes,
+  Migration0006SimHoldingIndex,
 ];
