@@ -250,7 +250,6 @@ export async function whenSlotFree<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Makes a pooled client prepare each named text once (see `names`). */
 /**
  * PostgreSQL's JIT off for a new connection (see DatabaseOptions.jit): sent before anything
  * else on it, since a client runs its queries in order. A `set`, not the startup option
@@ -261,6 +260,7 @@ function jitOff(client: pg.PoolClient): void {
   client.query("set jit = off").catch(() => undefined);
 }
 
+/** Makes a pooled client prepare each named text once (see `names`). */
 function nameStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...a: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {

@@ -245,8 +245,10 @@ export async function updateSimFields(
   await em.execute(`update fleet.sims set ${sets.join(", ")} where id = ?`, [...params, id] as never[]);
 }
 
-/** Writes the mirror with its time and source together (never one without the others). */
-/** Writes a SIM's balance and, in the same statement (a CTE), its audit row. */
+/**
+ * Writes the mirror with its time and source together (never one without the others) and,
+ * in the same statement (a CTE), its audit row.
+ */
 export async function writeBalance(
   em: EntityManager,
   id: string,
@@ -295,8 +297,8 @@ export async function readPinForReveal(
     pin_ciphertext: Buffer;
     device_id: string | null;
     subscription_slot: number | string | null;
-    token_stands: boolean | null;
-    audited: number;
+    token_stands: boolean;
+    audited: boolean;
   }>(
     em,
     `with sealed as (
@@ -310,7 +312,7 @@ export async function readPinForReveal(
          from sealed
         where ?::text = '' or (sealed.token_stands and sealed.device_id = ?)
        returning 1)
-     select sealed.*, (select count(*) from audited)::int as audited from sealed`,
+     select sealed.*, exists (select from audited) as audited from sealed`,
     [
       device?.tokenVersion ?? "",
       device?.tokenVersion ?? "",
@@ -326,8 +328,6 @@ export async function readPinForReveal(
     r && {
       ...r,
       subscription_slot: r.subscription_slot === null ? null : int(r.subscription_slot),
-      token_stands: r.token_stands === true,
-      audited: Number(r.audited) > 0,
     }
   );
 }
