@@ -405,6 +405,35 @@ describe("RevealPin and PIN encryption", () => {
     expect(await reveals()).toBe(2);
   });
 
+  it("reveals to the device that holds the SIM now: another device gets where the SIM went, nothing revealed or audited", async () => {
+    const holder = await provisionHandset(sys.api, admin.token);
+    const other = await provisionHandset(sys.api, admin.token);
+    const simId = holder.sims[0].simId;
+    const versionOf = async (token: string) =>
+      (await fleet.authenticate({ credentialKind: "bearer", secret: token })).caller!.deviceTokenVersion;
+    const revealTo = async (d: { deviceId: string; token: string }) =>
+      fleet.revealPin({
+        simId,
+        operationId: UNKNOWN_ID,
+        deviceId: d.deviceId,
+        deviceTokenVersion: await versionOf(d.token),
+      });
+    const reveals = async () =>
+      (
+        await sys.db.query(
+          `select count(*)::int as n from fleet.audit_log where action = 'sim.pin_revealed' and target_id = $1`,
+          [simId],
+        )
+      )[0].n as number;
+
+    const moved = await revealTo(other.device);
+    expect(moved.pin).toBe("");
+    expect(moved.moved?.deviceId).toBe(holder.device.deviceId);
+    expect(await reveals()).toBe(0);
+    expect((await revealTo(holder.device)).pin).toBe(holder.sims[0].pin);
+    expect(await reveals()).toBe(1);
+  });
+
   it("reveals to a claim that names no token version (an older gateway, which authenticated the device just before, during a rolling upgrade) only while the device has a live token", async () => {
     const { device, sims } = await provisionHandset(sys.api, admin.token);
     const reveal = () =>
