@@ -175,11 +175,18 @@ async function main(): Promise<void> {
   const transferCpuMs = figure(throughput, /beyond the idle system's .*?: ([\d.-]+) CPU-ms/, "CPU-ms per transfer");
   const transferTx = figure(throughput, /beyond the idle system's .*?CPU-ms, ([\d.-]+) transactions;/, "transactions");
   checks.push(
-    latency(
-      "create burst 100 x 5, p99 (goal <= 1 s at 310 x 5)",
-      figure(throughput, /create burst: .*?p99 ([\d.]+) ms/, "burst p99"),
-      1000,
-    ),
+    {
+      // Not met at full size (310 x 5: p99 1,066 ms at the last measurement, README). Here a
+      // tail of 500 creates, which moved 2x between runs of one commit (262 ms at hello-world
+      // 12,690 req/s; 624 ms at 10,188; 706 ms at 11,030): a third of the goal alone fails that
+      // noise on a machine whose hello-world runs fast.
+      ...latency(
+        "create burst 100 x 5, p99 (goal <= 1 s at 310 x 5)",
+        figure(throughput, /create burst: .*?p99 ([\d.]+) ms/, "burst p99"),
+        1000,
+      ),
+      todayRatio: 0.000128, // 706 ms at hello-world 11,030 req/s (2026-11-26), the worst run
+    },
     {
       // A board of agents (sessions) costs about what automation (an API key) costs.
       name: "create burst by 30 sessions, p99 (API-key burst's p99 over it; goal <= 1.5x)",
