@@ -208,6 +208,33 @@ describe("PostgreSQL's JIT", () => {
     expect(await jitOf(await open(true))).toEqual({ alone: "off", inTx: "off" });
   });
 
+  it("is turned off before a new connection's first query, never queued beside it on one client", async () => {
+    // pg 8 warns (and pg 9 refuses) a query sent while the client still runs another.
+    const warnings: string[] = [];
+    const listen = (w: Error) => warnings.push(w.message);
+    process.on("warning", listen);
+    try {
+      const db = await openDatabase({
+        url: tdb.url,
+        schema: "drivertest",
+        migrations: [Migration0001Values],
+        poolMax: 8,
+      });
+      opened.push(db);
+      // New connections, each asked a statement as soon as it is handed out: the pool's own
+      // query (a statement with parameters outside a transaction) and a transaction's begin.
+      const slow = `select pg_sleep(0.05), ?::int as v`;
+      await Promise.all([
+        ...[1, 2, 3].map((v) => one(db.em(), slow, [v])),
+        ...[1, 2, 3].map((v) => db.tx(async (em) => one(em, slow, [v]))),
+      ]);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", listen);
+    }
+    expect(warnings.filter((m) => /already executing a query/.test(m))).toEqual([]);
+  });
+
   it("is PostgreSQL's default when a service asks for it", async () => {
     const db = await openDatabase({
       url: tdb.url,

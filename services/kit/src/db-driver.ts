@@ -24,13 +24,19 @@ export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDr
     private pool?: pg.Pool;
 
     override createKyselyDialect(overrides: pg.PoolConfig) {
-      const given = overrides as { onPoolCreated?: (pool: pg.Pool) => unknown } | undefined;
+      const given = overrides as
+        { onPoolCreated?: (pool: pg.Pool) => unknown; onConnect?: (client: pg.PoolClient) => unknown } | undefined;
       return super.createKyselyDialect({
         ...overrides,
+        // Awaited by the pool before it hands the new connection out: its first query then
+        // never queues behind ours on one client (which pg 9 refuses).
+        onConnect: async (client: pg.PoolClient) => {
+          if (named) nameStatements(client);
+          if (!jit) await jitOff(client);
+          await given?.onConnect?.(client);
+        },
         onPoolCreated: (pool: pg.Pool) => {
           this.pool = pool;
-          if (named) pool.on("connect", nameStatements);
-          if (!jit) pool.on("connect", jitOff);
           return given?.onPoolCreated?.(pool);
         },
       } as pg.PoolConfig);
@@ -252,12 +258,12 @@ export async function whenSlotFree<T>(open: () => Promise<T>): Promise<T> {
 
 /**
  * PostgreSQL's JIT off for a new connection (see DatabaseOptions.jit): sent before anything
- * else on it, since a client runs its queries in order. A `set`, not the startup option
+ * else on it (the pool's `onConnect` waits for it). A `set`, not the startup option
  * `-c jit=off`, which PgBouncer refuses unless told to ignore it; behind a pooler in
  * transaction mode the setting may land on another server connection, which only speeds it.
  */
-function jitOff(client: pg.PoolClient): void {
-  client.query("set jit = off").catch(() => undefined);
+async function jitOff(client: pg.PoolClient): Promise<void> {
+  await client.query("set jit = off").catch(() => undefined);
 }
 
 /** Makes a pooled client prepare each named text once (see `names`). */
