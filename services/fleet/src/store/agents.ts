@@ -80,11 +80,21 @@ export async function audit(em: EntityManager, entry: AuditEntry): Promise<void>
   await em.execute(sql, params);
 }
 
-/** The audit row's insert as SQL text and parameters, for a statement of its own or a CTE of another. */
-export function auditInsert(entry: AuditEntry): { sql: string; params: unknown[] } {
+/**
+ * The audit row's insert as SQL text and parameters, for a statement of its own or a CTE of
+ * another. With `rows`, one row for each row its `from …` clause gives (none, none written),
+ * `rows.details` (SQL over those rows, a jsonb object) added to the entry's details.
+ */
+export function auditInsert(
+  entry: AuditEntry,
+  rows?: { from: string; params: unknown[]; details?: string },
+): { sql: string; params: unknown[] } {
+  const insert = `insert into fleet.audit_log (actor_agent_id, action, target_id, details)`;
+  const params = [entry.actor ?? null, entry.action, entry.target ?? null, JSON.stringify(entry.details ?? {})];
+  if (!rows) return { sql: `${insert} values (?, ?, ?, ?)`, params };
   return {
-    sql: `insert into fleet.audit_log (actor_agent_id, action, target_id, details) values (?, ?, ?, ?)`,
-    params: [entry.actor ?? null, entry.action, entry.target ?? null, JSON.stringify(entry.details ?? {})],
+    sql: `${insert} select ?::uuid, ?::text, ?::text, ?::jsonb${rows.details ? ` || ${rows.details}` : ""} ${rows.from}`,
+    params: [...params, ...rows.params],
   };
 }
 

@@ -292,6 +292,14 @@ export async function readPinForReveal(
   | undefined
 > {
   if (!isUuid(id)) return undefined;
+  const audited = auditInsert(
+    { action: "sim.pin_revealed", target: id, details: { operation_id: operationId } },
+    {
+      from: `from sealed where ?::text = '' or (sealed.token_stands and sealed.device_id = ?)`,
+      params: [device?.id ?? "", device?.id ?? ""],
+      details: `jsonb_build_object('key_id', sealed.pin_key_id)`,
+    },
+  );
   const r = await one<{
     pin_key_id: string;
     pin_ciphertext: Buffer;
@@ -306,23 +314,9 @@ export async function readPinForReveal(
               coalesce((select d.token_hash is not null and (?::text = '' or ${TOKEN_VERSION} = ?)
                           from fleet.devices d where d.id = ?), false) as token_stands
          from fleet.sims s where s.id = ?),
-     audited as (
-       insert into fleet.audit_log (actor_agent_id, action, target_id, details)
-       select null, 'sim.pin_revealed', ?, jsonb_build_object('operation_id', ?::text, 'key_id', sealed.pin_key_id)
-         from sealed
-        where ?::text = '' or (sealed.token_stands and sealed.device_id = ?)
-       returning 1)
+     audited as (${audited.sql} returning 1)
      select sealed.*, exists (select from audited) as audited from sealed`,
-    [
-      device?.tokenVersion ?? "",
-      device?.tokenVersion ?? "",
-      device?.id ?? "",
-      id,
-      id,
-      operationId,
-      device?.id ?? "",
-      device?.id ?? "",
-    ],
+    [device?.tokenVersion ?? "", device?.tokenVersion ?? "", device?.id ?? "", id, ...audited.params],
   );
   return (
     r && {
