@@ -123,6 +123,42 @@ function cpuPerRequest(before: Map<string, number>, after: Map<string, number>, 
 }
 
 // ---------------------------------------------------------------------------------------
+// Fleet's calls by kind (its /metrics): which call a regression of the poll comes from.
+
+interface RpcCount {
+  count: number;
+  sum: number;
+}
+
+async function rpcCalls(url: string | undefined): Promise<Map<string, RpcCount>> {
+  const out = new Map<string, RpcCount>();
+  if (!url) return out;
+  const text = await fetch(url)
+    .then((r) => r.text())
+    .catch(() => "");
+  for (const line of text.split("\n")) {
+    const m = /^transferops_rpc_duration_seconds_(count|sum)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m) continue;
+    const method = /method="([^"]*)"/.exec(m[2])?.[1] ?? "?";
+    const entry = out.get(method) ?? { count: 0, sum: 0 };
+    entry[m[1] as "count" | "sum"] += Number(m[3]);
+    out.set(method, entry);
+  }
+  return out;
+}
+
+function callsPerS(before: Map<string, RpcCount>, after: Map<string, RpcCount>, seconds: number) {
+  return [...after.entries()]
+    .map(([method, a]) => {
+      const b = before.get(method) ?? { count: 0, sum: 0 };
+      const n = a.count - b.count;
+      return { method, perS: n / seconds, meanMs: n > 0 ? ((a.sum - b.sum) * 1000) / n : 0 };
+    })
+    .filter((c) => c.perS > 0)
+    .sort((x, y) => y.perS - x.perS);
+}
+
+// ---------------------------------------------------------------------------------------
 // Database counters: what dispatch wrote
 
 interface Writes {
@@ -237,7 +273,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "2",
       BENCH_TOPOLOGY: flags.topology ?? process.env.BENCH_TOPOLOGY ?? "processes",
-      BENCH_METRICS: flags.metrics || process.env.BENCH_METRICS === "1" ? "1" : "",
+      // Every process serves /metrics: fleet's calls by kind are read before and after the load.
+      BENCH_METRICS: "1",
       // The gateway's authentication cache; its own default applies unless a TTL is given (0 disables it).
       ...(authCacheTtl !== undefined ? { AUTH_CACHE_TTL_MS: authCacheTtl } : {}),
     });
@@ -431,8 +468,13 @@ async function main(): Promise<void> {
       client: { msisdn: `69${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`, nom: "Bench Customer" },
       montant: 1000,
     });
+    // A replay sends the very body its request id was first sent with (another body is
+    // `request_id_reused`, an error this benchmark counts as one).
+    const bodies = new Map<string, ReturnType<typeof createBody>>();
     const createOne = async (requestId: string) => {
-      const r = await call(base, "POST", "/v1/operations", { "x-api-key": API_KEY }, createBody(requestId));
+      let body = bodies.get(requestId);
+      if (!body) bodies.set(requestId, (body = createBody(requestId)));
+      const r = await call(base, "POST", "/v1/operations", { "x-api-key": API_KEY }, body);
       if (r.status === 202) work.created += 1;
       if (measuring) stats.creationLatencies.push(r.ms);
       return r;
@@ -462,7 +504,7 @@ async function main(): Promise<void> {
         Promise.all(Array.from({ length: copies }, () => createOne(requestId))).then((answers) => {
           // Replayed later only once its first answer is in.
           recent.push(requestId);
-          if (recent.length > 200) recent.shift();
+          if (recent.length > 200) bodies.delete(recent.shift()!);
           if (!measuring) return;
           const accepted = answers.filter((a) => a.status === 202).length;
           const replayed = answers.filter((a) => a.status === 409).length;
@@ -479,16 +521,21 @@ async function main(): Promise<void> {
       );
     }, 1000 / CREATIONS_PER_S);
 
-    const scrapes = new MetricsScraper(system.line.metrics ?? {});
+    const periodic = flags.metrics || process.env.BENCH_METRICS === "1";
+    const scrapes = new MetricsScraper(periodic ? (system.line.metrics ?? {}) : {});
+    const fleetMetrics: string | undefined = system.line.metrics?.fleet;
     scrapes.start();
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
     measuring = true;
     const measureStart = performance.now();
     const cpuBefore = cpuTicks(dbName);
+    const callsBefore = await rpcCalls(fleetMetrics);
     await new Promise((r) => setTimeout(r, DURATION_S * 1000));
     const cpuAfter = cpuTicks(dbName);
+    const callsAfter = await rpcCalls(fleetMetrics);
     measuring = false;
     const measured = (performance.now() - measureStart) / 1000;
+    const fleetCalls = callsPerS(callsBefore, callsAfter, measured);
     const cpu = Object.fromEntries(
       [...cpuAfter.entries()]
         .map(([k, v]) => [k, Number((((v - (cpuBefore.get(k) ?? 0)) / 100 / measured) * 100).toFixed(0))] as const)
@@ -546,6 +593,7 @@ async function main(): Promise<void> {
       poll_load_vs_hello_world: reference ? Number((pollsPerS / reference.rps).toFixed(3)) : null,
       poll_capacity_vs_hello_world: reference && capacity ? Number((capacity.rps / reference.rps).toFixed(3)) : null,
       cpu_percent_of_one_core: cpu,
+      fleet_calls_per_s: Object.fromEntries(fleetCalls.map((c) => [c.method, Number(c.perS.toFixed(1))])),
     };
     const goal = pollsPerS >= 750 * 0.98 && p99 <= 150 && stats.pollErrors === 0 && summary.empty_polls_wrote_nothing;
     log("");
@@ -571,6 +619,13 @@ async function main(): Promise<void> {
       `CPU (% of one core) ${Object.entries(cpu)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}`,
+    );
+    const fleetCpuMs = ((cpu.fleet ?? 0) / 100) * 1000; // CPU-ms a second
+    const fleetCallTotal = fleetCalls.reduce((n, c) => n + c.perS, 0);
+    log(
+      `fleet calls/s      ${fleetCallTotal.toFixed(1)} in all, ${fleetCallTotal ? (fleetCpuMs / fleetCallTotal).toFixed(2) : "-"} CPU-ms each on average (fleet ${cpu.fleet ?? 0} % of a core); by kind (calls/s, mean ms served): ${
+        fleetCalls.map((c) => `${c.method} ${c.perS.toFixed(1)} (${c.meanMs.toFixed(1)} ms)`).join(", ") || "none"
+      }`,
     );
     for (const line of scrapes.report()) log(line);
     for (const s of stats.pollErrorSamples) log(`  poll error sample: ${s}`);
