@@ -4,29 +4,12 @@ import type {
   AnalyticsReportSchema,
   UnprovenByHandsetReportSchema,
 } from "@transferops/kit/gen/transferops/analytics/v1/analytics_pb";
-import type { AnalyticsConfig } from "../config.ts";
 import { daysBetween, localFields } from "../domain/local-time.ts";
 import type { Scope } from "../domain/scope.ts";
 import { fillSeries, isWeekly, weekdayTotals } from "../domain/series.ts";
 import { previousWindow, type Window } from "../domain/window.ts";
-import {
-  dailyRows,
-  firstDay,
-  hourRows,
-  loadFigures,
-  operationTotals,
-  statusCounts,
-  transactionTotals,
-  unprovenByHandset,
-} from "../store/report.ts";
-import {
-  fleetAgentRows,
-  fleetDailyRows,
-  fleetHourRows,
-  fleetStatusCounts,
-  fleetTotals,
-  messageTotalsFromRollup,
-} from "../store/rollups.ts";
+import { readFigures } from "../store/figures.ts";
+import { firstDay, unprovenByHandset } from "../store/report.ts";
 import { emptyDailyPoint, toAnalyticsReport, toDailyPoint, toUnprovenByHandsetReport } from "./mappers.ts";
 import type { AnalyticsDeps } from "./ports.ts";
 
@@ -42,34 +25,6 @@ async function spanOf(em: EntityManager, scope: Scope, w: Window, now: Date): Pr
   const first = w.all ? ((await firstDay(em, scope)) ?? today) : w.firstDay;
   const last = w.all ? today : w.lastDay;
   return { first, last, weekly: isWeekly(daysBetween(first, last) + 1) };
-}
-
-export type ReportFigures = Awaited<ReturnType<typeof readFigures>>;
-
-/** Every figure of a report, read at once: the fleet from the per-day rollups, an agent from its own rows. */
-async function readFigures(
-  em: EntityManager,
-  config: AnalyticsConfig,
-  scope: Scope,
-  w: Window,
-  prevW: Window | undefined,
-  weekly: boolean,
-  now: Date,
-) {
-  const totals = (win: Window) => (scope.fleet ? fleetTotals(em, win) : operationTotals(em, scope, win));
-  const [t, days, hours, agents, msgs, tx, byStatus, load, prev, prevTx] = await Promise.all([
-    totals(w),
-    scope.fleet ? fleetDailyRows(em, w, weekly) : dailyRows(em, scope, w, weekly),
-    scope.fleet ? fleetHourRows(em, w) : hourRows(em, scope, w),
-    scope.fleet ? fleetAgentRows(em, w) : Promise.resolve([]),
-    messageTotalsFromRollup(em, w, scope.fleet ? undefined : scope.agentId),
-    transactionTotals(em, scope, w),
-    scope.fleet ? fleetStatusCounts(em, w) : statusCounts(em, scope, w),
-    loadFigures(em, scope, new Date(now.getTime() - config.balanceStalenessMs)),
-    prevW ? totals(prevW) : undefined,
-    prevW ? transactionTotals(em, scope, prevW) : undefined,
-  ]);
-  return { totals: t, days, hours, agents, messages: msgs, tx, byStatus, load, prev, prevTx };
 }
 
 /** The scope's report over the window, with the window just before it for comparison. */
