@@ -1,6 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
 import { ContractCheck } from "./contract-check.ts";
-import type { paths } from "./openapi.d.ts";
+import type { paths } from "../../gateway/src/openapi.d.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "./credentials.ts";
 
 export interface ApiResponse<T = any> {
@@ -35,7 +35,7 @@ export type TypedClient = Client<Paths>;
 
 /**
  * The gateway's client for tests. Every call goes through the openapi-fetch client typed by
- * the document the gateway serves (test/support/openapi.d.ts), and every response is checked
+ * the document the gateway serves (gateway/src/openapi.d.ts), and every response is checked
  * against that document (ContractCheck): an undocumented route, status or body shape fails
  * the test. `client` is the typed client for calls written against the document's types;
  * `request` and its shorthands take a concrete path for tests that probe malformed input.

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
-import { startSystem } from "../../../deploy/local/system.ts";
+import { startSystem } from "../../../test/support/launcher.ts";
 import { createDatabase } from "../../../test/infra/postgres.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../../../test/support/credentials.ts";
 import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";

@@ -1,9 +1,9 @@
 import createClient, { type Middleware } from "openapi-fetch";
-import type { paths } from "../../../test/support/openapi.d.ts";
+import type { paths } from "../../src/openapi.d.ts";
 import { known, t } from "./i18n.ts";
 
 // The typed client of the /v1 API, generated from the document the gateway serves
-// (npm run generate:client writes test/support/openapi.d.ts): a route or field the API
+// (npm run generate:client writes gateway/src/openapi.d.ts): a route or field the API
 // does not have does not compile. The board is served by the gateway, so calls are
 // same-origin and the Content-Security-Policy allows them.
 

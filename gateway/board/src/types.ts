@@ -1,4 +1,4 @@
-import type { components, paths } from "../../../test/support/openapi.d.ts";
+import type { components, paths } from "../../src/openapi.d.ts";
 
 // The resources the pages show, as the served OpenAPI document types them.
 type Json<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {

@@ -1,0 +1,58 @@
+// The import rules CI holds (`npm run lint:imports`, dependency-cruiser). What each folder of a
+// service may import is the README's "Layout"; the rules below are the ones the code meets today.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "An import circle: a module that depends on itself through others. Move the shared part down.",
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "no-circular-types",
+      severity: "error",
+      comment: "An import circle of types alone is still a circle in the design: move the type down.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "production-not-to-tests-or-tools",
+      severity: "error",
+      comment:
+        "Production code (services, gateway, board) never imports the tests, the benchmarks or the local launcher.",
+      from: { path: "^(services|gateway)/", pathNot: ["\\.test\\.ts$", "^gateway/board/e2e/"] },
+      to: { path: "^(test|deploy)/" },
+    },
+    {
+      name: "board-e2e-through-test-support",
+      severity: "error",
+      comment: "The board's end-to-end scripts start the system through test/support, as every test does.",
+      from: { path: "^gateway/board/e2e/" },
+      to: { path: "^deploy/" },
+    },
+    {
+      name: "store-not-up",
+      severity: "error",
+      comment: "store/ holds SQL: it never imports the flows, events, jobs or handlers above it.",
+      from: { path: "^services/[^/]+/src/store/" },
+      to: { path: "^services/[^/]+/src/(flows|events|jobs|rpc)/" },
+    },
+    {
+      name: "domain-pure",
+      severity: "error",
+      comment: "domain/ is pure: it never imports the store, flows, events, jobs or handlers.",
+      from: { path: "^services/[^/]+/src/domain/" },
+      to: { path: "^services/[^/]+/src/(store|flows|events|jobs|rpc)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ["node_modules", "services/kit/src/gen"] },
+    exclude: { path: ["node_modules", "\\.cache", "dist"] },
+    tsPreCompilationDeps: true,
+    combinedDependencies: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
