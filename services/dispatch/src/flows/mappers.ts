@@ -16,7 +16,7 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { retryFlags, ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
-import type { EvidenceFacts } from "./proof.ts";
+import type { EvidenceFacts } from "../domain/evidence-facts.ts";
 
 export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
   if (o.evidence_message_id === null) return undefined;

@@ -31,18 +31,7 @@ import {
 import type { DispatchDeps } from "./ports.ts";
 import { lockOrNotFound, move } from "./transitions.ts";
 
-/** What a message says, as the operation's evidence columns keep it. */
-export interface EvidenceFacts {
-  message_id: string;
-  operator_ref: string | null;
-  amount: number;
-  fee: number | null;
-  balance_after: number | null;
-  raw_text: string;
-  received_at: Date | null;
-  kind: string | null;
-  is_ambiguous: boolean;
-}
+import type { EvidenceFacts } from "../domain/evidence-facts.ts";
 
 /** A message offered as proof: the SIM it arrived on, what correlation reads, what a confirmation keeps. */
 export interface ProofClaim {
