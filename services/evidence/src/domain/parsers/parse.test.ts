@@ -961,8 +961,10 @@ describe("rules", () => {
   it("every rule id is unique and names its operator or says it is shared", () => {
     for (const operator of ["operator_a", "operator_b"] as const) {
       const prefix = operator === "operator_a" ? "a." : "b.";
-      for (const rule of rulesFor(operator))
-        expect(rule.id.startsWith(prefix) || rule.id.startsWith("shared.") || rule.id === "unrecognised").toBe(true);
+      const ids = rulesFor(operator).map((rule) => rule.id);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+      for (const id of ids)
+        expect(id.startsWith(prefix) || id.startsWith("shared.") || id === "unrecognised").toBe(true);
     }
   });
 });
