@@ -5454,7 +5454,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unknown operation (or one outside the caller's scope), or unknown evidence. Reasons (context.reason): evidence_not_found, operation_not_found */
+      /** @description Unknown operation or evidence (or one outside the caller's scope: the same answer). Reasons (context.reason): evidence_not_found, operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5462,7 +5462,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Unknown operation (or one outside the caller's scope), or unknown evidence",
+           *       "detail": "Unknown operation or evidence (or one outside the caller's scope: the same answer)",
            *       "code": "not_found",
            *       "context": {
            *         "reason": "evidence_not_found"

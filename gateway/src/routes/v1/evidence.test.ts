@@ -676,6 +676,17 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     const openOp = await createDeposit(amount, msisdn);
     expect((await attach(openOp, "00000000-0000-4000-8000-000000000000")).status).toBe(404);
     expect((await attach(openOp, orphan, outsider.token)).status).toBe(404);
+    // A message on a SIM outside the agent's grant answers as one that does not exist.
+    const theirs = (
+      await submit(depositText(uniqueAmount(), customer()), { token: other.device.token, simId: other.sim.simId })
+    ).body.results[0].message_id;
+    const nothing = "00000000-0000-4000-8000-000000000002";
+    const hidden = await attach(openOp, theirs);
+    const none = await attach(openOp, nothing);
+    expect([hidden.status, hidden.body.context.reason]).toEqual([404, "evidence_not_found"]);
+    expect(JSON.stringify(hidden.body).replaceAll(theirs, "ID")).toBe(
+      JSON.stringify(none.body).replaceAll(nothing, "ID"),
+    );
     const otherOp = await createDeposit(uniqueAmount(), customer(), other.sim.simId, outsider.agentId);
     const wrongSim = await attach(otherOp, orphan, admin.token);
     expect([wrongSim.status, wrongSim.body.context.reason]).toEqual([422, "evidence_sim_mismatch"]);

@@ -139,7 +139,7 @@ export const evidenceRoutes: Route[] = [
           200: { description: "Confirmed operation detail", schema: contractSchema(OperationSchema) },
           401: "Not signed in",
           403: "Agent inactive",
-          404: "Unknown operation (or one outside the caller's scope), or unknown evidence",
+          404: "Unknown operation or evidence (or one outside the caller's scope: the same answer)",
           409: "Evidence already names an operation, or the operation is terminal",
           422: "Evidence arrived on a different SIM, or could not have proved the operation by itself",
         },
@@ -157,7 +157,13 @@ export const evidenceRoutes: Route[] = [
         ],
       ),
       EVIDENCE,
-      ["session_required", "evidence_not_found", "evidence_already_linked", "operation_already_proven"],
+      [
+        "session_required",
+        "agent_inactive",
+        "evidence_not_found",
+        "evidence_already_linked",
+        "operation_already_proven",
+      ],
     ),
     async handle({ caller, params, body, services }) {
       const res = await services.evidence.attachEvidence({

@@ -91,8 +91,8 @@ export async function dismiss(
 /**
  * A person attaches a message to an operation. Dispatch first says whether the caller may
  * act on the operation (404 for an unknown operation and for one outside the caller's scope
- * alike), before anything is said of the message; evidence then answers 404 (unknown
- * message) and 409 (the message already names an operation, not said which); dispatch then
+ * alike), before anything is said of the message; evidence then answers 404 (an unknown
+ * message, or one on a SIM outside the caller's scope: an agent's grant) and 409 (the message already names an operation, not said which); dispatch then
  * answers 409 (terminal), 422 (another SIM, or a message that could not have proved the
  * operation by itself: domain/attach-proof.ts there), and confirms. Under the SIM's lock, so
  * correlation of the same message cannot run at the same time. An attached proof writes the
@@ -102,14 +102,15 @@ export async function attach(
   deps: FlowDeps,
   req: { caller?: Caller; operationId: string; evidenceId: string },
 ): Promise<{ operation: Operation; evidence: MessageRecord }> {
-  const caller = requireBoard(req.caller);
+  const { caller, scope } = await boardScope(deps, req.caller);
   await deps.dispatch.attachEvidence({ caller, operationId: req.operationId, scopeOnly: true });
-  const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId));
+  const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId), scope);
   const result = await deps.db
     .tx(async (em) => {
       const m = checkAttachable(
         req.evidenceId,
         await lockSimMessage(em, found.sim_id, req.evidenceId),
+        scope,
       ) as MessageRecord;
       const res = await deps.dispatch.attachEvidence({
         caller,
