@@ -162,11 +162,11 @@ describe("the board in Chromium", () => {
 
   it("attaches an orphan SMS to the operation it proves, chosen among its candidates", async () => {
     const to = RECIPIENTS[2]!;
+    // The operator's SMS arrived before the operation was recorded: correlation keeps it as an orphan.
+    await orphanSms(world, world.alice, to, 7_300);
     const operationId = await unprovenOperation(world, to, 7_300);
-    // The operator's SMS states another amount: correlation keeps it as an orphan.
-    await orphanSms(world, world.alice, to, 7_301);
     await go("#/messages", "Messages");
-    const details = page.getByRole("button", { name: "Détails 7 301 FCFA" });
+    const details = page.getByRole("button", { name: "Détails 7 300 FCFA" });
     await details.waitFor({ timeout: 20_000 });
     await details.click();
     const dialog = page.getByRole("dialog");
@@ -179,7 +179,7 @@ describe("the board in Chromium", () => {
     await page.getByText("SMS rattaché : opération confirmée.").waitFor();
     await expect.poll(() => details.count()).toBe(0);
     const op = await sys.api.get(`/v1/operations/${operationId}`, { token: world.alice.token });
-    expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_301 } });
+    expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_300 } });
   });
 
   it("never shows Bob's operations or SMS to Alice, while Bob sees his own", async () => {

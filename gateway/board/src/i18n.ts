@@ -542,8 +542,10 @@ const en = {
   "r.retry_not_allowed": "This operation cannot be retried.",
   "r.evidence_sim_mismatch": "The SMS arrived on another SIM.",
   "r.evidence_already_used": "The SMS already proves another operation.",
-  "r.evidence_unknown_sender": "The SMS was not sent by the operator: it proves nothing. Settle the operation on your word instead.",
-  "r.evidence_kind_cannot_prove": "This kind of SMS cannot prove this operation (a deposit proves a transfer, a balance reply a balance check).",
+  "r.evidence_unknown_sender":
+    "The SMS was not sent by the operator: it proves nothing. Settle the operation on your word instead.",
+  "r.evidence_kind_cannot_prove":
+    "This kind of SMS cannot prove this operation (a deposit proves a transfer, a balance reply a balance check).",
   "r.evidence_amount_mismatch": "The SMS amount is not the operation's amount.",
   "r.evidence_number_mismatch": "The SMS names another number than the operation's.",
   "r.operation_never_dialled": "This operation was never dialled: no SMS can prove it.",
@@ -1052,7 +1054,8 @@ const fr: Catalogue = {
   "msg.proves": "Peut prouver",
   "msg.provesYes": "oui",
   "msg.provesNo": "non",
-  "msg.cannot.unknown_sender": "Pas envoyé par l'opérateur : ce SMS ne prouve rien et n'est proposé à aucune opération.",
+  "msg.cannot.unknown_sender":
+    "Pas envoyé par l'opérateur : ce SMS ne prouve rien et n'est proposé à aucune opération.",
   "msg.cannot.kind_cannot_prove": "Ce type de SMS ne prouve aucune opération.",
   "msg.cannot.no_amount": "Aucun montant n'a pu être lu dans ce SMS.",
   "dr.balance_reading": "Lecture de solde",
@@ -1106,8 +1109,10 @@ const fr: Catalogue = {
   "r.retry_not_allowed": "Cette opération ne peut pas être relancée.",
   "r.evidence_sim_mismatch": "Le SMS est arrivé sur une autre SIM.",
   "r.evidence_already_used": "Le SMS prouve déjà une autre opération.",
-  "r.evidence_unknown_sender": "Le SMS n'a pas été envoyé par l'opérateur : il ne prouve rien. Réglez plutôt l'opération sur parole.",
-  "r.evidence_kind_cannot_prove": "Ce type de SMS ne peut pas prouver cette opération (un dépôt prouve un transfert, un solde une consultation de solde).",
+  "r.evidence_unknown_sender":
+    "Le SMS n'a pas été envoyé par l'opérateur : il ne prouve rien. Réglez plutôt l'opération sur parole.",
+  "r.evidence_kind_cannot_prove":
+    "Ce type de SMS ne peut pas prouver cette opération (un dépôt prouve un transfert, un solde une consultation de solde).",
   "r.evidence_amount_mismatch": "Le montant du SMS n'est pas celui de l'opération.",
   "r.evidence_number_mismatch": "Le SMS nomme un autre numéro que celui de l'opération.",
   "r.operation_never_dialled": "Cette opération n'a jamais été composée : aucun SMS ne peut la prouver.",

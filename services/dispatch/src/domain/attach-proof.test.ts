@@ -52,7 +52,12 @@ describe("attach is proof: only a message that could have proved the operation b
     ["one franc more", deposit, { ...proof, amount: 5001 }, "evidence_amount_mismatch"],
     ["another local number", deposit, { ...proof, counterparty_msisdn: "690000002" }, "evidence_number_mismatch"],
     ["a foreign number", deposit, { ...proof, counterparty_msisdn: "+33612345678" }, "evidence_number_mismatch"],
-    ["a mask whose digits disagree", deposit, { ...proof, counterparty_msisdn: "6911XXX01" }, "evidence_number_mismatch"],
+    [
+      "a mask whose digits disagree",
+      deposit,
+      { ...proof, counterparty_msisdn: "6911XXX01" },
+      "evidence_number_mismatch",
+    ],
     ["a queued operation nobody dialled", { ...deposit, status: "queued" }, proof, "operation_never_dialled"],
   ])("refuses %s", (_name, op, m, reason) => {
     const refused = checkAttachProof(op, m);

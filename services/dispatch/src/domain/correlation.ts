@@ -83,7 +83,11 @@ export function kindProves(kind: string | null, opType: OpType): boolean {
 }
 
 /** Whether the amount must match exactly; a balance reply carries the balance, not the placeholder. */
-export function matchesAmount(kind: string | null, candidate: Pick<ProofCandidate, "montant">, amount: number): boolean {
+export function matchesAmount(
+  kind: string | null,
+  candidate: Pick<ProofCandidate, "montant">,
+  amount: number,
+): boolean {
   return kind === "BAL" || candidate.montant === amount;
 }
 

@@ -22,9 +22,7 @@ export interface ProofStanding {
   cannot_prove_reason: CannotProve | null;
 }
 
-export function proofStanding(
-  m: Pick<MessageRecord, "outcome" | "kind" | "amount" | "balance_after">,
-): ProofStanding {
+export function proofStanding(m: Pick<MessageRecord, "outcome" | "kind" | "amount" | "balance_after">): ProofStanding {
   const sender_is_operator = m.outcome !== "unknown_sender";
   const reason: CannotProve | null = !sender_is_operator
     ? "unknown_sender"
