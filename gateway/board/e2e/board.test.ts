@@ -182,6 +182,27 @@ describe("the board in Chromium", () => {
     expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_300 } });
   });
 
+  it("shows who sent each unmatched SMS, and offers an unknown sender's text to no operation", async () => {
+    const to = RECIPIENTS[2]!;
+    await unprovenOperation(world, to, 6_400);
+    // The operator's wording, exact amount and number, from an ordinary phone number.
+    await orphanSms(world, world.alice, to, 6_400, "+237670000000");
+    await go("#/messages", "Messages");
+    const details = page.getByRole("button", { name: "Détails 6 400 FCFA" });
+    await details.waitFor({ timeout: 20_000 });
+    const row = page.getByRole("row").filter({ has: details });
+    await row.getByRole("cell", { name: "Expéditeur inconnu" }).waitFor();
+    await row.getByRole("cell", { name: "non", exact: true }).waitFor();
+    await details.click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("Expéditeur inconnu (+237670000000)").waitFor();
+    await dialog
+      .getByText("Pas envoyé par l'opérateur : ce SMS ne prouve rien et n'est proposé à aucune opération.")
+      .waitFor();
+    expect(await dialog.getByRole("button", { name: "Rattacher" }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+  });
+
   it("never shows Bob's operations or SMS to Alice, while Bob sees his own", async () => {
     const bobsRecipient: [string, string] = ["690123456", "Hortense Bobine"];
     await createOperation(world, world.bob, bobsRecipient, 4_200);
