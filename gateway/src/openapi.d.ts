@@ -278,8 +278,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Attach an orphan message to an operation: confirms it (the agent named on it, supervisors, admins)
-     * @description Attach an orphan message to an operation: confirms it (the agent named on it, supervisors, admins)
+     * Attach the operator's message that proves an operation: confirms it (the agent named on it, supervisors, admins)
+     * @description Attach is proof: the message must be one that could have proved the operation by itself (the operator's sender for the SIM, a deposit for a transfer or a balance reply for a balance check, the exact amount, no number contradicting the destination, an operation that was dialled); anything else is 422 naming what disagrees in `context.reason`. A person who knows better settles or arbitrates the operation, which records a decision and a note as word, not as proof. An operation outside the caller's scope answers the same 404 as an id no operation has. The balance the message printed becomes the SIM's measured balance, as an automatic match.
      */
     post: operations["attachEvidence"];
     delete?: never;
@@ -1950,6 +1950,9 @@ export interface components {
       stored_at: string | null;
       language: string | null;
       subscription_slot: number | null;
+      sender_is_operator: boolean;
+      can_prove: boolean;
+      cannot_prove_reason: string | null;
     };
     EvidenceSummary: {
       operator_ref: string | null;
@@ -4669,7 +4672,10 @@ export interface operations {
            *         "dismissed_by": "dismissed by",
            *         "stored_at": "2026-11-22T09:30:00.000Z",
            *         "language": "language",
-           *         "subscription_slot": 0
+           *         "subscription_slot": 0,
+           *         "sender_is_operator": true,
+           *         "can_prove": true,
+           *         "cannot_prove_reason": "cannot prove reason"
            *       }
            *     ]
            */
@@ -4859,7 +4865,10 @@ export interface operations {
            *         "dismissed_by": "dismissed by",
            *         "stored_at": "2026-11-22T09:30:00.000Z",
            *         "language": "language",
-           *         "subscription_slot": 0
+           *         "subscription_slot": 0,
+           *         "sender_is_operator": true,
+           *         "can_prove": true,
+           *         "cannot_prove_reason": "cannot prove reason"
            *       }
            *     ]
            */
@@ -5422,7 +5431,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not the operation's agent, a supervisor or an admin. Reasons (context.reason): agent_inactive, credential_not_accepted, not_in_scope, password_change_required, session_required */
+      /** @description Agent inactive. Reasons (context.reason): agent_inactive, credential_not_accepted, password_change_required, session_required */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5430,7 +5439,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Not the operation's agent, a supervisor or an admin",
+           *       "detail": "Agent inactive",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "agent_inactive"
@@ -5440,17 +5449,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?:
-                | "agent_inactive"
-                | "credential_not_accepted"
-                | "not_in_scope"
-                | "password_change_required"
-                | "session_required";
+              reason?: "agent_inactive" | "credential_not_accepted" | "password_change_required" | "session_required";
             };
           };
         };
       };
-      /** @description Unknown operation or evidence. Reasons (context.reason): evidence_not_found, operation_not_found */
+      /** @description Unknown operation or evidence (or one outside the caller's scope: the same answer). Reasons (context.reason): evidence_not_found, operation_not_found */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5458,7 +5462,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Unknown operation or evidence",
+           *       "detail": "Unknown operation or evidence (or one outside the caller's scope: the same answer)",
            *       "code": "not_found",
            *       "context": {
            *         "reason": "evidence_not_found"
@@ -5546,7 +5550,7 @@ export interface operations {
           };
         };
       };
-      /** @description Evidence arrived on a different SIM. Reasons (context.reason): evidence_sim_mismatch, nested_too_deeply, nul_character */
+      /** @description Evidence arrived on a different SIM, or could not have proved the operation by itself. Reasons (context.reason): evidence_amount_mismatch, evidence_kind_cannot_prove, evidence_number_mismatch, evidence_sim_mismatch, evidence_unknown_sender, nested_too_deeply, nul_character, operation_never_dialled */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5554,17 +5558,25 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Evidence arrived on a different SIM",
+           *       "detail": "Evidence arrived on a different SIM, or could not have proved the operation by itself",
            *       "code": "refused",
            *       "context": {
-           *         "reason": "evidence_sim_mismatch"
+           *         "reason": "evidence_amount_mismatch"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "evidence_sim_mismatch" | "nested_too_deeply" | "nul_character";
+              reason?:
+                | "evidence_amount_mismatch"
+                | "evidence_kind_cannot_prove"
+                | "evidence_number_mismatch"
+                | "evidence_sim_mismatch"
+                | "evidence_unknown_sender"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "operation_never_dialled";
             };
           };
         };

@@ -162,11 +162,11 @@ describe("the board in Chromium", () => {
 
   it("attaches an orphan SMS to the operation it proves, chosen among its candidates", async () => {
     const to = RECIPIENTS[2]!;
+    // The operator's SMS arrived before the operation was recorded: correlation keeps it as an orphan.
+    await orphanSms(world, world.alice, to, 7_300);
     const operationId = await unprovenOperation(world, to, 7_300);
-    // The operator's SMS states another amount: correlation keeps it as an orphan.
-    await orphanSms(world, world.alice, to, 7_301);
     await go("#/messages", "Messages");
-    const details = page.getByRole("button", { name: "Détails 7 301 FCFA" });
+    const details = page.getByRole("button", { name: "Détails 7 300 FCFA" });
     await details.waitFor({ timeout: 20_000 });
     await details.click();
     const dialog = page.getByRole("dialog");
@@ -179,7 +179,28 @@ describe("the board in Chromium", () => {
     await page.getByText("SMS rattaché : opération confirmée.").waitFor();
     await expect.poll(() => details.count()).toBe(0);
     const op = await sys.api.get(`/v1/operations/${operationId}`, { token: world.alice.token });
-    expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_301 } });
+    expect(op.body).toMatchObject({ status: "confirmed", evidence: { amount: 7_300 } });
+  });
+
+  it("shows who sent each unmatched SMS, and offers an unknown sender's text to no operation", async () => {
+    const to = RECIPIENTS[2]!;
+    await unprovenOperation(world, to, 6_400);
+    // The operator's wording, exact amount and number, from an ordinary phone number.
+    await orphanSms(world, world.alice, to, 6_400, "+237670000000");
+    await go("#/messages", "Messages");
+    const details = page.getByRole("button", { name: "Détails 6 400 FCFA" });
+    await details.waitFor({ timeout: 20_000 });
+    const row = page.getByRole("row").filter({ has: details });
+    await row.getByRole("cell", { name: "Expéditeur inconnu" }).waitFor();
+    await row.getByRole("cell", { name: "non", exact: true }).waitFor();
+    await details.click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("Expéditeur inconnu (+237670000000)").waitFor();
+    await dialog
+      .getByText("Pas envoyé par l'opérateur : ce SMS ne prouve rien et n'est proposé à aucune opération.")
+      .waitFor();
+    expect(await dialog.getByRole("button", { name: "Rattacher" }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
   });
 
   it("never shows Bob's operations or SMS to Alice, while Bob sees his own", async () => {

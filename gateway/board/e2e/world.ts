@@ -122,8 +122,14 @@ export async function unprovenOperation(w: BoardWorld, to: [string, string], amo
   return id;
 }
 
-/** An operator SMS on the agent's SIM that matches no operation (its amount matches none). */
-export async function orphanSms(w: BoardWorld, agent: Agent, to: [string, string], amount: number): Promise<string> {
+/** An operator SMS on the agent's SIM that matches no operation (its amount matches none); or the operator's wording from another sender. */
+export async function orphanSms(
+  w: BoardWorld,
+  agent: Agent,
+  to: [string, string],
+  amount: number,
+  sender = "OrangeMoney",
+): Promise<string> {
   const r = await w.api.post("/v1/device/messages", {
     token: agent.device.token,
     body: {
@@ -131,7 +137,7 @@ export async function orphanSms(w: BoardWorld, agent: Agent, to: [string, string
       subscription_slot: 0,
       messages: [
         {
-          sender: "OrangeMoney",
+          sender,
           raw: depositConfirmation("operator_b", {
             amount,
             balanceAfter: START_BALANCE - amount,
@@ -147,7 +153,7 @@ export async function orphanSms(w: BoardWorld, agent: Agent, to: [string, string
       ],
     },
   });
-  if (r.status !== 200 || r.body.outcome !== "orphan")
+  if (r.status !== 200 || r.body.outcome !== (sender === "OrangeMoney" ? "orphan" : "unknown_sender"))
     throw new Error(`orphan SMS: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.results[0].message_id;
 }

@@ -39,6 +39,8 @@ export function Messages() {
           { num: t("common.amount") },
           t("msg.counterparty"),
           t("common.sim"),
+          t("msg.sender"),
+          t("msg.proves"),
           t("common.actions"),
         ]}
         row={(e) => (
@@ -53,6 +55,8 @@ export function Messages() {
               {e.counterparty_name} {e.counterparty_msisdn}
             </td>
             <td class="mono">{e.sim_id.slice(0, 8)}</td>
+            <td title={e.sender}>{e.sender_is_operator ? t("msg.senderOperator") : t("msg.senderUnknown")}</td>
+            <td>{e.can_prove ? t("msg.provesYes") : t("msg.provesNo")}</td>
             <td>
               <RowAction label={t("common.details")} of={fcfa(e.amount)} onClick={() => setOpen(e)} />
             </td>
@@ -97,6 +101,12 @@ export function Messages() {
   );
 }
 
+/** Why an SMS can prove nothing, in the user's language. */
+function cannotProve(reason: string): string {
+  const key = `msg.cannot.${reason}`;
+  return known(key) ? t(key) : reason;
+}
+
 /** One orphan SMS: its parsed fields, the operations it could prove (same SIM, closest amount first), attach or dismiss. */
 function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Outcome) => void }) {
   const e = props.evidence;
@@ -104,6 +114,8 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
   const [outcome, setOutcome] = useState<Outcome>();
   const candidates = useLiveList<Operation>(
     async () => {
+      // A text that could prove nothing by itself (an unknown sender's, a refusal) is offered to no operation.
+      if (!e.can_prove) return { data: [] };
       const r = await call(() => api.GET("/v1/operations", { params: { query: { sim_id: e.sim_id, limit: 250 } } }));
       if (!r.data) return r;
       // Closest amount first: an SMS is an orphan because it matched nothing exactly.
@@ -154,12 +166,22 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
         </dd>
         <dt>{t("common.sim")}</dt>
         <dd class="mono">{e.sim_id}</dd>
+        <dt>{t("msg.sender")}</dt>
+        <dd>
+          {e.sender_is_operator ? t("msg.senderOperator") : t("msg.senderUnknown")} ({e.sender})
+        </dd>
         <dt>{t("msg.text")}</dt>
         <dd class="sms">{e.raw_text}</dd>
       </dl>
       <h3>{t("msg.candidates")}</h3>
-      <ListHead list={candidates} />
-      {candidates.rows.length === 0 && !candidates.loading && <p>{t("msg.noCandidates")}</p>}
+      {e.cannot_prove_reason ? (
+        <p>{cannotProve(e.cannot_prove_reason)}</p>
+      ) : (
+        <>
+          <ListHead list={candidates} />
+          {candidates.rows.length === 0 && !candidates.loading && <p>{t("msg.noCandidates")}</p>}
+        </>
+      )}
       <ul class="candidates">
         {candidates.rows.map((o) => (
           <li key={o.operation_id}>

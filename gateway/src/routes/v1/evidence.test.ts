@@ -8,6 +8,7 @@ import {
   depositConfirmation,
   transferReceived,
   balanceReply,
+  failure,
 } from "../../../../services/evidence/src/domain/sms-templates.ts";
 import { eventually, type TestSystem } from "../../../../test/support/system.ts";
 import { routeSystem } from "../../../../test/support/route-system.ts";
@@ -631,22 +632,32 @@ describe("movements (GET /v1/evidences/movements)", () => {
 });
 
 describe("attach evidence (POST /v1/operations/:id/evidence) and the late journeys", () => {
-  it("attaches an orphan to an unproven operation: confirmed, linked, out of the queue; a second attach is 409", async () => {
+  it("attaches the operator's deposit to the dialled operation it proves: confirmed, linked, out of the queue, the SIM's balance the SMS printed; a second attach is 409", async () => {
     const amount = uniqueAmount();
     const msisdn = customer();
+    // The operator's SMS arrived before the operation was recorded: correlation never pairs them.
+    const printed = 3_000_000 + seq;
+    const id = (await submit(depositText(amount, msisdn, { balanceAfter: printed }), onDialer())).body.results[0]
+      .message_id;
+    const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === id);
+    expect(row).toMatchObject({ sender: "OrangeMoney", sender_is_operator: true, can_prove: true });
+    expect(row.cannot_prove_reason).toBeNull();
     const opId = await createDeposit(amount, msisdn, dialer.sim.simId);
     await dial(dialer.device, opId, "ussd_timeout");
     expect((await getOperation(opId)).status).toBe("no_evidence");
-    // The operator's SMS came with a different amount: correlation cannot pair it.
-    const id = (await submit(depositText(amount + 1, msisdn), onDialer())).body.results[0].message_id;
+    const before = (await sys.api.get(`/v1/sims/${dialer.sim.simId}`, { token: admin.token })).body.balance_mirror;
+    expect(before).not.toBe(printed);
     const res = await sys.api.post(`/v1/operations/${opId}/evidence`, {
       token: agent.token,
       body: { evidence_id: id },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ operation_id: opId, status: "confirmed" });
-    expect(res.body.evidence).toMatchObject({ amount: amount + 1 });
+    expect(res.body.evidence).toMatchObject({ amount, balance_after: printed });
     expect((await unmatched(agent.token)).body.map((e: { id: string }) => e.id)).not.toContain(id);
+    // The attached proof's balance is the SIM's measured balance, as an automatic match's is.
+    const sim = (await sys.api.get(`/v1/sims/${dialer.sim.simId}`, { token: admin.token })).body;
+    expect(sim.balance_mirror).toBe(printed);
     const again = await sys.api.post(`/v1/operations/${opId}/evidence`, {
       token: agent.token,
       body: { evidence_id: id },
@@ -655,7 +666,7 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     expect([again.body.code, again.body.context.reason]).toEqual(["conflict", "evidence_already_linked"]);
   });
 
-  it("answers 404 for an unknown operation or evidence, 409 for a terminal operation, 422 for another SIM, 403 to an outsider", async () => {
+  it("answers 404 for an unknown operation or evidence (and to an outsider), 409 for a terminal operation, 422 for another SIM", async () => {
     const orphan = (await submit(depositText(uniqueAmount(), customer()))).body.results[0].message_id;
     const attach = (opId: string, evidenceId: string, token = agent.token) =>
       sys.api.post(`/v1/operations/${opId}/evidence`, { token, body: { evidence_id: evidenceId } });
@@ -664,10 +675,23 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     const msisdn = customer();
     const openOp = await createDeposit(amount, msisdn);
     expect((await attach(openOp, "00000000-0000-4000-8000-000000000000")).status).toBe(404);
-    expect((await attach(openOp, orphan, outsider.token)).status).toBe(403);
+    expect((await attach(openOp, orphan, outsider.token)).status).toBe(404);
+    // A message on a SIM outside the agent's grant answers as one that does not exist.
+    const theirs = (
+      await submit(depositText(uniqueAmount(), customer()), { token: other.device.token, simId: other.sim.simId })
+    ).body.results[0].message_id;
+    const nothing = "00000000-0000-4000-8000-000000000002";
+    const hidden = await attach(openOp, theirs);
+    const none = await attach(openOp, nothing);
+    expect([hidden.status, hidden.body.context.reason]).toEqual([404, "evidence_not_found"]);
+    expect(JSON.stringify(hidden.body).replaceAll(theirs, "ID")).toBe(
+      JSON.stringify(none.body).replaceAll(nothing, "ID"),
+    );
     const otherOp = await createDeposit(uniqueAmount(), customer(), other.sim.simId, outsider.agentId);
     const wrongSim = await attach(otherOp, orphan, admin.token);
-    expect(wrongSim.status).toBe(422);
+    expect([wrongSim.status, wrongSim.body.context.reason]).toEqual([422, "evidence_sim_mismatch"]);
+    // The message's SIM is not named: it may be outside the caller's scope.
+    expect(JSON.stringify(wrongSim.body)).not.toContain(handset.sim.simId);
     await submit(depositText(amount, msisdn)); // confirms openOp
     expect((await attach(openOp, orphan)).status).toBe(409);
     expect((await attach("nope", orphan)).status).toBe(422);
@@ -692,9 +716,16 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
     const proof = (await submit(depositText(amount, msisdn))).body.results[0];
     expect([proof.outcome, proof.operation_id]).toEqual(["confirmed", provenOp]);
     const agentsOp = await createDeposit(uniqueAmount(), customer());
+    // Outside the caller's scope, an operation that exists answers exactly as one that does not.
+    const nobody = "00000000-0000-4000-8000-000000000001";
     for (const evidenceId of [proof.message_id, "00000000-0000-4000-8000-000000000000"]) {
       const res = await attach(agentsOp, evidenceId, outsider.token);
-      expect([res.status, res.body.code, res.body.context.reason]).toEqual([403, "not_allowed", "not_in_scope"]);
+      expect([res.status, res.body.code, res.body.context.reason]).toEqual([404, "not_found", "operation_not_found"]);
+      const none = await attach(nobody, evidenceId, outsider.token);
+      expect(JSON.stringify(res.body).replaceAll(agentsOp, "ID")).toBe(
+        JSON.stringify(none.body).replaceAll(nobody, "ID"),
+      );
+      expect(res.headers.get("content-length")).toBe(none.headers.get("content-length"));
     }
     // In scope: the 409 says the message is taken, never by which operation.
     const taken = await attach(agentsOp, proof.message_id, supervisor.token);
@@ -716,10 +747,13 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
   it("leaves two same-amount transfers on one SIM to a person (ambiguous), who settles one by attaching", async () => {
     const amount = uniqueAmount();
     const msisdn = customer();
-    const a = await createDeposit(amount, msisdn);
-    const b = await createDeposit(amount, customer());
-    const res = await submit(depositText(amount, customer()));
-    // The SMS names neither destination precisely enough to choose: nothing is confirmed.
+    // Two transfers of one amount to one customer, both dialled.
+    const a = await createDeposit(amount, msisdn, dialer.sim.simId);
+    const b = await createDeposit(amount, msisdn, dialer.sim.simId);
+    await dial(dialer.device, a);
+    await dial(dialer.device, b);
+    const res = await submit(depositText(amount, msisdn), onDialer());
+    // The SMS fits both: nothing is confirmed.
     expect(res.body).toMatchObject({ matched: false, outcome: "ambiguous" });
     expect(res.body.results[0].is_ambiguous).toBe(true);
     const id = res.body.results[0].message_id;
@@ -730,7 +764,100 @@ describe("attach evidence (POST /v1/operations/:id/evidence) and the late journe
       body: { evidence_id: id },
     });
     expect(attached.status).toBe(200);
-    expect((await getOperation(b)).status).toBe("queued");
+    expect((await getOperation(b)).status).not.toBe("confirmed");
+  });
+});
+
+describe("attach is proof: only a message that could have proved the operation by itself", () => {
+  const attach = (opId: string, evidenceId: string, token = agent.token) =>
+    sys.api.post(`/v1/operations/${opId}/evidence`, { token, body: { evidence_id: evidenceId } });
+  /** A deposit of the dialling handset's SIM, dialled; the SMS offered was stored before it, so never paired. */
+  async function dialledDeposit(amount: number, msisdn: string): Promise<string> {
+    const opId = await createDeposit(amount, msisdn, dialer.sim.simId);
+    await dial(dialer.device, opId);
+    return opId;
+  }
+  const refusedAndUntouched = async (res: Awaited<ReturnType<typeof attach>>, opId: string, reason: string) => {
+    expect([res.status, res.body.code, res.body.context.reason]).toEqual([422, "refused", reason]);
+    const op = await getOperation(opId);
+    expect(op.status).not.toBe("confirmed");
+    expect(op.evidence).toBeNull();
+  };
+
+  it("refuses an operator refusal (FAIL) attached to a dialled deposit never confirmed", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const text = failure("operator_b", { amount, language: "fr" });
+    const fail = (await submit(text, onDialer())).body.results[0];
+    const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === fail.message_id);
+    expect(row).toMatchObject({
+      kind: "FAIL",
+      sender_is_operator: true,
+      can_prove: false,
+      cannot_prove_reason: "kind_cannot_prove",
+    });
+    const opId = await dialledDeposit(amount, msisdn);
+    await refusedAndUntouched(await attach(opId, fail.message_id), opId, "evidence_kind_cannot_prove");
+  });
+
+  it("refuses an unknown sender's text, which the queue shows as such and offers to no operation", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const forged = (await submit(depositText(amount, msisdn), { ...onDialer(), sender: "+237670000000" })).body
+      .results[0];
+    expect(forged.outcome).toBe("unknown_sender");
+    const row = (await unmatched(agent.token)).body.find((e: { id: string }) => e.id === forged.message_id);
+    expect(row).toMatchObject({
+      sender: "+237670000000",
+      sender_is_operator: false,
+      can_prove: false,
+      cannot_prove_reason: "unknown_sender",
+    });
+    // Every word of it fits a dialled operation: still not the operator's proof.
+    const opId = await dialledDeposit(amount, msisdn);
+    await refusedAndUntouched(await attach(opId, forged.message_id, supervisor.token), opId, "evidence_unknown_sender");
+  });
+
+  it("refuses 777 attached to an operation of 5,000", async () => {
+    const msisdn = customer();
+    const sms = (await submit(depositText(777, msisdn), onDialer())).body.results[0];
+    const opId = await dialledDeposit(5000, msisdn);
+    const res = await attach(opId, sms.message_id, admin.token);
+    await refusedAndUntouched(res, opId, "evidence_amount_mismatch");
+    expect(res.body.context).toMatchObject({ expected_amount: 5000, found_amount: 777 });
+  });
+
+  it("refuses a deposit to another number than the operation's", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const elsewhere = `${msisdn.slice(0, -1)}${(Number(msisdn.at(-1)) + 1) % 10}`;
+    const sms = (await submit(depositText(amount, elsewhere), onDialer())).body.results[0];
+    const opId = await dialledDeposit(amount, msisdn);
+    await refusedAndUntouched(await attach(opId, sms.message_id), opId, "evidence_number_mismatch");
+  });
+
+  it("refuses the operator's exact deposit attached to an operation never dialled", async () => {
+    const amount = uniqueAmount();
+    const msisdn = customer();
+    const sms = (await submit(depositText(amount, msisdn))).body.results[0];
+    expect(sms.outcome).toBe("orphan");
+    const opId = await createDeposit(amount, msisdn);
+    expect((await getOperation(opId)).status).toBe("queued");
+    await refusedAndUntouched(await attach(opId, sms.message_id), opId, "operation_never_dialled");
+    expect((await getOperation(opId)).status).toBe("queued");
+  });
+
+  it("lists each refusal among the route's documented 422 reasons", async () => {
+    const doc = (await sys.api.get("/v1/openapi.json")).body;
+    const text = JSON.stringify(doc.paths["/v1/operations/{operation_id}/evidence"].post.responses["422"]);
+    for (const reason of [
+      "evidence_unknown_sender",
+      "evidence_kind_cannot_prove",
+      "evidence_amount_mismatch",
+      "evidence_number_mismatch",
+      "operation_never_dialled",
+    ])
+      expect(text).toContain(reason);
   });
 });
 

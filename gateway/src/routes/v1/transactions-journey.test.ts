@@ -156,7 +156,8 @@ describe("an intake transaction from intake to settlement", () => {
     );
     expect(unproven.settled_by).toBe("system");
 
-    // The operator's SMS states another amount, so correlation keeps it as an orphan on the SIM.
+    // The operator's SMS, which the handset says it received before the operation was recorded
+    // (its clock), so correlation keeps it as an orphan on the SIM; a person attaches it.
     const sms = await sys.api.post("/v1/device/messages", {
       token: device.token,
       body: {
@@ -166,8 +167,8 @@ describe("an intake transaction from intake to settlement", () => {
           {
             sender: "OrangeMoney",
             raw: depositConfirmation("operator_b", {
-              amount: 7_301,
-              balanceAfter: START_BALANCE - 7_301,
+              amount: 7_300,
+              balanceAfter: START_BALANCE - 7_300,
               ref: "CI261122.0731.B07301",
               msisdn: "690222333",
               name: "PAUL BIYA ESSOMBA",
@@ -175,7 +176,7 @@ describe("an intake transaction from intake to settlement", () => {
               language: "fr",
             }),
             received_at: new Date().toISOString(),
-            device_received_at: new Date().toISOString(),
+            device_received_at: new Date(Date.now() - 10 * 60_000).toISOString(),
           },
         ],
       },

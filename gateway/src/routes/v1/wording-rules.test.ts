@@ -173,11 +173,17 @@ describe("wording rules taught at run time", () => {
     const c = await submit(queued, newWording(amountC, msisdnC));
     for (const r of [a, b, c]) expect([r.outcome, r.kind]).toEqual(["orphan", null]);
     expect((await getOperation(opA)).status).toBe("queued");
+    // A text no rule reads proves nothing, so attach refuses it now (attach is proof); one a
+    // person attached before that rule (linked as the attach route linked it) stays linked.
     const attached = await sys.api.post(`/v1/operations/${opC}/evidence`, {
       token: admin.token,
       body: { evidence_id: c.message_id },
     });
-    expect(attached.status).toBe(200);
+    expect([attached.status, attached.body.context.reason]).toEqual([422, "evidence_kind_cannot_prove"]);
+    await sys.db.query(
+      `update evidence.messages set outcome = 'attached', operation_id = $2, link = 'proof', linked_at = now() where id = $1`,
+      [c.message_id, opC],
+    );
     const cBefore = await message(c.message_id);
 
     const draft = await addRule({
@@ -261,7 +267,7 @@ describe("wording rules taught at run time", () => {
     expect((await getOperation(opB)).status).toBe("no_evidence");
     // C: attached by a person before; untouched.
     expect(await message(c.message_id)).toEqual(cBefore);
-    expect((await getOperation(opC)).status).toBe("confirmed");
+    expect((await getOperation(opC)).status).toBe("queued");
     // The text of A+1 (no operation of its amount) is read too and stays an orphan.
     expect(await message(still.message_id)).toMatchObject({ outcome: "orphan", kind: "DEP" });
 

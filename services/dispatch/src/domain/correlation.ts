@@ -83,7 +83,11 @@ export function kindProves(kind: string | null, opType: OpType): boolean {
 }
 
 /** Whether the amount must match exactly; a balance reply carries the balance, not the placeholder. */
-export function matchesAmount(kind: string | null, candidate: ProofCandidate, amount: number): boolean {
+export function matchesAmount(
+  kind: string | null,
+  candidate: Pick<ProofCandidate, "montant">,
+  amount: number,
+): boolean {
   return kind === "BAL" || candidate.montant === amount;
 }
 
@@ -155,7 +159,10 @@ function firstNonEmpty(groups: readonly ProofCandidate[][]): ProofCandidate[] {
  * visible digits disagree is a divergence: the message proves money went elsewhere. Text
  * with no digit names no number and is ignored.
  */
-function divergentNumber(message: ProofMessage, candidate: ProofCandidate): string | null {
+export function divergentNumber(
+  message: Pick<ProofMessage, "kind" | "counterparty_msisdn">,
+  candidate: Pick<ProofCandidate, "msisdn_dest">,
+): string | null {
   if (message.kind === "BAL" || message.counterparty_msisdn == null) return null;
   const printed = message.counterparty_msisdn;
   if (isSameNumber(printed, candidate.msisdn_dest) !== false) return null;

@@ -84,6 +84,11 @@ describe("reasons", () => {
     ["invalid_transition", "conflict"],
     ["device_busy", "conflict"],
     ["evidence_sim_mismatch", "refused"],
+    ["evidence_unknown_sender", "refused"],
+    ["evidence_kind_cannot_prove", "refused"],
+    ["evidence_amount_mismatch", "refused"],
+    ["evidence_number_mismatch", "refused"],
+    ["operation_never_dialled", "refused"],
     ["evidence_already_used", "conflict"],
     ["ussd_steps_unavailable", "internal"],
   ] as const)("maps %s to status %s", (code, status) => {
@@ -93,7 +98,7 @@ describe("reasons", () => {
 
   it("is a closed set of stable snake_case codes", () => {
     expect(REASON_CODES).toHaveLength(Object.keys(REASONS).length);
-    expect(REASON_CODES).toHaveLength(45);
+    expect(REASON_CODES).toHaveLength(50);
     for (const code of REASON_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
   });
 

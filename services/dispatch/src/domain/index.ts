@@ -16,5 +16,6 @@ export * from "./ussd-templates.ts";
 export * from "./name-check.ts";
 export * from "./windows.ts";
 export * from "./correlation.ts";
+export * from "./attach-proof.ts";
 export * from "./scope.ts";
 export * from "./list-filters.ts";

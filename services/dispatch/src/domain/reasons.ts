@@ -93,6 +93,27 @@ export const REASONS = {
     status: "refused",
     when: "Attach of a message that arrived on another SIM than the operation's",
   },
+  // Attach is proof (attach-proof.ts): the message must be one that could have proved the operation by itself.
+  evidence_unknown_sender: {
+    status: "refused",
+    when: "Attach of a message not sent by the operator's sender (anyone can text a SIM the operator's wording)",
+  },
+  evidence_kind_cannot_prove: {
+    status: "refused",
+    when: "Attach of a message whose kind cannot prove the operation (a deposit proves a transfer, a balance reply a balance check; a refusal, movement, notice or unrecognised text nothing)",
+  },
+  evidence_amount_mismatch: {
+    status: "refused",
+    when: "Attach of a deposit whose amount is not exactly the operation's",
+  },
+  evidence_number_mismatch: {
+    status: "refused",
+    when: "Attach of a message naming a number that contradicts the operation's destination",
+  },
+  operation_never_dialled: {
+    status: "refused",
+    when: "Attach to an operation no handset ever dialled (queued): no operator message can prove it",
+  },
   evidence_already_used: { status: "conflict", when: "Attach of a message that already proves another operation" },
 
   // --- faults ---------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { DomainError } from "@transferops/kit";
 import {
   belongsToDevice,
   checkAttachScope,
+  operationNotFound,
   checkOwnOperation,
   checkQueueScope,
   listAgentScope,
@@ -73,12 +74,24 @@ describe("queues and settlement: own operations plus those on granted SIMs", () 
 describe("attach: the agent named on the operation, supervisors and admins", () => {
   it.each<[string, Actor, typeof mine, string | null]>([
     ["agent, own", AGENT, mine, null],
-    ["agent, another's", AGENT, theirs, "not_in_scope"],
+    ["agent, another's: as if it did not exist", AGENT, theirs, "operation_not_found"],
     ["supervisor, another's", SUPERVISOR, theirs, null],
     ["admin, another's", ADMIN, theirs, null],
     ["API key", API_KEY, mine, "caller_not_allowed"],
   ])("%s", (_who, a, op, expected) => {
     expect(code(checkAttachScope(a, op))).toBe(expected);
+  });
+
+  it("answers another's operation exactly as an id no operation has", () => {
+    const refused = checkAttachScope(AGENT, theirs);
+    const unknown = operationNotFound(theirs.operation_id);
+    expect(refused).not.toBeNull();
+    expect([refused!.reason, refused!.status, refused!.detail, refused!.context]).toEqual([
+      unknown.reason,
+      unknown.status,
+      unknown.detail,
+      unknown.context,
+    ]);
   });
 });
 

@@ -99,12 +99,21 @@ export function checkQueueScope(
   return notInScope(operation);
 }
 
-/** Attach evidence: the agent named on the operation, supervisors and admins. */
+/**
+ * Attach evidence: the agent named on the operation, supervisors and admins. Anyone else gets
+ * the very answer of an id no operation has (404 `operation_not_found`, same text and context),
+ * so attach never tells whether an operation outside the caller's scope exists.
+ */
 export function checkAttachScope(actor: Actor, operation: ScopedOperation): DomainError | null {
   if (actor.kind !== "session") return requireKind(actor, ["session"], "attach evidence");
   if (actor.role === "admin" || actor.role === "supervisor") return null;
   if (actor.agent_id === operation.agent_id) return null;
-  return notInScope(operation);
+  return operationNotFound(operation.operation_id);
+}
+
+/** The 404 of an operation id that names nothing the caller may see. */
+export function operationNotFound(operationId: string): DomainError {
+  return refusal("operation_not_found", `Operation ${operationId} not found`, { operation_id: operationId });
 }
 
 /** A device sees only the operations assigned to it; another device's answers 404, revealing nothing. */

@@ -2,6 +2,7 @@ import { check, proofDelay, type EntityManager } from "@transferops/kit";
 import {
   ACTIVE_STATUSES,
   amountDivergence,
+  checkAttachProof,
   checkAttachScope,
   decideProof,
   isWithinLateWindow,
@@ -218,9 +219,16 @@ async function raiseDivergence(
   });
 }
 
+/** What evidence knows of an attached message besides its evidence columns (domain/attach-proof.ts). */
+export interface AttachedFacts {
+  sender_is_operator: boolean;
+  counterparty_msisdn: string | null;
+}
+
 /**
  * An agent attaches a message to an operation by hand (evidence checked the message);
- * attaching the same message again changes nothing.
+ * attaching the same message again changes nothing. The message must be one that could have
+ * proved the operation by itself (checkAttachProof): attach is proof, arbitration is word.
  */
 export async function attachEvidence(
   deps: DispatchDeps,
@@ -228,6 +236,7 @@ export async function attachEvidence(
   operationId: string,
   simId: string,
   evidence: EvidenceFacts,
+  facts: AttachedFacts,
 ): Promise<OperationRecord> {
   const now = deps.now();
   const messageId = evidence.message_id;
@@ -238,12 +247,22 @@ export async function attachEvidence(
     if (before.evidence_message_id === messageId) return { op: before, changed: false };
     unwrap(transition(before, { type: "attach", has_evidence: before.evidence_message_id !== null }));
     if (before.sim_id !== simId) {
+      // The message's SIM is not named: it may be outside the caller's scope.
       throw refusal(
         "evidence_sim_mismatch",
-        `Message ${messageId} arrived on SIM ${simId}, not on SIM ${before.sim_id ?? "(deleted)"} of operation ${before.operation_id}`,
-        { operation_id: before.operation_id, operation_sim_id: before.sim_id, evidence_sim_id: simId },
+        `Message ${messageId} did not arrive on the SIM of operation ${before.operation_id}`,
+        { operation_id: before.operation_id, evidence_id: messageId },
       );
     }
+    check(
+      checkAttachProof(before, {
+        message_id: messageId,
+        sender_is_operator: facts.sender_is_operator,
+        kind: evidence.kind,
+        amount: evidence.amount,
+        counterparty_msisdn: facts.counterparty_msisdn,
+      }),
+    );
     if (await operationProvenBy(em, messageId)) {
       // The other operation may be outside the caller's scope: it is not named.
       throw refusal("evidence_already_used", `Message ${messageId} already proves another operation`, {

@@ -2,7 +2,7 @@ import { isUuid, type EntityManager } from "@transferops/kit";
 
 // An id that is not a UUID names no operation: 404 (the gateway already answers 422 for its path parameters).
 export { isUuid };
-import { refusal, transition, unwrap, type Actor, type Trigger } from "../domain/index.ts";
+import { operationNotFound, transition, unwrap, type Actor, type Trigger } from "../domain/index.ts";
 import { changeEvents, type ChangeFacts } from "../events/operations.ts";
 import { lockOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import type { NewProof } from "../store/proof-rows.ts";
@@ -39,7 +39,7 @@ export async function lockOrNotFound(em: EntityManager, operationId: string): Pr
 }
 
 export function notFound(operationId: string) {
-  return refusal("operation_not_found", `Operation ${operationId} not found`, { operation_id: operationId });
+  return operationNotFound(operationId);
 }
 
 /** Full name used in `Cancelled by <full_name>.`; a caller without one is named by its kind. */

@@ -309,7 +309,15 @@ describe("ProveOperation: idempotent on message_id", () => {
 describe("AttachEvidence", () => {
   const summary = { operatorRef: "REF-1", amount: 5000n, rawText: "Depot", kind: "DEP", isAmbiguous: true };
   const attach = (caller: unknown, operationId: string, simId: string, messageId: string = randomUUID()) =>
-    h.client.attachEvidence({ caller: caller as never, operationId, messageId, simId, evidence: summary });
+    h.client.attachEvidence({
+      caller: caller as never,
+      operationId,
+      messageId,
+      simId,
+      evidence: summary,
+      senderIsOperator: true,
+      counterpartyMsisdn: "690000001",
+    });
 
   it("confirms the operation for the agent named on it, a supervisor or an admin, and refuses other agents", async () => {
     const s = sim();
@@ -318,12 +326,17 @@ describe("AttachEvidence", () => {
       status: "confirmed",
       evidence: { isAmbiguous: true },
     });
-    const byStranger = await refusalOf(attach(session(other), await operation(s, { status: "awaiting_evidence" }), s));
+    const theirs = await operation(s, { status: "awaiting_evidence" });
+    const byStranger = await refusalOf(attach(session(other), theirs, s));
+    // Outside the caller's scope: the very answer of an operation that does not exist.
     expect([byStranger.status, byStranger.code, byStranger.context.reason]).toEqual([
-      403,
-      "not_allowed",
-      "not_in_scope",
+      404,
+      "not_found",
+      "operation_not_found",
     ]);
+    const nobody = randomUUID();
+    const unknown = await refusalOf(attach(session(other), nobody, s));
+    expect(JSON.stringify(byStranger).replaceAll(theirs, "ID")).toBe(JSON.stringify(unknown).replaceAll(nobody, "ID"));
     const bySupervisor = await attach(session(supervisor, "supervisor"), await operation(s, { status: "running" }), s);
     expect(bySupervisor.operation?.status).toBe("confirmed");
   });
@@ -359,7 +372,7 @@ describe("AttachEvidence", () => {
   it("refuses a message that already proves another operation", async () => {
     const s = sim();
     const a = await operation(s, { status: "awaiting_evidence" });
-    const b = await operation(s, { status: "awaiting_evidence", amount: 7000 });
+    const b = await operation(s, { status: "awaiting_evidence" });
     await attach(session(agent), a, s, "m-used");
     const refused = await refusalOf(attach(session(agent), b, s, "m-used"));
     expect([refused.status, refused.code, refused.context.reason]).toEqual([409, "conflict", "evidence_already_used"]);
@@ -386,5 +399,40 @@ describe("AttachEvidence", () => {
       "the attach event",
     );
     expect(eventsOf(h, "OperationConfirmed", id)).toHaveLength(1);
+  });
+});
+
+describe("AttachEvidence: attach is proof", () => {
+  const summary = { operatorRef: "REF-9", amount: 5000n, rawText: "Depot", kind: "DEP", isAmbiguous: false };
+  const attach = (
+    operationId: string,
+    simId: string,
+    o: { kind?: string; amount?: bigint; sender?: boolean; msisdn?: string } = {},
+  ) =>
+    h.client.attachEvidence({
+      caller: session(agent),
+      operationId,
+      messageId: randomUUID(),
+      simId,
+      evidence: { ...summary, kind: o.kind ?? "DEP", amount: o.amount ?? 5000n },
+      senderIsOperator: o.sender ?? true,
+      counterpartyMsisdn: o.msisdn ?? "690000001",
+    });
+
+  it.each<[string, { kind?: string; amount?: bigint; sender?: boolean; msisdn?: string }, string, string]>([
+    ["an unknown sender", { sender: false }, "awaiting_evidence", "evidence_unknown_sender"],
+    ["an operator refusal", { kind: "FAIL" }, "awaiting_evidence", "evidence_kind_cannot_prove"],
+    ["another amount", { amount: 777n }, "awaiting_evidence", "evidence_amount_mismatch"],
+    ["another number", { msisdn: "690000002" }, "awaiting_evidence", "evidence_number_mismatch"],
+    ["an operation never dialled", {}, "queued", "operation_never_dialled"],
+  ])("refuses %s with 422 and leaves the operation as it was", async (_name, o, status, reason) => {
+    const s = sim();
+    const id = await operation(s, status === "queued" ? {} : { status });
+    const refused = await refusalOf(attach(id, s, o));
+    expect([refused.status, refused.code, refused.context.reason]).toEqual([422, "refused", reason]);
+    const [row] = await h.query(`select status, evidence_message_id from dispatch.operations where operation_id = $1`, [
+      id,
+    ]);
+    expect(row).toEqual({ status, evidence_message_id: null });
   });
 });

@@ -64,7 +64,10 @@ export function proofHandlers(deps: DispatchDeps): Impl {
       }
       if (!req.messageId) throw required("message_id");
       const evidence = factsOfSummary(req.messageId, req.evidence);
-      const op = await attachEvidence(deps, actor, req.operationId, req.simId, evidence);
+      const op = await attachEvidence(deps, actor, req.operationId, req.simId, evidence, {
+        sender_is_operator: req.senderIsOperator,
+        counterparty_msisdn: req.counterpartyMsisdn || null,
+      });
       return { operation: toOperation(op) };
     },
   };

@@ -47,15 +47,43 @@ describe("dismissal, in precedence order", () => {
 
 describe("attach, evidence side", () => {
   it("404s an unknown message, 409s one that names an operation", () => {
-    expect(refusalOf(() => checkAttachable("e1", undefined))).toEqual({
+    expect(refusalOf(() => checkAttachable("e1", undefined, grant))).toEqual({
       status: "not_found",
       reason: "evidence_not_found",
     });
-    expect(refusalOf(() => checkAttachable("e1", { ...orphan, operation_id: "op" }))).toEqual({
+    expect(refusalOf(() => checkAttachable("e1", { ...orphan, operation_id: "op" }, grant))).toEqual({
       status: "conflict",
       reason: "evidence_already_linked",
     });
-    expect(checkAttachable("e1", { ...orphan, dismissed_at: new Date() })).toMatchObject({ id: "e1" });
+    expect(checkAttachable("e1", { ...orphan, dismissed_at: new Date() }, grant)).toMatchObject({ id: "e1" });
+  });
+
+  it("answers a message outside the caller's scope as an unknown one, linked or not", () => {
+    const unknown = (() => {
+      try {
+        checkAttachable("e1", undefined, grant);
+      } catch (err) {
+        return err as DomainError;
+      }
+    })();
+    for (const m of [
+      { ...orphan, sim_id: "sim-2" },
+      { ...orphan, sim_id: "sim-2", operation_id: "op" },
+    ]) {
+      try {
+        checkAttachable("e1", m, grant);
+        expect.unreachable("refused");
+      } catch (err) {
+        const e = err as DomainError;
+        expect([e.reason, e.status, e.detail, e.context]).toEqual([
+          unknown!.reason,
+          unknown!.status,
+          unknown!.detail,
+          unknown!.context,
+        ]);
+      }
+    }
+    expect(checkAttachable("e1", { ...orphan, sim_id: "sim-2" }, fleet)).toMatchObject({ id: "e1" });
   });
 });
 

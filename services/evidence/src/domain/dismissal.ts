@@ -40,9 +40,14 @@ export function decideDismiss(evidenceId: string, m: Dismissable | undefined, sc
   return m.dismissed_at ? "already" : "dismiss";
 }
 
-/** Attach (evidence side, before dispatch decides): 404 unknown message, 409 already linked. */
-export function checkAttachable(evidenceId: string, m: Dismissable | undefined): Dismissable {
-  if (!m) throw refusal("evidence_not_found", `Evidence ${evidenceId} not found`, { evidence_id: evidenceId });
+/**
+ * Attach (evidence side, before dispatch decides): 404 unknown message, and the same 404 for a
+ * message on a SIM outside the caller's scope (whether it exists is not said); 409 already linked.
+ */
+export function checkAttachable(evidenceId: string, m: Dismissable | undefined, scope: Scope): Dismissable {
+  if (!m || !inScope(scope, m.sim_id)) {
+    throw refusal("evidence_not_found", `Evidence ${evidenceId} not found`, { evidence_id: evidenceId });
+  }
   if (m.operation_id) {
     // Which operation is not said: it may be outside the caller's scope.
     throw refusal("evidence_already_linked", `Evidence ${m.id} already names an operation`, { evidence_id: m.id });

@@ -206,6 +206,13 @@ describe("attach", () => {
     expect(res.evidence).toMatchObject({ operation_id: OP, link: "proof", outcome: "attached", linked_by: AGENT });
     expect(h.dispatch.attachCalls[0]).toMatchObject({ operationId: OP, messageId: orphan.messageId, simId: SIM });
     expect(h.dispatch.attachCalls[0].evidence).toMatchObject({ amount: 2500n, kind: "DEP", isAmbiguous: false });
+    // What dispatch's attach rule reads besides the summary: who sent it, the number it names.
+    expect(h.dispatch.attachCalls[0]).toMatchObject({ senderIsOperator: true, counterpartyMsisdn: "690000001" });
+    // The balance the proof printed goes to the SIM's mirror, as an automatic match's does.
+    expect(h.fleet.balanceCalls.map((c) => [c.simId, c.balance, c.source, c.messageId])).toEqual([
+      [SIM, 250_000n, "sms", orphan.messageId],
+    ]);
+    expect(res.evidence).toMatchObject({ balance_state: "done", balance: 250_000 });
     expect(await unmatched(AGENT)).toEqual([]);
     expect((await outboxTypes(h)).at(-1)).toBe("MessageLinked");
     expect(
@@ -215,6 +222,13 @@ describe("attach", () => {
       reason: "evidence_already_linked",
     });
     expect(h.dispatch.confirmations).toHaveLength(1);
+  });
+
+  it("tells dispatch an unknown sender's text is not the operator's (dispatch's attach rule refuses it)", async () => {
+    const forged = await one(h, deposit(2500), { sender: "+237670000000" });
+    h.dispatch.add({ operationId: OP, simId: SIM, montant: 2500, status: "no_evidence" });
+    await attach(h.deps, { caller: session(AGENT), operationId: OP, evidenceId: forged.messageId });
+    expect(h.dispatch.attachCalls[0]).toMatchObject({ messageId: forged.messageId, senderIsOperator: false });
   });
 
   it("asks dispatch for the caller's scope first, then answers 404 for an unknown message without attaching", async () => {

@@ -8,6 +8,8 @@ import {
 import { checkAttachable, decideDismiss, dismissReasonOf } from "../domain/dismissal.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { refusal } from "../domain/reasons.ts";
+import { provenBalanceOf } from "../domain/outcomes.ts";
+import { proofStanding } from "../domain/proof-standing.ts";
 import { needsGrant, requireBoard, scopeOf, type Scope } from "../domain/scope.ts";
 import { limitOf, windowOf } from "../domain/window.ts";
 import { messageDismissed, messageLinked } from "../events/messages.ts";
@@ -20,6 +22,7 @@ import {
   lockSimMessage,
 } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
+import { pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 
 /** The caller's scope: supervisors and admins the fleet, an agent the SIMs of its grant. */
@@ -87,24 +90,27 @@ export async function dismiss(
 
 /**
  * A person attaches a message to an operation. Dispatch first says whether the caller may
- * act on the operation (404 operation, 403), before anything is said of the message;
- * evidence then answers 404 (unknown message) and 409 (the message already names an
- * operation, not said which); dispatch then answers 409 (terminal) and 422 (another SIM),
- * and confirms. Under the SIM's lock, so correlation of the same message cannot run at
- * the same time.
+ * act on the operation (404 for an unknown operation and for one outside the caller's scope
+ * alike), before anything is said of the message; evidence then answers 404 (an unknown
+ * message, or one on a SIM outside the caller's scope: an agent's grant) and 409 (the message already names an operation, not said which); dispatch then
+ * answers 409 (terminal), 422 (another SIM, or a message that could not have proved the
+ * operation by itself: domain/attach-proof.ts there), and confirms. Under the SIM's lock, so
+ * correlation of the same message cannot run at the same time. An attached proof writes the
+ * balance it printed to the SIM's mirror, as an automatic match does (pushBalance).
  */
 export async function attach(
   deps: FlowDeps,
   req: { caller?: Caller; operationId: string; evidenceId: string },
 ): Promise<{ operation: Operation; evidence: MessageRecord }> {
-  const caller = requireBoard(req.caller);
+  const { caller, scope } = await boardScope(deps, req.caller);
   await deps.dispatch.attachEvidence({ caller, operationId: req.operationId, scopeOnly: true });
-  const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId));
+  const found = checkAttachable(req.evidenceId, await findMessage(deps.db.em(), req.evidenceId), scope);
   const result = await deps.db
     .tx(async (em) => {
       const m = checkAttachable(
         req.evidenceId,
         await lockSimMessage(em, found.sim_id, req.evidenceId),
+        scope,
       ) as MessageRecord;
       const res = await deps.dispatch.attachEvidence({
         caller,
@@ -112,6 +118,8 @@ export async function attach(
         messageId: m.id,
         simId: m.sim_id,
         evidence: summaryOf(m),
+        senderIsOperator: proofStanding(m).sender_is_operator,
+        counterpartyMsisdn: m.counterparty_msisdn ?? undefined,
       });
       const operation = res.operation;
       if (!operation?.operationId) throw new Error(`dispatch attached message ${m.id} without returning the operation`);
@@ -123,7 +131,9 @@ export async function attach(
         link: "proof",
         linked_by: caller.agentId,
         operation_snapshot: toBinary(OperationSchema, operation),
-        balance_state: m.balance_state,
+        // The proof's balance goes to fleet's mirror as a match's does (after the commit);
+        // one already sent (a crash between the two services, attached again) is not resent.
+        balance_state: m.balance_state === "none" && provenBalanceOf(m) ? "pending" : m.balance_state,
       });
       await messageLinked(em, updated);
       return { operation, evidence: updated };
@@ -139,7 +149,7 @@ export async function attach(
       throw err;
     });
   deps.published();
-  return result;
+  return { ...result, evidence: await pushBalance(deps, result.evidence) };
 }
 
 function summaryOf(m: MessageRecord) {

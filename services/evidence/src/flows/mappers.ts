@@ -11,6 +11,7 @@ import type { ChainLink } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import type { MessageRefusal } from "../domain/submission.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
+import { proofStanding } from "../domain/proof-standing.ts";
 
 export function toEvidence(m: MessageRecord): Evidence {
   return create(EvidenceSchema, {
@@ -40,7 +41,17 @@ export function toEvidence(m: MessageRecord): Evidence {
     storedAt: ts(m.stored_at),
     language: opt(m.language),
     subscriptionSlot: opt(m.subscription_slot),
+    ...standingOf(m),
   });
+}
+
+function standingOf(m: MessageRecord) {
+  const s = proofStanding(m);
+  return {
+    senderIsOperator: s.sender_is_operator,
+    canProve: s.can_prove,
+    cannotProveReason: opt(s.cannot_prove_reason),
+  };
 }
 
 export function operationOf(m: MessageRecord): Operation | undefined {
