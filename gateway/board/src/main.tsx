@@ -89,7 +89,7 @@ function App() {
   const Page = page === undefined ? NotFound : allowed(page, role) ? PAGES[page].page : NotAllowed;
   return (
     <>
-      <a class="skip" href="#main">
+      <a class="skip" href="#main" onClick={skipToMain}>
         {t("app.skip")}
       </a>
       <header class="top">
@@ -118,7 +118,7 @@ function App() {
           </ul>
         </nav>
       )}
-      <main id="main" key={lang()}>
+      <main id="main" key={lang()} tabIndex={-1}>
         {!session ? (
           <SignIn notice={notice} onSignedIn={() => setNotice(undefined)} />
         ) : session.mustChangePassword ? (
@@ -129,6 +129,17 @@ function App() {
       </main>
     </>
   );
+}
+
+/**
+ * The skip link moves focus to the page's content. Pages are chosen by the hash, so following
+ * `#main` as a link would leave the page for one that does not exist: it focuses instead.
+ */
+function skipToMain(e: Event) {
+  e.preventDefault();
+  const main = document.getElementById("main");
+  main?.focus();
+  main?.scrollIntoView();
 }
 
 function NotAllowed() {
