@@ -425,7 +425,9 @@ describe("the page's files, the skip link and the attach buttons", () => {
     console.log(
       `board files on the wire: ${wire.map((w) => `${path.basename(w.url)} ${w.encoding} ${w.bytes} B`).join(", ")}`,
     );
-    const icon = await page.request.get(`${sys.url}/board/favicon.svg`);
+    const iconHref = await page.locator('link[rel="icon"]').getAttribute("href");
+    expect(iconHref).toBe("/board/favicon.svg");
+    const icon = await page.request.get(`${sys.url}${iconHref}`);
     expect([icon.status(), icon.headers()["content-type"]]).toEqual([200, "image/svg+xml"]);
     await page.context().close();
   });
