@@ -394,6 +394,38 @@ describe("a new agent's access, and actions on people and handsets", () => {
   });
 });
 
+describe("the SIMs page", () => {
+  it("registers a SIM with its operator, number, PIN and handset slot, the contract's checks and refusals in words", async () => {
+    const admin = await signedIn(ADMIN_LOGIN, ADMIN_PASSWORD, "#/sims");
+    await admin.getByRole("heading", { level: 2, name: "SIM" }).waitFor();
+    const form = admin.getByRole("form", { name: "Enregistrer une SIM" });
+    await form.getByLabel("Numéro de la nouvelle SIM").fill("690799001");
+    await form.getByLabel("Code PIN").fill("12");
+    await form.getByRole("button", { name: "Enregistrer la SIM" }).click();
+    await form.getByText("Un code PIN de 4 à 8 chiffres.").waitFor();
+    await form.getByLabel("Code PIN").fill("4321");
+    await form.getByLabel("Téléphone").selectOption({ label: "Bob Tchoupo's handset" });
+    await form.getByLabel("Emplacement").selectOption({ label: "SIM 2" });
+    await form.getByRole("button", { name: "Enregistrer la SIM" }).click();
+    await admin.getByText("SIM 690799001 enregistrée.").waitFor();
+    await admin.getByRole("rowheader", { name: "690799001" }).waitFor();
+    const sims = (await world.api.get("/v1/sims", { token: world.adminToken })).body as any[];
+    expect(sims.find((s) => s.msisdn === "690799001")).toMatchObject({
+      operator: "operator_b",
+      device_id: world.bob.device.deviceId,
+      subscription_slot: 1,
+    });
+    // The PIN is not kept by the page; the same number again is refused in words.
+    expect(await form.getByLabel("Code PIN").inputValue()).toBe("");
+    await form.getByLabel("Numéro de la nouvelle SIM").fill("690799001");
+    await form.getByLabel("Code PIN").fill("4321");
+    await form.getByLabel("Téléphone").selectOption({ label: "Dans aucun téléphone" });
+    await form.getByRole("button", { name: "Enregistrer la SIM" }).click();
+    await admin.getByText("Une SIM avec ce numéro existe déjà.").waitFor();
+    await admin.context().close();
+  });
+});
+
 describe("the page's files, the skip link and the attach buttons", () => {
   it("sends scripts and styles compressed, has an icon, and no request of a page load fails", async () => {
     const page = await (await browser.newContext({ locale: "fr-FR" })).newPage();

@@ -649,6 +649,13 @@ const en = {
   "r.unmatched_required": "Only an SMS that proves nothing yet can be dismissed.",
   "r.unsupported_encoding": "The request's encoding is not supported.",
   "r.webhook_not_found": "This webhook does not exist.",
+  "sim.new": "Register a SIM",
+  "sim.newNumber": "Number of the new SIM",
+  "sim.pin": "PIN",
+  "sim.pinHint": "4 to 8 digits; stored encrypted, never shown again",
+  "sim.register": "Register the SIM",
+  "sim.registered": "SIM {msisdn} registered.",
+  "v.pin": "A PIN of 4 to 8 digits.",
 } as const;
 
 export type Key = keyof typeof en;
@@ -1307,6 +1314,13 @@ const fr: Catalogue = {
   "r.unmatched_required": "Seul un SMS qui ne prouve encore rien peut être écarté.",
   "r.unsupported_encoding": "L'encodage de la requête n'est pas pris en charge.",
   "r.webhook_not_found": "Ce webhook n'existe pas.",
+  "sim.new": "Enregistrer une SIM",
+  "sim.newNumber": "Numéro de la nouvelle SIM",
+  "sim.pin": "Code PIN",
+  "sim.pinHint": "4 à 8 chiffres ; gardé chiffré, plus jamais affiché",
+  "sim.register": "Enregistrer la SIM",
+  "sim.registered": "SIM {msisdn} enregistrée.",
+  "v.pin": "Un code PIN de 4 à 8 chiffres.",
 };
 
 export type Lang = "fr" | "en";
