@@ -356,7 +356,7 @@ describe("a new agent's access, and actions on people and handsets", () => {
     await dialog.getByRole("button", { name: "Faire de Nadia Ekotto : administrateur" }).click();
     await admin.getByText("Nadia Ekotto est maintenant administrateur.").waitFor();
     expect((await person()).role).toBe("admin");
-    expect(await menu.inputValue()).toBe("admin");
+    await expect.poll(() => menu.inputValue()).toBe("admin");
   });
 
   it("says what a temporary password and a deactivation do before doing them", async () => {
@@ -503,6 +503,38 @@ describe("the page's files, the skip link and the attach buttons", () => {
       .getByRole("button", { name: new RegExp(`^Rattacher à l'opération ${to[1]} · ${to[0]} · 7 400 FCFA · `) });
     await attach.waitFor({ timeout: 20_000 });
     expect(await attach.textContent()).toBe("Rattacher");
+    await page.context().close();
+  });
+});
+
+describe("the menu", () => {
+  it("shows beside each page how many things wait there, and follows them live", async () => {
+    const page = await signedIn(world.alice.login, world.alice.password, "#/operations");
+    const count = async (path: string) =>
+      ((await world.api.get(path, { token: world.alice.token })).body as unknown[]).length;
+    const expected = {
+      Transactions: await count("/v1/transactions?state=pending&limit=250"),
+      Arbitrage: await count("/v1/operations/unproven?limit=250&all=true"),
+      Messages: await count("/v1/evidences?unmatched=true&all=true&limit=250"),
+    };
+    expect(Math.min(...Object.values(expected))).toBeGreaterThan(0);
+    const shown = (name: string) =>
+      page
+        .getByRole("navigation")
+        .getByRole("listitem")
+        .filter({ has: page.getByRole("link", { name, exact: true }) })
+        .locator(".count");
+    for (const [name, n] of Object.entries(expected)) {
+      await expect.poll(() => shown(name).textContent(), { timeout: 20_000 }).toBe(`${n} en attente`);
+      const link = page.getByRole("navigation").getByRole("link", { name, exact: true });
+      expect(await link.getAttribute("aria-describedby")).toBe(await shown(name).getAttribute("id"));
+    }
+    // Operations: nothing counted (the arbitration queue is where waiting operations are).
+    expect(await shown("Opérations").count()).toBe(0);
+    await intakeTransaction(world, ["690700020", "Nina Compte"], 5_700);
+    await expect
+      .poll(() => shown("Transactions").textContent(), { timeout: 20_000 })
+      .toBe(`${expected.Transactions + 1} en attente`);
     await page.context().close();
   });
 });

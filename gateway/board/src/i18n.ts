@@ -656,6 +656,7 @@ const en = {
   "sim.register": "Register the SIM",
   "sim.registered": "SIM {msisdn} registered.",
   "v.pin": "A PIN of 4 to 8 digits.",
+  "nav.waiting": "waiting",
 } as const;
 
 export type Key = keyof typeof en;
@@ -1321,6 +1322,7 @@ const fr: Catalogue = {
   "sim.register": "Enregistrer la SIM",
   "sim.registered": "SIM {msisdn} enregistrée.",
   "v.pin": "Un code PIN de 4 à 8 chiffres.",
+  "nav.waiting": "en attente",
 };
 
 export type Lang = "fr" | "en";

@@ -5,6 +5,7 @@ import { api, currentSession, onSession, setSession, type Session } from "./api.
 import { lang, setLang, t, type Key, type Lang } from "./i18n.ts";
 import { countdown } from "./format.ts";
 import { startLive, stopLive } from "./live.ts";
+import { useWaiting, type WaitingPage } from "./waiting.ts";
 import { ChangePassword, SignIn } from "./pages/SignIn.tsx";
 import { Operations } from "./pages/Operations.tsx";
 import { Transactions } from "./pages/Transactions.tsx";
@@ -86,6 +87,8 @@ function App() {
     setLangTick(l);
   };
   const role = session?.role ?? "";
+  const working = Boolean(session && !session.mustChangePassword);
+  const waiting = useWaiting(role, working);
   const Page = page === undefined ? NotFound : allowed(page, role) ? PAGES[page].page : NotAllowed;
   return (
     <>
@@ -108,13 +111,26 @@ function App() {
           <ul>
             {(Object.keys(PAGES) as PageName[])
               .filter((name) => allowed(name, role))
-              .map((name) => (
-                <li key={name}>
-                  <a href={`#/${name}`} aria-current={name === page ? "page" : undefined}>
-                    {t(PAGES[name].label)}
-                  </a>
-                </li>
-              ))}
+              .map((name) => {
+                const w = waiting[name as WaitingPage];
+                return (
+                  <li key={name}>
+                    <a
+                      href={`#/${name}`}
+                      aria-current={name === page ? "page" : undefined}
+                      aria-describedby={w?.n ? `waiting-${name}` : undefined}
+                    >
+                      {t(PAGES[name].label)}
+                    </a>
+                    {w?.n ? (
+                      <span class="count" id={`waiting-${name}`}>
+                        {w.atLimit ? `${w.n}+` : w.n}
+                        <span class="sr-only"> {t("nav.waiting")}</span>
+                      </span>
+                    ) : null}
+                  </li>
+                );
+              })}
           </ul>
         </nav>
       )}
