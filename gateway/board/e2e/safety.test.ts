@@ -162,6 +162,37 @@ describe("a create whose outcome is unknown", () => {
   });
 });
 
+describe("a retry whose outcome is unknown", () => {
+  it("is sent again under the same request id: one retry, said made", async () => {
+    const to: [string, string] = ["690700030", "Remi Relance"];
+    const parent = await unprovenOperation(world, to, 3_400);
+    const page = await signedIn(world.alice.login, world.alice.password, "#/operations");
+    const sent: string[] = [];
+    let first = true;
+    await page.route("**/v1/operations", async (route) => {
+      if (!isCreate(route)) return route.continue();
+      sent.push(JSON.parse(route.request().postData()!).request_id);
+      if (!first) return route.continue();
+      first = false;
+      const real = await route.fetch();
+      expect(real.status()).toBe(202);
+      await route.fulfill(OUTCOME_UNKNOWN);
+    });
+    await page.getByRole("button", { name: `Détails ${to[1]} 3 400 FCFA` }).click({ timeout: 20_000 });
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Relancer" }).click();
+    // No proof came for it: the retry asks first, then goes.
+    await dialog.getByRole("alertdialog").getByRole("button", { name: "Relancer" }).click();
+    await dialog.getByText("Pas de réponse sûre du serveur : le transfert a peut-être été fait.").waitFor();
+    await dialog.getByRole("button", { name: "Renvoyer" }).click();
+    const children = (await operationsTo(to[1])).filter((o) => o.operation_id !== parent);
+    expect(children).toEqual([expect.objectContaining({ request_id: sent[0] })]);
+    await dialog.getByText(`Le premier envoi avait été fait : relance ${children[0]!.operation_id}`).waitFor();
+    expect(sent).toEqual([sent[0], sent[0]]);
+    await page.context().close();
+  });
+});
+
 async function fillCreateEn(page: Page, msisdn: string, name: string, amount: string) {
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel("Number").fill(msisdn);

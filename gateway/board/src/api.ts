@@ -47,18 +47,19 @@ function apply(s: Session | undefined, expired = false): void {
 /** Sets (or clears) the session here and in the other tabs of this browser; `expired` when the server ended it. */
 export function setSession(s: Session | undefined, expired = false): void {
   apply(s, expired);
-  channel?.postMessage({ kind: "session", session: s ?? null });
+  channel?.postMessage({ kind: "session", session: s ?? null, expired });
 }
 
 // sessionStorage is per tab: a new tab asks the open ones for the session, so that one
 // sign-in serves every tab, and a sign-out in one tab signs them all out.
 if (channel) {
   channel.onmessage = (e: MessageEvent) => {
-    const m = e.data as { kind: string; session?: Session | null };
+    const m = e.data as { kind: string; session?: Session | null; expired?: boolean };
     if (m.kind === "ask" && session) channel.postMessage({ kind: "session", session });
     if (m.kind === "session") {
+      // A session the server ended in another tab ended here too: this tab says so as well.
       const incoming = m.session ?? undefined;
-      if (incoming?.token !== session?.token) apply(incoming);
+      if (incoming?.token !== session?.token) apply(incoming, m.expired === true && !incoming);
     }
   };
   if (!session) channel.postMessage({ kind: "ask" });
