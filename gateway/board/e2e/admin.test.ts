@@ -167,6 +167,7 @@ describe("the handsets page", () => {
 
   it("issues Bob's handset a new token, shown once: the old one stops working", async () => {
     await admin.getByRole("button", { name: "Nouveau jeton Bob Tchoupo's handset" }).click();
+    await admin.getByRole("dialog").getByRole("button", { name: "Remplacer le jeton" }).click();
     const token = (await admin.locator(".once code").textContent())!;
     const old = await world.api.post("/v1/device/heartbeat", {
       token: world.bob.device.token,
@@ -348,6 +349,7 @@ describe("the people page", () => {
 
   it("issues Bob a temporary password shown once, which then signs him in to change it", async () => {
     await bob().getByRole("button", { name: "Mot de passe temporaire Bob Tchoupo" }).click();
+    await admin.getByRole("dialog").getByRole("button", { name: "Donner un mot de passe temporaire" }).click();
     const password = (await admin.locator(".once code").textContent())!;
     const login = await world.api.post("/v1/agents/login", { body: { login: "bob", password } });
     expect(login.status).toBe(200);
@@ -375,9 +377,11 @@ describe("the people page", () => {
 
   it("makes Bob a supervisor, then deactivates him", async () => {
     await bob().getByLabel("Rôle de Bob Tchoupo").selectOption("supervisor");
+    await admin.getByRole("dialog").getByRole("button", { name: "Faire de Bob Tchoupo : superviseur" }).click();
     await admin.getByText("Bob Tchoupo est maintenant superviseur.").waitFor();
     expect((await agent(world.bob.agentId)).role).toBe("supervisor");
     await bob().getByRole("button", { name: "Désactiver Bob Tchoupo" }).click();
+    await admin.getByRole("dialog").getByRole("button", { name: "Désactiver Bob Tchoupo" }).click();
     await bob()
       .getByRole("cell", { name: /désactivé/ })
       .waitFor();

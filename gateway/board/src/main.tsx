@@ -5,6 +5,7 @@ import { api, currentSession, onSession, setSession, type Session } from "./api.
 import { lang, setLang, t, type Key, type Lang } from "./i18n.ts";
 import { countdown } from "./format.ts";
 import { startLive, stopLive } from "./live.ts";
+import { useWaiting, type WaitingPage } from "./waiting.ts";
 import { ChangePassword, SignIn } from "./pages/SignIn.tsx";
 import { Operations } from "./pages/Operations.tsx";
 import { Transactions } from "./pages/Transactions.tsx";
@@ -86,10 +87,12 @@ function App() {
     setLangTick(l);
   };
   const role = session?.role ?? "";
+  const working = Boolean(session && !session.mustChangePassword);
+  const waiting = useWaiting(role, working);
   const Page = page === undefined ? NotFound : allowed(page, role) ? PAGES[page].page : NotAllowed;
   return (
     <>
-      <a class="skip" href="#main">
+      <a class="skip" href="#main" onClick={skipToMain}>
         {t("app.skip")}
       </a>
       <header class="top">
@@ -108,17 +111,30 @@ function App() {
           <ul>
             {(Object.keys(PAGES) as PageName[])
               .filter((name) => allowed(name, role))
-              .map((name) => (
-                <li key={name}>
-                  <a href={`#/${name}`} aria-current={name === page ? "page" : undefined}>
-                    {t(PAGES[name].label)}
-                  </a>
-                </li>
-              ))}
+              .map((name) => {
+                const w = waiting[name as WaitingPage];
+                return (
+                  <li key={name}>
+                    <a
+                      href={`#/${name}`}
+                      aria-current={name === page ? "page" : undefined}
+                      aria-describedby={w?.n ? `waiting-${name}` : undefined}
+                    >
+                      {t(PAGES[name].label)}
+                    </a>
+                    {w?.n ? (
+                      <span class="count" id={`waiting-${name}`}>
+                        {w.atLimit ? `${w.n}+` : w.n}
+                        <span class="sr-only"> {t("nav.waiting")}</span>
+                      </span>
+                    ) : null}
+                  </li>
+                );
+              })}
           </ul>
         </nav>
       )}
-      <main id="main" key={lang()}>
+      <main id="main" key={lang()} tabIndex={-1}>
         {!session ? (
           <SignIn notice={notice} onSignedIn={() => setNotice(undefined)} />
         ) : session.mustChangePassword ? (
@@ -129,6 +145,17 @@ function App() {
       </main>
     </>
   );
+}
+
+/**
+ * The skip link moves focus to the page's content. Pages are chosen by the hash, so following
+ * `#main` as a link would leave the page for one that does not exist: it focuses instead.
+ */
+function skipToMain(e: Event) {
+  e.preventDefault();
+  const main = document.getElementById("main");
+  main?.focus();
+  main?.scrollIntoView();
 }
 
 function NotAllowed() {

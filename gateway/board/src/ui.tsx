@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import type { Outcome } from "./api.ts";
+import { transient, type Outcome } from "./api.ts";
 import { t } from "./i18n.ts";
 import { status, time } from "./format.ts";
 import { liveMode, onHint, onMode, POLL_S, type HintKind, type LiveMode } from "./live.ts";
@@ -51,9 +51,20 @@ export function useLiveMode(): LiveMode {
   return mode;
 }
 
-/** How fresh the list on screen is, and whether it follows live hints or polls. */
-export function Freshness({ at }: { at?: Date }) {
+/**
+ * How fresh the list on screen is, and whether it follows live hints or polls; `stale` when
+ * its last fetch failed (it is being tried again): what shows is then not live, whatever the
+ * stream says.
+ */
+export function Freshness({ at, stale }: { at?: Date; stale?: boolean }) {
   const mode = useLiveMode();
+  if (stale)
+    return (
+      <p class="freshness stale">
+        <span class="dot" aria-hidden="true" />
+        {at ? t("live.stale", { time: time(at) }) : t("live.staleNever")}
+      </p>
+    );
   const state =
     mode === "live"
       ? t("live.connected")
@@ -69,6 +80,9 @@ export function Freshness({ at }: { at?: Date }) {
   );
 }
 
+/** Waits before fetching a list again after a failure: 1 s, 2 s, 4 s… up to 30 s. */
+export const retryDelayMs = (attempt: number): number => Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5));
+
 export interface LiveList<T> {
   rows: T[];
   /** Rows that appeared since the user last looked, held back so the list does not jump. */
@@ -77,13 +91,17 @@ export interface LiveList<T> {
   reload(): Promise<void>;
   fetchedAt?: Date;
   error?: Outcome;
+  /** The last fetch failed: the rows shown may be out of date until one succeeds. */
+  stale: boolean;
   loading: boolean;
 }
 
 /**
  * A list that follows live hints of the given kinds: rows on screen are updated in place,
  * rows that left are removed, new rows are held behind a "N new — show" button; a reload
- * the user asked for (or a filter change) shows everything at once.
+ * the user asked for (or a filter change) shows everything at once. A fetch that fails for a
+ * reason that may heal (no answer, 5xx, 429) is tried again with back-off until one succeeds;
+ * meanwhile the list says it is stale.
  */
 export function useLiveList<T>(
   load: () => Promise<{ data?: T[]; outcome?: Outcome }>,
@@ -97,19 +115,30 @@ export function useLiveList<T>(
   const [error, setError] = useState<Outcome>();
   const [loading, setLoading] = useState(true);
   const [held, setHeld] = useState(0);
+  const [stale, setStale] = useState(false);
   const shown = useRef<T[]>([]);
   const generation = useRef(0);
+  const retry = useRef<{ timer?: ReturnType<typeof setTimeout>; attempts: number }>({ attempts: 0 });
 
-  const fetchRows = useCallback(async (mode: "all" | "hold") => {
+  const fetchRows = useCallback(async (mode: "all" | "hold"): Promise<void> => {
     const g = ++generation.current;
     const r = await load();
     if (g !== generation.current) return;
     setLoading(false);
+    clearTimeout(retry.current.timer);
+    retry.current.timer = undefined;
     if (!r.data) {
       setError(r.outcome);
+      setStale(true);
+      if (transient(r.outcome)) {
+        const wait = retryDelayMs(retry.current.attempts++);
+        retry.current.timer = setTimeout(() => void fetchRows(mode), wait);
+      }
       return;
     }
+    retry.current.attempts = 0;
     setError(undefined);
+    setStale(false);
     setFetchedAt(new Date());
     const fresh = r.data;
     if (mode === "all" || shown.current.length === 0) {
@@ -131,9 +160,16 @@ export function useLiveList<T>(
     shown.current = [];
     setLoading(true);
     void fetchRows("all");
-    return onHint((h) => {
+    const off = onHint((h) => {
       if (h === "refetch" || kinds.includes(h.kind)) void fetchRows("hold");
     });
+    return () => {
+      off();
+      // A retry pending for these deps (or a page left) is dropped with them.
+      generation.current++;
+      clearTimeout(retry.current.timer);
+      retry.current = { attempts: 0 };
+    };
   }, [fetchRows]);
 
   return {
@@ -149,6 +185,7 @@ export function useLiveList<T>(
     reload: () => fetchRows("all"),
     fetchedAt,
     error,
+    stale,
     loading,
   };
 }
@@ -157,7 +194,7 @@ export function useLiveList<T>(
 export function ListHead<T>({ list }: { list: LiveList<T> }) {
   return (
     <div class="list-head">
-      <Freshness at={list.fetchedAt} />
+      <Freshness at={list.fetchedAt} stale={list.stale} />
       {list.held > 0 && (
         <button type="button" class="held" onClick={list.showHeld}>
           {t("live.newItems", { n: list.held })}

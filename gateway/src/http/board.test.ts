@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { request, type Server } from "node:http";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
 import { createGatewayApp } from "../app.ts";
@@ -13,6 +14,20 @@ import { BOARD_CSP } from "./board.ts";
 // built board of two files stands in for gateway/board/dist.
 let server: Server;
 let url: string;
+const JS = "console.log(1);";
+
+/** A raw GET (fetch would decode the body and hide the encoding). */
+function get(p: string, acceptEncoding?: string): Promise<{ headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url + p, { headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {} }, (r) => {
+      const chunks: Buffer[] = [];
+      r.on("data", (c: Buffer) => chunks.push(c));
+      r.on("end", () => resolve({ headers: { ...r.headers, status: r.statusCode }, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "board-"));
@@ -22,6 +37,12 @@ beforeAll(async () => {
     '<!doctype html><script type="module" src="/board/assets/index-AbC123.js"></script>',
   );
   writeFileSync(path.join(dir, "assets", "index-AbC123.js"), "console.log(1);");
+  // A build's precompressed copies (vite.config.ts writes them), and the icon.
+  writeFileSync(path.join(dir, "assets", "index-AbC123.js.br"), brotliCompressSync(JS));
+  writeFileSync(path.join(dir, "assets", "index-AbC123.js.gz"), gzipSync(JS));
+  writeFileSync(path.join(dir, "assets", "only-gz.css"), "a{}");
+  writeFileSync(path.join(dir, "assets", "only-gz.css.gz"), gzipSync("a{}"));
+  writeFileSync(path.join(dir, "favicon.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   const app = createGatewayApp({
     services: {} as Services,
     log: createLogger("gateway", { level: "silent" }),
@@ -60,6 +81,32 @@ describe("the board at /board", () => {
     expect(res.headers.get("content-type")).toMatch(/javascript/);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(await res.text()).toBe("console.log(1);");
+  });
+
+  it("sends the precompressed copy the browser accepts, brotli first, typed as the file and varying by encoding", async () => {
+    const br = await get("/board/assets/index-AbC123.js", "gzip, deflate, br");
+    expect([br.headers["content-encoding"], br.headers["content-type"], br.headers["vary"]]).toEqual([
+      "br",
+      "text/javascript; charset=utf-8",
+      "Accept-Encoding",
+    ]);
+    expect(br.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(brotliDecompressSync(br.body).toString()).toBe(JS);
+    const gz = await get("/board/assets/index-AbC123.js", "gzip, br;q=0");
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.body).toString()).toBe(JS);
+    const css = await get("/board/assets/only-gz.css", "br, gzip");
+    expect([css.headers["content-encoding"], css.headers["content-type"]]).toEqual(["gzip", "text/css; charset=utf-8"]);
+    for (const none of [undefined, "identity", "br;q=0, gzip;q=0"]) {
+      const plain = await get("/board/assets/index-AbC123.js", none);
+      expect(plain.headers["content-encoding"]).toBeUndefined();
+      expect(plain.body.toString()).toBe(JS);
+    }
+  });
+
+  it("serves its icon", async () => {
+    const res = await get("/board/favicon.svg");
+    expect([res.headers.status, res.headers["content-type"]]).toEqual([200, "image/svg+xml"]);
   });
 
   it("answers 404 for a file it does not have, without falling through to the API", async () => {

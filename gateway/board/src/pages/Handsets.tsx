@@ -40,6 +40,7 @@ export function Handsets() {
   const [label, setLabel] = useState("");
   const [renaming, setRenaming] = useState<Device>();
   const [deleting, setDeleting] = useState<Device>();
+  const [replacing, setReplacing] = useState<Device>();
   const list = useLiveList<Row>(loadHandsets, (r) => r.device.device_id, ["alert", "operation"], []);
 
   const done = (message: string) => {
@@ -58,9 +59,11 @@ export function Handsets() {
     const r = await call(() =>
       api.POST("/v1/devices/{device_id}/token", { params: { path: { device_id: d.device_id } } }),
     );
-    if (r.outcome) return setOutcome(r.outcome);
+    if (r.outcome) return r.outcome;
+    setReplacing(undefined);
     setToken({ label: d.label, token: r.data.device_token });
     setOutcome(undefined);
+    return undefined;
   };
 
   return (
@@ -141,7 +144,7 @@ export function Handsets() {
             </td>
             <td class="actions">
               <RowAction label={t("dev.rename")} of={d.label} onClick={() => setRenaming(d)} />
-              <RowAction label={t("dev.newToken")} of={d.label} onClick={() => void newToken(d)} />
+              <RowAction label={t("dev.newToken")} of={d.label} onClick={() => setReplacing(d)} />
               <RowAction label={t("dev.delete")} of={d.label} onClick={() => setDeleting(d)} />
             </td>
           </tr>
@@ -156,6 +159,16 @@ export function Handsets() {
             done(t("dev.renamed", { label }));
           }}
         />
+      )}
+      {replacing && (
+        <Confirm
+          title={`${t("dev.newToken")} · ${replacing.label}`}
+          confirm={t("dev.newTokenConfirm")}
+          run={() => newToken(replacing)}
+          onClose={() => setReplacing(undefined)}
+        >
+          <p>{t("dev.newTokenWhat", { label: replacing.label })}</p>
+        </Confirm>
       )}
       {deleting && (
         <Delete

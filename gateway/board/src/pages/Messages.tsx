@@ -188,7 +188,13 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
             <span>
               {o.dest_name} · {o.msisdn_dest} · {fcfa(o.montant)} · {status(o.status)} · {dateTime(o.created_at)}
             </span>
-            <button type="button" onClick={() => void attach(o.operation_id)}>
+            <button
+              type="button"
+              aria-label={t("msg.attachTo", {
+                operation: `${o.dest_name ?? ""} · ${o.msisdn_dest ?? ""} · ${fcfa(o.montant)} · ${dateTime(o.created_at)}`,
+              })}
+              onClick={() => void attach(o.operation_id)}
+            >
               {t("msg.attach")}
             </button>
           </li>

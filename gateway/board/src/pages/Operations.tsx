@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, call, currentSession, type Outcome } from "../api.ts";
+import { api, call, currentSession, pendingOutcome, pendingRequest, sendOnce, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import {
@@ -166,17 +166,27 @@ export function Operations() {
   );
 }
 
+const CREATE_KIND = "operation.create";
+
+/** An operation in a 409's body: the request was made before (the body of another 409 is an error). */
+const isOperation = (b: unknown): b is { operation_id: string } =>
+  typeof b === "object" && b !== null && typeof (b as { operation_id?: unknown }).operation_id === "string";
+
 /** The create form, with the contract's checks shown as the user types (the server checks again). */
 function CreateOperation({ onCreated }: { onCreated: (message: string) => void }) {
-  const [operator, setOperator] = useState<OperatorCode>("operator_b");
-  const [type, setType] = useState<OpType>("deposit");
-  const [msisdn, setMsisdn] = useState("");
-  const [name, setName] = useState("");
-  const [amount, setAmount] = useState("");
-  const [merchant, setMerchant] = useState("");
-  const [contact, setContact] = useState("");
+  // A sending whose outcome is unknown (5xx, no answer) comes back with its form as sent.
+  const pending = pendingRequest(CREATE_KIND)?.values;
+  const [operator, setOperator] = useState<OperatorCode>((pending?.operator as OperatorCode) ?? "operator_b");
+  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? "deposit");
+  const [msisdn, setMsisdn] = useState(pending?.msisdn ?? "");
+  const [name, setName] = useState(pending?.name ?? "");
+  const [amount, setAmount] = useState(pending?.amount ?? "");
+  const [merchant, setMerchant] = useState(pending?.merchant ?? "");
+  const [contact, setContact] = useState(pending?.contact ?? "");
   const [touched, setTouched] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome>();
+  const [outcome, setOutcome] = useState<Outcome | undefined>(pending ? pendingOutcome() : undefined);
+  const [unknown, setUnknown] = useState(Boolean(pending));
+  const [busy, setBusy] = useState(false);
   const noRecipient = dialsNoRecipient(type);
   const problems = {
     msisdn: noRecipient ? undefined : msisdnProblem(msisdn, operator),
@@ -190,22 +200,31 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
   const submit = async (e: Event) => {
     e.preventDefault();
     setTouched(true);
-    if (invalid) return;
-    const r = await call(() =>
-      api.POST("/v1/operations", {
-        body: {
-          request_id: crypto.randomUUID(),
-          operator,
-          type_op: type,
-          client: { msisdn: noRecipient ? "" : localDigits(msisdn), nom: noRecipient ? "" : name.trim() },
-          montant: noRecipient ? 1 : Number(amount),
-          merchant_code: merchant.trim() || null,
-          contact_id: contact.trim() || null,
-        },
-      }),
+    if (invalid || busy) return;
+    setBusy(true);
+    const r = await sendOnce(
+      CREATE_KIND,
+      { operator, type, msisdn, name, amount, merchant, contact },
+      (requestId) =>
+        api.POST("/v1/operations", {
+          body: {
+            request_id: requestId,
+            operator,
+            type_op: type,
+            client: { msisdn: noRecipient ? "" : localDigits(msisdn), nom: noRecipient ? "" : name.trim() },
+            montant: noRecipient ? 1 : Number(amount),
+            merchant_code: merchant.trim() || null,
+            contact_id: contact.trim() || null,
+          },
+        }),
+      isOperation,
     );
-    if (r.outcome) return setOutcome(r.outcome);
-    onCreated(t("ops.created", { id: r.data.operation_id }));
+    setBusy(false);
+    if (r.outcome) {
+      setUnknown(r.unknown);
+      return setOutcome(r.outcome);
+    }
+    onCreated(t(r.earlier ? "ops.createdEarlier" : "ops.created", { id: r.data.operation_id }));
   };
   return (
     <form onSubmit={submit} noValidate>
@@ -261,8 +280,8 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
       <Field label={t("common.contact")}>
         <input value={contact} maxLength={200} onInput={(e) => setContact(e.currentTarget.value)} />
       </Field>
-      <button type="submit" class="primary">
-        {t("common.send")}
+      <button type="submit" class="primary" disabled={busy}>
+        {unknown ? t("send.again") : t("common.send")}
       </button>
       <Answer outcome={outcome} />
     </form>
@@ -284,6 +303,8 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
   );
   const [outcome, setOutcome] = useState<Outcome>();
   const [confirmRetry, setConfirmRetry] = useState(false);
+  // A retry whose outcome is unknown: sending it again reuses its request id.
+  const [retryUnknown, setRetryUnknown] = useState(Boolean(pendingRequest(`operation.retry.${props.id}`)));
   const op = list.rows[0];
 
   const cancel = async () => {
@@ -298,20 +319,30 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
     if (!op) return;
     if (op.retry_requires_confirmation && !confirmRetry) return setConfirmRetry(true);
     setConfirmRetry(false);
-    const r = await call(() =>
-      api.POST("/v1/operations", {
-        body: {
-          request_id: crypto.randomUUID(),
-          parent_operation_id: op.operation_id,
-          operator: op.operator as OperatorCode,
-          type_op: op.op_type as OpType,
-          client: { msisdn: op.msisdn_dest ?? "", nom: op.dest_name ?? "" },
-          montant: op.montant,
-          contact_id: op.contact_id || null,
-        },
-      }),
+    const r = await sendOnce(
+      `operation.retry.${op.operation_id}`,
+      {},
+      (requestId) =>
+        api.POST("/v1/operations", {
+          body: {
+            request_id: requestId,
+            parent_operation_id: op.operation_id,
+            operator: op.operator as OperatorCode,
+            type_op: op.op_type as OpType,
+            client: { msisdn: op.msisdn_dest ?? "", nom: op.dest_name ?? "" },
+            montant: op.montant,
+            contact_id: op.contact_id || null,
+          },
+        }),
+      isOperation,
     );
-    setOutcome(r.outcome ?? { ok: true, message: t("ops.retried", { id: r.data.operation_id }) });
+    setRetryUnknown(Boolean(r.outcome && r.unknown));
+    setOutcome(
+      r.outcome ?? {
+        ok: true,
+        message: t(r.earlier ? "ops.retriedEarlier" : "ops.retried", { id: r.data.operation_id }),
+      },
+    );
     void list.reload();
     props.onChanged();
   };
@@ -396,9 +427,9 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
                 {t("ops.cancel")}
               </button>
             )}
-            {op.retry_allowed && (
+            {(op.retry_allowed || retryUnknown) && (
               <button type="button" onClick={() => void retry()}>
-                {t("ops.retry")}
+                {retryUnknown ? t("send.again") : t("ops.retry")}
               </button>
             )}
           </div>

@@ -4,15 +4,26 @@ import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import { amountProblem, OP_TYPES } from "../rules.ts";
 import type { Agent, Sim } from "../types.ts";
-import { Answer, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 const ROLES = ["agent", "supervisor", "admin"] as const;
 type Role = (typeof ROLES)[number];
+
+/** The grant body's defaults in the contract: deposits and balance checks, 500 000 FCFA per operation. */
+const DEFAULT_OP_TYPES = ["deposit", "balance"];
+const DEFAULT_MAX_AMOUNT = "500000";
+
+/** An action on a person that needs a confirmation saying what it does. */
+type Pending =
+  | { kind: "role"; agent: Agent; role: Role }
+  | { kind: "temporary"; agent: Agent }
+  | { kind: "deactivate"; agent: Agent };
 
 export function People() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [password, setPassword] = useState<{ login: string; password: string }>();
   const [granting, setGranting] = useState<Agent>();
+  const [confirming, setConfirming] = useState<Pending>();
   const list = useLiveList<Agent>(
     () => call(() => api.GET("/v1/agents/admin")),
     (a) => a.agent_id,
@@ -23,13 +34,36 @@ export function People() {
     const r = await call(run);
     setOutcome(r.outcome ?? { ok: true, message });
     void list.reload();
-    return r.data;
+    return r;
   };
   const path = (a: Agent) => ({ params: { path: { agent_id: a.agent_id } } });
   const temporary = async (a: Agent, message = t("people.tempIssued", { name: a.full_name })) => {
-    const r = (await act(() => api.POST("/v1/agents/admin/{agent_id}/temporary-password", path(a)), message)) as
-      { login: string; temporary_password: string } | undefined;
-    if (r) setPassword({ login: r.login, password: r.temporary_password });
+    const r = await act(() => api.POST("/v1/agents/admin/{agent_id}/temporary-password", path(a)), message);
+    const d = r.data as { login: string; temporary_password: string } | undefined;
+    if (d) setPassword({ login: d.login, password: d.temporary_password });
+    return r.outcome;
+  };
+  /** Runs the confirmed action: its refusal stays in the dialog, a success closes it. */
+  const confirmed = async (p: Pending): Promise<Outcome | undefined> => {
+    const a = p.agent;
+    const r =
+      p.kind === "temporary"
+        ? await temporary(a)
+        : p.kind === "deactivate"
+          ? (
+              await act(
+                () => api.POST("/v1/agents/admin/{agent_id}/deactivate", path(a)),
+                t("people.deactivated", { name: a.full_name }),
+              )
+            ).outcome
+          : (
+              await act(
+                () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { role: p.role } }),
+                t("people.roleSet", { name: a.full_name, role: t(`role.${p.role}`) }),
+              )
+            ).outcome;
+    if (!r) setConfirming(undefined);
+    return r;
   };
   // A new person gets a password nobody sees (random, in this page's memory only), then at
   // once a temporary one from the server, shown once: they must change it at first sign-in.
@@ -79,11 +113,10 @@ export function People() {
                 aria-label={t("people.roleOf", { name: a.full_name })}
                 value={a.role}
                 onChange={(e) => {
+                  // Picking asks first; the menu shows the current role until it is confirmed.
                   const role = e.currentTarget.value as Role;
-                  void act(
-                    () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { role } }),
-                    t("people.roleSet", { name: a.full_name, role: t(`role.${role}`) }),
-                  );
+                  e.currentTarget.value = a.role;
+                  if (role !== a.role) setConfirming({ kind: "role", agent: a, role });
                 }}
               >
                 {ROLES.map((r) => (
@@ -103,12 +136,7 @@ export function People() {
                 <RowAction
                   label={t("people.deactivate")}
                   of={a.full_name}
-                  onClick={() =>
-                    void act(
-                      () => api.POST("/v1/agents/admin/{agent_id}/deactivate", path(a)),
-                      t("people.deactivated", { name: a.full_name }),
-                    )
-                  }
+                  onClick={() => setConfirming({ kind: "deactivate", agent: a })}
                 />
               ) : (
                 <RowAction
@@ -122,12 +150,17 @@ export function People() {
                   }
                 />
               )}
-              <RowAction label={t("people.temp")} of={a.full_name} onClick={() => void temporary(a)} />
+              <RowAction
+                label={t("people.temp")}
+                of={a.full_name}
+                onClick={() => setConfirming({ kind: "temporary", agent: a })}
+              />
               <RowAction label={t("people.access")} of={a.full_name} onClick={() => setGranting(a)} />
             </td>
           </tr>
         )}
       />
+      {confirming && <ConfirmAction pending={confirming} run={confirmed} onClose={() => setConfirming(undefined)} />}
       {granting && (
         <Access
           agent={granting}
@@ -142,20 +175,48 @@ export function People() {
   );
 }
 
+/** What each action on a person does, said before it is done. */
+function ConfirmAction(props: {
+  pending: Pending;
+  run: (p: Pending) => Promise<Outcome | undefined>;
+  onClose: () => void;
+}) {
+  const p = props.pending;
+  const name = p.agent.full_name;
+  const [title, what, confirm] =
+    p.kind === "temporary"
+      ? [t("people.temp"), t("people.tempWhat", { name }), t("people.tempConfirm")]
+      : p.kind === "deactivate"
+        ? [t("people.deactivate"), t("people.deactivateWhat", { name }), t("people.deactivateConfirm", { name })]
+        : [
+            t("people.roleOf", { name }),
+            p.role === "admin"
+              ? t("people.adminWhat", { name })
+              : t("people.roleWhat", { name, role: t(`role.${p.role}`) }),
+            t("people.roleConfirm", { name, role: t(`role.${p.role}`) }),
+          ];
+  return (
+    <Confirm title={`${title} · ${name}`} confirm={confirm} run={() => props.run(p)} onClose={props.onClose}>
+      <p>{what}</p>
+    </Confirm>
+  );
+}
+
 /** The agent's grant: which SIMs, which operation types, up to which amount (an admin bypasses it). */
 function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }) {
   const [sims, setSims] = useState<Sim[]>([]);
   const [simIds, setSimIds] = useState<string[]>([]);
-  const [types, setTypes] = useState<string[]>([...OP_TYPES]);
-  const [max, setMax] = useState("");
+  const [types, setTypes] = useState<string[]>(DEFAULT_OP_TYPES);
+  const [max, setMax] = useState(DEFAULT_MAX_AMOUNT);
+  const [touched, setTouched] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   useEffect(() => {
     void call(() => api.GET("/v1/sims")).then((r) => r.data && setSims(r.data));
     void call(() =>
       api.GET("/v1/admin/agents/{agent_id}/access", { params: { path: { agent_id: props.agent.agent_id } } }),
     ).then((r) => {
-      // No grant yet (404) is an empty one.
-      if (!r.data) return;
+      // No grant yet (404, or empty lists: a new agent's) starts from the contract's defaults.
+      if (!r.data || r.data.allowed_op_types.length === 0) return;
       setSimIds(r.data.allowed_sim_ids);
       setTypes(r.data.allowed_op_types);
       setMax(r.data.max_amount?.toString() ?? "");
@@ -163,8 +224,13 @@ function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }
   }, []);
   const toggle = (list: string[], v: string) => (list.includes(v) ? list.filter((x) => x !== v) : [...list, v]);
   const maxProblem = max.trim() ? amountProblem(max) : undefined;
+  // The contract wants at least one SIM and one type: said here, before sending.
+  const simProblem = touched && simIds.length === 0 ? t("people.needSim") : undefined;
+  const typeProblem = touched && types.length === 0 ? t("people.needType") : undefined;
   const submit = async (e: Event) => {
     e.preventDefault();
+    setTouched(true);
+    if (simIds.length === 0 || types.length === 0 || maxProblem) return;
     const r = await call(() =>
       api.PATCH("/v1/admin/agents/{agent_id}/access", {
         params: { path: { agent_id: props.agent.agent_id } },
@@ -189,6 +255,7 @@ function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }
               {s.msisdn} · {s.operator}
             </label>
           ))}
+          {simProblem && <p class="error">{simProblem}</p>}
         </fieldset>
         <fieldset>
           <legend>{t("people.types")}</legend>
@@ -198,6 +265,7 @@ function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }
               {ty}
             </label>
           ))}
+          {typeProblem && <p class="error">{typeProblem}</p>}
         </fieldset>
         <Field label={t("people.max")} hint={t("people.maxHint")} error={maxProblem}>
           <input inputMode="numeric" value={max} onInput={(e) => setMax(e.currentTarget.value)} />

@@ -1,5 +1,5 @@
 import type { InputHTMLAttributes } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, setSession, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { Answer, Field } from "../ui.tsx";
@@ -9,6 +9,10 @@ export function SignIn({ notice, onSignedIn }: { notice?: string; onSignedIn: ()
   const [password, setPassword] = useState("");
   const [outcome, setOutcome] = useState<Outcome | undefined>(notice ? { ok: true, message: notice } : undefined);
   const [busy, setBusy] = useState(false);
+  // A notice that comes while the page is shown (the session ended in another tab first).
+  useEffect(() => {
+    if (notice) setOutcome({ ok: true, message: notice });
+  }, [notice]);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);

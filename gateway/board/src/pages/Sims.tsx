@@ -2,13 +2,14 @@ import { useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
+import { localDigits, msisdnProblem, type OperatorCode } from "../rules.ts";
 import type { Device, Sim, SimHistory } from "../types.ts";
 import { Answer, Badge, DataTable, Dialog, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
 
 // The SIMs of the fleet as the admin's routes give them: no route returns a PIN, so the
-// page has none to show. A measured balance is recorded by the API-key route only (the
-// balance readers of the fleet), which a browser must not hold: the page shows it, with
-// its time and source, and does not write it.
+// page has none to show (a PIN is typed once, to register a SIM). A measured balance is
+// recorded by the API-key route only (the balance readers of the fleet), which a browser
+// must not hold: the page shows it, with its time and source, and does not write it.
 export function Sims() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [devices, setDevices] = useState<Device[]>([]);
@@ -41,6 +42,13 @@ export function Sims() {
   return (
     <section>
       <h2>{t("sim.title")}</h2>
+      <NewSim
+        devices={devices}
+        onSubmit={async (body) => {
+          const ok = await act(() => api.POST("/v1/sims", { body }), t("sim.registered", { msisdn: body.msisdn }));
+          return ok;
+        }}
+      />
       <Answer outcome={outcome} />
       <DataTable
         list={list}
@@ -213,6 +221,101 @@ function History({ sim }: { sim: Sim }) {
         </>
       )}
     </>
+  );
+}
+
+/** The PIN rule of the contract: 4 to 8 digits. */
+const pinProblem = (pin: string) => (/^\d{4,8}$/.test(pin) ? undefined : t("v.pin"));
+
+/**
+ * Registers a SIM: its operator, number and PIN (sent once, stored encrypted by the server, never
+ * shown again; the form forgets it once sent), and optionally the handset slot it sits in.
+ */
+function NewSim(props: {
+  devices: Device[];
+  onSubmit: (body: {
+    operator: OperatorCode;
+    msisdn: string;
+    pin: string;
+    device_id?: string;
+    subscription_slot?: 0 | 1;
+  }) => Promise<boolean>;
+}) {
+  const [operator, setOperator] = useState<OperatorCode>("operator_b");
+  const [msisdn, setMsisdn] = useState("");
+  const [pin, setPin] = useState("");
+  const [deviceId, setDeviceId] = useState("");
+  const [slot, setSlot] = useState<0 | 1>(0);
+  const [touched, setTouched] = useState(false);
+  const problems = { msisdn: msisdnProblem(msisdn, operator), pin: pinProblem(pin) };
+  const show = (p?: string) => (touched ? p : undefined);
+  return (
+    <form
+      class="inline"
+      aria-label={t("sim.new")}
+      noValidate
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setTouched(true);
+        if (problems.msisdn || problems.pin) return;
+        const ok = await props.onSubmit({
+          operator,
+          msisdn: localDigits(msisdn),
+          pin,
+          ...(deviceId ? { device_id: deviceId, subscription_slot: slot } : {}),
+        });
+        if (!ok) return;
+        setMsisdn("");
+        setPin("");
+        setTouched(false);
+      }}
+    >
+      <Field label={t("common.operator")}>
+        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as OperatorCode)}>
+          <option value="operator_a">operator_a</option>
+          <option value="operator_b">operator_b</option>
+        </select>
+      </Field>
+      <Field label={t("sim.newNumber")} error={show(problems.msisdn)}>
+        <input
+          inputMode="tel"
+          value={msisdn}
+          aria-invalid={Boolean(show(problems.msisdn))}
+          onInput={(e) => setMsisdn(e.currentTarget.value)}
+        />
+      </Field>
+      <Field label={t("sim.pin")} error={show(problems.pin)} hint={t("sim.pinHint")}>
+        <input
+          type="password"
+          inputMode="numeric"
+          autocomplete="off"
+          value={pin}
+          aria-invalid={Boolean(show(problems.pin))}
+          onInput={(e) => setPin(e.currentTarget.value)}
+        />
+      </Field>
+      <Field label={t("sim.device")}>
+        <select value={deviceId} onChange={(e) => setDeviceId(e.currentTarget.value)}>
+          <option value="">{t("sim.unassigned")}</option>
+          {props.devices.map((d) => (
+            <option key={d.device_id} value={d.device_id}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {deviceId && (
+        <Field label={t("sim.slot")}>
+          <select value={slot} onChange={(e) => setSlot(Number(e.currentTarget.value) as 0 | 1)}>
+            <option value={0}>SIM 1</option>
+            <option value={1}>SIM 2</option>
+          </select>
+        </Field>
+      )}
+      <button type="submit" class="primary">
+        {t("sim.register")}
+      </button>
+    </form>
   );
 }
 
