@@ -31,7 +31,9 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     loginThrottle: {
       perLogin: { burst: config.LOGIN_FAILURES_BURST, perMinute: config.LOGIN_FAILURES_PER_MIN },
       perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
+      perLoginGlobal: { burst: config.LOGIN_GLOBAL_FAILURES_BURST, perMinute: config.LOGIN_GLOBAL_FAILURES_PER_MIN },
     },
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   // Once stopping, every answer closes its connection (those in flight when the stop came
   // too), so that a client does not send its next request on a connection this gateway is

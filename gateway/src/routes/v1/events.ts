@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import { correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import type { Services } from "../../services.ts";
+import type { CredentialListener } from "../../http/auth-cache.ts";
 
 // GET /v1/events: live hints for the board, as Server-Sent Events. A hint only says what
 // changed (`operation`, `transaction`, `message`, `alert`: an id and a status); the board then
@@ -21,6 +22,8 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   /** Deadline of each read (ms); the stream itself has none. */
   readTimeoutMs: number;
+  /** Streams open at once per session; a new one ends the oldest. */
+  maxPerSession: number;
 }
 
 export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
@@ -28,6 +31,7 @@ export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
   reauthMs: 30_000,
   heartbeatMs: 15_000,
   readTimeoutMs: 5000,
+  maxPerSession: 3,
 };
 
 export type HintKind = "operation" | "transaction" | "message" | "alert";
@@ -80,30 +84,70 @@ export function hintsBetween(
   return out;
 }
 
+/** The caller of a stream and when its session ends (ms since the epoch), if fleet said. */
+export interface StreamAuth {
+  caller: Caller;
+  validUntil?: number;
+}
+
+/** Fleet's credential announcements as the gateway hears them (the AuthCache). */
+export interface CredentialWatch {
+  /** Whether announcements are being heard now. */
+  readonly live: boolean;
+  onChange(listener: CredentialListener): () => void;
+}
+
 export interface EventStreamDeps {
   services: Services;
   log: Logger;
-  /** The gateway's own authentication (session tokens only, the refusals of every board route). */
-  authenticate: (res: Response) => Promise<Caller>;
+  /** The gateway's own authentication (session tokens only, the refusals of every board route), asked of fleet. */
+  authenticate: (res: Response) => Promise<StreamAuth>;
   /** Answers a refusal as JSON ({detail, code, context}) before the stream opens. */
   refuse: (res: Response, err: unknown) => void;
+  /** Fleet's announcements: a stream whose session or agent is named ends at once. */
+  credentials?: CredentialWatch;
+  /** Counts one of the stream's reads against the caller's rate limit: 0 when allowed, else the seconds to wait. */
+  charge?: (res: Response) => number;
   options?: Partial<EventStreamOptions>;
 }
+
+/** Why the gateway ended a stream (the `end` event's reason). */
+export type EndReason = "session_ended" | "credentials_changed" | "stream_limit";
+
+/** Whether two answers for one session give the same rights (what the stream reads depends on them). */
+const sameRights = (a: Caller, b: Caller) =>
+  a.agentId === b.agentId &&
+  a.sessionId === b.sessionId &&
+  a.role === b.role &&
+  a.isActive === b.isActive &&
+  a.mustChangePassword === b.mustChangePassword;
+
+const isRefusal = (err: unknown) => {
+  const status = (err as { status?: number }).status;
+  const code = (err as { code?: unknown }).code;
+  return status === 401 || status === 403 || code === 16 /* unauthenticated */ || code === 7; /* permission denied */
+};
+
+/** The longest setTimeout (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The express handler of GET /v1/events. */
 export function eventStream(deps: EventStreamDeps) {
   const { services, log, authenticate } = deps;
   const options = { ...EVENT_STREAM_DEFAULTS, ...deps.options };
+  /** The open streams of each session, oldest first: each entry ends its stream. */
+  const bySession = new Map<string, ((reason: EndReason) => void)[]>();
   return async (req: Request, res: Response) => {
     const correlationId = correlationIdFrom(req.header("x-correlation-id"));
     const within = <T>(fn: () => Promise<T>) =>
       runWithContext({ correlationId, deadline: Date.now() + options.readTimeoutMs }, fn);
-    let caller: Caller;
+    let auth: StreamAuth;
     try {
-      caller = await within(() => authenticate(res));
+      auth = await within(() => authenticate(res));
     } catch (err) {
       return deps.refuse(res, err);
     }
+    let caller = auth.caller;
     // Each read has its own deadline; the request's deadline does not bound the stream.
     const read = () => within(() => readView(services, caller));
 
@@ -118,43 +162,103 @@ export function eventStream(deps: EventStreamDeps) {
     let closed = false;
     let view: Record<HintKind, Seen> | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let expiry: NodeJS.Timeout | undefined;
+    let stopHearing: (() => void) | undefined;
+    const sessionKey = caller.sessionId || caller.agentId;
     const send = (text: string) => {
       if (!closed) res.write(text);
     };
     const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
     const close = () => {
+      if (closed) return;
       closed = true;
       clearInterval(heartbeat);
       clearTimeout(timer);
+      clearTimeout(expiry);
+      stopHearing?.();
+      const open = bySession.get(sessionKey);
+      const left = open?.filter((e) => e !== end) ?? [];
+      if (left.length > 0) bySession.set(sessionKey, left);
+      else bySession.delete(sessionKey);
     };
+    /** Ends the stream with its reason; the board reconnects (a revoked token then gets 401). */
+    function end(reason: EndReason): void {
+      if (closed) return;
+      send(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+      close();
+      res.end();
+    }
     req.on("close", close);
     res.on("close", close);
 
+    // At most `maxPerSession` streams per session: the oldest ends first.
+    const mine = [...(bySession.get(sessionKey) ?? []), end];
+    bySession.set(sessionKey, mine);
+    while (mine.length > options.maxPerSession) mine.shift()!("stream_limit");
+
+    // The session's own expiry ends the stream at that moment.
+    const expireAt = (validUntil: number | undefined) => {
+      clearTimeout(expiry);
+      if (validUntil === undefined || !Number.isFinite(validUntil)) return;
+      expiry = setTimeout(() => end("session_ended"), Math.min(MAX_TIMEOUT_MS, Math.max(0, validUntil - Date.now())));
+      expiry.unref();
+    };
+    expireAt(auth.validUntil);
+
     let authenticatedAt = Date.now();
+    /** Asks fleet again: a refusal or other rights end the stream; true when it goes on. */
+    const recheck = async (): Promise<boolean> => {
+      try {
+        const again = await within(() => authenticate(res));
+        authenticatedAt = Date.now();
+        expireAt(again.validUntil);
+        if (!sameRights(caller, again.caller)) {
+          end("credentials_changed");
+          return false;
+        }
+        caller = again.caller;
+        return true;
+      } catch (err) {
+        if (isRefusal(err)) {
+          end("session_ended");
+          return false;
+        }
+        throw err;
+      }
+    };
+
+    // Fleet's announcements, heard by every gateway: a change naming this session or its
+    // agent (sign-out, deactivation, role, grant, password) ends the stream at once; when
+    // anything may have changed unheard (the watch is back, or forget-all), fleet is asked.
+    stopHearing = deps.credentials?.onChange((change) => {
+      if (closed) return;
+      if (change.sessionIds.has(caller.sessionId) || change.agentIds.has(caller.agentId)) {
+        end("credentials_changed");
+      } else if (change.everything) {
+        void recheck().catch((err: unknown) =>
+          log.warn({ err, correlation_id: correlationId }, "event stream recheck failed; the next read tries again"),
+        );
+      }
+    });
+
     const tick = async () => {
       try {
-        if (Date.now() - authenticatedAt >= options.reauthMs) {
-          caller = await within(() => authenticate(res));
-          authenticatedAt = Date.now();
+        // Announcements unheard (no watch, or it ended): fleet is asked every `reauthMs`.
+        if (!deps.credentials?.live && Date.now() - authenticatedAt >= options.reauthMs) {
+          if (!(await recheck())) return;
         }
-        const next = await read();
-        if (closed) return;
-        if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
-        else send(`event: ready\ndata: {}\n\n`);
-        view = next;
+        const wait = deps.charge?.(res) ?? 0;
+        if (wait === 0) {
+          const next = await read();
+          if (closed) return;
+          if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
+          else send(`event: ready\ndata: {}\n\n`);
+          view = next;
+        }
       } catch (err) {
         // A session revoked or expired meanwhile ends the stream: the board signs in again.
-        const status = (err as { status?: number }).status;
-        const code = (err as { code?: unknown }).code;
-        if (
-          status === 401 ||
-          status === 403 ||
-          code === 16 /* unauthenticated */ ||
-          code === 7 /* permission denied */
-        ) {
-          send(`event: end\ndata: {"reason":"session_ended"}\n\n`);
-          res.end();
-          close();
+        if (isRefusal(err)) {
+          end("session_ended");
           return;
         }
         log.warn({ err, correlation_id: correlationId }, "event stream read failed; trying again");
