@@ -10,6 +10,7 @@ import {
   type Logger,
   isUuid,
   fromTs,
+  eventStreamReads,
 } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { checkInput } from "./http/input-guard.ts";
@@ -47,6 +48,8 @@ export interface GatewayOptions {
    * X-Forwarded-For is believed for the client address; none by default (the socket's address).
    */
   trustedProxies?: string[];
+  /** The events behind the board's hints, heard on the bus: streams read only on change while it is live. */
+  changes?: { readonly live: boolean; readonly version: number };
   /** How long a credential fleet refused is refused again without asking (ms); 10 s by default. */
   refusedCredentialTtlMs?: number;
 }
@@ -158,6 +161,8 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
       },
       refuse: (res, err) => sendError(res, err, log),
       credentials: authCache.enabled ? authCache : undefined,
+      changes: options.changes,
+      onRead: () => eventStreamReads.inc(),
       charge: (res) => limiter.take("c:" + (res.locals.credential as Credential).digest),
       options: options.eventStream,
     }),

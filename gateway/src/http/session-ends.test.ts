@@ -6,13 +6,14 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "@transferops/kit";
+import { createLogger, csv, KafkaBus } from "@transferops/kit";
 import { Api } from "../../../test/support/api.ts";
 import { grantAccess, provisionHandset } from "../../../test/support/fleet-fixtures.ts";
 import { eventually, startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { createGatewayApp, type GatewayOptions } from "../app.ts";
 import { connectServices, type Services, type ServiceUrls } from "../services.ts";
 import { AuthCache } from "./auth-cache.ts";
+import { ChangeFeed } from "./change-feed.ts";
 
 const log = createLogger("gateway-b", { level: "silent" });
 let sys: TestSystem;
@@ -28,7 +29,7 @@ interface Replica {
 
 /** Another gateway replica over the same services (10-minute authentication memory). */
 async function replica(extra: Partial<GatewayOptions> = {}): Promise<Replica> {
-  const real = connectServices(sys.system.serviceUrls as unknown as ServiceUrls);
+  const real = extra.services ?? connectServices(sys.system.serviceUrls as unknown as ServiceUrls);
   let authentications = 0;
   const services: Services = {
     ...real,
@@ -222,6 +223,54 @@ describe("streams are bounded", () => {
     expect(streams[1].endedAt).toBeUndefined();
     expect(streams[2].endedAt).toBeUndefined();
     expect(fourth.endedAt).toBeUndefined();
+  });
+});
+
+describe("an idle stream costs no read", () => {
+  it("reads only when the bus carries a change, within the poll interval", async () => {
+    const real = connectServices(sys.system.serviceUrls as unknown as ServiceUrls);
+    let reads = 0;
+    const services: Services = {
+      ...real,
+      dispatch: {
+        ...real.dispatch,
+        listOperations: (req, o) => {
+          reads += 1;
+          return real.dispatch.listOperations(req, o);
+        },
+      },
+    };
+    const bus = new KafkaBus({ brokers: csv(sys.env.KAFKA_BROKERS), clientId: "gateway-d", prefix: sys.topicPrefix, log });
+    const changes = new ChangeFeed(log);
+    await changes.start(bus);
+    stops.push(() => changes.stop().then(() => bus.close()));
+    await eventually(async () => changes.live || undefined, 60_000, "the change feed");
+    const d = await replica({ services, changes, eventStream: { pollMs: 500 } });
+    const { sims } = await provisionHandset(sys.api, admin.token, { balance: 5_000_000 });
+    const agent = await sys.api.createAgent(admin.token, { login: "idle-reader" });
+    await grantAccess(sys.api, admin.token, agent.agentId, { simIds: [sims[0].simId], opTypes: ["deposit"] });
+    const stream = await Stream.open(d.url, admin.token);
+    // What the setup above published has been heard; from now on nothing happens.
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = reads;
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(reads).toBe(idle);
+
+    const created = await sys.api.post("/v1/operations", {
+      apiKey: true,
+      body: {
+        request_id: `idle-${Date.now()}`,
+        agent_id: agent.agentId,
+        operator: "operator_a",
+        type_op: "deposit",
+        montant: 5000,
+        client: { msisdn: "670000003", nom: "Idle" },
+      },
+    });
+    expect(created.status).toBe(202);
+    const id = (created.body as { operation_id: string }).operation_id;
+    await eventually(async () => stream.text.includes(id) || undefined, 20_000, "the operation's hint");
+    expect(reads).toBeGreaterThan(idle);
   });
 });
 

@@ -6,10 +6,13 @@ import type { CredentialListener } from "../../http/auth-cache.ts";
 // GET /v1/events: live hints for the board, as Server-Sent Events. A hint only says what
 // changed (`operation`, `transaction`, `message`, `alert`: an id and a status); the board then
 // refetches through the REST routes, which stay the truth. The stream is the caller's own:
-// each connection reads the lists its session token may read (the services scope them),
-// every `pollMs`, and sends the differences. So a hint never reveals more than the REST
-// route it points to, and nothing needs to follow the buses of six services: the cost is a
-// few list calls per open board every `pollMs` (docs/decisions/board.md).
+// each connection reads the lists its session token may read (the services scope them) and
+// sends the differences. So a hint never reveals more than the REST route it points to. It
+// reads when something changed: the gateway hears the events behind the hints on the bus
+// (http/change-feed.ts, a count, nothing more) and one timer per gateway has every stream
+// read again within `pollMs` of a change; an idle stream costs no read (docs/decisions/board.md).
+// Each read is counted against the caller's rate limit. A session holds at most
+// `maxPerSession` streams; fleet's credential announcements end a stream at once.
 //
 // Not in the OpenAPI document: it is not a JSON route, and it never ends by itself.
 
@@ -24,6 +27,8 @@ export interface EventStreamOptions {
   readTimeoutMs: number;
   /** Streams open at once per session; a new one ends the oldest. */
   maxPerSession: number;
+  /** With a live change feed, every stream also reads this often, whatever was heard (ms). */
+  safetyReadMs: number;
 }
 
 export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
@@ -32,6 +37,7 @@ export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
   heartbeatMs: 15_000,
   readTimeoutMs: 5000,
   maxPerSession: 3,
+  safetyReadMs: 5 * 60_000,
 };
 
 export type HintKind = "operation" | "transaction" | "message" | "alert";
@@ -108,6 +114,10 @@ export interface EventStreamDeps {
   credentials?: CredentialWatch;
   /** Counts one of the stream's reads against the caller's rate limit: 0 when allowed, else the seconds to wait. */
   charge?: (res: Response) => number;
+  /** Changes heard on the bus: while live, streams read only when something changed. */
+  changes?: { readonly live: boolean; readonly version: number };
+  /** Counts each read of a stream (metrics, tests). */
+  onRead?: () => void;
   options?: Partial<EventStreamOptions>;
 }
 
@@ -137,6 +147,38 @@ export function eventStream(deps: EventStreamDeps) {
   const options = { ...EVENT_STREAM_DEFAULTS, ...deps.options };
   /** The open streams of each session, oldest first: each entry ends its stream. */
   const bySession = new Map<string, ((reason: EndReason) => void)[]>();
+  // One timer for every stream of this gateway (never one per stream): each `pollMs` it has
+  // every stream read again if the change feed moved (or is not live), and every
+  // `safetyReadMs` regardless.
+  const streams = new Set<(changed: boolean) => void>();
+  let hub: NodeJS.Timeout | undefined;
+  let heardVersion = -1;
+  let safetyAt = Date.now();
+  const beat = () => {
+    const now = Date.now();
+    const feed = deps.changes;
+    const changed = !feed?.live || feed.version !== heardVersion || now - safetyAt >= options.safetyReadMs;
+    if (changed) {
+      heardVersion = feed?.version ?? -1;
+      if (now - safetyAt >= options.safetyReadMs) safetyAt = now;
+    }
+    // A stream whose last read failed reads again even when nothing changed.
+    for (const refresh of streams) refresh(changed);
+  };
+  const follow = (refresh: (changed: boolean) => void) => {
+    streams.add(refresh);
+    if (!hub) {
+      hub = setInterval(beat, options.pollMs);
+      hub.unref();
+    }
+    return () => {
+      streams.delete(refresh);
+      if (streams.size === 0 && hub) {
+        clearInterval(hub);
+        hub = undefined;
+      }
+    };
+  };
   return async (req: Request, res: Response) => {
     const correlationId = correlationIdFrom(req.header("x-correlation-id"));
     const within = <T>(fn: () => Promise<T>) =>
@@ -161,7 +203,7 @@ export function eventStream(deps: EventStreamDeps) {
 
     let closed = false;
     let view: Record<HintKind, Seen> | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let unfollow: (() => void) | undefined;
     let expiry: NodeJS.Timeout | undefined;
     let stopHearing: (() => void) | undefined;
     const sessionKey = caller.sessionId || caller.agentId;
@@ -173,7 +215,7 @@ export function eventStream(deps: EventStreamDeps) {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
-      clearTimeout(timer);
+      unfollow?.();
       clearTimeout(expiry);
       stopHearing?.();
       const open = bySession.get(sessionKey);
@@ -241,7 +283,12 @@ export function eventStream(deps: EventStreamDeps) {
       }
     });
 
+    let reading = false;
+    let stale = true;
     const tick = async () => {
+      if (closed || reading) return;
+      reading = true;
+      stale = true;
       try {
         // Announcements unheard (no watch, or it ended): fleet is asked every `reauthMs`.
         if (!deps.credentials?.live && Date.now() - authenticatedAt >= options.reauthMs) {
@@ -249,11 +296,13 @@ export function eventStream(deps: EventStreamDeps) {
         }
         const wait = deps.charge?.(res) ?? 0;
         if (wait === 0) {
+          deps.onRead?.();
           const next = await read();
           if (closed) return;
           if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
           else send(`event: ready\ndata: {}\n\n`);
           view = next;
+          stale = false;
         }
       } catch (err) {
         // A session revoked or expired meanwhile ends the stream: the board signs in again.
@@ -262,9 +311,11 @@ export function eventStream(deps: EventStreamDeps) {
           return;
         }
         log.warn({ err, correlation_id: correlationId }, "event stream read failed; trying again");
+      } finally {
+        reading = false;
       }
-      if (!closed) timer = setTimeout(() => void tick(), options.pollMs);
     };
+    if (!closed) unfollow = follow((changed) => void (changed || stale ? tick() : undefined));
     void tick();
   };
 }
