@@ -53,7 +53,11 @@ try {
     "x-bootstrap-token": "bench-bootstrap",
   });
   const rootToken = (await post("/v1/agents/login", { login: "root", password: "root-password-1" })).token;
-  const agent = await post("/v1/agents/admin", { login: "idle", full_name: "Idle", password: "idle-password-1", role: "agent" }, rootToken);
+  const agent = await post(
+    "/v1/agents/admin",
+    { login: "idle", full_name: "Idle", password: "idle-password-1", role: "agent" },
+    rootToken,
+  );
   // Sessions written directly (a sign-in hashes a password: minutes for hundreds).
   const tokens: string[] = [];
   for (let i = 0; i < Math.ceil(STREAMS / 3); i += 1) {
@@ -67,7 +71,10 @@ try {
 
   const minute = async () => {
     const xacts = async () =>
-      Number((await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = $1`, [name])).rows[0].n);
+      Number(
+        (await db.query(`select xact_commit + xact_rollback as n from pg_stat_database where datname = $1`, [name]))
+          .rows[0].n,
+      );
     const reads = async () => (await eventStreamReads.get()).values[0]?.value ?? 0;
     const [x0, r0, c0, t0] = [await xacts(), await reads(), process.cpuUsage(), performance.now()];
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
@@ -101,7 +108,11 @@ try {
   console.log(
     JSON.stringify({
       streams_open: open,
-      per_idle_stream_per_minute: { cpu_ms: per("cpuMs"), db_transactions: per("transactions"), stream_reads: per("reads") },
+      per_idle_stream_per_minute: {
+        cpu_ms: per("cpuMs"),
+        db_transactions: per("transactions"),
+        stream_reads: per("reads"),
+      },
       whole_process_per_minute: { baseline, with_streams: loaded },
     }),
   );

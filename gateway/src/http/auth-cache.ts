@@ -81,7 +81,13 @@ export class AuthCache extends LiveMemory<Caller> {
   }
 
   /** Fleet announced these credentials changed: every answer about them is forgotten. */
-  changed(m: { agentIds: string[]; sessionIds: string[]; deviceIds: string[]; ready?: boolean; forgetAll?: boolean }): void {
+  changed(m: {
+    agentIds: string[];
+    sessionIds: string[];
+    deviceIds: string[];
+    ready?: boolean;
+    forgetAll?: boolean;
+  }): void {
     if (this.listeners.size > 0) this.tell(m);
     if (m.agentIds.length + m.sessionIds.length + m.deviceIds.length === 0) return;
     const agents = new Set(m.agentIds);

@@ -205,7 +205,7 @@ export function eventStream(deps: EventStreamDeps) {
     let view: Record<HintKind, Seen> | undefined;
     let unfollow: (() => void) | undefined;
     let expiry: NodeJS.Timeout | undefined;
-    let stopHearing: (() => void) | undefined;
+    const hearing: { stop?: () => void } = {};
     const sessionKey = caller.sessionId || caller.agentId;
     const send = (text: string) => {
       if (!closed) res.write(text);
@@ -217,7 +217,7 @@ export function eventStream(deps: EventStreamDeps) {
       clearInterval(heartbeat);
       unfollow?.();
       clearTimeout(expiry);
-      stopHearing?.();
+      hearing.stop?.();
       const open = bySession.get(sessionKey);
       const left = open?.filter((e) => e !== end) ?? [];
       if (left.length > 0) bySession.set(sessionKey, left);
@@ -272,7 +272,7 @@ export function eventStream(deps: EventStreamDeps) {
     // Fleet's announcements, heard by every gateway: a change naming this session or its
     // agent (sign-out, deactivation, role, grant, password) ends the stream at once; when
     // anything may have changed unheard (the watch is back, or forget-all), fleet is asked.
-    stopHearing = deps.credentials?.onChange((change) => {
+    hearing.stop = deps.credentials?.onChange((change) => {
       if (closed) return;
       if (change.sessionIds.has(caller.sessionId) || change.agentIds.has(caller.agentId)) {
         end("credentials_changed");

@@ -1,14 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { allowList, FORBIDDEN_ADDRESS, urlProblem, type EgressPolicy } from "./egress.ts";
-import {
-  afterFailure,
-  backoffMs,
-  delivered,
-  signature,
-  webhookBody,
-  type RetryPolicy,
-} from "./webhooks.ts";
+import { afterFailure, backoffMs, delivered, signature, webhookBody, type RetryPolicy } from "./webhooks.ts";
 
 const policy: RetryPolicy = { baseDelayMs: 10_000, maxDelayMs: 3_600_000, giveUpAfterMs: 24 * 3_600_000 };
 
@@ -84,5 +77,4 @@ describe("delivered and URLs", () => {
     ["https://8.8.8.8/", strict, undefined],
     ["https://[2606:4700::1111]/", strict, undefined],
   ])("%s: %s", (url, policy, problem) => expect(urlProblem(url, policy)).toBe(problem));
-
 });
