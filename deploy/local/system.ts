@@ -109,7 +109,13 @@ async function startOnce(options: SystemOptions): Promise<RunningSystem> {
       ...env,
       ...(options.randomPorts ? { PORT: "0" } : {}),
     });
-    const gateway = await startGateway(gatewayConfig, logOf("gateway"), env.HOST ?? "127.0.0.1");
+    const gatewayLog = logOf("gateway");
+    const gateway = await startGateway(
+      gatewayConfig,
+      gatewayLog,
+      env.HOST ?? "127.0.0.1",
+      busOf("gateway", gatewayLog),
+    );
     started.push({ name: "gateway", url: gateway.url, stop: gateway.stop });
     return {
       gatewayUrl: gateway.url,

@@ -9,6 +9,8 @@ import {
   type Caller,
   type Logger,
   isUuid,
+  fromTs,
+  eventStreamReads,
 } from "@transferops/kit";
 import { HttpError, sendError, validationError } from "./http/errors.ts";
 import { checkInput } from "./http/input-guard.ts";
@@ -23,6 +25,8 @@ import { allRoutes } from "./routes/v1/index.ts";
 import { endHttpSpan, httpMetrics } from "./http/metrics.ts";
 import { boardRouter } from "./http/board.ts";
 import { eventStream, type EventStreamOptions } from "./routes/v1/events.ts";
+import { RefusedCredentials } from "./http/refused-credentials.ts";
+import { Code, ConnectError } from "@connectrpc/connect";
 
 export interface GatewayOptions {
   services: Services;
@@ -39,6 +43,15 @@ export interface GatewayOptions {
   boardDir?: string;
   /** Timings of the board's live hints (GET /v1/events). */
   eventStream?: Partial<EventStreamOptions>;
+  /**
+   * The proxies in front of the gateway (addresses or CIDRs, express's `trust proxy` list) whose
+   * X-Forwarded-For is believed for the client address; none by default (the socket's address).
+   */
+  trustedProxies?: string[];
+  /** The events behind the board's hints, heard on the bus: streams read only on change while it is live. */
+  changes?: { readonly live: boolean; readonly version: number };
+  /** How long a credential fleet refused is refused again without asking (ms); 10 s by default. */
+  refusedCredentialTtlMs?: number;
 }
 
 const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
@@ -70,13 +83,22 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
   const authCache = options.authCache ?? new AuthCache({ ttlMs: 0, log });
-  const loginThrottle = new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
+  // A login under attack is reported to fleet, which alerts the admins (once per login per hour).
+  const loginThrottle = new LoginThrottle({
+    ...(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE),
+    onAttack: (login) => {
+      log.warn({ login }, "sign-ins for a login reached their global ceiling; alerting the admins");
+      services.fleet
+        .reportSignInAttack({ login }, { timeoutMs: 5000 })
+        .catch((err: unknown) => log.warn({ err, login }, "the sign-in attack alert could not be raised"));
+    },
+  });
   const idlePolls = options.idlePolls ?? new IdlePolls({ ttlMs: 0, log });
   const routes = allRoutes();
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.set("trust proxy", false);
+  app.set("trust proxy", options.trustedProxies?.length ? options.trustedProxies : false);
   app.set("query parser", "simple");
   app.use(httpMetrics());
 
@@ -93,22 +115,23 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
 
   app.use("/board", boardRouter(options.boardDir));
 
+  // Only a verified caller has a bucket of its own (taken once fleet's answer is known:
+  // `authenticate`). A request without a credential, with one fleet refused lately, or to an
+  // open route is limited by its client address; an unknown credential is let through to be
+  // asked only while its address is within its limit, so made-up tokens are limited by
+  // address and a refused one costs no further call to fleet for `refusedCredentialTtlMs`.
+  const refused = new RefusedCredentials(options.refusedCredentialTtlMs ?? 10_000);
+  const gate: Gate = { limiter, refused, authCache };
   app.use((req, res, next) => {
     const credential = credentialOf(req);
     res.locals.credential = credential;
-    const key = credential ? "c:" + credential.digest : "ip:" + (req.socket.remoteAddress ?? "unknown");
-    const wait = limiter.take(key);
-    if (wait > 0) {
-      return sendError(
-        res,
-        new HttpError("rate_limited", "Too many requests", {
-          reason: "rate_limited",
-          context: { retry_after_s: wait },
-          headers: { "Retry-After": String(wait) },
-        }),
-        log,
-      );
-    }
+    const address = clientAddress(req);
+    res.locals.address = address;
+    let wait = 0;
+    if (!credential || refused.has(credential.digest)) wait = limiter.take("ip:" + address);
+    else if (!authCache.recall(`${credential.kind}:${credential.digest}`)) wait = limiter.peek("ip:" + address);
+    if (wait > 0) return sendError(res, rateLimited(wait), log);
+    if (credential && refused.has(credential.digest)) return sendError(res, credentialsInvalid(), log);
     next();
   });
 
@@ -131,14 +154,21 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     eventStream({
       services,
       log,
-      authenticate: async (res) =>
-        (await authenticate(streamRoute, res.locals.credential, services, authCache, false))!,
+      authenticate: async (res) => {
+        let validUntil: number | undefined;
+        const caller = await authenticate(streamRoute, res, services, gate, false, (v) => (validUntil = v));
+        return { caller: caller!, validUntil };
+      },
       refuse: (res, err) => sendError(res, err, log),
+      credentials: authCache.enabled ? authCache : undefined,
+      changes: options.changes,
+      onRead: () => eventStreamReads.inc(),
+      charge: (res) => limiter.take("c:" + (res.locals.credential as Credential).digest),
       options: options.eventStream,
     }),
   );
 
-  for (const r of routes) app[r.method](r.path, handler(r, services, log, authCache, loginThrottle, idlePolls));
+  for (const r of routes) app[r.method](r.path, handler(r, services, log, gate, loginThrottle, idlePolls));
 
   app.use((req, res) => {
     sendError(
@@ -180,14 +210,14 @@ function handler(
   r: Route,
   services: Services,
   log: Logger,
-  authCache: AuthCache,
+  gate: Gate,
   loginThrottle: LoginThrottle,
   idlePolls: IdlePolls,
 ) {
+  const { authCache } = gate;
   return async (req: Request, res: Response) => {
     try {
-      const credential = res.locals.credential as Credential | undefined;
-      const caller = await authenticate(r, credential, services, authCache, true);
+      const caller = await authenticate(r, res, services, gate, true);
       const params = req.params as Record<string, string>;
       checkInput({ body: req.body, query: req.query, params });
       for (const name of r.uuidParams ?? []) {
@@ -231,25 +261,71 @@ function handler(
   };
 }
 
+/** What limits requests before and after authentication (see the limiter in createGatewayApp). */
+interface Gate {
+  limiter: RateLimiter;
+  refused: RefusedCredentials;
+  authCache: AuthCache;
+}
+
+const rateLimited = (wait: number) =>
+  new HttpError("rate_limited", "Too many requests", {
+    reason: "rate_limited",
+    context: { retry_after_s: wait },
+    headers: { "Retry-After": String(wait) },
+  });
+
+/** Fleet's own refusal of a credential (its reason, documented on every 401), given again from memory. */
+const credentialsInvalid = () =>
+  new HttpError("unauthenticated", "Missing or invalid credentials", { context: { reason: "credentials_invalid" } });
+
+/** The client's address: the socket's, or the one the trusted proxies forwarded (express `trust proxy`). */
+const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown";
+
 /**
  * The caller of a request. `reuse`: a remembered answer (AuthCache) may stand in for
- * fleet's; else fleet is asked.
+ * fleet's; else fleet is asked. A verified caller's request is counted in its own bucket; a
+ * credential fleet refuses is remembered as refused and counted against the client address;
+ * an open route's request is counted against the client address.
  */
 async function authenticate(
   r: Route,
-  credential: Credential | undefined,
+  res: Response,
   services: Services,
-  authCache: AuthCache,
+  gate: Gate,
   reuse: boolean,
+  onValidUntil?: (ms: number | undefined) => void,
 ): Promise<Caller | undefined> {
-  if (r.auth === "none") return undefined;
+  const { limiter, refused, authCache } = gate;
+  const address = res.locals.address as string;
+  const credential = res.locals.credential as Credential | undefined;
+  if (r.auth === "none") {
+    // Without a credential the address was counted already, before the route.
+    const wait = credential ? limiter.take("ip:" + address) : 0;
+    if (wait > 0) throw rateLimited(wait);
+    return undefined;
+  }
   if (!credential)
     throw new HttpError("unauthenticated", "Missing or invalid credentials", { reason: "credentials_missing" });
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
-  const ask = () => services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
+  const ask = async () => {
+    try {
+      const reply = await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
+      onValidUntil?.(fromTs(reply.validUntil)?.getTime());
+      return reply;
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+        refused.add(credential.digest);
+        limiter.take("ip:" + address);
+      }
+      throw err;
+    }
+  };
   const caller = reuse ? (await authCache.authenticate(cacheKey, ask)).caller : (await ask()).caller;
+  const wait = limiter.take("c:" + credential.digest);
+  if (wait > 0) throw rateLimited(wait);
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {
     throw new HttpError("forbidden", `This route does not accept a ${caller?.kind ?? "this"} credential`, {
       reason: "credential_not_accepted",

@@ -28,14 +28,32 @@ export const gatewayConfigShape = {
    * dispatch's announcements end an entry as soon as work is queued.
    */
   IDLE_POLL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(120_000),
-  /** Failed sign-ins allowed in a burst per login (case-insensitive), whatever headers come with them. */
+  /** Failed sign-ins allowed in a burst per login (case-insensitive) from one client address, whatever headers come with them. */
   LOGIN_FAILURES_BURST: z.coerce.number().int().positive().default(10),
-  /** Failed sign-ins a minute per login after the burst. */
+  /** Failed sign-ins a minute per login from one client address after the burst. */
   LOGIN_FAILURES_PER_MIN: z.coerce.number().positive().default(5),
   /** Failed sign-ins allowed in a burst per client address (the socket's, never X-Forwarded-For). */
   LOGIN_ADDRESS_FAILURES_BURST: z.coerce.number().int().positive().default(50),
   /** Failed sign-ins a minute per client address after the burst. */
   LOGIN_ADDRESS_FAILURES_PER_MIN: z.coerce.number().positive().default(30),
+  /** Failed sign-ins allowed in a burst per login from every address together (its global ceiling). */
+  LOGIN_GLOBAL_FAILURES_BURST: z.coerce.number().int().positive().default(100),
+  /** Failed sign-ins a minute per login from every address together after that burst. */
+  LOGIN_GLOBAL_FAILURES_PER_MIN: z.coerce.number().positive().default(20),
+  /**
+   * The proxies in front of the gateway whose X-Forwarded-For gives the client address (comma
+   * separated addresses or CIDRs, e.g. the ingress controller's pod range); none by default:
+   * the socket's address.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   /** Deadline of a request across every service it calls. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 };

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serveMetrics, startTracing, type Logger } from "@transferops/kit";
+import { csv, KafkaBus, serveMetrics, startTracing, type EventBus, type Logger } from "@transferops/kit";
+import { ChangeFeed } from "./http/change-feed.ts";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayConfig } from "./config.ts";
 import { serviceUrlsOf } from "./config.ts";
@@ -14,13 +15,30 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, log: Logger, host = "127.0.0.1"): Promise<RunningGateway> {
+/**
+ * Starts the gateway. `bus`: where it hears the events behind the board's hints (the one
+ * process of `npm start` shares its own); else Kafka when KAFKA_BROKERS is set; else none,
+ * and the event streams read on a timer.
+ */
+export async function startGateway(
+  config: GatewayConfig,
+  log: Logger,
+  host = "127.0.0.1",
+  bus?: EventBus,
+): Promise<RunningGateway> {
   await startTracing("gateway");
   const services = connectServices(serviceUrlsOf(config));
   const idlePolls = new IdlePolls({ ttlMs: config.IDLE_POLL_CACHE_TTL_MS, log });
   idlePolls.start(services.dispatch);
   const authCache = new AuthCache({ ttlMs: config.AUTH_CACHE_TTL_MS, log });
   authCache.start(services.fleet);
+  const brokers = csv(config.KAFKA_BROKERS);
+  const ownBus =
+    bus || brokers.length === 0
+      ? undefined
+      : new KafkaBus({ brokers, clientId: "gateway", prefix: config.KAFKA_TOPIC_PREFIX, log });
+  const changes = bus || ownBus ? new ChangeFeed(log) : undefined;
+  await changes?.start((bus ?? ownBus)!);
   const app = createGatewayApp({
     services,
     idlePolls,
@@ -31,7 +49,10 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
     loginThrottle: {
       perLogin: { burst: config.LOGIN_FAILURES_BURST, perMinute: config.LOGIN_FAILURES_PER_MIN },
       perAddress: { burst: config.LOGIN_ADDRESS_FAILURES_BURST, perMinute: config.LOGIN_ADDRESS_FAILURES_PER_MIN },
+      perLoginGlobal: { burst: config.LOGIN_GLOBAL_FAILURES_BURST, perMinute: config.LOGIN_GLOBAL_FAILURES_PER_MIN },
     },
+    trustedProxies: config.TRUSTED_PROXIES,
+    changes,
   });
   // Once stopping, every answer closes its connection (those in flight when the stop came
   // too), so that a client does not send its next request on a connection this gateway is
@@ -62,6 +83,10 @@ export async function startGateway(config: GatewayConfig, log: Logger, host = "1
         for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
         idlePolls.stop();
         authCache.stop();
+        void changes
+          ?.stop()
+          .then(() => ownBus?.close())
+          .catch(() => undefined);
         server.close(() => resolve());
         server.closeIdleConnections();
         // Requests still in flight get most of the shutdown deadline (8 s) to be answered

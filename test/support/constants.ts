@@ -8,3 +8,9 @@ export const UNKNOWN_DEVICE_ID = "0123456789abcdef0123456789abcdef";
 
 /** The PIN the tests give the SIMs they create, and the simulated operator expects. */
 export const TEST_PIN = "73915046";
+
+/**
+ * Fleet's egress settings for tests whose webhooks go to a receiver on this machine: http
+ * allowed and loopback listed explicitly (by default only https to outside addresses).
+ */
+export const LOCAL_WEBHOOKS = { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOWED_ADDRESSES: "127.0.0.1" };

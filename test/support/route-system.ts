@@ -25,7 +25,7 @@ export function routeSystem(
   beforeAll(async () => {
     sys = await startTestSystem(options.env);
     const admin = await sys.api.bootstrapAdmin();
-    const creds = await fleetCredentials(sys.api, admin.token, options.prefix);
+    const creds = await fleetCredentials(sys.api, admin.token, options.prefix, sys.db);
     use({ sys, admin, creds });
   });
   afterAll(async () => {

@@ -18,6 +18,8 @@ export type LiveMode = "connecting" | "live" | "polling";
 export const POLL_S = 15;
 const HEARTBEAT_TIMEOUT_MS = 45_000;
 const FAILURES_BEFORE_POLLING = 3;
+/** A session holds at most 3 streams: a tab whose stream was ended for a newer one polls this long. */
+const YIELDED_MS = 5 * 60_000;
 
 type Listener = (hint: Hint | "refetch") => void;
 const listeners = new Set<Listener>();
@@ -26,6 +28,8 @@ let mode: LiveMode = "connecting";
 let started = false;
 let abort: AbortController | undefined;
 let pollTimer: ReturnType<typeof setInterval> | undefined;
+/** The server ended the last stream for a newer one of the session (`event: end`, `stream_limit`). */
+let yielded = false;
 
 export const liveMode = (): LiveMode => mode;
 
@@ -68,8 +72,16 @@ export function stopLive(): void {
 async function run(): Promise<void> {
   let failures = 0;
   while (started) {
+    yielded = false;
     const ok = await connectOnce();
     if (!started) return;
+    if (yielded) {
+      // Another tab of this session took the stream: poll, and try again much later (not at
+      // once, which would end another tab's stream in turn).
+      setMode("polling");
+      await new Promise((r) => setTimeout(r, YIELDED_MS));
+      continue;
+    }
     failures = ok ? 1 : failures + 1;
     if (failures >= FAILURES_BEFORE_POLLING) setMode("polling");
     else if (mode !== "polling") setMode("connecting");
@@ -112,6 +124,7 @@ async function connectOnce(): Promise<boolean> {
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
+        if (/^event: end$/m.test(block) && block.includes('"stream_limit"')) yielded = true;
         const hint = parseBlock(block);
         if (hint) emit(hint);
       }

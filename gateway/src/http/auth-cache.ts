@@ -15,6 +15,14 @@ export interface AuthCacheOptions {
   watchRenewMs?: number;
 }
 
+/** What a listener hears of fleet's announcements: the agents and sessions named, or everything. */
+export interface CredentialChange {
+  agentIds: ReadonlySet<string>;
+  sessionIds: ReadonlySet<string>;
+  everything: boolean;
+}
+export type CredentialListener = (change: CredentialChange) => void;
+
 /**
  * Fleet's authentication answers, remembered so that a request, whatever its credential
  * (board session, device token, API key) and route, does not cost an authentication call.
@@ -38,6 +46,7 @@ export interface AuthCacheOptions {
 export class AuthCache extends LiveMemory<Caller> {
   private stopWatching?: () => void;
   private readonly asking = new InFlight<string, AuthenticateResponse>();
+  private readonly listeners = new Set<CredentialListener>();
 
   constructor(private readonly o: AuthCacheOptions) {
     super(o.ttlMs, o.maxEntries ?? 50_000);
@@ -61,8 +70,25 @@ export class AuthCache extends LiveMemory<Caller> {
     });
   }
 
+  /**
+   * Hears what fleet announces (open event streams: gateway/src/routes/v1/events.ts), after the
+   * memory forgot it. `everything`: the watch became ready or fleet said forget-all, so any
+   * credential may have changed unheard. Returns what stops hearing.
+   */
+  onChange(listener: CredentialListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Fleet announced these credentials changed: every answer about them is forgotten. */
-  changed(m: { agentIds: string[]; sessionIds: string[]; deviceIds: string[] }): void {
+  changed(m: {
+    agentIds: string[];
+    sessionIds: string[];
+    deviceIds: string[];
+    ready?: boolean;
+    forgetAll?: boolean;
+  }): void {
+    if (this.listeners.size > 0) this.tell(m);
     if (m.agentIds.length + m.sessionIds.length + m.deviceIds.length === 0) return;
     const agents = new Set(m.agentIds);
     const sessions = new Set(m.sessionIds);
@@ -90,6 +116,13 @@ export class AuthCache extends LiveMemory<Caller> {
       this.keep(key, reply.caller, mark, now, fromTs(reply.validUntil)?.getTime() ?? Infinity);
     }
     return { caller: reply.caller, cached: false };
+  }
+
+  private tell(m: { agentIds: string[]; sessionIds: string[]; ready?: boolean; forgetAll?: boolean }): void {
+    const everything = Boolean(m.ready || m.forgetAll);
+    if (!everything && m.agentIds.length + m.sessionIds.length === 0) return;
+    const change = { agentIds: new Set(m.agentIds), sessionIds: new Set(m.sessionIds), everything };
+    for (const l of this.listeners) l(change);
   }
 
   stop(): void {

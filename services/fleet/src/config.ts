@@ -2,6 +2,7 @@ import { z } from "zod";
 import { baseConfigShape, csv, parseConfig, requireInProduction, ConfigError } from "@transferops/kit";
 import { KeyringError, parseKeyring, type Keyring } from "./domain/pin-crypto.ts";
 import type { RetryPolicy } from "./domain/webhooks.ts";
+import { allowList, type EgressPolicy } from "./domain/egress.ts";
 
 export const fleetConfigShape = {
   ...baseConfigShape,
@@ -35,6 +36,16 @@ export const fleetConfigShape = {
   WEBHOOK_GIVE_UP_AFTER_S: z.coerce.number().int().positive().default(86_400),
   /** Timeout of one delivery attempt. Default 10 s. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Webhook URLs may be http:// (https only by default). */
+  WEBHOOK_ALLOW_HTTP: z
+    .enum(["true", "false", "1", "0", ""])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
+  /**
+   * Addresses and CIDRs webhooks may reach although they are loopback, private, link-local,
+   * multicast, reserved or metadata addresses (comma separated); none by default.
+   */
+  WEBHOOK_ALLOWED_ADDRESSES: z.string().default(""),
 };
 
 export type FleetEnv = z.infer<z.ZodObject<typeof fleetConfigShape>>;
@@ -51,7 +62,7 @@ export interface FleetConfig {
   sessionTtlS: number;
   deviceSilentAfterS: number;
   deviceSilenceCheckMs: number;
-  webhooks: { pollMs: number; timeoutMs: number; retry: RetryPolicy };
+  webhooks: { pollMs: number; timeoutMs: number; retry: RetryPolicy; egress: EgressPolicy };
 }
 
 /** The PIN key of a local run and the tests (never production's: it refuses to start without its own). */
@@ -80,6 +91,7 @@ export function loadFleetConfig(env = process.env): FleetConfig {
     deviceSilentAfterS: e.DEVICE_SILENT_AFTER_S,
     deviceSilenceCheckMs: e.DEVICE_SILENCE_CHECK_MS,
     webhooks: {
+      egress: { allowHttp: e.WEBHOOK_ALLOW_HTTP, allowed: allowedAddresses(e.WEBHOOK_ALLOWED_ADDRESSES) },
       pollMs: e.WEBHOOK_POLL_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retry: {
@@ -89,4 +101,12 @@ export function loadFleetConfig(env = process.env): FleetConfig {
       },
     },
   };
+}
+
+function allowedAddresses(csv: string) {
+  try {
+    return allowList(csv);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  WEBHOOK_ALLOWED_ADDRESSES: ${(err as Error).message}`);
+  }
 }

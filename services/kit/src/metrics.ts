@@ -43,6 +43,13 @@ export const proofDelay = new client.Histogram({
 });
 
 /** Webhook delivery attempts by result: delivered, retry (failed, will retry), failed (given up). */
+/** Reads of the board's event streams (each a few list calls), so their cost shows. */
+export const eventStreamReads = new client.Counter({
+  name: "transferops_event_stream_reads_total",
+  help: "Reads of the caller's lists by the board's event streams",
+  registers,
+});
+
 export const webhookDeliveries = new client.Counter({
   name: "transferops_webhook_deliveries_total",
   help: "Webhook delivery attempts, by result",

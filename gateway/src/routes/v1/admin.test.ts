@@ -13,14 +13,15 @@ import {
   statusesFor,
   type Credentials,
 } from "../../../../test/support/fleet-fixtures.ts";
-import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
+import { UNKNOWN_ID, LOCAL_WEBHOOKS } from "../../../../test/support/constants.ts";
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let creds: Credentials & { deviceId: string };
 const PHRASE = "RESET SERVICE PRODUCTION DATA";
 
-routeSystem({ prefix: "adm" }, (s) => ({ sys, admin, creds } = s));
+// The webhook targets this machine: http and loopback allowed explicitly, as an operator would.
+routeSystem({ prefix: "adm", env: LOCAL_WEBHOOKS }, (s) => ({ sys, admin, creds } = s));
 
 const count = async (table: string, where = "true") =>
   Number((await sys.db.query(`select count(*)::int as n from ${table} where ${where}`))[0].n);

@@ -181,7 +181,9 @@ describe("agents (admin)", () => {
 
   it("gives an inactive agent 403 on board routes", async () => {
     const a = await sys.api.createAgent(admin.token, { login: "dave" });
-    await sys.api.patch(`/v1/agents/admin/${a.agentId}`, { token: admin.token, body: { is_active: false } });
+    // Every way of deactivating revokes the sessions: an inactive agent's live session is
+    // written directly, to hold the gateway's own refusal of an inactive caller.
+    await sys.db.query(`update fleet.agents set is_active = false where id = $1`, [a.agentId]);
     const res = await sys.api.get("/v1/agents/admin", { token: a.token });
     expect(res.status).toBe(403);
     expect([res.body.code, res.body.context.reason]).toEqual(["not_allowed", "agent_inactive"]);

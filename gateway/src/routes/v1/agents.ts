@@ -48,7 +48,8 @@ export const agentRoutes: Route[] = [
       ["login_failed"],
     ),
     async handle({ body, services, req, loginThrottle }) {
-      const address = req.socket.remoteAddress ?? "unknown";
+      // The client's address as the rate limiter reads it (behind the trusted proxies).
+      const address = req.ip ?? req.socket.remoteAddress ?? "unknown";
       const wait = loginThrottle.wait(body.login, address);
       if (wait > 0) {
         throw new HttpError("rate_limited", "Too many failed sign-ins; try again later", {

@@ -70,7 +70,9 @@ describe("the gateway's own errors follow the rule: default code, reason in cont
       "credential_not_accepted",
     ]);
     const gone = await sys.api.createAgent(admin.token, { login: "gone" });
-    await sys.api.patch(`/v1/agents/admin/${gone.agentId}`, { token: admin.token, body: { is_active: false } });
+    // Every way of deactivating revokes the sessions: an inactive agent's live session is
+    // written directly, to hold the gateway's own refusal of an inactive caller.
+    await sys.db.query(`update fleet.agents set is_active = false where id = $1`, [gone.agentId]);
     expect(refusal(await sys.api.get("/v1/operations", { token: gone.token }))).toEqual([
       403,
       "not_allowed",

@@ -1,14 +1,18 @@
 import type { Request, Response } from "express";
 import { correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import type { Services } from "../../services.ts";
+import type { CredentialListener } from "../../http/auth-cache.ts";
 
 // GET /v1/events: live hints for the board, as Server-Sent Events. A hint only says what
 // changed (`operation`, `transaction`, `message`, `alert`: an id and a status); the board then
 // refetches through the REST routes, which stay the truth. The stream is the caller's own:
-// each connection reads the lists its session token may read (the services scope them),
-// every `pollMs`, and sends the differences. So a hint never reveals more than the REST
-// route it points to, and nothing needs to follow the buses of six services: the cost is a
-// few list calls per open board every `pollMs` (docs/decisions/board.md).
+// each connection reads the lists its session token may read (the services scope them) and
+// sends the differences. So a hint never reveals more than the REST route it points to. It
+// reads when something changed: the gateway hears the events behind the hints on the bus
+// (http/change-feed.ts, a count, nothing more) and one timer per gateway has every stream
+// read again within `pollMs` of a change; an idle stream costs no read (docs/decisions/board.md).
+// Each read is counted against the caller's rate limit. A session holds at most
+// `maxPerSession` streams; fleet's credential announcements end a stream at once.
 //
 // Not in the OpenAPI document: it is not a JSON route, and it never ends by itself.
 
@@ -21,6 +25,10 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   /** Deadline of each read (ms); the stream itself has none. */
   readTimeoutMs: number;
+  /** Streams open at once per session; a new one ends the oldest. */
+  maxPerSession: number;
+  /** With a live change feed, every stream also reads this often, whatever was heard (ms). */
+  safetyReadMs: number;
 }
 
 export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
@@ -28,6 +36,8 @@ export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
   reauthMs: 30_000,
   heartbeatMs: 15_000,
   readTimeoutMs: 5000,
+  maxPerSession: 3,
+  safetyReadMs: 5 * 60_000,
 };
 
 export type HintKind = "operation" | "transaction" | "message" | "alert";
@@ -80,30 +90,106 @@ export function hintsBetween(
   return out;
 }
 
+/** The caller of a stream and when its session ends (ms since the epoch), if fleet said. */
+export interface StreamAuth {
+  caller: Caller;
+  validUntil?: number;
+}
+
+/** Fleet's credential announcements as the gateway hears them (the AuthCache). */
+export interface CredentialWatch {
+  /** Whether announcements are being heard now. */
+  readonly live: boolean;
+  onChange(listener: CredentialListener): () => void;
+}
+
 export interface EventStreamDeps {
   services: Services;
   log: Logger;
-  /** The gateway's own authentication (session tokens only, the refusals of every board route). */
-  authenticate: (res: Response) => Promise<Caller>;
+  /** The gateway's own authentication (session tokens only, the refusals of every board route), asked of fleet. */
+  authenticate: (res: Response) => Promise<StreamAuth>;
   /** Answers a refusal as JSON ({detail, code, context}) before the stream opens. */
   refuse: (res: Response, err: unknown) => void;
+  /** Fleet's announcements: a stream whose session or agent is named ends at once. */
+  credentials?: CredentialWatch;
+  /** Counts one of the stream's reads against the caller's rate limit: 0 when allowed, else the seconds to wait. */
+  charge?: (res: Response) => number;
+  /** Changes heard on the bus: while live, streams read only when something changed. */
+  changes?: { readonly live: boolean; readonly version: number };
+  /** Counts each read of a stream (metrics, tests). */
+  onRead?: () => void;
   options?: Partial<EventStreamOptions>;
 }
+
+/** Why the gateway ended a stream (the `end` event's reason). */
+export type EndReason = "session_ended" | "credentials_changed" | "stream_limit";
+
+/** Whether two answers for one session give the same rights (what the stream reads depends on them). */
+const sameRights = (a: Caller, b: Caller) =>
+  a.agentId === b.agentId &&
+  a.sessionId === b.sessionId &&
+  a.role === b.role &&
+  a.isActive === b.isActive &&
+  a.mustChangePassword === b.mustChangePassword;
+
+const isRefusal = (err: unknown) => {
+  const status = (err as { status?: number }).status;
+  const code = (err as { code?: unknown }).code;
+  return status === 401 || status === 403 || code === 16 /* unauthenticated */ || code === 7; /* permission denied */
+};
+
+/** The longest setTimeout (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The express handler of GET /v1/events. */
 export function eventStream(deps: EventStreamDeps) {
   const { services, log, authenticate } = deps;
   const options = { ...EVENT_STREAM_DEFAULTS, ...deps.options };
+  /** The open streams of each session, oldest first: each entry ends its stream. */
+  const bySession = new Map<string, ((reason: EndReason) => void)[]>();
+  // One timer for every stream of this gateway (never one per stream): each `pollMs` it has
+  // every stream read again if the change feed moved (or is not live), and every
+  // `safetyReadMs` regardless.
+  const streams = new Set<(changed: boolean) => void>();
+  let hub: NodeJS.Timeout | undefined;
+  let heardVersion = -1;
+  let safetyAt = Date.now();
+  const beat = () => {
+    const now = Date.now();
+    const feed = deps.changes;
+    const changed = !feed?.live || feed.version !== heardVersion || now - safetyAt >= options.safetyReadMs;
+    if (changed) {
+      heardVersion = feed?.version ?? -1;
+      if (now - safetyAt >= options.safetyReadMs) safetyAt = now;
+    }
+    // A stream whose last read failed reads again even when nothing changed.
+    for (const refresh of streams) refresh(changed);
+  };
+  const follow = (refresh: (changed: boolean) => void) => {
+    streams.add(refresh);
+    if (!hub) {
+      hub = setInterval(beat, options.pollMs);
+      hub.unref();
+    }
+    return () => {
+      streams.delete(refresh);
+      if (streams.size === 0 && hub) {
+        clearInterval(hub);
+        hub = undefined;
+      }
+    };
+  };
   return async (req: Request, res: Response) => {
     const correlationId = correlationIdFrom(req.header("x-correlation-id"));
     const within = <T>(fn: () => Promise<T>) =>
       runWithContext({ correlationId, deadline: Date.now() + options.readTimeoutMs }, fn);
-    let caller: Caller;
+    let auth: StreamAuth;
     try {
-      caller = await within(() => authenticate(res));
+      auth = await within(() => authenticate(res));
     } catch (err) {
       return deps.refuse(res, err);
     }
+    let caller = auth.caller;
     // Each read has its own deadline; the request's deadline does not bound the stream.
     const read = () => within(() => readView(services, caller));
 
@@ -117,50 +203,119 @@ export function eventStream(deps: EventStreamDeps) {
 
     let closed = false;
     let view: Record<HintKind, Seen> | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let unfollow: (() => void) | undefined;
+    let expiry: NodeJS.Timeout | undefined;
+    const hearing: { stop?: () => void } = {};
+    const sessionKey = caller.sessionId || caller.agentId;
     const send = (text: string) => {
       if (!closed) res.write(text);
     };
     const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
     const close = () => {
+      if (closed) return;
       closed = true;
       clearInterval(heartbeat);
-      clearTimeout(timer);
+      unfollow?.();
+      clearTimeout(expiry);
+      hearing.stop?.();
+      const open = bySession.get(sessionKey);
+      const left = open?.filter((e) => e !== end) ?? [];
+      if (left.length > 0) bySession.set(sessionKey, left);
+      else bySession.delete(sessionKey);
     };
+    /** Ends the stream with its reason; the board reconnects (a revoked token then gets 401). */
+    function end(reason: EndReason): void {
+      if (closed) return;
+      send(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+      close();
+      res.end();
+    }
     req.on("close", close);
     res.on("close", close);
 
+    // At most `maxPerSession` streams per session: the oldest ends first.
+    const mine = [...(bySession.get(sessionKey) ?? []), end];
+    bySession.set(sessionKey, mine);
+    while (mine.length > options.maxPerSession) mine.shift()!("stream_limit");
+
+    // The session's own expiry ends the stream at that moment.
+    const expireAt = (validUntil: number | undefined) => {
+      clearTimeout(expiry);
+      if (validUntil === undefined || !Number.isFinite(validUntil)) return;
+      expiry = setTimeout(() => end("session_ended"), Math.min(MAX_TIMEOUT_MS, Math.max(0, validUntil - Date.now())));
+      expiry.unref();
+    };
+    expireAt(auth.validUntil);
+
     let authenticatedAt = Date.now();
-    const tick = async () => {
+    /** Asks fleet again: a refusal or other rights end the stream; true when it goes on. */
+    const recheck = async (): Promise<boolean> => {
       try {
-        if (Date.now() - authenticatedAt >= options.reauthMs) {
-          caller = await within(() => authenticate(res));
-          authenticatedAt = Date.now();
+        const again = await within(() => authenticate(res));
+        authenticatedAt = Date.now();
+        expireAt(again.validUntil);
+        if (!sameRights(caller, again.caller)) {
+          end("credentials_changed");
+          return false;
         }
-        const next = await read();
-        if (closed) return;
-        if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
-        else send(`event: ready\ndata: {}\n\n`);
-        view = next;
+        caller = again.caller;
+        return true;
+      } catch (err) {
+        if (isRefusal(err)) {
+          end("session_ended");
+          return false;
+        }
+        throw err;
+      }
+    };
+
+    // Fleet's announcements, heard by every gateway: a change naming this session or its
+    // agent (sign-out, deactivation, role, grant, password) ends the stream at once; when
+    // anything may have changed unheard (the watch is back, or forget-all), fleet is asked.
+    hearing.stop = deps.credentials?.onChange((change) => {
+      if (closed) return;
+      if (change.sessionIds.has(caller.sessionId) || change.agentIds.has(caller.agentId)) {
+        end("credentials_changed");
+      } else if (change.everything) {
+        void recheck().catch((err: unknown) =>
+          log.warn({ err, correlation_id: correlationId }, "event stream recheck failed; the next read tries again"),
+        );
+      }
+    });
+
+    let reading = false;
+    let stale = true;
+    const tick = async () => {
+      if (closed || reading) return;
+      reading = true;
+      stale = true;
+      try {
+        // Announcements unheard (no watch, or it ended): fleet is asked every `reauthMs`.
+        if (!deps.credentials?.live && Date.now() - authenticatedAt >= options.reauthMs) {
+          if (!(await recheck())) return;
+        }
+        const wait = deps.charge?.(res) ?? 0;
+        if (wait === 0) {
+          deps.onRead?.();
+          const next = await read();
+          if (closed) return;
+          if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
+          else send(`event: ready\ndata: {}\n\n`);
+          view = next;
+          stale = false;
+        }
       } catch (err) {
         // A session revoked or expired meanwhile ends the stream: the board signs in again.
-        const status = (err as { status?: number }).status;
-        const code = (err as { code?: unknown }).code;
-        if (
-          status === 401 ||
-          status === 403 ||
-          code === 16 /* unauthenticated */ ||
-          code === 7 /* permission denied */
-        ) {
-          send(`event: end\ndata: {"reason":"session_ended"}\n\n`);
-          res.end();
-          close();
+        if (isRefusal(err)) {
+          end("session_ended");
           return;
         }
         log.warn({ err, correlation_id: correlationId }, "event stream read failed; trying again");
+      } finally {
+        reading = false;
       }
-      if (!closed) timer = setTimeout(() => void tick(), options.pollMs);
     };
+    if (!closed) unfollow = follow((changed) => void (changed || stale ? tick() : undefined));
     void tick();
   };
 }

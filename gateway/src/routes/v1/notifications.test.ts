@@ -19,7 +19,7 @@ import {
   statusesFor,
   type Credentials,
 } from "../../../../test/support/fleet-fixtures.ts";
-import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
+import { UNKNOWN_ID, LOCAL_WEBHOOKS } from "../../../../test/support/constants.ts";
 
 // A receiver on a real local port: records every request, answers from a script per path.
 interface Received {
@@ -63,6 +63,8 @@ routeSystem(
       WEBHOOK_RETRY_BASE_MS: "200",
       WEBHOOK_GIVE_UP_AFTER_S: "3",
       WEBHOOK_TIMEOUT_MS: "2000",
+      // The receiver is on this machine: http and loopback allowed explicitly, as an operator would.
+      ...LOCAL_WEBHOOKS,
     },
   },
   (s) => ({ sys, admin, creds } = s),

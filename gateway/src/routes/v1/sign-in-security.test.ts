@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
 
-// Failed sign-ins are limited per login and per client address whatever credential
+// Failed sign-ins are limited per login (from one address) and per client address whatever credential
 // headers come with them; a session opened with a temporary password may only change
 // it, read its own profile and sign out.
 
@@ -9,7 +9,12 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 
 beforeAll(async () => {
-  sys = await startTestSystem({ LOGIN_FAILURES_BURST: "3", LOGIN_ADDRESS_FAILURES_BURST: "8" });
+  // Refills slow enough that sign-ins as slow as a loaded machine makes them refill nothing meanwhile.
+  sys = await startTestSystem({
+    LOGIN_FAILURES_BURST: "3",
+    LOGIN_ADDRESS_FAILURES_BURST: "8",
+    LOGIN_ADDRESS_FAILURES_PER_MIN: "1",
+  });
   admin = await sys.api.bootstrapAdmin();
 });
 afterAll(async () => {

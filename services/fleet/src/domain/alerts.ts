@@ -79,3 +79,19 @@ export function balanceOutOfBand(
     dedupe_key: `${low ? "low_balance" : "high_balance"}:${s.sim_id}:${observedAt.toISOString()}`,
   };
 }
+
+/**
+ * A login's failed sign-ins from every address together reached the gateway's ceiling: one
+ * alert per login per hour (the hour of `now`, UTC).
+ */
+export function signInAttack(login: string, now: Date): Alert {
+  const key = login.trim().toLowerCase();
+  return {
+    kind: "sign_in_attack",
+    severity: "critical",
+    message: `Sign-ins for login ${key} are failing from many places: it is under attack, and is throttled`,
+    context: { login: key },
+    raised_at: now,
+    dedupe_key: `sign_in_attack:${key}:${now.toISOString().slice(0, 13)}`,
+  };
+}

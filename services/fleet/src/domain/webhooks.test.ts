@@ -1,14 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  afterFailure,
-  backoffMs,
-  delivered,
-  isDeliverableUrl,
-  signature,
-  webhookBody,
-  type RetryPolicy,
-} from "./webhooks.ts";
+import { allowList, FORBIDDEN_ADDRESS, urlProblem, type EgressPolicy } from "./egress.ts";
+import { afterFailure, backoffMs, delivered, signature, webhookBody, type RetryPolicy } from "./webhooks.ts";
 
 const policy: RetryPolicy = { baseDelayMs: 10_000, maxDelayMs: 3_600_000, giveUpAfterMs: 24 * 3_600_000 };
 
@@ -55,12 +48,33 @@ describe("delivered and URLs", () => {
     [undefined, false],
   ])("HTTP %j is delivered: %s", (status, expected) => expect(delivered(status)).toBe(expected));
 
+  const strict: EgressPolicy = { allowHttp: false, allowed: allowList("") };
+  const local: EgressPolicy = { allowHttp: true, allowed: allowList("127.0.0.1,10.1.0.0/16") };
   it.each([
-    ["https://hooks.example.com/x", true],
-    ["http://127.0.0.1:8080/x", true],
-    ["ftp://example.com", false],
-    ["/relative", false],
-    ["https://user:pw@example.com", false],
-    ["not a url", false],
-  ])("%s is deliverable: %s", (url, expected) => expect(isDeliverableUrl(url)).toBe(expected));
+    ["https://hooks.example.com/x", strict, undefined],
+    ["http://hooks.example.com/x", strict, "must be an https URL"],
+    ["http://hooks.example.com/x", local, undefined],
+    ["ftp://example.com", local, "must be an http(s) URL"],
+    ["/relative", strict, "must be an absolute https URL without credentials"],
+    ["https://user:pw@example.com", strict, "must be an absolute https URL without credentials"],
+    ["https://127.0.0.1/x", strict, FORBIDDEN_ADDRESS],
+    ["https://127.0.0.1/x", local, undefined],
+    ["https://127.0.0.2/x", local, FORBIDDEN_ADDRESS],
+    ["https://[::1]/x", strict, FORBIDDEN_ADDRESS],
+    ["https://[::ffff:127.0.0.1]/x", strict, FORBIDDEN_ADDRESS],
+    ["https://169.254.169.254/latest/meta-data", strict, FORBIDDEN_ADDRESS],
+    ["https://[fd00:ec2::254]/", strict, FORBIDDEN_ADDRESS],
+    ["https://100.100.100.200/", strict, FORBIDDEN_ADDRESS],
+    ["https://10.0.0.5/", strict, FORBIDDEN_ADDRESS],
+    ["https://10.1.2.3/", local, undefined],
+    ["https://172.20.0.1/", strict, FORBIDDEN_ADDRESS],
+    ["https://192.168.1.1/", strict, FORBIDDEN_ADDRESS],
+    ["https://224.0.0.1/", strict, FORBIDDEN_ADDRESS],
+    ["https://[fe80::1]/", strict, FORBIDDEN_ADDRESS],
+    ["https://[ff02::1]/", strict, FORBIDDEN_ADDRESS],
+    ["https://0.0.0.0/", strict, FORBIDDEN_ADDRESS],
+    ["https://2130706433/", strict, FORBIDDEN_ADDRESS], // 127.0.0.1 as one number: URL normalizes it
+    ["https://8.8.8.8/", strict, undefined],
+    ["https://[2606:4700::1111]/", strict, undefined],
+  ])("%s: %s", (url, policy, problem) => expect(urlProblem(url, policy)).toBe(problem));
 });

@@ -47,16 +47,6 @@ export function newWebhookSecret(): string {
   return "whsec_" + randomBytes(24).toString("base64url");
 }
 
-/** Absolute http(s) URL without credentials. */
-export function isDeliverableUrl(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
-  } catch {
-    return false;
-  }
-}
-
 /** The JSON body a webhook receives: the event's id and type, when it happened, and its data. */
 export function webhookBody(
   eventType: string,

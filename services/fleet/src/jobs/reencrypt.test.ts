@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { LOCAL_WEBHOOKS } from "../../../../test/support/constants.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@transferops/kit";
 import { startTestSystem, type TestSystem } from "../../../../test/support/system.ts";
@@ -23,7 +24,8 @@ let simId: string;
 let webhookId: string;
 
 beforeAll(async () => {
-  sys = await startTestSystem({ PIN_ENCRYPTION_KEYS: OLD });
+  // The webhook targets this machine: http and loopback allowed explicitly, as an operator would.
+  sys = await startTestSystem({ PIN_ENCRYPTION_KEYS: OLD, ...LOCAL_WEBHOOKS });
   admin = await sys.api.bootstrapAdmin();
   simId = (await createSim(sys.api, admin.token, { pin: PIN })).simId;
   await createSim(sys.api, admin.token);

@@ -2,6 +2,8 @@ import { PeriodicJob, webhookDeliveries, type Database, type Logger } from "@tra
 import { open, webhookSecretAad, type Keyring } from "../domain/pin-crypto.ts";
 import { afterFailure, delivered, signature, type RetryPolicy } from "../domain/webhooks.ts";
 import { claimDueDeliveries, recordAttempt } from "../store/webhooks.ts";
+import type { EgressPolicy } from "../domain/egress.ts";
+import { postUnderPolicy } from "../flows/egress.ts";
 
 export interface WebhookWorkerOptions {
   pollMs: number;
@@ -9,6 +11,8 @@ export interface WebhookWorkerOptions {
   retry: RetryPolicy;
   /** Deliveries sent in parallel per pass. */
   batchSize?: number;
+  /** Where deliveries may go (domain/egress.ts). */
+  egress: EgressPolicy;
 }
 
 interface AttemptOutcome {
@@ -109,34 +113,32 @@ export class WebhookWorker {
         webhookSecretAad(d.webhook_id),
       );
     } catch (err) {
-      return { error: `signing secret unavailable: ${(err as Error).message}`, durationMs: durationMs() };
+      this.log.error({ err, webhook_id: d.webhook_id }, "webhook signing secret unavailable");
+      return { error: "refused", durationMs: durationMs() };
     }
     const timestampS = Math.floor(Date.now() / 1000);
-    try {
-      const res = await fetch(url, {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "transferops-webhooks/1",
-          "x-signature": signature(secret, timestampS, d.body),
-          "x-timestamp": String(timestampS),
-          "x-event-type": d.event_type,
-          "x-event-id": d.event_id,
-          "x-delivery-id": d.id,
-          "x-delivery-attempt": String(attempt),
-        },
-        body: d.body,
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      return delivered(res.status)
-        ? { statusCode: res.status, durationMs: durationMs() }
-        : { statusCode: res.status, error: `HTTP ${res.status}`, durationMs: durationMs() };
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      return { error: (e.cause?.code ? `${e.cause.code}: ` : "") + e.message.slice(0, 300), durationMs: durationMs() };
-    }
+    const outcome = await postUnderPolicy(
+      url,
+      {
+        "content-type": "application/json",
+        "user-agent": "transferops-webhooks/1",
+        "x-signature": signature(secret, timestampS, d.body),
+        "x-timestamp": String(timestampS),
+        "x-event-type": d.event_type,
+        "x-event-id": d.event_id,
+        "x-delivery-id": d.id,
+        "x-delivery-attempt": String(attempt),
+      },
+      d.body,
+      this.options.timeoutMs,
+      this.options.egress,
+    );
+    // The log says no more than the target's status, "refused" or "timeout": nothing of what
+    // lies behind an address that was not reached (no port scan through the log).
+    if ("failure" in outcome) return { error: outcome.failure, durationMs: durationMs() };
+    return delivered(outcome.status)
+      ? { statusCode: outcome.status, durationMs: durationMs() }
+      : { statusCode: outcome.status, error: `HTTP ${outcome.status}`, durationMs: durationMs() };
   }
 
   stop(): Promise<void> {

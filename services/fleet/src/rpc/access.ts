@@ -9,14 +9,18 @@ import { audit, findAgent, findAgentForUpdate } from "../store/agents.ts";
 import { existingSimIds, listSims } from "../store/sims.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toGrant, toOwnSim } from "../flows/mappers.ts";
+import { credentialKey } from "../store/credentials.ts";
 
 type Impl = Pick<ServiceImpl<typeof FleetService>, "grantAccess" | "getAgentAccess" | "getOwnLimits" | "listOwnSims">;
 
-export function accessHandlers({ db }: FleetDeps): Impl {
+export function accessHandlers({ db, credentials }: FleetDeps): Impl {
   return {
     async grantAccess(req) {
       requireAdmin(req.caller);
-      const grant = await db.tx(async (em) => {
+      if (!isUuid(req.agentId)) throw notFound("agent", req.agentId);
+      // A new grant changes what the agent's open streams may read: every gateway hears it
+      // and ends them (the board reconnects under the new grant).
+      const grant = await credentials.change([credentialKey.agent(req.agentId)], async (em) => {
         const agent = isUuid(req.agentId) ? await findAgentForUpdate(em, req.agentId) : undefined;
         if (!agent) throw notFound("agent", req.agentId);
         const known = await existingSimIds(em, req.allowedSimIds);

@@ -28,6 +28,8 @@ import {
 import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
 import { credentialKey, type CredentialChanges } from "../store/credentials.ts";
 import { agentChanged } from "../events/agents.ts";
+import { raiseAlert } from "../events/alerts.ts";
+import { signInAttack } from "../domain/alerts.ts";
 import { toAgent } from "../flows/mappers.ts";
 import type { FleetConfig } from "../config.ts";
 
@@ -56,6 +58,7 @@ type Impl = Pick<
   | "watchCredentials"
   | "bootstrapAdmin"
   | "login"
+  | "reportSignInAttack"
   | "logout"
   | "getOwnProfile"
   | "changeOwnPassword"
@@ -172,6 +175,13 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       };
     },
 
+    async reportSignInAttack(req) {
+      if (!req.login || req.login.length > 100) throw invalid([{ field: "login", message: "1 to 100 characters" }]);
+      await db.tx((em) => raiseAlert(em, signInAttack(req.login, new Date())));
+      deps.published();
+      return {};
+    },
+
     async logout(req) {
       requireSessionAllowInactive(req.caller);
       const sessionId = req.caller!.sessionId;
@@ -245,11 +255,19 @@ export function identityHandlers(deps: IdentityDeps): Impl {
           is_active: req.isActive,
           role,
         }))!;
+        // Deactivation by this route ends the agent's sessions as the deactivate route does:
+        // setting the agent active again revives none of them.
+        const revoked = req.isActive === false ? await revokeAgentSessions(em, req.agentId) : 0;
         await audit(em, {
           actor: req.caller!.agentId,
           action: "agent.update",
           target: req.agentId,
-          details: { full_name: req.fullName, is_active: req.isActive, role },
+          details: {
+            full_name: req.fullName,
+            is_active: req.isActive,
+            role,
+            ...(req.isActive === false ? { sessions_revoked: revoked } : {}),
+          },
         });
         await agentChanged(em, updated, "updated");
         return updated;

@@ -28,7 +28,7 @@ import {
 } from "../../../../test/support/fleet-fixtures.ts";
 import { startFleet } from "../app.ts";
 import { loadFleetConfig, LOCAL_PIN_KEYS } from "../config.ts";
-import { UNKNOWN_ID } from "../../../../test/support/constants.ts";
+import { UNKNOWN_ID, LOCAL_WEBHOOKS } from "../../../../test/support/constants.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
 
 // The RPCs other services call, through a real gRPC transport: against the whole test
@@ -44,7 +44,8 @@ const swappedSimIds: string[] = [];
 const started: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  sys = await startTestSystem();
+  // The webhook targets this machine: http and loopback allowed explicitly, as an operator would.
+  sys = await startTestSystem(LOCAL_WEBHOOKS);
   fleet = serviceClient(FleetService, sys.system.serviceUrls.fleet);
   admin = await sys.api.bootstrapAdmin();
 });

@@ -6,7 +6,8 @@ import { requireAdmin } from "../domain/agents.ts";
 import { seal, webhookSecretAad } from "../domain/pin-crypto.ts";
 import { invalid, notFound } from "../domain/reasons.ts";
 import { isWebhookEvent, WEBHOOK_EVENTS } from "../domain/vocabulary.ts";
-import { isDeliverableUrl, newWebhookSecret } from "../domain/webhooks.ts";
+import { newWebhookSecret } from "../domain/webhooks.ts";
+import { registrationProblem } from "../flows/egress.ts";
 import { audit } from "../store/agents.ts";
 import { acknowledgeNotification, listNotifications } from "../store/notifications.ts";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../store/webhooks.ts";
@@ -46,8 +47,8 @@ export function notificationsHandlers(deps: FleetDeps): Impl {
     async createWebhook(req) {
       requireAdmin(req.caller);
       const problems: Violation[] = [];
-      if (!isDeliverableUrl(req.url))
-        problems.push({ field: "url", message: "must be an absolute http(s) URL without credentials" });
+      const urlIssue = await registrationProblem(req.url, config.webhooks.egress);
+      if (urlIssue) problems.push({ field: "url", message: urlIssue });
       if (req.secret && (req.secret.length < 16 || req.secret.length > 200))
         problems.push({ field: "secret", message: "must be 16 to 200 characters" });
       const unknown = req.events.filter((e) => !isWebhookEvent(e));
