@@ -28,6 +28,8 @@ export class ChangeFeed {
       async () => {
         this.version += 1;
       },
+      // A count of changes from now on: a new group per start must not read months of history.
+      { fromNow: true },
     );
     void this.subscription.joined.then(() => {
       this.joined = true;

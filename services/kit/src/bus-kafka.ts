@@ -117,18 +117,28 @@ export class KafkaBus implements EventBus {
 
   async subscribe(group: string, topics: string[], handler: BusHandler): Promise<Subscription> {
     const groupId = this.prefix + group;
-    return this.join(group, topics, {
-      eachMessage: async ({ topic, message }) => {
-        eventsConsumed.inc({ group: groupId, topic });
-        // A throw makes kafkajs retry the message: delivery is at least once.
-        await handler(this.message(topic, message));
+    return this.join(
+      group,
+      topics,
+      {},
+      {
+        eachMessage: async ({ topic, message }) => {
+          eventsConsumed.inc({ group: groupId, topic });
+          // A throw makes kafkajs retry the message: delivery is at least once.
+          await handler(this.message(topic, message));
+        },
       },
-    });
+    );
   }
 
-  async subscribeBatches(group: string, topics: string[], handler: BusBatchHandler): Promise<Subscription> {
+  async subscribeBatches(
+    group: string,
+    topics: string[],
+    handler: BusBatchHandler,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
     const groupId = this.prefix + group;
-    return this.join(group, topics, {
+    return this.join(group, topics, options, {
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (let i = 0; i < batch.messages.length && isRunning() && !isStale(); i += MAX_BATCH) {
@@ -143,7 +153,12 @@ export class KafkaBus implements EventBus {
     });
   }
 
-  private async join(group: string, topics: string[], run: ConsumerRunConfig): Promise<Subscription> {
+  private async join(
+    group: string,
+    topics: string[],
+    options: SubscribeOptions,
+    run: ConsumerRunConfig,
+  ): Promise<Subscription> {
     await this.ensureTopics(topics.map((t) => this.prefix + t));
     const groupId = this.prefix + group;
     let closed = false;
@@ -179,7 +194,7 @@ export class KafkaBus implements EventBus {
         void replace();
       });
       await consumer.connect();
-      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: true });
+      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: !options.fromNow });
       // Not awaited: run() resolves only once the group is joined, and a service restarted
       // after a crash would not serve until then (the dead member holds the rebalance until
       // its session times out). It answers calls meanwhile; its readiness waits (`joined`). Nothing is missed meanwhile: the group resumes from its

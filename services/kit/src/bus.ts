@@ -32,6 +32,15 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface SubscribeOptions {
+  /**
+   * A new group starts at the topics' end instead of their beginning: for a listener that only
+   * wants to hear of changes from now on (the gateway's hints), never for a consumer that must
+   * see every event. A group that committed offsets resumes from them either way.
+   */
+  fromNow?: boolean;
+}
+
 export interface EventBus {
   /** Resolves once every message is acknowledged by the bus. */
   publish(messages: BusMessage[]): Promise<void>;
@@ -41,7 +50,12 @@ export interface EventBus {
    * As `subscribe`, but hands over what has arrived as consecutive messages (at most
    * `MAX_BATCH`), so a consumer can apply them in one transaction.
    */
-  subscribeBatches(group: string, topics: string[], handler: BusBatchHandler): Promise<Subscription>;
+  subscribeBatches(
+    group: string,
+    topics: string[],
+    handler: BusBatchHandler,
+    options?: SubscribeOptions,
+  ): Promise<Subscription>;
   close(): Promise<void>;
   /**
    * Messages of each topic published and not yet consumed by the group (consumer lag),
