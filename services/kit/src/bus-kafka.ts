@@ -5,6 +5,7 @@ import {
   type BusHandler,
   type BusMessage,
   type EventBus,
+  type SubscribeOptions,
   type Subscription,
 } from "./bus.ts";
 import type { Logger } from "./log.ts";
