@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ts, OPERATORS } from "@transferops/kit";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { created, instant, ok, queryInt, route, text, type Route } from "../../http/route.ts";
 
 // The "Transaction routes" group. The contract leaves the paths open; decisions (paths,
 // the unconfirmed-payment refusal, `closed` after close by receipt, unknown fields on
@@ -150,7 +150,7 @@ const createBody = z
     rate: money.nullable().optional(),
     send_amount_eur: money.nullable().optional(),
     partner_verify: z.boolean().optional(),
-    transaction_date: z.string().datetime({ offset: true }).optional(),
+    transaction_date: instant().optional(),
   })
   // State and launch fields belong to the board: a body naming them is refused, not trimmed.
   .strict();
