@@ -105,7 +105,7 @@ const INSTANT_UNTIL = Date.parse(INSTANT_RANGE.until);
 /**
  * A datetime the API takes (body or query): ISO 8601 with `Z` or an offset, a real calendar
  * instant, from 2000-01-01 (inclusive) to 2100-01-01 (exclusive), UTC. Every route takes its
- * datetimes through this one schema (docs/decisions/gateway.md, "Datetimes").
+ * datetimes through this one schema (docs/decisions.md, "Datetimes have a range").
  */
 export const instant = () =>
   z.iso

@@ -6,7 +6,7 @@ import { provisionHandset, type Device, type Sim } from "../../../../test/suppor
 
 // Every datetime the API takes has a range (gateway/src/http/route.ts, `instant`): one
 // outside it is refused with 422 where the route refuses a body, and refused in its own
-// result in a device's message batch, never a 500 (docs/decisions/gateway.md, Datetimes).
+// result in a device's message batch, never a 500 (docs/decisions.md, "Datetimes have a range").
 
 let sys: TestSystem;
 let admin: { token: string; agentId: string };
