@@ -763,7 +763,7 @@ export interface paths {
     put?: never;
     /**
      * Add a draft wording rule (a new rule, or a new version of rule_id)
-     * @description The template is the operator's text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any} (each at most once but {any}). Literal text is matched with case, accents and whitespace forgiven. Refused (422, every problem in `context.problems`, the first in `context.reason`) when unsafe: no word of three letters outside the slots, a DEP without {amount}, {ref} and {phone}, a BAL without {balance}, a money-moving kind without {amount}. A draft reads nothing until activated; try it first.
+     * @description The template is the operator's text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any} (each at most once but {any}). Literal text is matched with case, accents and whitespace forgiven. Refused (422, every problem in `context.problems`, the first in `context.reason`) when unsafe: no word of three letters outside the slots, a DEP without {amount}, {ref} and {phone}, a BAL without {balance}, a money-moving kind without {amount}. A DEP or BAL rule that would read a stored text read today as money received (a transfer or float received) is refused: 422 `wording_rule_reads_money_received`, the texts in `context.texts`. A draft reads nothing until activated; try it first.
      */
     post: operations["addWordingRule"];
     delete?: never;
@@ -782,8 +782,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Try a version against the stored messages: which orphans and unknown texts it would read, and as what
-     * @description Reads the newest 5,000 messages nothing proved (orphan, stored and not_correlated, neither linked nor dismissed) of the rule's operator, changes nothing, and answers the counts (in all, by stored outcome, by kind read) and the newest 20 reads (text cut at 320 characters). A message that confirmed, restated or was attached is never read again.
+     * Try a version against the stored messages: every text it would read differently from today, and as what
+     * @description Reads the newest 5,000 stored messages of the rule's operator, whatever reads them today (a built-in rule, a taught one, none) and whatever became of them, changes nothing, and answers every one it would read differently (another kind, direction or value): the counts (`reads` in all; by stored outcome for those an activation reads again, `rereadable` in the sample; `read_otherwise`, read as a kind by another rule today; `money_received`, read today as money received and read by it as DEP or BAL, which refuses the rule; by kind read) and a sample of 20 (those money-received texts first, then the newest; text cut at 320 characters). A message that confirmed, restated or was attached is never read again: only new texts in that wording are read the rule's way.
      */
     post: operations["tryWordingRule"];
     delete?: never;
@@ -803,7 +803,7 @@ export interface paths {
     put?: never;
     /**
      * Activate a draft: new texts are read with it, unmatched messages are read again
-     * @description The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.
+     * @description A DEP or BAL version (a rule that can confirm) is activated by an admin other than the one who drafted it: its author gets 403 `wording_rule_needs_second_admin`; the audit row `wording_rule.activated` names both (`approval`). Such a version that would now read a stored text read today as money received as DEP or BAL is 422 `wording_rule_reads_money_received`. The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.
      */
     post: operations["activateWordingRule"];
     delete?: never;
@@ -1293,7 +1293,7 @@ export interface paths {
     };
     /**
      * List transactions, newest first
-     * @description An agent (or supervisor) sees every pending transaction plus those it launched; an admin sees everything, with launched_by_name. The list form omits parent_request_id, master_transaction_id, rate, send_amount_eur, cancelled_reason, updated_at. `state` filters (`closed` is the state after close by receipt); an unknown value is 422.
+     * @description An agent (or supervisor) sees every pending transaction plus those it launched; an admin sees everything, with launched_by_name. The list form omits parent_request_id, master_transaction_id, rate, send_amount_eur, cancelled_reason, updated_at, receiver_changes. `state` filters (`closed` is the state after close by receipt); an unknown value is 422.
      */
     get: operations["listTransactions"];
     put?: never;
@@ -1343,7 +1343,7 @@ export interface paths {
     head?: never;
     /**
      * Correct the receiver of a pending transaction
-     * @description Only receiver_name, receiver_phone and contact_id; any other field (the amount included) is 422. At least one of the three is required. A new receiver_phone must be a mobile-money number of the transaction's operator.
+     * @description Only receiver_name, receiver_phone and contact_id; any other field (the amount included) is 422. At least one of the three is required. A new receiver_phone must be a mobile-money number of the transaction's operator. Only while pending: once launched (the operation was built from the receiver) it is 409 transaction_not_pending. Every rewrite is recorded (receiver_changes: who, when, before, after; audit log `transaction.receiver_corrected`), and a rewrite of the name or number away from the partner's makes receiver_verified false: the launched operation then carries partner_verified false, so the handset checks the name the operator shows before the PIN (docs/decisions/intake.md).
      */
     patch: operations["correctTransactionReceiver"];
     trace?: never;
@@ -2198,6 +2198,8 @@ export interface components {
       counterparty_name: string | null;
       direction: string | null;
       text: string;
+      rereadable: boolean;
+      money_received_as_proof: boolean;
     };
     WordingTrial: {
       rule: components["schemas"]["WordingRule"] | null;
@@ -2211,6 +2213,8 @@ export interface components {
         [key: string]: number;
       };
       sample: components["schemas"]["WordingTrialRead"][];
+      read_otherwise: number;
+      money_received: number;
     };
     HandsetSim: {
       sim_id: string;
@@ -5672,19 +5676,20 @@ export interface operations {
          */
         "application/json": {
           sim_id: string;
-          subscription_slot?: 0 | 1 | "0" | "1" | unknown;
+          /** @description Any other value is taken too, and answered as the route's description says. */
+          subscription_slot?: 0 | 1 | "0" | "1";
           correlate?: boolean;
-          messages: (
-            | {
-                sender: string;
-                raw: string;
-                /** Format: date-time */
-                received_at: string;
-                device_received_at?: string | null;
-                client_message_id?: string | null;
-              }
-            | unknown
-          )[];
+          messages: {
+            sender: string;
+            raw: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 instant with Z or an offset, from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z
+             */
+            received_at: string;
+            device_received_at?: string | null;
+            client_message_id?: string | null;
+          }[];
         };
       };
     };
@@ -10292,7 +10297,10 @@ export interface operations {
          */
         "application/json": {
           balance: number;
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description ISO 8601 instant with Z or an offset, from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z
+           */
           observed_at?: string;
           /** @enum {string} */
           source?: "sms" | "balance_check" | "api" | "n8n";
@@ -12988,7 +12996,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or an unsafe template (context.problems lists every problem). Reasons (context.reason): balance_needs_balance, deposit_needs_amount_ref_and_phone, invalid_request, movement_needs_amount, nested_too_deeply, no_literal_text, nul_character, repeated_slot, template_too_long, unknown_kind, unknown_slot, wording_rule_operator_mismatch */
+      /** @description Invalid body, an unsafe template (context.problems lists every problem), or a DEP or BAL rule that would read a stored text read today as money received (context.texts). Reasons (context.reason): balance_needs_balance, deposit_needs_amount_ref_and_phone, invalid_request, movement_needs_amount, nested_too_deeply, no_literal_text, nul_character, repeated_slot, template_too_long, unknown_kind, unknown_slot, wording_rule_operator_mismatch, wording_rule_reads_money_received */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12996,7 +13004,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Invalid body, or an unsafe template (context.problems lists every problem)",
+           *       "detail": "Invalid body, an unsafe template (context.problems lists every problem), or a DEP or BAL rule that would read a stored text read today as money received (context.texts)",
            *       "code": "refused",
            *       "context": {
            *         "reason": "balance_needs_balance"
@@ -13018,7 +13026,8 @@ export interface operations {
                 | "template_too_long"
                 | "unknown_kind"
                 | "unknown_slot"
-                | "wording_rule_operator_mismatch";
+                | "wording_rule_operator_mismatch"
+                | "wording_rule_reads_money_received";
             };
           };
         };
@@ -13134,6 +13143,8 @@ export interface operations {
            *       "orphans": 3,
            *       "stored": 0,
            *       "not_correlated": 0,
+           *       "read_otherwise": 0,
+           *       "money_received": 0,
            *       "by_kind": {
            *         "DEP": 3
            *       },
@@ -13153,6 +13164,8 @@ export interface operations {
            *           "counterparty_msisdn": "677123456",
            *           "counterparty_name": null,
            *           "direction": "out",
+           *           "rereadable": true,
+           *           "money_received_as_proof": false,
            *           "text": "Depot effectue de 15000 FCFA pour 677123456 le 26/11/2026 07:42. Ref: 8812345678. Nouveau solde: 285000 FCFA."
            *         }
            *       ]
@@ -13435,7 +13448,7 @@ export interface operations {
           };
         };
       };
-      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      /** @description Admin required, or a DEP or BAL version activated by the admin who drafted it. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required, wording_rule_needs_second_admin */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13443,7 +13456,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Admin required",
+           *       "detail": "Admin required, or a DEP or BAL version activated by the admin who drafted it",
            *       "code": "not_allowed",
            *       "context": {
            *         "reason": "admin_required"
@@ -13458,7 +13471,8 @@ export interface operations {
                 | "agent_inactive"
                 | "credential_not_accepted"
                 | "password_change_required"
-                | "session_required";
+                | "session_required"
+                | "wording_rule_needs_second_admin";
             };
           };
         };
@@ -13509,7 +13523,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation problems: `detail` lists them (code invalid_request). Reasons (context.reason): nested_too_deeply, nul_character */
+      /** @description A DEP or BAL version that would read a stored text read today as money received (context.texts). Reasons (context.reason): nested_too_deeply, nul_character, wording_rule_reads_money_received */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13517,7 +13531,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "detail": "Validation problems: `detail` lists them (code invalid_request)",
+           *       "detail": "A DEP or BAL version that would read a stored text read today as money received (context.texts)",
            *       "code": "refused",
            *       "context": {
            *         "reason": "nested_too_deeply"
@@ -13527,7 +13541,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "nested_too_deeply" | "nul_character";
+              reason?: "nested_too_deeply" | "nul_character" | "wording_rule_reads_money_received";
             };
           };
         };
@@ -18881,7 +18895,10 @@ export interface operations {
             | "sim_absent"
             | "name_mismatch";
           ussd_response?: string | null;
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description ISO 8601 instant with Z or an offset, from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z
+           */
           executed_at: string;
           failure_detail?: string | null;
         };
@@ -19668,7 +19685,8 @@ export interface operations {
            *         "settled_by_name": null,
            *         "payment_confirmed_at": null,
            *         "payment_confirmed_by": null,
-           *         "created_at": "2026-11-22T09:14:02.311Z"
+           *         "created_at": "2026-11-22T09:14:02.311Z",
+           *         "receiver_verified": true
            *       }
            *     ]
            */
@@ -19702,6 +19720,8 @@ export interface operations {
             payment_confirmed_at: string | null;
             payment_confirmed_by: string | null;
             created_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
           }[];
         };
       };
@@ -19879,7 +19899,10 @@ export interface operations {
           rate?: number | null;
           send_amount_eur?: number | null;
           partner_verify?: boolean;
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description ISO 8601 instant with Z or an offset, from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z
+           */
           transaction_date?: string;
         };
       };
@@ -19921,7 +19944,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -19960,6 +19985,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -20241,7 +20285,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -20280,6 +20326,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -20524,7 +20589,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -20563,6 +20630,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -21156,7 +21242,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": "Customer asked for a refund",
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -21195,6 +21283,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -21494,7 +21601,9 @@ export interface operations {
            *       "payment_confirmed_by": "0b8e2f61-5a0c-4a8e-8f7e-2d1c9b3a4e55",
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:20:10.000Z"
+           *       "updated_at": "2026-11-22T09:20:10.000Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -21533,6 +21642,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -21786,7 +21914,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -21825,6 +21955,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };
@@ -22078,7 +22227,9 @@ export interface operations {
            *       "payment_confirmed_by": null,
            *       "cancelled_reason": null,
            *       "created_at": "2026-11-22T09:14:02.311Z",
-           *       "updated_at": "2026-11-22T09:14:02.311Z"
+           *       "updated_at": "2026-11-22T09:14:02.311Z",
+           *       "receiver_verified": true,
+           *       "receiver_changes": []
            *     }
            */
           "application/json": {
@@ -22117,6 +22268,25 @@ export interface operations {
             cancelled_reason: string | null;
             created_at: string;
             updated_at: string;
+            /** @description Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified */
+            receiver_verified: boolean;
+            /** @description Every rewrite of the receiver, oldest first: who, when, before and after */
+            receiver_changes: {
+              agent_id: string;
+              agent_name: string;
+              changed_at: string;
+              before: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              after: {
+                receiver_name: string;
+                receiver_phone: string;
+                contact_id: string;
+              };
+              receiver_verified: boolean;
+            }[];
           };
         };
       };

@@ -49,6 +49,21 @@ export const HOSTILE_JSON_VALUES: unknown[] = [
   [[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]],
 ];
 
+/**
+ * Sent in place of each datetime (`format: date-time`) body field and query value, beside the
+ * values above: well formed, but out of any sane range, or not a day of the calendar.
+ */
+export const HOSTILE_DATETIMES: string[] = [
+  "9999-12-31T23:59:59Z",
+  "0001-01-01T00:00:00Z",
+  "1970-01-01T00:00:00Z",
+  "2200-01-01T00:00:00+14:00",
+  "2026-02-30T10:00:00Z",
+  "2026-01-15T24:00:00Z",
+  "2026-01-15T10:00:00-23:59",
+  "275760-09-13T00:00:00Z",
+];
+
 /** Raw (already percent-encoded or not) text sent as a query value. */
 export const HOSTILE_QUERY_VALUES: string[] = [
   "%00",
@@ -114,6 +129,22 @@ export function validValue(schema: JsonSchema | undefined, uuid: () => string): 
     }
   }
 }
+
+/** The schema of the value at `path` inside a value of `schema` (object keys, array items, the non-null branch). */
+export function schemaAt(schema: JsonSchema | undefined, path: (string | number)[]): JsonSchema | undefined {
+  let at = schema;
+  for (const step of path) {
+    if (!at) return undefined;
+    const alternatives = at.anyOf ?? at.oneOf;
+    if (alternatives) at = alternatives.find((s) => s.type !== "null" && (s.properties || s.items)) ?? alternatives[0];
+    at = typeof step === "number" ? at?.items : at?.properties?.[step];
+  }
+  const alternatives = at?.anyOf ?? at?.oneOf;
+  return alternatives ? (alternatives.find((s) => s.type !== "null") ?? at) : at;
+}
+
+/** Whether a schema is a datetime (`format: date-time`), alone or beside null. */
+export const isDateTime = (schema: JsonSchema | undefined): boolean => schema?.format === "date-time";
 
 /** Every path to a value inside `value` (object keys and array index 0), the root excluded. */
 export function leafPaths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {

@@ -4,11 +4,14 @@ import { startTestSystem, TEST_API_KEY, type TestSystem } from "../support/syste
 import { registerDevice } from "../support/fleet-fixtures.ts";
 import {
   deeplyNested,
+  HOSTILE_DATETIMES,
   HOSTILE_JSON_VALUES,
   HOSTILE_PATH_SEGMENTS,
   HOSTILE_QUERY_VALUES,
+  isDateTime,
   leafPaths,
   replaceAt,
+  schemaAt,
   validValue,
   type JsonSchema,
 } from "./hostile-values.ts";
@@ -80,6 +83,9 @@ async function credentialHeaders(scheme: string | undefined): Promise<Record<str
   }
 }
 
+/** The datetime fields the probes reached, `METHOD path field` (the suite fails when too few are). */
+const datetimeFields = new Set<string>();
+
 function probesOf(method: string, template: string, op: Operation, credentials: Record<string, string>[]): Probe[] {
   const params = op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === "path");
@@ -108,8 +114,11 @@ function probesOf(method: string, template: string, op: Operation, credentials: 
       });
     }
   }
-  for (const p of [...queryParams, { name: "unknown_param" }]) {
-    for (const v of QUERY_VALUES) {
+  for (const p of [...queryParams, { name: "unknown_param", schema: undefined }]) {
+    // A datetime gets every hostile datetime too (well formed, out of range or of the calendar).
+    const datetimes = isDateTime(schemaAt(p.schema, [])) ? HOSTILE_DATETIMES.map(encodeURIComponent) : [];
+    if (datetimes.length) datetimeFields.add(`${method.toUpperCase()} ${template} ?${p.name}`);
+    for (const v of [...QUERY_VALUES, ...datetimes]) {
       const query = [...validQuery.filter((q) => !q.startsWith(`${p.name}=`)), `${p.name}=${v}`].join("&");
       probes.push({
         ...base,
@@ -122,7 +131,9 @@ function probesOf(method: string, template: string, op: Operation, credentials: 
   if (bodySchema) {
     const path = buildPath(validPath, validQuery.join("&"));
     for (const at of leafPaths(validBody)) {
-      for (const v of JSON_VALUES) {
+      const datetimes = isDateTime(schemaAt(bodySchema, at)) ? HOSTILE_DATETIMES : [];
+      if (datetimes.length) datetimeFields.add(`${method.toUpperCase()} ${template} ${at.join(".")}`);
+      for (const v of [...JSON_VALUES, ...datetimes]) {
         probes.push({
           ...base,
           what: `body ${at.join(".")}=${json(v).slice(0, 40)}`,
@@ -206,9 +217,12 @@ describe("fuzz: hostile values on every route of the OpenAPI document", () => {
       }
     }
     console.log(`fuzz: ${sent} requests over ${routes} routes, ${findings.length} 5xx or unanswered`);
+    console.log(`fuzz: ${datetimeFields.size} datetime fields given hostile datetimes`, [...datetimeFields]);
     console.log("fuzz: answers by status", Object.fromEntries(statusClasses));
     if (findings.length) console.table(findings.slice(0, 60));
     expect(routes).toBeGreaterThan(50);
+    // The datetime fields of the document were reached: device messages, outcomes, balances, transactions, contacts.
+    expect(datetimeFields.size).toBeGreaterThanOrEqual(6);
     expect(findings).toEqual([]);
     // Most hostile values were judged by validation, not stopped at the door.
     expect(statusClasses.get("422") ?? 0).toBeGreaterThan(sent / 3);

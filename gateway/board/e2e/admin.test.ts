@@ -635,7 +635,8 @@ describe("the wording rules page", () => {
     "Operation KX7 terminee: 6421 FCFA credites au client 690888999. Code CI261126.0200.B06421. Reste 493579 FCFA.";
   let orphanId: string;
   let rule: any;
-  const name = () => `DEP v1 (operator_b, ${rule.rule_id.slice(0, 8)})`;
+  let version = 1;
+  const name = () => `DEP v${version} (operator_b, ${rule.rule_id.slice(0, 8)})`;
   const rules = async () => (await get("/v1/admin/wording-rules")).rules as any[];
 
   it("drafts a rule (an unsafe template refused with its reason), tries it, and shows the API's trial", async () => {
@@ -689,8 +690,10 @@ describe("the wording rules page", () => {
       }),
     );
     const fact = (label: string) => trialRegion.locator(`dt:text-is("${label}") + dd`).textContent();
-    expect(await fact("Messages examinés (rien ne les a prouvés)")).toBe(String(trial.scanned));
-    expect(await fact("Elle lirait")).toBe(String(trial.reads));
+    expect(await fact("Messages examinés")).toBe(String(trial.scanned));
+    expect(await fact("Elle lirait autrement")).toBe(String(trial.reads));
+    expect(await fact("dont lus aujourd'hui par une autre règle")).toBe(String(trial.read_otherwise));
+    expect(await fact("dont argent reçu qu'elle lirait comme preuve (refusé)")).toBe(String(trial.money_received));
     expect(await fact("dont orphelins")).toBe(String(trial.orphans));
     expect(await fact("dont enregistrés")).toBe(String(trial.stored));
     expect(await fact("dont non corrélés")).toBe(String(trial.not_correlated));
@@ -702,7 +705,7 @@ describe("the wording rules page", () => {
         .getByRole("cell", { name: String(n), exact: true })
         .waitFor();
     expect(await byKind.locator("tbody tr").count()).toBe(Object.keys(trial.by_kind).length);
-    const sample = trialRegion.getByRole("table", { name: /^Les messages les plus récents/ });
+    const sample = trialRegion.getByRole("table", { name: /^Les messages qu'elle lirait autrement/ });
     expect(await sample.locator("tbody tr").count()).toBe(trial.sample.length);
     const read = sample.getByRole("row").filter({ hasText: TEXT });
     await read.getByRole("cell", { name: "690888999", exact: true }).waitFor();
@@ -710,7 +713,33 @@ describe("the wording rules page", () => {
     await axeScan(admin, "wording rules with a trial");
   });
 
-  it("activates it after saying it re-reads the unmatched texts, and the orphan is read with it", async () => {
+  it("leaves a DEP rule to another admin, activates one another admin drafted after saying it re-reads the unmatched texts, and the orphan is read with it", async () => {
+    // A rule that can confirm is activated by another admin than its author: no button for the author.
+    const row = admin.getByRole("row").filter({ hasText: TEMPLATE });
+    await row.getByText("Un autre administrateur active cette règle : elle peut confirmer des opérations").waitFor();
+    expect(await admin.getByRole("button", { name: `Activer ${name()}` }).count()).toBe(0);
+    const own = await world.api.post(`/v1/admin/wording-rules/${rule.version_id}/activate`, {
+      token: world.adminToken,
+    });
+    expect([own.status, own.body.context.reason]).toEqual([403, "wording_rule_needs_second_admin"]);
+    // A second admin drafts version 2 of the same rule; the board's admin approves it.
+    const second = await world.api.createAgent(world.adminToken, { login: "wr-second-admin", role: "admin" });
+    const v2 = await world.api.post("/v1/admin/wording-rules", {
+      token: second.token,
+      body: {
+        rule_id: rule.rule_id,
+        operator: "operator_b",
+        kind: "DEP",
+        language: "fr",
+        direction: "out",
+        template: TEMPLATE,
+      },
+    });
+    expect(v2.status).toBe(201);
+    rule = v2.body;
+    version = 2;
+    await admin.reload();
+    await admin.getByRole("heading", { level: 2, name: "Règles de libellé des lecteurs de SMS" }).waitFor();
     await admin.getByRole("button", { name: `Activer ${name()}` }).click();
     const dialog = admin.getByRole("dialog");
     await dialog.getByText(/orphelins et textes inconnus de operator_b seront relus en arrière-plan/).waitFor();

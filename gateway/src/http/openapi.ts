@@ -86,12 +86,15 @@ class SchemaSet {
   }
 }
 
-/** `$defs` refs → components; drops zod's `id` and its long date-time pattern (the format says it). */
+/**
+ * `$defs` refs → components; drops zod's `id` and its long date-time pattern (the format
+ * says it), and the catch-all branches of an `anyOf` (`catchAllDropped`).
+ */
 function tidy(value: unknown, names = false): unknown {
   if (Array.isArray(value)) return value.map((v) => tidy(v));
   if (!value || typeof value !== "object") return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value as Json)) {
+  for (const [k, v] of Object.entries(names ? (value as Json) : catchAllDropped(value as Json))) {
     if (names) {
       out[k] = tidy(v);
       continue;
@@ -104,6 +107,27 @@ function tidy(value: unknown, names = false): unknown {
         : tidy(v, k === "properties");
   }
   return out;
+}
+
+const CATCH_ALL_NOTE = "Any other value is taken too, and answered as the route's description says.";
+
+/**
+ * A schema that reads anything in one branch (`z.unknown()` beside the documented shapes: a
+ * batch that refuses a bad entry in its own result, a value recorded as unknown) is an `anyOf`
+ * with an empty branch, which matches everything and makes the others meaningless. The
+ * document shows the shapes the route reads, and says in the field's description that other
+ * values are taken (the route's description says how they are answered).
+ */
+function catchAllDropped(schema: Json): Json {
+  const branches = schema.anyOf;
+  if (!Array.isArray(branches)) return schema;
+  const isEmpty = (b: unknown) => !!b && typeof b === "object" && Object.keys(b).length === 0;
+  if (!branches.some(isEmpty)) return schema;
+  const rest = branches.filter((b) => !isEmpty(b)) as Json[];
+  const { anyOf: _dropped, ...others } = schema;
+  const description = [others.description, CATCH_ALL_NOTE].filter(Boolean).join(" ");
+  if (rest.length === 0) return { ...others, description };
+  return rest.length === 1 ? { ...rest[0], ...others, description } : { ...others, anyOf: rest, description };
 }
 
 /** A value valid against a JSON schema, for routes that give no example. */

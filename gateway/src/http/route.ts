@@ -96,3 +96,32 @@ export const int32 = () => z.number().int().min(-2_147_483_648).max(2_147_483_64
 /** An int32 query value, its meaningful range left to the service. */
 export const queryInt32 = () => z.coerce.number().pipe(int32());
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** The range of every datetime the API takes: an instant outside it is a 422, never a 500 downstream. */
+export const INSTANT_RANGE = { from: "2000-01-01T00:00:00Z", until: "2100-01-01T00:00:00Z" } as const;
+const INSTANT_FROM = Date.parse(INSTANT_RANGE.from);
+const INSTANT_UNTIL = Date.parse(INSTANT_RANGE.until);
+
+/**
+ * A datetime the API takes (body or query): ISO 8601 with `Z` or an offset, a real calendar
+ * instant, from 2000-01-01 (inclusive) to 2100-01-01 (exclusive), UTC. Every route takes its
+ * datetimes through this one schema (docs/decisions.md, "Datetimes have a range").
+ */
+export const instant = () =>
+  z.iso
+    .datetime({ offset: true })
+    .refine(
+      (v) => {
+        const at = Date.parse(v);
+        return Number.isFinite(at) && at >= INSTANT_FROM && at < INSTANT_UNTIL && sameCalendarDay(v, at);
+      },
+      { message: `must be an instant from ${INSTANT_RANGE.from} to before ${INSTANT_RANGE.until}` },
+    )
+    .describe(`ISO 8601 instant with Z or an offset, from ${INSTANT_RANGE.from} to before ${INSTANT_RANGE.until}`);
+
+/** The written date exists (2026-02-30 is refused rather than read as March 2). */
+function sameCalendarDay(written: string, at: number): boolean {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(written);
+  const shift = offset ? (offset[1] === "-" ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000 : 0;
+  return new Date(at + shift).toISOString().slice(0, 10) === written.slice(0, 10);
+}

@@ -12,6 +12,7 @@ import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/ev
 import type { FleetConfig } from "./config.ts";
 import { alertHandlers, alertTopics } from "./events/alerts.ts";
 import { operationHandlers, operationTopics } from "./events/operations.ts";
+import { transactionHandlers, transactionTopics } from "./events/transactions.ts";
 import { wordingHandlers, wordingTopics } from "./events/wording.ts";
 import { DeviceSilenceMonitor } from "./jobs/device-silence.ts";
 import { WebhookWorker } from "./jobs/webhook-delivery.ts";
@@ -57,8 +58,8 @@ export async function startFleet(options: FleetOptions): Promise<RunningService>
   };
   await rt.consume({
     group: "fleet.events",
-    topics: [...alertTopics, ...operationTopics, ...wordingTopics],
-    handlers: [...alertHandlers, ...operationHandlers, ...wordingHandlers],
+    topics: [...alertTopics, ...operationTopics, ...wordingTopics, ...transactionTopics],
+    handlers: [...alertHandlers, ...operationHandlers, ...wordingHandlers, ...transactionHandlers],
   });
   await rt.run(new WebhookWorker(db, config.pinKeyring, config.webhooks, log));
   await rt.run(

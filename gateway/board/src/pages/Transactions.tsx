@@ -113,6 +113,8 @@ function TransactionDetail(props: { id: string; onClose: () => void; onChanged: 
             <dd>
               {x.receiver_name} · {x.receiver_phone} · {x.operator}
             </dd>
+            <dt>{t("tx.nameCheck")}</dt>
+            <dd>{x.partner_verify && x.receiver_verified ? t("tx.nameVerified") : t("tx.nameUnverified")}</dd>
             <dt>{t("tx.customer")}</dt>
             <dd>
               {x.customer_name ?? "—"} {x.customer_phone ?? ""}
@@ -128,6 +130,23 @@ function TransactionDetail(props: { id: string; onClose: () => void; onChanged: 
               </>
             )}
           </dl>
+          {x.receiver_changes.length > 0 && (
+            <section aria-label={t("tx.changes")}>
+              <h3>{t("tx.changes")}</h3>
+              <ol>
+                {x.receiver_changes.map((c, i) => (
+                  <li key={`${c.changed_at}-${i}`}>
+                    {t("tx.change", {
+                      when: dateTime(c.changed_at),
+                      who: c.agent_name,
+                      before: `${c.before.receiver_name} ${c.before.receiver_phone}`,
+                      after: `${c.after.receiver_name} ${c.after.receiver_phone}`,
+                    })}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           {x.operation_id && <FollowOperation id={x.operation_id} />}
           {x.state === "pending" && (
             <div class="actions">

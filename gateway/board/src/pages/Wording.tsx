@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, call, type Outcome } from "../api.ts";
+import { api, call, currentSession, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { WordingRule, WordingTrial } from "../types.ts";
@@ -156,13 +156,16 @@ export function Wording() {
                   </td>
                   <td class="actions">
                     <RowAction label={t("wr.try")} of={nameOf(r)} onClick={() => void tryIt(r)} />
-                    {r.state === "draft" && (
-                      <RowAction
-                        label={t("wr.activate")}
-                        of={nameOf(r)}
-                        onClick={() => setConfirm({ action: "activate", rule: r })}
-                      />
-                    )}
+                    {r.state === "draft" &&
+                      (needsAnotherAdmin(r) ? (
+                        <small>{t("wr.needsSecondAdmin")}</small>
+                      ) : (
+                        <RowAction
+                          label={t("wr.activate")}
+                          of={nameOf(r)}
+                          onClick={() => setConfirm({ action: "activate", rule: r })}
+                        />
+                      ))}
                     {r.state !== "retired" && (
                       <RowAction
                         label={t("wr.retire")}
@@ -235,6 +238,10 @@ function Trial({ trial }: { trial: WordingTrial }) {
         </dd>
         <dt>{t("wr.reads")}</dt>
         <dd>{trial.reads}</dd>
+        <dt>{t("wr.readOtherwise")}</dt>
+        <dd>{trial.read_otherwise}</dd>
+        <dt>{t("wr.moneyReceived")}</dt>
+        <dd>{trial.money_received}</dd>
         <dt>{t("wr.orphans")}</dt>
         <dd>{trial.orphans}</dd>
         <dt>{t("wr.stored")}</dt>
@@ -271,7 +278,10 @@ function Trial({ trial }: { trial: WordingTrial }) {
           <tr key={s.message_id}>
             <th scope="row">{dateTime(s.received_at)}</th>
             <td>{s.outcome}</td>
-            <td>{s.before_kind ?? s.before_rule ?? "—"}</td>
+            <td>
+              {s.before_kind ?? s.before_rule ?? "—"}
+              {s.money_received_as_proof && <strong> ({t("wr.asProof")})</strong>}
+            </td>
             <td>
               {s.kind ?? t("wr.anyKind")} {s.direction ?? ""}
             </td>
@@ -348,4 +358,12 @@ function DraftForm(props: { draft: Draft; setDraft: (d: Draft) => void; onSubmit
       </button>
     </form>
   );
+}
+
+/**
+ * A rule that can confirm (DEP, BAL) is activated by an admin other than its author: its
+ * author is told so instead of being offered the button (the API refuses it with 403).
+ */
+function needsAnotherAdmin(r: WordingRule): boolean {
+  return (r.kind === "DEP" || r.kind === "BAL") && r.created_by === currentSession()?.agentId;
 }

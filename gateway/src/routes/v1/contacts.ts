@@ -3,7 +3,7 @@ import { ts } from "@transferops/kit";
 import { ContactCountsSchema, ContactSchema } from "@transferops/kit/gen/transferops/messaging/v1/messaging_pb";
 import type { Contact } from "@transferops/kit/gen/transferops/messaging/v1/messaging_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, ok, route, type ResponseDoc, type Route } from "../../http/route.ts";
+import { created, instant, ok, route, type ResponseDoc, type Route } from "../../http/route.ts";
 import {
   cleanText,
   IDEMPOTENCY_HEADER,
@@ -125,7 +125,7 @@ const listQuery = z
     lifecycle: cleanText(64).optional(),
     blocked: queryBoolean().optional(),
     deleted: z.enum(["exclude", "include", "only"]).optional().describe("Soft-deleted contacts: exclude (default)"),
-    updated_since: z.string().datetime({ offset: true }).optional().describe("ISO 8601 instant"),
+    updated_since: instant().optional(),
   })
   .strict();
 

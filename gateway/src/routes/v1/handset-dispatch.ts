@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
-import { noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { instant, noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
 import { withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -78,7 +78,7 @@ export const handsetDispatchRoutes: Route[] = [
       operation_id: uuid(),
       outcome,
       ussd_response: z.string().max(5000).nullable().optional(),
-      executed_at: z.iso.datetime({ offset: true }),
+      executed_at: instant(),
       failure_detail: z.string().max(1000).nullable().optional(),
     }),
     responses: withReasons(
@@ -120,7 +120,7 @@ export const handsetDispatchRoutes: Route[] = [
     tag: "Handset",
     summary: "Operations the device claimed, most recently changed first",
     auth: ["device"],
-    query: z.object({ since: z.iso.datetime({ offset: true }).optional(), limit: queryInt(1, 250).optional() }),
+    query: z.object({ since: instant().optional(), limit: queryInt(1, 250).optional() }),
     responses: withReasons(
       {
         200: { description: "Array of device operation rows", schema: z.array(contractSchema(DeviceOperationSchema)) },

@@ -6,18 +6,16 @@ import {
   type MessageResult,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { toContractJson } from "../../http/json.ts";
-import { ok, route, text, type Route } from "../../http/route.ts";
+import { instant, ok, route, text, type Route } from "../../http/route.ts";
 import { withReasons } from "../../http/reasons.ts";
 import { EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
-const timestamp = () => z.iso.datetime({ offset: true });
-
 const message = z.object({
   sender: text(100),
   raw: z.string().min(1).max(4000),
-  received_at: timestamp(),
-  device_received_at: timestamp().nullable().optional(),
+  received_at: instant(),
+  device_received_at: instant().nullable().optional(),
   client_message_id: z.string().min(1).max(64).nullable().optional(),
 });
 

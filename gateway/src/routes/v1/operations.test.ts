@@ -125,6 +125,11 @@ describe("POST /v1/operations (createOperation)", () => {
     ["operator", { operator: "operator_a" }],
     ["type_op", { type_op: "balance" }],
     ["sim_id", { sim_id: "sim-that-was-not-chosen" }],
+    // The name check, the recipient's name, the contact and the parent are the request's too.
+    ["partner_verified", { partner_verified: false }],
+    ["client.nom", { client: { msisdn: "690000001", nom: "Someone Else" } }],
+    ["contact_id", { contact_id: "c-other" }],
+    ["parent_operation_id", { parent_operation_id: randomUUID() }],
   ])(
     "answers a replay whose %s differs with 409 request_id_reused, never the first operation",
     async (field, change) => {

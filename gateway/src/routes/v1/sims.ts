@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { GetSimHistoryResponseSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, noContent, ok, queryBool, route, type Route } from "../../http/route.ts";
+import { created, instant, noContent, ok, queryBool, route, type Route } from "../../http/route.ts";
 import { adminOnly, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -219,7 +219,7 @@ export const simRoutes: Route[] = [
     uuidParams: ["sim_id"],
     body: z.object({
       balance: z.number().int().min(0),
-      observed_at: z.iso.datetime({ offset: true }).optional(),
+      observed_at: instant().optional(),
       source: z.enum(["sms", "balance_check", "api", "n8n"]).optional(),
     }),
     responses: withReasons(

@@ -62,6 +62,8 @@ const TRANSACTION_KEYS = [
   "cancelled_reason",
   "created_at",
   "updated_at",
+  "receiver_verified",
+  "receiver_changes",
 ];
 
 routeSystem({ prefix: "tx", env: { DEVICE_COOLDOWN_S: "0" } }, (s) => ({ sys, admin, creds } = s));
@@ -366,6 +368,79 @@ describe("board actions", () => {
     expect(wrongOperator.status).toBe(422);
     expect(wrongOperator.body.context.reason).toBe("operator_mismatch");
     expect((await get(t.id)).body.received_amount_xaf).toBe(5000);
+  });
+
+  it("records every rewrite of a paid transaction's receiver: who, before and after, in its history and the audit log", async () => {
+    const t = await createTx({ partner_verify: true });
+    expect((await confirm(t.id)).status).toBe(200);
+    const res = await sys.api.patch(`/v1/transactions/${t.id}/receiver`, {
+      token: colleague.token,
+      body: { receiver_name: "Paul Autre", receiver_phone: "690999888" },
+    });
+    expect(res.status).toBe(200);
+    const change = {
+      agent_id: colleague.agentId,
+      agent_name: "Colin Colleague",
+      before: { receiver_name: "Marie-Claire Ngo", receiver_phone: "690111222", contact_id: "contact-1" },
+      after: { receiver_name: "Paul Autre", receiver_phone: "690999888", contact_id: "contact-1" },
+      receiver_verified: false,
+    };
+    expect(res.body.receiver_verified).toBe(false);
+    expect(res.body.receiver_changes).toEqual([{ ...change, changed_at: expect.any(String) }]);
+    // The detail shows it to whoever reads the transaction.
+    const read = (await get(t.id, agent.token)).body;
+    expect([read.receiver_verified, read.receiver_changes]).toEqual([false, res.body.receiver_changes]);
+    // Fleet's audit log has it, under the agent who did it.
+    const entry = await eventually(
+      async () => {
+        const audit = await sys.api.get(`/v1/audit?action=transaction.receiver_corrected&target=${t.id}`, {
+          token: admin.token,
+        });
+        return (audit.body as any[]).length ? audit.body[0] : undefined;
+      },
+      30_000,
+      "the rewrite in the audit log",
+    );
+    expect(entry).toMatchObject({
+      actor_agent_id: colleague.agentId,
+      action: "transaction.receiver_corrected",
+      target_id: t.id,
+      details: { before: change.before, after: change.after, receiver_verified: false, agent_name: "Colin Colleague" },
+    });
+  });
+
+  it("launches a rewritten receiver with partner_verified false unless it is the partner's receiver again", async () => {
+    const launchedWith = async (rewrites: Record<string, string>[], o: Record<string, unknown> = {}) => {
+      const t = await createTx({ partner_verify: true, ...o });
+      expect((await confirm(t.id)).status).toBe(200);
+      for (const body of rewrites) {
+        expect((await sys.api.patch(`/v1/transactions/${t.id}/receiver`, { token: agent.token, body })).status).toBe(
+          200,
+        );
+      }
+      expect((await launch(t.id)).status).toBe(200);
+      const [op] = await sys.db.query(
+        `select partner_verified, dest_name, msisdn_dest from dispatch.operations where request_id = $1`,
+        [`tx-${t.id}`],
+      );
+      return [op.partner_verified, (await get(t.id)).body.receiver_verified];
+    };
+    // Never rewritten: the partner's word holds.
+    expect(await launchedWith([])).toEqual([true, true]);
+    // Another name, or another number: nobody verified it, the handset checks the name before the PIN.
+    expect(await launchedWith([{ receiver_name: "Paul Autre" }])).toEqual([false, false]);
+    expect(await launchedWith([{ receiver_phone: "690999777" }])).toEqual([false, false]);
+    // Another contact only: the operator shows the same receiver.
+    expect(await launchedWith([{ contact_id: "contact-9" }])).toEqual([true, true]);
+    // Rewritten, then written back to the partner's receiver.
+    expect(
+      await launchedWith([
+        { receiver_name: "Paul Autre" },
+        { receiver_name: "Marie-Claire Ngo", receiver_phone: "690111222" },
+      ]),
+    ).toEqual([true, true]);
+    // A partner that verified nothing stays unverified.
+    expect(await launchedWith([], { partner_verify: false })).toEqual([false, true]);
   });
 
   it("refuses to correct a transaction that is not pending", async () => {

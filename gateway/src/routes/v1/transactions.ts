@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ts, OPERATORS } from "@transferops/kit";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { created, instant, ok, queryInt, route, text, type Route } from "../../http/route.ts";
 
 // The "Transaction routes" group. The contract leaves the paths open; decisions (paths,
 // the unconfirmed-payment refusal, `closed` after close by receipt, unknown fields on
@@ -21,6 +21,7 @@ export const LIST_OMITS = [
   "send_amount_eur",
   "cancelled_reason",
   "updated_at",
+  "receiver_changes",
 ] as const;
 
 const summaryJson = (t: Transaction) => {
@@ -31,6 +32,8 @@ const summaryJson = (t: Transaction) => {
 
 const nullable = <T extends z.ZodType>(s: T) => s.nullable();
 const at = z.string();
+
+const receiverFields = z.object({ receiver_name: z.string(), receiver_phone: z.string(), contact_id: z.string() });
 
 const transactionSchema = z.object({
   id: z.string().uuid(),
@@ -62,6 +65,23 @@ const transactionSchema = z.object({
   cancelled_reason: nullable(z.string()),
   created_at: at,
   updated_at: at,
+  receiver_verified: z
+    .boolean()
+    .describe(
+      "Whether the receiver is still the one the partner verified (partner_verify, and no rewrite of the name or number away from the partner's); the launched operation's partner_verified",
+    ),
+  receiver_changes: z
+    .array(
+      z.object({
+        agent_id: z.string(),
+        agent_name: z.string(),
+        changed_at: at,
+        before: receiverFields,
+        after: receiverFields,
+        receiver_verified: z.boolean(),
+      }),
+    )
+    .describe("Every rewrite of the receiver, oldest first: who, when, before and after"),
 });
 
 const summarySchema = transactionSchema.omit({
@@ -71,6 +91,7 @@ const summarySchema = transactionSchema.omit({
   send_amount_eur: true,
   cancelled_reason: true,
   updated_at: true,
+  receiver_changes: true,
 });
 
 const EXAMPLE = {
@@ -103,6 +124,8 @@ const EXAMPLE = {
   cancelled_reason: null,
   created_at: "2026-11-22T09:14:02.311Z",
   updated_at: "2026-11-22T09:14:02.311Z",
+  receiver_verified: true,
+  receiver_changes: [],
 };
 const CONFIRMED_EXAMPLE = {
   ...EXAMPLE,
@@ -150,7 +173,7 @@ const createBody = z
     rate: money.nullable().optional(),
     send_amount_eur: money.nullable().optional(),
     partner_verify: z.boolean().optional(),
-    transaction_date: z.string().datetime({ offset: true }).optional(),
+    transaction_date: instant().optional(),
   })
   // State and launch fields belong to the board: a body naming them is refused, not trimmed.
   .strict();
@@ -305,7 +328,11 @@ export const transactionRoutes: Route[] = [
     description:
       "Only receiver_name, receiver_phone and contact_id; any other field (the amount included) is 422. " +
       "At least one of the three is required. A new receiver_phone must be a mobile-money number of the " +
-      "transaction's operator.",
+      "transaction's operator. Only while pending: once launched (the operation was built from the receiver) it is " +
+      "409 transaction_not_pending. Every rewrite is recorded (receiver_changes: who, when, before, after; audit " +
+      "log `transaction.receiver_corrected`), and a rewrite of the name or number away from the partner's makes " +
+      "receiver_verified false: the launched operation then carries partner_verified false, so the handset checks " +
+      "the name the operator shows before the PIN (docs/decisions/intake.md).",
     auth: ["session"],
     uuidParams: ["transaction_id"],
     body: z

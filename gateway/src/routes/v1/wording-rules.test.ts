@@ -12,6 +12,9 @@ let sys: TestSystem;
 let admin: { token: string; agentId: string };
 let agent: { token: string; agentId: string };
 let supervisor: { token: string; agentId: string };
+/** A second admin: a DEP or BAL rule is activated by an admin other than its author. */
+let approver: { token: string; agentId: string };
+let walletA: { device: Device; sim: Sim };
 let queued: { device: Device; sim: Sim };
 let late: { device: Device; sim: Sim };
 
@@ -34,6 +37,9 @@ beforeAll(async () => {
   admin = await sys.api.bootstrapAdmin();
   agent = await sys.api.createAgent(admin.token, { login: "wr-agent" });
   supervisor = await sys.api.createAgent(admin.token, { login: "wr-super", role: "supervisor" });
+  approver = await sys.api.createAgent(admin.token, { login: "wr-approver", role: "admin" });
+  const w = await provisionHandset(sys.api, admin.token, { operators: ["operator_a"], balance: START_BALANCE });
+  walletA = { device: w.device, sim: w.sims[0] };
   const a = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE });
   queued = { device: a.device, sim: a.sims[0] };
   const b = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: START_BALANCE });
@@ -47,12 +53,12 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-async function submit(to: { device: Device; sim: Sim }, raw: string) {
+async function submit(to: { device: Device; sim: Sim }, raw: string, sender = "OrangeMoney") {
   const res = await sys.api.post("/v1/device/messages", {
     token: to.device.token,
     body: {
       sim_id: to.sim.simId,
-      messages: [{ sender: "OrangeMoney", raw, received_at: new Date().toISOString() }],
+      messages: [{ sender, raw, received_at: new Date().toISOString() }],
     },
   });
   expect(res.status).toBe(200);
@@ -214,8 +220,20 @@ describe("wording rules taught at run time", () => {
     expect(trial.status).toBe(200);
     const readIds = trial.body.sample.map((s: { message_id: string }) => s.message_id);
     expect(readIds).toEqual(expect.arrayContaining([a.message_id, b.message_id, still.message_id]));
-    expect(readIds).not.toContain(c.message_id);
-    expect(trial.body).toMatchObject({ reads: 3, orphans: 3, stored: 0, not_correlated: 0, by_kind: { DEP: 3 } });
+    // The attached one is listed (it would be read differently) but never read again.
+    expect(trial.body.sample.find((s: { message_id: string }) => s.message_id === c.message_id)).toMatchObject({
+      rereadable: false,
+      kind: "DEP",
+    });
+    expect(trial.body).toMatchObject({
+      reads: 4,
+      orphans: 3,
+      stored: 0,
+      not_correlated: 0,
+      read_otherwise: 0,
+      money_received: 0,
+      by_kind: { DEP: 4 },
+    });
     expect(trial.body.sample.find((s: { message_id: string }) => s.message_id === a.message_id)).toMatchObject({
       outcome: "orphan",
       before_kind: null,
@@ -232,9 +250,9 @@ describe("wording rules taught at run time", () => {
     await eventually(async () => ((await getOperation(opB)).status === "no_evidence" ? true : undefined));
     await new Promise((r) => setTimeout(r, 2_500));
 
-    const activated = await sys.api.post(`/v1/admin/wording-rules/${id}/activate`, { token: admin.token });
+    const activated = await sys.api.post(`/v1/admin/wording-rules/${id}/activate`, { token: approver.token });
     expect(activated.status).toBe(200);
-    expect(activated.body).toMatchObject({ state: "active", activated_by: admin.agentId });
+    expect(activated.body).toMatchObject({ state: "active", activated_by: approver.agentId });
 
     const done = await eventually(async () => {
       const list = await sys.api.get("/v1/admin/wording-rules?state=active", { token: admin.token });
@@ -304,7 +322,7 @@ describe("wording rules taught at run time", () => {
     });
     expect(v2.body).toMatchObject({ rule_id: draft.body.rule_id, version: 2, state: "draft" });
 
-    // Fleet's audit log holds each change, by the admin.
+    // Fleet's audit log holds each change, by the admin who made it.
     const audit = await eventually(async () => {
       const rows = await sys.db.query(
         `select action, actor_agent_id from fleet.audit_log where target_id = $1 and action like 'wording_rule.%' order by id`,
@@ -312,11 +330,151 @@ describe("wording rules taught at run time", () => {
       );
       return rows.length === 3 ? rows : undefined;
     });
-    expect(audit).toEqual(
-      ["wording_rule.added", "wording_rule.activated", "wording_rule.retired"].map((action) => ({
-        action,
-        actor_agent_id: admin.agentId,
-      })),
-    );
+    expect(audit).toEqual([
+      { action: "wording_rule.added", actor_agent_id: admin.agentId },
+      { action: "wording_rule.activated", actor_agent_id: approver.agentId },
+      { action: "wording_rule.retired", actor_agent_id: admin.agentId },
+    ]);
   }, 90_000);
+
+  it("activates a DEP rule only by a second admin, recorded in the audit log; a rule that confirms nothing needs one admin", async () => {
+    const dep = await addRule({
+      operator: "operator_b",
+      kind: "DEP",
+      language: "fr",
+      direction: "out",
+      template: "Virement ZQ9 fait: {amount} vers {phone}. Ref {ref}. Solde {balance}.",
+    });
+    expect(dep.status).toBe(201);
+    const id = dep.body.version_id;
+    const own = await sys.api.post(`/v1/admin/wording-rules/${id}/activate`, { token: admin.token });
+    expect([own.status, own.body.code, own.body.context.reason]).toEqual([
+      403,
+      "not_allowed",
+      "wording_rule_needs_second_admin",
+    ]);
+    expect(
+      (await sys.api.get("/v1/admin/wording-rules?state=draft", { token: admin.token })).body.rules,
+    ).toContainEqual(expect.objectContaining({ version_id: id, state: "draft" }));
+    const approved = await sys.api.post(`/v1/admin/wording-rules/${id}/activate`, { token: approver.token });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ state: "active", created_by: admin.agentId, activated_by: approver.agentId });
+    const row = await eventually(async () => {
+      const rows = await sys.db.query(
+        `select actor_agent_id, details from fleet.audit_log where target_id = $1 and action = 'wording_rule.activated'`,
+        [id],
+      );
+      return rows[0];
+    });
+    expect(row.actor_agent_id).toBe(approver.agentId);
+    expect(row.details.approval).toEqual({ drafted_by: admin.agentId, approved_by: approver.agentId });
+    expect((await sys.api.post(`/v1/admin/wording-rules/${id}/retire`, { token: admin.token })).status).toBe(200);
+
+    // A notice confirms nothing: its author activates it.
+    const notice = await addRule({
+      operator: "operator_b",
+      kind: "MKT",
+      language: "fr",
+      direction: null,
+      template: "Offre ZQ9 du jour: {any}",
+    });
+    const alone = await sys.api.post(`/v1/admin/wording-rules/${notice.body.version_id}/activate`, {
+      token: admin.token,
+    });
+    expect([alone.status, alone.body.state]).toEqual([200, "active"]);
+    expect(
+      (await sys.api.post(`/v1/admin/wording-rules/${notice.body.version_id}/retire`, { token: admin.token })).status,
+    ).toBe(200);
+  });
+
+  it("never lets a rule read money received as proof: its trial shows the built-in readings it overrides, and a DEP over them is refused with the texts", async () => {
+    const RECEIVED_TEMPLATE = "Vous avez recu {amount} de {name} ({phone}) le {any}. ID: {ref}. Solde: {balance}.";
+    const received = (amount: number) =>
+      `Vous avez recu ${amount} FCFA de AWA BELLO (237677000111) le 2026-11-20 10:00:00. ID: CI261120.1000.A${10_000 + ++seq}. Solde: ${START_BALANCE + amount} FCFA.`;
+    // A DEP drafted before any such text is stored: nothing to show yet.
+    const early = await addRule({
+      operator: "operator_a",
+      kind: "DEP",
+      language: "fr",
+      direction: "out",
+      template: RECEIVED_TEMPLATE,
+    });
+    expect(early.status).toBe(201);
+
+    // A customer's transfer to the SIM: read today by a built-in rule as money received.
+    const m = await submit(walletA, received(2_000), "MobileMoney");
+    expect([m.outcome, m.kind]).toEqual(["movement", "UV_IN"]);
+
+    // The trial of a rule over that wording shows the text the built-in rule reads today.
+    const notice = await addRule({
+      operator: "operator_a",
+      kind: "MKT",
+      language: "fr",
+      direction: null,
+      template: RECEIVED_TEMPLATE,
+    });
+    expect(notice.status).toBe(201);
+    const trial = await sys.api.post(`/v1/admin/wording-rules/${notice.body.version_id}/try`, { token: admin.token });
+    expect(trial.status).toBe(200);
+    expect(trial.body).toMatchObject({
+      reads: 1,
+      read_otherwise: 1,
+      money_received: 0,
+      orphans: 0,
+      by_kind: { MKT: 1 },
+    });
+    expect(trial.body.sample).toEqual([
+      expect.objectContaining({
+        message_id: m.message_id,
+        outcome: "movement",
+        before_kind: "UV_IN",
+        before_rule: expect.stringMatching(/uv_in/),
+        kind: "MKT",
+        rereadable: false,
+        money_received_as_proof: false,
+      }),
+    ]);
+    // The early DEP's trial shows it first, as money received it would read as proof.
+    const depTrial = await sys.api.post(`/v1/admin/wording-rules/${early.body.version_id}/try`, { token: admin.token });
+    expect(depTrial.body).toMatchObject({ reads: 1, read_otherwise: 1, money_received: 1 });
+    expect(depTrial.body.sample[0]).toMatchObject({
+      message_id: m.message_id,
+      kind: "DEP",
+      money_received_as_proof: true,
+    });
+
+    // A DEP over that wording is refused, with the texts, when added and when activated.
+    const refused = await addRule({
+      operator: "operator_a",
+      kind: "DEP",
+      language: "fr",
+      direction: "out",
+      template: RECEIVED_TEMPLATE,
+    });
+    expect([refused.status, refused.body.code, refused.body.context.reason]).toEqual([
+      422,
+      "refused",
+      "wording_rule_reads_money_received",
+    ]);
+    expect(refused.body.context.texts).toEqual([
+      expect.objectContaining({
+        message_id: m.message_id,
+        before_kind: "UV_IN",
+        kind: "DEP",
+        text: expect.stringContaining("Vous avez recu 2000 FCFA"),
+      }),
+    ]);
+    const activation = await sys.api.post(`/v1/admin/wording-rules/${early.body.version_id}/activate`, {
+      token: approver.token,
+    });
+    expect([activation.status, activation.body.context.reason]).toEqual([422, "wording_rule_reads_money_received"]);
+    expect(activation.body.context.texts.map((t: { message_id: string }) => t.message_id)).toEqual([m.message_id]);
+    // Nothing was activated: the next transfer received is read as it is today.
+    const next = await submit(walletA, received(3_000), "MobileMoney");
+    expect([next.outcome, next.kind]).toEqual(["movement", "UV_IN"]);
+    expect(
+      (await sys.api.get("/v1/admin/wording-rules?state=active&operator=operator_a", { token: admin.token })).body
+        .rules,
+    ).toEqual([]);
+  });
 });

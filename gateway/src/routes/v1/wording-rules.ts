@@ -8,7 +8,8 @@ import { EVIDENCE } from "../../http/service-reasons.ts";
 
 // Wording rules taught at run time (evidence; docs/decisions/evidence.md, "Wording rules
 // taught at run time"): an admin's session only; agents and supervisors get 403 admin_required.
-// Every change is written to fleet's audit log (wording_rule.added, .activated, .retired).
+// Every change is written to fleet's audit log (wording_rule.added, .activated, .retired). A
+// rule that can confirm (DEP, BAL) needs a second admin to activate it.
 
 /** Why a template is refused: each is a 422 `context.reason`; `context.problems` lists them all. */
 const TEMPLATE_REASONS = [
@@ -66,6 +67,8 @@ const trialExample = {
   orphans: 3,
   stored: 0,
   not_correlated: 0,
+  read_otherwise: 0,
+  money_received: 0,
   by_kind: { DEP: 3 },
   sample: [
     {
@@ -83,6 +86,8 @@ const trialExample = {
       counterparty_msisdn: "677123456",
       counterparty_name: null,
       direction: "out",
+      rereadable: true,
+      money_received_as_proof: false,
       text: "Depot effectue de 15000 FCFA pour 677123456 le 26/11/2026 07:42. Ref: 8812345678. Nouveau solde: 285000 FCFA.",
     },
   ],
@@ -132,7 +137,7 @@ export const wordingRuleRoutes: Route[] = [
     tag: "Admin",
     summary: "Add a draft wording rule (a new rule, or a new version of rule_id)",
     description:
-      "The template is the operator's text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any} (each at most once but {any}). Literal text is matched with case, accents and whitespace forgiven. Refused (422, every problem in `context.problems`, the first in `context.reason`) when unsafe: no word of three letters outside the slots, a DEP without {amount}, {ref} and {phone}, a BAL without {balance}, a money-moving kind without {amount}. A draft reads nothing until activated; try it first.",
+      "The template is the operator's text with its values replaced by slots: {amount} {fee} {balance} {ref} {phone} {name} {any} (each at most once but {any}). Literal text is matched with case, accents and whitespace forgiven. Refused (422, every problem in `context.problems`, the first in `context.reason`) when unsafe: no word of three letters outside the slots, a DEP without {amount}, {ref} and {phone}, a BAL without {balance}, a money-moving kind without {amount}. A DEP or BAL rule that would read a stored text read today as money received (a transfer or float received) is refused: 422 `wording_rule_reads_money_received`, the texts in `context.texts`. A draft reads nothing until activated; try it first.",
     auth: ["session"],
     body: z.object({
       rule_id: z.string().uuid().optional(),
@@ -157,7 +162,7 @@ export const wordingRuleRoutes: Route[] = [
           example: draftExample,
         },
         404: "rule_id names no rule",
-        422: "Invalid body, or an unsafe template (context.problems lists every problem)",
+        422: "Invalid body, an unsafe template (context.problems lists every problem), or a DEP or BAL rule that would read a stored text read today as money received (context.texts)",
       },
       EVIDENCE,
       [
@@ -166,6 +171,7 @@ export const wordingRuleRoutes: Route[] = [
         "invalid_request",
         "wording_rule_not_found",
         "wording_rule_operator_mismatch",
+        "wording_rule_reads_money_received",
         ...TEMPLATE_REASONS,
       ],
     ),
@@ -187,9 +193,9 @@ export const wordingRuleRoutes: Route[] = [
     method: "post",
     path: "/v1/admin/wording-rules/:version_id/try",
     tag: "Admin",
-    summary: "Try a version against the stored messages: which orphans and unknown texts it would read, and as what",
+    summary: "Try a version against the stored messages: every text it would read differently from today, and as what",
     description:
-      "Reads the newest 5,000 messages nothing proved (orphan, stored and not_correlated, neither linked nor dismissed) of the rule's operator, changes nothing, and answers the counts (in all, by stored outcome, by kind read) and the newest 20 reads (text cut at 320 characters). A message that confirmed, restated or was attached is never read again.",
+      "Reads the newest 5,000 stored messages of the rule's operator, whatever reads them today (a built-in rule, a taught one, none) and whatever became of them, changes nothing, and answers every one it would read differently (another kind, direction or value): the counts (`reads` in all; by stored outcome for those an activation reads again, `rereadable` in the sample; `read_otherwise`, read as a kind by another rule today; `money_received`, read today as money received and read by it as DEP or BAL, which refuses the rule; by kind read) and a sample of 20 (those money-received texts first, then the newest; text cut at 320 characters). A message that confirmed, restated or was attached is never read again: only new texts in that wording are read the rule's way.",
     auth: ["session"],
     ...versionParam,
     responses: adminOnly(
@@ -216,17 +222,26 @@ export const wordingRuleRoutes: Route[] = [
     tag: "Admin",
     summary: "Activate a draft: new texts are read with it, unmatched messages are read again",
     description:
-      "The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.",
+      "A DEP or BAL version (a rule that can confirm) is activated by an admin other than the one who drafted it: its author gets 403 `wording_rule_needs_second_admin`; the audit row `wording_rule.activated` names both (`approval`). Such a version that would now read a stored text read today as money received as DEP or BAL is 422 `wording_rule_reads_money_received`. The rule's active version, if any, is retired in the same transaction. Every evidence replica reads with it from the commit on. Then, in batches, the operator's orphans and unknown texts are read again: one a taught rule now reads gets its new fields, and one that can now prove something is correlated as a new message would be (a late proof confirms its operation inside its windows, never twice; outside them it stays an orphan). Nothing that confirmed or was attached changes. `reread_state`, `reread_messages` and `reread_confirmed` follow it. Activating an active version answers it as it is; a retired one is 409.",
     auth: ["session"],
     ...versionParam,
     responses: adminOnly(
       {
         200: { description: "The active version", schema: contractSchema(WordingRuleSchema), example: ruleExample },
+        403: "Admin required, or a DEP or BAL version activated by the admin who drafted it",
         404: "No such version",
         409: "The version is retired",
+        422: "A DEP or BAL version that would read a stored text read today as money received (context.texts)",
       },
       EVIDENCE,
-      ["session_required", "agent_inactive", "wording_rule_not_found", "wording_rule_retired"],
+      [
+        "session_required",
+        "agent_inactive",
+        "wording_rule_not_found",
+        "wording_rule_retired",
+        "wording_rule_needs_second_admin",
+        "wording_rule_reads_money_received",
+      ],
     ),
     async handle({ caller, params, services }) {
       const res = await services.evidence.activateWordingRule({ caller, versionId: params.version_id });

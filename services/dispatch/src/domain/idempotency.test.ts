@@ -25,6 +25,10 @@ describe("a replay", () => {
     montant: 5000,
     msisdn_dest: "690000001",
     sim_id: "sim-1",
+    partner_verified: true,
+    dest_name: "Awa",
+    contact_id: "c-1",
+    parent_operation_id: null,
   };
   const same: ReplayedRequest = {
     request_id: "r1",
@@ -34,6 +38,10 @@ describe("a replay", () => {
     montant: 5000,
     msisdn: "+237 690 00 00 01",
     sim_id: null,
+    partner_verified: true,
+    dest_name: "Awa",
+    contact_id: "c-1",
+    parent_operation_id: null,
   };
 
   it.each<[string, Partial<ReplayedRequest>, string[]]>([
@@ -46,6 +54,11 @@ describe("a replay", () => {
     ["another named SIM", { sim_id: "sim-2" }, ["sim_id"]],
     ["another owning agent named", { agent_id: "a2" }, ["agent_id"]],
     ["no owning agent named (a session or intake)", { agent_id: null }, []],
+    ["the name check dropped", { partner_verified: false }, ["partner_verified"]],
+    ["another recipient name", { dest_name: "Bello" }, ["client.nom"]],
+    ["no recipient name", { dest_name: null }, ["client.nom"]],
+    ["another contact", { contact_id: "c-2" }, ["contact_id"]],
+    ["a parent named", { parent_operation_id: "op-9" }, ["parent_operation_id"]],
     ["several fields", { montant: 1, msisdn: "690000009" }, ["montant", "client.msisdn"]],
   ])("%s differs in %j", (_what, change, fields) => {
     expect(replayDifferences(known, { ...same, ...change })).toEqual(fields);

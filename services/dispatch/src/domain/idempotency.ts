@@ -9,7 +9,8 @@
 //      the transaction. So the prefix is refused from every caller but intake (403:
 //      the value is well formed and would be accepted from intake; who sends it decides).
 //   2. A replay is the same request again: a known request_id with another amount,
-//      destination, operator, type, named SIM or owning agent is a conflict (409
+//      destination, operator, type, named SIM, owning agent, recipient name, contact,
+//      name-check flag or parent is a conflict (409
 //      `request_id_reused`, naming the fields that differ and nothing of the operation),
 //      never the first operation presented as this one's (Stripe's idempotency keys,
 //      TigerBeetle's `exists_with_different_*`).
@@ -46,6 +47,12 @@ export interface ReplayedRequest {
   readonly msisdn: string;
   /** Only a named SIM is compared: without one the server chose, and any choice is the same request. */
   readonly sim_id: string | null;
+  /** As stored: the body's value, true when absent, false for an account query. */
+  readonly partner_verified: boolean;
+  /** As stored: an empty name is none. */
+  readonly dest_name: string | null;
+  readonly contact_id: string | null;
+  readonly parent_operation_id: string | null;
 }
 
 export interface KnownOperation {
@@ -55,6 +62,10 @@ export interface KnownOperation {
   readonly montant: number;
   readonly msisdn_dest: string;
   readonly sim_id: string | null;
+  readonly partner_verified: boolean;
+  readonly dest_name: string | null;
+  readonly contact_id: string | null;
+  readonly parent_operation_id: string | null;
 }
 
 /** The body fields in which a replay differs from the operation first created, in a fixed order. */
@@ -67,6 +78,13 @@ export function replayDifferences(known: KnownOperation, request: ReplayedReques
     ["montant", known.montant !== request.montant],
     ["client.msisdn", known.msisdn_dest !== msisdn],
     ["sim_id", request.sim_id !== null && known.sim_id !== request.sim_id],
+    // A replay that drops the name check, or names another recipient, contact or parent,
+    // would be handed an operation dialled on other terms than the ones it sent.
+    // (An account query's is always false: with another type, type_op alone is the difference.)
+    ["partner_verified", known.op_type === request.op_type && known.partner_verified !== request.partner_verified],
+    ["client.nom", known.dest_name !== request.dest_name],
+    ["contact_id", known.contact_id !== request.contact_id],
+    ["parent_operation_id", known.parent_operation_id !== request.parent_operation_id],
   ];
   return differs.filter(([, d]) => d).map(([field]) => field);
 }

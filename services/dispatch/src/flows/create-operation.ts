@@ -299,5 +299,10 @@ function replayedRequest(req: CreateOperationRequest, actor: Actor, agentId: str
     montant: Number(req.montant),
     msisdn: req.clientMsisdn,
     sim_id: req.simId || null,
+    // Normalised as the row stores them (operationRow), so that a replay of the same body compares equal.
+    partner_verified: isAccountQuery((req.typeOp || "deposit") as OpType) ? false : (req.partnerVerified ?? true),
+    dest_name: req.clientNom || null,
+    contact_id: req.contactId ?? null,
+    parent_operation_id: req.parentOperationId ?? null,
   };
 }

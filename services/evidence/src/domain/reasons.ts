@@ -26,6 +26,14 @@ export const REASONS = {
   // --- wording rules (parsers/wording-rules.ts: why a template is refused) ---------------
   wording_rule_not_found: { status: "not_found", when: "No wording rule version (or rule) has this id" },
   wording_rule_retired: { status: "conflict", when: "Activating a retired version (add a new version instead)" },
+  wording_rule_needs_second_admin: {
+    status: "forbidden",
+    when: "Activating a DEP or BAL version drafted by the same admin: another admin activates it",
+  },
+  wording_rule_reads_money_received: {
+    status: "refused",
+    when: "A DEP or BAL rule would read a stored text read today as money received (context.texts)",
+  },
   wording_rule_operator_mismatch: {
     status: "invalid",
     when: "A new version names another operator than the rule's earlier versions",

@@ -7,9 +7,15 @@
 // Only an active version reads new texts. Activating a version retires the rule's active
 // one in the same transaction (one active version per rule).
 
-import { compileWordingRule, templateProblems, type TemplateProblem } from "./parsers/wording-rules.ts";
+import {
+  compileWordingRule,
+  isConfirmingKind,
+  templateProblems,
+  type TemplateProblem,
+} from "./parsers/wording-rules.ts";
 import type { Direction, Language, MessageKind, Operator, Rule } from "./parsers/types.ts";
 import { refusal } from "./reasons.ts";
+import type { DomainError } from "@transferops/kit";
 
 export type WordingRuleState = "draft" | "active" | "retired";
 export type RereadState = "none" | "running" | "done";
@@ -104,6 +110,21 @@ export function checkActivation(v: WordingRuleRecord): "activate" | "already" {
       version_id: v.id,
     });
   return "activate";
+}
+
+/**
+ * Two admins for a rule that can confirm: a version of a confirming kind (DEP, BAL) is
+ * activated by an admin other than the one who drafted it (403
+ * `wording_rule_needs_second_admin`), so that one admin alone cannot teach the system to read
+ * a text as proof. The activation's audit row names both.
+ */
+export function checkApprover(v: WordingRuleRecord, agentId: string): DomainError | null {
+  if (!isConfirmingKind(v.kind) || v.created_by !== agentId) return null;
+  return refusal(
+    "wording_rule_needs_second_admin",
+    `A ${v.kind} rule can confirm operations: another admin than the one who drafted it activates it`,
+    { version_id: v.id, kind: v.kind, drafted_by: v.created_by },
+  );
 }
 
 /** Retirement: a draft or an active version; a retired one is answered as it is. */

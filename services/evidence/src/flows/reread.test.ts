@@ -20,6 +20,8 @@ useHarness((opened) => (h = opened));
 const OP1 = "00000000-0000-4000-8000-0000000000a1";
 const OP2 = "00000000-0000-4000-8000-0000000000a2";
 const ADMIN = session("00000000-0000-4000-8000-0000000000ad", "admin");
+/** A DEP or BAL rule is activated by an admin other than its author. */
+const APPROVER = session("00000000-0000-4000-8000-0000000000ae", "admin");
 const TEMPLATE = "Operation KX7 terminee: {amount} credites au client {phone}. Code {ref}. Reste {balance}.";
 let seq = 0;
 const text = (amount: number, msisdn = "690000001") =>
@@ -39,7 +41,7 @@ async function activate(template = TEMPLATE, kind = "DEP"): Promise<string> {
   );
   await activateRule(
     h.deps,
-    create(ActivateWordingRuleRequestSchema, { caller: ADMIN, versionId: draft.id }),
+    create(ActivateWordingRuleRequestSchema, { caller: APPROVER, versionId: draft.id }),
     () => {},
   );
   return draft.id;

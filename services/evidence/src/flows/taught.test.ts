@@ -28,6 +28,8 @@ afterAll(async () => {
 });
 
 const ADMIN = session("00000000-0000-4000-8000-0000000000ad", "admin");
+/** A DEP or BAL rule is activated by an admin other than its author. */
+const APPROVER = session("00000000-0000-4000-8000-0000000000ae", "admin");
 let seq = 0;
 const text = () =>
   `Operation KX9 terminee: ${20_000 + ++seq} FCFA credites au client 690000001. Code CI260314.3${seq}01.B3${seq}001. Reste 250000 FCFA.`;
@@ -46,7 +48,7 @@ async function teach(template: string): Promise<string> {
   );
   await activateRule(
     h.deps,
-    create(ActivateWordingRuleRequestSchema, { caller: ADMIN, versionId: draft.id }),
+    create(ActivateWordingRuleRequestSchema, { caller: APPROVER, versionId: draft.id }),
     () => {},
   );
   return draft.id;

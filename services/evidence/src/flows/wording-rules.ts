@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { check } from "@transferops/kit";
 import type {
   ActivateWordingRuleRequest,
   AddWordingRuleRequest,
@@ -7,12 +8,13 @@ import type {
   TryWordingRuleRequest,
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import type { MessageRecord } from "../domain/message.ts";
-import type { ParsedMessage } from "../domain/parsers/types.ts";
-import { tryWordingRule } from "../domain/parsers/wording-rules.ts";
+import type { Operator, ParsedMessage, Rule } from "../domain/parsers/types.ts";
+import { compileWordingRule, isConfirmingKind, tryWordingRule } from "../domain/parsers/wording-rules.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { requireAdmin } from "../domain/scope.ts";
 import {
   checkActivation,
+  checkApprover,
   checkNewVersion,
   checkRetirement,
   ruleOf,
@@ -20,7 +22,7 @@ import {
   type WordingRuleRecord,
 } from "../domain/wording-rule.ts";
 import { wordingRuleChanged } from "../events/wording.ts";
-import { rereadableNewest } from "../store/messages.ts";
+import { storedNewest } from "../store/messages.ts";
 import {
   activateVersion,
   findRule,
@@ -64,6 +66,7 @@ export async function addRule(deps: FlowDeps, req: AddWordingRuleRequest): Promi
       });
     ruleId = rule.rule_id;
   }
+  await refuseMoneyReceivedAsProof(deps, compileWordingRule(spec, `taught.${spec.operator}.draft`), spec.operator);
   const stored = await deps.db.tx(async (em) => {
     const v = await insertWordingRule(em, { ...spec, id: randomUUID(), rule_id: ruleId, created_by: caller.agentId });
     await wordingRuleChanged(em, { action: "added", rule: v, actor: caller.agentId });
@@ -87,6 +90,8 @@ const TEXT_CHARS = 320;
 export interface TrialReadRow {
   message: MessageRecord;
   after: ParsedMessage;
+  rereadable: boolean;
+  moneyReceivedAsProof: boolean;
 }
 
 export interface Trial {
@@ -95,55 +100,112 @@ export interface Trial {
   truncated: boolean;
   reads: number;
   byOutcome: Record<"orphan" | "stored" | "not_correlated", number>;
+  /** Of the reads, those another rule reads as a kind today (built-in or taught). */
+  readOtherwise: number;
+  /** Of the reads, those read today as money received that it would read as DEP or BAL. */
+  moneyReceived: number;
   byKind: Record<string, number>;
   sample: TrialReadRow[];
   textChars: number;
 }
 
 /**
- * What a version would read among the stored messages nothing proved (orphans, stored and
- * not correlated texts, neither linked nor dismissed) of its operator: counts and the newest
- * reads. Reads only; a message's operator is its SIM's (fleet).
+ * Every stored message of the operator (the newest TRIAL_SCAN_LIMIT, whatever became of
+ * them) the rule would read differently from today, built-in readings included; a message's
+ * operator is its SIM's (fleet). Reads only.
  */
-export async function tryRule(deps: FlowDeps, req: TryWordingRuleRequest): Promise<Trial> {
-  requireAdmin(req.caller);
-  const v = await versionOf(deps, req.versionId);
-  const rule = ruleOf(v);
-  const found = await rereadableNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
+async function trialReads(deps: FlowDeps, rule: Rule, operator: Operator) {
+  const found = await storedNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
   const truncated = found.length > TRIAL_SCAN_LIMIT;
   const candidates = found.slice(0, TRIAL_SCAN_LIMIT);
   const operators = await simOperators(
     deps,
     candidates.map((m) => m.sim_id),
   );
-  const mine = candidates.filter((m) => operators.get(m.sim_id) === v.operator);
-  const byId = new Map(mine.map((m) => [m.id, m]));
+  const mine = candidates.filter((m) => operators.get(m.sim_id) === operator);
   const reads = tryWordingRule(
     rule,
-    v.operator,
+    operator,
     mine.map((m) => ({
       id: m.id,
-      operator: v.operator,
+      operator,
       raw_text: m.raw_text,
       kind: m.kind,
       rule: m.parse_rule,
+      direction: m.direction,
+      amount: m.amount,
+      fee: m.fee,
+      balance_after: m.balance_after,
+      operator_ref: m.operator_ref,
+      counterparty_msisdn: m.counterparty_msisdn,
       outcome: m.outcome,
     })),
   );
+  return { scanned: mine.length, truncated, reads, byId: new Map(mine.map((m) => [m.id, m])) };
+}
+
+/**
+ * Refuses (422 `wording_rule_reads_money_received`, the texts in `context.texts`) a rule that
+ * would read a stored text read today as money received as a kind that confirms (DEP, BAL):
+ * a customer's incoming transfer would then prove an outgoing deposit and set the SIM's balance.
+ */
+async function refuseMoneyReceivedAsProof(deps: FlowDeps, rule: Rule, operator: Operator): Promise<void> {
+  if (!isConfirmingKind(rule.kind)) return;
+  const { reads, byId } = await trialReads(deps, rule, operator);
+  const turned = reads.filter((r) => r.money_received_as_proof);
+  if (turned.length === 0) return;
+  throw refusal(
+    "wording_rule_reads_money_received",
+    `The rule would read ${turned.length} text(s) read today as money received as ${rule.kind}: a received transfer would prove a deposit`,
+    {
+      kind: rule.kind,
+      count: turned.length,
+      texts: turned.slice(0, TRIAL_SAMPLE).map((r) => ({
+        message_id: r.message_id,
+        before_kind: r.before.kind,
+        before_rule: r.before.rule,
+        kind: r.after.kind,
+        text: byId.get(r.message_id)!.raw_text.slice(0, TEXT_CHARS),
+      })),
+    },
+  );
+}
+
+/**
+ * What a version would read differently among the stored messages of its operator: counts
+ * (in all, by stored outcome for the ones an activation reads again, read by another rule
+ * today, money received it would read as proof, by kind read) and the newest reads.
+ */
+export async function tryRule(deps: FlowDeps, req: TryWordingRuleRequest): Promise<Trial> {
+  requireAdmin(req.caller);
+  const v = await versionOf(deps, req.versionId);
+  const { scanned, truncated, reads, byId } = await trialReads(deps, ruleOf(v), v.operator);
   const byOutcome = { orphan: 0, stored: 0, not_correlated: 0 };
   const byKind: Record<string, number> = {};
   for (const r of reads) {
-    byOutcome[r.outcome as keyof typeof byOutcome] += 1;
+    if (r.outcome in byOutcome) byOutcome[r.outcome as keyof typeof byOutcome] += 1;
     byKind[r.after.kind ?? ""] = (byKind[r.after.kind ?? ""] ?? 0) + 1;
   }
+  // The texts it must never read as proof first, then the newest.
+  const ordered = [
+    ...reads.filter((r) => r.money_received_as_proof),
+    ...reads.filter((r) => !r.money_received_as_proof),
+  ];
   return {
     rule: v,
-    scanned: mine.length,
+    scanned,
     truncated,
     reads: reads.length,
     byOutcome,
+    readOtherwise: reads.filter((r) => r.before.kind !== null).length,
+    moneyReceived: reads.filter((r) => r.money_received_as_proof).length,
     byKind,
-    sample: reads.slice(0, TRIAL_SAMPLE).map((r) => ({ message: byId.get(r.message_id)!, after: r.after })),
+    sample: ordered.slice(0, TRIAL_SAMPLE).map((r) => ({
+      message: byId.get(r.message_id)!,
+      after: r.after,
+      rereadable: r.rereadable,
+      moneyReceivedAsProof: r.money_received_as_proof,
+    })),
     textChars: TEXT_CHARS,
   };
 }
@@ -169,7 +231,12 @@ export async function activateRule(
   kick: () => void,
 ): Promise<WordingRuleRecord> {
   const caller = requireAdmin(req.caller);
-  await versionOf(deps, req.versionId);
+  const draft = await versionOf(deps, req.versionId);
+  if (checkActivation(draft) === "activate") {
+    check(checkApprover(draft, caller.agentId));
+    // Texts stored since the draft was added are checked again.
+    await refuseMoneyReceivedAsProof(deps, ruleOf(draft), draft.operator);
+  }
   const done = await deps.db.tx(async (em) => {
     const v = (await findVersion(em, req.versionId, true))!;
     if (checkActivation(v) === "already") return v;

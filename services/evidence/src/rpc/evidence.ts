@@ -147,7 +147,11 @@ export function evidenceHandlers(
           stored: BigInt(t.byOutcome.stored),
           notCorrelated: BigInt(t.byOutcome.not_correlated),
           byKind: Object.fromEntries(Object.entries(t.byKind).map(([k, n]) => [k, BigInt(n)])),
-          sample: t.sample.map(({ message: m, after: p }) => ({
+          readOtherwise: BigInt(t.readOtherwise),
+          moneyReceived: BigInt(t.moneyReceived),
+          sample: t.sample.map(({ message: m, after: p, rereadable, moneyReceivedAsProof }) => ({
+            rereadable,
+            moneyReceivedAsProof,
             messageId: m.id,
             simId: m.sim_id,
             receivedAt: ts(m.received_at),

@@ -481,6 +481,16 @@ export async function rereadableNewest(em: EntityManager, limit: number): Promis
   return found.map(record);
 }
 
+/** The newest stored messages whatever became of them (a trial's scan of what a rule would read differently). */
+export async function storedNewest(em: EntityManager, limit: number): Promise<MessageRecord[]> {
+  const found = await rows<Row>(
+    em,
+    `select ${COLUMNS} from evidence.messages where state = 'done' order by stored_at desc, id desc limit ?`,
+    [limit],
+  );
+  return found.map(record);
+}
+
 /**
  * The next rereadable messages in storage order after a re-read's cursor (kept on its
  * wording rule row, compared in SQL at the column's full precision), stored at most

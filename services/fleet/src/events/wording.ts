@@ -5,7 +5,8 @@ import { audit } from "../store/agents.ts";
 
 // Fleet owns the audit log. An admin's change to a wording rule happens in evidence, which
 // publishes `WordingRuleChanged` in the same transaction (outbox, `messages` topic): one
-// audit row per change (`wording_rule.added`, `.activated`, `.retired`), written once per
+// audit row per change (`wording_rule.added`, `.activated` (with `approval`, drafted_by and
+// approved_by, for a DEP or BAL rule), `.retired`), written once per
 // event (inbox). Every other event of the topic is skipped by type before any work.
 
 export const wordingTopics = [Topics.messages];
@@ -21,6 +22,10 @@ export const wordingHandlers = [
         changed_at: (fromTs(event.changedAt) ?? meta.occurredAt).toISOString(),
         rule,
         ...(event.retiredVersionId ? { retired_version_id: event.retiredVersionId } : {}),
+        // A rule that can confirm (DEP, BAL) is activated by a second admin: the row names both.
+        ...(event.action === "activated" && (event.rule?.kind === "DEP" || event.rule?.kind === "BAL")
+          ? { approval: { drafted_by: event.rule.createdBy, approved_by: event.actorAgentId } }
+          : {}),
       },
     });
   }),

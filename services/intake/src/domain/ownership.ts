@@ -40,6 +40,8 @@ export const BOARD_COLUMNS = [
   "receiver_name",
   "receiver_phone",
   "contact_id",
+  // Whether the receiver is still the one the partner verified (domain/receiver.ts).
+  "receiver_verified",
 ] as const;
 
 export type Writer = "intake" | "board";

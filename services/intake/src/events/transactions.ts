@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { enqueueEvent, Topics, ts, type EntityManager } from "@transferops/kit";
 import { TransactionChangedSchema } from "@transferops/kit/gen/transferops/intake/v1/events_pb";
+import type { ReceiverChange } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import type { TransactionRecord } from "../store/transactions.ts";
 
 export type TransactionTrigger =
@@ -22,7 +23,13 @@ export type TransactionTrigger =
 export async function publishTransactionChange(
   em: EntityManager,
   after: TransactionRecord,
-  facts: { trigger: TransactionTrigger; previousState: string; actorAgentId?: string | null },
+  facts: {
+    trigger: TransactionTrigger;
+    previousState: string;
+    actorAgentId?: string | null;
+    /** On `correct_receiver`: who rewrote what (fleet's audit log). */
+    receiverChange?: ReceiverChange;
+  },
 ): Promise<void> {
   await enqueueEvent(em, "intake", {
     topic: Topics.transactions,
@@ -45,6 +52,7 @@ export async function publishTransactionChange(
       outcome: after.outcome ?? "",
       transactionDate: ts(after.transaction_date),
       changedAt: ts(after.updated_at),
+      receiverChange: facts.receiverChange,
     }),
   });
 }

@@ -13,7 +13,14 @@
 
 import { randomUUID } from "node:crypto";
 import { check, domainErrorFromConnect, type DomainError } from "@transferops/kit";
-import { checkBoardActor, launchRefusal, operationRequestId, refusal, type Actor } from "../domain/index.ts";
+import {
+  checkBoardActor,
+  launchPartnerVerified,
+  launchRefusal,
+  operationRequestId,
+  refusal,
+  type Actor,
+} from "../domain/index.ts";
 import { publishTransactionChange } from "../events/transactions.ts";
 import { findTransaction, updateWhere, type TransactionRecord } from "../store/transactions.ts";
 import type { IntakeDeps } from "./ports.ts";
@@ -140,7 +147,8 @@ export class Launcher {
         clientNom: t.receiver_name,
         montant: BigInt(t.received_amount_xaf),
         contactId: t.contact_id,
-        partnerVerified: t.partner_verify,
+        // The partner's word holds for its receiver only (domain/receiver.ts).
+        partnerVerified: launchPartnerVerified(t),
       });
     } catch (err) {
       const passed = domainErrorFromConnect(err);

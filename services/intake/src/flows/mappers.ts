@@ -1,8 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { ts, opt, type Caller } from "@transferops/kit";
-import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
-import type { Actor } from "../domain/index.ts";
-import type { TransactionRecord } from "../store/transactions.ts";
+import {
+  ReceiverChangeSchema,
+  TransactionSchema,
+  type ReceiverChange,
+  type Transaction,
+} from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
+import type { Actor, ReceiverFields } from "../domain/index.ts";
+import type { ReceiverChangeRecord, TransactionRecord } from "../store/transactions.ts";
 
 /** The authenticated caller as the domain sees it. */
 export function actorOf(caller: Caller | undefined): Actor {
@@ -15,7 +20,25 @@ export function actorOf(caller: Caller | undefined): Actor {
   };
 }
 
-export function toTransaction(r: TransactionRecord): Transaction {
+const receiver = (f: ReceiverFields) => ({
+  receiverName: f.receiver_name,
+  receiverPhone: f.receiver_phone,
+  contactId: f.contact_id,
+});
+
+export function toReceiverChange(c: ReceiverChangeRecord): ReceiverChange {
+  return create(ReceiverChangeSchema, {
+    agentId: c.agent_id,
+    agentName: c.agent_name,
+    changedAt: ts(c.changed_at),
+    before: receiver(c.before),
+    after: receiver(c.after),
+    receiverVerified: c.receiver_verified,
+  });
+}
+
+/** `changes`: the receiver rewrites, on the one-transaction answers only. */
+export function toTransaction(r: TransactionRecord, changes: readonly ReceiverChangeRecord[] = []): Transaction {
   return create(TransactionSchema, {
     id: r.id,
     requestId: r.request_id,
@@ -46,5 +69,7 @@ export function toTransaction(r: TransactionRecord): Transaction {
     cancelledReason: opt(r.cancelled_reason),
     createdAt: ts(r.created_at),
     updatedAt: ts(r.updated_at),
+    receiverVerified: r.receiver_verified,
+    receiverChanges: changes.map(toReceiverChange),
   });
 }

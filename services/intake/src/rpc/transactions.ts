@@ -9,6 +9,8 @@ import {
   checkReceiverPhone,
   checkLength,
   CLOSED_BY_RECEIPT,
+  isPartnersReceiver,
+  type ReceiverFields,
   parseListQuery,
   refusal,
   type Actor,
@@ -16,12 +18,15 @@ import {
 import { publishTransactionChange, type TransactionTrigger } from "../events/transactions.ts";
 import {
   findByRequestId,
+  insertReceiverChange,
   insertTransaction,
   listTransactions,
+  receiverChanges,
   updateWhere,
+  type ReceiverChangeRecord,
   type TransactionRecord,
 } from "../store/transactions.ts";
-import { actorOf, toTransaction } from "../flows/mappers.ts";
+import { actorOf, toReceiverChange, toTransaction } from "../flows/mappers.ts";
 import type { IntakeDeps } from "../flows/ports.ts";
 import { requirePending, visibleTransaction } from "../flows/transactions.ts";
 
@@ -34,7 +39,10 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
   async function boardAction(
     actor: Actor,
     id: string,
-    act: (em: EntityManager, t: TransactionRecord) => Promise<[TransactionRecord, TransactionTrigger] | null>,
+    act: (
+      em: EntityManager,
+      t: TransactionRecord,
+    ) => Promise<[TransactionRecord, TransactionTrigger, ReceiverChangeRecord?] | null>,
   ) {
     check(checkBoardActor(actor));
     const after = await db.tx(async (em) => {
@@ -45,11 +53,12 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
         trigger: changed[1],
         previousState: t.state,
         actorAgentId: actor.agent_id,
+        receiverChange: changed[2] && toReceiverChange(changed[2]),
       });
       return changed[0];
     });
     deps.published();
-    return { transaction: toTransaction(after) };
+    return { transaction: toTransaction(after, await receiverChanges(db.em(), after.id)) };
   }
 
   return {
@@ -113,13 +122,14 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
         limit: q.limit,
         agentId: actor.role === "admin" ? null : actor.agent_id,
       });
-      return { transactions: found.map(toTransaction) };
+      return { transactions: found.map((t) => toTransaction(t)) };
     },
 
     async getTransaction(req) {
       const actor = actorOf(req.caller);
       check(checkBoardActor(actor));
-      return { transaction: toTransaction(await visibleTransaction(db.em(), actor, req.transactionId)) };
+      const t = await visibleTransaction(db.em(), actor, req.transactionId);
+      return { transaction: toTransaction(t, await receiverChanges(db.em(), t.id)) };
     },
 
     async correctTransactionReceiver(req) {
@@ -134,16 +144,36 @@ export function transactionHandlers(deps: IntakeDeps): Impl {
           checkLength("contact_id", req.contactId, 200, req.contactId !== undefined),
       );
       return boardAction(actor, req.transactionId, async (em, t) => {
+        // Once launched, the operation was built from the receiver: a rewrite is refused (409).
         requirePending(t);
-        const values: Record<string, unknown> = {};
-        if (req.receiverName !== undefined) values.receiver_name = req.receiverName;
-        if (req.contactId !== undefined) values.contact_id = req.contactId;
+        const before: ReceiverFields = {
+          receiver_name: t.receiver_name,
+          receiver_phone: t.receiver_phone,
+          contact_id: t.contact_id,
+        };
+        const after: ReceiverFields = { ...before };
+        if (req.receiverName !== undefined) after.receiver_name = req.receiverName;
+        if (req.contactId !== undefined) after.contact_id = req.contactId;
         if (req.receiverPhone !== undefined) {
           const phone = checkReceiverPhone(t.operator, req.receiverPhone);
           if (!phone.ok) throw phone.error;
-          values.receiver_phone = phone.msisdn;
+          after.receiver_phone = phone.msisdn;
         }
-        return [(await updateWhere(em, "board", t.id, values))!, "correct_receiver"];
+        // The partner's receiver is the one before the first rewrite (domain/receiver.ts).
+        const partners = (await receiverChanges(em, t.id))[0]?.before ?? before;
+        const verified = isPartnersReceiver(partners, after);
+        const values = { ...after, receiver_verified: verified };
+        const updated = (await updateWhere(em, "board", t.id, values))!;
+        const change = await insertReceiverChange(em, {
+          id: randomUUID(),
+          transaction_id: t.id,
+          agent_id: actor.agent_id,
+          agent_name: actor.full_name,
+          before,
+          after,
+          receiver_verified: verified,
+        });
+        return [updated, "correct_receiver", change];
       });
     },
 

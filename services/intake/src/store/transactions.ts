@@ -1,5 +1,5 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
-import { checkWrite, type TransactionState, type Writer } from "../domain/index.ts";
+import { checkWrite, type ReceiverFields, type TransactionState, type Writer } from "../domain/index.ts";
 
 /** A row as PostgreSQL returns it through `em.execute` (timestamps may arrive as text). */
 export interface TransactionRecord {
@@ -17,6 +17,7 @@ export interface TransactionRecord {
   rate: number | null;
   send_amount_eur: number | null;
   partner_verify: boolean;
+  receiver_verified: boolean;
   transaction_date: Date | string;
   state: TransactionState;
   launched_by: string | null;
@@ -121,4 +122,45 @@ export async function unlinkedClaims(em: EntityManager, staleMs: number, limit: 
 /** Test switch: protection (3) of the launch off (its unique index dropped), to show (1) and (2) hold without it. */
 export async function dropOneOperationPerTransaction(em: EntityManager): Promise<void> {
   await em.execute(`drop index if exists intake.transactions_operation_id`);
+}
+
+/** One rewrite of a transaction's receiver, as stored (never changed or deleted). */
+export interface ReceiverChangeRecord {
+  id: string;
+  transaction_id: string;
+  agent_id: string;
+  agent_name: string;
+  changed_at: Date | string;
+  before: ReceiverFields;
+  after: ReceiverFields;
+  receiver_verified: boolean;
+}
+
+export async function insertReceiverChange(
+  em: EntityManager,
+  c: Omit<ReceiverChangeRecord, "changed_at">,
+): Promise<ReceiverChangeRecord> {
+  return (await one<ReceiverChangeRecord>(
+    em,
+    `insert into intake.receiver_changes (id, transaction_id, agent_id, agent_name, before, after, receiver_verified)
+     values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning *`,
+    [
+      c.id,
+      c.transaction_id,
+      c.agent_id,
+      c.agent_name,
+      JSON.stringify(c.before),
+      JSON.stringify(c.after),
+      c.receiver_verified,
+    ],
+  ))!;
+}
+
+/** A transaction's receiver rewrites, oldest first. */
+export async function receiverChanges(em: EntityManager, transactionId: string): Promise<ReceiverChangeRecord[]> {
+  return rows<ReceiverChangeRecord>(
+    em,
+    `select * from intake.receiver_changes where transaction_id = ? order by changed_at, id`,
+    [transactionId],
+  );
 }

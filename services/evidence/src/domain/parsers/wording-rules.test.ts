@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseMessage } from "./parse.ts";
-import { compileWordingRule, templateProblems, tryWordingRule, type WordingRuleSpec } from "./wording-rules.ts";
+import {
+  compileWordingRule,
+  isMoneyReceived,
+  templateProblems,
+  tryWordingRule,
+  type WordingRuleSpec,
+} from "./wording-rules.ts";
 
 // A rewording of MTN's terse deposit no built-in rule reads (written for this test).
 const NEW_WORDING =
@@ -66,14 +72,23 @@ describe("a wording rule taught as a template", () => {
     expect(() => compileWordingRule(spec, "taught.x.v1")).toThrow(problem);
   });
 
-  it("is tried on stored orphans and unknown texts only, never on what confirmed", () => {
+  it("is tried on every stored text it would read differently; only what nothing proved is read again", () => {
     const rule = compileWordingRule(SPEC, "taught.operator_a.r1.v1");
+    const unread = {
+      kind: null,
+      rule: "unrecognised",
+      direction: null,
+      amount: null,
+      fee: null,
+      balance_after: null,
+      operator_ref: null,
+      counterparty_msisdn: null,
+    };
     const stored = (id: string, outcome: string, text = NEW_WORDING) => ({
+      ...unread,
       id,
       operator: "operator_a" as const,
       raw_text: text,
-      kind: null,
-      rule: "unrecognised",
       outcome,
     });
     const reads = tryWordingRule(rule, "operator_a", [
@@ -83,8 +98,38 @@ describe("a wording rule taught as a template", () => {
       stored("other wording", "orphan", "Bonjour"),
       { ...stored("other operator", "orphan"), operator: "operator_b" },
     ]);
-    expect(reads.map((r) => r.message_id)).toEqual(["orphan"]);
+    expect(reads.map((r) => [r.message_id, r.rereadable])).toEqual([
+      ["orphan", true],
+      ["confirmed", false],
+      ["attached", false],
+    ]);
     expect(reads[0].after).toMatchObject({ kind: "UV_IN", amount: 3250 });
-    expect(reads[0].before).toEqual({ kind: null, rule: "unrecognised" });
+    expect(reads[0].before).toEqual(unread);
+    // Read today exactly as the rule reads it: nothing differs, nothing listed.
+    const same = { ...stored("same", "movement"), ...reads[0].after, rule: "a.fr.uv_in.recu" };
+    expect(tryWordingRule(rule, "operator_a", [same])).toEqual([]);
+  });
+
+  it("marks a text read today as money received that a confirming rule would read as proof", () => {
+    const received =
+      "Vous avez recu 2000 FCFA de AWA BELLO (237677000111) le 2026-11-20 10:00:00. ID: CI261120.1000.A12345. Solde: 12000 FCFA.";
+    const today = parseMessage("operator_a", received);
+    expect([today.kind, today.direction]).toEqual(["UV_IN", "in"]);
+    const deposit = compileWordingRule(
+      {
+        operator: "operator_a",
+        kind: "DEP",
+        language: "fr",
+        direction: "out",
+        template: "Vous avez recu {amount} de {name} ({phone}) le {any}. ID: {ref}. Solde: {balance}.",
+      },
+      "taught.operator_a.dep.v1",
+    );
+    const [read] = tryWordingRule(deposit, "operator_a", [
+      { ...today, id: "m1", operator: "operator_a", raw_text: received, outcome: "movement" },
+    ]);
+    expect([read.after.kind, read.rereadable, read.money_received_as_proof]).toEqual(["DEP", false, true]);
+    expect(isMoneyReceived({ kind: "DEP", direction: "out" })).toBe(false);
+    expect(isMoneyReceived({ kind: "FLOAT_IN", direction: null })).toBe(true);
   });
 });

@@ -125,39 +125,100 @@ export function compileWordingRule(spec: WordingRuleSpec, id: string): Rule {
   return rule;
 }
 
+/** The reading stored with a message (what it is read as today). */
+export interface StoredReading {
+  kind: MessageKind | null;
+  rule: string | null;
+  direction: Direction | null;
+  amount: number | null;
+  fee: number | null;
+  balance_after: number | null;
+  operator_ref: string | null;
+  counterparty_msisdn: string | null;
+}
+
 /** A stored message as the trial sees it. */
-export interface StoredText {
+export interface StoredText extends StoredReading {
   id: string;
   operator: Operator;
   raw_text: string;
-  /** The parse stored with it. */
-  kind: MessageKind | null;
-  rule: string | null;
   outcome: string;
 }
 
 export interface TrialRead {
   message_id: string;
   outcome: string;
-  before: { kind: MessageKind | null; rule: string | null };
+  before: StoredReading;
   after: ParsedMessage;
+  /** Nothing was proved by it: an activation reads it again (the others keep their reading). */
+  rereadable: boolean;
+  /** Read today as money received, it would be read as a kind that confirms (refused). */
+  money_received_as_proof: boolean;
 }
 
 /** Outcomes a taught rule may read again: nothing was proved by them. */
 export const REREADABLE_OUTCOMES: readonly string[] = ["orphan", "stored", "not_correlated"];
 
+/** The kinds a text proves an operation with: a deposit (a transfer), a balance reply (a balance check). */
+export const CONFIRMING_KINDS: readonly MessageKind[] = ["DEP", "BAL"];
+export const isConfirmingKind = (kind: MessageKind | null): boolean => kind !== null && CONFIRMING_KINDS.includes(kind);
+
 /**
- * What a rule would change among stored messages: the orphans and unknown texts it now reads
- * by its own wording, and as what. A message that confirmed, or was attached, restated or
- * sent to a person, is never read again: a rule never changes what already happened.
+ * A text read today as money received: the wallet was credited (a transfer or float received,
+ * or any other money-moving reading into the wallet). Read as a DEP, such a text would confirm
+ * an outgoing deposit with a customer's incoming transfer, and set the SIM's balance.
+ */
+export function isMoneyReceived(r: Pick<StoredReading, "kind" | "direction">): boolean {
+  if (r.kind === null || isConfirmingKind(r.kind)) return false;
+  return r.kind === "UV_IN" || r.kind === "FLOAT_IN" || (r.direction === "in" && isMoneyKind(r.kind));
+}
+
+/** Whether the rule's reading differs from the stored one: another kind, direction or value. */
+function readsDifferently(before: StoredReading, after: ParsedMessage): boolean {
+  return (
+    before.kind !== after.kind ||
+    before.direction !== after.direction ||
+    before.amount !== after.amount ||
+    before.fee !== after.fee ||
+    before.balance_after !== after.balance_after ||
+    before.operator_ref !== after.operator_ref ||
+    before.counterparty_msisdn !== after.counterparty_msisdn
+  );
+}
+
+/**
+ * Every stored text of the operator the rule would read differently from today, whatever
+ * reads it today (a built-in rule, another taught one, none) and whatever became of it: a
+ * taught rule is consulted before the built-in ones, so the new texts in that wording would be
+ * read its way. Of those, an activation reads again only the ones nothing proved (`rereadable`):
+ * a rule never changes what already happened. `money_received_as_proof` marks a text read
+ * today as money received that the rule would read as a confirming kind (refused).
  */
 export function tryWordingRule(rule: Rule, operator: Operator, messages: readonly StoredText[]): TrialRead[] {
   const reads: TrialRead[] = [];
   for (const m of messages) {
-    if (m.operator !== operator || !REREADABLE_OUTCOMES.includes(m.outcome)) continue;
+    if (m.operator !== operator) continue;
     const after = parseMessage(operator, m.raw_text, [rule]);
     if (after.rule !== rule.id) continue;
-    reads.push({ message_id: m.id, outcome: m.outcome, before: { kind: m.kind, rule: m.rule }, after });
+    const before: StoredReading = {
+      kind: m.kind,
+      rule: m.rule,
+      direction: m.direction,
+      amount: m.amount,
+      fee: m.fee,
+      balance_after: m.balance_after,
+      operator_ref: m.operator_ref,
+      counterparty_msisdn: m.counterparty_msisdn,
+    };
+    if (!readsDifferently(before, after)) continue;
+    reads.push({
+      message_id: m.id,
+      outcome: m.outcome,
+      before,
+      after,
+      rereadable: REREADABLE_OUTCOMES.includes(m.outcome),
+      money_received_as_proof: isMoneyReceived(before) && isConfirmingKind(after.kind),
+    });
   }
   return reads;
 }

@@ -1,4 +1,5 @@
 import { Migration0001Transactions } from "./Migration0001Transactions.ts";
 import { Migration0002OutboxNotify } from "./Migration0002OutboxNotify.ts";
+import { Migration0003ReceiverChanges } from "./Migration0003ReceiverChanges.ts";
 
-export const migrations = [Migration0001Transactions, Migration0002OutboxNotify];
+export const migrations = [Migration0001Transactions, Migration0002OutboxNotify, Migration0003ReceiverChanges];

@@ -6,13 +6,15 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ReceiverChange } from "./intake_pb.ts";
+import { file_transferops_intake_v1_intake } from "./intake_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file transferops/intake/v1/events.proto.
  */
 export const file_transferops_intake_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvZXZlbnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEiwwMKElRyYW5zYWN0aW9uQ2hhbmdlZBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXN0YXRlGAMgASgJEhYKDnByZXZpb3VzX3N0YXRlGAQgASgJEg8KB3RyaWdnZXIYBSABKAkSEAoIb3BlcmF0b3IYBiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgHIAEoAxIRCgRyYXRlGAggASgBSACIAQESHAoPc2VuZF9hbW91bnRfZXVyGAkgASgBSAGIAQESEgoKY29udGFjdF9pZBgKIAEoCRIUCgxvcGVyYXRpb25faWQYCyABKAkSFgoOYWN0b3JfYWdlbnRfaWQYDCABKAkSEwoLbGF1bmNoZWRfYnkYDSABKAkSDwoHb3V0Y29tZRgOIAEoCRI0ChB0cmFuc2FjdGlvbl9kYXRlGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjaGFuZ2VkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfcmF0ZUISChBfc2VuZF9hbW91bnRfZXVyYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvZXZlbnRzLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEigwQKElRyYW5zYWN0aW9uQ2hhbmdlZBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXN0YXRlGAMgASgJEhYKDnByZXZpb3VzX3N0YXRlGAQgASgJEg8KB3RyaWdnZXIYBSABKAkSEAoIb3BlcmF0b3IYBiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgHIAEoAxIRCgRyYXRlGAggASgBSACIAQESHAoPc2VuZF9hbW91bnRfZXVyGAkgASgBSAGIAQESEgoKY29udGFjdF9pZBgKIAEoCRIUCgxvcGVyYXRpb25faWQYCyABKAkSFgoOYWN0b3JfYWdlbnRfaWQYDCABKAkSEwoLbGF1bmNoZWRfYnkYDSABKAkSDwoHb3V0Y29tZRgOIAEoCRI0ChB0cmFuc2FjdGlvbl9kYXRlGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjaGFuZ2VkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI+Cg9yZWNlaXZlcl9jaGFuZ2UYESABKAsyJS50cmFuc2Zlcm9wcy5pbnRha2UudjEuUmVjZWl2ZXJDaGFuZ2VCBwoFX3JhdGVCEgoQX3NlbmRfYW1vdW50X2V1cmIGcHJvdG8z", [file_google_protobuf_timestamp, file_transferops_intake_v1_intake]);
 
 /**
  * TransactionChanged reports one transition of an intake transaction (or its creation).
@@ -135,6 +137,13 @@ export type TransactionChanged = Message<"transferops.intake.v1.TransactionChang
    * @generated from field: google.protobuf.Timestamp changed_at = 16;
    */
   changedAt?: Timestamp | undefined;
+
+  /**
+   * On `correct_receiver`: who rewrote what (fleet writes it to the audit log).
+   *
+   * @generated from field: transferops.intake.v1.ReceiverChange receiver_change = 17;
+   */
+  receiverChange?: ReceiverChange | undefined;
 };
 
 /**

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/intake/v1/intake.proto.
  */
 export const file_transferops_intake_v1_intake: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEijQkKC1RyYW5zYWN0aW9uEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSHgoRcGFyZW50X3JlcXVlc3RfaWQYAyABKAlIAIgBARIiChVtYXN0ZXJfdHJhbnNhY3Rpb25faWQYBCABKAlIAYgBARISCgpjb250YWN0X2lkGAUgASgJEhoKDWN1c3RvbWVyX25hbWUYBiABKAlIAogBARIbCg5jdXN0b21lcl9waG9uZRgHIAEoCUgDiAEBEhUKDXJlY2VpdmVyX25hbWUYCCABKAkSFgoOcmVjZWl2ZXJfcGhvbmUYCSABKAkSEAoIb3BlcmF0b3IYCiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgLIAEoAxIRCgRyYXRlGAwgASgBSASIAQESHAoPc2VuZF9hbW91bnRfZXVyGA0gASgBSAWIAQESFgoOcGFydG5lcl92ZXJpZnkYDiABKAgSNAoQdHJhbnNhY3Rpb25fZGF0ZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhdGUYECABKAkSGAoLbGF1bmNoZWRfYnkYESABKAlIBogBARIdChBsYXVuY2hlZF9ieV9uYW1lGBIgASgJSAeIAQESLwoLbGF1bmNoZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKDG9wZXJhdGlvbl9pZBgUIAEoCUgIiAEBEhQKB291dGNvbWUYFSABKAlICYgBARIuCgpzZXR0bGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpzZXR0bGVkX2J5GBcgASgJSAqIAQESHAoPc2V0dGxlZF9ieV9uYW1lGBggASgJSAuIAQESOAoUcGF5bWVudF9jb25maXJtZWRfYXQYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKFHBheW1lbnRfY29uZmlybWVkX2J5GBogASgJSAyIAQESHQoQY2FuY2VsbGVkX3JlYXNvbhgbIAEoCUgNiAEBEi4KCmNyZWF0ZWRfYXQYHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYHSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhQKEl9wYXJlbnRfcmVxdWVzdF9pZEIYChZfbWFzdGVyX3RyYW5zYWN0aW9uX2lkQhAKDl9jdXN0b21lcl9uYW1lQhEKD19jdXN0b21lcl9waG9uZUIHCgVfcmF0ZUISChBfc2VuZF9hbW91bnRfZXVyQg4KDF9sYXVuY2hlZF9ieUITChFfbGF1bmNoZWRfYnlfbmFtZUIPCg1fb3BlcmF0aW9uX2lkQgoKCF9vdXRjb21lQg0KC19zZXR0bGVkX2J5QhIKEF9zZXR0bGVkX2J5X25hbWVCFwoVX3BheW1lbnRfY29uZmlybWVkX2J5QhMKEV9jYW5jZWxsZWRfcmVhc29uYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiJ0cmFuc2Zlcm9wcy9pbnRha2UvdjEvaW50YWtlLnByb3RvEhV0cmFuc2Zlcm9wcy5pbnRha2UudjEi6QkKC1RyYW5zYWN0aW9uEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSHgoRcGFyZW50X3JlcXVlc3RfaWQYAyABKAlIAIgBARIiChVtYXN0ZXJfdHJhbnNhY3Rpb25faWQYBCABKAlIAYgBARISCgpjb250YWN0X2lkGAUgASgJEhoKDWN1c3RvbWVyX25hbWUYBiABKAlIAogBARIbCg5jdXN0b21lcl9waG9uZRgHIAEoCUgDiAEBEhUKDXJlY2VpdmVyX25hbWUYCCABKAkSFgoOcmVjZWl2ZXJfcGhvbmUYCSABKAkSEAoIb3BlcmF0b3IYCiABKAkSGwoTcmVjZWl2ZWRfYW1vdW50X3hhZhgLIAEoAxIRCgRyYXRlGAwgASgBSASIAQESHAoPc2VuZF9hbW91bnRfZXVyGA0gASgBSAWIAQESFgoOcGFydG5lcl92ZXJpZnkYDiABKAgSNAoQdHJhbnNhY3Rpb25fZGF0ZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhdGUYECABKAkSGAoLbGF1bmNoZWRfYnkYESABKAlIBogBARIdChBsYXVuY2hlZF9ieV9uYW1lGBIgASgJSAeIAQESLwoLbGF1bmNoZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKDG9wZXJhdGlvbl9pZBgUIAEoCUgIiAEBEhQKB291dGNvbWUYFSABKAlICYgBARIuCgpzZXR0bGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpzZXR0bGVkX2J5GBcgASgJSAqIAQESHAoPc2V0dGxlZF9ieV9uYW1lGBggASgJSAuIAQESOAoUcGF5bWVudF9jb25maXJtZWRfYXQYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKFHBheW1lbnRfY29uZmlybWVkX2J5GBogASgJSAyIAQESHQoQY2FuY2VsbGVkX3JlYXNvbhgbIAEoCUgNiAEBEi4KCmNyZWF0ZWRfYXQYHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYHSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEXJlY2VpdmVyX3ZlcmlmaWVkGB4gASgIEj8KEHJlY2VpdmVyX2NoYW5nZXMYHyADKAsyJS50cmFuc2Zlcm9wcy5pbnRha2UudjEuUmVjZWl2ZXJDaGFuZ2VCFAoSX3BhcmVudF9yZXF1ZXN0X2lkQhgKFl9tYXN0ZXJfdHJhbnNhY3Rpb25faWRCEAoOX2N1c3RvbWVyX25hbWVCEQoPX2N1c3RvbWVyX3Bob25lQgcKBV9yYXRlQhIKEF9zZW5kX2Ftb3VudF9ldXJCDgoMX2xhdW5jaGVkX2J5QhMKEV9sYXVuY2hlZF9ieV9uYW1lQg8KDV9vcGVyYXRpb25faWRCCgoIX291dGNvbWVCDQoLX3NldHRsZWRfYnlCEgoQX3NldHRsZWRfYnlfbmFtZUIXChVfcGF5bWVudF9jb25maXJtZWRfYnlCEwoRX2NhbmNlbGxlZF9yZWFzb24iTQoIUmVjZWl2ZXISFQoNcmVjZWl2ZXJfbmFtZRgBIAEoCRIWCg5yZWNlaXZlcl9waG9uZRgCIAEoCRISCgpjb250YWN0X2lkGAMgASgJIuIBCg5SZWNlaXZlckNoYW5nZRIQCghhZ2VudF9pZBgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEi4KCmNoYW5nZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KBmJlZm9yZRgEIAEoCzIfLnRyYW5zZmVyb3BzLmludGFrZS52MS5SZWNlaXZlchIuCgVhZnRlchgFIAEoCzIfLnRyYW5zZmVyb3BzLmludGFrZS52MS5SZWNlaXZlchIZChFyZWNlaXZlcl92ZXJpZmllZBgGIAEoCGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Transaction is the contract's "Transaction (intake)": a paid transfer the automation
@@ -230,6 +230,23 @@ export type Transaction = Message<"transferops.intake.v1.Transaction"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 29;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Whether the receiver as it stands is the one the partner verified: partner_verify, and
+   * no rewrite of receiver_name or receiver_phone away from the partner's. Becomes the
+   * launched operation's `partner_verified` (false: the handset checks the name before the PIN).
+   *
+   * @generated from field: bool receiver_verified = 30;
+   */
+  receiverVerified: boolean;
+
+  /**
+   * Every rewrite of the receiver, oldest first (who, when, before and after). On the answers
+   * of get and of the board's actions on one transaction; empty in lists and in launch's.
+   *
+   * @generated from field: repeated transferops.intake.v1.ReceiverChange receiver_changes = 31;
+   */
+  receiverChanges: ReceiverChange[];
 };
 
 /**
@@ -238,4 +255,81 @@ export type Transaction = Message<"transferops.intake.v1.Transaction"> & {
  */
 export const TransactionSchema: GenMessage<Transaction> = /*@__PURE__*/
   messageDesc(file_transferops_intake_v1_intake, 0);
+
+/**
+ * The receiver fields a rewrite may change.
+ *
+ * @generated from message transferops.intake.v1.Receiver
+ */
+export type Receiver = Message<"transferops.intake.v1.Receiver"> & {
+  /**
+   * @generated from field: string receiver_name = 1;
+   */
+  receiverName: string;
+
+  /**
+   * @generated from field: string receiver_phone = 2;
+   */
+  receiverPhone: string;
+
+  /**
+   * @generated from field: string contact_id = 3;
+   */
+  contactId: string;
+};
+
+/**
+ * Describes the message transferops.intake.v1.Receiver.
+ * Use `create(ReceiverSchema)` to create a new message.
+ */
+export const ReceiverSchema: GenMessage<Receiver> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake, 1);
+
+/**
+ * One rewrite of a transaction's receiver by an agent at the board.
+ *
+ * @generated from message transferops.intake.v1.ReceiverChange
+ */
+export type ReceiverChange = Message<"transferops.intake.v1.ReceiverChange"> & {
+  /**
+   * Agent (UUID) who rewrote it, and that agent's full name then.
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string agent_name = 2;
+   */
+  agentName: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 3;
+   */
+  changedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: transferops.intake.v1.Receiver before = 4;
+   */
+  before?: Receiver | undefined;
+
+  /**
+   * @generated from field: transferops.intake.v1.Receiver after = 5;
+   */
+  after?: Receiver | undefined;
+
+  /**
+   * receiver_verified after the rewrite.
+   *
+   * @generated from field: bool receiver_verified = 6;
+   */
+  receiverVerified: boolean;
+};
+
+/**
+ * Describes the message transferops.intake.v1.ReceiverChange.
+ * Use `create(ReceiverChangeSchema)` to create a new message.
+ */
+export const ReceiverChangeSchema: GenMessage<ReceiverChange> = /*@__PURE__*/
+  messageDesc(file_transferops_intake_v1_intake, 2);
 
