@@ -210,22 +210,19 @@ export class OperationCreation {
     tx: EntityManager,
     op: NewOperation,
     actor: Actor,
-    { admission, sim, debit, now }: Selected,
+    { admission, now }: Selected,
   ): Promise<OperationRecord | undefined> {
     const { config } = this.deps;
-    const pending = this.pending;
     const events = changeEvents(freshRecord(op), {
       trigger: "create",
       previous_status: "",
       actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
       at: now,
     }).map(outboxRow);
-    // Taken before the statement's snapshot: see reserveBalance.
-    const others = pending.of(sim.sim_id);
     const created = await insertQueuedOperation(tx, op, events);
     if (!created) return undefined;
-    // The SIM's lock, when needed, is taken last, after the insert, so it is held only
-    // until commit; a create the balance no longer covers rolls back with insufficient_balance.
+    // The SIM's lock is taken last, after the insert, so it is held only until commit; a
+    // create the balance no longer covers rolls back with insufficient_balance.
     const short = await reserveBalance(
       tx,
       admission.sim,
@@ -236,8 +233,7 @@ export class OperationCreation {
         now,
         staleness_ms: config.balanceStalenessMs,
       },
-      { inserted: true, reservedBefore: created.reserved_before },
-      { debits: pending, own: debit, others },
+      { inserted: true },
     );
     if (short) throw short;
     return created.record;
