@@ -51,7 +51,7 @@ describe("reasons", () => {
     ["operator_mismatch", "refused"],
     ["agent_unknown", "refused"],
     ["agent_inactive", "forbidden"],
-    ["parent_not_found", "refused"],
+    ["parent_not_found", "not_found"],
     ["retry_not_allowed", "refused"],
     ["no_grant", "forbidden"],
     ["not_in_grant_type", "forbidden"],

@@ -49,7 +49,7 @@ export function factsOfSummary(messageId: string, e: EvidenceSummary | undefined
 
 /** The contract's operation detail. */
 export function toOperation(o: OperationRecord): Operation {
-  const retry = retryFlags(o.status, o.has_retry);
+  const retry = retryFlags(o.status, o.has_retry, o);
   return create(OperationSchema, {
     operationId: o.operation_id,
     requestId: o.request_id,

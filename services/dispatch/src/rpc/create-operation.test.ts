@@ -135,7 +135,7 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "7. a replay of an operation that does not exist",
       () => {},
       () => ({ parentOperationId: "00000000-0000-4000-8000-000000000001" }),
-      422,
+      404,
       "parent_not_found",
       "Parent operation 00000000-0000-4000-8000-000000000001 does not exist",
     ],

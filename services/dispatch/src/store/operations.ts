@@ -240,8 +240,9 @@ const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
  *     reading or a newer one (settled or arbitrated on word, or proven without a balance:
  *     held until the next reading);
  *   - failed or rejected after it was handed to a handset (or dialled by hand), when only a
- *     person's word (settle, arbitrate), the handset's `ussd_ok`/`ussd_unconfirmed` after a
- *     cancel, or an operator proof that contradicts it says what happened.
+ *     person's word (settle, arbitrate) says it failed, when it was cancelled while its
+ *     handset dialled and the handset has not reported or reported `ussd_ok`,
+ *     `ussd_unconfirmed` or `ussd_timeout`, or when an operator proof contradicts it.
  *
  * A debit the handset or the operator failed (ussd_failed, name_mismatch, sim_absent, a
  * cancel before dialling) is proven failed and holds nothing. The domain's statuses are in
@@ -255,8 +256,9 @@ const HELD_DEBIT = (measured: string) => `op_type in (${sqlList(DEBITING_OP_TYPE
         or (status = 'confirmed'
             and (evidence_balance_after is null or evidence_received_at is null or evidence_received_at > ${measured}))
         or (status in ('failed', 'rejected') and (started_at is not null or origin = 'matching')
-            and (decided_by is not null or device_outcome in ('ussd_ok', 'ussd_unconfirmed')
-                 or contradicting_message_id is not null)))))`;
+            and (decided_by is not null or contradicting_message_id is not null
+                 or (status = 'rejected' and (device_outcome is null
+                     or device_outcome in ('ussd_ok', 'ussd_unconfirmed', 'ussd_timeout'))))))))`;
 
 /** The row a create writes, as `insertOperation` would return it: every other column empty. */
 export function freshRecord(op: NewOperation): OperationRecord {

@@ -9,13 +9,19 @@ import { Migration } from "@transferops/kit";
  * (a SIM's entries since its last reading, not its history).
  *
  * `contradicting_message_id`: the operator's proof that arrived for a failed or rejected
- * operation (flows/proof.ts): its money went, so its retry is refused.
+ * operation (flows/proof.ts): its money went, so its retry is refused; the message's answer
+ * is then `contradicting` (the proofs' outcomes).
  */
 export class Migration0007HeldDebits extends Migration {
   override name = "Migration0007HeldDebits";
 
   up(): void {
     this.addSql(`alter table dispatch.operations add column contradicting_message_id text`);
+    this.addSql(`alter table dispatch.proofs drop constraint proofs_outcome_check`);
+    this.addSql(
+      `alter table dispatch.proofs add constraint proofs_outcome_check
+         check (outcome in ('confirmed', 'ambiguous', 'no_candidate', 'divergent', 'contradicting'))`,
+    );
     this.addSql(
       `create index operations_sim_changed on dispatch.operations (sim_id, updated_at)
          include (montant, op_type)
