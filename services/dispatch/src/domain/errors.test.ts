@@ -52,6 +52,7 @@ describe("reasons", () => {
     ["agent_unknown", "refused"],
     ["agent_inactive", "forbidden"],
     ["parent_not_found", "not_found"],
+    ["retry_contradicted", "conflict"],
     ["retry_not_allowed", "refused"],
     ["no_grant", "forbidden"],
     ["not_in_grant_type", "forbidden"],

@@ -157,16 +157,33 @@ async function decide(
     message.kind === "BAL" ? null : message.amount,
   );
   const decision = decideProof(candidates, message, now, lateEvidenceS);
-  if (decision.outcome !== "no_candidate") return { decision, candidates };
   const local = message.counterparty_msisdn
     ? normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""))
     : null;
-  if (message.kind !== "BAL" && (local || !message.counterparty_msisdn)) {
-    const debits = opTypes.filter(isDebiting);
-    const numbers = local ? [local, `237${local}`] : null;
-    const operation = await lockContradicted(em, sim_id, debits, message.amount, numbers, lateEvidenceS);
-    if (operation) return { decision: { outcome: "contradicting", operation }, candidates };
+  const contradicted = () =>
+    message.kind !== "BAL" && (local || !message.counterparty_msisdn)
+      ? lockContradicted(
+          em,
+          sim_id,
+          opTypes.filter(isDebiting),
+          message.amount,
+          local ? [local, `237${local}`] : null,
+          lateEvidenceS,
+        )
+      : Promise.resolve(undefined);
+  if (decision.outcome === "confirmed") {
+    // A retry no handset has claimed yet did not send this: the parent it retries did, when
+    // the parent failed or was rejected for this amount and number.
+    const chosen = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
+    if (chosen.status !== "queued" || !chosen.parent_operation_id) return { decision, candidates };
+    const parent = await contradicted();
+    return parent?.operation_id === chosen.parent_operation_id
+      ? { decision: { outcome: "contradicting", operation: parent }, candidates }
+      : { decision, candidates };
   }
+  if (decision.outcome !== "no_candidate") return { decision, candidates };
+  const operation = await contradicted();
+  if (operation) return { decision: { outcome: "contradicting", operation }, candidates };
   if (!message.counterparty_msisdn) return { decision, candidates };
   const sameDestination = local
     ? await proofCandidatesTo(em, sim_id, ACTIVE_STATUSES, opTypes, [local, `237${local}`])
@@ -187,7 +204,8 @@ async function apply(
   now: Date,
   lateEvidenceS: number,
 ): Promise<{ op: OperationRecord | undefined; candidateIds: string[]; stored?: true }> {
-  if (decision.outcome === "contradicting") return { op: await contradict(em, claim, decision.operation, now), candidateIds: [] };
+  if (decision.outcome === "contradicting")
+    return { op: await contradict(em, claim, decision.operation, now), candidateIds: [] };
   if (decision.outcome === "confirmed") {
     const before = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
     const op = await move(
