@@ -303,7 +303,7 @@ function present(text: string | null | undefined): text is string {
 /**
  * A handset that reports `ussd_ok` or `ussd_unconfirmed` for an operation cancelled while it
  * was dialling says the PIN went: the transfer may have gone through. Such an operation is
- * treated as dialled: its debit is held (store/operations.ts, `HELD_DEBIT`), a proof of it is
+ * treated as dialled: its debit is held (store/operations.ts, `HELD_DEBITS`), a proof of it is
  * contradicting evidence (flows/proof.ts), and an alert names it (rpc/handset.ts).
  */
 export function dialledAfterCancel(outcome: DeviceOutcome | null | undefined): boolean {

@@ -240,7 +240,7 @@ async function apply(
  * arbitrated failed, cancelled while its handset dialled, or failed by its handset): the
  * money went. The message is linked to it as contradicting evidence (its proof row, and
  * `contradicting_message_id` on the operation, which refuses its retry and keeps its debit
- * held: store/operations.ts `HELD_DEBIT`); a retry still queued is withdrawn before any
+ * held: store/operations.ts `HELD_DEBITS`); a retry still queued is withdrawn before any
  * handset dials it; a critical alert names the operation, who decided it, the text and the
  * retry. The status stays what the person or the handset decided: it is their word, and
  * the arbitration queue shows it first for a person to look at.

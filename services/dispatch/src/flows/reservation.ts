@@ -42,7 +42,7 @@ export async function candidatesOf(
  * Inside the creating (or changing) transaction: takes the selected SIM's lock, always (a
  * create far from the limit once skipped it, and two concurrent creates of 16 million on a
  * SIM measured at 30 million were both accepted), and checks again under it that the SIM's
- * free balance (store/operations.ts, `HELD_DEBIT`) covers the amount, now that the creates
+ * free balance (store/operations.ts, `HELD_DEBITS`) covers the amount, now that the creates
  * and changes that took the lock before have committed. A refusal here is the same
  * insufficient_balance selection gives.
  */

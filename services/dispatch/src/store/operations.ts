@@ -246,12 +246,18 @@ const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
  *
  * A debit the handset or the operator failed (ussd_failed, name_mismatch, sim_absent, a
  * cancel before dialling) is proven failed and holds nothing. The domain's statuses are in
- * vocabulary.ts (HOLDING_STATUSES); selection (`simLoads`), the create's own read
- * (`insertQueuedOperation`) and the check under the SIM's lock (`reservedOn`) all use this.
+ * vocabulary.ts (HOLDING_STATUSES); selection (`simLoads`) and the check under the SIM's
+ * lock (`reservedOn`, every create and change that adds to it) both use this. Two sums, each
+ * from its index: what is in flight (`operations_sim_holding`) and what changed since the
+ * measurement (`operations_sim_changed`), so the cost does not grow with the SIM's history.
  */
-const HELD_DEBIT = (measured: string) => `op_type in (${sqlList(DEBITING_OP_TYPES)}) and (${HOLDING}
-  or (status in ('no_evidence', 'confirmed', 'failed', 'rejected')
-      and (${measured} is null or updated_at > ${measured})
+const DEBITING = `op_type in (${sqlList(DEBITING_OP_TYPES)})`;
+const HELD_DEBITS = (sim: string, measured: string) => `(
+  (select coalesce(sum(montant), 0) from dispatch.operations
+    where sim_id = ${sim} and ${HOLDING} and ${DEBITING})
+  + (select coalesce(sum(montant), 0) from dispatch.operations
+    where sim_id = ${sim} and status in ('no_evidence', 'confirmed', 'failed', 'rejected') and ${DEBITING}
+      and updated_at > coalesce(${measured}, '-infinity'::timestamptz)
       and (status = 'no_evidence'
         or (status = 'confirmed'
             and (evidence_balance_after is null or evidence_received_at is null or evidence_received_at > ${measured}))
@@ -496,10 +502,7 @@ export async function simLoads(
          select count(*) filter (where status in ('queued', 'running')) as in_flight
            from dispatch.operations
           where sim_id = s.sim_id and status in ('queued', 'running')) as l
-       cross join lateral (
-         select coalesce(sum(montant), 0) as reserved
-           from dispatch.operations
-          where sim_id = s.sim_id and ${HELD_DEBIT("s.measured_at")}) as h`,
+       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at")} as reserved) as h`,
     [JSON.stringify(sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.measured_at?.toISOString() ?? null })))],
   );
   for (const r of found) {
@@ -512,14 +515,13 @@ export async function simLoads(
   return loads;
 }
 
-/** What the SIM's free balance holds (`HELD_DEBIT`), measured at `measuredAt`. */
+/** What the SIM's free balance holds (`HELD_DEBITS`), measured at `measuredAt`. */
 export async function reservedOn(em: EntityManager, simId: string, measuredAt: Date | null): Promise<number> {
   const r = await one<{ reserved: unknown }>(
     em,
-    `select coalesce(sum(montant), 0) as reserved
-       from dispatch.operations, (select ?::timestamptz as measured_at) as m
-      where sim_id = ? and ${HELD_DEBIT("m.measured_at")}`,
-    [measuredAt, simId],
+    `select ${HELD_DEBITS("p.sim_id", "p.measured_at")} as reserved
+       from (select ?::text as sim_id, ?::timestamptz as measured_at) as p`,
+    [simId, measuredAt],
   );
   return Number(r?.reserved ?? 0);
 }

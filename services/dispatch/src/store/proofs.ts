@@ -129,7 +129,7 @@ export async function lockProofCandidates(
  * The operation a proof of `amount` contradicts, locked: the SIM's newest failed or rejected
  * debit of that amount that was handed to a handset (or dialled by hand), changed within
  * `withinS` seconds, to one of `msisdns` when the message names a number, and no other
- * message contradicts yet (store/operations.ts `HELD_DEBIT` holds such a debit).
+ * message contradicts yet (store/operations.ts `HELD_DEBITS` holds such a debit).
  */
 export async function lockContradicted(
   em: EntityManager,

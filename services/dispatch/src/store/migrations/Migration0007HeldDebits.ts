@@ -1,7 +1,7 @@
 import { Migration } from "@transferops/kit";
 
 /**
- * The free balance of a SIM (store/operations.ts, `HELD_DEBIT`) holds, besides the debits in
+ * The free balance of a SIM (store/operations.ts, `HELD_DEBITS`) holds, besides the debits in
  * flight, those that may have left since the SIM's last measurement: no_evidence, confirmed
  * without a newer reading, settled or arbitrated failed, cancelled while dialling and then
  * reported `ussd_ok`, and any a later proof contradicts. They are found by the time of their
