@@ -2291,6 +2291,8 @@ export interface components {
       ussd_response: string | null;
       evidence_count: number;
       self_resolving: boolean;
+      status: string;
+      contradicting_message_id: string | null;
     };
     SettledOnWordRow: {
       operation_id: string;
@@ -17536,7 +17538,9 @@ export interface operations {
            *         "finished_at": "2026-11-22T09:30:00.000Z",
            *         "ussd_response": "ussd response",
            *         "evidence_count": 1,
-           *         "self_resolving": true
+           *         "self_resolving": true,
+           *         "status": "status",
+           *         "contradicting_message_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f"
            *       }
            *     ]
            */

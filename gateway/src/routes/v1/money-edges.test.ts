@@ -173,6 +173,11 @@ describe("no second payment: an operator's proof after a failure", () => {
 
     const retry = await create(h.sim.simId, 7_125, msisdn, { parent: id });
     expect([retry.status, retry.body.context?.reason]).toEqual([409, "retry_contradicted"]);
+    // The arbitration queue shows it first, with the message that contradicts it.
+    const queue = await sys.api.get("/v1/operations/unproven?all=true", { token: agent.token });
+    expect(queue.status).toBe(200);
+    expect(queue.body[0]).toMatchObject({ operation_id: id, status: "failed" });
+    expect(queue.body[0].contradicting_message_id).toEqual(expect.any(String));
     // Linked to the operation, not left in the unmatched queue.
     const orphans = await sys.api.get(`/v1/evidences?unmatched=true&all=true`, { token: admin.token });
     expect(orphans.status).toBe(200);

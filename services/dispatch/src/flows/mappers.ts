@@ -114,6 +114,8 @@ export function toUnproven(o: OperationRecord, evidenceCount: number, selfResolv
     ussdResponse: opt(o.ussd_response),
     evidenceCount,
     selfResolving,
+    status: o.status,
+    contradictingMessageId: opt(o.contradicting_message_id),
   });
 }
 

@@ -27,5 +27,9 @@ export class Migration0007HeldDebits extends Migration {
          include (montant, op_type)
          where status in ('no_evidence', 'confirmed', 'failed', 'rejected')`,
     );
+    // The arbitration queue lists the contradicted first (store/queues.ts, listUnproven).
+    this.addSql(
+      `create index operations_contradicted on dispatch.operations (finished_at) where contradicting_message_id is not null`,
+    );
   }
 }
