@@ -1095,7 +1095,7 @@ export interface paths {
     put?: never;
     /**
      * Create an operation: gates in their documented order, SIM selected by the server, queued
-     * @description Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
+     * @description Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (one that does not exist or is another agent's, to an agent, is 404 parent_not_found, saying nothing of it; one an operator's proof showed went through after it failed or was rejected is 409 retry_contradicted, a retry would pay twice; another replay that is not allowed is 422 retry_not_allowed), the access grant (403), SIM selection and balance (422). 409 means that the request_id exists, except retry_contradicted, and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.
      */
     post: operations["createOperation"];
     delete?: never;
@@ -2298,6 +2298,8 @@ export interface components {
       ussd_response: string | null;
       evidence_count: number;
       self_resolving: boolean;
+      status: string;
+      contradicting_message_id: string | null;
     };
     SettledOnWordRow: {
       operation_id: string;
@@ -17272,7 +17274,30 @@ export interface operations {
           };
         };
       };
-      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused. Reasons (context.reason): request_id_reused, request_id_taken */
+      /** @description parent_operation_id names no operation the caller may retry (none, or another agent's). Reasons (context.reason): parent_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "parent_operation_id names no operation the caller may retry (none, or another agent's)",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "parent_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "parent_not_found";
+            };
+          };
+        };
+      };
+      /** @description request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused; the error body with reason retry_contradicted when the parent's transfer went through after all. Reasons (context.reason): request_id_reused, request_id_taken, retry_contradicted */
       409: {
         headers: {
           [name: string]: unknown;
@@ -17320,7 +17345,7 @@ export interface operations {
             | (components["schemas"]["Error"] & {
                 context?: {
                   /** @enum {string} */
-                  reason?: "request_id_reused" | "request_id_taken";
+                  reason?: "request_id_reused" | "request_id_taken" | "retry_contradicted";
                 };
               });
         };
@@ -17371,7 +17396,7 @@ export interface operations {
           };
         };
       };
-      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance. Reasons (context.reason): agent_unknown, device_frozen, insufficient_balance, invalid_msisdn, invalid_request, merchant_code_required, nested_too_deeply, no_active_sim, no_assigned_sim, no_measured_balance, nul_character, operator_mismatch, operator_undetermined, origin_matching_refused, parent_not_found, retry_not_allowed, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
+      /** @description Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance. Reasons (context.reason): agent_unknown, device_frozen, insufficient_balance, invalid_msisdn, invalid_request, merchant_code_required, nested_too_deeply, no_active_sim, no_assigned_sim, no_measured_balance, nul_character, operator_mismatch, operator_undetermined, origin_matching_refused, retry_not_allowed, sim_frozen, sim_not_assigned, sim_not_found, sim_operator_mismatch, sim_retired, sim_unmeasured, stale_balance */
       422: {
         headers: {
           [name: string]: unknown;
@@ -17404,7 +17429,6 @@ export interface operations {
                 | "operator_mismatch"
                 | "operator_undetermined"
                 | "origin_matching_refused"
-                | "parent_not_found"
                 | "retry_not_allowed"
                 | "sim_frozen"
                 | "sim_not_assigned"
@@ -17540,7 +17564,9 @@ export interface operations {
            *         "finished_at": "2026-11-22T09:30:00.000Z",
            *         "ussd_response": "ussd response",
            *         "evidence_count": 1,
-           *         "self_resolving": true
+           *         "self_resolving": true,
+           *         "status": "status",
+           *         "contradicting_message_id": "3f0c2a4e-8b1d-4c6f-9e2a-5d7b8c9d0e1f"
            *       }
            *     ]
            */

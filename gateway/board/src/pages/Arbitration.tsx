@@ -41,17 +41,20 @@ export function Arbitration() {
             <td>
               {dateTime(r.finished_at)}
               {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
+              {r.contradicting_message_id && <strong> · {t("arb.contradicted")}</strong>}
             </td>
             <td>{r.dest_name}</td>
             <td>{r.msisdn_dest}</td>
             <td class="num">{fcfa(r.montant)}</td>
             <td>{r.evidence_count}</td>
             <td>
-              <RowAction
-                label={t("arb.settle")}
-                of={`${r.dest_name} ${fcfa(r.montant)}`}
-                onClick={() => setSettling(r)}
-              />
+              {!r.contradicting_message_id && (
+                <RowAction
+                  label={t("arb.settle")}
+                  of={`${r.dest_name} ${fcfa(r.montant)}`}
+                  onClick={() => setSettling(r)}
+                />
+              )}
             </td>
           </tr>
         )}

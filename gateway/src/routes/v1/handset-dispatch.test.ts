@@ -198,6 +198,8 @@ describe("journeys with the simulated handset and operator", () => {
       sim_id: simB.simId,
       self_resolving: true,
       evidence_count: 0,
+      status: "no_evidence",
+      contradicting_message_id: null,
     });
     expect(Object.keys(row).sort()).toEqual(
       [
@@ -214,6 +216,8 @@ describe("journeys with the simulated handset and operator", () => {
         "ussd_response",
         "evidence_count",
         "self_resolving",
+        "status",
+        "contradicting_message_id",
       ].sort(),
     );
     const settled = await sys.api.post(`/v1/operations/${id}/settle`, {

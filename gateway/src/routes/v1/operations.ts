@@ -91,7 +91,7 @@ export const operationRoutes: Route[] = [
     tag: "Operations",
     summary: "Create an operation: gates in their documented order, SIM selected by the server, queued",
     description:
-      "Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (a replay that is not allowed is 422 retry_not_allowed, never 409), the access grant (403), SIM selection and balance (422). 409 means only that the request_id exists and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.",
+      "Gates in order (docs/decisions/dispatch.md): a request_id starting with `tx-` is refused with 403 request_id_reserved (those are the operations of transaction launches, created by intake alone: another caller creating one first would have a launch record its operation; 403 because the value is valid and who sends it decides); a known request_id answers 409 with the existing operation before anything else (treat as success) when the request is the same one, and 409 request_id_reused (context.differs names the fields, nothing of the first operation is shown) when it names another agent_id, operator, type_op, montant, client.msisdn or sim_id; the circuit breaker 423 (detail circuit_breaker); the body (422 invalid_request; client.nom required and non-empty); origin, merchant_code, operator against the prefix, the owning agent, parent_operation_id (one that does not exist or is another agent's, to an agent, is 404 parent_not_found, saying nothing of it; one an operator's proof showed went through after it failed or was rejected is 409 retry_contradicted, a retry would pay twice; another replay that is not allowed is 422 retry_not_allowed), the access grant (403), SIM selection and balance (422). 409 means that the request_id exists, except retry_contradicted, and 423 only the breaker: a named SIM whose handset is frozen is 422 device_frozen. A named sim_id is used as is, never swapped for another.",
     auth: ["api_key", "session"],
     body: createBody,
     requestExample: {
@@ -111,9 +111,10 @@ export const operationRoutes: Route[] = [
         },
         401: "Bad credentials",
         403: "Access profile does not permit it (detail names the rule), or a `tx-` request_id (reserved to transaction launches)",
+        404: "parent_operation_id names no operation the caller may retry (none, or another agent's)",
         409: {
           description:
-            "request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused",
+            "request_id exists: the existing operation object (treat as success, never mint a new request_id); with another body, the error body with reason request_id_reused; the error body with reason retry_contradicted when the parent's transfer went through after all",
           schema: contractSchema(OperationSchema),
         },
         422: "Operator mismatch, unknown prefix, SIM frozen, no active SIM, unmeasured, stale or insufficient balance",

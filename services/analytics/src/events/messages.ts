@@ -17,7 +17,12 @@ import {
 
 export const messageTopics = [Topics.messages];
 
-const LINK_OUTCOME: Record<string, string> = { proof: "confirmed", restatement: "restated", attached: "attached" };
+const LINK_OUTCOME: Record<string, string> = {
+  proof: "confirmed",
+  restatement: "restated",
+  attached: "attached",
+  contradiction: "divergent",
+};
 
 async function project(em: EntityManager, occurredAt: Date, m: Omit<MessageFacts, "local_day">) {
   if (await beforeLastReset(em, occurredAt)) return;

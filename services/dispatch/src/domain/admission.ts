@@ -6,7 +6,8 @@
 //   2. amount, origin, merchant code  request-rules (422 invalid)
 //   3. operator against destination   operators (422)
 //   4. owning agent exists, active    admission (422 agent_unknown, 403 agent_inactive)
-//   5. parent of a manual replay      admission (422 parent_not_found, 422 retry_not_allowed)
+//   5. parent of a manual replay      admission (404 parent_not_found, also for another agent's
+//                                     parent; 409 retry_contradicted; 422 retry_not_allowed)
 //   6. access grant, named SIM first  grant (403)
 //   7. SIM selection and balance      selection (422, 423 for a frozen handset)
 //
@@ -19,7 +20,7 @@
 
 import { fail, ok, type Result } from "./errors.ts";
 import { checkGrant, checkGrantCoversOperator, filterCandidatesByGrant, type AccessGrant } from "./grant.ts";
-import { initialStatus, retryFlags, type OperationStatus } from "./operation-state.ts";
+import { initialStatus, retryFlags, type OperationStatus, type RetryFacts } from "./operation-state.ts";
 import type { DomainError } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 import { checkOperator, deriveOperator, normaliseMsisdn } from "./operators.ts";
@@ -43,6 +44,10 @@ export interface ParentOperation {
   readonly operation_id: string;
   readonly status: OperationStatus;
   readonly has_retry: boolean;
+  /** Its owner: only that agent (or a supervisor or admin) may replay it. */
+  readonly agent_id?: string;
+  /** What else its retry depends on (operation-state.ts `retryFlags`). */
+  readonly facts?: RetryFacts;
 }
 
 export interface OperationRequest {
@@ -87,7 +92,7 @@ export function admitOperation(request: OperationRequest, facts: AdmissionFacts)
     checkMerchantCode(request.operator, request.op_type, request.merchant_code) ??
     checkOperator(request.operator, request.msisdn, request.op_type) ??
     checkOwningAgent(request.agent) ??
-    checkParent(request.parent_operation_id ?? null, request.parent ?? null);
+    checkParent(request.parent_operation_id ?? null, request.parent ?? null, request.agent);
   if (refused !== null) return fail(refused);
   const sim = selectGrantedSim(request, facts);
   if (!sim.ok) return sim;
@@ -214,19 +219,37 @@ export function checkOwningAgent(agent: OwningAgent): DomainError | null {
 }
 
 /**
- * A manual replay must name an operation that exists and whose retry is allowed
- * (operation-state.ts `retryFlags`): nothing in flight or confirmed is replayed, and an
- * operation is replayed once. The store's unique index on parent_operation_id holds the
- * "once" when two replays race.
+ * A manual replay must name an operation of the replay's owner (or any, for a supervisor or
+ * an admin) whose retry is allowed (operation-state.ts `retryFlags`): nothing in flight or
+ * confirmed is replayed, and an operation is replayed once. The store's unique index on
+ * parent_operation_id holds the "once" when two replays race. Another agent's operation is
+ * answered as one that does not exist (404, nothing of it said). One an operator's proof
+ * contradicts (its money went after all) is 409 retry_contradicted: a retry would pay twice.
  */
-export function checkParent(parentId: string | null, parent: ParentOperation | null): DomainError | null {
+export function checkParent(
+  parentId: string | null,
+  parent: ParentOperation | null,
+  owner: Pick<OwningAgent, "agent_id" | "role"> = { role: "admin" },
+): DomainError | null {
   if (parentId === null) return null;
-  if (parent === null) {
+  const seesAll = owner.role === "supervisor" || owner.role === "admin";
+  if (parent === null || (!seesAll && parent.agent_id !== owner.agent_id)) {
     return refusal("parent_not_found", `Parent operation ${parentId} does not exist`, {
       parent_operation_id: parentId,
     });
   }
-  if (retryFlags(parent.status, parent.has_retry).retry_allowed) return null;
+  if (parent.facts?.contradicting_message_id) {
+    return refusal(
+      "retry_contradicted",
+      `Operation ${parentId} is ${parent.status}, but the operator's message ${parent.facts.contradicting_message_id} says its transfer went through; a retry would pay twice`,
+      {
+        parent_operation_id: parentId,
+        operation_status: parent.status,
+        contradicting_message_id: parent.facts.contradicting_message_id,
+      },
+    );
+  }
+  if (retryFlags(parent.status, parent.has_retry, parent.facts).retry_allowed) return null;
   const detail = parent.has_retry
     ? `Operation ${parentId} already has a retry`
     : `Operation ${parentId} is ${parent.status}; a retry is not allowed`;

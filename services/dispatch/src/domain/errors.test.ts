@@ -51,7 +51,8 @@ describe("reasons", () => {
     ["operator_mismatch", "refused"],
     ["agent_unknown", "refused"],
     ["agent_inactive", "forbidden"],
-    ["parent_not_found", "refused"],
+    ["parent_not_found", "not_found"],
+    ["retry_contradicted", "conflict"],
     ["retry_not_allowed", "refused"],
     ["no_grant", "forbidden"],
     ["not_in_grant_type", "forbidden"],
@@ -98,7 +99,7 @@ describe("reasons", () => {
 
   it("is a closed set of stable snake_case codes", () => {
     expect(REASON_CODES).toHaveLength(Object.keys(REASONS).length);
-    expect(REASON_CODES).toHaveLength(50);
+    expect(REASON_CODES).toHaveLength(51);
     for (const code of REASON_CODES) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
   });
 

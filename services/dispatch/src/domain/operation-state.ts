@@ -300,26 +300,47 @@ function present(text: string | null | undefined): text is string {
 // ---------------------------------------------------------------------------
 // Retry flags
 
+/**
+ * A handset that reports `ussd_ok` or `ussd_unconfirmed` for an operation cancelled while it
+ * was dialling says the PIN went: the transfer may have gone through. Such an operation is
+ * treated as dialled: its debit is held (store/operations.ts, `HELD_DEBITS`), a proof of it is
+ * contradicting evidence (flows/proof.ts), and an alert names it (rpc/handset.ts).
+ */
+export function dialledAfterCancel(outcome: DeviceOutcome | null | undefined): boolean {
+  return outcome === "ussd_ok" || outcome === "ussd_unconfirmed";
+}
+
 export interface RetryFlags {
   readonly retry_allowed: boolean;
   /** null where the contract says "not applicable": no retry is allowed. */
   readonly retry_requires_confirmation: boolean | null;
 }
 
+/** What besides its status decides an operation's retry. */
+export interface RetryFacts {
+  /** An operator's proof that arrived after it failed or was rejected: its money went. */
+  readonly contradicting_message_id?: string | null;
+  /** The handset's outcome, reported after a cancel too (`ussd_ok` then means it was dialled). */
+  readonly device_outcome?: DeviceOutcome | null;
+}
+
 /**
  * failed and rejected moved no money: retry freely. no_evidence may have moved
- * money: a retry needs the caller's confirmation. Everything else is still in
- * flight or done; awaiting_manual_dial included, since its agent has not dialled
- * yet (cancel it instead). Only one retry per operation: once one exists, none is
- * allowed.
+ * money: a retry needs the caller's confirmation, as does a rejected operation whose
+ * handset then reported it dialled (`ussd_ok`, `ussd_unconfirmed`: cancelled mid-dial).
+ * An operation an operator's proof contradicts moved money: no retry. Everything else
+ * is still in flight or done; awaiting_manual_dial included, since its agent has not
+ * dialled yet (cancel it instead). Only one retry per operation: once one exists, none
+ * is allowed.
  */
-export function retryFlags(status: OperationStatus, hasRetry: boolean): RetryFlags {
+export function retryFlags(status: OperationStatus, hasRetry: boolean, facts: RetryFacts = {}): RetryFlags {
   const notAllowed: RetryFlags = { retry_allowed: false, retry_requires_confirmation: null };
-  if (hasRetry) return notAllowed;
+  if (hasRetry || facts.contradicting_message_id) return notAllowed;
   switch (status) {
     case "failed":
-    case "rejected":
       return { retry_allowed: true, retry_requires_confirmation: false };
+    case "rejected":
+      return { retry_allowed: true, retry_requires_confirmation: dialledAfterCancel(facts.device_outcome) };
     case "no_evidence":
       return { retry_allowed: true, retry_requires_confirmation: true };
     default:

@@ -30,7 +30,14 @@ export const REASONS = {
   operator_mismatch: { status: "refused", when: "Destination prefix contradicts the declared operator" },
   agent_unknown: { status: "refused", when: "The API key names no agent, or an agent that does not exist" },
   agent_inactive: { status: "forbidden", when: "The owning agent is inactive" },
-  parent_not_found: { status: "refused", when: "parent_operation_id names no operation" },
+  parent_not_found: {
+    status: "not_found",
+    when: "parent_operation_id names no operation, or one of another agent (to an agent: nothing of it is said)",
+  },
+  retry_contradicted: {
+    status: "conflict",
+    when: "parent_operation_id names a failed or rejected operation an operator's proof then showed went through (context.contradicting_message_id): a retry would pay twice",
+  },
   // 422, not 409: on create, 409 means only "request_id exists" (the contract's replay answer).
   retry_not_allowed: {
     status: "refused",

@@ -19,9 +19,9 @@ import {
 import { changeEvents } from "../events/operations.ts";
 import {
   findByRequestId,
-  findOperation,
   freshRecord,
   insertQueuedOperation,
+  lockOperation,
   type NewOperation,
   type OperationRecord,
 } from "../store/operations.ts";
@@ -164,7 +164,9 @@ export class OperationCreation {
     const { config } = this.deps;
     const opType = (req.typeOp || "deposit") as OpType;
     const simId = req.simId || null;
-    const parent = req.parentOperationId ? ((await findOperation(em, req.parentOperationId)) ?? null) : null;
+    // Locked: a proof contradicting it (flows/proof.ts) either comes first and this create sees
+    // it, or comes after this create's commit and finds this retry to withdraw.
+    const parent = req.parentOperationId ? ((await lockOperation(em, req.parentOperationId)) ?? null) : null;
     const agent: OwningAgent = {
       agent_id: agentId,
       role: actor.kind === "session" && actor.role ? actor.role : roleOf(context.agent.role),
@@ -186,7 +188,13 @@ export class OperationCreation {
           origin: req.origin ?? null,
           sim_id: simId,
           parent_operation_id: req.parentOperationId ?? null,
-          parent: parent && { operation_id: parent.operation_id, status: parent.status, has_retry: parent.has_retry },
+          parent: parent && {
+            operation_id: parent.operation_id,
+            status: parent.status,
+            has_retry: parent.has_retry,
+            agent_id: parent.agent_id,
+            facts: parent,
+          },
         },
         {
           circuit_breaker_active: context.breaker_active,
@@ -210,22 +218,19 @@ export class OperationCreation {
     tx: EntityManager,
     op: NewOperation,
     actor: Actor,
-    { admission, sim, debit, now }: Selected,
+    { admission, now }: Selected,
   ): Promise<OperationRecord | undefined> {
     const { config } = this.deps;
-    const pending = this.pending;
     const events = changeEvents(freshRecord(op), {
       trigger: "create",
       previous_status: "",
       actor_agent_id: actor.kind === "session" ? actor.agent_id : null,
       at: now,
     }).map(outboxRow);
-    // Taken before the statement's snapshot: see reserveBalance.
-    const others = pending.of(sim.sim_id);
     const created = await insertQueuedOperation(tx, op, events);
     if (!created) return undefined;
-    // The SIM's lock, when needed, is taken last, after the insert, so it is held only
-    // until commit; a create the balance no longer covers rolls back with insufficient_balance.
+    // The SIM's lock is taken last, after the insert, so it is held only until commit; a
+    // create the balance no longer covers rolls back with insufficient_balance.
     const short = await reserveBalance(
       tx,
       admission.sim,
@@ -236,8 +241,7 @@ export class OperationCreation {
         now,
         staleness_ms: config.balanceStalenessMs,
       },
-      { inserted: true, reservedBefore: created.reserved_before },
-      { debits: pending, own: debit, others },
+      { inserted: true },
     );
     if (short) throw short;
     return created.record;

@@ -49,7 +49,7 @@ export function factsOfSummary(messageId: string, e: EvidenceSummary | undefined
 
 /** The contract's operation detail. */
 export function toOperation(o: OperationRecord): Operation {
-  const retry = retryFlags(o.status, o.has_retry);
+  const retry = retryFlags(o.status, o.has_retry, o);
   return create(OperationSchema, {
     operationId: o.operation_id,
     requestId: o.request_id,
@@ -114,6 +114,8 @@ export function toUnproven(o: OperationRecord, evidenceCount: number, selfResolv
     ussdResponse: opt(o.ussd_response),
     evidenceCount,
     selfResolving,
+    status: o.status,
+    contradictingMessageId: opt(o.contradicting_message_id),
   });
 }
 

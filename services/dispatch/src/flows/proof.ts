@@ -5,6 +5,7 @@ import {
   checkAttachProof,
   checkAttachScope,
   decideProof,
+  isDebiting,
   isWithinLateWindow,
   kindProves,
   normaliseMsisdn,
@@ -19,12 +20,14 @@ import {
   type ProofMessage,
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
-import { findOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
+import { findOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import {
   answeredBefore,
   insertProof,
+  lockContradicted,
   lockMessage,
   lockProofCandidates,
+  lockRetryOf,
   operationProvenBy,
   proofCandidatesTo,
   type ProofOutcome,
@@ -51,6 +54,9 @@ export interface ProofAnswer {
 }
 
 type Candidate = ProofCandidate & { record: OperationRecord };
+
+/** What correlation decided, or a message that proves an operation already failed or rejected. */
+type Decided = ProofDecision | { readonly outcome: "contradicting"; readonly operation: OperationRecord };
 
 function evidenceColumns(e: EvidenceFacts): OperationChange {
   return {
@@ -121,15 +127,17 @@ export async function proveOperation(deps: DispatchDeps, claim: ProofClaim): Pro
 }
 
 /**
- * Correlation over the SIM's locked candidates; when none matches and the message names
- * a counterparty, an operation to that number for another amount is reported divergent.
+ * Correlation over the SIM's locked candidates; when none matches, a failed or rejected
+ * operation of that amount (and number, when the message names one) is contradicted (it
+ * went after all: `contradict`); otherwise, when the message names a counterparty, an
+ * operation to that number for another amount is reported divergent.
  */
 async function decide(
   em: EntityManager,
   { sim_id, message }: ProofClaim,
   now: Date,
   lateEvidenceS: number,
-): Promise<{ decision: ProofDecision; candidates: Candidate[] }> {
+): Promise<{ decision: Decided; candidates: Candidate[] }> {
   const opTypes = OP_TYPES.filter((t) => kindProves(message.kind, t));
   const candidates = await lockProofCandidates(
     em,
@@ -139,8 +147,34 @@ async function decide(
     message.kind === "BAL" ? null : message.amount,
   );
   const decision = decideProof(candidates, message, now, lateEvidenceS);
-  if (decision.outcome !== "no_candidate" || !message.counterparty_msisdn) return { decision, candidates };
-  const local = normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""));
+  const local = message.counterparty_msisdn
+    ? normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""))
+    : null;
+  const contradicted = () =>
+    message.kind !== "BAL" && (local || !message.counterparty_msisdn)
+      ? lockContradicted(
+          em,
+          sim_id,
+          opTypes.filter(isDebiting),
+          message.amount,
+          local ? [local, `237${local}`] : null,
+          lateEvidenceS,
+        )
+      : Promise.resolve(undefined);
+  if (decision.outcome === "confirmed") {
+    // A retry no handset has claimed yet did not send this: the parent it retries did, when
+    // the parent failed or was rejected for this amount and number.
+    const chosen = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
+    if (chosen.status !== "queued" || !chosen.parent_operation_id) return { decision, candidates };
+    const parent = await contradicted();
+    return parent?.operation_id === chosen.parent_operation_id
+      ? { decision: { outcome: "contradicting", operation: parent }, candidates }
+      : { decision, candidates };
+  }
+  if (decision.outcome !== "no_candidate") return { decision, candidates };
+  const operation = await contradicted();
+  if (operation) return { decision: { outcome: "contradicting", operation }, candidates };
+  if (!message.counterparty_msisdn) return { decision, candidates };
   const sameDestination = local
     ? await proofCandidatesTo(em, sim_id, ACTIVE_STATUSES, opTypes, [local, `237${local}`])
     : [];
@@ -155,11 +189,13 @@ async function decide(
 async function apply(
   em: EntityManager,
   claim: ProofClaim,
-  decision: ProofDecision,
+  decision: Decided,
   candidates: Candidate[],
   now: Date,
   lateEvidenceS: number,
 ): Promise<{ op: OperationRecord | undefined; candidateIds: string[]; stored?: true }> {
+  if (decision.outcome === "contradicting")
+    return { op: await contradict(em, claim, decision.operation, now), candidateIds: [] };
   if (decision.outcome === "confirmed") {
     const before = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
     const op = await move(
@@ -187,6 +223,73 @@ async function apply(
     return { op, candidateIds: [] };
   }
   return { op: undefined, candidateIds: [] };
+}
+
+/**
+ * An operator's proof of an operation that failed or was rejected (settled did_not_arrive,
+ * arbitrated failed, cancelled while its handset dialled, or failed by its handset): the
+ * money went. The message is linked to it as contradicting evidence (its proof row, and
+ * `contradicting_message_id` on the operation, which refuses its retry and keeps its debit
+ * held: store/operations.ts `HELD_DEBITS`); a retry still queued is withdrawn before any
+ * handset dials it; a critical alert names the operation, who decided it, the text and the
+ * retry. The status stays what the person or the handset decided: it is their word, and
+ * the arbitration queue shows it first for a person to look at.
+ */
+async function contradict(
+  em: EntityManager,
+  claim: ProofClaim,
+  before: OperationRecord,
+  now: Date,
+): Promise<OperationRecord> {
+  const messageId = claim.evidence.message_id;
+  const op = await updateOperation(em, before, { contradicting_message_id: messageId });
+  const retry = await lockRetryOf(em, op.operation_id);
+  let withdrawn: OperationRecord | undefined;
+  if (retry?.status === "queued") {
+    withdrawn = await move(
+      em,
+      retry,
+      { type: "cancel" },
+      {
+        reject_reason: `Withdrawn: the operator's message ${messageId} says its parent ${op.operation_id} went through.`,
+        finished_at: now,
+        contradicting_message_id: messageId,
+      },
+      { trigger: "cancel", actor_agent_id: null, failure_reason: "parent_went_through", at: now },
+    );
+  }
+  const decidedBy = op.decided_by_name ?? op.decided_by ?? op.reject_reason ?? op.failure_reason ?? op.device_outcome;
+  const retryText = retry
+    ? withdrawn
+      ? ` Its retry ${retry.operation_id} was withdrawn before any handset dialled it.`
+      : ` Its retry ${retry.operation_id} is ${retry.status}: it may pay a second time.`
+    : " Its retry is refused.";
+  await raiseAlert(em, {
+    kind: "proof_contradicts_decision",
+    severity: "critical",
+    message: `Operation ${op.operation_id} is ${op.status} (decided by ${decidedBy ?? "nobody"}), but the operator's message ${messageId} on SIM ${claim.sim_id} proves it: "${claim.evidence.raw_text}".${retryText}`,
+    sim_id: claim.sim_id,
+    device_id: op.device_id,
+    operation_id: op.operation_id,
+    context: {
+      message_id: messageId,
+      raw_text: claim.evidence.raw_text,
+      amount: claim.message.amount,
+      operation_status: op.status,
+      decision: op.decision,
+      decided_by: op.decided_by,
+      decided_by_name: op.decided_by_name,
+      decision_note: op.decision_note,
+      reject_reason: op.reject_reason,
+      device_outcome: op.device_outcome,
+      retry_operation_id: retry?.operation_id ?? null,
+      retry_status: withdrawn?.status ?? retry?.status ?? null,
+      retry_withdrawn: withdrawn !== undefined,
+    },
+    dedupe_key: `proof_contradicts_decision:${messageId}`,
+    raised_at: now,
+  });
+  return op;
 }
 
 async function raiseDivergence(

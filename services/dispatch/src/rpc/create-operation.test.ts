@@ -4,7 +4,6 @@ import pg from "pg";
 import { type MessageInitShape, fromBinary } from "@bufbuild/protobuf";
 import type { CreateOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { OperationChangedSchema } from "@transferops/kit/gen/transferops/dispatch/v1/events_pb";
-import { RESERVATION_LOCK_HEADROOM } from "../flows/reservation.ts";
 import {
   apiKey,
   eventsOf,
@@ -136,7 +135,7 @@ describe("create operation: the gates in their documented precedence (docs/decis
       "7. a replay of an operation that does not exist",
       () => {},
       () => ({ parentOperationId: "00000000-0000-4000-8000-000000000001" }),
-      422,
+      404,
       "parent_not_found",
       "Parent operation 00000000-0000-4000-8000-000000000001 does not exist",
     ],
@@ -269,7 +268,7 @@ describe("create operation: the gates in their documented precedence (docs/decis
         ? code === "invalid_request"
           ? "invalid_request"
           : "refused"
-        : { 403: "not_allowed", 423: "locked" }[status as 403 | 423];
+        : { 403: "not_allowed", 404: "not_found", 423: "locked" }[status as 403 | 404 | 423];
     expect([refused.status, refused.code, refused.context.reason]).toEqual([status, defaultCode, code]);
     if (code === "invalid_request") {
       expect(refused.detail).toEqual([{ field: expect.any(String), message: expect.stringMatching(detail) }]);
@@ -393,14 +392,14 @@ describe("create operation: its statements", () => {
       stop();
     }
     const at = (pattern: RegExp) => statements.flatMap((q, i) => (pattern.test(q) ? [i] : []));
-    const loads = at(/jsonb_array_elements_text\(\?::jsonb\) as s\(sim_id\)/);
+    const loads = at(/jsonb_to_recordset\(\?::jsonb\) as s\(sim_id text, measured_at timestamptz\)/);
     const insert = at(/^\s*with ins as \(/);
     expect([loads.length, insert.length]).toEqual([1, 1]);
     expect([inTransaction[loads[0]!], inTransaction[insert[0]!]]).toEqual([true, true]);
     expect(loads[0]).toBeLessThan(insert[0]!);
   });
 
-  it("sums a SIM's in-flight work and committed debits from an index alone (op_type in its entries)", async () => {
+  it("sums a SIM's in-flight work and held debits from its indexes alone (op_type in their entries)", async () => {
     // Over a backlog (a thousand operations awaiting their SMS on a SIM) a read of the table
     // for op_type cost the create about 17 ms (docs/decisions/dispatch.md, "What remains").
     const { statements, stop } = recordStatements();
@@ -410,7 +409,7 @@ describe("create operation: its statements", () => {
     } finally {
       stop();
     }
-    const loads = statements.find((q) => /jsonb_array_elements_text\(\?::jsonb\) as s\(sim_id\)/.test(q))!;
+    const loads = statements.find((q) => /jsonb_to_recordset\(\?::jsonb\) as s\(sim_id text/.test(q))!;
     await h.query(`vacuum analyze dispatch.operations`);
     const c = new pg.Client({ connectionString: h.databaseUrl });
     await c.connect();
@@ -418,9 +417,13 @@ describe("create operation: its statements", () => {
       // Only what the index holds decides between an index-only scan and another index's
       // scan with heap reads: the table's size does not enter into it.
       await c.query(`set enable_seqscan = off; set enable_bitmapscan = off`);
-      const plan = await c.query(`explain ${loads.replace("?", "$1")}`, [JSON.stringify([b1, a1])]);
+      const measured = new Date().toISOString();
+      const sims = [b1, a1].map((sim_id) => ({ sim_id, measured_at: measured }));
+      const plan = await c.query(`explain ${loads.replace("?", "$1")}`, [JSON.stringify(sims)]);
       const text = plan.rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
       expect(text).toMatch(/Index Only Scan using operations_sim_holding on operations/);
+      // What may have left since the measurement: the SIM's entries changed after it.
+      expect(text).toMatch(/operations_sim_changed/);
     } finally {
       await c.end();
     }
@@ -521,9 +524,9 @@ describe("create operation: queued and running debits are reserved against the m
     if (answered.length > 0) expect(answered).toHaveLength(3);
   });
 
-  it("never lets concurrent creates skip the SIM's lock into an overdraft near the headroom", async () => {
-    // Just above the headroom: each create alone could skip the lock; together they cannot.
-    const balance = RESERVATION_LOCK_HEADROOM + 600_000;
+  it("never lets concurrent creates overdraw a SIM measured far above their amounts", async () => {
+    // Far from the limit for each create alone; together they cannot all pass.
+    const balance = 10_600_000;
     h.fleet.sims.get(b1)!.balance_mirror = balance;
     h.fleet.sims.get(b2)!.balance_mirror = 0;
     const admin = h.fleet.addAgent(randomUUID(), { role: "admin" });

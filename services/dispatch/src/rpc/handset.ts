@@ -9,6 +9,7 @@ import {
   classifyOutcomeReport,
   clampLimit,
   decidePoll,
+  dialledAfterCancel,
   DEVICE_LIST_DEFAULT_LIMIT,
   DEVICE_OUTCOMES,
   DomainError,
@@ -23,7 +24,7 @@ import {
   unwrap,
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
-import { updateOperation, type OperationRecord } from "../store/operations.ts";
+import { lockSim, updateOperation, type OperationRecord } from "../store/operations.ts";
 import {
   deviceQueueState,
   listClaimedByDevice,
@@ -241,12 +242,36 @@ export function handsetHandlers(deps: DispatchDeps): Impl {
           // It left running without the device (an SMS proved it, an agent cancelled it,
           // the running timeout gave up on the handset):
           // keep the status, keep what the handset saw for the people who look at it.
+          // Cancelled while its handset dialled, then reported dialled: it may have gone through.
+          // Treated as dialled: its debit is held (under the SIM's lock, as any change of what
+          // the SIM holds), a proof of it contradicts the cancel (flows/proof.ts), an alert says so.
+          const dialled = before.status === "rejected" && dialledAfterCancel(outcome);
+          if (dialled && before.sim_id) await lockSim(em, before.sim_id);
           const op = await updateOperation(em, before, {
             device_outcome: outcome,
             ussd_response: before.ussd_response ?? req.ussdResponse ?? null,
             executed_at: fromTs(req.executedAt) ?? now,
           });
-          return { op, changed: false };
+          if (dialled) {
+            await raiseAlert(em, {
+              kind: "dialled_after_cancel",
+              severity: "critical",
+              message: `Operation ${op.operation_id} was cancelled (${op.reject_reason ?? "rejected"}) while device ${op.device_id} dialled it, and the device reported ${outcome}: the transfer may have gone through; its debit is held and its proof watched for`,
+              sim_id: op.sim_id,
+              device_id: op.device_id,
+              operation_id: op.operation_id,
+              context: {
+                operation_id: op.operation_id,
+                device_outcome: outcome,
+                reject_reason: op.reject_reason,
+                amount: op.montant,
+                msisdn_dest: op.msisdn_dest,
+              },
+              dedupe_key: `dialled_after_cancel:${op.operation_id}`,
+              raised_at: now,
+            });
+          }
+          return { op, changed: dialled };
         }
         const failureReason = failureReasonFor(outcome, req.failureDetail, req.ussdResponse);
         const op = await move(

@@ -62,6 +62,8 @@ export interface OperationRecord {
   decided_by: string | null;
   decided_by_name: string | null;
   decided_at: Date | null;
+  /** The operator's proof that arrived after this operation failed or was rejected (flows/proof.ts). */
+  contradicting_message_id: string | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -92,7 +94,7 @@ export const OPERATION_COLUMNS = `o.operation_id, o.request_id, o.parent_operati
   o.executed_at, o.reject_reason, o.failure_reason, o.evidence_expires_at, o.evidence_message_id,
   o.evidence_operator_ref, o.evidence_amount, o.evidence_fee, o.evidence_balance_after, o.evidence_raw_text,
   o.evidence_received_at, o.evidence_kind, o.evidence_is_ambiguous, o.confirmed_by, o.decision, o.decision_note,
-  o.decided_by, o.decided_by_name, o.decided_at, o.created_at, o.started_at, o.finished_at, o.updated_at,
+  o.decided_by, o.decided_by_name, o.decided_at, o.contradicting_message_id, o.created_at, o.started_at, o.finished_at, o.updated_at,
   ${HAS_RETRY}`;
 
 /**
@@ -223,7 +225,46 @@ export async function insertOperation(em: EntityManager, op: NewOperation): Prom
 /** Debits not yet proven or ended (domain HOLDING_STATUSES): their money is committed but not yet measured. */
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
-const COMMITTED = `${HOLDING} and op_type in (${sqlList(DEBITING_OP_TYPES)})`;
+
+/**
+ * THE FREE BALANCE RULE, written once. A SIM's free balance is its last measured balance
+ * less the amount of every debiting operation (deposit, float_deposit) on it that may have
+ * left since that measurement (`measured`: a SQL expression of the SIM's balance_updated_at,
+ * null when never measured) and is not proven failed, whatever route created it:
+ *
+ * - in flight or awaiting its proof (HOLDING_STATUSES: queued, running, awaiting_evidence,
+ *   awaiting_manual_dial), whenever it was created;
+ * - changed after the measurement (`updated_at` later than it) and
+ *   - no_evidence (a ussd_timeout, the sweep, a lost handset): a late SMS can still prove it;
+ *   - confirmed, unless its proof carried the balance after it and the measurement is that
+ *     reading or a newer one (settled or arbitrated on word, or proven without a balance:
+ *     held until the next reading);
+ *   - failed or rejected after it was handed to a handset (or dialled by hand), when only a
+ *     person's word (settle, arbitrate) says it failed, when it was cancelled while its
+ *     handset dialled and the handset has not reported or reported `ussd_ok`,
+ *     `ussd_unconfirmed` or `ussd_timeout`, or when an operator proof contradicts it.
+ *
+ * A debit the handset or the operator failed (ussd_failed, name_mismatch, sim_absent, a
+ * cancel before dialling) is proven failed and holds nothing. The domain's statuses are in
+ * vocabulary.ts (HOLDING_STATUSES); selection (`simLoads`) and the check under the SIM's
+ * lock (`reservedOn`, every create and change that adds to it) both use this. Two sums, each
+ * from its index: what is in flight (`operations_sim_holding`) and what changed since the
+ * measurement (`operations_sim_changed`), so the cost does not grow with the SIM's history.
+ */
+const DEBITING = `op_type in (${sqlList(DEBITING_OP_TYPES)})`;
+const HELD_DEBITS = (sim: string, measured: string) => `(
+  (select coalesce(sum(montant), 0) from dispatch.operations
+    where sim_id = ${sim} and ${HOLDING} and ${DEBITING})
+  + (select coalesce(sum(montant), 0) from dispatch.operations
+    where sim_id = ${sim} and status in ('no_evidence', 'confirmed', 'failed', 'rejected') and ${DEBITING}
+      and updated_at > coalesce(${measured}, '-infinity'::timestamptz)
+      and (status = 'no_evidence'
+        or (status = 'confirmed'
+            and (evidence_balance_after is null or evidence_received_at is null or evidence_received_at > ${measured}))
+        or (status in ('failed', 'rejected') and (started_at is not null or origin = 'matching')
+            and (decided_by is not null or contradicting_message_id is not null
+                 or (status = 'rejected' and (device_outcome is null
+                     or device_outcome in ('ussd_ok', 'ussd_unconfirmed', 'ussd_timeout'))))))))`;
 
 /** The row a create writes, as `insertOperation` would return it: every other column empty. */
 export function freshRecord(op: NewOperation): OperationRecord {
@@ -251,6 +292,7 @@ export function freshRecord(op: NewOperation): OperationRecord {
     decided_by: null,
     decided_by_name: null,
     decided_at: null,
+    contradicting_message_id: null,
     started_at: null,
     finished_at: null,
     updated_at: op.created_at,
@@ -261,28 +303,27 @@ export function freshRecord(op: NewOperation): OperationRecord {
 /**
  * A create's writes in one statement (one round trip, in the caller's transaction): the
  * operation (nothing when its request_id exists: `undefined`), its outbox rows, the
- * announcement of its device's work (`pg_notify`, sent at commit), and what the SIM had
- * committed before it (`reserved_before`: the statement's snapshot, without this row).
+ * announcement of its device's work (`pg_notify`, sent at commit). What the SIM holds is
+ * read under its lock after this (reservation.ts).
  */
 export async function insertQueuedOperation(
   em: EntityManager,
   op: NewOperation,
   outbox: { values: unknown[] }[],
-): Promise<{ record: OperationRecord; reserved_before: number } | undefined> {
+): Promise<{ record: OperationRecord } | undefined> {
   // The outbox insert runs whatever the final select reads; the announcement, a select,
   // only because it is read.
-  const found = await one<{ inserted: number; reserved_before: unknown }>(
+  const found = await one<{ inserted: number }>(
     em,
     `with ins as (${INSERT_OPERATION} returning o.device_id),
      queued as (${outboxInsertSql("dispatch", outbox.length, "exists (select 1 from ins)")}),
      announced as (select pg_notify(?, device_id) from ins where device_id is not null)
      select (select count(*) from ins)::int as inserted,
-            (select count(*) from announced)::int as announced,
-            (select coalesce(sum(montant), 0) from dispatch.operations where sim_id = ? and ${COMMITTED}) as reserved_before`,
-    [...insertValues(op), ...outbox.flatMap((row) => row.values), DEVICE_WORK_CHANNEL, op.sim_id],
+            (select count(*) from announced)::int as announced`,
+    [...insertValues(op), ...outbox.flatMap((row) => row.values), DEVICE_WORK_CHANNEL],
   );
   if (!found || found.inserted === 0) return undefined;
-  return { record: freshRecord(op), reserved_before: Number(found.reserved_before ?? 0) };
+  return { record: freshRecord(op) };
 }
 
 /** Columns a transition may write. */
@@ -317,6 +358,7 @@ export type OperationChange = Partial<
     | "decided_by"
     | "decided_by_name"
     | "decided_at"
+    | "contradicting_message_id"
     | "started_at"
     | "finished_at"
   >
@@ -438,9 +480,12 @@ export interface SimLoad {
   last_finished_at: Date | null;
 }
 
-export async function simLoads(em: EntityManager, simIds: readonly string[]): Promise<Map<string, SimLoad>> {
+export async function simLoads(
+  em: EntityManager,
+  sims: readonly { sim_id: string; measured_at: Date | null }[],
+): Promise<Map<string, SimLoad>> {
   const loads = new Map<string, SimLoad>();
-  if (simIds.length === 0) return loads;
+  if (sims.length === 0) return loads;
   // Per SIM, index lookups only (operations_sim_holding for what is in flight and its
   // debits, op_type included so the table is not read,
   // operations_sim_finished for the last finish, an ordered read of one entry rather than
@@ -448,17 +493,17 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
   // in deviceQueueState): the cost does not grow with history.
   const found = await rows<{ sim_id: string; in_flight: unknown; reserved: unknown; last_finished_at: unknown }>(
     em,
-    `select s.sim_id, l.in_flight, l.reserved,
+    `select s.sim_id, l.in_flight, h.reserved,
             (select f.finished_at from dispatch.operations f
               where f.sim_id = s.sim_id and f.finished_at is not null
               order by f.finished_at desc limit 1) as last_finished_at
-       from jsonb_array_elements_text(?::jsonb) as s(sim_id)
+       from jsonb_to_recordset(?::jsonb) as s(sim_id text, measured_at timestamptz)
        cross join lateral (
-         select count(*) filter (where status in ('queued', 'running')) as in_flight,
-                coalesce(sum(montant) filter (where ${COMMITTED}), 0) as reserved
+         select count(*) filter (where status in ('queued', 'running')) as in_flight
            from dispatch.operations
-          where sim_id = s.sim_id and ${HOLDING}) as l`,
-    [JSON.stringify(simIds)],
+          where sim_id = s.sim_id and status in ('queued', 'running')) as l
+       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at")} as reserved) as h`,
+    [JSON.stringify(sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.measured_at?.toISOString() ?? null })))],
   );
   for (const r of found) {
     loads.set(r.sim_id, {
@@ -470,23 +515,30 @@ export async function simLoads(em: EntityManager, simIds: readonly string[]): Pr
   return loads;
 }
 
-/**
- * Within a transaction: serialises the debits of one SIM (a transaction-scoped advisory
- * lock) and answers what is committed on it, so that two concurrent creates cannot both
- * spend the same balance.
- */
-export async function reservedOn(em: EntityManager, simId: string): Promise<number> {
+/** What the SIM's free balance holds (`HELD_DEBITS`), measured at `measuredAt`. */
+export async function reservedOn(em: EntityManager, simId: string, measuredAt: Date | null): Promise<number> {
   const r = await one<{ reserved: unknown }>(
     em,
-    `select coalesce(sum(montant), 0) as reserved from dispatch.operations where sim_id = ? and ${COMMITTED}`,
-    [simId],
+    `select ${HELD_DEBITS("p.sim_id", "p.measured_at")} as reserved
+       from (select ?::text as sim_id, ?::timestamptz as measured_at) as p`,
+    [simId, measuredAt],
   );
   return Number(r?.reserved ?? 0);
 }
 
-export async function lockSimReservation(em: EntityManager, simId: string): Promise<number> {
+/**
+ * Within a transaction: serialises every change of what one SIM holds (a transaction-scoped
+ * advisory lock, held until commit) and answers what it holds, so that two concurrent creates
+ * cannot both spend the same balance.
+ */
+export async function lockSimReservation(em: EntityManager, simId: string, measuredAt: Date | null): Promise<number> {
+  await lockSim(em, simId);
+  return reservedOn(em, simId, measuredAt);
+}
+
+/** The SIM's lock alone (see lockSimReservation), for a change that adds to what the SIM holds. */
+export async function lockSim(em: EntityManager, simId: string): Promise<void> {
   await em.execute(`select pg_advisory_xact_lock(hashtext('dispatch.sim_reservation'), hashtext(?))`, [simId]);
-  return reservedOn(em, simId);
 }
 
 export async function countRows(em: EntityManager, sql: string, params: unknown[] = []): Promise<number> {

@@ -1,4 +1,5 @@
-export type ProofOutcome = "confirmed" | "ambiguous" | "no_candidate" | "divergent";
+/** `contradicting`: the message proves an operation that failed or was rejected (flows/proof.ts). */
+export type ProofOutcome = "confirmed" | "ambiguous" | "no_candidate" | "divergent" | "contradicting";
 
 /**
  * A message's answer as `dispatch.proofs` keeps it: written on its own (`insertProof`), or,

@@ -126,6 +126,46 @@ export async function lockProofCandidates(
 }
 
 /**
+ * The operation a proof of `amount` contradicts, locked: the SIM's newest failed or rejected
+ * debit of that amount that was handed to a handset (or dialled by hand), changed within
+ * `withinS` seconds, to one of `msisdns` when the message names a number, and no other
+ * message contradicts yet (store/operations.ts `HELD_DEBITS` holds such a debit).
+ */
+export async function lockContradicted(
+  em: EntityManager,
+  simId: string,
+  opTypes: readonly string[],
+  amount: number,
+  msisdns: readonly string[] | null,
+  withinS: number,
+): Promise<OperationRecord | undefined> {
+  if (opTypes.length === 0) return undefined;
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
+      where o.sim_id = ? and o.status in ('failed', 'rejected') and o.op_type in (?) and o.montant = ?
+        and o.updated_at > clock_timestamp() - make_interval(secs => ?)
+        and (o.started_at is not null or o.origin = 'matching') and o.contradicting_message_id is null
+        ${msisdns ? "and o.msisdn_dest in (?)" : ""}
+      order by o.updated_at desc limit 1
+      for update of o`,
+    [simId, [...opTypes], amount, withinS, ...(msisdns ? [[...msisdns]] : [])],
+  );
+  return found[0] && toRecord(found[0]);
+}
+
+/** The queued or running retry of an operation, locked. */
+export async function lockRetryOf(em: EntityManager, operationId: string): Promise<OperationRecord | undefined> {
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
+      where o.parent_operation_id = ? for update of o`,
+    [operationId],
+  );
+  return found[0] && toRecord(found[0]);
+}
+
+/**
  * The SIM's operations in these statuses and types sent to one of these numbers, any amount
  * (amount divergence). Not locked: a divergence changes no operation.
  */

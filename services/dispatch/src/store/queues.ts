@@ -36,16 +36,24 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
   }
 }
 
-/** Transfers that dialled and got no proof (no_evidence), newest finished first; windowed on finished_at. */
+/**
+ * Transfers that dialled and got no proof (no_evidence), and first of all those failed or
+ * rejected that an operator's message then proved (contradicting evidence: a person said it
+ * failed, the operator says it went); newest finished first; windowed on finished_at.
+ */
 export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
-  const where = [`o.status = 'no_evidence'`, `o.op_type not in ('balance', 'mini_statement')`];
+  const where = [
+    `(o.status = 'no_evidence' or (o.status in ('failed', 'rejected') and o.contradicting_message_id is not null
+      and (o.started_at is not null or o.origin = 'matching')))`,
+    `o.op_type not in ('balance', 'mini_statement')`,
+  ];
   const params: unknown[] = [];
   scoped(where, params, f.scope);
   window(where, params, "o.finished_at", f);
   const found = await rows<Record<string, unknown>>(
     em,
     `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
-      order by o.finished_at desc nulls last, o.operation_id limit ${f.limit}`,
+      order by (o.contradicting_message_id is null), o.finished_at desc nulls last, o.operation_id limit ${f.limit}`,
     params,
   );
   return found.map(toRecord);

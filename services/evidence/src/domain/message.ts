@@ -4,7 +4,8 @@ import type { Outcome } from "./outcomes.ts";
 import type { MessageKind } from "./parsers/types.ts";
 
 export type CorrelationState = "pending" | "done";
-export type Link = "proof" | "restatement";
+/** `contradiction`: the message proves an operation dispatch had failed or rejected (outcome `divergent`). */
+export type Link = "proof" | "restatement" | "contradiction";
 /** Whether the proven balance still has to reach fleet. */
 export type BalanceState = "none" | "pending" | "done";
 

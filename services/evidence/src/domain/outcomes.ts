@@ -9,7 +9,8 @@
 //   4. correlate is false                   -> `not_correlated`
 //   5. operator_ref already proved an operation on this SIM -> `restated` (same operation)
 //   6. nothing to match by (no amount; no balance for BAL)   -> `orphan`
-//   7. dispatch's answer: confirmed | ambiguous | divergent | no_candidate (-> `orphan`)
+//   7. dispatch's answer: confirmed | ambiguous | divergent | no_candidate (-> `orphan`) |
+//      contradicting (-> `divergent`, linked to the failed or rejected operation it proves)
 //
 // See message-state.md for the states a stored message goes through.
 
@@ -65,7 +66,7 @@ export function initialOutcome(route: Route): Outcome {
 }
 
 /** Dispatch's answer to a proof request (ProveOperationResponse.outcome). */
-export type ProofAnswer = "confirmed" | "ambiguous" | "no_candidate" | "divergent" | "restated";
+export type ProofAnswer = "confirmed" | "ambiguous" | "no_candidate" | "divergent" | "restated" | "contradicting";
 
 export function outcomeOfProof(answer: string): Outcome {
   switch (answer) {
@@ -74,6 +75,7 @@ export function outcomeOfProof(answer: string): Outcome {
     case "ambiguous":
       return "ambiguous";
     case "divergent":
+    case "contradicting":
       return "divergent";
     case "no_candidate":
       return "orphan";

@@ -51,7 +51,10 @@ export async function correlateMessage(deps: FlowDeps, before: MessageRecord): P
         const updated = await finishCorrelation(em, m, c);
         await messageCorrelated(em, updated);
         if (updated.operation_id) await messageLinked(em, updated);
-        if (updated.outcome === "divergent") await divergenceAlert(em, updated, c.divergentFrom);
+        // A contradiction's alert is dispatch's (it names who decided the operation).
+        if (updated.outcome === "divergent" && updated.link !== "contradiction") {
+          await divergenceAlert(em, updated, c.divergentFrom);
+        }
         await checkChain(em, updated);
         return updated;
       }),
@@ -110,6 +113,18 @@ async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Prom
     }),
   );
   const outcome = outcomeOfProof(answer.outcome);
+  if (answer.outcome === "contradicting") {
+    // The proof of an operation dispatch had failed or rejected: linked to it, not an orphan.
+    const op = answer.operation;
+    if (!op?.operationId) throw new Error(`dispatch contradicted with message ${m.id} without naming the operation`);
+    return {
+      ...unlinked,
+      outcome,
+      operation_id: op.operationId,
+      link: "contradiction",
+      operation_snapshot: toBinary(OperationSchema, op),
+    };
+  }
   switch (outcome) {
     case "confirmed": {
       const op = answer.operation;

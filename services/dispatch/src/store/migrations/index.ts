@@ -4,6 +4,7 @@ import { Migration0003QueueOrder } from "./Migration0003QueueOrder.ts";
 import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
 import { Migration0005FinishedIndexes } from "./Migration0005FinishedIndexes.ts";
 import { Migration0006SimHoldingIndex } from "./Migration0006SimHoldingIndex.ts";
+import { Migration0007HeldDebits } from "./Migration0007HeldDebits.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   Migration0004OutboxNotify,
   Migration0005FinishedIndexes,
   Migration0006SimHoldingIndex,
+  Migration0007HeldDebits,
 ];

@@ -4,6 +4,7 @@ import { Migration0003Commission } from "./Migration0003Commission.ts";
 import { Migration0004WordingRules } from "./Migration0004WordingRules.ts";
 import { Migration0005OutboxNotify } from "./Migration0005OutboxNotify.ts";
 import { Migration0006TaughtReadings } from "./Migration0006TaughtReadings.ts";
+import { Migration0007ContradictionLink } from "./Migration0007ContradictionLink.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   Migration0004WordingRules,
   Migration0005OutboxNotify,
   Migration0006TaughtReadings,
+  Migration0007ContradictionLink,
 ];

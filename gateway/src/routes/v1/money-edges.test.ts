@@ -1,0 +1,318 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { depositConfirmation } from "../../../../services/evidence/src/domain/sms-templates.ts";
+import { eventually, type TestSystem } from "../../../../test/support/system.ts";
+import { routeSystem } from "../../../../test/support/route-system.ts";
+import {
+  grantAccess,
+  provisionHandset,
+  recordBalance,
+  type Device,
+  type Sim,
+} from "../../../../test/support/fleet-fixtures.ts";
+
+// Money at the edges, through the gateway on the whole system: no second payment once an
+// operator's proof contradicts a person's decision, a retry only by the parent's owner, and
+// a SIM's free balance that holds every debit that may have left since its measurement.
+
+let sys: TestSystem;
+let admin: { token: string; agentId: string };
+let agent: { token: string; agentId: string };
+let outsider: { token: string; agentId: string };
+const handsets: { device: Device; sim: Sim }[] = [];
+
+routeSystem(
+  {
+    prefix: "me",
+    env: {
+      DEVICE_COOLDOWN_S: "0",
+      EVIDENCE_WINDOW_S: "2",
+      LATE_EVIDENCE_S: "3600",
+      SWEEP_INTERVAL_S: "0.5",
+    },
+  },
+  (s) => ({ sys, admin } = s),
+);
+beforeAll(async () => {
+  agent = await sys.api.createAgent(admin.token, { login: "me-owner", full_name: "Odile Owner" });
+  outsider = await sys.api.createAgent(admin.token, { login: "me-outsider" });
+  const outsiders = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance: 1_000_000 });
+  await grantAccess(sys.api, admin.token, outsider.agentId, {
+    simIds: [outsiders.sims[0].simId],
+    opTypes: ["deposit"],
+  });
+});
+
+/** A handset of its own with one operator_b SIM measured at `balance`, granted to the agent. */
+async function handset(balance: number): Promise<{ device: Device; sim: Sim }> {
+  const { device, sims } = await provisionHandset(sys.api, admin.token, { operators: ["operator_b"], balance });
+  handsets.push({ device, sim: sims[0] });
+  await grantAccess(sys.api, admin.token, agent.agentId, {
+    simIds: handsets.map((h) => h.sim.simId),
+    opTypes: ["deposit"],
+    maxAmount: 20_000_000,
+  });
+  return { device, sim: sims[0] };
+}
+
+let seq = 0;
+const customer = () => `69${String(2_000_000 + ++seq * 37).slice(-7)}`;
+
+async function create(simId: string, amount: number, msisdn: string, o: { parent?: string; agentId?: string } = {}) {
+  return sys.api.post("/v1/operations", {
+    apiKey: true,
+    body: {
+      request_id: `me-${randomUUID()}`,
+      agent_id: o.agentId ?? agent.agentId,
+      operator: "operator_b",
+      client: { msisdn, nom: "CLARISSE MBALLA" },
+      montant: amount,
+      sim_id: simId,
+      ...(o.parent ? { parent_operation_id: o.parent } : {}),
+    },
+  });
+}
+
+async function created(simId: string, amount: number, msisdn: string): Promise<string> {
+  const res = await create(simId, amount, msisdn);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return res.body.operation_id;
+}
+
+/** The handset claims `operationId` (its only work); `outcome` reported unless null. */
+async function claim(device: Device, operationId: string) {
+  const next = await sys.api.get("/v1/device/next", { token: device.token });
+  expect(next.status).toBe(200);
+  expect(next.body.operation_id).toBe(operationId);
+}
+
+async function report(device: Device, operationId: string, outcome: string) {
+  const done = await sys.api.post("/v1/device/outcome", {
+    token: device.token,
+    body: { operation_id: operationId, outcome, ussd_response: "...", executed_at: new Date().toISOString() },
+  });
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  return done.body;
+}
+
+async function dial(device: Device, operationId: string, outcome: string) {
+  await claim(device, operationId);
+  return report(device, operationId, outcome);
+}
+
+const getOperation = async (id: string) => (await sys.api.get(`/v1/operations/${id}`, { token: admin.token })).body;
+const until = (id: string, status: string) =>
+  eventually(
+    async () => {
+      const op = await getOperation(id);
+      return op.status === status ? op : undefined;
+    },
+    20_000,
+    `operation ${id} ${status}`,
+  );
+
+/** The operator's deposit text of `amount` to `msisdn`, sent by the handset. */
+async function proof(h: { device: Device; sim: Sim }, amount: number, msisdn: string, balanceAfter: number) {
+  const ref = `CI261128.${String(1000 + seq).slice(-4)}.C${String(10_000 + seq * 11).slice(-5)}`;
+  const raw = depositConfirmation("operator_b", {
+    amount,
+    balanceAfter,
+    ref,
+    msisdn,
+    name: "CLARISSE MBALLA",
+    at: new Date(),
+    language: "fr",
+  });
+  const res = await sys.api.post("/v1/device/messages", {
+    token: h.device.token,
+    body: {
+      sim_id: h.sim.simId,
+      subscription_slot: 0,
+      messages: [{ sender: "OrangeMoney", raw, received_at: new Date().toISOString() }],
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return { raw, ref };
+}
+
+async function notification(kind: string, operationId: string) {
+  return eventually(
+    async () => {
+      const res = await sys.api.get("/v1/admin/notifications?limit=250", { token: admin.token });
+      return (res.body as { kind: string; operation_id?: string; message: string; severity: string }[]).find(
+        (n) => n.kind === kind && n.operation_id === operationId,
+      );
+    },
+    20_000,
+    `a ${kind} notification on ${operationId}`,
+  );
+}
+
+const settle = (id: string, outcome: "arrived" | "did_not_arrive") =>
+  sys.api.post(`/v1/operations/${id}/settle`, {
+    token: agent.token,
+    body: { outcome, note: `customer says ${outcome}` },
+  });
+
+describe("no second payment: an operator's proof after a failure", () => {
+  it("links a late proof to an operation settled did_not_arrive, alerts naming who settled it and the text, refuses its retry with 409", async () => {
+    const h = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h.sim.simId, 7_125, msisdn);
+    await dial(h.device, id, "ussd_timeout");
+    expect((await settle(id, "did_not_arrive")).status).toBe(200);
+    expect((await getOperation(id)).retry_allowed).toBe(true);
+
+    const { raw, ref } = await proof(h, 7_125, msisdn, 492_875);
+    const alert = await notification("proof_contradicts_decision", id);
+    expect(alert.severity).toBe("critical");
+    expect(alert.message).toContain("Odile Owner");
+    expect(alert.message).toContain(raw);
+    const op = await getOperation(id);
+    expect([op.status, op.retry_allowed]).toEqual(["failed", false]);
+
+    const retry = await create(h.sim.simId, 7_125, msisdn, { parent: id });
+    expect([retry.status, retry.body.context?.reason]).toEqual([409, "retry_contradicted"]);
+    // The arbitration queue shows it first, with the message that contradicts it.
+    const queue = await sys.api.get("/v1/operations/unproven?all=true", { token: agent.token });
+    expect(queue.status).toBe(200);
+    expect(queue.body[0]).toMatchObject({ operation_id: id, status: "failed" });
+    expect(queue.body[0].contradicting_message_id).toEqual(expect.any(String));
+    // Linked to the operation, not left in the unmatched queue.
+    const orphans = await sys.api.get(`/v1/evidences?unmatched=true&all=true`, { token: admin.token });
+    expect(orphans.status).toBe(200);
+    expect(JSON.stringify(orphans.body)).not.toContain(ref);
+  });
+
+  it("withdraws a retry already queued when the proof of its parent arrives, and names it in the alert", async () => {
+    const h = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h.sim.simId, 6_250, msisdn);
+    await dial(h.device, id, "ussd_timeout");
+    expect((await settle(id, "did_not_arrive")).status).toBe(200);
+    const retry = await create(h.sim.simId, 6_250, msisdn, { parent: id });
+    expect(retry.status).toBe(202);
+
+    await proof(h, 6_250, msisdn, 493_750);
+    const alert = await notification("proof_contradicts_decision", id);
+    expect(alert.message).toContain(retry.body.operation_id);
+    expect((await until(retry.body.operation_id, "rejected")).retry_allowed).toBe(false);
+    // Nothing left for the handset to dial.
+    const next = await sys.api.get("/v1/device/next", { token: h.device.token });
+    expect(next.body?.operation_id).toBeUndefined();
+  });
+});
+
+describe("a retry names its parent: only its owner may retry it", () => {
+  it("answers another agent's retry 404 without the parent's status; the owner's is accepted", async () => {
+    const h = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h.sim.simId, 5_375, msisdn);
+    await dial(h.device, id, "ussd_failed");
+    expect((await getOperation(id)).status).toBe("failed");
+
+    for (const res of [
+      await create(h.sim.simId, 5_375, msisdn, { parent: id, agentId: outsider.agentId }),
+      await sys.api.post("/v1/operations", {
+        token: outsider.token,
+        body: {
+          request_id: `me-${randomUUID()}`,
+          operator: "operator_b",
+          client: { msisdn, nom: "CLARISSE MBALLA" },
+          montant: 5_375,
+          parent_operation_id: id,
+        },
+      }),
+    ]) {
+      expect([res.status, res.body.context?.reason]).toEqual([404, "parent_not_found"]);
+      expect(JSON.stringify(res.body)).not.toContain("failed");
+    }
+    expect((await create(h.sim.simId, 5_375, msisdn, { parent: id })).status).toBe(202);
+  });
+});
+
+describe("a SIM's free balance holds every debit that may have left since its measurement", () => {
+  it("treats an operation cancelled while dialling and then reported ussd_ok as dialled: held and alerted", async () => {
+    const h = await handset(10_000);
+    const id = await created(h.sim.simId, 9_000, customer());
+    await claim(h.device, id);
+    const cancelled = await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
+    expect(cancelled.body.status).toBe("rejected");
+    await report(h.device, id, "ussd_ok");
+    const alert = await notification("dialled_after_cancel", id);
+    expect(alert.severity).toBe("critical");
+    const second = await create(h.sim.simId, 9_000, customer());
+    expect([second.status, second.body.context?.reason]).toEqual([422, "insufficient_balance"]);
+  });
+
+  it.each<[string, (h: { device: Device; sim: Sim }, id: string) => Promise<unknown>]>([
+    ["no_evidence after ussd_timeout", (h, id) => dial(h.device, id, "ussd_timeout")],
+    [
+      "no_evidence after the sweep",
+      async (h, id) => {
+        await dial(h.device, id, "ussd_ok");
+        await until(id, "no_evidence");
+      },
+    ],
+    [
+      "settled arrived with no balance reading since",
+      async (h, id) => {
+        await dial(h.device, id, "ussd_timeout");
+        expect((await settle(id, "arrived")).status).toBe(200);
+      },
+    ],
+    [
+      "cancelled while dialling, then reported ussd_ok",
+      async (h, id) => {
+        await claim(h.device, id);
+        await sys.api.post(`/v1/operations/${id}/cancel`, { token: agent.token });
+        await report(h.device, id, "ussd_ok");
+      },
+    ],
+  ])(
+    "refuses a second 9,000 on a SIM measured at 10,000 while the first is %s; a new reading frees it",
+    async (_, first) => {
+      const h = await handset(10_000);
+      const id = await created(h.sim.simId, 9_000, customer());
+      await first(h, id);
+      const second = await create(h.sim.simId, 9_000, customer());
+      expect([second.status, second.body.context?.reason]).toEqual([422, "insufficient_balance"]);
+      // A measurement after it says what the SIM has: the first debit is in it.
+      await recordBalance(sys.api, h.sim.simId, 10_000);
+      expect((await create(h.sim.simId, 9_000, customer())).status).toBe(202);
+    },
+  );
+
+  it("accepts exactly one of two concurrent creates of 16 million on a SIM measured at 30 million, every time", async () => {
+    const h = await handset(30_000_000);
+    const matching = (amount: number) =>
+      sys.api.post("/v1/operations/matching", {
+        token: agent.token,
+        body: { beneficiary_msisdn: customer(), montant: amount, sim_id: h.sim.simId },
+      });
+    const queued = async (amount: number) => create(h.sim.simId, amount, customer());
+    const pairs: [string, () => Promise<{ status: number; body: any }>][] = [
+      ["create", () => queued(16_000_000)],
+      ["matching", () => matching(16_000_000)],
+    ];
+    for (let round = 0; round < 8; round += 1) {
+      // A new reading each round: what the earlier rounds left is in it.
+      await recordBalance(sys.api, h.sim.simId, 30_000_000);
+      const [a, b] = [pairs[round % 2], pairs[Math.floor(round / 2) % 2]];
+      const answers = await Promise.all([a[1](), b[1]()]);
+      const accepted = answers.filter((r) => r.status === 201 || r.status === 202);
+      const refused = answers.filter((r) => r.status === 422);
+      expect(
+        accepted,
+        `round ${round} (${a[0]} + ${b[0]}): ${JSON.stringify(answers.map((r) => r.body))}`,
+      ).toHaveLength(1);
+      expect(refused.map((r) => r.body.context?.reason)).toEqual(["insufficient_balance"]);
+      // Cancel the accepted one (never dialled: it holds nothing after).
+      const op = accepted[0].body;
+      const id: string = op.operation_id;
+      const cancel =
+        op.status === "awaiting_manual_dial" ? `/v1/operations/matching/${id}/cancel` : `/v1/operations/${id}/cancel`;
+      expect((await sys.api.post(cancel, { token: agent.token })).status).toBe(200);
+    }
+  });
+});
