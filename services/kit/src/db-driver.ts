@@ -42,6 +42,37 @@ export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDr
       } as pg.PoolConfig);
     }
 
+    async connectsWithin(timeoutMs: number): Promise<boolean> {
+      await this.ensureConnection();
+      const pool = this.pool;
+      if (!pool) return false;
+      let late = false;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => {
+          late = true;
+          resolve(false);
+        }, timeoutMs);
+      });
+      // A connection handed out after the budget is given straight back.
+      const taken = pool.connect().then(async (client) => {
+        let ok = false;
+        try {
+          if (!late) ok = (await client.query("select 1")) !== undefined;
+        } finally {
+          client.release(ok ? undefined : !late);
+        }
+        return ok && !late;
+      });
+      try {
+        return await Promise.race([taken, timeout]);
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+
     async transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T> {
       await this.ensureConnection();
       if (!this.pool) throw new Error("the database pool is not open yet");
@@ -164,6 +195,11 @@ export class PgTransaction {
 
 export interface PgTransactions {
   transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Whether the pool hands out a connection, and a statement runs on it, within `timeoutMs`:
+   * a pool whose every connection is busy, or a database that refuses new ones, answers false.
+   */
+  connectsWithin(timeoutMs: number): Promise<boolean>;
 }
 
 function hasAbort(loggerContext: unknown): boolean {

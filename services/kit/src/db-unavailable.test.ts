@@ -10,6 +10,9 @@ import { createLogger } from "./log.ts";
 import { served, startGrpcServer, type GrpcServer } from "./server.ts";
 import { serviceClient } from "./client.ts";
 import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
+import { Health, HealthCheckResponse_ServingStatus as HealthStatus } from "./gen/grpc/health/v1/health_pb.ts";
+import { MemoryBus } from "./bus-memory.ts";
+import { ServiceRuntime } from "./service.ts";
 
 // A database that refuses connections for now (every slot taken, as when replicas start
 // together past max_connections) is waited for at start and answered as "unavailable, send
@@ -190,6 +193,55 @@ describe("a database out of connection slots", () => {
         // With the slot free, the same call succeeds.
         await expect(client.listKnownAgents({})).resolves.toBeDefined();
       });
+    }
+  });
+});
+
+class Migration0001Ready extends Migration {
+  override name = "Migration0001Ready";
+  up(): void {
+    this.addSql(`create table kitready.t (id int primary key)`);
+  }
+}
+
+describe("readiness", () => {
+  it("is NOT_SERVING while the pool cannot hand out a connection within its budget, SERVING once it can", async () => {
+    const rt = await ServiceRuntime.open({
+      name: "kitready",
+      databaseUrl: tdb.url,
+      migrations: [Migration0001Ready],
+      poolMax: 1,
+      bus: new MemoryBus(),
+      log: createLogger("kit-test", { level: "silent" }),
+      publishes: false,
+    });
+    const running = await rt.serve(0, [served(AnalyticsService, {})]);
+    const health = createClient(Health, createGrpcTransport({ baseUrl: running.url }));
+    let release: () => void = () => undefined;
+    try {
+      expect((await health.check({})).status).toBe(HealthStatus.SERVING);
+      // The pool's one connection held by a transaction that does not end.
+      const held = new Promise<void>((r) => (release = r));
+      let holding: () => void = () => undefined;
+      const taken = new Promise<void>((r) => (holding = r));
+      const tx = rt.db.tx(async () => {
+        holding();
+        await held;
+      });
+      await taken;
+      await new Promise((r) => setTimeout(r, 1_100)); // the last answer, SERVING, has aged out
+      const started = Date.now();
+      expect((await health.check({})).status).toBe(HealthStatus.NOT_SERVING);
+      // Within its budget (DB_READY_TIMEOUT_MS, 1 s), before a probe's 2 s timeout.
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect((await health.check({ service: AnalyticsService.typeName })).status).toBe(HealthStatus.NOT_SERVING);
+      release();
+      await tx;
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await health.check({})).status).toBe(HealthStatus.SERVING);
+    } finally {
+      release();
+      await running.stop();
     }
   });
 });

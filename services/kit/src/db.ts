@@ -24,6 +24,12 @@ export interface Database {
   em(): EntityManager;
   /** Runs `fn` in one transaction; the EntityManager it receives is bound to it. */
   tx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Whether a statement gets a connection of the pool within `timeoutMs` (default: env
+   * DB_READY_TIMEOUT_MS, else 1000): what readiness asks (docs/operations.md, "The connection
+   * budget"). False while every connection is busy past it or the database refuses new ones.
+   */
+  ready(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -118,6 +124,7 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
         await writeDeferred(em);
         return result;
       }),
+    ready: (timeoutMs = Number(process.env.DB_READY_TIMEOUT_MS) || 1000) => connection.connectsWithin(timeoutMs),
     close: () => orm.close(true),
   };
 }
