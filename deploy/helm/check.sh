@@ -9,7 +9,8 @@
 #
 # Needs: Java 17+ and Maven 3.8+; the first run downloads helm-java (~30 MB with
 # its native Helm library) and the Maven plugins from Maven Central.
-# Renders twice: with values.yaml, and with deploy/helm/values-production.yaml on top; then
+# Renders with values.yaml, with deploy/helm/values-production.yaml on top, with
+# deploy/helm/check/pgbouncer.yaml (PgBouncer) on top; then
 # with deploy/helm/check/over-budget.yaml on top, which the chart must refuse (the connection
 # budget, values `database`). Without options, the pools rendered must be the ones
 # test/support/chart-values.ts derives (the replica run's; needs node_modules).
@@ -25,7 +26,7 @@ cd "$root"
 
 chart="deploy/helm/transferops"
 # exec.args is split on spaces: options and paths must not contain any.
-args="$chart --scenario deploy/helm/values-production.yaml --refused deploy/helm/check/over-budget.yaml"
+args="$chart --scenario deploy/helm/values-production.yaml --scenario deploy/helm/check/pgbouncer.yaml --refused deploy/helm/check/over-budget.yaml"
 # With no options of its own: the default render is kept, to compare its pools with the ones
 # the replica run derives from the same values (test/support/chart-values.ts).
 rendered=""

@@ -30,6 +30,9 @@
 //   npm run test:replicas                      # the short profile (CI)
 //   npm run test:replicas -- --profile full    # longer phases, more handsets
 //   npm run test:replicas -- --keep-logs
+//   npm run test:replicas -- --pgbouncer       # the pools through a real PgBouncer (transaction
+//                                              # mode, the chart's database.pgbouncer; needs the
+//                                              # pgbouncer binary: apt-get install pgbouncer)
 // Environment: DATABASE_URL as for the tests (test/infra/postgres.ts); KAFKA_BROKERS to use a
 // running broker, else one is started from the Maven Central jars (test/infra/kafka.ts).
 
@@ -52,7 +55,8 @@ import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal, type Cleanups } from "../chaos/cleanup.ts";
 import { Checks } from "../chaos/checks.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
-import { chartValues, components, connectionBudget, startReplicas } from "../support/chart-values.ts";
+import { chartValues, components, connectionBudget, merge, parseValues, startReplicas } from "../support/chart-values.ts";
+import { startPgBouncer } from "./pgbouncer.ts";
 
 const PROFILES = {
   short: { handsets: 6, agents: 4, createsPerS: 4, loadS: 20, faultGapS: 2, burst: 40 },
@@ -69,7 +73,11 @@ const DATABASE_PREFIX = "tops_replicas";
 const OUTCOME_UNKNOWN_ALLOWED = ["rolling restart", "kill -9"];
 
 const { values: flags } = parseArgs({
-  options: { profile: { type: "string" }, "keep-logs": { type: "boolean", default: false } },
+  options: {
+    profile: { type: "string" },
+    "keep-logs": { type: "boolean", default: false },
+    pgbouncer: { type: "boolean", default: false },
+  },
 });
 const profileName = flags.profile ?? process.env.REPLICAS_PROFILE ?? "short";
 if (!(profileName in PROFILES)) throw new Error(`unknown profile ${profileName}: short or full`);
@@ -151,7 +159,14 @@ async function main(): Promise<number> {
     const db = await createDatabase(postgres.adminUrl, DATABASE_PREFIX);
     cleanups.push(() => db.drop());
     step(`database ${db.name}; Kafka ${kafka.description}; component logs in ${logDir}`);
-    const { rows, problems, goals } = await run(db.url, kafka.brokers, logDir, cleanups);
+    let poolUrl: string | undefined;
+    if (flags.pgbouncer) {
+      const bouncer = await startPgBouncer(db.url, pgbouncerPoolSize(), path.join(logDir, "pgbouncer.log"));
+      cleanups.push(() => bouncer.stop());
+      poolUrl = bouncer.url;
+      step(`PgBouncer (transaction mode, ${pgbouncerPoolSize()} server connections) at ${new URL(poolUrl).host}`);
+    }
+    const { rows, problems, goals } = await run(db.url, kafka.brokers, logDir, cleanups, poolUrl);
     printTable(rows);
     for (const g of goals) log(g);
     for (const p of problems) log(`FAIL ${p}`);
@@ -172,13 +187,15 @@ async function run(
   brokers: string,
   logDir: string,
   cleanups: Cleanups,
+  /** The pools' database through PgBouncer (--pgbouncer). */
+  poolUrl?: string,
 ): Promise<{ rows: Row[]; problems: string[]; goals: string[] }> {
   const problems: string[] = [];
   const goals: string[] = [];
   const rows: Row[] = [];
   const topicPrefix = `replicas${Date.now().toString(36)}${randomBytes(3).toString("hex")}.`;
   // What a deployer installs: the chart's replicas and the pools its connection budget derives.
-  const values = chartValues();
+  const values = deployedValues();
   const budget = connectionBudget(values);
   const chart = new Map(components(values).map((c) => [c.name, c]));
   const serviceReplicas = new Set(SERVICES.map((s) => startReplicas(chart.get(s)!)));
@@ -189,9 +206,10 @@ async function run(
     SERVICES.map((s) => [s, Object.fromEntries(chart.get(s)!.database.poolEnv.map((v) => [v, String(budget.pools[s])]))]),
   );
   // The most the processes may hold at once by the chart's arithmetic, at the replicas run.
+  // Through PgBouncer the pools connect to it, and its server connections count instead.
   const allowed = SERVICES.reduce(
-    (n, s) => n + replicas * (budget.pools[s] + Math.max(1, chart.get(s)!.database.listen)),
-    0,
+    (n, s) => n + replicas * ((poolUrl ? 0 : budget.pools[s]) + Math.max(1, chart.get(s)!.database.listen)),
+    poolUrl ? pgbouncerPoolSize() : 0,
   );
   step(
     `chart: ${replicas} replicas of each service, ${gateways} gateways; pools ${JSON.stringify(budget.pools)}; ` +
@@ -212,6 +230,8 @@ async function run(
       RATE_LIMIT_RPS: "100000",
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "0",
+      // As the chart sets them with database.pgbouncer.enabled.
+      ...(poolUrl ? { DATABASE_POOL_URL: poolUrl, DATABASE_PREPARED_STATEMENTS: "false" } : {}),
       EVIDENCE_REDRIVE_INTERVAL_MS: String(REDRIVE_INTERVAL_MS),
       EVIDENCE_REDRIVE_GRACE_MS: String(REDRIVE_GRACE_MS),
     },
@@ -315,6 +335,16 @@ async function run(
   problems.push(...(await verify(checks, ledger)));
   return { rows, problems, goals };
 }
+
+/** The chart's values as installed: its defaults, with PgBouncer on under --pgbouncer. */
+function deployedValues() {
+  const values = chartValues();
+  return flags.pgbouncer ? merge(values, parseValues("database:\n  pgbouncer:\n    enabled: true\n")) : values;
+}
+
+/** The server connections of the chart's PgBouncer (one process here). */
+const pgbouncerPoolSize = () =>
+  Number((deployedValues().database as { pgbouncer?: { poolSize?: number } }).pgbouncer?.poolSize ?? 20);
 
 /** Until the restarted replica serves: a gateway's health, or the replica's own gRPC port. */
 async function untilServing(system: ChaosSystem, name: ComponentName, replica: number): Promise<void> {

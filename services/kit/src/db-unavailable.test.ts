@@ -13,6 +13,7 @@ import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_servi
 import { Health, HealthCheckResponse_ServingStatus as HealthStatus } from "./gen/grpc/health/v1/health_pb.ts";
 import { MemoryBus } from "./bus-memory.ts";
 import { ServiceRuntime } from "./service.ts";
+import { metricsRegistry } from "./metrics.ts";
 
 // A database that refuses connections for now (every slot taken, as when replicas start
 // together past max_connections) is waited for at start and answered as "unavailable, send
@@ -243,5 +244,60 @@ describe("readiness", () => {
       release();
       await running.stop();
     }
+  });
+});
+
+class Migration0001Pool extends Migration {
+  override name = "Migration0001Pool";
+  up(): void {
+    this.addSql(`create table kitpool.t (id int primary key)`);
+  }
+}
+
+describe("the pool's metrics", () => {
+  it("show the connections in use of the pool's size, the calls waiting, and how long they waited", async () => {
+    const db = await openDatabase({ url: tdb.url, schema: "kitpool", migrations: [Migration0001Pool], poolMax: 1 });
+    opened.push(db);
+    const series = async () => {
+      const text = await metricsRegistry.metrics();
+      const value = (name: string) => {
+        const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+        return line === undefined ? undefined : Number(line.split(" ")[1]);
+      };
+      return {
+        inUse: value('transferops_db_pool_connections{service="kitpool",state="in_use"}'),
+        max: value('transferops_db_pool_connections{service="kitpool",state="max"}'),
+        waiting: value('transferops_db_pool_connections{service="kitpool",state="waiting"}'),
+        waits: value('transferops_db_pool_wait_seconds_count{service="kitpool"}') ?? 0,
+        waited: value('transferops_db_pool_wait_seconds_sum{service="kitpool"}') ?? 0,
+        slow: value('transferops_db_pool_wait_seconds_bucket{le="0.1",service="kitpool"}') ?? 0,
+      };
+    };
+    await db.em().execute("select count(*) from kitpool.t where id = ?", [1]);
+    const before = await series();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let holding: () => void = () => undefined;
+    const taken = new Promise<void>((r) => (holding = r));
+    const tx = db.tx(async () => {
+      holding();
+      await held;
+    });
+    await taken;
+    // A statement outside the transaction waits for the pool's one connection.
+    const statement = db.em().execute("select count(*) from kitpool.t where id = ?", [1]);
+    await new Promise((r) => setTimeout(r, 300));
+    const during = await series();
+    release();
+    await Promise.all([tx, statement]);
+    const after = await series();
+    expect([during.inUse, during.max, during.waiting]).toEqual([1, 1, 1]);
+    expect(after.waiting).toBe(0);
+    // The transaction's wait and the statement's, the statement's at least the 300 ms it was held.
+    expect(after.waits - before.waits).toBe(2);
+    expect(after.waited - before.waited).toBeGreaterThanOrEqual(0.3);
+    expect(after.waits - after.slow).toBeGreaterThanOrEqual(1);
+    await db.close();
+    opened.pop();
   });
 });

@@ -83,7 +83,8 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
       options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false",
       options.jit ?? process.env.DATABASE_JIT === "on",
     ),
-    clientUrl: options.url,
+    // Through PgBouncer when DATABASE_POOL_URL is set; LISTENs and the migration lock use `url`.
+    clientUrl: process.env.DATABASE_POOL_URL || options.url,
     schema: options.schema,
     entities: [],
     discovery: { warnWhenNoEntities: false },
