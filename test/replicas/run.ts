@@ -344,7 +344,7 @@ function deployedValues() {
 
 /** The server connections of the chart's PgBouncer (one process here). */
 const pgbouncerPoolSize = () =>
-  Number((deployedValues().database as { pgbouncer?: { poolSize?: number } }).pgbouncer?.poolSize ?? 20);
+  Number((deployedValues().database as { pgbouncer?: { poolSize?: number } }).pgbouncer?.poolSize ?? 15);
 
 /** Until the restarted replica serves: a gateway's health, or the replica's own gRPC port. */
 async function untilServing(system: ChaosSystem, name: ComponentName, replica: number): Promise<void> {
