@@ -134,7 +134,9 @@ export async function startProcesses(
   const unexpectedExits: Exit[] = [];
   const add = (name: ComponentName, entry: string, own: Record<string, string>, replica: number, count: number) => {
     const log = path.join(logDir, count > 1 ? `${name}-${replica + 1}.log` : `${name}.log`);
-    const c = new Component(name, entry, { ...env, ...topology.env?.[name], ...urls, ...own }, log, (exit) => unexpectedExits.push(exit));
+    const c = new Component(name, entry, { ...env, ...topology.env?.[name], ...urls, ...own }, log, (exit) =>
+      unexpectedExits.push(exit),
+    );
     components.set(name, [...(components.get(name) ?? []), c]);
   };
   for (const [i, s] of SERVICES.entries()) {

@@ -110,7 +110,9 @@ describe("the chart's connection budget", () => {
     });
 
     it(`sets ${service}'s pool through the variable its code reads`, () => {
-      const read = new Set(sources(service).flatMap((s) => [...s.matchAll(/\b([A-Z_]*DB_POOL_MAX)\s*:/g)].map((m) => m[1])));
+      const read = new Set(
+        sources(service).flatMap((s) => [...s.matchAll(/\b([A-Z_]*DB_POOL_MAX)\s*:/g)].map((m) => m[1])),
+      );
       // A service whose configuration names no pool variable gets the kit's (DB_POOL_MAX).
       expect(byName.get(service)?.database.poolEnv).toEqual(read.size ? [...read] : ["DB_POOL_MAX"]);
     });

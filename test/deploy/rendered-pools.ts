@@ -43,7 +43,9 @@ if (process.argv[2]) {
     (c) => JSON.stringify(rendered[c] ?? null) !== JSON.stringify(expected[c] ?? null),
   );
   for (const c of wrong)
-    console.error(`pools of ${c}: rendered ${JSON.stringify(rendered[c])}, test/support/chart-values.ts ${JSON.stringify(expected[c])}`);
+    console.error(
+      `pools of ${c}: rendered ${JSON.stringify(rendered[c])}, test/support/chart-values.ts ${JSON.stringify(expected[c])}`,
+    );
   if (wrong.length) process.exit(1);
   console.log(`pools as rendered = as derived by test/support/chart-values.ts: ${JSON.stringify(expected)}`);
 }

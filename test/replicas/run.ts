@@ -55,7 +55,14 @@ import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal, type Cleanups } from "../chaos/cleanup.ts";
 import { Checks } from "../chaos/checks.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
-import { chartValues, components, connectionBudget, merge, parseValues, startReplicas } from "../support/chart-values.ts";
+import {
+  chartValues,
+  components,
+  connectionBudget,
+  merge,
+  parseValues,
+  startReplicas,
+} from "../support/chart-values.ts";
 import { startPgBouncer } from "./pgbouncer.ts";
 
 const PROFILES = {
@@ -203,7 +210,10 @@ async function run(
   const replicas = [...serviceReplicas][0];
   const gateways = startReplicas(chart.get("gateway")!);
   const poolEnv = Object.fromEntries(
-    SERVICES.map((s) => [s, Object.fromEntries(chart.get(s)!.database.poolEnv.map((v) => [v, String(budget.pools[s])]))]),
+    SERVICES.map((s) => [
+      s,
+      Object.fromEntries(chart.get(s)!.database.poolEnv.map((v) => [v, String(budget.pools[s])])),
+    ]),
   );
   // The most the processes may hold at once by the chart's arithmetic, at the replicas run.
   // Through PgBouncer the pools connect to it, and its server connections count instead.
@@ -241,7 +251,9 @@ async function run(
   cleanups.push(() => system.stop());
   await Promise.all(system.gatewayUrls.map((u) => waitServing(u, 180_000)));
   const startS = (performance.now() - started) / 1000;
-  step(`serving after ${startS.toFixed(1)} s: ${replicas} replicas of each service, ${system.gatewayUrls.length} gateways`);
+  step(
+    `serving after ${startS.toFixed(1)} s: ${replicas} replicas of each service, ${system.gatewayUrls.length} gateways`,
+  );
   for (const e of system.unexpectedExits) problems.push(`start: ${e.name} exited (${e.signal ?? `code ${e.code}`})`);
   rows.push({
     phase: "start",
@@ -467,7 +479,11 @@ class Load {
     const answers = await Promise.all(
       this.gateways.map(async (g) => {
         const from = performance.now();
-        const r = await this.untilTaken(what, (to) => call(to, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS), g);
+        const r = await this.untilTaken(
+          what,
+          (to) => call(to, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS),
+          g,
+        );
         took?.push(performance.now() - from);
         return r;
       }),

@@ -147,6 +147,8 @@ export function connectionBudget(values: Tree): Budget {
   }
   const total = listen + pooled;
   if (total > connections)
-    throw new Error(`connection budget exceeded: the release may need ${total} connections, database.connections is ${connections}`);
+    throw new Error(
+      `connection budget exceeded: the release may need ${total} connections, database.connections is ${connections}`,
+    );
   return { connections, pools, processes, listen, pooled, total };
 }
