@@ -110,6 +110,8 @@ export interface Topology {
   replicas?: number;
   /** Gateway processes, each on a port of its own. */
   gateways?: number;
+  /** Environment of one component's processes only, over the shared one. */
+  env?: Partial<Record<ComponentName, Record<string, string>>>;
 }
 
 /** Starts the six services and the gateway, all at once (see `waitServing`). */
@@ -132,7 +134,9 @@ export async function startProcesses(
   const unexpectedExits: Exit[] = [];
   const add = (name: ComponentName, entry: string, own: Record<string, string>, replica: number, count: number) => {
     const log = path.join(logDir, count > 1 ? `${name}-${replica + 1}.log` : `${name}.log`);
-    const c = new Component(name, entry, { ...env, ...urls, ...own }, log, (exit) => unexpectedExits.push(exit));
+    const c = new Component(name, entry, { ...env, ...topology.env?.[name], ...urls, ...own }, log, (exit) =>
+      unexpectedExits.push(exit),
+    );
     components.set(name, [...(components.get(name) ?? []), c]);
   };
   for (const [i, s] of SERVICES.entries()) {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Topics } from "@transferops/kit";
+import { chartValues, components, connectionBudget, merge, parseValues } from "../support/chart-values.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const VALUES = readFileSync(path.join(ROOT, "deploy/helm/transferops/values.yaml"), "utf8");
@@ -76,5 +77,64 @@ describe("the chart's topics job", () => {
       .filter((l) => /^ {4}[a-z]+:/.test(l))
       .map((l) => l.trim().replace(/:$/, ""));
     expect(Object.values(Topics).filter((t) => !created.includes(t))).toEqual([]);
+  });
+});
+
+/** The services' own code (tests and generated code aside), file by file. */
+function sources(service: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== "gen") walk(p);
+      } else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) out.push(readFileSync(p, "utf8"));
+    }
+  };
+  walk(path.join(ROOT, "services", service, "src"));
+  return out;
+}
+
+describe("the chart's connection budget", () => {
+  const values = chartValues();
+  const byName = new Map(components(values).map((c) => [c.name, c]));
+
+  for (const service of SERVICES) {
+    it(`counts each LISTEN connection a ${service} process holds`, () => {
+      const code = sources(service);
+      // The kit's outbox relay LISTENs in every service that publishes; each Announcements
+      // (kit/announcements.ts) LISTENs on a channel of its own.
+      const relay = code.some((s) => /publishes:\s*false/.test(s)) ? 0 : 1;
+      const announcements = code.reduce((n, s) => n + (s.match(/new Announcements\(/g)?.length ?? 0), 0);
+      expect(byName.get(service)?.database.listen).toBe(relay + announcements);
+    });
+
+    it(`sets ${service}'s pool through the variable its code reads`, () => {
+      const read = new Set(
+        sources(service).flatMap((s) => [...s.matchAll(/\b([A-Z_]*DB_POOL_MAX)\s*:/g)].map((m) => m[1])),
+      );
+      // A service whose configuration names no pool variable gets the kit's (DB_POOL_MAX).
+      expect(byName.get(service)?.database.poolEnv).toEqual(read.size ? [...read] : ["DB_POOL_MAX"]);
+    });
+  }
+
+  it("gives the gateway, which has no database, no pool", () => {
+    expect(byName.get("gateway")?.database.pool).toBe(0);
+  });
+
+  it("fits its defaults into a stock PostgreSQL's 100 connections, pools at the maximum replicas", () => {
+    const budget = connectionBudget(values);
+    // 100 less 3 for superusers, room for operators' sessions and the migrations Job.
+    expect(budget.connections).toBeLessThanOrEqual(90);
+    expect(budget.total).toBeLessThanOrEqual(budget.connections);
+    for (const [name, pool] of Object.entries(budget.pools)) {
+      expect(pool, name).toBeGreaterThanOrEqual(2);
+      expect(pool, name).toBeLessThanOrEqual(byName.get(name)!.database.pool);
+    }
+  });
+
+  it("refuses maximum replicas whose smallest pools exceed the budget", () => {
+    const over = merge(values, parseValues("services:\n  dispatch:\n    autoscaling:\n      maxReplicas: 12\n"));
+    expect(() => connectionBudget(over)).toThrow(/connection budget exceeded/);
   });
 });

@@ -1,11 +1,14 @@
 // The system as the chart deploys it (`npm run test:replicas`). Not a vitest file: it runs
 // minutes and prints a table; it exits 1 when a check fails.
 //
-// Two replicas of every service (each pair behind a round-robin TCP proxy on the service's
-// address, as a Kubernetes Service) and two gateways, as separate processes on a fresh
-// database and the real Kafka broker, all started at the same moment. Then, through both
-// gateways, phase after phase:
-//   load     creates (half by board sessions, half by the API key), each request id sent to
+// The chart's replicas of every service (two: each pair behind a round-robin TCP proxy on the
+// service's address, as a Kubernetes Service) and of the gateway, with the chart's pools (its
+// connection budget, values `database`: test/support/chart-values.ts), as separate processes
+// on a fresh database and the real Kafka broker, all started at the same moment. Then, through
+// both gateways, phase after phase:
+//   load     right after readiness, a create burst (the profile's `burst` request ids at once,
+//            each sent to both gateways), then creates (half by board sessions, half by the
+//            API key), each request id sent to
 //            both gateways at once; handsets polling the gateways in turn, dialling with the
 //            simulated operator, reporting, and forwarding each SMS three times at once (the
 //            app's retry with the same client id through the other gateway, and the
@@ -17,7 +20,9 @@
 // Requests go to the gateways as through the Service in front of them (a refused connection
 // goes to the other gateway), and a 503 outcome_unknown is sent again with the same ids, as
 // the handset app and automation do. It fails on any other 5xx or unanswered request, on a 503
-// outcome_unknown outside the phases where replicas stop or die, any process exit at start, any double
+// outcome_unknown outside the phases where replicas stop or die (from the moment every component
+// reported ready: provisioning included), on a create burst whose p99 passes 3 s, on the
+// database holding more connections than the chart's budget allows for the replicas run, any process exit at start, any double
 // execution (a request id with two operations, replays answered with different operations)
 // or double confirmation, any acknowledged create or SMS lost, any SMS still pending after
 // the re-drive interval once the load stopped.
@@ -25,6 +30,9 @@
 //   npm run test:replicas                      # the short profile (CI)
 //   npm run test:replicas -- --profile full    # longer phases, more handsets
 //   npm run test:replicas -- --keep-logs
+//   npm run test:replicas -- --pgbouncer       # the pools through a real PgBouncer (transaction
+//                                              # mode, the chart's database.pgbouncer; needs the
+//                                              # pgbouncer binary: apt-get install pgbouncer)
 // Environment: DATABASE_URL as for the tests (test/infra/postgres.ts); KAFKA_BROKERS to use a
 // running broker, else one is started from the Maven Central jars (test/infra/kafka.ts).
 
@@ -33,6 +41,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { call, closeConnections, percentile, type Reply } from "../bench/http.ts";
 import { ensureKafka } from "../infra/kafka.ts";
 import { createDatabase, dropStaleTestDatabases, ensurePostgres } from "../infra/postgres.ts";
@@ -46,11 +55,22 @@ import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal, type Cleanups } from "../chaos/cleanup.ts";
 import { Checks } from "../chaos/checks.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
+import {
+  chartValues,
+  components,
+  connectionBudget,
+  merge,
+  parseValues,
+  startReplicas,
+} from "../support/chart-values.ts";
+import { startPgBouncer } from "./pgbouncer.ts";
 
 const PROFILES = {
-  short: { handsets: 6, agents: 4, createsPerS: 4, loadS: 20, faultGapS: 2 },
-  full: { handsets: 16, agents: 10, createsPerS: 8, loadS: 60, faultGapS: 5 },
+  short: { handsets: 6, agents: 4, createsPerS: 4, loadS: 20, faultGapS: 2, burst: 40 },
+  full: { handsets: 16, agents: 10, createsPerS: 8, loadS: 60, faultGapS: 5, burst: 100 },
 };
+/** The create burst's p99 right after readiness, on this 2-core machine (12-13 s with the old pools). */
+const BURST_P99_LIMIT_MS = 3000;
 const REDRIVE_INTERVAL_MS = 1000;
 const REDRIVE_GRACE_MS = 3000;
 const CALL_TIMEOUT_MS = 15_000;
@@ -60,7 +80,11 @@ const DATABASE_PREFIX = "tops_replicas";
 const OUTCOME_UNKNOWN_ALLOWED = ["rolling restart", "kill -9"];
 
 const { values: flags } = parseArgs({
-  options: { profile: { type: "string" }, "keep-logs": { type: "boolean", default: false } },
+  options: {
+    profile: { type: "string" },
+    "keep-logs": { type: "boolean", default: false },
+    pgbouncer: { type: "boolean", default: false },
+  },
 });
 const profileName = flags.profile ?? process.env.REPLICAS_PROFILE ?? "short";
 if (!(profileName in PROFILES)) throw new Error(`unknown profile ${profileName}: short or full`);
@@ -142,7 +166,14 @@ async function main(): Promise<number> {
     const db = await createDatabase(postgres.adminUrl, DATABASE_PREFIX);
     cleanups.push(() => db.drop());
     step(`database ${db.name}; Kafka ${kafka.description}; component logs in ${logDir}`);
-    const { rows, problems, goals } = await run(db.url, kafka.brokers, logDir, cleanups);
+    let poolUrl: string | undefined;
+    if (flags.pgbouncer) {
+      const bouncer = await startPgBouncer(db.url, pgbouncerPoolSize(), path.join(logDir, "pgbouncer.log"));
+      cleanups.push(() => bouncer.stop());
+      poolUrl = bouncer.url;
+      step(`PgBouncer (transaction mode, ${pgbouncerPoolSize()} server connections) at ${new URL(poolUrl).host}`);
+    }
+    const { rows, problems, goals } = await run(db.url, kafka.brokers, logDir, cleanups, poolUrl);
     printTable(rows);
     for (const g of goals) log(g);
     for (const p of problems) log(`FAIL ${p}`);
@@ -163,11 +194,39 @@ async function run(
   brokers: string,
   logDir: string,
   cleanups: Cleanups,
+  /** The pools' database through PgBouncer (--pgbouncer). */
+  poolUrl?: string,
 ): Promise<{ rows: Row[]; problems: string[]; goals: string[] }> {
   const problems: string[] = [];
   const goals: string[] = [];
   const rows: Row[] = [];
   const topicPrefix = `replicas${Date.now().toString(36)}${randomBytes(3).toString("hex")}.`;
+  // What a deployer installs: the chart's replicas and the pools its connection budget derives.
+  const values = deployedValues();
+  const budget = connectionBudget(values);
+  const chart = new Map(components(values).map((c) => [c.name, c]));
+  const serviceReplicas = new Set(SERVICES.map((s) => startReplicas(chart.get(s)!)));
+  if (serviceReplicas.size !== 1) throw new Error(`the runner starts every service as often: ${[...serviceReplicas]}`);
+  const replicas = [...serviceReplicas][0];
+  const gateways = startReplicas(chart.get("gateway")!);
+  const poolEnv = Object.fromEntries(
+    SERVICES.map((s) => [
+      s,
+      Object.fromEntries(chart.get(s)!.database.poolEnv.map((v) => [v, String(budget.pools[s])])),
+    ]),
+  );
+  // The most the processes may hold at once by the chart's arithmetic, at the replicas run.
+  // Through PgBouncer the pools connect to it, and its server connections count instead.
+  const allowed = SERVICES.reduce(
+    (n, s) => n + replicas * ((poolUrl ? 0 : budget.pools[s]) + Math.max(1, chart.get(s)!.database.listen)),
+    poolUrl ? pgbouncerPoolSize() : 0,
+  );
+  step(
+    `chart: ${replicas} replicas of each service, ${gateways} gateways; pools ${JSON.stringify(budget.pools)}; ` +
+      `${allowed} connections at most at these replicas (budget ${budget.connections}, ${budget.total} at the maximum replicas)`,
+  );
+  const connections = new ConnectionWatch(databaseUrl, "replicas-checks");
+  cleanups.push(() => connections.stop());
   const started = performance.now();
   const system = await startProcesses(
     {
@@ -181,20 +240,20 @@ async function run(
       RATE_LIMIT_RPS: "100000",
       RATE_LIMIT_BURST: "100000",
       DEVICE_COOLDOWN_S: "0",
-      // Twelve service processes on one PostgreSQL (100 connections, shared with other work):
-      // small pools, as a deployment sizes them for its replicas (docs/operations.md, Scaling).
-      DB_POOL_MAX: "4",
-      EVIDENCE_DB_POOL_MAX: "4",
+      // As the chart sets them with database.pgbouncer.enabled.
+      ...(poolUrl ? { DATABASE_POOL_URL: poolUrl, DATABASE_PREPARED_STATEMENTS: "false" } : {}),
       EVIDENCE_REDRIVE_INTERVAL_MS: String(REDRIVE_INTERVAL_MS),
       EVIDENCE_REDRIVE_GRACE_MS: String(REDRIVE_GRACE_MS),
     },
     logDir,
-    { replicas: 2, gateways: 2 },
+    { replicas, gateways, env: poolEnv },
   );
   cleanups.push(() => system.stop());
   await Promise.all(system.gatewayUrls.map((u) => waitServing(u, 180_000)));
   const startS = (performance.now() - started) / 1000;
-  step(`serving after ${startS.toFixed(1)} s: 2 replicas of each service, ${system.gatewayUrls.length} gateways`);
+  step(
+    `serving after ${startS.toFixed(1)} s: ${replicas} replicas of each service, ${system.gatewayUrls.length} gateways`,
+  );
   for (const e of system.unexpectedExits) problems.push(`start: ${e.name} exited (${e.signal ?? `code ${e.code}`})`);
   rows.push({
     phase: "start",
@@ -208,7 +267,9 @@ async function run(
 
   const ledger = new Ledger();
   ledger.gateways = system.gatewayUrls;
+  const provisionFrom = ledger.answers.length;
   const world = await provision(system, ledger);
+  rows.push(summarize("provision", ledger.answers.slice(provisionFrom), "-"));
   const load = new Load(system.gatewayUrls, world, ledger);
   cleanups.push(() => load.stop());
   const checks = new Checks(databaseUrl, "replicas-checks");
@@ -220,7 +281,7 @@ async function run(
     const recovery = await during();
     rows.push(summarize(name, ledger.answers.slice(from), recovery));
   };
-  load.start();
+  load.start(P.burst);
   await phase("load", async () => (await sleep(P.loadS * 1000), "-"));
   await phase("rolling restart", async () => {
     const times: number[] = [];
@@ -270,11 +331,32 @@ async function run(
       problems.push(`${r.phase}: ${r.unknown} answers 503 outcome_unknown or cut connections with no replica stopping`);
   }
   goals.push(...goalLines(ledger.answers.filter((a) => a.phase === "load")));
+  // Every copy of the burst's creates, from the first send to the answer that took it.
+  const burst = load.burstMs.sort((a, b) => a - b);
+  const burstP99 = percentile(burst, 99);
+  goals.push(
+    `create burst right after readiness: ${burst.length} answers, p50 ${percentile(burst, 50).toFixed(0)} ms, p99 ${burstP99.toFixed(0)} ms (at most ${BURST_P99_LIMIT_MS} ms)`,
+  );
+  if (!(burstP99 <= BURST_P99_LIMIT_MS))
+    problems.push(`create burst p99 ${burstP99.toFixed(0)} ms, above ${BURST_P99_LIMIT_MS} ms`);
+  const peak = await connections.stop();
+  goals.push(`database connections of the system: peak ${peak} (the chart allows ${allowed} at these replicas)`);
+  if (peak > allowed) problems.push(`the system held ${peak} database connections, more than the chart's ${allowed}`);
   const exitsAfterStart = system.unexpectedExits.length - (rows[0].failed ?? 0);
   if (exitsAfterStart > 0) problems.push(`${exitsAfterStart} process exit(s) nobody asked for after the start`);
   problems.push(...(await verify(checks, ledger)));
   return { rows, problems, goals };
 }
+
+/** The chart's values as installed: its defaults, with PgBouncer on under --pgbouncer. */
+function deployedValues() {
+  const values = chartValues();
+  return flags.pgbouncer ? merge(values, parseValues("database:\n  pgbouncer:\n    enabled: true\n")) : values;
+}
+
+/** The server connections of the chart's PgBouncer (one process here). */
+const pgbouncerPoolSize = () =>
+  Number((deployedValues().database as { pgbouncer?: { poolSize?: number } }).pgbouncer?.poolSize ?? 15);
 
 /** Until the restarted replica serves: a gateway's health, or the replica's own gRPC port. */
 async function untilServing(system: ChaosSystem, name: ComponentName, replica: number): Promise<void> {
@@ -352,7 +434,11 @@ class Load {
     return this.gateways[this.turn++ % this.gateways.length];
   }
 
-  start(): void {
+  /** How long each create of the burst took, every gateway's copy, retries included. */
+  readonly burstMs: number[] = [];
+
+  start(burst = 0): void {
+    if (burst) this.loops.push(this.burst(burst));
     this.loops.push(this.createLoop());
     for (const h of this.world.handsets) this.loops.push(this.handsetLoop(h));
   }
@@ -377,8 +463,13 @@ class Load {
     }
   }
 
+  /** `n` creates at once, as a deployer's clients right after the start. */
+  private async burst(n: number): Promise<void> {
+    await Promise.all(Array.from({ length: n }, (_, k) => this.createOne(k, this.burstMs)));
+  }
+
   /** One request id sent to every gateway at once: one operation, the same one in every 2xx answer. */
-  private async createOne(k: number): Promise<void> {
+  private async createOne(k: number, took?: number[]): Promise<void> {
     const session = k % 2 === 0 ? this.world.sessions[(k / 2) % this.world.sessions.length] : undefined;
     const headers: Record<string, string> = session
       ? { authorization: `Bearer ${session.token}` }
@@ -386,9 +477,16 @@ class Load {
     const body = createBody(session ? undefined : this.world.apiAgentId, this.amount++);
     const what = session ? "create (session)" : "create (API key)";
     const answers = await Promise.all(
-      this.gateways.map((g) =>
-        this.untilTaken(what, (to) => call(to, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS), g),
-      ),
+      this.gateways.map(async (g) => {
+        const from = performance.now();
+        const r = await this.untilTaken(
+          what,
+          (to) => call(to, "POST", "/v1/operations", headers, body, CALL_TIMEOUT_MS),
+          g,
+        );
+        took?.push(performance.now() - from);
+        return r;
+      }),
     );
     const ids = this.ledger.creates.get(body.request_id) ?? new Set<string>();
     for (const r of answers)
@@ -496,6 +594,47 @@ async function verify(checks: Checks, ledger: Ledger): Promise<string[]> {
   for (const m of await checks.pendingMessages(new Date(Date.now() - REDRIVE_GRACE_MS - 2 * REDRIVE_INTERVAL_MS)))
     problems.push(`message ${m} still pending past the re-drive interval`);
   return problems;
+}
+
+/**
+ * The connections the system's processes hold on its database, sampled every 250 ms (the
+ * runner's own checks, named `spare`, left out): `stop` answers the peak.
+ */
+class ConnectionWatch {
+  private peak = 0;
+  private readonly client: pg.Client;
+  private readonly timer: NodeJS.Timeout;
+  private busy = false;
+
+  constructor(
+    databaseUrl: string,
+    private readonly spare: string,
+  ) {
+    this.client = new pg.Client({ connectionString: databaseUrl, application_name: spare });
+    this.client.on("error", () => undefined);
+    const connected = this.client.connect();
+    this.timer = setInterval(() => {
+      if (this.busy) return;
+      this.busy = true;
+      void connected
+        .then(() =>
+          this.client.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and application_name <> $1`,
+            [this.spare],
+          ),
+        )
+        .then((r) => (this.peak = Math.max(this.peak, r.rows[0].n)))
+        .catch(() => undefined)
+        .finally(() => (this.busy = false));
+    }, 250);
+  }
+
+  async stop(): Promise<number> {
+    clearInterval(this.timer);
+    await this.client.end().catch(() => undefined);
+    return this.peak;
+  }
 }
 
 function summarize(phase: string, answers: Answer[], recovery: string): Row {

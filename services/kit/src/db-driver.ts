@@ -2,6 +2,7 @@ import { Utils, type Configuration } from "@mikro-orm/core";
 import { PostgreSqlConnection, PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { CompiledQuery } from "kysely";
 import type pg from "pg";
+import { dbPoolConnections, dbPoolWait } from "./metrics.ts";
 
 /**
  * MikroORM's PostgreSQL driver with the parameters of `em.execute` sent to the server
@@ -37,9 +38,41 @@ export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDr
         },
         onPoolCreated: (pool: pg.Pool) => {
           this.pool = pool;
+          measurePool(pool, String(this.config.get("schema") ?? "public"));
           return given?.onPoolCreated?.(pool);
         },
       } as pg.PoolConfig);
+    }
+
+    async connectsWithin(timeoutMs: number): Promise<boolean> {
+      await this.ensureConnection();
+      const pool = this.pool;
+      if (!pool) return false;
+      let late = false;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => {
+          late = true;
+          resolve(false);
+        }, timeoutMs);
+      });
+      // A connection handed out after the budget is given straight back.
+      const taken = pool.connect().then(async (client) => {
+        let ok = false;
+        try {
+          if (!late) ok = (await client.query("select 1")) !== undefined;
+        } finally {
+          client.release(ok ? undefined : !late);
+        }
+        return ok && !late;
+      });
+      try {
+        return await Promise.race([taken, timeout]);
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
     }
 
     async transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T> {
@@ -164,6 +197,11 @@ export class PgTransaction {
 
 export interface PgTransactions {
   transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Whether the pool hands out a connection, and a statement runs on it, within `timeoutMs`:
+   * a pool whose every connection is busy, or a database that refuses new ones, answers false.
+   */
+  connectsWithin(timeoutMs: number): Promise<boolean>;
 }
 
 function hasAbort(loggerContext: unknown): boolean {
@@ -230,6 +268,39 @@ function value(v: unknown): unknown {
   if (typeof v === "bigint") return v.toString();
   if (Utils.isPlainObject(v)) return JSON.stringify(v);
   return v;
+}
+
+/**
+ * The pool's metrics: every wait for a connection (a transaction's `connect`, and the one a
+ * statement outside a transaction makes through `pool.query`) in `transferops_db_pool_wait_seconds`,
+ * and its connections by state at scrape time in `transferops_db_pool_connections`.
+ */
+function measurePool(pool: pg.Pool, service: string): void {
+  const wait = dbPoolWait.labels(service);
+  const connect = pool.connect.bind(pool) as (cb?: (...a: unknown[]) => void) => unknown;
+  (pool as { connect: unknown }).connect = (cb?: (...a: unknown[]) => void) => {
+    const from = performance.now();
+    const took = () => wait.observe((performance.now() - from) / 1000);
+    if (typeof cb === "function")
+      return connect((...a: unknown[]) => {
+        took();
+        cb(...a);
+      });
+    return (connect() as Promise<pg.PoolClient>).then(
+      (client) => (took(), client),
+      (err: unknown) => {
+        took();
+        throw err;
+      },
+    );
+  };
+  const max = (pool as unknown as { options: { max: number } }).options.max;
+  dbPoolConnections.add(service, async () => [
+    { labels: { service, state: "in_use" }, value: pool.totalCount - pool.idleCount },
+    { labels: { service, state: "idle" }, value: pool.idleCount },
+    { labels: { service, state: "max" }, value: max },
+    { labels: { service, state: "waiting" }, value: pool.waitingCount },
+  ]);
 }
 
 /** Refusals PostgreSQL gives only while opening a connection: no statement of ours ran. */

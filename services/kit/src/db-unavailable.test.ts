@@ -10,6 +10,10 @@ import { createLogger } from "./log.ts";
 import { served, startGrpcServer, type GrpcServer } from "./server.ts";
 import { serviceClient } from "./client.ts";
 import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
+import { Health, HealthCheckResponse_ServingStatus as HealthStatus } from "./gen/grpc/health/v1/health_pb.ts";
+import { MemoryBus } from "./bus-memory.ts";
+import { ServiceRuntime } from "./service.ts";
+import { metricsRegistry } from "./metrics.ts";
 
 // A database that refuses connections for now (every slot taken, as when replicas start
 // together past max_connections) is waited for at start and answered as "unavailable, send
@@ -191,5 +195,109 @@ describe("a database out of connection slots", () => {
         await expect(client.listKnownAgents({})).resolves.toBeDefined();
       });
     }
+  });
+});
+
+class Migration0001Ready extends Migration {
+  override name = "Migration0001Ready";
+  up(): void {
+    this.addSql(`create table kitready.t (id int primary key)`);
+  }
+}
+
+describe("readiness", () => {
+  it("is NOT_SERVING while the pool cannot hand out a connection within its budget, SERVING once it can", async () => {
+    const rt = await ServiceRuntime.open({
+      name: "kitready",
+      databaseUrl: tdb.url,
+      migrations: [Migration0001Ready],
+      poolMax: 1,
+      bus: new MemoryBus(),
+      log: createLogger("kit-test", { level: "silent" }),
+      publishes: false,
+    });
+    const running = await rt.serve(0, [served(AnalyticsService, {})]);
+    const health = createClient(Health, createGrpcTransport({ baseUrl: running.url }));
+    let release: () => void = () => undefined;
+    try {
+      expect((await health.check({})).status).toBe(HealthStatus.SERVING);
+      // The pool's one connection held by a transaction that does not end.
+      const held = new Promise<void>((r) => (release = r));
+      let holding: () => void = () => undefined;
+      const taken = new Promise<void>((r) => (holding = r));
+      const tx = rt.db.tx(async () => {
+        holding();
+        await held;
+      });
+      await taken;
+      await new Promise((r) => setTimeout(r, 1_100)); // the last answer, SERVING, has aged out
+      const started = Date.now();
+      expect((await health.check({})).status).toBe(HealthStatus.NOT_SERVING);
+      // Within its budget (DB_READY_TIMEOUT_MS, 1 s), before a probe's 2 s timeout.
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect((await health.check({ service: AnalyticsService.typeName })).status).toBe(HealthStatus.NOT_SERVING);
+      release();
+      await tx;
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await health.check({})).status).toBe(HealthStatus.SERVING);
+    } finally {
+      release();
+      await running.stop();
+    }
+  });
+});
+
+class Migration0001Pool extends Migration {
+  override name = "Migration0001Pool";
+  up(): void {
+    this.addSql(`create table kitpool.t (id int primary key)`);
+  }
+}
+
+describe("the pool's metrics", () => {
+  it("show the connections in use of the pool's size, the calls waiting, and how long they waited", async () => {
+    const db = await openDatabase({ url: tdb.url, schema: "kitpool", migrations: [Migration0001Pool], poolMax: 1 });
+    opened.push(db);
+    const series = async () => {
+      const text = await metricsRegistry.metrics();
+      const value = (name: string) => {
+        const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+        return line === undefined ? undefined : Number(line.split(" ")[1]);
+      };
+      return {
+        inUse: value('transferops_db_pool_connections{service="kitpool",state="in_use"}'),
+        max: value('transferops_db_pool_connections{service="kitpool",state="max"}'),
+        waiting: value('transferops_db_pool_connections{service="kitpool",state="waiting"}'),
+        waits: value('transferops_db_pool_wait_seconds_count{service="kitpool"}') ?? 0,
+        waited: value('transferops_db_pool_wait_seconds_sum{service="kitpool"}') ?? 0,
+        slow: value('transferops_db_pool_wait_seconds_bucket{le="0.1",service="kitpool"}') ?? 0,
+      };
+    };
+    await db.em().execute("select count(*) from kitpool.t where id = ?", [1]);
+    const before = await series();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let holding: () => void = () => undefined;
+    const taken = new Promise<void>((r) => (holding = r));
+    const tx = db.tx(async () => {
+      holding();
+      await held;
+    });
+    await taken;
+    // A statement outside the transaction waits for the pool's one connection.
+    const statement = db.em().execute("select count(*) from kitpool.t where id = ?", [1]);
+    await new Promise((r) => setTimeout(r, 300));
+    const during = await series();
+    release();
+    await Promise.all([tx, statement]);
+    const after = await series();
+    expect([during.inUse, during.max, during.waiting]).toEqual([1, 1, 1]);
+    expect(after.waiting).toBe(0);
+    // The transaction's wait and the statement's, the statement's at least the 300 ms it was held.
+    expect(after.waits - before.waits).toBe(2);
+    expect(after.waited - before.waited).toBeGreaterThanOrEqual(0.3);
+    expect(after.waits - after.slow).toBeGreaterThanOrEqual(1);
+    await db.close();
+    opened.pop();
   });
 });

@@ -24,6 +24,12 @@ export interface Database {
   em(): EntityManager;
   /** Runs `fn` in one transaction; the EntityManager it receives is bound to it. */
   tx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Whether a statement gets a connection of the pool within `timeoutMs` (default: env
+   * DB_READY_TIMEOUT_MS, else 1000): what readiness asks (docs/operations.md, "The connection
+   * budget"). False while every connection is busy past it or the database refuses new ones.
+   */
+  ready(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -77,7 +83,8 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
       options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false",
       options.jit ?? process.env.DATABASE_JIT === "on",
     ),
-    clientUrl: options.url,
+    // Through PgBouncer when DATABASE_POOL_URL is set; LISTENs and the migration lock use `url`.
+    clientUrl: process.env.DATABASE_POOL_URL || options.url,
     schema: options.schema,
     entities: [],
     discovery: { warnWhenNoEntities: false },
@@ -118,6 +125,7 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
         await writeDeferred(em);
         return result;
       }),
+    ready: (timeoutMs = Number(process.env.DB_READY_TIMEOUT_MS) || 1000) => connection.connectsWithin(timeoutMs),
     close: () => orm.close(true),
   };
 }

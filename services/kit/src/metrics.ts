@@ -104,6 +104,15 @@ export class ScrapedGauge {
   }
 }
 
+/** How long a statement or transaction waited for a connection of its service's pool. */
+export const dbPoolWait = new client.Histogram({
+  name: "transferops_db_pool_wait_seconds",
+  help: "Time a statement or transaction waited for a connection of the service's pool",
+  labelNames: ["service"] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers,
+});
+
 /** Unpublished outbox rows and the age of the oldest, per service (OutboxRelay registers). */
 export const outboxBacklog = new ScrapedGauge(
   "transferops_outbox_backlog",
@@ -114,6 +123,15 @@ export const outboxOldestAge = new ScrapedGauge(
   "transferops_outbox_oldest_age_seconds",
   "Age of the oldest unpublished outbox event, per service (0 when none)",
   ["service"],
+);
+/**
+ * Each service's pool at scrape time: connections `in_use` (handed out), `idle`, `max` (its
+ * size) and the calls `waiting` for one (the kit's driver registers).
+ */
+export const dbPoolConnections = new ScrapedGauge(
+  "transferops_db_pool_connections",
+  "Connections of the service's database pool by state (in_use, idle, max) and calls waiting for one (waiting)",
+  ["service", "state"],
 );
 /** Queued operations per handset (dispatch registers). */
 export const queueDepth = new ScrapedGauge(

@@ -41,6 +41,11 @@ export interface GrpcServerOptions {
    * current before the server starts at all (`openDatabase` migrates first).
    */
   ready?: Promise<unknown>[];
+  /**
+   * Asked at each health check once ready (answers shared for a second): false reports
+   * NOT_SERVING for now, e.g. a pool that cannot hand out a connection in time.
+   */
+  probe?: () => Promise<boolean>;
 }
 
 export interface GrpcServer {
@@ -119,7 +124,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { log } = options;
   await startTracing(options.name);
   const served = options.services.map((s) => s.service);
-  const health = new HealthState(served.map((s) => s.typeName));
+  const health = new HealthState(
+    served.map((s) => s.typeName),
+    options.probe,
+  );
   let closing = false;
   if (options.ready?.length) {
     health.setServing(false);

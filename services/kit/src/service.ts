@@ -94,6 +94,8 @@ export class ServiceRuntime {
       port,
       log,
       ready: this.consumers.map((c) => c.joined),
+      // Ready means able to serve: a connection of the pool within its budget.
+      probe: () => this.db.ready(),
       services,
     });
     const relay = this.relay;

@@ -222,3 +222,71 @@ writable /tmp. Usage: include "transferops.container" (dict "root" $ "name" "mig
 - name: tmp
   mountPath: /tmp
 {{- end }}
+
+{{/*
+The connection budget (values `database`; docs/operations.md, "The connection budget").
+Returns YAML: pools (component -> pool size), processes (component -> the most processes it
+may run: maxReplicas when autoscaled, else replicas, plus one a rolling update adds), the
+connections each part needs and the total. Fails when the total exceeds database.connections.
+  pool of a component = its database.pool when every pool fits, else scaled down in
+  proportion to what the LISTEN connections leave, never below database.minPool;
+  with PgBouncer the pools connect to it: its server connections count instead.
+Usage: $budget := include "transferops.dbBudget" $ | fromYaml
+*/}}
+{{- define "transferops.dbBudget" -}}
+{{- $db := .Values.database }}
+{{- range $var := list "DB_POOL_MAX" "EVIDENCE_DB_POOL_MAX" }}
+{{- if or (hasKey $.Values.config $var) (hasKey $.Values.extraConfig $var) }}
+{{- fail (printf "%s is set by the chart from the connection budget: set services.<name>.database.pool instead of config.%s" $var $var) }}
+{{- end }}
+{{- end }}
+{{- $budget := int $db.connections }}
+{{- $minPool := int $db.minPool }}
+{{- $pgb := $db.pgbouncer.enabled }}
+{{- $procs := dict }}
+{{- $wants := dict }}
+{{- $fixed := 0 }}
+{{- $wanted := 0 }}
+{{- range $name, $raw := .Values.services }}
+{{- $svc := include "transferops.component" (dict "root" $ "name" $name "svc" $raw) | fromYaml }}
+{{- range $env := $svc.extraEnv }}
+{{- if has $env.name (list "DB_POOL_MAX" "EVIDENCE_DB_POOL_MAX") }}
+{{- fail (printf "services.%s.extraEnv sets %s, which the chart sets from the connection budget: set services.%s.database.pool instead" $name $env.name $name) }}
+{{- end }}
+{{- end }}
+{{- if and $svc.enabled (gt (int $svc.database.pool) 0) }}
+{{- $n := add1 (ternary $svc.autoscaling.maxReplicas $svc.replicas $svc.autoscaling.enabled | int) }}
+{{- $_ := set $procs $name $n }}
+{{- $_ := set $wants $name (int $svc.database.pool) }}
+{{- $fixed = add $fixed (mul $n (max 1 (int $svc.database.listen))) }}
+{{- $wanted = add $wanted (mul $n (int $svc.database.pool)) }}
+{{- end }}
+{{- end }}
+{{- $pools := dict }}
+{{- $poolTotal := 0 }}
+{{- if $pgb }}
+{{- range $name, $want := $wants }}
+{{- $_ := set $pools $name $want }}
+{{- end }}
+{{- $poolTotal = mul (add1 (int $db.pgbouncer.replicas)) (int $db.pgbouncer.poolSize) }}
+{{- else }}
+{{- $room := sub $budget $fixed }}
+{{- range $name, $want := $wants }}
+{{- $pool := $want }}
+{{- if gt $wanted $room }}
+{{- $pool = max $minPool (div (mul $want (max 0 $room)) $wanted) }}
+{{- end }}
+{{- $_ := set $pools $name $pool }}
+{{- $poolTotal = add $poolTotal (mul (index $procs $name) $pool) }}
+{{- end }}
+{{- end }}
+{{- $total := add $fixed $poolTotal }}
+{{- if gt $total $budget }}
+{{- $parts := list }}
+{{- range $name, $n := $procs }}
+{{- $parts = append $parts (printf "%s %d x pool %d" $name $n (index $pools $name)) }}
+{{- end }}
+{{- fail (printf "connection budget exceeded: the release may need %d PostgreSQL connections (%d for LISTENs and migration locks, %d for %s) but database.connections is %d. Raise database.connections (max_connections less what others need), lower services.<name>.autoscaling.maxReplicas or replicas, or enable database.pgbouncer (docs/operations.md, \"The connection budget\")" $total $fixed $poolTotal (ternary "PgBouncer's server connections" (printf "pools: %s (processes at maximum replicas plus one surge)" (join ", " $parts)) $pgb) $budget) }}
+{{- end }}
+{{- toYaml (dict "pools" $pools "processes" $procs "listen" $fixed "pooled" $poolTotal "total" $total) }}
+{{- end }}

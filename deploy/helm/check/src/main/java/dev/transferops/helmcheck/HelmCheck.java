@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * Lints a Helm chart and renders it with Helm's own code (helm-java), without a helm binary.
  *
  * <pre>
- * HelmCheck [--strict] [--values FILE]... [--scenario FILE]... [--set KEY=VALUE]... [--kube-version V] [--output FILE] CHART_DIR
+ * HelmCheck [--strict] [--values FILE]... [--scenario FILE]... [--refused FILE]... [--set KEY=VALUE]... [--kube-version V] [--output FILE] CHART_DIR
  * </pre>
  *
  * --kube-version defaults to {@value #DEFAULT_KUBE_VERSION} (helm-java's own default, v1.20.0, is
@@ -41,6 +41,8 @@ import java.util.stream.Stream;
  *       resource limits, non-root, read-only root, no privilege escalation, capabilities dropped).</li>
  * </ul>
  * Each --scenario renders again with that values file on top (e.g. production-like values).
+ * Each --refused values file must make the chart refuse to render with its connection budget
+ * exceeded (its own {@code fail}): a render that succeeds, or fails otherwise, fails the check.
  * Prints every rendered kind/name and a count per kind. helm-java's template leaves out hook
  * resources, so they are rendered from a copy of the chart with the hook annotation renamed and
  * listed with ", hook".
@@ -68,12 +70,14 @@ public final class HelmCheck {
     Path output = null;
     List<Path> valuesFiles = new ArrayList<>();
     List<Path> scenarios = new ArrayList<>();
+    List<Path> refused = new ArrayList<>();
     Map<String, String> sets = new TreeMap<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--strict" -> strict = true;
         case "--values", "-f" -> valuesFiles.add(Paths.get(need(args, ++i, "--values")));
         case "--scenario" -> scenarios.add(Paths.get(need(args, ++i, "--scenario")));
+        case "--refused" -> refused.add(Paths.get(need(args, ++i, "--refused")));
         case "--set" -> {
           String kv = need(args, ++i, "--set");
           int eq = kv.indexOf('=');
@@ -129,6 +133,20 @@ public final class HelmCheck {
       List<Path> files = new ArrayList<>(valuesFiles);
       files.add(scenario);
       renderAndCheck(chart, files, sets, kubeVersion, failures, null, "scenario " + scenario);
+    }
+    for (Path values : refused) {
+      List<Path> files = new ArrayList<>(valuesFiles);
+      files.add(values);
+      System.out.println("helm template transferops " + chart + " (must be refused: " + values + ")");
+      List<String> refusals = new ArrayList<>();
+      String manifest = render(chart, files, sets, kubeVersion, refusals);
+      if (manifest != null) {
+        failures.add("the chart rendered " + values + ", which it must refuse");
+      } else if (refusals.stream().noneMatch(r -> r.contains("connection budget exceeded"))) {
+        failures.add("the chart refused " + values + " for another reason than its connection budget: " + refusals);
+      } else {
+        System.out.println("  refused: " + String.join("; ", refusals).replaceAll("\\s+", " "));
+      }
     }
 
     if (!failures.isEmpty()) {
