@@ -61,7 +61,7 @@ export interface ActorsOptions {
   handsets: SimHandset[];
   adminToken: string;
   /** Agents at the board: the first is never deactivated. */
-  agents: { agentId: string; token: string; login: string; active: boolean }[];
+  agents: { agentId: string; token: string; login: string; active: boolean; role: "agent" | "supervisor" }[];
   /** The current rows of the operations, by id. */
   rows: () => Map<string, OperationRow>;
   /** The SIMs' measured balances as fleet holds them, read just before a create (see invariants). */
@@ -81,7 +81,7 @@ export interface CreateRecord {
 
 export const ACTIONS = {
   // automation
-  create: 14,
+  create: 18,
   replaySame: 3,
   replayChanged: 3,
   retry: 8,
@@ -105,7 +105,7 @@ export const ACTIONS = {
   breaker: 1,
   replaceToken: 2,
   revokeToken: 1,
-  deactivateAgent: 1,
+  deactivateAgent: 0.5,
 } as const;
 export type Action = keyof typeof ACTIONS;
 export const ACTOR_OF: Record<Action, string> = {
@@ -148,6 +148,8 @@ export class Actors {
   private readonly dialled: { handset: number; body: Record<string, unknown>; operationId: string }[] = [];
   private readonly delayed: { handset: number; sms: OutgoingSms }[] = [];
   private sequence = 0;
+  /** Sessions tried again after their agent's deactivation was acknowledged. */
+  replayAndRevocationChecks = 0;
   private breakerOn = false;
 
   constructor(private readonly o: ActorsOptions) {}
@@ -193,7 +195,13 @@ export class Actors {
       } catch {
         /* not JSON */
       }
-      a = { status: res.status, body: parsed, retryAfter: res.headers.get("retry-after"), at: performance.now(), route };
+      a = {
+        status: res.status,
+        body: parsed,
+        retryAfter: res.headers.get("retry-after"),
+        at: performance.now(),
+        route,
+      };
     } catch (err) {
       a = { status: 0, body: String(err), retryAfter: null, at: performance.now(), route };
     }
@@ -205,9 +213,10 @@ export class Actors {
     return [...this.o.rows().values()].filter(pred).sort((a, b) => a.operation_id.localeCompare(b.operation_id));
   }
 
+  /** The owner of the operations most of the time (only it, supervisors and admins may act on them), else another. */
   private agent(i: number) {
     const active = this.o.agents.filter((a) => a.active);
-    return active[i % active.length];
+    return i < 70 ? this.o.agents[0] : active[i % active.length];
   }
 
   private prepare(action: Action, n: number, gw: string): () => Promise<void> {
@@ -237,6 +246,7 @@ export class Actors {
         return async () => {
           const a = await this.http(gw, "POST", "/v1/operations", { apiKey: true }, body);
           note([k.operationId], `${action} of ${k.requestId} → ${a.status} ${a.body?.operation_id ?? ""}`);
+          this.replayAndRevocationChecks += 1;
           if ((a.status === 202 || a.status === 409) && a.body?.operation_id && a.body.operation_id !== k.operationId)
             note([k.operationId], `VIOLATION-CANDIDATE replay answered another operation ${a.body.operation_id}`);
         };
@@ -293,7 +303,8 @@ export class Actors {
         const balanceAfter = 10_000 + r.int(200) * 500;
         return async () => {
           const open = this.rowsWhere(
-            (x) => x.sim_id === h.simId && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status) && x.op_type === "deposit",
+            (x) =>
+              x.sim_id === h.simId && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status) && x.op_type === "deposit",
           );
           const op = open[amountPick % Math.max(1, open.length)];
           const amount = op?.montant ?? 1000 * (1 + (amountPick % 25));
@@ -328,10 +339,15 @@ export class Actors {
         const h = this.o.handsets[r.int(this.o.handsets.length)];
         const amount = 1000 * (1 + r.int(20));
         return async () => {
-          if (action === "promotion") return void (await this.forward(h, h.sms.promotionSms(h.simId, "operator_a"), "promotion"));
+          if (action === "promotion")
+            return void (await this.forward(h, h.sms.promotionSms(h.simId, "operator_a"), "promotion"));
           const balance = this.o.operator.balanceOf(h.msisdn) + amount;
           this.o.operator.setBalance(h.msisdn, balance);
-          await this.forward(h, h.sms.movement(h.simId, "operator_a", { amount, balanceAfter: balance }), "money received");
+          await this.forward(
+            h,
+            h.sms.movement(h.simId, "operator_a", { amount, balanceAfter: balance }),
+            "money received",
+          );
         };
       }
       case "attach": {
@@ -349,14 +365,26 @@ export class Actors {
           );
           const ev = evidences[evidencePick % evidences.length];
           const evidenceId = String(ev.evidence_id ?? ev.id);
-          const ops = this.rowsWhere((x) => x.sim_id === ev.sim_id && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status));
+          const ops = this.rowsWhere(
+            (x) => x.sim_id === ev.sim_id && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status),
+          );
           const op = ops[opPick % Math.max(1, ops.length)];
           if (!op) return;
-          const a = await this.http(gw, "POST", `/v1/operations/${op.operation_id}/evidence`, { token: agent.token }, {
-            evidence_id: evidenceId,
-          });
-          note([op.operation_id, evidenceId, ev.sim_id], `agent ${agent.login} attaches message ${evidenceId} to ${op.operation_id} (${op.status}, ${op.montant} F) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`);
-          if (a.status === 200) this.decisions.push({ operationId: op.operation_id, route: "attach", outcome: "confirmed" });
+          const a = await this.http(
+            gw,
+            "POST",
+            `/v1/operations/${op.operation_id}/evidence`,
+            { token: agent.token },
+            {
+              evidence_id: evidenceId,
+            },
+          );
+          note(
+            [op.operation_id, evidenceId, ev.sim_id],
+            `agent ${agent.login} attaches message ${evidenceId} to ${op.operation_id} (${op.status}, ${op.montant} F) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
+          if (a.status === 200)
+            this.decisions.push({ operationId: op.operation_id, route: "attach", outcome: "confirmed" });
         };
       }
       case "settle":
@@ -371,14 +399,29 @@ export class Actors {
           const agent = this.agent(agentPick);
           const a =
             action === "settle"
-              ? await this.http(gw, "POST", `/v1/operations/${op.operation_id}/settle`, { token: agent.token }, {
-                  outcome: yes ? "arrived" : "did_not_arrive",
-                  note: `simulated decision ${n}`,
-                })
-              : await this.http(gw, "POST", `/v1/admin/operations/${op.operation_id}/arbitrate`, {
-                  token: this.o.adminToken,
-                }, { decision: yes ? "confirmed" : "failed", note: `simulated arbitration ${n}` });
-          note([op.operation_id, op.sim_id ?? ""], `${action === "settle" ? `agent ${agent.login} settles` : "admin arbitrates"} ${yes ? "arrived/confirmed" : "did_not_arrive/failed"} → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`);
+              ? await this.http(
+                  gw,
+                  "POST",
+                  `/v1/operations/${op.operation_id}/settle`,
+                  { token: agent.token },
+                  {
+                    outcome: yes ? "arrived" : "did_not_arrive",
+                    note: `simulated decision ${n}`,
+                  },
+                )
+              : await this.http(
+                  gw,
+                  "POST",
+                  `/v1/admin/operations/${op.operation_id}/arbitrate`,
+                  {
+                    token: this.o.adminToken,
+                  },
+                  { decision: yes ? "confirmed" : "failed", note: `simulated arbitration ${n}` },
+                );
+          note(
+            [op.operation_id, op.sim_id ?? ""],
+            `${action === "settle" ? `agent ${agent.login} settles` : "admin arbitrates"} ${yes ? "arrived/confirmed" : "did_not_arrive/failed"} → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
           if (a.status === 200)
             this.decisions.push({ operationId: op.operation_id, route: action, outcome: yes ? "confirmed" : "failed" });
         };
@@ -392,7 +435,10 @@ export class Actors {
           if (!op) return;
           const agent = this.agent(agentPick);
           const a = await this.http(gw, "POST", `/v1/operations/${op.operation_id}/cancel`, { token: agent.token }, {});
-          note([op.operation_id], `agent ${agent.login} cancels (${op.status}) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`);
+          note(
+            [op.operation_id],
+            `agent ${agent.login} cancels (${op.status}) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
         };
       }
       case "dismiss": {
@@ -400,9 +446,13 @@ export class Actors {
         const reason = r.pick(["operator_refusal", "not_ours", "other", "already_settled"] as const)!;
         return async () => {
           const agent = this.o.agents[0];
-          const list = await this.http(gw, "GET", "/v1/evidences?unmatched=true&all=true&limit=250", { token: agent.token });
+          const list = await this.http(gw, "GET", "/v1/evidences?unmatched=true&all=true&limit=250", {
+            token: agent.token,
+          });
           if (list.status !== 200 || !Array.isArray(list.body) || !list.body.length) return;
-          const ids = (list.body as { evidence_id?: string; id?: string }[]).map((e) => String(e.evidence_id ?? e.id)).sort();
+          const ids = (list.body as { evidence_id?: string; id?: string }[])
+            .map((e) => String(e.evidence_id ?? e.id))
+            .sort();
           const id = ids[pick % ids.length];
           const a = await this.http(gw, "POST", `/v1/evidences/${id}/dismiss`, { token: agent.token }, { reason });
           note([id], `agent dismisses message ${id} (${reason}) → ${a.status}`);
@@ -410,21 +460,36 @@ export class Actors {
       }
       case "measureBalance": {
         const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const topUp = r.chance(0.4) ? 50_000 + 10_000 * r.int(10) : 0;
         return async () => {
+          // A float top-up reaches the SIM first sometimes (the admin then measures it).
+          if (topUp) this.o.operator.setBalance(h.msisdn, this.o.operator.balanceOf(h.msisdn) + topUp);
           const balance = this.o.operator.balanceOf(h.msisdn);
-          const a = await this.http(gw, "PATCH", `/v1/sims/${h.simId}/balance`, { apiKey: true }, {
-            balance,
-            source: "balance_check",
-          });
-          note([h.simId], `balance measured ${balance} F → ${a.status}`);
+          const a = await this.http(
+            gw,
+            "PATCH",
+            `/v1/sims/${h.simId}/balance`,
+            { apiKey: true },
+            {
+              balance,
+              source: "balance_check",
+            },
+          );
+          note([h.simId], `${topUp ? `float top-up ${topUp} F; ` : ""}balance measured ${balance} F → ${a.status}`);
         };
       }
       case "breaker": {
         return async () => {
           this.breakerOn = !this.breakerOn;
-          const a = await this.http(gw, "PUT", "/v1/admin/circuit-breaker", { token: this.o.adminToken }, {
-            active: this.breakerOn,
-          });
+          const a = await this.http(
+            gw,
+            "PUT",
+            "/v1/admin/circuit-breaker",
+            { token: this.o.adminToken },
+            {
+              active: this.breakerOn,
+            },
+          );
           this.o.log(`admin sets the breaker ${this.breakerOn ? "on" : "off"} → ${a.status}`);
           if (this.breakerOn) {
             await sleep(3000);
@@ -464,11 +529,38 @@ export class Actors {
           this.o.log(`admin deactivates agent ${agent.login} → ${a.status}`);
           // Its revoked session must act no more.
           const after = await this.http(gw, "GET", "/v1/operations?limit=1", { token: agent.token });
+          this.replayAndRevocationChecks += 1;
           if (a.status === 204 && after.status === 200)
-            this.o.note([agent.agentId], `VIOLATION-CANDIDATE deactivated agent ${agent.login}'s session still answered 200`);
+            this.o.note(
+              [agent.agentId],
+              `VIOLATION-CANDIDATE deactivated agent ${agent.login}'s session still answered 200`,
+            );
+          if (a.status === 204) await this.replaceAgent(gw, agent.role);
         };
       }
     }
+  }
+
+  /** A new agent at the board in place of a deactivated one, with the same grant. */
+  private async replaceAgent(gw: string, role: "agent" | "supervisor"): Promise<void> {
+    const login = `sim-agent-${this.o.agents.length}`;
+    const password = `${login}-password-1`;
+    const admin = { token: this.o.adminToken };
+    const made = await this.http(gw, "POST", "/v1/agents/admin", admin, {
+      login,
+      full_name: `Agent ${login}`,
+      password,
+      role,
+    });
+    if (made.status !== 201) return;
+    const session = await this.http(gw, "POST", "/v1/agents/login", {}, { login, password });
+    await this.http(gw, "PATCH", `/v1/admin/agents/${made.body.agent_id}/access`, admin, {
+      allowed_sim_ids: this.o.handsets.map((h) => h.simId),
+      allowed_op_types: ["deposit", "balance"],
+      max_amount: 100_000,
+    });
+    if (session.status === 200)
+      this.o.agents.push({ agentId: made.body.agent_id, token: session.body.token, login, active: true, role });
   }
 
   private async create(gw: string, body: Record<string, unknown>, parent?: string): Promise<void> {
@@ -501,7 +593,10 @@ export class Actors {
       const polled = await this.http(gw, "GET", "/v1/device/next", { token: h.token });
       if (polled.status !== 200) return;
       const op = polled.body as DispatchPayload;
-      this.o.note([op.operation_id, op.sim_id], `handset ${h.index} claims it (${op.op_type} ${op.montant} F), will play ${mode}`);
+      this.o.note(
+        [op.operation_id, op.sim_id],
+        `handset ${h.index} claims it (${op.op_type} ${op.montant} F), will play ${mode}`,
+      );
       if (delayMs) await sleep(delayMs);
       const failure: FailureMode | undefined =
         mode === "timeoutAfterPin"
@@ -565,7 +660,13 @@ export class Actors {
   }
 
   /** Forwards an SMS as the handset app does (until taken); records the acknowledged ones. */
-  private async forward(h: SimHandset, sms: OutgoingSms, what: string, about?: string, fault?: SmsFault): Promise<void> {
+  private async forward(
+    h: SimHandset,
+    sms: OutgoingSms,
+    what: string,
+    about?: string,
+    fault?: SmsFault,
+  ): Promise<void> {
     const deliveries = await h.sms.deliver(sms, fault);
     for (const d of deliveries) {
       this.o.note(

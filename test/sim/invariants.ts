@@ -33,6 +33,7 @@ export class Invariants {
   readonly evaluated: Record<string, number> = {};
   private readonly pendingCreates: CreateRecord[] = [];
   private readonly checks: Checks;
+  private replayAndRevocationCounted = 0;
 
   constructor(
     databaseUrl: string,
@@ -79,7 +80,10 @@ export class Invariants {
     await this.writes(actors, o.final);
     const stuck = await this.checks.stuckRunning(this.o.leaseS, this.o.sweepS + 5);
     this.count("no operation stuck past its lease");
-    for (const id of stuck) this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
+    for (const id of stuck)
+      this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
+    this.count(INVARIANTS[7], actors.replayAndRevocationChecks - this.replayAndRevocationCounted);
+    this.replayAndRevocationCounted = actors.replayAndRevocationChecks;
     for (const [id, lines] of o.notes)
       for (const l of lines as { line: string }[])
         if (l.line.includes("VIOLATION-CANDIDATE"))
@@ -124,17 +128,23 @@ export class Invariants {
         continue;
       }
       if (!r.message_id) {
-        this.found(inv, `operation ${r.operation_id} confirmed (${r.confirmed_by ?? "?"}) with no proving message`, ids);
+        this.found(
+          inv,
+          `operation ${r.operation_id} confirmed (${r.confirmed_by ?? "?"}) with no proving message`,
+          ids,
+        );
         continue;
       }
       const senders = DEFAULT_SENDER_IDS[r.operator].map(senderKey);
       const problems: string[] = [];
-      if (!r.sender || !senders.includes(senderKey(r.sender))) problems.push(`sender "${r.sender}" is not the operator's`);
+      if (!r.sender || !senders.includes(senderKey(r.sender)))
+        problems.push(`sender "${r.sender}" is not the operator's`);
       if (r.message_sim !== r.sim_id) problems.push(`the message is on SIM ${r.message_sim}, not ${r.sim_id}`);
       if (r.op_type === "balance") {
         if (r.kind !== "BAL") problems.push(`a ${r.kind ?? "unrecognised"} text confirms a balance check`);
       } else if (r.kind !== "DEP" && r.kind !== null) problems.push(`a ${r.kind} text (not a deposit) confirms it`);
-      else if (r.amount !== r.montant) problems.push(`the text says ${r.amount ?? "no amount"}, the operation ${r.montant}`);
+      else if (r.amount !== r.montant)
+        problems.push(`the text says ${r.amount ?? "no amount"}, the operation ${r.montant}`);
       if (problems.length)
         this.found(
           inv,
@@ -179,7 +189,8 @@ export class Invariants {
     this.count(inv);
     for (const r of rows) {
       const byProofs =
-        r.bys.every((b) => b === "proof" || b === "attach") && new Set(r.messages.filter(Boolean)).size === r.ops.length;
+        r.bys.every((b) => b === "proof" || b === "attach") &&
+        new Set(r.messages.filter(Boolean)).size === r.ops.length;
       if (byProofs && r.alerts > 0) continue;
       this.found(
         inv,
@@ -242,7 +253,8 @@ export class Invariants {
     const lostCreates = await this.checks.lostCreates(actors.creates);
     const lostSms = await this.checks.lostSms(actors.sms);
     this.count(inv, actors.creates.length + actors.sms.length + actors.decisions.length);
-    for (const c of lostCreates) this.found(inv, `acknowledged create ${c.requestId} (${c.operationId}) missing`, [c.operationId]);
+    for (const c of lostCreates)
+      this.found(inv, `acknowledged create ${c.requestId} (${c.operationId}) missing`, [c.operationId]);
     for (const s of lostSms)
       this.found(inv, `acknowledged SMS ${s.clientMessageId} on SIM ${s.simId} missing`, [s.clientMessageId, s.simId]);
     if (!actors.decisions.length) return;

@@ -65,7 +65,9 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4
 const step = (s: string): void => log(`[sim ${elapsed()}] ${s}`);
 
 async function main(): Promise<number> {
-  log(`sim: seed ${seed} (replay with --seed ${seed}), ${minutes} minutes${flags.faults ? ", faults" : ""}${flags.replicas ? ", replicas" : ""}`);
+  log(
+    `sim: seed ${seed} (replay with --seed ${seed}), ${minutes} minutes${flags.faults ? ", faults" : ""}${flags.replicas ? ", replicas" : ""}`,
+  );
   const cleanups = cleanupsOnSignal(log);
   const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-sim-"));
   let failed = true;
@@ -130,7 +132,12 @@ async function simulate(
   const agents = [];
   for (let i = 0; i < 3; i++) {
     const a = await api.createAgent(admin.token, { login: `sim-agent-${i}`, role: i === 2 ? "supervisor" : "agent" });
-    agents.push({ ...a, login: `sim-agent-${i}`, active: true });
+    agents.push({
+      ...a,
+      login: `sim-agent-${i}`,
+      active: true,
+      role: i === 2 ? ("supervisor" as const) : ("agent" as const),
+    });
   }
   const faultWindows: { from: number; to: number }[] = [];
   const invariants = new Invariants(databaseUrl, performance.now(), {
@@ -158,7 +165,10 @@ async function simulate(
         )
         .catch(() => []);
       return new Map(
-        r.map((x) => [x.id, { balance: x.balance === null ? null : Number(x.balance), at: x.at?.toISOString() ?? null }]),
+        r.map((x) => [
+          x.id,
+          { balance: x.balance === null ? null : Number(x.balance), at: x.at?.toISOString() ?? null },
+        ]),
       );
     },
     onCreate: (c) => invariants.onCreate(c),
@@ -303,13 +313,24 @@ async function report(
   actions: number,
 ): Promise<number> {
   const byActor: Record<string, number> = {};
-  for (const [a, n] of Object.entries(actors.counts)) byActor[ACTOR_OF[a as keyof typeof ACTOR_OF]] = (byActor[ACTOR_OF[a as keyof typeof ACTOR_OF]] ?? 0) + n;
+  for (const [a, n] of Object.entries(actors.counts))
+    byActor[ACTOR_OF[a as keyof typeof ACTOR_OF]] = (byActor[ACTOR_OF[a as keyof typeof ACTOR_OF]] ?? 0) + n;
   const perMin = (n: number) => (n / minutes).toFixed(1);
   log("");
   log(`sim: seed ${seed}: ${actions} actions in ${minutes} min (${perMin(actions)}/min)`);
-  log(`  by actor/min: ${Object.entries(byActor).map(([k, n]) => `${k} ${perMin(n)}`).join(", ")}`);
-  log(`  by action: ${Object.entries(actors.counts).map(([k, n]) => `${k} ${n}`).join(", ")}`);
-  log(`  answers: ${actors.answers.length}; acknowledged creates ${actors.creates.length}, SMS ${actors.sms.length}, decisions ${actors.decisions.length}`);
+  log(
+    `  by actor/min: ${Object.entries(byActor)
+      .map(([k, n]) => `${k} ${perMin(n)}`)
+      .join(", ")}`,
+  );
+  log(
+    `  by action: ${Object.entries(actors.counts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}`,
+  );
+  log(
+    `  answers: ${actors.answers.length}; acknowledged creates ${actors.creates.length}, SMS ${actors.sms.length}, decisions ${actors.decisions.length}`,
+  );
   log(`  faults injected: ${faults.length ? faults.join("; ") : "none"}`);
   log(`  invariants evaluated: ${INVARIANTS.map((i) => `${invariants.evaluated[i] ?? 0}× ${i}`).join(" | ")}`);
   const violations = [...invariants.violations.values()];
