@@ -292,7 +292,9 @@ async function simulate(
       lastCheck = performance.now();
       await invariants.run(actors, { final: false, notes }).catch((err: unknown) => step(`checks: ${String(err)}`));
       const v = invariants.violations.size;
-      step(`${actions} actions, ${rows.size} operations${v ? `, ${v} violations so far` : ""}`);
+      step(
+        `${actions} actions (${inFlight.size} in flight), ${rows.size} operations${v ? `, ${v} violations so far` : ""}`,
+      );
     }
     await sleep(tickMs);
   }
@@ -331,6 +333,15 @@ async function report(
   log(
     `  answers: ${actors.answers.length}; acknowledged creates ${actors.creates.length}, SMS ${actors.sms.length}, decisions ${actors.decisions.length}`,
   );
+  const byRoute = new Map<string, Map<number, number>>();
+  for (const a of actors.answers) {
+    const m = byRoute.get(a.route) ?? new Map<number, number>();
+    m.set(a.status, (m.get(a.status) ?? 0) + 1);
+    byRoute.set(a.route, m);
+  }
+  log(`  answers by route and status:`);
+  for (const [route, m] of [...byRoute].sort(([a], [b]) => a.localeCompare(b)))
+    log(`    ${route}: ${[...m].map(([st, n]) => `${st}×${n}`).join(" ")}`);
   log(`  faults injected: ${faults.length ? faults.join("; ") : "none"}`);
   log(`  invariants evaluated: ${INVARIANTS.map((i) => `${invariants.evaluated[i] ?? 0}× ${i}`).join(" | ")}`);
   const violations = [...invariants.violations.values()];
