@@ -174,7 +174,7 @@ export class Actors {
     path: string,
     auth: { token?: string; apiKey?: boolean },
     body?: unknown,
-    route = `${method} ${path.replace(/[0-9a-f-]{36}/g, ":id").replace(/\?.*/, "")}`,
+    route = `${method} ${path.replace(/[0-9a-f-]{36}|[0-9a-f]{32}/g, ":id").replace(/\?.*/, "")}`,
   ): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["content-type"] = "application/json";

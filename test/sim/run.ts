@@ -16,7 +16,7 @@
 // (what each actor did to them, then what the tables hold), shortest history first.
 
 import { randomBytes, randomInt } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     cleanups.push(() => system.stop());
     await Promise.all(system.gatewayUrls.map((u) => waitServing(u, 180_000)));
     step(`serving: ${flags.replicas ? "2 replicas" : "one process"} of each service, 2 gateways`);
-    const violations = await simulate(system, kafka, db.url, cleanups.push);
+    const violations = await simulate(system, kafka, db.url, logDir, cleanups.push);
     failed = violations > 0;
     return failed ? 1 : 0;
   } finally {
@@ -123,6 +123,7 @@ async function simulate(
   system: ChaosSystem,
   kafka: KafkaHandle,
   databaseUrl: string,
+  logDir: string,
   onCleanup: (...fns: (() => Promise<unknown>)[]) => void,
 ): Promise<number> {
   const random = new Random(seed);
@@ -148,6 +149,8 @@ async function simulate(
   onCleanup(() => invariants.close());
   const rows = new Map<string, OperationRow>();
   const notes = new Map<string, { at: number; line: string }[]>();
+  /** Every step of every actor, in order (written to history.log in the log directory). */
+  const timeline: string[] = [];
   const handsets: SimHandset[] = [];
   const actors = new Actors({
     gatewayUrls: system.gatewayUrls,
@@ -173,6 +176,7 @@ async function simulate(
     },
     onCreate: (c) => invariants.onCreate(c),
     note: (ids, line) => {
+      timeline.push(`${elapsed()} ${line} [${ids.filter(Boolean).join(" ")}]`);
       for (const id of new Set(ids.filter(Boolean))) {
         const list = notes.get(id) ?? [];
         list.push({ at: performance.now(), line: `${elapsed()} ${line}` });
@@ -304,6 +308,8 @@ async function simulate(
   await Promise.all([refresher, faulter]);
   await sleep((SWEEP_S + 5) * 1000);
   await invariants.run(actors, { final: true, notes });
+  writeFileSync(path.join(logDir, "history.log"), `seed ${seed}\n${timeline.join("\n")}\n`);
+  step(`every step of every actor: ${path.join(logDir, "history.log")}`);
   return report(actors, invariants, notes, faults, actions);
 }
 
@@ -333,10 +339,13 @@ async function report(
   log(
     `  answers: ${actors.answers.length}; acknowledged creates ${actors.creates.length}, SMS ${actors.sms.length}, decisions ${actors.decisions.length}`,
   );
-  const byRoute = new Map<string, Map<number, number>>();
+  const byRoute = new Map<string, Map<string, number>>();
   for (const a of actors.answers) {
-    const m = byRoute.get(a.route) ?? new Map<number, number>();
-    m.set(a.status, (m.get(a.status) ?? 0) + 1);
+    const m = byRoute.get(a.route) ?? new Map<string, number>();
+    const reason =
+      a.status >= 400 ? (a.body as { context?: { reason?: string } } | undefined)?.context?.reason : undefined;
+    const key = reason ? `${a.status} ${reason}` : String(a.status);
+    m.set(key, (m.get(key) ?? 0) + 1);
     byRoute.set(a.route, m);
   }
   log(`  answers by route and status:`);
