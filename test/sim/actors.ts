@@ -479,23 +479,21 @@ export class Actors {
         };
       }
       case "breaker": {
+        const holdMs = 1000 + r.int(4000);
         return async () => {
-          this.breakerOn = !this.breakerOn;
-          const a = await this.http(
-            gw,
-            "PUT",
-            "/v1/admin/circuit-breaker",
-            { token: this.o.adminToken },
-            {
-              active: this.breakerOn,
-            },
-          );
-          this.o.log(`admin sets the breaker ${this.breakerOn ? "on" : "off"} → ${a.status}`);
-          if (this.breakerOn) {
-            await sleep(3000);
-            this.breakerOn = false;
-            await this.http(gw, "PUT", "/v1/admin/circuit-breaker", { token: this.o.adminToken }, { active: false });
+          if (this.breakerOn) return;
+          // The emergency stop: creates refused (423) and every handset frozen, until the lift.
+          this.breakerOn = true;
+          const admin = { token: this.o.adminToken };
+          const a = await this.http(gw, "PUT", "/v1/admin/circuit-breaker", admin, { active: true });
+          this.o.log(`admin trips the breaker → ${a.status}; lifts it in ${holdMs} ms`);
+          await sleep(holdMs);
+          for (let attempt = 0; attempt < 10; attempt++) {
+            const lift = await this.http(gw, "POST", "/v1/admin/circuit-breaker/lift", admin);
+            if (lift.status !== 0 && lift.status < 500) break;
+            await sleep(1000);
           }
+          this.breakerOn = false;
         };
       }
       case "replaceToken":
