@@ -62,6 +62,8 @@ const DATABASE_PREFIX = "tops_sim";
 const log = (s: string): void => void process.stdout.write(`${s}\n`);
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s`;
+/** When the actions started (s since the process started). */
+let actionsStartS = 0;
 const step = (s: string): void => log(`[sim ${elapsed()}] ${s}`);
 
 async function main(): Promise<number> {
@@ -141,7 +143,8 @@ async function simulate(
     });
   }
   const faultWindows: { from: number; to: number }[] = [];
-  const invariants = new Invariants(databaseUrl, performance.now(), {
+  // Times are counted from the start of the process, as the history's.
+  const invariants = new Invariants(databaseUrl, t0, {
     leaseS: LEASE_S,
     sweepS: SWEEP_S,
     faultWindows: () => faultWindows,
@@ -280,6 +283,7 @@ async function simulate(
   })();
 
   // The actions: chosen one per tick, run concurrently (bounded).
+  actionsStartS = (performance.now() - t0) / 1000;
   const until = performance.now() + minutes * 60_000;
   const inFlight = new Set<Promise<void>>();
   let lastCheck = performance.now();
@@ -377,7 +381,10 @@ async function report(
   for (const { v } of withHistory) byInvariant.set(v.invariant, (byInvariant.get(v.invariant) ?? 0) + 1);
   for (const [inv, n] of byInvariant) log(`  ${n}× ${inv}`);
   for (const { v, history, facts } of withHistory.slice(0, 8)) {
-    log(`\nVIOLATION (seed ${seed}, first seen at ${v.foundAtS.toFixed(0)} s): ${v.invariant}`);
+    const into = v.foundAtS - actionsStartS;
+    log(
+      `\nVIOLATION (seed ${seed}, first seen at ${v.foundAtS.toFixed(0)} s, ${into.toFixed(0)} s into the actions): ${v.invariant}`,
+    );
     log(`  ${v.detail}`);
     log(`  history (${history.length} steps):`);
     for (const l of history.slice(0, 40)) log(`    ${l}`);
