@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["services/*/src/domain/**/*.test.ts", "test/simulator/**/*.test.ts"],
+    include: ["services/*/src/domain/**/*.test.ts", "test/simulator/**/*.test.ts", "test/sim/**/*.test.ts"],
     testTimeout: 20_000,
     reporters: ["default"],
   },

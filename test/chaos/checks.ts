@@ -15,7 +15,8 @@ export class Checks {
     this.pool.on("error", () => undefined);
   }
 
-  private async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  /** One statement on the checks' own connections (also the simulation's invariants). */
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return (await this.pool.query(sql, params)).rows as T[];
   }
 

@@ -1,0 +1,696 @@
+// The actors of the simulation, driven through the gateways only: automation creating
+// operations, handsets, the operator's network (and forgers), agents at the board, admins.
+// Every choice (which actor, which action, its inputs, which target among those known at that
+// moment) is drawn from one seeded generator, synchronously, when the action is chosen: one
+// seed gives one sequence of actions and inputs; only their timing differs from run to run.
+import { failure as failureText, depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
+import { sleep } from "../infra/util.ts";
+import { SimulatedHandset, type DialResult, type DispatchPayload, type FailureMode } from "../simulator/handset.ts";
+import { OperatorSms, referenceOf, type OutgoingSms, type SmsFault } from "../simulator/operator-sms.ts";
+import type { SimulatedOperator } from "../simulator/operator.ts";
+import type { AckedCreate, AckedSms } from "../chaos/load.ts";
+import type { Random } from "./random.ts";
+
+const CALL_TIMEOUT_MS = 10_000;
+
+/** One answer of the gateway, as the checks need it. */
+export interface Answer {
+  status: number;
+  body: any;
+  retryAfter: string | null;
+  /** performance.now() when it came back. */
+  at: number;
+  route: string;
+}
+
+export interface SimHandset {
+  index: number;
+  deviceId: string;
+  token: string;
+  simId: string;
+  msisdn: string;
+  /** While its token is revoked (until an admin issues a new one). */
+  revoked: boolean;
+  /** While it holds a claimed operation. */
+  busy: boolean;
+  handset: SimulatedHandset;
+  sms: OperatorSms;
+}
+
+export interface KnownOperation {
+  operationId: string;
+  requestId: string;
+  body: Record<string, unknown>;
+  parent?: string;
+}
+
+/** What the database says of an operation, refreshed continuously (targets are picked from it). */
+export interface OperationRow {
+  operation_id: string;
+  status: string;
+  sim_id: string | null;
+  montant: number;
+  op_type: string;
+}
+
+export interface ActorsOptions {
+  gatewayUrls: string[];
+  apiKey: string;
+  random: Random;
+  operator: SimulatedOperator;
+  handsets: SimHandset[];
+  adminToken: string;
+  /** Agents at the board: the first is never deactivated. */
+  agents: { agentId: string; token: string; login: string; active: boolean; role: "agent" | "supervisor" }[];
+  /** The current rows of the operations, by id. */
+  rows: () => Map<string, OperationRow>;
+  /** The SIMs' measured balances as fleet holds them, read just before a create (see invariants). */
+  snapshotBalances: () => Promise<Map<string, { balance: number | null; at: string | null }>>;
+  onCreate: (c: CreateRecord) => void;
+  /** An entity's history line: `ids` are the operations, SIMs, messages it concerns. */
+  note: (ids: string[], line: string) => void;
+  log: (s: string) => void;
+}
+
+export interface CreateRecord {
+  operationId: string;
+  simId: string | null;
+  before: Map<string, { balance: number | null; at: string | null }>;
+  after: Map<string, { balance: number | null; at: string | null }>;
+}
+
+export const ACTIONS = {
+  // automation
+  create: 18,
+  replaySame: 3,
+  replayChanged: 3,
+  retry: 8,
+  // handsets
+  poll: 18,
+  repeatReport: 3,
+  // the operator's network and forgers
+  releaseDelayed: 6,
+  refusal: 4,
+  forger: 5,
+  moneyReceived: 2,
+  promotion: 1,
+  // agents at the board
+  attach: 10,
+  settle: 7,
+  cancel: 6,
+  dismiss: 2,
+  // admins
+  arbitrate: 4,
+  measureBalance: 6,
+  breaker: 1,
+  replaceToken: 2,
+  revokeToken: 1,
+  deactivateAgent: 0.5,
+} as const;
+export type Action = keyof typeof ACTIONS;
+export const ACTOR_OF: Record<Action, string> = {
+  create: "automation",
+  replaySame: "automation",
+  replayChanged: "automation",
+  retry: "automation",
+  poll: "handset",
+  repeatReport: "handset",
+  releaseDelayed: "operator",
+  refusal: "operator",
+  forger: "forger",
+  moneyReceived: "operator",
+  promotion: "operator",
+  attach: "agent",
+  settle: "agent",
+  cancel: "agent",
+  dismiss: "agent",
+  arbitrate: "admin",
+  measureBalance: "admin",
+  breaker: "admin",
+  replaceToken: "admin",
+  revokeToken: "admin",
+  deactivateAgent: "admin",
+};
+
+const CUSTOMERS = ["670112233", "677445566", "651234567", "680998877"];
+const FORGER_NUMBERS = ["+237677001122", "699887766", "MobileMoney1", "Mobile Money Info"];
+const NO_EVIDENCE_LIKE = ["no_evidence"];
+const ACTIVE = ["queued", "running", "awaiting_evidence"];
+
+export class Actors {
+  readonly answers: Answer[] = [];
+  readonly creates: AckedCreate[] = [];
+  readonly sms: (AckedSms & { sender: string; kind: string })[] = [];
+  /** Decisions answered 200: operation → outcome. */
+  readonly decisions: { operationId: string; route: string; outcome: string }[] = [];
+  readonly known: KnownOperation[] = [];
+  readonly counts: Record<string, number> = {};
+  private readonly dialled: { handset: number; body: Record<string, unknown>; operationId: string }[] = [];
+  private readonly delayed: { handset: number; sms: OutgoingSms }[] = [];
+  private sequence = 0;
+  /** Sessions tried again after their agent's deactivation was acknowledged. */
+  replayAndRevocationChecks = 0;
+  private breakerOn = false;
+
+  constructor(private readonly o: ActorsOptions) {}
+
+  private get r(): Random {
+    return this.o.random;
+  }
+
+  /** Chooses the next action and its inputs now; the returned promise runs it. */
+  next(): { action: Action; run: () => Promise<void> } {
+    const action = this.r.weighted(ACTIONS);
+    this.counts[action] = (this.counts[action] ?? 0) + 1;
+    const n = ++this.sequence;
+    const gateway = this.o.gatewayUrls[this.r.int(this.o.gatewayUrls.length)];
+    const run = this.prepare(action, n, gateway);
+    return { action, run };
+  }
+
+  async http(
+    gateway: string,
+    method: string,
+    path: string,
+    auth: { token?: string; apiKey?: boolean },
+    body?: unknown,
+    route = `${method} ${path.replace(/[0-9a-f-]{36}|[0-9a-f]{32}/g, ":id").replace(/\?.*/, "")}`,
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+    if (auth.apiKey) headers["x-api-key"] = this.o.apiKey;
+    let a: Answer;
+    try {
+      const res = await fetch(gateway + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON */
+      }
+      a = {
+        status: res.status,
+        body: parsed,
+        retryAfter: res.headers.get("retry-after"),
+        at: performance.now(),
+        route,
+      };
+    } catch (err) {
+      a = { status: 0, body: String(err), retryAfter: null, at: performance.now(), route };
+    }
+    this.answers.push(a);
+    return a;
+  }
+
+  private rowsWhere(pred: (r: OperationRow) => boolean): OperationRow[] {
+    return [...this.o.rows().values()].filter(pred).sort((a, b) => a.operation_id.localeCompare(b.operation_id));
+  }
+
+  /** The owner of the operations most of the time (only it, supervisors and admins may act on them), else another. */
+  private agent(i: number) {
+    const active = this.o.agents.filter((a) => a.active);
+    return i < 70 ? this.o.agents[0] : active[i % active.length];
+  }
+
+  private prepare(action: Action, n: number, gw: string): () => Promise<void> {
+    const r = this.r;
+    const note = this.o.note;
+    switch (action) {
+      case "create": {
+        const amount = 1000 * (1 + r.int(25)) + (r.chance(0.5) ? 0 : 500);
+        const balance = r.chance(0.08);
+        const customer = r.pick(CUSTOMERS)!;
+        const body = {
+          request_id: `sim-${this.r.seed}-${n}`,
+          agent_id: this.o.agents[0].agentId,
+          operator: "operator_a",
+          type_op: balance ? "balance" : "deposit",
+          montant: balance ? 1 : amount,
+          client: { msisdn: customer, nom: "Client Simule" },
+        };
+        return () => this.create(gw, body);
+      }
+      case "replaySame":
+      case "replayChanged": {
+        const k = this.known[r.int(Math.max(1, this.known.length))];
+        const delta = 500 * (1 + r.int(4));
+        if (!k) return async () => undefined;
+        const body = action === "replaySame" ? k.body : { ...k.body, montant: Number(k.body.montant) + delta };
+        return async () => {
+          const a = await this.http(gw, "POST", "/v1/operations", { apiKey: true }, body);
+          note([k.operationId], `${action} of ${k.requestId} → ${a.status} ${a.body?.operation_id ?? ""}`);
+          this.replayAndRevocationChecks += 1;
+          if ((a.status === 202 || a.status === 409) && a.body?.operation_id && a.body.operation_id !== k.operationId)
+            note([k.operationId], `VIOLATION-CANDIDATE replay answered another operation ${a.body.operation_id}`);
+        };
+      }
+      case "retry": {
+        const candidates = this.rowsWhere((x) => ["failed", "rejected", "no_evidence"].includes(x.status));
+        const target = r.pick(candidates);
+        const k = target && this.known.find((x) => x.operationId === target.operation_id);
+        if (!target || !k) return async () => undefined;
+        const body = { ...k.body, request_id: `sim-${this.r.seed}-${n}-retry`, parent_operation_id: k.operationId };
+        return () => this.create(gw, body, k.operationId);
+      }
+      case "poll": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const mode = r.weighted({
+          honest: 50,
+          timeoutAfterPin: 12,
+          timeoutBeforePin: 5,
+          unconfirmed: 8,
+          failed: 5,
+          noService: 5,
+          nameMismatch: 3,
+        });
+        const delayMs = r.chance(0.3) ? 500 + r.int(3000) : 0;
+        const fault = r.weighted({ none: 45, lost: 8, delayed: 22, dupHandset: 8, dupOperator: 8, reordered: 9 });
+        const repeat = r.chance(0.15);
+        return () => this.poll(gw, h, mode, delayMs, fault, repeat);
+      }
+      case "repeatReport": {
+        const d = this.dialled[r.int(Math.max(1, this.dialled.length))];
+        const outcome = r.pick(["ussd_ok", "ussd_failed", "no_service", "ussd_timeout"] as const)!;
+        const same = r.chance(0.5);
+        if (!d) return async () => undefined;
+        const h = this.o.handsets[d.handset];
+        const body = same ? d.body : { ...d.body, outcome };
+        return async () => {
+          const a = await this.http(gw, "POST", "/v1/device/outcome", { token: h.token }, body);
+          note([d.operationId], `handset ${h.index} reports again ${String(body.outcome)} → ${a.status}`);
+        };
+      }
+      case "releaseDelayed": {
+        const i = r.int(Math.max(1, this.delayed.length));
+        return async () => {
+          const [d] = this.delayed.splice(i, 1);
+          if (d) await this.forward(this.o.handsets[d.handset], d.sms, "late");
+        };
+      }
+      case "refusal":
+      case "forger": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const english = r.chance(0.5);
+        const sender = action === "forger" ? r.pick(FORGER_NUMBERS)! : "MobileMoney";
+        const amountPick = r.int(1000);
+        const balanceAfter = 10_000 + r.int(200) * 500;
+        return async () => {
+          const open = this.rowsWhere(
+            (x) =>
+              x.sim_id === h.simId && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status) && x.op_type === "deposit",
+          );
+          const op = open[amountPick % Math.max(1, open.length)];
+          const amount = op?.montant ?? 1000 * (1 + (amountPick % 25));
+          const at = new Date();
+          const raw =
+            action === "refusal"
+              ? failureText("operator_a", { language: english ? "en" : "fr", amount })
+              : depositConfirmation("operator_a", {
+                  amount,
+                  fee: null,
+                  balanceAfter,
+                  ref: referenceOf("operator_a", `forged-${n}`, at),
+                  msisdn: `237${CUSTOMERS[amountPick % CUSTOMERS.length]}`,
+                  name: "CLIENT SIMULE",
+                  at,
+                  language: english ? "en" : "fr",
+                });
+          const sms: OutgoingSms = {
+            simId: h.simId,
+            operator: "operator_a",
+            sender,
+            raw,
+            receivedAt: at,
+            clientMessageId: `sim-${this.r.seed}-${n}`,
+            about: { kind: action === "refusal" ? "refusal" : "deposit", amount, operationId: op?.operation_id },
+          };
+          await this.forward(h, sms, action === "refusal" ? "refusal" : "forged", op?.operation_id);
+        };
+      }
+      case "moneyReceived":
+      case "promotion": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const amount = 1000 * (1 + r.int(20));
+        return async () => {
+          if (action === "promotion")
+            return void (await this.forward(h, h.sms.promotionSms(h.simId, "operator_a"), "promotion"));
+          const balance = this.o.operator.balanceOf(h.msisdn) + amount;
+          this.o.operator.setBalance(h.msisdn, balance);
+          await this.forward(
+            h,
+            h.sms.movement(h.simId, "operator_a", { amount, balanceAfter: balance }),
+            "money received",
+          );
+        };
+      }
+      case "attach": {
+        const agentPick = r.int(100);
+        const evidencePick = r.int(1000);
+        const opPick = r.int(1000);
+        return async () => {
+          const agent = this.agent(agentPick);
+          const list = await this.http(gw, "GET", "/v1/evidences?unmatched=true&all=true&limit=250", {
+            token: agent.token,
+          });
+          if (list.status !== 200 || !Array.isArray(list.body) || list.body.length === 0) return;
+          const evidences = [...(list.body as { evidence_id?: string; id?: string; sim_id: string }[])].sort((a, b) =>
+            String(a.evidence_id ?? a.id).localeCompare(String(b.evidence_id ?? b.id)),
+          );
+          const ev = evidences[evidencePick % evidences.length];
+          const evidenceId = String(ev.evidence_id ?? ev.id);
+          const ops = this.rowsWhere(
+            (x) => x.sim_id === ev.sim_id && [...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status),
+          );
+          const op = ops[opPick % Math.max(1, ops.length)];
+          if (!op) return;
+          const a = await this.http(
+            gw,
+            "POST",
+            `/v1/operations/${op.operation_id}/evidence`,
+            { token: agent.token },
+            {
+              evidence_id: evidenceId,
+            },
+          );
+          note(
+            [op.operation_id, evidenceId, ev.sim_id],
+            `agent ${agent.login} attaches message ${evidenceId} to ${op.operation_id} (${op.status}, ${op.montant} F) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
+          if (a.status === 200)
+            this.decisions.push({ operationId: op.operation_id, route: "attach", outcome: "confirmed" });
+        };
+      }
+      case "settle":
+      case "arbitrate": {
+        const pick = r.int(1000);
+        const yes = r.chance(0.5);
+        const agentPick = r.int(100);
+        return async () => {
+          const ops = this.rowsWhere((x) => x.status === "no_evidence");
+          const op = ops[pick % Math.max(1, ops.length)];
+          if (!op) return;
+          const agent = this.agent(agentPick);
+          const a =
+            action === "settle"
+              ? await this.http(
+                  gw,
+                  "POST",
+                  `/v1/operations/${op.operation_id}/settle`,
+                  { token: agent.token },
+                  {
+                    outcome: yes ? "arrived" : "did_not_arrive",
+                    note: `simulated decision ${n}`,
+                  },
+                )
+              : await this.http(
+                  gw,
+                  "POST",
+                  `/v1/admin/operations/${op.operation_id}/arbitrate`,
+                  {
+                    token: this.o.adminToken,
+                  },
+                  { decision: yes ? "confirmed" : "failed", note: `simulated arbitration ${n}` },
+                );
+          note(
+            [op.operation_id, op.sim_id ?? ""],
+            `${action === "settle" ? `agent ${agent.login} settles` : "admin arbitrates"} ${yes ? "arrived/confirmed" : "did_not_arrive/failed"} → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
+          if (a.status === 200)
+            this.decisions.push({ operationId: op.operation_id, route: action, outcome: yes ? "confirmed" : "failed" });
+        };
+      }
+      case "cancel": {
+        const pick = r.int(1000);
+        const agentPick = r.int(100);
+        return async () => {
+          const ops = this.rowsWhere((x) => x.status === "queued" || x.status === "running");
+          const op = ops[pick % Math.max(1, ops.length)];
+          if (!op) return;
+          const agent = this.agent(agentPick);
+          const a = await this.http(gw, "POST", `/v1/operations/${op.operation_id}/cancel`, { token: agent.token }, {});
+          note(
+            [op.operation_id],
+            `agent ${agent.login} cancels (${op.status}) → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+          );
+        };
+      }
+      case "dismiss": {
+        const pick = r.int(1000);
+        const reason = r.pick(["operator_refusal", "not_ours", "other", "already_settled"] as const)!;
+        return async () => {
+          const agent = this.o.agents[0];
+          const list = await this.http(gw, "GET", "/v1/evidences?unmatched=true&all=true&limit=250", {
+            token: agent.token,
+          });
+          if (list.status !== 200 || !Array.isArray(list.body) || !list.body.length) return;
+          const ids = (list.body as { evidence_id?: string; id?: string }[])
+            .map((e) => String(e.evidence_id ?? e.id))
+            .sort();
+          const id = ids[pick % ids.length];
+          const a = await this.http(gw, "POST", `/v1/evidences/${id}/dismiss`, { token: agent.token }, { reason });
+          note([id], `agent dismisses message ${id} (${reason}) → ${a.status}`);
+        };
+      }
+      case "measureBalance": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const topUp = r.chance(0.4) ? 50_000 + 10_000 * r.int(10) : 0;
+        return async () => {
+          // A float top-up reaches the SIM first sometimes (the admin then measures it).
+          if (topUp) this.o.operator.setBalance(h.msisdn, this.o.operator.balanceOf(h.msisdn) + topUp);
+          const balance = this.o.operator.balanceOf(h.msisdn);
+          const a = await this.http(
+            gw,
+            "PATCH",
+            `/v1/sims/${h.simId}/balance`,
+            { apiKey: true },
+            {
+              balance,
+              source: "balance_check",
+            },
+          );
+          note([h.simId], `${topUp ? `float top-up ${topUp} F; ` : ""}balance measured ${balance} F → ${a.status}`);
+        };
+      }
+      case "breaker": {
+        const holdMs = 1000 + r.int(4000);
+        return async () => {
+          if (this.breakerOn) return;
+          // The emergency stop: creates refused (423) and every handset frozen, until the lift.
+          this.breakerOn = true;
+          const admin = { token: this.o.adminToken };
+          const a = await this.http(gw, "PUT", "/v1/admin/circuit-breaker", admin, { active: true });
+          this.o.log(`admin trips the breaker → ${a.status}; lifts it in ${holdMs} ms`);
+          await sleep(holdMs);
+          for (let attempt = 0; attempt < 10; attempt++) {
+            const lift = await this.http(gw, "POST", "/v1/admin/circuit-breaker/lift", admin);
+            if (lift.status !== 0 && lift.status < 500) break;
+            await sleep(1000);
+          }
+          this.breakerOn = false;
+        };
+      }
+      case "replaceToken":
+      case "revokeToken": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        return async () => {
+          if (action === "revokeToken") {
+            const a = await this.http(gw, "DELETE", `/v1/devices/${h.deviceId}/token`, { token: this.o.adminToken });
+            if (a.status === 204) h.revoked = true;
+            note([h.simId], `admin revokes handset ${h.index}'s token → ${a.status}`);
+            return;
+          }
+          const a = await this.http(gw, "POST", `/v1/devices/${h.deviceId}/token`, { token: this.o.adminToken }, {});
+          if (a.status === 201) {
+            h.token = a.body.device_token;
+            h.revoked = false;
+          }
+          note([h.simId], `admin replaces handset ${h.index}'s token → ${a.status}`);
+        };
+      }
+      case "deactivateAgent": {
+        const pick = r.int(100);
+        return async () => {
+          const others = this.o.agents.slice(1).filter((a) => a.active);
+          const agent = others[pick % Math.max(1, others.length)];
+          if (!agent) return;
+          const a = await this.http(gw, "POST", `/v1/agents/admin/${agent.agentId}/deactivate`, {
+            token: this.o.adminToken,
+          });
+          if (a.status === 204) agent.active = false;
+          this.o.log(`admin deactivates agent ${agent.login} → ${a.status}`);
+          // Its revoked session must act no more.
+          const after = await this.http(gw, "GET", "/v1/operations?limit=1", { token: agent.token });
+          this.replayAndRevocationChecks += 1;
+          if (a.status === 204 && after.status === 200)
+            this.o.note(
+              [agent.agentId],
+              `VIOLATION-CANDIDATE deactivated agent ${agent.login}'s session still answered 200`,
+            );
+          if (a.status === 204) await this.replaceAgent(gw, agent.role);
+        };
+      }
+    }
+  }
+
+  /** A new agent at the board in place of a deactivated one, with the same grant. */
+  private async replaceAgent(gw: string, role: "agent" | "supervisor"): Promise<void> {
+    const login = `sim-agent-${this.o.agents.length}`;
+    const password = `${login}-password-1`;
+    const admin = { token: this.o.adminToken };
+    const made = await this.http(gw, "POST", "/v1/agents/admin", admin, {
+      login,
+      full_name: `Agent ${login}`,
+      password,
+      role,
+    });
+    if (made.status !== 201) return;
+    const session = await this.http(gw, "POST", "/v1/agents/login", {}, { login, password });
+    await this.http(gw, "PATCH", `/v1/admin/agents/${made.body.agent_id}/access`, admin, {
+      allowed_sim_ids: this.o.handsets.map((h) => h.simId),
+      allowed_op_types: ["deposit", "balance"],
+      max_amount: 100_000,
+    });
+    if (session.status === 200)
+      this.o.agents.push({ agentId: made.body.agent_id, token: session.body.token, login, active: true, role });
+  }
+
+  private async create(gw: string, body: Record<string, unknown>, parent?: string): Promise<void> {
+    const before = await this.o.snapshotBalances();
+    const a = await this.http(gw, "POST", "/v1/operations", { apiKey: true }, body);
+    const id = a.body?.operation_id as string | undefined;
+    const ids = [id ?? String(body.request_id), ...(parent ? [parent] : [])];
+    this.o.note(
+      ids,
+      `automation creates ${String(body.request_id)} ${String(body.type_op)} ${String(body.montant)} F${parent ? ` (retry of ${parent})` : ""} → ${a.status} ${a.body?.context?.reason ?? ""}`,
+    );
+    if (a.status !== 202 || !id) return;
+    const after = await this.o.snapshotBalances();
+    this.creates.push({ requestId: String(body.request_id), operationId: id, at: performance.now() });
+    this.known.push({ operationId: id, requestId: String(body.request_id), body, parent });
+    this.o.onCreate({ operationId: id, simId: null, before, after });
+  }
+
+  private async poll(
+    gw: string,
+    h: SimHandset,
+    mode: string,
+    delayMs: number,
+    fault: string,
+    repeat: boolean,
+  ): Promise<void> {
+    if (h.busy) return;
+    h.busy = true;
+    try {
+      const polled = await this.http(gw, "GET", "/v1/device/next", { token: h.token });
+      if (polled.status !== 200) return;
+      const op = polled.body as DispatchPayload;
+      this.o.note(
+        [op.operation_id, op.sim_id],
+        `handset ${h.index} claims it (${op.op_type} ${op.montant} F), will play ${mode}`,
+      );
+      if (delayMs) await sleep(delayMs);
+      const failure: FailureMode | undefined =
+        mode === "timeoutAfterPin"
+          ? { outcome: "ussd_timeout", afterPin: true }
+          : mode === "timeoutBeforePin"
+            ? { outcome: "ussd_timeout" }
+            : mode === "unconfirmed"
+              ? { outcome: "ussd_unconfirmed" }
+              : mode === "failed"
+                ? { outcome: "ussd_failed" }
+                : mode === "noService"
+                  ? { outcome: "no_service" }
+                  : mode === "nameMismatch"
+                    ? { outcome: "name_mismatch" }
+                    : undefined;
+      if (failure) h.handset.failNext(op.operation_id, failure);
+      const result: DialResult = await h.handset.dial(op);
+      const body = {
+        operation_id: op.operation_id,
+        outcome: result.outcome,
+        ussd_response: result.ussd_response,
+        executed_at: result.executed_at.toISOString(),
+        ...(result.failure_detail ? { failure_detail: result.failure_detail } : {}),
+      };
+      this.dialled.push({ handset: h.index, body, operationId: op.operation_id });
+      // As the app: the report is sent until it is taken (or refused for good).
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const a = await this.http(gw, "POST", "/v1/device/outcome", { token: h.token }, body);
+        this.o.note(
+          [op.operation_id],
+          `handset ${h.index} reports ${result.outcome}${result.receipt ? ` (money moved: ${result.receipt.amount} F)` : ""} → ${a.status} ${a.body?.status ?? a.body?.context?.reason ?? ""}`,
+        );
+        if (a.status !== 0 && a.status !== 429 && a.status < 500) break;
+        await sleep(Math.min(2000, 200 * 2 ** attempt));
+      }
+      if (repeat) {
+        const a = await this.http(gw, "POST", "/v1/device/outcome", { token: h.token }, body);
+        this.o.note([op.operation_id], `handset ${h.index} repeats its report → ${a.status}`);
+      }
+      for (const text of h.sms.smsFor(op, result)) {
+        if (fault === "lost") {
+          this.o.note([op.operation_id], `the operator's SMS is lost`);
+        } else if (fault === "delayed") {
+          this.delayed.push({ handset: h.index, sms: text });
+          this.o.note([op.operation_id], `the operator's SMS is delayed`);
+        } else {
+          const smsFault: SmsFault | undefined =
+            fault === "dupHandset"
+              ? { kind: "duplicated", by: "handset" }
+              : fault === "dupOperator"
+                ? { kind: "duplicated", by: "operator" }
+                : fault === "reordered"
+                  ? { kind: "reordered" }
+                  : undefined;
+          await this.forward(h, text, fault === "none" ? "receipt" : `receipt (${fault})`, op.operation_id, smsFault);
+        }
+      }
+    } finally {
+      h.busy = false;
+    }
+  }
+
+  /** Forwards an SMS as the handset app does (until taken); records the acknowledged ones. */
+  private async forward(
+    h: SimHandset,
+    sms: OutgoingSms,
+    what: string,
+    about?: string,
+    fault?: SmsFault,
+  ): Promise<void> {
+    const deliveries = await h.sms.deliver(sms, fault);
+    for (const d of deliveries) {
+      this.o.note(
+        [...(about ? [about] : []), h.simId, d.sms.clientMessageId],
+        `SMS ${what} from ${d.sms.sender} on handset ${h.index} (${d.sms.about.kind} ${d.sms.about.amount ?? ""} F, client id ${d.sms.clientMessageId}) → ${d.status} ${d.body?.outcome ?? d.body?.status ?? ""}`,
+      );
+      if (d.status >= 200 && d.status < 300)
+        this.sms.push({
+          simId: d.sms.simId,
+          clientMessageId: d.sms.clientMessageId,
+          operationId: about ?? "",
+          at: performance.now(),
+          sender: d.sms.sender,
+          kind: what,
+        });
+    }
+  }
+
+  /** The handset's SMS side forwards through the simulation's own client (answers recorded). */
+  transportFor(h: { token: string }, gateway: () => string) {
+    return async (_token: string, body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        const a = await this.http(gateway(), "POST", "/v1/device/messages", { token: h.token }, body);
+        if ((a.status !== 0 && a.status !== 429 && a.status < 500) || attempt >= 15) return a;
+        await sleep(Math.min(2000, 200 * 2 ** attempt));
+      }
+    };
+  }
+}

@@ -1,0 +1,301 @@
+// The money invariants, checked from the gateway's answers and the services' tables while the
+// simulation runs and once more at its end. A violation names the entities it concerns, so
+// that their history (what every actor did to them, and what the tables hold) can be printed.
+import { DEFAULT_SENDER_IDS, senderKey } from "../../services/evidence/src/domain/senders.ts";
+import { Checks } from "../chaos/checks.ts";
+import type { Actors, CreateRecord } from "./actors.ts";
+
+export interface Violation {
+  invariant: string;
+  detail: string;
+  /** Operations, SIMs, messages it concerns. */
+  ids: string[];
+  /** Seconds into the run when it was first seen. */
+  foundAtS: number;
+}
+
+export const INVARIANTS = [
+  "confirmed only by the operator's proof of its exact amount, or a person's recorded decision",
+  "a message proves at most one operation, an operation is proven at most once",
+  "no two confirmed operations for one intent (a retry and its parent) without an alert",
+  "a SIM's free balance never below zero at a create",
+  "every acknowledged write exists",
+  "no 5xx but a 503 with Retry-After while a process is down",
+  "no operation stuck past its lease",
+  "a replay answers the operation of its request id; a revoked right acts no more",
+] as const;
+
+const DEBITING = ["deposit", "withdrawal", "float_deposit"];
+
+export class Invariants {
+  readonly violations = new Map<string, Violation>();
+  /** How many times each invariant was evaluated. */
+  readonly evaluated: Record<string, number> = {};
+  private readonly pendingCreates: CreateRecord[] = [];
+  private readonly checks: Checks;
+  private replayAndRevocationCounted = 0;
+
+  constructor(
+    databaseUrl: string,
+    private readonly started: number,
+    private readonly o: { leaseS: number; sweepS: number; faultWindows: () => { from: number; to: number }[] },
+  ) {
+    this.checks = new Checks(databaseUrl, "sim-checks");
+  }
+
+  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.checks.query<T>(sql, params);
+  }
+
+  killServiceConnections(): Promise<number> {
+    return this.checks.killServiceConnections();
+  }
+
+  onCreate(c: CreateRecord): void {
+    this.pendingCreates.push(c);
+  }
+
+  private found(invariant: (typeof INVARIANTS)[number], detail: string, ids: string[]): void {
+    const key = `${invariant}|${detail}`;
+    if (this.violations.has(key)) return;
+    this.violations.set(key, {
+      invariant,
+      detail,
+      ids: ids.filter(Boolean),
+      foundAtS: (performance.now() - this.started) / 1000,
+    });
+  }
+
+  private count(invariant: (typeof INVARIANTS)[number], n = 1): void {
+    this.evaluated[invariant] = (this.evaluated[invariant] ?? 0) + n;
+  }
+
+  /** Every check; `final` adds those that need the load stopped (acknowledged writes all in). */
+  async run(actors: Actors, o: { final: boolean; notes: Map<string, unknown[]> }): Promise<void> {
+    await this.confirmations();
+    await this.doubles();
+    await this.intents();
+    await this.freeBalance();
+    await this.answers(actors);
+    await this.writes(actors, o.final);
+    const stuck = await this.checks.stuckRunning(this.o.leaseS, this.o.sweepS + 5);
+    this.count("no operation stuck past its lease");
+    for (const id of stuck)
+      this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
+    this.count(INVARIANTS[7], actors.replayAndRevocationChecks - this.replayAndRevocationCounted);
+    this.replayAndRevocationCounted = actors.replayAndRevocationChecks;
+    for (const [id, lines] of o.notes)
+      for (const l of lines as { line: string }[])
+        if (l.line.includes("VIOLATION-CANDIDATE"))
+          this.found(
+            "a replay answers the operation of its request id; a revoked right acts no more",
+            l.line.replace("VIOLATION-CANDIDATE ", ""),
+            [id],
+          );
+  }
+
+  private async confirmations(): Promise<void> {
+    const rows = await this.query<{
+      operation_id: string;
+      op_type: string;
+      operator: "operator_a" | "operator_b";
+      montant: string;
+      sim_id: string | null;
+      confirmed_by: string | null;
+      decision_note: string | null;
+      decided_by: string | null;
+      message_id: string | null;
+      sender: string | null;
+      kind: string | null;
+      amount: string | null;
+      message_sim: string | null;
+    }>(
+      `select o.operation_id::text, o.op_type, o.operator, o.montant::text, o.sim_id, o.confirmed_by, o.decision_note,
+              o.decided_by::text, m.id::text as message_id, m.sender, m.kind, m.amount::text, m.sim_id as message_sim
+         from dispatch.operations o
+         left join evidence.messages m
+           on m.id::text = coalesce(o.evidence_message_id,
+                (select p.id::text from evidence.messages p where p.operation_id = o.operation_id and p.link = 'proof'))
+        where o.status = 'confirmed'`,
+    );
+    const inv = INVARIANTS[0];
+    this.count(inv, rows.length);
+    for (const r of rows) {
+      // The operation and its message: the SIM's other traffic would only lengthen the history.
+      const ids = [r.operation_id, r.message_id ?? ""];
+      if (r.confirmed_by === "settle" || r.confirmed_by === "arbitrate") {
+        if (!r.decision_note?.trim() || !r.decided_by)
+          this.found(inv, `operation ${r.operation_id} confirmed by ${r.confirmed_by} with no recorded decision`, ids);
+        continue;
+      }
+      if (!r.message_id) {
+        this.found(
+          inv,
+          `operation ${r.operation_id} confirmed (${r.confirmed_by ?? "?"}) with no proving message`,
+          ids,
+        );
+        continue;
+      }
+      const senders = DEFAULT_SENDER_IDS[r.operator].map(senderKey);
+      const problems: string[] = [];
+      if (!r.sender || !senders.includes(senderKey(r.sender)))
+        problems.push(`sender "${r.sender}" is not the operator's`);
+      if (r.message_sim !== r.sim_id) problems.push(`the message is on SIM ${r.message_sim}, not ${r.sim_id}`);
+      if (r.op_type === "balance") {
+        if (r.kind !== "BAL") problems.push(`a ${r.kind ?? "unrecognised"} text confirms a balance check`);
+      } else if (r.kind !== "DEP" && r.kind !== null) problems.push(`a ${r.kind} text (not a deposit) confirms it`);
+      else if (r.amount !== r.montant)
+        problems.push(`the text says ${r.amount ?? "no amount"}, the operation ${r.montant}`);
+      if (problems.length)
+        this.found(
+          inv,
+          `operation ${r.operation_id} confirmed by ${r.confirmed_by ?? "?"} with message ${r.message_id}: ${problems.join("; ")}`,
+          ids,
+        );
+    }
+  }
+
+  private async doubles(): Promise<void> {
+    const inv = INVARIANTS[1];
+    this.count(inv);
+    for (const p of await this.checks.doubleConfirmations()) {
+      const ids = [...p.matchAll(/[0-9a-f]{8}-[0-9a-f-]{27}/g)].map((m) => m[0]);
+      this.found(inv, p, ids);
+    }
+  }
+
+  private async intents(): Promise<void> {
+    const rows = await this.query<{
+      root: string;
+      ops: string[];
+      bys: (string | null)[];
+      messages: (string | null)[];
+      alerts: number;
+    }>(
+      `with recursive chain as (
+         select operation_id, operation_id as root from dispatch.operations where parent_operation_id is null
+         union all
+         select o.operation_id, c.root from dispatch.operations o join chain c on o.parent_operation_id = c.operation_id
+       )
+       select c.root::text, array_agg(o.operation_id::text order by o.created_at) as ops,
+              array_agg(o.confirmed_by order by o.created_at) as bys,
+              array_agg(o.evidence_message_id order by o.created_at) as messages,
+              (select count(*)::int from fleet.notifications n
+                where n.operation_id = any(array_agg(o.operation_id::text))) as alerts
+         from chain c join dispatch.operations o on o.operation_id = c.operation_id
+        where o.status = 'confirmed'
+        group by c.root having count(*) > 1`,
+    );
+    const inv = INVARIANTS[2];
+    this.count(inv);
+    for (const r of rows) {
+      const byProofs =
+        r.bys.every((b) => b === "proof" || b === "attach") &&
+        new Set(r.messages.filter(Boolean)).size === r.ops.length;
+      if (byProofs && r.alerts > 0) continue;
+      this.found(
+        inv,
+        `${r.ops.length} confirmed operations for one intent (${r.ops.join(", ")}; confirmed by ${r.bys.join(", ")}; ${r.alerts} alerts)`,
+        r.ops,
+      );
+    }
+  }
+
+  private async freeBalance(): Promise<void> {
+    const inv = INVARIANTS[3];
+    for (const c of this.pendingCreates.splice(0)) {
+      const [op] = await this.query<{ sim_id: string | null; created_at: Date; op_type: string }>(
+        `select sim_id, created_at, op_type from dispatch.operations where operation_id = $1`,
+        [c.operationId],
+      );
+      if (!op?.sim_id || !DEBITING.includes(op.op_type)) continue;
+      const before = c.before.get(op.sim_id);
+      const after = c.after.get(op.sim_id);
+      // The measurement current at the create is known only if none landed during it.
+      if (!before || before.at === null || before.balance === null || before.at !== after?.at) continue;
+      this.count(inv);
+      const [d] = await this.query<{ debits: string; ops: string[] }>(
+        `select coalesce(sum(montant), 0)::text as debits, array_agg(operation_id::text) as ops
+           from dispatch.operations
+          where sim_id = $1 and op_type = any($2) and created_at <= $3
+            and status not in ('failed', 'rejected')
+            and (executed_at is null or executed_at > $4)`,
+        [op.sim_id, DEBITING, op.created_at, before.at],
+      );
+      const free = before.balance - Number(d.debits);
+      if (free < 0)
+        this.found(
+          inv,
+          `create of ${c.operationId} on SIM ${op.sim_id}: measured ${before.balance} F at ${before.at}, debits that may have left since ${d.debits} F (${d.ops.length} operations): free balance ${free} F`,
+          [c.operationId, op.sim_id, ...d.ops],
+        );
+    }
+  }
+
+  private async answers(actors: Actors): Promise<void> {
+    const inv = INVARIANTS[5];
+    const windows = this.o.faultWindows();
+    const during = (t: number) => windows.some((w) => t >= w.from && t <= w.to);
+    this.count(inv, actors.answers.length);
+    for (const a of actors.answers) {
+      if (a.status < 500) continue;
+      if (a.status === 503 && a.retryAfter && during(a.at)) continue;
+      this.found(
+        inv,
+        `${a.route} answered ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ""}${during(a.at) ? " during a fault" : " with no fault"}: ${JSON.stringify(a.body).slice(0, 200)}`,
+        [],
+      );
+    }
+  }
+
+  private async writes(actors: Actors, final: boolean): Promise<void> {
+    if (!final) return;
+    const inv = INVARIANTS[4];
+    const lostCreates = await this.checks.lostCreates(actors.creates);
+    const lostSms = await this.checks.lostSms(actors.sms);
+    this.count(inv, actors.creates.length + actors.sms.length + actors.decisions.length);
+    for (const c of lostCreates)
+      this.found(inv, `acknowledged create ${c.requestId} (${c.operationId}) missing`, [c.operationId]);
+    for (const s of lostSms)
+      this.found(inv, `acknowledged SMS ${s.clientMessageId} on SIM ${s.simId} missing`, [s.clientMessageId, s.simId]);
+    if (!actors.decisions.length) return;
+    const rows = await this.query<{ operation_id: string; decision: string | null; confirmed_by: string | null }>(
+      `select operation_id::text, decision, confirmed_by from dispatch.operations where operation_id = any($1)`,
+      [actors.decisions.map((d) => d.operationId)],
+    );
+    const byId = new Map(rows.map((r) => [r.operation_id, r]));
+    for (const d of actors.decisions) {
+      const r = byId.get(d.operationId);
+      if (!r) this.found(inv, `operation ${d.operationId} of an acknowledged ${d.route} missing`, [d.operationId]);
+      else if (d.route !== "attach" && r.decision === null)
+        this.found(inv, `acknowledged ${d.route} of ${d.operationId} left no recorded decision`, [d.operationId]);
+    }
+  }
+
+  /** What the tables hold about the entities: operations (and their chain), messages. */
+  async facts(ids: string[]): Promise<string[]> {
+    const uuids = ids.filter((i) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(i));
+    const out: string[] = [];
+    const ops = await this.query<Record<string, unknown>>(
+      `select operation_id, parent_operation_id as parent, status, op_type, montant, sim_id, device_outcome, confirmed_by,
+              evidence_message_id as message, decision, decision_note as note, created_at, executed_at, finished_at
+         from dispatch.operations
+        where operation_id::text = any($1) or parent_operation_id::text = any($1) order by created_at`,
+      [uuids],
+    );
+    for (const o of ops) out.push(`  operation ${JSON.stringify(o)}`);
+    const msgs = await this.query<Record<string, unknown>>(
+      `select id, client_message_id as client_id, sender, kind, amount, outcome, operation_id, link, linked_by,
+              dismiss_reason, received_at
+         from evidence.messages
+        where id::text = any($1) or operation_id::text = any($1) or client_message_id = any($1) order by stored_at`,
+      [ids],
+    );
+    for (const m of msgs) out.push(`  message ${JSON.stringify(m)}`);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.checks.close();
+  }
+}
