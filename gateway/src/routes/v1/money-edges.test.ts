@@ -283,6 +283,40 @@ describe("a SIM's free balance holds every debit that may have left since its me
     },
   );
 
+  it("refuses an intake transaction's launch that the SIM's debit left in no_evidence would overdraw", async () => {
+    // The launch creates its operation through the same gates as POST /v1/operations: the rule
+    // is the SIM's, whatever route asks. A launcher granted this SIM alone, so none other fits.
+    const h = await handset(10_000);
+    const launcher = await sys.api.createAgent(admin.token, { login: `me-launcher-${++seq}` });
+    await grantAccess(sys.api, admin.token, launcher.agentId, { simIds: [h.sim.simId], opTypes: ["deposit"] });
+    const first = await created(h.sim.simId, 9_000, customer());
+    await dial(h.device, first, "ussd_timeout");
+    expect((await getOperation(first)).status).toBe("no_evidence");
+    const tx = await sys.api.post("/v1/transactions", {
+      apiKey: true,
+      body: {
+        request_id: `me-tx-${randomUUID()}`,
+        contact_id: "contact-me",
+        receiver_name: "CLARISSE MBALLA",
+        receiver_phone: customer(),
+        operator: "operator_b",
+        received_amount_xaf: 9_000,
+      },
+    });
+    expect(tx.status, JSON.stringify(tx.body)).toBe(201);
+    const paid = await sys.api.post(`/v1/transactions/${tx.body.id}/payment-confirmation`, { token: launcher.token });
+    expect(paid.status).toBe(200);
+    const launched = await sys.api.post(`/v1/transactions/${tx.body.id}/launch`, { token: launcher.token });
+    expect([launched.status, launched.body.context?.reason], JSON.stringify(launched.body)).toEqual([
+      422,
+      "insufficient_balance",
+    ]);
+    // A measurement after the first debit says what the SIM has: the launch goes.
+    await recordBalance(sys.api, h.sim.simId, 10_000);
+    const again = await sys.api.post(`/v1/transactions/${tx.body.id}/launch`, { token: launcher.token });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+  });
+
   it("accepts exactly one of two concurrent creates of 16 million on a SIM measured at 30 million, every time", async () => {
     const h = await handset(30_000_000);
     const matching = (amount: number) =>
