@@ -128,10 +128,13 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     const address = clientAddress(req);
     res.locals.address = address;
     let wait = 0;
-    if (!credential || refused.has(credential.digest)) wait = limiter.take("ip:" + address);
-    else if (!authCache.recall(`${credential.kind}:${credential.digest}`)) wait = limiter.peek("ip:" + address);
+    // Refusals are remembered per kind asked: a session token refused as a messaging key (on a
+    // messaging route) is not refused as the session it is.
+    const asItself = credential && `${credential.kind}:${credential.digest}`;
+    if (!asItself || refused.has(asItself)) wait = limiter.take("ip:" + address);
+    else if (!authCache.recall(asItself)) wait = limiter.peek("ip:" + address);
     if (wait > 0) return sendError(res, rateLimited(wait), log);
-    if (credential && refused.has(credential.digest)) return sendError(res, credentialsInvalid(), log);
+    if (asItself && refused.has(asItself)) return sendError(res, credentialsInvalid(), log);
     next();
   });
 
@@ -310,6 +313,7 @@ async function authenticate(
   const messagingOnly = r.auth.length === 1 && r.auth[0] === "messaging_key";
   const kind = credential.kind === "bearer" && messagingOnly ? "messaging_key" : credential.kind;
   const cacheKey = `${kind}:${credential.digest}`;
+  if (refused.has(cacheKey)) throw credentialsInvalid();
   const ask = async () => {
     try {
       const reply = await services.fleet.authenticate({ credentialKind: kind, secret: credential.secret });
@@ -317,7 +321,7 @@ async function authenticate(
       return reply;
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
-        refused.add(credential.digest);
+        refused.add(cacheKey);
         limiter.take("ip:" + address);
       }
       throw err;

@@ -218,6 +218,9 @@ const en = {
   "r.wording_rule_not_found": "No such wording rule.",
   "r.wording_rule_retired": "This version is retired: draft a new one.",
   "r.wording_rule_operator_mismatch": "This rule reads another operator's texts.",
+  "r.wording_rule_needs_second_admin": "This rule would confirm money: another admin than its author must activate it.",
+  "r.wording_rule_reads_money_received":
+    "This rule would read money received as proof of a transfer: it is refused (see the texts).",
   "r.template_too_long": "The template is too long.",
   "r.unknown_slot": "The template has a slot that does not exist.",
   "r.repeated_slot": "A slot appears twice in the template.",
@@ -656,6 +659,8 @@ const en = {
   "r.origin_matching_refused": "Matching operations are recorded on their own page.",
   "r.outcome_unknown": "No definite answer from the server: it may have been done. Trying the same again is safe.",
   "r.parent_not_found": "The operation to retry does not exist.",
+  "r.retry_contradicted":
+    "The operator's SMS says this transfer went through after all: it cannot be sent again. See the alert.",
   "r.rate_limited": "Too many requests: wait a moment.",
   "r.request_id_reserved": "This request number is reserved for transaction launches.",
   "r.request_id_reused":
@@ -906,6 +911,10 @@ const fr: Catalogue = {
   "r.wording_rule_not_found": "Cette règle de libellé n'existe pas.",
   "r.wording_rule_retired": "Cette version est retirée : rédigez-en une nouvelle.",
   "r.wording_rule_operator_mismatch": "Cette règle lit les textes d'un autre opérateur.",
+  "r.wording_rule_needs_second_admin":
+    "Cette règle confirmerait de l'argent : un autre admin que son auteur doit l'activer.",
+  "r.wording_rule_reads_money_received":
+    "Cette règle lirait de l'argent reçu comme preuve d'un transfert : elle est refusée (voir les textes).",
   "r.template_too_long": "Le modèle est trop long.",
   "r.unknown_slot": "Le modèle contient une case qui n'existe pas.",
   "r.repeated_slot": "Une case apparaît deux fois dans le modèle.",
@@ -1349,6 +1358,8 @@ const fr: Catalogue = {
   "r.outcome_unknown":
     "Pas de réponse sûre du serveur : cela a peut-être été fait. Refaire la même chose est sans risque.",
   "r.parent_not_found": "L'opération à relancer n'existe pas.",
+  "r.retry_contradicted":
+    "Le SMS de l'opérateur dit que ce transfert est finalement passé : il ne peut pas être renvoyé. Voir l'alerte.",
   "r.rate_limited": "Trop de requêtes : patientez un instant.",
   "r.request_id_reserved": "Ce numéro de requête est réservé aux lancements de transactions.",
   "r.request_id_reused":

@@ -1,5 +1,6 @@
 /**
- * Credentials fleet refused lately (by their digest), refused again without asking for
+ * Credentials fleet refused lately (by the kind they were asked as and their digest: a session
+ * token refused as a messaging key is not refused as a session), refused again without asking for
  * `ttlMs`: a made-up token repeated costs one authentication call, not one per request.
  * Tokens are random, so a refused one does not become valid later; an API key added to
  * fleet's configuration is accepted at most `ttlMs` after a refusal. Bounded: past
@@ -13,19 +14,19 @@ export class RefusedCredentials {
     private readonly maxEntries = 50_000,
   ) {}
 
-  has(digest: string, now = Date.now()): boolean {
+  has(key: string, now = Date.now()): boolean {
     if (this.until.size === 0) return false;
-    const at = this.until.get(digest);
+    const at = this.until.get(key);
     if (at === undefined) return false;
     if (at > now) return true;
-    this.until.delete(digest);
+    this.until.delete(key);
     return false;
   }
 
-  add(digest: string, now = Date.now()): void {
+  add(key: string, now = Date.now()): void {
     if (this.ttlMs <= 0) return;
-    this.until.delete(digest);
+    this.until.delete(key);
     if (this.until.size >= this.maxEntries) this.until.delete(this.until.keys().next().value!);
-    this.until.set(digest, now + this.ttlMs);
+    this.until.set(key, now + this.ttlMs);
   }
 }

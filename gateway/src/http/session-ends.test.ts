@@ -307,6 +307,16 @@ describe("the rate limiter before verification", () => {
     expect(c.authentications()).toBe(1);
   });
 
+  it("remembers a refusal for the kind asked: a session refused on a messaging route still signs in elsewhere", async () => {
+    const c = await replica();
+    const agent = await sys.api.createAgent(admin.token, { login: "refused-as-messaging" });
+    const bearer = { authorization: `Bearer ${agent.token}` };
+    // The contacts routes take the messaging key alone: the session's token is asked as one, and refused.
+    for (let i = 0; i < 2; i += 1) expect((await fetch(`${c.url}/v1/contacts`, { headers: bearer })).status).toBe(401);
+    const own = await fetch(`${c.url}/v1/agents/me`, { headers: bearer });
+    expect(own.status).toBe(200);
+  });
+
   it("behind a trusted proxy, junk from one client address limits that address, not a verified caller nor another address", async () => {
     const c = await replica({ rateLimit: { ratePerS: 0.05, burst: 10 }, trustedProxies: ["127.0.0.1"] });
     const agent = await sys.api.createAgent(admin.token, { login: "limit-verified" });
