@@ -8,6 +8,12 @@ import { Topics, type EventBus, type Logger, type Subscription } from "@transfer
  * read their caller's lists again when it moved, and not at all while nothing happens.
  * Live once the group joined; while not live the streams read on a timer, as without it.
  */
+/**
+ * The consumer groups of the gateways' change feeds: one a gateway start, a count of changes from
+ * then on and no work, so a gateway gone leaves its group behind without losing anything.
+ */
+export const HINTS_GROUP_PREFIX = "gateway.hints.";
+
 export class ChangeFeed {
   /** Moves on every batch of events heard. */
   version = 0;
@@ -21,7 +27,7 @@ export class ChangeFeed {
   }
 
   async start(bus: EventBus): Promise<void> {
-    const group = `gateway.hints.${randomUUID()}`;
+    const group = `${HINTS_GROUP_PREFIX}${randomUUID()}`;
     this.subscription = await bus.subscribeBatches(
       group,
       [Topics.operations, Topics.transactions, Topics.messages, Topics.alerts],
