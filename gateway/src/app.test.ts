@@ -65,27 +65,26 @@ describe("gateway", () => {
   it("answers 429 with Retry-After once an address spends its burst on invalid credentials; a verified caller keeps its own bucket", async () => {
     // The API key is verified (and remembered) before the address is spent.
     expect((await sys.api.get("/v1/agents/me", { apiKey: true })).status).toBe(403);
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
-    let body: any;
-    for (let i = 0; i < 6; i++) {
-      const res = await sys.api.get("/v1/agents/me", { token: "tos_same-credential" });
-      statuses.push(res.status);
-      if (res.status === 429) {
-        retryAfter = res.headers.get("retry-after");
-        body = res.body;
-        expect(res.headers.get("x-correlation-id")).toBeTruthy();
-      }
-    }
-    expect(statuses[0]).toBe(401);
-    const first429 = statuses.indexOf(429);
-    expect(first429).toBeGreaterThan(0);
-    expect(statuses.slice(first429).every((s) => s === 429)).toBe(true);
+    // Earlier tests (and readiness polls) spent this address's bucket: wait until it is full
+    // (burst 3 at 1 a second), then send six at once so no refill falls between them, made-up
+    // credentials of two kinds: the address is limited, whatever credential it makes up.
+    await new Promise((r) => setTimeout(r, 3_500));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sys.api.get("/v1/agents/me", { token: `tos_made-up-${i % 2}` })),
+    );
+    const statuses = answers.map((res) => res.status);
+    const limited = answers.filter((res) => res.status === 429);
+    // Three are spent on 401s (one more if a refill lands while they arrive); the rest are 429.
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(3);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(4);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    for (const res of limited) expect(res.headers.get("x-correlation-id")).toBeTruthy();
+    const retryAfter = limited[0]!.headers.get("retry-after");
+    const body: any = limited[0]!.body;
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(body.code).toBe("rate_limited");
-    // Another made-up credential from the same address is limited with it ...
-    expect((await sys.api.get("/v1/agents/me", { token: "tos_other-credential" })).status).toBe(429);
-    // ... while the verified caller is counted in its own bucket.
+    // The verified caller is counted in its own bucket.
     expect((await sys.api.get("/v1/agents/me", { apiKey: true })).status).toBe(403);
   });
 });

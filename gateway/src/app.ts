@@ -117,9 +117,11 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
 
   // Only a verified caller has a bucket of its own (taken once fleet's answer is known:
   // `authenticate`). A request without a credential, with one fleet refused lately, or to an
-  // open route is limited by its client address; an unknown credential is let through to be
-  // asked only while its address is within its limit, so made-up tokens are limited by
-  // address and a refused one costs no further call to fleet for `refusedCredentialTtlMs`.
+  // open route is limited by its client address. An unknown credential spends a token of its
+  // address to be asked, given back when fleet verifies it: made-up tokens are limited by
+  // address even when sent all at once, agents behind one address are not charged for their
+  // own first requests, and a refused credential costs no further call to fleet for
+  // `refusedCredentialTtlMs`.
   const refused = new RefusedCredentials(options.refusedCredentialTtlMs ?? 10_000);
   const gate: Gate = { limiter, refused, authCache };
   app.use((req, res, next) => {
@@ -132,7 +134,10 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
     // messaging route) is not refused as the session it is.
     const asItself = credential && `${credential.kind}:${credential.digest}`;
     if (!asItself || refused.has(asItself)) wait = limiter.take("ip:" + address);
-    else if (!authCache.recall(asItself)) wait = limiter.peek("ip:" + address);
+    else if (!authCache.recall(asItself)) {
+      wait = limiter.take("ip:" + address);
+      res.locals.addressCharged = wait === 0;
+    }
     if (wait > 0) return sendError(res, rateLimited(wait), log);
     if (asItself && refused.has(asItself)) return sendError(res, credentialsInvalid(), log);
     next();
@@ -322,12 +327,14 @@ async function authenticate(
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
         refused.add(cacheKey);
-        limiter.take("ip:" + address);
+        if (!res.locals.addressCharged) limiter.take("ip:" + address);
       }
       throw err;
     }
   };
   const caller = reuse ? (await authCache.authenticate(cacheKey, ask)).caller : (await ask()).caller;
+  if (res.locals.addressCharged) limiter.giveBack("ip:" + address);
+  res.locals.addressCharged = false;
   const wait = limiter.take("c:" + credential.digest);
   if (wait > 0) throw rateLimited(wait);
   if (!caller || !(r.auth as string[]).includes(caller.kind)) {

@@ -36,6 +36,12 @@ export class RateLimiter {
     return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.ratePerS));
   }
 
+  /** Gives back a token `take` spent (never above the burst): a charge that turned out undue. */
+  giveBack(key: string): void {
+    const b = this.buckets.get(key);
+    if (b) b.tokens = Math.min(this.burst, b.tokens + 1);
+  }
+
   /** Drops full buckets: they behave exactly like absent ones. */
   private evict(now: number): void {
     for (const [k, b] of this.buckets) {
