@@ -548,6 +548,94 @@ describe("create operation: queued and running debits are reserved against the m
     expect(new Set(outcomes)).toEqual(new Set(["created", "insufficient_balance"]));
   });
 
+  // The rule (store/operations.ts, `HELD_DEBITS`), one row per state a 9,000 debit can be in:
+  // whether it still holds its 9,000 of a SIM measured at 10,000 an hour ago. Each state is
+  // written as the flows leave it; a second 9,000 on that SIM is accepted only if it holds nothing.
+  const now = () => new Date();
+  const before = () => new Date(Date.now() - 2 * HOUR);
+  const actor = randomUUID();
+  const states: [string, Record<string, unknown>, boolean][] = [
+    ["queued", {}, true],
+    ["running (claimed by its handset)", { status: "running", started_at: now() }, true],
+    [
+      "awaiting its proof after ussd_ok",
+      { status: "awaiting_evidence", started_at: now(), device_outcome: "ussd_ok" },
+      true,
+    ],
+    [
+      "no_evidence after ussd_timeout",
+      { status: "no_evidence", started_at: now(), device_outcome: "ussd_timeout" },
+      true,
+    ],
+    ["no_evidence after the sweep", { status: "no_evidence", started_at: now(), device_outcome: "ussd_ok" }, true],
+    [
+      "settled arrived by a person (no balance read since)",
+      { status: "confirmed", started_at: now(), decided_by: actor },
+      true,
+    ],
+    [
+      "confirmed by a proof received after the measurement",
+      { status: "confirmed", started_at: now(), evidence_balance_after: 1000, evidence_received_at: now() },
+      true,
+    ],
+    [
+      "confirmed by a proof the measurement already counts",
+      {
+        status: "confirmed",
+        started_at: before(),
+        evidence_balance_after: 1000,
+        evidence_received_at: before(),
+        updated_at: before(),
+      },
+      false,
+    ],
+    [
+      "failed by the handset (ussd_failed)",
+      { status: "failed", started_at: now(), device_outcome: "ussd_failed" },
+      false,
+    ],
+    ["failed on the name check", { status: "failed", started_at: now(), device_outcome: "name_mismatch" }, false],
+    ["settled did_not_arrive by a person", { status: "failed", started_at: now(), decided_by: actor }, true],
+    [
+      "failed, then contradicted by the operator's proof",
+      { status: "failed", started_at: now(), device_outcome: "ussd_failed", contradicting_message_id: "msg-late" },
+      true,
+    ],
+    ["cancelled before dialling", { status: "rejected" }, false],
+    [
+      "cancelled while dialling, then reported ussd_ok",
+      { status: "rejected", started_at: now(), device_outcome: "ussd_ok" },
+      true,
+    ],
+    [
+      "cancelled while dialling, then reported ussd_failed",
+      { status: "rejected", started_at: now(), device_outcome: "ussd_failed" },
+      false,
+    ],
+  ];
+  it.each(states.map(([state, columns, held]) => [state, held ? "holds" : "frees", columns, held] as const))(
+    "a debit %s %s its amount",
+    async (_state, _word, columns, held) => {
+      h.fleet.sims.get(b1)!.balance_mirror = 10_000;
+      h.fleet.sims.get(b1)!.balance_updated_at = new Date(Date.now() - HOUR);
+      const first = await h.client.createOperation(req({ montant: 9000n }));
+      expect(first.operation?.simId).toBe(b1);
+      const names = Object.keys(columns);
+      if (names.length > 0) {
+        await h.query(
+          `update dispatch.operations set ${names.map((n, i) => `${n} = $${i + 2}`).join(", ")}
+          where operation_id = $1`,
+          [first.operation!.operationId, ...Object.values(columns)],
+        );
+      }
+      const second = await h.client.createOperation(req({ montant: 9000n })).then(
+        (r) => (r.created ? "created" : "replay"),
+        async (err: unknown) => (await refusalOf(Promise.reject(err))).context.reason,
+      );
+      expect(second).toBe(held ? "insufficient_balance" : "created");
+    },
+  );
+
   it("does not reserve withdrawals or finished debits", async () => {
     h.fleet.sims.get(b1)!.balance_mirror = 10_000;
     await h.client.createOperation(req({ typeOp: "withdrawal", montant: 9000n, merchantCode: "123456" }));

@@ -145,6 +145,25 @@ describe("list, edit and cancel matching operations", () => {
     expect([late.status, late.code, late.context.reason]).toEqual([409, "conflict", "operation_not_editable"]);
   });
 
+  it("holds an edit to the SIM's free balance as a create is: a raise past it is refused, and of two concurrent raises at most what fits", async () => {
+    const small = randomUUID();
+    h.fleet.addSim({ sim_id: small, operator: "operator_b", device_id: "dev-m", balance_mirror: 10_000 });
+    const edit = (operationId: string, montant: number) =>
+      h.client.updateMatchingOperation({ caller: session(admin, "admin"), operationId, montant: BigInt(montant) }).then(
+        () => "edited",
+        async (err: unknown) => (await refusalOf(Promise.reject(err))).context.reason,
+      );
+    const first = (await create({ caller: session(admin, "admin"), simId: small, amount: 1000 })).operation!;
+    const second = (await create({ caller: session(admin, "admin"), simId: small, amount: 1000 })).operation!;
+    // 1,000 + 9,500 is past 10,000: refused, the row keeps its 1,000.
+    expect(await edit(first.operationId, 9500)).toBe("insufficient_balance");
+    // Two raises to 6,000 at once: 12,000 together, so exactly one passes, every time.
+    const raised = await Promise.all([edit(first.operationId, 6000), edit(second.operationId, 6000)]);
+    expect(raised.sort()).toEqual(["edited", "insufficient_balance"]);
+    const rows = await h.query(`select montant::int as montant from dispatch.operations where sim_id = $1`, [small]);
+    expect(rows.map((r: { montant: number }) => r.montant).sort((a: number, b: number) => a - b)).toEqual([1000, 6000]);
+  });
+
   it("refuses a number of another operator (422), another agent's operation (403), an unknown or non-matching id (404)", async () => {
     const id = (await create()).operation!.operationId;
     const other = await refusalOf(
