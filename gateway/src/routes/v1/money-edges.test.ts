@@ -182,6 +182,12 @@ describe("no second payment: an operator's proof after a failure", () => {
     const orphans = await sys.api.get(`/v1/evidences?unmatched=true&all=true`, { token: admin.token });
     expect(orphans.status).toBe(200);
     expect(JSON.stringify(orphans.body)).not.toContain(ref);
+    // The status stays the person's word, but the operation changed and says so on the bus:
+    // analytics (a consumer of OperationChanged) now knows an operator's message names it.
+    await eventually(async () => {
+      const [row] = await sys.db.query(`select has_message from analytics.operations where operation_id = $1`, [id]);
+      return row?.has_message === true ? true : undefined;
+    });
   });
 
   it("withdraws a retry already queued when the proof of its parent arrives, and names it in the alert", async () => {

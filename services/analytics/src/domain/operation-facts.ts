@@ -34,7 +34,8 @@ export interface TransitionFacts {
  * - dialled: it reached (or left) awaiting_evidence or no_evidence;
  * - confirmed_by: the trigger that confirmed it (`proof` alone is an automatic confirmation);
  * - touched_by_hand: a person attached a message, settled or arbitrated;
- * - has_message: an operator message names it (proof or attach, also after a settlement on word);
+ * - has_message: an operator message names it (proof or attach, also after a settlement on word,
+ *   or a proof that contradicts a failure: `contradicted`);
  * - settled_by_hand: the decision of a board settle or an admin arbitration;
  * - lost: refused by the operator (`ussd_failed`) or settled as never arrived;
  * - fee and proof delay (message arrival → pairing) from the confirming message.
@@ -47,7 +48,7 @@ export function operationFacts(t: Transition): TransitionFacts {
     dialled: DIALLED.has(t.status) || DIALLED.has(t.previousStatus),
     confirmed_by: confirmed ? t.trigger : null,
     touched_by_hand: byHand,
-    has_message: t.trigger === "proof" || t.trigger === "attach",
+    has_message: t.trigger === "proof" || t.trigger === "attach" || t.trigger === "contradicted",
     settled_by_hand: (t.trigger === "settle" || t.trigger === "arbitrate") && t.decision ? t.decision : null,
     lost:
       t.status === "failed" &&

@@ -15,6 +15,7 @@ export type ChangeTrigger =
   | "outcome"
   | "proof"
   | "attach"
+  | "contradicted"
   | "cancel"
   | "cancel_matching"
   | "edit_matching"

@@ -20,6 +20,7 @@ import {
   type ProofMessage,
 } from "../domain/index.ts";
 import { raiseAlert } from "../events/alerts.ts";
+import { publishChange } from "../events/operations.ts";
 import { findOperation, updateOperation, type OperationChange, type OperationRecord } from "../store/operations.ts";
 import {
   answeredBefore,
@@ -243,6 +244,13 @@ async function contradict(
 ): Promise<OperationRecord> {
   const messageId = claim.evidence.message_id;
   const op = await updateOperation(em, before, { contradicting_message_id: messageId });
+  // The status stays, but the operation changed: the board, analytics and intake hear it.
+  await publishChange(em, op, {
+    trigger: "contradicted",
+    previous_status: op.status,
+    evidence_message_id: messageId,
+    at: now,
+  });
   const retry = await lockRetryOf(em, op.operation_id);
   let withdrawn: OperationRecord | undefined;
   if (retry?.status === "queued") {

@@ -39,7 +39,9 @@ export type OperationChanged = Message<"transferops.dispatch.v1.OperationChanged
   /**
    * What moved it: `create`, `create_matching`, `claim`, `outcome`, `proof`, `attach`,
    * `cancel`, `cancel_matching`, `edit_matching`, `settle`, `arbitrate`, `sweep`,
-   * `dispatch_fault`, `device_deleted`.
+   * `running_timeout`, `dispatch_fault`, `device_deleted`, `sim_moved`, and `contradicted`
+   * (an operator's proof of a failed or rejected operation: the status stays, the proof is
+   * linked as contradicting evidence, `evidence_message_id` names it).
    *
    * @generated from field: string trigger = 3;
    */
