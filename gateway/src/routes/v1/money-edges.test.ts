@@ -209,6 +209,53 @@ describe("no second payment: an operator's proof after a failure", () => {
   });
 });
 
+describe("no second payment: a parent's late proof after its retry exists", () => {
+  // A retry of a no_evidence operation is allowed (the contract asks the board to confirm it
+  // first); the parent's text can still arrive. Found by the seeded simulation (seed 42).
+  it("withdraws a retry still queued on another SIM when the parent's late proof arrives, and alerts", async () => {
+    const h1 = await handset(500_000);
+    const h2 = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h1.sim.simId, 8_300, msisdn);
+    expect((await dial(h1.device, id, "ussd_timeout")).status).toBe("no_evidence");
+    const retry = await create(h2.sim.simId, 8_300, msisdn, { parent: id });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(202);
+
+    await proof(h1, 8_300, msisdn, 491_700);
+    await until(id, "confirmed");
+    expect((await until(retry.body.operation_id, "rejected")).retry_allowed).toBe(false);
+    const alert = await notification("retry_chain_paid_twice", id);
+    expect(alert.message).toContain(retry.body.operation_id);
+    const next = await sys.api.get("/v1/device/next", { token: h2.device.token });
+    expect(next.body?.operation_id).toBeUndefined();
+  });
+
+  it("alerts when the parent is proven after its retry was dialled, and again when the retry is proven too", async () => {
+    const h1 = await handset(500_000);
+    const h2 = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h1.sim.simId, 8_450, msisdn);
+    expect((await dial(h1.device, id, "ussd_timeout")).status).toBe("no_evidence");
+    const retry = await create(h2.sim.simId, 8_450, msisdn, { parent: id });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(202);
+    const retryId = retry.body.operation_id as string;
+    expect((await dial(h2.device, retryId, "ussd_ok")).status).toBe("awaiting_evidence");
+
+    await proof(h1, 8_450, msisdn, 491_550);
+    await until(id, "confirmed");
+    const first = await notification("retry_chain_paid_twice", id);
+    expect(first.severity).toBe("critical");
+    expect(first.message).toContain(retryId);
+    expect(first.message).toContain("may have been paid twice");
+
+    await proof(h2, 8_450, msisdn, 491_550);
+    await until(retryId, "confirmed");
+    const second = await notification("retry_chain_paid_twice", retryId);
+    expect(second.message).toContain(id);
+    expect(second.message).toContain("was paid twice");
+  });
+});
+
 describe("a retry names its parent: only its owner may retry it", () => {
   it("answers another agent's retry 404 without the parent's status; the owner's is accepted", async () => {
     const h = await handset(500_000);

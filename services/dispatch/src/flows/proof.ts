@@ -213,6 +213,7 @@ async function apply(
         candidate_operation_ids: [],
       },
     );
+    await watchRetryChain(em, op, claim.evidence, now);
     return { op, candidateIds: [], stored: true };
   }
   if (decision.outcome === "ambiguous") return { op: undefined, candidateIds: [...decision.candidate_ids] };
@@ -252,20 +253,7 @@ async function contradict(
     at: now,
   });
   const retry = await lockRetryOf(em, op.operation_id);
-  let withdrawn: OperationRecord | undefined;
-  if (retry?.status === "queued") {
-    withdrawn = await move(
-      em,
-      retry,
-      { type: "cancel" },
-      {
-        reject_reason: `Withdrawn: the operator's message ${messageId} says its parent ${op.operation_id} went through.`,
-        finished_at: now,
-        contradicting_message_id: messageId,
-      },
-      { trigger: "cancel", actor_agent_id: null, failure_reason: "parent_went_through", at: now },
-    );
-  }
+  const withdrawn = retry?.status === "queued" ? await withdrawRetry(em, retry, op, messageId, now) : undefined;
   const decidedBy = op.decided_by_name ?? op.decided_by ?? op.reject_reason ?? op.failure_reason ?? op.device_outcome;
   const retryText = retry
     ? withdrawn
@@ -298,6 +286,99 @@ async function contradict(
     raised_at: now,
   });
   return op;
+}
+
+/** A retry no handset has claimed, withdrawn because the operator's message proves its parent went. */
+function withdrawRetry(
+  em: EntityManager,
+  retry: OperationRecord,
+  parent: OperationRecord,
+  messageId: string,
+  now: Date,
+): Promise<OperationRecord> {
+  return move(
+    em,
+    retry,
+    { type: "cancel" },
+    {
+      reject_reason: `Withdrawn: the operator's message ${messageId} says its parent ${parent.operation_id} went through.`,
+      finished_at: now,
+      contradicting_message_id: messageId,
+    },
+    { trigger: "cancel", actor_agent_id: null, failure_reason: "parent_went_through", at: now },
+  );
+}
+
+/**
+ * After an operator's message confirmed `op` (by proof or by attach): the other operations of
+ * its retry chain. A retry of a `no_evidence` operation is allowed (the contract asks the
+ * board to confirm it first), so a parent's late proof can arrive after its retry exists: a
+ * retry still queued is withdrawn before any handset dials it; one dialled, or confirmed, may
+ * have paid (or did pay) a second time, and so does a retry proven after its parent was. Each
+ * raises a critical alert naming both operations and the message, for a person to recover
+ * the second payment.
+ */
+async function watchRetryChain(
+  em: EntityManager,
+  op: OperationRecord,
+  message: { message_id: string; raw_text: string | null },
+  now: Date,
+): Promise<void> {
+  // Most operations are neither a retry nor retried: no statement for them.
+  const retry = op.has_retry ? await lockRetryOf(em, op.operation_id) : undefined;
+  const parent = op.parent_operation_id ? await findOperation(em, op.parent_operation_id) : undefined;
+  const alert = (other: OperationRecord, text: string, context: Record<string, unknown>) =>
+    raiseAlert(em, {
+      kind: "retry_chain_paid_twice",
+      severity: "critical",
+      message: text,
+      sim_id: op.sim_id,
+      device_id: op.device_id,
+      operation_id: op.operation_id,
+      context: {
+        message_id: message.message_id,
+        raw_text: message.raw_text,
+        other_operation_id: other.operation_id,
+        other_status: other.status,
+        ...context,
+      },
+      dedupe_key: `retry_chain_paid_twice:${message.message_id}`,
+      raised_at: now,
+    });
+  if (retry && retry.status === "queued") {
+    const withdrawn = await withdrawRetry(em, retry, op, message.message_id, now);
+    await alert(
+      withdrawn,
+      `Operation ${op.operation_id} went through after all (the operator's message ${message.message_id}); its retry ${retry.operation_id} was withdrawn before any handset dialled it.`,
+      { retry_withdrawn: true },
+    );
+  } else if (retry && (retry.started_at !== null || retry.status === "confirmed") && !endedUndialled(retry)) {
+    await alert(
+      retry,
+      `Operation ${op.operation_id} went through after all (the operator's message ${message.message_id}), and its retry ${retry.operation_id} is ${retry.status}: the customer ${retry.status === "confirmed" ? "was" : "may have been"} paid twice.`,
+      { retry_withdrawn: false },
+    );
+  }
+  if (parent?.status === "confirmed") {
+    await alert(
+      parent,
+      `Operation ${op.operation_id} is a retry of ${parent.operation_id}, and both went through (the operator's message ${message.message_id} proves the retry): the customer was paid twice.`,
+      {},
+    );
+  }
+}
+
+/**
+ * A retry that ended without its money leaving, by the handset's, the operator's or a person's
+ * word: failed (unless a proof contradicts it), or rejected before dialling or on a refused dial.
+ */
+function endedUndialled(op: OperationRecord): boolean {
+  if (op.contradicting_message_id !== null) return false;
+  if (op.status === "failed") return true;
+  return (
+    op.status === "rejected" &&
+    (op.started_at === null || ["ussd_failed", "name_mismatch", "sim_absent"].includes(op.device_outcome ?? ""))
+  );
 }
 
 async function raiseDivergence(
@@ -391,6 +472,7 @@ export async function attachEvidence(
       },
       { trigger: "attach", actor_agent_id: actor.agent_id, evidence_message_id: messageId, at: now },
     );
+    if (before.status !== "confirmed") await watchRetryChain(em, op, evidence, now);
     return { op, changed: true };
   });
   if (result.changed) deps.published();
