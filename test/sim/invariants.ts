@@ -17,7 +17,7 @@ export interface Violation {
 export const INVARIANTS = [
   "confirmed only by the operator's proof of its exact amount, or a person's recorded decision",
   "a message proves at most one operation, an operation is proven at most once",
-  "no two confirmed operations for one intent (a retry and its parent) without an alert",
+  "no two paid operations for one intent (a retry and its parent) without an alert",
   "a SIM's free balance never below zero at a create",
   "every acknowledged write exists",
   "no 5xx but a 503 with Retry-After while a process is down",
@@ -178,19 +178,23 @@ export class Invariants {
          select o.operation_id, c.root from dispatch.operations o join chain c on o.parent_operation_id = c.operation_id
        )
        select c.root::text, array_agg(o.operation_id::text order by o.created_at) as ops,
-              array_agg(o.confirmed_by order by o.created_at) as bys,
-              array_agg(o.evidence_message_id order by o.created_at) as messages,
+              array_agg(case when o.status = 'confirmed' then o.confirmed_by else 'contradicted' end
+                        order by o.created_at) as bys,
+              array_agg(coalesce(o.evidence_message_id, o.contradicting_message_id) order by o.created_at) as messages,
               (select count(*)::int from fleet.notifications n
                 where n.operation_id = any(array_agg(o.operation_id::text))) as alerts
          from chain c join dispatch.operations o on o.operation_id = c.operation_id
         where o.status = 'confirmed'
+           -- failed or rejected, but an operator's text proves it went (a withdrawn retry, never
+           -- dialled, carries its parent's text and moved nothing)
+           or (o.contradicting_message_id is not null and o.started_at is not null)
         group by c.root having count(*) > 1`,
     );
     const inv = INVARIANTS[2];
     this.count(inv);
     for (const r of rows) {
       const byProofs =
-        r.bys.every((b) => b === "proof" || b === "attach") &&
+        r.bys.every((b) => b === "proof" || b === "attach" || b === "contradicted") &&
         new Set(r.messages.filter(Boolean)).size === r.ops.length;
       if (byProofs && r.alerts > 0) continue;
       this.found(
