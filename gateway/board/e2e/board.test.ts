@@ -248,8 +248,11 @@ describe("the board in Chromium", () => {
     await page.getByText(/Access profile limits an operation to 500000 FCFA; requested 900000/).waitFor();
     await page.getByLabel("Amount").fill("3000");
     await page.getByRole("button", { name: "Record" }).click();
-    await page.getByText("Recorded: dial FCFA 3,000 to 690555444.").waitFor();
+    // The confirmation and the table say which SIM to dial from, by its number (not its id).
+    await page.getByText(/^Recorded: dial FCFA 3,000 to 690555444 from SIM 6\d{8}( · .+)?\.$/).waitFor();
     await page.getByRole("cell", { name: "to dial by hand" }).waitFor();
+    await page.getByRole("columnheader", { name: "Dial from SIM" }).waitFor();
+    expect(await page.getByRole("cell", { name: /^6\d{8}( · .+)?$/ }).count()).toBeGreaterThan(0);
     await page.getByLabel("Language").selectOption("fr");
     await page.getByRole("heading", { level: 2, name: "Opérations manuelles" }).waitFor();
     await page.getByRole("cell", { name: "3 000 FCFA" }).waitFor();

@@ -19,6 +19,12 @@ export function Matching() {
   useEffect(() => {
     void call(() => api.GET("/v1/agents/me/sims")).then((r) => r.data && setSims(r.data));
   }, []);
+  // The SIM to dial from, by its number and handset (the operation names it by id).
+  const simOf = (simId: string | null | undefined) => {
+    const sim = sims.find((s) => s.sim_id === simId);
+    if (!sim) return simId ? simId.slice(0, 8) : "—";
+    return sim.device_label ? `${sim.msisdn} · ${sim.device_label}` : sim.msisdn;
+  };
   const cancel = async (o: Operation) => {
     const r = await call(() =>
       api.POST("/v1/operations/matching/{operation_id}/cancel", { params: { path: { operation_id: o.operation_id } } }),
@@ -46,7 +52,11 @@ export function Matching() {
           );
           const o = r.outcome ?? {
             ok: true as const,
-            message: t("mo.recorded", { amount: fcfa(r.data.montant), msisdn: r.data.msisdn_dest }),
+            message: t("mo.recorded", {
+              amount: fcfa(r.data.montant),
+              msisdn: r.data.msisdn_dest,
+              sim: simOf(r.data.sim_id),
+            }),
           };
           // A refusal shows under the form; the page keeps the last success.
           setOutcome(o.ok ? o : undefined);
@@ -63,6 +73,7 @@ export function Matching() {
           t("common.status"),
           t("common.number"),
           { num: t("common.amount") },
+          t("mo.sim"),
           t("common.actions"),
         ]}
         row={(o) => (
@@ -73,6 +84,7 @@ export function Matching() {
             </td>
             <td>{o.msisdn_dest}</td>
             <td class="num">{fcfa(o.montant)}</td>
+            <td>{simOf(o.sim_id)}</td>
             <td>
               {o.status === "awaiting_manual_dial" && (
                 <>

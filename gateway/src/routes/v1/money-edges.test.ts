@@ -256,6 +256,51 @@ describe("no second payment: a parent's late proof after its retry exists", () =
   });
 });
 
+describe("no second payment: a parent settled on word after its retry exists", () => {
+  // Found by the seeded simulation (seed 42): a no_evidence parent settled arrived while its
+  // retry was queued; the retry was then dialled and proven: paid twice, no alert.
+  it("withdraws a queued retry when its parent is settled arrived, and alerts naming both", async () => {
+    const h1 = await handset(500_000);
+    const h2 = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h1.sim.simId, 8_600, msisdn);
+    expect((await dial(h1.device, id, "ussd_timeout")).status).toBe("no_evidence");
+    const retry = await create(h2.sim.simId, 8_600, msisdn, { parent: id });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(202);
+    expect((await settle(id, "arrived")).status).toBe(200);
+    expect((await until(retry.body.operation_id, "rejected")).retry_allowed).toBe(false);
+    const alert = await notification("retry_chain_paid_twice", id);
+    expect(alert.message).toContain(retry.body.operation_id);
+    expect(alert.message).toContain("Odile Owner");
+    const next = await sys.api.get("/v1/device/next", { token: h2.device.token });
+    expect(next.body?.operation_id).toBeUndefined();
+  });
+
+  it("alerts when an admin confirms a parent whose retry was already proven", async () => {
+    const h1 = await handset(500_000);
+    const h2 = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h1.sim.simId, 8_750, msisdn);
+    expect((await dial(h1.device, id, "ussd_timeout")).status).toBe("no_evidence");
+    const retry = await create(h2.sim.simId, 8_750, msisdn, { parent: id });
+    const retryId = retry.body.operation_id as string;
+    expect((await dial(h2.device, retryId, "ussd_ok")).status).toBe("awaiting_evidence");
+    await proof(h2, 8_750, msisdn, 491_250);
+    await until(retryId, "confirmed");
+    const arbitrated = await sys.api.post(`/v1/admin/operations/${id}/arbitrate`, {
+      token: admin.token,
+      body: { decision: "confirmed", note: "the customer's receipt shows it" },
+    });
+    expect(arbitrated.status, JSON.stringify(arbitrated.body)).toBe(200);
+    const alert = await notification("retry_chain_paid_twice", id);
+    expect([alert.severity, alert.message.includes(retryId), alert.message.includes("was paid twice")]).toEqual([
+      "critical",
+      true,
+      true,
+    ]);
+  });
+});
+
 describe("a retry names its parent: only its owner may retry it", () => {
   it("answers another agent's retry 404 without the parent's status; the owner's is accepted", async () => {
     const h = await handset(500_000);

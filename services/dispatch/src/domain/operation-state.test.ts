@@ -316,6 +316,13 @@ describe("retryFlags", () => {
       retry_requires_confirmation: confirmation,
     });
   });
+
+  it("refuses the retry of one an operator's text contradicts, or of a retry withdrawn because its parent went", () => {
+    const none = { retry_allowed: false, retry_requires_confirmation: null };
+    expect(retryFlags("failed", false, { contradicting_message_id: "m-1" })).toEqual(none);
+    expect(retryFlags("rejected", false, { failure_reason: "parent_went_through" })).toEqual(none);
+    expect(retryFlags("rejected", false, { failure_reason: "cancelled" }).retry_allowed).toBe(true);
+  });
 });
 
 describe("transition: totality", () => {

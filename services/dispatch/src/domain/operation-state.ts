@@ -322,20 +322,23 @@ export interface RetryFacts {
   readonly contradicting_message_id?: string | null;
   /** The handset's outcome, reported after a cancel too (`ussd_ok` then means it was dialled). */
   readonly device_outcome?: DeviceOutcome | null;
+  /** `parent_went_through`: a retry withdrawn because its parent went after all. */
+  readonly failure_reason?: string | null;
 }
 
 /**
  * failed and rejected moved no money: retry freely. no_evidence may have moved
  * money: a retry needs the caller's confirmation, as does a rejected operation whose
  * handset then reported it dialled (`ussd_ok`, `ussd_unconfirmed`: cancelled mid-dial).
- * An operation an operator's proof contradicts moved money: no retry. Everything else
+ * An operation an operator's proof contradicts moved money: no retry; nor a retry withdrawn
+ * because its parent went after all (`parent_went_through`): retrying it pays again. Everything else
  * is still in flight or done; awaiting_manual_dial included, since its agent has not
  * dialled yet (cancel it instead). Only one retry per operation: once one exists, none
  * is allowed.
  */
 export function retryFlags(status: OperationStatus, hasRetry: boolean, facts: RetryFacts = {}): RetryFlags {
   const notAllowed: RetryFlags = { retry_allowed: false, retry_requires_confirmation: null };
-  if (hasRetry || facts.contradicting_message_id) return notAllowed;
+  if (hasRetry || facts.contradicting_message_id || facts.failure_reason === "parent_went_through") return notAllowed;
   switch (status) {
     case "failed":
       return { retry_allowed: true, retry_requires_confirmation: false };

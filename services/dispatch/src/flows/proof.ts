@@ -253,7 +253,10 @@ async function contradict(
     at: now,
   });
   const retry = await lockRetryOf(em, op.operation_id);
-  const withdrawn = retry?.status === "queued" ? await withdrawRetry(em, retry, op, messageId, now) : undefined;
+  const withdrawn =
+    retry?.status === "queued"
+      ? await withdrawRetry(em, retry, op, `the operator's message ${messageId}`, now, messageId)
+      : undefined;
   const decidedBy = op.decided_by_name ?? op.decided_by ?? op.reject_reason ?? op.failure_reason ?? op.device_outcome;
   const retryText = retry
     ? withdrawn
@@ -288,20 +291,22 @@ async function contradict(
   return op;
 }
 
-/** A retry no handset has claimed, withdrawn because the operator's message proves its parent went. */
+/** A retry no handset has claimed, withdrawn because its parent went through after all (`cause`). */
 function withdrawRetry(
   em: EntityManager,
   retry: OperationRecord,
   parent: OperationRecord,
-  messageId: string,
+  cause: string,
   now: Date,
+  messageId: string | null,
 ): Promise<OperationRecord> {
   return move(
     em,
     retry,
     { type: "cancel" },
     {
-      reject_reason: `Withdrawn: the operator's message ${messageId} says its parent ${parent.operation_id} went through.`,
+      reject_reason: `Withdrawn: its parent ${parent.operation_id} went through (${cause}).`,
+      failure_reason: "parent_went_through",
       finished_at: now,
       contradicting_message_id: messageId,
     },
@@ -309,24 +314,33 @@ function withdrawRetry(
   );
 }
 
+/** What confirmed an operation, as `watchRetryChain` names it. */
+export type ConfirmedBy =
+  | { readonly message_id: string; readonly raw_text: string | null }
+  | { readonly decided_by_name: string | null; readonly decision: string };
+
 /**
- * After an operator's message confirmed `op` (by proof or by attach): the other operations of
- * its retry chain. A retry of a `no_evidence` operation is allowed (the contract asks the
- * board to confirm it first), so a parent's late proof can arrive after its retry exists: a
- * retry still queued is withdrawn before any handset dials it; one dialled, or confirmed, may
- * have paid (or did pay) a second time, and so does a retry proven after its parent was. Each
- * raises a critical alert naming both operations and the message, for a person to recover
- * the second payment.
+ * After `op` was confirmed (by an operator's message, an attach, or a person's settle or
+ * arbitration): the other operations of its retry chain. A retry of a `no_evidence` operation
+ * is allowed (the contract asks the board to confirm it first), so its parent can still turn
+ * out to have gone: a retry still queued is withdrawn before any handset dials it; one dialled,
+ * or confirmed, may have paid (or did pay) a second time, and so does a retry confirmed after
+ * its parent was. Each raises a critical alert naming both operations and what confirmed it,
+ * for a person to recover the second payment. The confirmations stand.
  */
-async function watchRetryChain(
+export async function watchRetryChain(
   em: EntityManager,
   op: OperationRecord,
-  message: { message_id: string; raw_text: string | null },
+  by: ConfirmedBy,
   now: Date,
 ): Promise<void> {
   // Most operations are neither a retry nor retried: no statement for them.
   const retry = op.has_retry ? await lockRetryOf(em, op.operation_id) : undefined;
   const parent = op.parent_operation_id ? await findOperation(em, op.parent_operation_id) : undefined;
+  const proof = "message_id" in by;
+  const cause = proof
+    ? `the operator's message ${by.message_id}`
+    : `${by.decision} on the word of ${by.decided_by_name ?? "a person"}`;
   const alert = (other: OperationRecord, text: string, context: Record<string, unknown>) =>
     raiseAlert(em, {
       kind: "retry_chain_paid_twice",
@@ -336,33 +350,32 @@ async function watchRetryChain(
       device_id: op.device_id,
       operation_id: op.operation_id,
       context: {
-        message_id: message.message_id,
-        raw_text: message.raw_text,
+        ...(proof ? { message_id: by.message_id, raw_text: by.raw_text } : { decided_by_name: by.decided_by_name }),
         other_operation_id: other.operation_id,
         other_status: other.status,
         ...context,
       },
-      dedupe_key: `retry_chain_paid_twice:${message.message_id}`,
+      dedupe_key: `retry_chain_paid_twice:${proof ? by.message_id : op.operation_id}`,
       raised_at: now,
     });
   if (retry && retry.status === "queued") {
-    const withdrawn = await withdrawRetry(em, retry, op, message.message_id, now);
+    const withdrawn = await withdrawRetry(em, retry, op, cause, now, proof ? by.message_id : null);
     await alert(
       withdrawn,
-      `Operation ${op.operation_id} went through after all (the operator's message ${message.message_id}); its retry ${retry.operation_id} was withdrawn before any handset dialled it.`,
+      `Operation ${op.operation_id} went through after all (${cause}); its retry ${retry.operation_id} was withdrawn before any handset dialled it.`,
       { retry_withdrawn: true },
     );
   } else if (retry && (retry.started_at !== null || retry.status === "confirmed") && !endedUndialled(retry)) {
     await alert(
       retry,
-      `Operation ${op.operation_id} went through after all (the operator's message ${message.message_id}), and its retry ${retry.operation_id} is ${retry.status}: the customer ${retry.status === "confirmed" ? "was" : "may have been"} paid twice.`,
+      `Operation ${op.operation_id} went through after all (${cause}), and its retry ${retry.operation_id} is ${retry.status}: the customer ${retry.status === "confirmed" ? "was" : "may have been"} paid twice.`,
       { retry_withdrawn: false },
     );
   }
   if (parent?.status === "confirmed") {
     await alert(
       parent,
-      `Operation ${op.operation_id} is a retry of ${parent.operation_id}, and both went through (the operator's message ${message.message_id} proves the retry): the customer was paid twice.`,
+      `Operation ${op.operation_id} is a retry of ${parent.operation_id}, and both went through (${cause} confirms the retry): the customer was paid twice.`,
       {},
     );
   }

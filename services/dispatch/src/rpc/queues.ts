@@ -21,6 +21,7 @@ import { actorOf, toOperation, toSettledOnWord, toUnproven } from "../flows/mapp
 import { check } from "@transferops/kit";
 import type { DispatchDeps } from "../flows/ports.ts";
 import { isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
+import { watchRetryChain } from "../flows/proof.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,
@@ -88,7 +89,7 @@ export function queueHandlers(deps: DispatchDeps): Impl {
       const after = await db.tx(async (em) => {
         const before = await lockOrNotFound(em, req.operationId);
         check(checkQueueScope(actor, before, granted));
-        return move(
+        const op = await move(
           em,
           before,
           { type: "settle", outcome: req.outcome as "arrived" | "did_not_arrive" },
@@ -109,6 +110,9 @@ export function queueHandlers(deps: DispatchDeps): Impl {
             at: now,
           },
         );
+        if (arrived)
+          await watchRetryChain(em, op, { decided_by_name: actor.full_name, decision: "settled arrived" }, now);
+        return op;
       });
       deps.published();
       return { operation: toOperation(after) };
@@ -126,7 +130,7 @@ export function queueHandlers(deps: DispatchDeps): Impl {
       const confirmed = req.decision === "confirmed";
       const after = await db.tx(async (em) => {
         const before = await lockOrNotFound(em, req.operationId);
-        return move(
+        const op = await move(
           em,
           before,
           { type: "arbitrate", decision: req.decision as "confirmed" | "failed" },
@@ -147,6 +151,9 @@ export function queueHandlers(deps: DispatchDeps): Impl {
             at: now,
           },
         );
+        if (confirmed)
+          await watchRetryChain(em, op, { decided_by_name: actor.full_name, decision: "arbitrated confirmed" }, now);
+        return op;
       });
       deps.published();
       return { operation: toOperation(after) };
