@@ -249,7 +249,7 @@ describe("the board in Chromium", () => {
     await page.getByLabel("Amount").fill("3000");
     await page.getByRole("button", { name: "Record" }).click();
     // The confirmation and the table say which SIM to dial from, by its number (not its id).
-    await page.getByText(/^Recorded: dial FCFA 3,000 to 690555444 from SIM 6\d{8}( · .+)?\.$/).waitFor();
+    await page.getByText(/^Recorded: dial FCFA\s3,000 to 690555444 from SIM 6\d{8}( · .+)?\.$/).waitFor();
     await page.getByRole("cell", { name: "to dial by hand" }).waitFor();
     await page.getByRole("columnheader", { name: "Dial from SIM" }).waitFor();
     expect(await page.getByRole("cell", { name: /^6\d{8}( · .+)?$/ }).count()).toBeGreaterThan(0);
