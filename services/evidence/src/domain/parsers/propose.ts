@@ -411,3 +411,33 @@ function readsOwnExample(
   const read = parseMessage(spec.operator, text, [rule]);
   return read.rule === rule.id ? { ...read, kind: spec.kind } : null;
 }
+
+/**
+ * Where each reading slot of a template (one the person corrected) reads the example: the
+ * span of its value in the example (whitespace collapsed), as the compiled rule finds it.
+ */
+export function slotSpans(
+  spec: {
+    operator: Operator;
+    kind: MessageKind | null;
+    language: Language;
+    direction: Direction | null;
+    template: string;
+  },
+  text: string,
+): ProposedSlot[] {
+  const relaxed = { ...spec, kind: spec.kind === "DEP" || spec.kind === "BAL" ? null : spec.kind };
+  if (templateProblems(relaxed).length > 0) return [];
+  const rule = compileWordingRule(relaxed, "taught.proposal.spans.v0");
+  const norm = normalizeText(text);
+  const out: ProposedSlot[] = [];
+  for (const [slot, field] of Object.entries(FIELD_OF) as [TemplateSlot, keyof ParsedMessage][]) {
+    const re = rule.fields?.[field as keyof typeof rule.fields];
+    if (!re) continue;
+    re.lastIndex = 0;
+    const span = re.exec(norm.folded)?.indices?.groups?.v;
+    re.lastIndex = 0;
+    if (span) out.push({ slot, start: span[0], end: span[1], value: norm.text.slice(span[0], span[1]) });
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
