@@ -757,7 +757,7 @@ export interface paths {
     };
     /**
      * The texts no rule reads, or reads only partly, grouped by their shape
-     * @description Reads the newest 5,000 stored messages and groups, per operator, those no rule reads (`why` `unread`), a kind that moves money read without its amount (`kind_without_amount`) and a deposit read without its reference (`deposit_without_ref`), by their shape: the text with its amounts, numbers, names, references and dates masked. Each group gives its count, SIMs, first and last seen, and its newest text; the operations waiting for a proof on its SIMs (running, awaiting_evidence, no_evidence) and their amounts. The groups with the most money waiting come first, then the most operations waiting, then the most texts; at most 100. A dismissed text is not listed.
+     * @description Reads the newest 5,000 stored messages and groups, per operator, those no rule reads (`why` `unread`), a kind that moves money read without its amount (`kind_without_amount`) and a deposit read without its reference (`deposit_without_ref`), by their shape: the text with its amounts, numbers, names, references and dates masked. Each group gives its count, SIMs, first and last seen, and its newest text; the operations waiting for a proof on its SIMs (queued, running, awaiting_evidence, no_evidence) and their amounts. The groups with the most money waiting come first, then the most operations waiting, then the most texts; at most 100. A dismissed text is not listed.
      */
     get: operations["listUnknownWordings"];
     put?: never;

@@ -22,7 +22,7 @@ import { simOperators, trialReads, TRIAL_SAMPLE, TRIAL_SCAN_LIMIT } from "./word
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OPERATORS = ["operator_a", "operator_b"];
 /** Statuses of an operation a text can still prove (operation-state.md in dispatch). */
-const WAITING = ["running", "awaiting_evidence", "no_evidence"];
+const WAITING = ["queued", "running", "awaiting_evidence", "no_evidence"];
 
 export interface UnknownWordings {
   groups: UnknownGroup[];

@@ -731,8 +731,8 @@ export type UnknownWordingGroup = Message<"transferops.evidence.v1.UnknownWordin
   sampleText: string;
 
   /**
-   * Operations still waiting for their proof on the group's SIMs (running, awaiting_evidence,
-   * no_evidence), and their amounts in FCFA: what a rule for this wording could prove.
+   * Operations still waiting for their proof on the group's SIMs (queued, running,
+   * awaiting_evidence, no_evidence), and their amounts in FCFA: what a rule for this wording could prove.
    *
    * @generated from field: int64 operations_waiting = 10;
    */
