@@ -26,8 +26,7 @@ describe("unknown texts grouped by their shape", () => {
   });
 
   it("gives two texts of one wording with other values the same shape", () => {
-    const other =
-      "CREDIT MOMO: 12,500 FCFA recus de AWA NDIAYE (699111222) le 2026-11-13 08:01 | Trx 10932299999";
+    const other = "CREDIT MOMO: 12,500 FCFA recus de AWA NDIAYE (699111222) le 2026-11-13 08:01 | Trx 10932299999";
     expect(shapeOf(other)).toBe(shapeOf(base.raw_text));
     expect(shapeOf(base.raw_text)).toBe("{name}: {amount} recus de {name} ({phone}) le {date} | trx {phone}");
   });
@@ -66,6 +65,12 @@ describe("unknown texts grouped by their shape", () => {
   });
 
   it("leaves out texts of a SIM whose operator is unknown", () => {
-    expect(groupUnknown([base], () => undefined, () => ({ count: 0, amountXaf: 0 }))).toEqual([]);
+    expect(
+      groupUnknown(
+        [base],
+        () => undefined,
+        () => ({ count: 0, amountXaf: 0 }),
+      ),
+    ).toEqual([]);
   });
 });
