@@ -748,6 +748,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/unknown-wordings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The texts no rule reads, or reads only partly, grouped by their shape
+     * @description Reads the newest 5,000 stored messages and groups, per operator, those no rule reads (`why` `unread`), a kind that moves money read without its amount (`kind_without_amount`) and a deposit read without its reference (`deposit_without_ref`), by their shape: the text with its amounts, numbers, names, references and dates masked. Each group gives its count, SIMs, first and last seen, and its newest text; the operations waiting for a proof on its SIMs (queued, running, awaiting_evidence, no_evidence) and their amounts. The groups with the most money waiting come first, then the most operations waiting, then the most texts; at most 100. A dismissed text is not listed.
+     */
+    get: operations["listUnknownWordings"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/wording-rules/proposals": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Propose a wording rule from a stored text, and what it would read
+     * @description From the text of `message_id`, proposes a template in the wording rules' format: the amounts with their currency, the operators' reference shapes, the other party's number and name (by the direction), the balance and the fee after their labels become slots (`slots`: their spans in `example`, the text with its whitespace collapsed); dates become {date}, other numbers {number}. `kind` and `direction` are the admin's choice (absent: the text's stored reading). With `template`, the admin's corrected template is tried instead of a new proposal. `problems` lists what would make addWordingRule refuse it (the template reasons); when there are none, every stored text of the operator it would read differently from today is counted (`reads`, `read_otherwise`: read as a kind by another rule today, built-in included) and the newest 20 shown as it would read them. Nothing is stored.
+     */
+    post: operations["proposeWordingRule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/wording-rules": {
     parameters: {
       query?: never;
@@ -2161,6 +2201,60 @@ export interface components {
       queue_purged: boolean;
       notes: string[];
     };
+    UnknownWordingGroup: {
+      operator: string;
+      shape: string;
+      why: string;
+      count: number;
+      sim_ids: string[];
+      first_seen: string | null;
+      last_seen: string | null;
+      sample_message_id: string;
+      sample_text: string;
+      operations_waiting: number;
+      money_waiting_xaf: number;
+      amount_read_xaf: number;
+    };
+    ProposedSlot: {
+      slot: string;
+      start: number;
+      end: number;
+      value: string;
+    };
+    WordingTrialRead: {
+      message_id: string;
+      sim_id: string;
+      received_at: string | null;
+      outcome: string;
+      before_kind: string | null;
+      before_rule: string | null;
+      kind: string | null;
+      amount: number | null;
+      fee: number | null;
+      balance_after: number | null;
+      operator_ref: string | null;
+      counterparty_msisdn: string | null;
+      counterparty_name: string | null;
+      direction: string | null;
+      text: string;
+      rereadable: boolean;
+      money_received_as_proof: boolean;
+    };
+    WordingProposal: {
+      message_id: string;
+      operator: string;
+      kind: string | null;
+      language: string;
+      direction: string | null;
+      template: string;
+      example: string;
+      slots: components["schemas"]["ProposedSlot"][];
+      problems: string[];
+      reads: number;
+      sample: components["schemas"]["WordingTrialRead"][];
+      scanned: number;
+      read_otherwise: number;
+    };
     WordingRule: {
       version_id: string;
       rule_id: string;
@@ -2181,25 +2275,6 @@ export interface components {
       reread_state: string;
       reread_messages: number;
       reread_confirmed: number;
-    };
-    WordingTrialRead: {
-      message_id: string;
-      sim_id: string;
-      received_at: string | null;
-      outcome: string;
-      before_kind: string | null;
-      before_rule: string | null;
-      kind: string | null;
-      amount: number | null;
-      fee: number | null;
-      balance_after: number | null;
-      operator_ref: string | null;
-      counterparty_msisdn: string | null;
-      counterparty_name: string | null;
-      direction: string | null;
-      text: string;
-      rereadable: boolean;
-      money_received_as_proof: boolean;
     };
     WordingTrial: {
       rule: components["schemas"]["WordingRule"] | null;
@@ -12535,6 +12610,546 @@ export interface operations {
             context?: {
               /** @enum {string} */
               reason?: "admin_required" | "agent_inactive" | "credential_not_accepted" | "password_change_required";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  listUnknownWordings: {
+    parameters: {
+      query?: {
+        operator?: "operator_a" | "operator_b";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description groups, most money waiting first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "groups": [
+           *         {
+           *           "operator": "operator_a",
+           *           "shape": "{name}: {amount} recus de {name} ({phone}) | nouveau solde {amount} | trx {phone}",
+           *           "why": "unread",
+           *           "count": 14,
+           *           "sim_ids": [
+           *             "0f1e2d3c-4b5a-4968-8776-655443322110"
+           *           ],
+           *           "first_seen": "2026-11-28T07:02:11.000Z",
+           *           "last_seen": "2026-11-28T09:41:50.000Z",
+           *           "sample_message_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+           *           "sample_text": "CREDIT MOMO: 3250F recus de NORBERT DOSSOU (237670000009) | Nouveau solde 4222F | Trx 10932256987",
+           *           "operations_waiting": 2,
+           *           "money_waiting_xaf": 18250,
+           *           "amount_read_xaf": 0
+           *         }
+           *       ],
+           *       "scanned": 412,
+           *       "truncated": false
+           *     }
+           */
+          "application/json": {
+            groups: components["schemas"]["UnknownWordingGroup"][];
+            scanned: number;
+            truncated: boolean;
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description Unknown operator. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unknown operator",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
+            };
+          };
+        };
+      };
+      /** @description Too many requests; retry after Retry-After. Reasons (context.reason): rate_limited */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Too many requests; retry after Retry-After",
+           *       "code": "rate_limited",
+           *       "context": {
+           *         "reason": "rate_limited"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error; nothing about it is sent */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Internal error; nothing about it is sent",
+           *       "code": "server_error",
+           *       "context": {}
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done. Reasons (context.reason): outcome_unknown */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "The request ran out of time (or its service went away) before its outcome was known: it may or may not have taken effect. Retry-After says when to send the same request again (same request_id or client_message_id); a replay answers what was done",
+           *       "code": "server_error",
+           *       "context": {
+           *         "reason": "outcome_unknown"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "outcome_unknown";
+            };
+          };
+        };
+      };
+    };
+  };
+  proposeWordingRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+         *       "kind": "UV_IN",
+         *       "direction": "in"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          message_id: string;
+          kind?:
+            | (
+                | "DEP"
+                | "BAL"
+                | "UV_OUT"
+                | "UV_IN"
+                | "FLOAT_OUT"
+                | "FLOAT_IN"
+                | "UV_WITH"
+                | "FLOAT_WITH"
+                | "AIRTIME"
+                | "COM_SWEEP"
+                | "REV"
+                | "OPERATOR_A_REC"
+                | "OPERATOR_B_REC"
+                | "ADMIN"
+                | "COM"
+                | "MKT"
+                | "TPL"
+                | "FAIL"
+              )
+            | null;
+          direction?: ("in" | "out") | null;
+          template?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The proposal: the template, its slots and what it would read */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+           *       "operator": "operator_a",
+           *       "kind": "UV_IN",
+           *       "language": "fr",
+           *       "direction": "in",
+           *       "template": "CREDIT MOMO: {amount} recus de {name} ({phone}) | Nouveau solde {balance} | Trx {ref}",
+           *       "example": "CREDIT MOMO: 3250F recus de NORBERT DOSSOU (237670000009) | Nouveau solde 4222F | Trx 10932256987",
+           *       "slots": [
+           *         {
+           *           "slot": "amount",
+           *           "start": 13,
+           *           "end": 18,
+           *           "value": "3250F"
+           *         },
+           *         {
+           *           "slot": "name",
+           *           "start": 28,
+           *           "end": 42,
+           *           "value": "NORBERT DOSSOU"
+           *         },
+           *         {
+           *           "slot": "phone",
+           *           "start": 44,
+           *           "end": 56,
+           *           "value": "237670000009"
+           *         },
+           *         {
+           *           "slot": "balance",
+           *           "start": 74,
+           *           "end": 79,
+           *           "value": "4222F"
+           *         },
+           *         {
+           *           "slot": "ref",
+           *           "start": 86,
+           *           "end": 97,
+           *           "value": "10932256987"
+           *         }
+           *       ],
+           *       "problems": [],
+           *       "reads": 1,
+           *       "scanned": 412,
+           *       "read_otherwise": 0,
+           *       "sample": [
+           *         {
+           *           "message_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+           *           "sim_id": "0f1e2d3c-4b5a-4968-8776-655443322110",
+           *           "received_at": "2026-11-28T09:41:50.000Z",
+           *           "outcome": "orphan",
+           *           "before_kind": null,
+           *           "before_rule": "unrecognised",
+           *           "kind": "UV_IN",
+           *           "amount": 3250,
+           *           "fee": null,
+           *           "balance_after": 4222,
+           *           "operator_ref": "10932256987",
+           *           "counterparty_msisdn": "237670000009",
+           *           "counterparty_name": "NORBERT DOSSOU",
+           *           "direction": "in",
+           *           "text": "CREDIT MOMO: 3250F recus de NORBERT DOSSOU (237670000009) | Nouveau solde 4222F | Trx 10932256987",
+           *           "rereadable": true,
+           *           "money_received_as_proof": false
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["WordingProposal"];
+        };
+      };
+      /** @description Malformed request: JSON body, percent-escape in the path. Reasons (context.reason): malformed_json, malformed_request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Malformed request: JSON body, percent-escape in the path",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "malformed_json"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "malformed_json" | "malformed_request";
+            };
+          };
+        };
+      };
+      /** @description Not signed in. Reasons (context.reason): credentials_invalid, credentials_missing */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Not signed in",
+           *       "code": "not_signed_in",
+           *       "context": {
+           *         "reason": "credentials_invalid"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "credentials_invalid" | "credentials_missing";
+            };
+          };
+        };
+      };
+      /** @description Admin required. Reasons (context.reason): admin_required, agent_inactive, credential_not_accepted, password_change_required, session_required */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Admin required",
+           *       "code": "not_allowed",
+           *       "context": {
+           *         "reason": "admin_required"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?:
+                | "admin_required"
+                | "agent_inactive"
+                | "credential_not_accepted"
+                | "password_change_required"
+                | "session_required";
+            };
+          };
+        };
+      };
+      /** @description No such message, or its SIM is unknown. Reasons (context.reason): evidence_not_found, sim_not_found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "No such message, or its SIM is unknown",
+           *       "code": "not_found",
+           *       "context": {
+           *         "reason": "evidence_not_found"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "evidence_not_found" | "sim_not_found";
+            };
+          };
+        };
+      };
+      /** @description Body larger than the route accepts (1 MB unless the route says otherwise). Reasons (context.reason): body_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Body larger than the route accepts (1 MB unless the route says otherwise)",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "body_too_large"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "body_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported Content-Encoding or charset. Reasons (context.reason): unsupported_encoding */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Unsupported Content-Encoding or charset",
+           *       "code": "bad_request",
+           *       "context": {
+           *         "reason": "unsupported_encoding"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "unsupported_encoding";
+            };
+          };
+        };
+      };
+      /** @description Invalid body. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": "Invalid body",
+           *       "code": "refused",
+           *       "context": {
+           *         "reason": "invalid_request"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            context?: {
+              /** @enum {string} */
+              reason?: "invalid_request" | "nested_too_deeply" | "nul_character";
             };
           };
         };

@@ -21,6 +21,7 @@ import { Money } from "./pages/Money.tsx";
 import { Analytics } from "./pages/Analytics.tsx";
 import { Audit } from "./pages/Audit.tsx";
 import { Wording } from "./pages/Wording.tsx";
+import { Teach } from "./pages/Teach.tsx";
 
 // Pages by hash (#/operations): the gateway serves one index.html, and a link to a page
 // works without any server-side route. `admin` pages call routes the contract keeps to
@@ -46,6 +47,7 @@ const PAGES = {
   fleet: { label: "nav.fleet", page: Fleet, roles: ADMIN },
   audit: { label: "nav.audit", page: Audit, roles: ADMIN },
   wording: { label: "nav.wording", page: Wording, roles: ADMIN },
+  teach: { label: "nav.teach", page: Teach, roles: ADMIN },
 } satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
 type PageName = keyof typeof PAGES;
 

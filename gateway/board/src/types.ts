@@ -31,4 +31,6 @@ export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type SimHistory = components["schemas"]["GetSimHistoryResponse"];
 export type WordingRule = components["schemas"]["WordingRule"];
 export type WordingTrial = components["schemas"]["WordingTrial"];
+export type UnknownWordingGroup = components["schemas"]["UnknownWordingGroup"];
+export type WordingProposal = components["schemas"]["WordingProposal"];
 export type ChainLink = Json<"/v1/reconciliations/daily/{sim_id}/chain", "get">["links"][number];

@@ -2,6 +2,7 @@ import type { Route } from "../../http/route.ts";
 import { accessRoutes } from "./access.ts";
 import { adminRoutes } from "./admin.ts";
 import { wordingRuleRoutes } from "./wording-rules.ts";
+import { unknownWordingRoutes } from "./unknown-wordings.ts";
 import { agentRoutes } from "./agents.ts";
 import { deviceRoutes } from "./devices.ts";
 import { handsetFleetRoutes } from "./handset-fleet.ts";
@@ -32,6 +33,7 @@ export function allRoutes(): Route[] {
     ...deviceRoutes,
     ...simRoutes,
     ...adminRoutes,
+    ...unknownWordingRoutes,
     ...wordingRuleRoutes,
     ...handsetFleetRoutes,
     ...notificationRoutes,

@@ -41,9 +41,9 @@ export const REASONS = {
   template_too_long: { status: "invalid", when: "The template is over 600 characters" },
   unknown_slot: {
     status: "invalid",
-    when: "A slot other than {amount} {fee} {balance} {ref} {phone} {name} {any}",
+    when: "A slot other than {amount} {fee} {balance} {ref} {phone} {name} {date} {number} {any}",
   },
-  repeated_slot: { status: "invalid", when: "A slot other than {any} appears twice" },
+  repeated_slot: { status: "invalid", when: "A slot other than {any}, {date} or {number} appears twice" },
   no_literal_text: { status: "invalid", when: "No word of three letters outside the slots: it would read anything" },
   unknown_kind: { status: "invalid", when: "The kind is not one of the message kinds" },
   deposit_needs_amount_ref_and_phone: {

@@ -42,6 +42,7 @@ describe("one SIM's backlog and another SIM's message, on a pool of 3 connection
         return fake.proveOperation(req, options);
       },
       attachEvidence: (req, options) => fake.attachEvidence(req, options),
+      getSimActivity: (req, options) => fake.getSimActivity(req, options),
     };
     const deps = { ...h.deps, db: small, dispatch };
     const local = { ...h, deps };

@@ -4,8 +4,11 @@ import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { SenderIds } from "../domain/senders.ts";
 
-/** What evidence asks of dispatch: prove an operation with a message, attach one by hand. */
-export type DispatchPort = Pick<Client<typeof DispatchService>, "proveOperation" | "attachEvidence">;
+/**
+ * What evidence asks of dispatch: prove an operation with a message, attach one by hand, the
+ * operations of a SIM (those waiting for a proof, for the unknown wordings).
+ */
+export type DispatchPort = Pick<Client<typeof DispatchService>, "proveOperation" | "attachEvidence" | "getSimActivity">;
 
 /** What evidence asks of fleet: the SIM (operator, handset), an agent's grant, a proven balance. */
 export type FleetPort = Pick<Client<typeof FleetService>, "lookupSim" | "getAgentScope" | "recordProvenBalance">;

@@ -85,7 +85,7 @@ async function versionOf(deps: FlowDeps, id: string): Promise<WordingRuleRecord>
 /** How many stored messages a trial reads at most (the newest). */
 export const TRIAL_SCAN_LIMIT = 5000;
 export const TRIAL_SAMPLE = 20;
-const TEXT_CHARS = 320;
+export const TEXT_CHARS = 320;
 
 export interface TrialReadRow {
   message: MessageRecord;
@@ -114,7 +114,7 @@ export interface Trial {
  * them) the rule would read differently from today, built-in readings included; a message's
  * operator is its SIM's (fleet). Reads only.
  */
-async function trialReads(deps: FlowDeps, rule: Rule, operator: Operator) {
+export async function trialReads(deps: FlowDeps, rule: Rule, operator: Operator) {
   const found = await storedNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
   const truncated = found.length > TRIAL_SCAN_LIMIT;
   const candidates = found.slice(0, TRIAL_SCAN_LIMIT);

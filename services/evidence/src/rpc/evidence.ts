@@ -14,6 +14,8 @@ import { deleteAllMessages } from "../store/messages.ts";
 import { activateRule, addRule, listRules, retireRule, tryRule } from "../flows/wording-rules.ts";
 import { toChainLink, toEvidence } from "../flows/mappers.ts";
 import { toWordingRule } from "../events/wording.ts";
+import { listUnknown, proposeRule, TRIAL_SAMPLE } from "../flows/unknown-wordings.ts";
+import { TEXT_CHARS } from "../flows/wording-rules.ts";
 
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
 export function evidenceHandlers(
@@ -168,6 +170,70 @@ export function evidenceHandlers(
             direction: opt(p.direction),
             text: m.raw_text.slice(0, t.textChars),
           })),
+        },
+      };
+    },
+
+    async listUnknownWordings(req) {
+      const found = await listUnknown(deps, req);
+      return {
+        scanned: BigInt(found.scanned),
+        truncated: found.truncated,
+        groups: found.groups.map((g) => ({
+          operator: g.operator,
+          shape: g.shape,
+          why: g.why,
+          count: BigInt(g.count),
+          simIds: g.simIds,
+          firstSeen: ts(g.firstSeen),
+          lastSeen: ts(g.lastSeen),
+          sampleMessageId: g.sample.id,
+          sampleText: g.sample.raw_text.slice(0, TEXT_CHARS),
+          operationsWaiting: BigInt(g.operationsWaiting),
+          moneyWaitingXaf: BigInt(g.moneyWaitingXaf),
+          amountReadXaf: BigInt(g.amountReadXaf),
+        })),
+      };
+    },
+
+    async proposeWordingRule(req) {
+      const p = await proposeRule(deps, req);
+      return {
+        proposal: {
+          messageId: p.message.id,
+          operator: p.operator,
+          kind: opt(p.kind),
+          language: p.language,
+          direction: opt(p.direction),
+          template: p.template,
+          example: p.example,
+          slots: p.slots.map((s) => ({ slot: s.slot, start: s.start, end: s.end, value: s.value })),
+          problems: p.problems,
+          reads: BigInt(p.reads.length),
+          scanned: BigInt(p.scanned),
+          readOtherwise: BigInt(p.reads.filter((r) => r.before.kind !== null).length),
+          sample: p.reads.slice(0, TRIAL_SAMPLE).map((r) => {
+            const m = p.textOf(r.message_id)!;
+            return {
+              messageId: m.id,
+              simId: m.sim_id,
+              receivedAt: ts(m.received_at),
+              outcome: m.outcome,
+              beforeKind: opt(m.kind),
+              beforeRule: opt(m.parse_rule),
+              kind: opt(r.after.kind),
+              amount: big(r.after.amount),
+              fee: big(r.after.fee),
+              balanceAfter: big(r.after.balance_after),
+              operatorRef: opt(r.after.operator_ref),
+              counterpartyMsisdn: opt(r.after.counterparty_msisdn),
+              counterpartyName: opt(r.after.counterparty_name),
+              direction: opt(r.after.direction),
+              text: m.raw_text.slice(0, TEXT_CHARS),
+              rereadable: r.rereadable,
+              moneyReceivedAsProof: r.money_received_as_proof,
+            };
+          }),
         },
       };
     },

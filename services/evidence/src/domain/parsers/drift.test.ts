@@ -40,7 +40,10 @@ const line = (name: string, s: Score) =>
  * parser never gets worse; the goal is 95% for the kind and each field.
  */
 const DRIFT_FLOOR: Record<Scored, number> = {
-  kind: 98.2,
+  // 98.1 since the drifts of issue 40 (a promotion glued after a balance, doubled spaces in a
+  // notice, a balance reply's items in another order): doubled spaces cost nothing, but count
+  // the held-out notices read wrong undrifted a second time.
+  kind: 98.1,
   amount: 99.8,
   fee: 99.4,
   balance_after: 99.7,
@@ -59,7 +62,10 @@ describe("the parser on drifted texts", () => {
   const variants = drifted(CORPUS);
 
   it("drifts every text of the corpus in each named way", () => {
-    for (const drift of DRIFT_KINDS) expect(variants.filter((v) => v.drift === drift).length).toBeGreaterThan(20);
+    // A balance reply's items are drifted on the few balance replies of the corpus.
+    const fewest: Partial<Record<DriftKind, number>> = { balance_order: 3 };
+    for (const drift of DRIFT_KINDS)
+      expect(variants.filter((v) => v.drift === drift).length).toBeGreaterThanOrEqual(fewest[drift] ?? 21);
   });
 
   it("prints accuracy per kind of drift and per field, and holds the floor", () => {

@@ -45,8 +45,8 @@ function sentenceStart(text: string, min: number, at: number): number | null {
 
 /**
  * A sentence starts at `i` when the previous character ends one ("." "!" "?" or the "|"
- * MTN uses) and `i` is a space, or an upper-case letter followed by a lower-case one (the
- * glued ".Prix Cassés"). Decimal points ("2784137.6") and references ("CI220822.1921.C04642",
+ * MTN uses) and `i` is a space, an upper-case letter followed by a lower-case one (the
+ * glued ".Prix Cassés"), or a glued word of four capitals (".EXCLUSIVE BONUS"). Decimal points ("2784137.6") and references ("CI220822.1921.C04642",
  * "NAME-CHEAP.COM*") are not boundaries.
  */
 function isBoundary(text: string, i: number): boolean {
@@ -54,7 +54,9 @@ function isBoundary(text: string, i: number): boolean {
   const here = text[i] ?? "";
   if (here === " ") return true;
   const next = text[i + 1] ?? "";
-  return /\p{Lu}/u.test(here) && /\p{Ll}/u.test(next);
+  // An offer glued in capitals after a receipt's last value ("… 33000 FCFA.EXCLUSIVE BONUS
+  // just for you!"): a word of four capitals or more, then a space or punctuation.
+  return (/\p{Lu}/u.test(here) && /\p{Ll}/u.test(next)) || /^\p{Lu}{4,}[\s!?,]/u.test(text.slice(i, i + 16));
 }
 
 /**

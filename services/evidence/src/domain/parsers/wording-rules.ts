@@ -9,7 +9,7 @@
 // regular expression: a template cannot be catastrophic to match, and cannot read a value
 // anywhere but in its slot.
 
-import { AMT, MONEY, MSISDN, PHONE, REF } from "./fields.ts";
+import { AMT, MONEY, MSISDN, PHONE, PLACEHOLDER, REF } from "./fields.ts";
 import { foldAccents } from "./normalize.ts";
 import { checkRules, parseMessage } from "./parse.ts";
 import {
@@ -31,17 +31,29 @@ export interface WordingRuleSpec {
   template: string;
 }
 
+const DATE = String.raw`(?:\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}[:h]\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?|DATETIME\}?)`;
+
 /** The slots of a template and the field each one reads (`any` reads nothing). */
 const SLOTS = {
   amount: { field: "amount", capture: MONEY, plain: AMT },
   fee: { field: "fee", capture: MONEY, plain: AMT },
   balance: { field: "balance_after", capture: MONEY, plain: AMT },
   ref: { field: "operator_ref", capture: REF, plain: REF.replace("(?<v>", "(?:") },
-  phone: { field: "counterparty_msisdn", capture: MSISDN, plain: PHONE },
+  // A masked number ("[PHONE:671-abcdef]") is still the wording's number: matched, read as null.
+  phone: { field: "counterparty_msisdn", capture: MSISDN, plain: String.raw`(?:${PHONE}|${PLACEHOLDER})` },
   name: { field: "counterparty_name", capture: String.raw`(?<v>[^()\d]{1,120}?)`, plain: String.raw`[^()\d]{1,120}?` },
   any: { field: null, capture: String.raw`.{0,80}?`, plain: String.raw`.{0,80}?` },
+  // A date or a time as operators print them ("2025-11-12 20:48:52", "06/09/2018 12:11:22"):
+  // reads nothing, but unlike `{any}` it cannot swallow the words around it.
+  date: { field: null, capture: DATE, plain: DATE },
+  // Any other number, with or without a currency (a commission, a code, a tax): reads nothing.
+  number: { field: null, capture: AMT, plain: AMT },
 } as const;
 type Slot = keyof typeof SLOTS;
+/** A slot of a template: `{amount}`, `{fee}`, `{balance}`, `{ref}`, `{phone}`, `{name}`, `{date}`, `{number}`, `{any}`. */
+export type TemplateSlot = Slot;
+/** Slots that read nothing, and so may appear more than once. */
+const REPEATABLE: readonly string[] = ["any", "date", "number"];
 
 export const MAX_TEMPLATE_LENGTH = 600;
 
@@ -65,8 +77,8 @@ export function templateProblems(spec: WordingRuleSpec): TemplateProblem[] {
   if (spec.kind !== null && !MESSAGE_KINDS.includes(spec.kind)) problems.push("unknown_kind");
   const slots = [...spec.template.matchAll(SLOT)].map((m) => m[1]);
   if (slots.some((s) => !(s in SLOTS))) problems.push("unknown_slot");
-  if (new Set(slots.filter((s) => s !== "any")).size !== slots.filter((s) => s !== "any").length)
-    problems.push("repeated_slot");
+  const reading = slots.filter((s) => !REPEATABLE.includes(s));
+  if (new Set(reading).size !== reading.length) problems.push("repeated_slot");
   // The wording's own words are what recognise it; a template of slots alone would read anything.
   if (!/\p{L}{3}/u.test(spec.template.replace(SLOT, " "))) problems.push("no_literal_text");
   // The same bar as for the cues: a taught DEP must carry what the divergence check needs.

@@ -44,6 +44,9 @@ export const DRIFT_KINDS = [
   "promo_after",
   "label_synonyms",
   "field_order",
+  "promo_glued_balance",
+  "doubled_spaces",
+  "balance_order",
 ] as const;
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 
@@ -282,6 +285,57 @@ const fieldOrder: Drift = (t) => {
   return { ...t, text };
 };
 
+/** A printed balance after its label ("Nouveau solde: 5031.88 FCFA", "Your new balance:2132 XAF"). */
+const BALANCE_PRINTED =
+  /\b(?:solde|balance)\b[^.;\d]{0,40}?:?\s*(?:(?:FCFA|XAF|CFA|F) ?)?\d[\d,. ]*\d?(?: ?(?:F ?CFA|FCFA|XAF|CFA|F)(?![A-Za-z]))?\.?/gi;
+
+/**
+ * A promotional sentence glued to a balance reply, or right after a receipt's balance, with no
+ * space after the full stop ("…Nouveau solde: 5031 FCFA.Profitez de 20.000F…"): operators
+ * append their offers to both.
+ */
+const promoGluedBalance: Drift = (t, rnd, corpus) => {
+  const promo = promotion(t, rnd, corpus);
+  if (promo === null || typeof t.expected.balance_after !== "number") return null;
+  const found = [...t.text.matchAll(BALANCE_PRINTED)].at(-1);
+  if (!found) return null;
+  // The balance is the receipt's last value: the offer follows it, glued.
+  const end = found.index + found[0].length;
+  if (/\d/.test(t.text.slice(end))) return null;
+  const head = t.text.replace(/\s+$/, "");
+  const glue = head.endsWith(".") ? "" : ".";
+  return { ...t, text: `${head}${glue}${promo}` };
+};
+
+/** Doubled spaces inside a notice, between its words and after its full stops. */
+const doubledSpaces: Drift = (t) => {
+  if (t.kind !== "ADMIN") return null;
+  let n = 0;
+  return { ...t, text: t.text.replace(/ (?=\S)/g, () => (++n % 2 === 0 ? "  " : " ")).replace(/\. /g, ".  ") };
+};
+
+/** Another purse of the wallet's, as the operator lists it in a balance reply. */
+const OTHER_PURSE: Record<Operator, Record<"fr" | "en", string>> = {
+  operator_a: { fr: "Solde airtime : 150 FCFA", en: "Airtime balance: 150 FCFA" },
+  operator_b: { fr: "Bonus UV : 150 FCFA", en: "Bonus UV: 150 FCFA" },
+};
+
+/**
+ * A balance reply whose items come in another order: its items reversed, or (a reply of one
+ * item) another purse of the wallet listed before it.
+ */
+const balanceOrder: Drift = (t) => {
+  if (t.kind !== "BAL" || typeof t.expected.balance_after !== "number") return null;
+  const parts = t.text.split(/( ; |\n|; )/);
+  if (parts.length >= 3) {
+    const items = parts.filter((_, i) => i % 2 === 0).map((s) => s.replace(/[.\s]+$/, ""));
+    const sep = parts[1];
+    return { ...t, text: `${items.reverse().join(sep)}.` };
+  }
+  const language = /\b(?:solde|votre)\b/i.test(t.text) ? "fr" : "en";
+  return { ...t, text: `${OTHER_PURSE[t.operator][language]}\n${t.text}` };
+};
+
 const DRIFTS: Record<DriftKind, Drift> = {
   new_numbers: newNumbers,
   thousands_separators: thousandsSeparators,
@@ -293,4 +347,7 @@ const DRIFTS: Record<DriftKind, Drift> = {
   promo_after: promoAfter,
   label_synonyms: labelSynonyms,
   field_order: fieldOrder,
+  promo_glued_balance: promoGluedBalance,
+  doubled_spaces: doubledSpaces,
+  balance_order: balanceOrder,
 };

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transferops/evidence/v1/evidence.proto.
  */
 export const file_transferops_evidence_v1_evidence: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEinggKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESEwoGYW1vdW50GAUgASgDSAGIAQESFAoMaXNfYW1iaWd1b3VzGAYgASgIEhAKCHJhd190ZXh0GAcgASgJEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChNjb3VudGVycGFydHlfbXNpc2RuGAkgASgJSAKIAQESHgoRY291bnRlcnBhcnR5X25hbWUYCiABKAlIA4gBARIWCglkaXJlY3Rpb24YCyABKAlIBIgBARIRCgRraW5kGAwgASgJSAWIAQESEAoDZmVlGA0gASgDSAaIAQESGgoNYmFsYW5jZV9hZnRlchgOIAEoA0gHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBARIaChJzZW5kZXJfaXNfb3BlcmF0b3IYGyABKAgSEQoJY2FuX3Byb3ZlGBwgASgIEiAKE2Nhbm5vdF9wcm92ZV9yZWFzb24YHSABKAlIDogBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90QhYKFF9jYW5ub3RfcHJvdmVfcmVhc29uIpQDCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhMKBmFtb3VudBgCIAEoA0gBiAEBEhAKA2ZlZRgDIAEoA0gCiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBCABKANIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGUiywQKC1dvcmRpbmdSdWxlEhIKCnZlcnNpb25faWQYASABKAkSDwoHcnVsZV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhAKCG9wZXJhdG9yGAQgASgJEhEKBGtpbmQYBSABKAlIAIgBARIQCghsYW5ndWFnZRgGIAEoCRIWCglkaXJlY3Rpb24YByABKAlIAYgBARIQCgh0ZW1wbGF0ZRgIIAEoCRINCgVzdGF0ZRgJIAEoCRISCgpwYXJzZV9ydWxlGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYDCABKAkSNQoMYWN0aXZhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhkKDGFjdGl2YXRlZF9ieRgOIAEoCUgDiAEBEjMKCnJldGlyZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESFwoKcmV0aXJlZF9ieRgQIAEoCUgFiAEBEhQKDHJlcmVhZF9zdGF0ZRgRIAEoCRIXCg9yZXJlYWRfbWVzc2FnZXMYEiABKAMSGAoQcmVyZWFkX2NvbmZpcm1lZBgTIAEoA0IHCgVfa2luZEIMCgpfZGlyZWN0aW9uQg8KDV9hY3RpdmF0ZWRfYXRCDwoNX2FjdGl2YXRlZF9ieUINCgtfcmV0aXJlZF9hdEINCgtfcmV0aXJlZF9ieSLVBAoQV29yZGluZ1RyaWFsUmVhZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIvCgtyZWNlaXZlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgEIAEoCRIYCgtiZWZvcmVfa2luZBgFIAEoCUgAiAEBEhgKC2JlZm9yZV9ydWxlGAYgASgJSAGIAQESEQoEa2luZBgHIAEoCUgCiAEBEhMKBmFtb3VudBgIIAEoA0gDiAEBEhAKA2ZlZRgJIAEoA0gEiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYCiABKANIBYgBARIZCgxvcGVyYXRvcl9yZWYYCyABKAlIBogBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAwgASgJSAeIAQESHgoRY291bnRlcnBhcnR5X25hbWUYDSABKAlICIgBARIWCglkaXJlY3Rpb24YDiABKAlICYgBARIMCgR0ZXh0GA8gASgJEhIKCnJlcmVhZGFibGUYECABKAgSHwoXbW9uZXlfcmVjZWl2ZWRfYXNfcHJvb2YYESABKAhCDgoMX2JlZm9yZV9raW5kQg4KDF9iZWZvcmVfcnVsZUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbiKMAwoMV29yZGluZ1RyaWFsEjIKBHJ1bGUYASABKAsyJC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5Xb3JkaW5nUnVsZRIPCgdzY2FubmVkGAIgASgDEhEKCXRydW5jYXRlZBgDIAEoCBINCgVyZWFkcxgEIAEoAxIPCgdvcnBoYW5zGAUgASgDEg4KBnN0b3JlZBgGIAEoAxIWCg5ub3RfY29ycmVsYXRlZBgHIAEoAxJCCgdieV9raW5kGAggAygLMjEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1RyaWFsLkJ5S2luZEVudHJ5EjkKBnNhbXBsZRgJIAMoCzIpLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdUcmlhbFJlYWQSFgoOcmVhZF9vdGhlcndpc2UYCiABKAMSFgoObW9uZXlfcmVjZWl2ZWQYCyABKAMaLQoLQnlLaW5kRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiZ0cmFuc2Zlcm9wcy9ldmlkZW5jZS92MS9ldmlkZW5jZS5wcm90bxIXdHJhbnNmZXJvcHMuZXZpZGVuY2UudjEinggKCEV2aWRlbmNlEgoKAmlkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGQoMb3BlcmF0b3JfcmVmGAQgASgJSACIAQESEwoGYW1vdW50GAUgASgDSAGIAQESFAoMaXNfYW1iaWd1b3VzGAYgASgIEhAKCHJhd190ZXh0GAcgASgJEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChNjb3VudGVycGFydHlfbXNpc2RuGAkgASgJSAKIAQESHgoRY291bnRlcnBhcnR5X25hbWUYCiABKAlIA4gBARIWCglkaXJlY3Rpb24YCyABKAlIBIgBARIRCgRraW5kGAwgASgJSAWIAQESEAoDZmVlGA0gASgDSAaIAQESGgoNYmFsYW5jZV9hZnRlchgOIAEoA0gHiAEBEg4KBnNlbmRlchgPIAEoCRI2ChJkZXZpY2VfcmVjZWl2ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KEWNsaWVudF9tZXNzYWdlX2lkGBEgASgJSAiIAQESGQoMb3BlcmF0aW9uX2lkGBIgASgJSAmIAQESDAoEbGluaxgTIAEoCRIPCgdvdXRjb21lGBQgASgJEjAKDGRpc21pc3NlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZGlzbWlzc19yZWFzb24YFiABKAlICogBARIZCgxkaXNtaXNzZWRfYnkYFyABKAlIC4gBARItCglzdG9yZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKCGxhbmd1YWdlGBkgASgJSAyIAQESHgoRc3Vic2NyaXB0aW9uX3Nsb3QYGiABKAVIDYgBARIaChJzZW5kZXJfaXNfb3BlcmF0b3IYGyABKAgSEQoJY2FuX3Byb3ZlGBwgASgIEiAKE2Nhbm5vdF9wcm92ZV9yZWFzb24YHSABKAlIDogBAUIPCg1fb3BlcmF0b3JfcmVmQgkKB19hbW91bnRCFgoUX2NvdW50ZXJwYXJ0eV9tc2lzZG5CFAoSX2NvdW50ZXJwYXJ0eV9uYW1lQgwKCl9kaXJlY3Rpb25CBwoFX2tpbmRCBgoEX2ZlZUIQCg5fYmFsYW5jZV9hZnRlckIUChJfY2xpZW50X21lc3NhZ2VfaWRCDwoNX29wZXJhdGlvbl9pZEIRCg9fZGlzbWlzc19yZWFzb25CDwoNX2Rpc21pc3NlZF9ieUILCglfbGFuZ3VhZ2VCFAoSX3N1YnNjcmlwdGlvbl9zbG90QhYKFF9jYW5ub3RfcHJvdmVfcmVhc29uIpQDCgxQYXJzZWRGaWVsZHMSEQoEa2luZBgBIAEoCUgAiAEBEhMKBmFtb3VudBgCIAEoA0gBiAEBEhAKA2ZlZRgDIAEoA0gCiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYBCABKANIA4gBARIZCgxvcGVyYXRvcl9yZWYYBSABKAlIBIgBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAYgASgJSAWIAQESHgoRY291bnRlcnBhcnR5X25hbWUYByABKAlIBogBARIWCglkaXJlY3Rpb24YCCABKAlIB4gBARIVCghsYW5ndWFnZRgJIAEoCUgIiAEBEhEKBHJ1bGUYCiABKAlICYgBAUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbkILCglfbGFuZ3VhZ2VCBwoFX3J1bGUiywQKC1dvcmRpbmdSdWxlEhIKCnZlcnNpb25faWQYASABKAkSDwoHcnVsZV9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhAKCG9wZXJhdG9yGAQgASgJEhEKBGtpbmQYBSABKAlIAIgBARIQCghsYW5ndWFnZRgGIAEoCRIWCglkaXJlY3Rpb24YByABKAlIAYgBARIQCgh0ZW1wbGF0ZRgIIAEoCRINCgVzdGF0ZRgJIAEoCRISCgpwYXJzZV9ydWxlGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYDCABKAkSNQoMYWN0aXZhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhkKDGFjdGl2YXRlZF9ieRgOIAEoCUgDiAEBEjMKCnJldGlyZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESFwoKcmV0aXJlZF9ieRgQIAEoCUgFiAEBEhQKDHJlcmVhZF9zdGF0ZRgRIAEoCRIXCg9yZXJlYWRfbWVzc2FnZXMYEiABKAMSGAoQcmVyZWFkX2NvbmZpcm1lZBgTIAEoA0IHCgVfa2luZEIMCgpfZGlyZWN0aW9uQg8KDV9hY3RpdmF0ZWRfYXRCDwoNX2FjdGl2YXRlZF9ieUINCgtfcmV0aXJlZF9hdEINCgtfcmV0aXJlZF9ieSLVBAoQV29yZGluZ1RyaWFsUmVhZBISCgptZXNzYWdlX2lkGAEgASgJEg4KBnNpbV9pZBgCIAEoCRIvCgtyZWNlaXZlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgEIAEoCRIYCgtiZWZvcmVfa2luZBgFIAEoCUgAiAEBEhgKC2JlZm9yZV9ydWxlGAYgASgJSAGIAQESEQoEa2luZBgHIAEoCUgCiAEBEhMKBmFtb3VudBgIIAEoA0gDiAEBEhAKA2ZlZRgJIAEoA0gEiAEBEhoKDWJhbGFuY2VfYWZ0ZXIYCiABKANIBYgBARIZCgxvcGVyYXRvcl9yZWYYCyABKAlIBogBARIgChNjb3VudGVycGFydHlfbXNpc2RuGAwgASgJSAeIAQESHgoRY291bnRlcnBhcnR5X25hbWUYDSABKAlICIgBARIWCglkaXJlY3Rpb24YDiABKAlICYgBARIMCgR0ZXh0GA8gASgJEhIKCnJlcmVhZGFibGUYECABKAgSHwoXbW9uZXlfcmVjZWl2ZWRfYXNfcHJvb2YYESABKAhCDgoMX2JlZm9yZV9raW5kQg4KDF9iZWZvcmVfcnVsZUIHCgVfa2luZEIJCgdfYW1vdW50QgYKBF9mZWVCEAoOX2JhbGFuY2VfYWZ0ZXJCDwoNX29wZXJhdG9yX3JlZkIWChRfY291bnRlcnBhcnR5X21zaXNkbkIUChJfY291bnRlcnBhcnR5X25hbWVCDAoKX2RpcmVjdGlvbiKMAwoMV29yZGluZ1RyaWFsEjIKBHJ1bGUYASABKAsyJC50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5Xb3JkaW5nUnVsZRIPCgdzY2FubmVkGAIgASgDEhEKCXRydW5jYXRlZBgDIAEoCBINCgVyZWFkcxgEIAEoAxIPCgdvcnBoYW5zGAUgASgDEg4KBnN0b3JlZBgGIAEoAxIWCg5ub3RfY29ycmVsYXRlZBgHIAEoAxJCCgdieV9raW5kGAggAygLMjEudHJhbnNmZXJvcHMuZXZpZGVuY2UudjEuV29yZGluZ1RyaWFsLkJ5S2luZEVudHJ5EjkKBnNhbXBsZRgJIAMoCzIpLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLldvcmRpbmdUcmlhbFJlYWQSFgoOcmVhZF9vdGhlcndpc2UYCiABKAMSFgoObW9uZXlfcmVjZWl2ZWQYCyABKAMaLQoLQnlLaW5kRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASLCAgoTVW5rbm93bldvcmRpbmdHcm91cBIQCghvcGVyYXRvchgBIAEoCRINCgVzaGFwZRgCIAEoCRILCgN3aHkYAyABKAkSDQoFY291bnQYBCABKAMSDwoHc2ltX2lkcxgFIAMoCRIuCgpmaXJzdF9zZWVuGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglsYXN0X3NlZW4YByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEXNhbXBsZV9tZXNzYWdlX2lkGAggASgJEhMKC3NhbXBsZV90ZXh0GAkgASgJEhoKEm9wZXJhdGlvbnNfd2FpdGluZxgKIAEoAxIZChFtb25leV93YWl0aW5nX3hhZhgLIAEoAxIXCg9hbW91bnRfcmVhZF94YWYYDCABKAMiRwoMUHJvcG9zZWRTbG90EgwKBHNsb3QYASABKAkSDQoFc3RhcnQYAiABKAUSCwoDZW5kGAMgASgFEg0KBXZhbHVlGAQgASgJIukCCg9Xb3JkaW5nUHJvcG9zYWwSEgoKbWVzc2FnZV9pZBgBIAEoCRIQCghvcGVyYXRvchgCIAEoCRIRCgRraW5kGAMgASgJSACIAQESEAoIbGFuZ3VhZ2UYBCABKAkSFgoJZGlyZWN0aW9uGAUgASgJSAGIAQESEAoIdGVtcGxhdGUYBiABKAkSDwoHZXhhbXBsZRgHIAEoCRI0CgVzbG90cxgIIAMoCzIlLnRyYW5zZmVyb3BzLmV2aWRlbmNlLnYxLlByb3Bvc2VkU2xvdBIQCghwcm9ibGVtcxgJIAMoCRINCgVyZWFkcxgKIAEoAxI5CgZzYW1wbGUYCyADKAsyKS50cmFuc2Zlcm9wcy5ldmlkZW5jZS52MS5Xb3JkaW5nVHJpYWxSZWFkEg8KB3NjYW5uZWQYDCABKAMSFgoOcmVhZF9vdGhlcndpc2UYDSABKANCBwoFX2tpbmRCDAoKX2RpcmVjdGlvbmIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Evidence is one operator SMS as the evidence service stores it: the text verbatim, the
@@ -660,4 +660,232 @@ export type WordingTrial = Message<"transferops.evidence.v1.WordingTrial"> & {
  */
 export const WordingTrialSchema: GenMessage<WordingTrial> = /*@__PURE__*/
   messageDesc(file_transferops_evidence_v1_evidence, 4);
+
+/**
+ * UnknownWordingGroup is the texts of one operator that no rule reads, or reads only partly,
+ * that share one shape: the text with its values masked (amounts, numbers, names, references,
+ * dates), so that one new wording of the operator is one group whatever its values.
+ *
+ * @generated from message transferops.evidence.v1.UnknownWordingGroup
+ */
+export type UnknownWordingGroup = Message<"transferops.evidence.v1.UnknownWordingGroup"> & {
+  /**
+   * `operator_a` or `operator_b` (the SIM's operator, as fleet knows it).
+   *
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * The shape: the folded text with its values masked ({amount}, {phone}, {name}, {ref},
+   * {date}, {number}).
+   *
+   * @generated from field: string shape = 2;
+   */
+  shape: string;
+
+  /**
+   * Why its texts are listed: `unread` (no kind), `kind_without_amount` (a kind that moves
+   * money, read without its amount), `deposit_without_ref` (a DEP read without a reference).
+   *
+   * @generated from field: string why = 3;
+   */
+  why: string;
+
+  /**
+   * Texts of the group among those scanned.
+   *
+   * @generated from field: int64 count = 4;
+   */
+  count: bigint;
+
+  /**
+   * The SIMs that received them (UUIDs).
+   *
+   * @generated from field: repeated string sim_ids = 5;
+   */
+  simIds: string[];
+
+  /**
+   * When the first and the last were received.
+   *
+   * @generated from field: google.protobuf.Timestamp first_seen = 6;
+   */
+  firstSeen?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_seen = 7;
+   */
+  lastSeen?: Timestamp | undefined;
+
+  /**
+   * The newest text of the group: its message id and its text (at most 320 characters).
+   *
+   * @generated from field: string sample_message_id = 8;
+   */
+  sampleMessageId: string;
+
+  /**
+   * @generated from field: string sample_text = 9;
+   */
+  sampleText: string;
+
+  /**
+   * Operations still waiting for their proof on the group's SIMs (queued, running,
+   * awaiting_evidence, no_evidence), and their amounts in FCFA: what a rule for this wording could prove.
+   *
+   * @generated from field: int64 operations_waiting = 10;
+   */
+  operationsWaiting: bigint;
+
+  /**
+   * @generated from field: int64 money_waiting_xaf = 11;
+   */
+  moneyWaitingXaf: bigint;
+
+  /**
+   * The amounts the texts print where the parser read one, FCFA.
+   *
+   * @generated from field: int64 amount_read_xaf = 12;
+   */
+  amountReadXaf: bigint;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.UnknownWordingGroup.
+ * Use `create(UnknownWordingGroupSchema)` to create a new message.
+ */
+export const UnknownWordingGroupSchema: GenMessage<UnknownWordingGroup> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 5);
+
+/**
+ * ProposedSlot is one slot of a proposed template and the piece of the example it covers.
+ *
+ * @generated from message transferops.evidence.v1.ProposedSlot
+ */
+export type ProposedSlot = Message<"transferops.evidence.v1.ProposedSlot"> & {
+  /**
+   * amount, fee, balance, ref, phone, name, date or number.
+   *
+   * @generated from field: string slot = 1;
+   */
+  slot: string;
+
+  /**
+   * Start and end (exclusive, UTF-16 code units) in the proposal's `example`.
+   *
+   * @generated from field: int32 start = 2;
+   */
+  start: number;
+
+  /**
+   * @generated from field: int32 end = 3;
+   */
+  end: number;
+
+  /**
+   * The piece of the example.
+   *
+   * @generated from field: string value = 4;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.ProposedSlot.
+ * Use `create(ProposedSlotSchema)` to create a new message.
+ */
+export const ProposedSlotSchema: GenMessage<ProposedSlot> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 6);
+
+/**
+ * WordingProposal is a template proposed from one stored text: a draft the admin corrects,
+ * nothing is stored.
+ *
+ * @generated from message transferops.evidence.v1.WordingProposal
+ */
+export type WordingProposal = Message<"transferops.evidence.v1.WordingProposal"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: optional string kind = 3;
+   */
+  kind?: string | undefined;
+
+  /**
+   * @generated from field: string language = 4;
+   */
+  language: string;
+
+  /**
+   * @generated from field: optional string direction = 5;
+   */
+  direction?: string | undefined;
+
+  /**
+   * The template in the wording rules' format.
+   *
+   * @generated from field: string template = 6;
+   */
+  template: string;
+
+  /**
+   * The text as the parser sees it (whitespace collapsed): the slots index into it.
+   *
+   * @generated from field: string example = 7;
+   */
+  example: string;
+
+  /**
+   * @generated from field: repeated transferops.evidence.v1.ProposedSlot slots = 8;
+   */
+  slots: ProposedSlot[];
+
+  /**
+   * What keeps the draft from being added as it is (the template reasons of addWordingRule).
+   *
+   * @generated from field: repeated string problems = 9;
+   */
+  problems: string[];
+
+  /**
+   * The stored texts of the operator it would read differently from today (at most 20,
+   * newest first), and how many in all among those scanned.
+   *
+   * @generated from field: int64 reads = 10;
+   */
+  reads: bigint;
+
+  /**
+   * @generated from field: repeated transferops.evidence.v1.WordingTrialRead sample = 11;
+   */
+  sample: WordingTrialRead[];
+
+  /**
+   * @generated from field: int64 scanned = 12;
+   */
+  scanned: bigint;
+
+  /**
+   * Of the reads, how many another rule reads as a kind today (its built-in reading changes).
+   *
+   * @generated from field: int64 read_otherwise = 13;
+   */
+  readOtherwise: bigint;
+};
+
+/**
+ * Describes the message transferops.evidence.v1.WordingProposal.
+ * Use `create(WordingProposalSchema)` to create a new message.
+ */
+export const WordingProposalSchema: GenMessage<WordingProposal> = /*@__PURE__*/
+  messageDesc(file_transferops_evidence_v1_evidence, 7);
 

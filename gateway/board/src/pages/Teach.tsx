@@ -1,0 +1,282 @@
+import { useState } from "preact/hooks";
+import { api, call, currentSession, type Outcome } from "../api.ts";
+import { known, t } from "../i18n.ts";
+import { dateTime, fcfa } from "../format.ts";
+import type { UnknownWordingGroup, WordingProposal } from "../types.ts";
+import { Answer, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
+
+// Teaching the fleet's own wordings (admin): the texts no rule reads, or reads only partly,
+// grouped by their shape, the groups with the most money and operations waiting first.
+// Choosing a group proposes a rule from its newest text, its slots highlighted; the admin
+// corrects the kind, the direction or the template, tries it (which stored texts it reads, and
+// as what), and adds it as a draft. A rule that can confirm (DEP, BAL) is then activated by
+// another admin, on the wording rules page.
+const KINDS = [
+  "DEP",
+  "BAL",
+  "UV_OUT",
+  "UV_IN",
+  "FLOAT_OUT",
+  "FLOAT_IN",
+  "UV_WITH",
+  "FLOAT_WITH",
+  "AIRTIME",
+  "COM_SWEEP",
+  "REV",
+  "OPERATOR_A_REC",
+  "OPERATOR_B_REC",
+  "ADMIN",
+  "COM",
+  "MKT",
+  "TPL",
+  "FAIL",
+] as const;
+type Kind = (typeof KINDS)[number];
+
+export function Teach() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [proposal, setProposal] = useState<WordingProposal>();
+  const [added, setAdded] = useState<{ version_id: string; kind: string | null; created_by: string }>();
+  const list = useLiveList<UnknownWordingGroup>(
+    async () => {
+      const r = await call(() => api.GET("/v1/admin/unknown-wordings"));
+      return r.data ? { data: r.data.groups } : r;
+    },
+    (g) => `${g.operator}/${g.why}/${g.shape}`,
+    [],
+    [],
+  );
+
+  const propose = async (body: {
+    message_id: string;
+    kind?: Kind | null;
+    direction?: "in" | "out" | null;
+    template?: string;
+  }) => {
+    const r = await call(() => api.POST("/v1/admin/wording-rules/proposals", { body }));
+    if (r.outcome) return setOutcome(r.outcome);
+    setProposal(r.data);
+    setAdded(undefined);
+    setOutcome({ ok: true, message: t("teach.proposed", { n: r.data.reads }) });
+  };
+  const add = async (p: WordingProposal) => {
+    const r = await call(() =>
+      api.POST("/v1/admin/wording-rules", {
+        body: {
+          operator: p.operator as "operator_a" | "operator_b",
+          kind: p.kind ?? null,
+          language: p.language as "fr" | "en",
+          direction: (p.direction ?? null) as "in" | "out" | null,
+          template: p.template,
+        },
+      }),
+    );
+    if (r.outcome) return setOutcome(r.outcome);
+    setAdded(r.data);
+    setOutcome({ ok: true, message: t("teach.added", { kind: r.data.kind ?? t("wr.anyKind") }) });
+  };
+  const activate = async (versionId: string) => {
+    const r = await call(() =>
+      api.POST("/v1/admin/wording-rules/{version_id}/activate", { params: { path: { version_id: versionId } } }),
+    );
+    if (r.outcome) return setOutcome(r.outcome);
+    setOutcome({ ok: true, message: t("teach.activated") });
+    setProposal(undefined);
+    setAdded(undefined);
+    await list.reload();
+  };
+
+  return (
+    <section>
+      <h2>{t("teach.title")}</h2>
+      <p>{t("teach.why")}</p>
+      <Answer outcome={outcome} />
+      <ListHead list={list} />
+      <Table
+        caption={t("teach.groups")}
+        columns={[
+          t("common.operator"),
+          t("teach.reason"),
+          { num: t("teach.count") },
+          { num: t("teach.waiting") },
+          { num: t("teach.money") },
+          t("teach.seen"),
+          t("teach.sample"),
+          t("common.actions"),
+        ]}
+        tall
+      >
+        {list.rows.map((g) => (
+          <tr key={`${g.operator}/${g.why}/${g.shape}`}>
+            <th scope="row">{g.operator}</th>
+            <td>{t(`teach.why.${g.why}` as "teach.why.unread")}</td>
+            <td class="num">
+              {g.count} <small>({t("teach.sims", { n: g.sim_ids.length })})</small>
+            </td>
+            <td class="num">{g.operations_waiting}</td>
+            <td class="num">{fcfa(g.money_waiting_xaf)}</td>
+            <td>
+              {dateTime(g.first_seen)} – {dateTime(g.last_seen)}
+            </td>
+            <td class="mono">{g.sample_text}</td>
+            <td class="actions">
+              <RowAction
+                label={t("teach.propose")}
+                of={g.sample_message_id}
+                onClick={() => void propose({ message_id: g.sample_message_id })}
+              />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <Empty rows={list.rows} />
+      {proposal && (
+        <ProposalForm
+          key={`${proposal.message_id}/${proposal.template}`}
+          proposal={proposal}
+          added={added}
+          onTry={(body) => void propose({ message_id: proposal.message_id, ...body })}
+          onAdd={() => void add(proposal)}
+          onActivate={(id) => void activate(id)}
+        />
+      )}
+    </section>
+  );
+}
+
+/** The example with each slot's value highlighted. */
+function Highlighted({ proposal }: { proposal: WordingProposal }) {
+  const parts: preact.JSX.Element[] = [];
+  let at = 0;
+  for (const s of proposal.slots) {
+    if (s.start < at) continue;
+    parts.push(<span key={`t${at}`}>{proposal.example.slice(at, s.start)}</span>);
+    parts.push(
+      <mark key={`s${s.start}`} class={`slot slot-${s.slot}`} title={`{${s.slot}}`} data-slot={s.slot}>
+        {proposal.example.slice(s.start, s.end)}
+      </mark>,
+    );
+    at = s.end;
+  }
+  parts.push(<span key="end">{proposal.example.slice(at)}</span>);
+  return (
+    <p class="mono" aria-label={t("teach.example")}>
+      {parts}
+    </p>
+  );
+}
+
+function ProposalForm(props: {
+  proposal: WordingProposal;
+  added?: { version_id: string; kind: string | null; created_by: string };
+  onTry: (body: { kind: Kind | null; direction: "in" | "out" | null; template: string }) => void;
+  onAdd: () => void;
+  onActivate: (versionId: string) => void;
+}) {
+  const { proposal: p, added } = props;
+  const [kind, setKind] = useState(p.kind ?? "");
+  const [direction, setDirection] = useState(p.direction ?? "");
+  const [template, setTemplate] = useState(p.template);
+  const changed = kind !== (p.kind ?? "") || direction !== (p.direction ?? "") || template !== p.template;
+  const secondAdmin =
+    added && (added.kind === "DEP" || added.kind === "BAL") && added.created_by === currentSession()?.agentId;
+  return (
+    <form
+      aria-label={t("teach.proposal")}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onTry({
+          kind: (kind || null) as Kind | null,
+          direction: (direction || null) as "in" | "out" | null,
+          template,
+        });
+      }}
+    >
+      <h3>{t("teach.proposal")}</h3>
+      <Highlighted proposal={p} />
+      <div class="inline">
+        <Field label={t("wr.kind")}>
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value="">{t("wr.anyKind")}</option>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label={t("msg.direction")}>
+          <select value={direction} onChange={(e) => setDirection(e.currentTarget.value)}>
+            <option value="">—</option>
+            <option value="out">out</option>
+            <option value="in">in</option>
+          </select>
+        </Field>
+      </div>
+      <Field label={t("wr.template")} hint={t("teach.slots")}>
+        <textarea
+          rows={3}
+          maxLength={2000}
+          required
+          value={template}
+          onInput={(e) => setTemplate(e.currentTarget.value)}
+        />
+      </Field>
+      {p.problems.length > 0 && (
+        <p class="error" role="alert">
+          {p.problems.map((r) => t("teach.problem", { reason: reasonText(r) })).join(" ")}
+        </p>
+      )}
+      <p>{t("teach.reads", { n: p.reads, otherwise: p.read_otherwise, scanned: p.scanned })}</p>
+      <Table
+        caption={t("wr.sample")}
+        columns={[
+          t("wr.before"),
+          t("wr.readAs"),
+          { num: t("common.amount") },
+          t("wr.ref"),
+          t("wr.counterparty"),
+          t("wr.text"),
+        ]}
+      >
+        {p.sample.map((s) => (
+          <tr key={s.message_id}>
+            <th scope="row">{s.before_kind ?? s.before_rule ?? "—"}</th>
+            <td>
+              {s.kind ?? t("wr.anyKind")} {s.direction ?? ""}
+            </td>
+            <td class="num">{fcfa(s.amount)}</td>
+            <td class="mono">{s.operator_ref ?? "—"}</td>
+            <td>{[s.counterparty_msisdn, s.counterparty_name].filter(Boolean).join(" ") || "—"}</td>
+            <td class="mono">{s.text}</td>
+          </tr>
+        ))}
+      </Table>
+      <div class="inline">
+        <button type="submit">{t("wr.try")}</button>
+        <button
+          type="button"
+          class="primary"
+          disabled={changed || p.problems.length > 0 || !!added}
+          onClick={props.onAdd}
+        >
+          {t("wr.add")}
+        </button>
+        {added &&
+          (secondAdmin ? (
+            <small>{t("wr.needsSecondAdmin")}</small>
+          ) : (
+            <button type="button" onClick={() => props.onActivate(added.version_id)}>
+              {t("wr.activate")}
+            </button>
+          ))}
+      </div>
+    </form>
+  );
+}
+
+/** A template reason's text in the board's language (the reason itself when it has none). */
+function reasonText(reason: string): string {
+  const key = `r.${reason}`;
+  return known(key) ? t(key) : reason;
+}
