@@ -150,6 +150,10 @@ describe("the board in Chromium", () => {
     await settle.waitFor({ timeout: 20_000 });
     await settle.click();
     const dialog = page.getByRole("dialog");
+    // What the handset last saw, to decide on: its outcome and its last USSD screen (none here).
+    const screen = dialog.getByRole("region", { name: "Dernier écran USSD du téléphone" });
+    await screen.getByText(/^Le téléphone a signalé : \S+\.$/).waitFor();
+    await screen.getByText(/Aucun écran n'est revenu/).waitFor();
     await dialog.getByRole("radio", { name: "L'argent est arrivé" }).check();
     await dialog.getByLabel("Note").fill("Le client a confirmé par téléphone.");
     await dialog.getByRole("button", { name: "Régler", exact: true }).click();

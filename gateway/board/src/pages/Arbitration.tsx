@@ -1,8 +1,8 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
-import type { SettledOnWord, Unproven } from "../types.ts";
+import type { Operation, SettledOnWord, Unproven } from "../types.ts";
 import { Answer, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
 
 export function Arbitration() {
@@ -96,6 +96,13 @@ function Settle(props: { row: Unproven; onClose: () => void; onSettled: (o: Outc
   const [arrived, setArrived] = useState<"arrived" | "did_not_arrive">("arrived");
   const [note, setNote] = useState("");
   const [outcome, setOutcome] = useState<Outcome>();
+  // What the handset last saw: the operation's last USSD screen and its outcome, to decide on.
+  const [operation, setOperation] = useState<Operation>();
+  useEffect(() => {
+    void call(() =>
+      api.GET("/v1/operations/{operation_id}", { params: { path: { operation_id: props.row.operation_id } } }),
+    ).then((r) => r.data && setOperation(r.data));
+  }, [props.row.operation_id]);
   const submit = async (e: Event) => {
     e.preventDefault();
     const r = await call(() =>
@@ -109,6 +116,13 @@ function Settle(props: { row: Unproven; onClose: () => void; onSettled: (o: Outc
   };
   return (
     <Dialog title={`${t("arb.settle")} · ${props.row.dest_name} · ${fcfa(props.row.montant)}`} onClose={props.onClose}>
+      {operation && (
+        <section aria-label={t("arb.lastScreen")}>
+          <h4>{t("arb.lastScreen")}</h4>
+          <p>{t("arb.handsetSaid", { outcome: operation.failure_reason ?? operation.status })}</p>
+          {operation.ussd_response ? <pre>{operation.ussd_response}</pre> : <p>{t("arb.noScreen")}</p>}
+        </section>
+      )}
       <form onSubmit={submit}>
         <fieldset>
           <legend>{t("arb.outcome")}</legend>
