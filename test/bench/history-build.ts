@@ -42,6 +42,48 @@ const NAMES = `(array['AMINA NGONO','JEAN MBARGA','MARIE FOTSO','PAUL TCHOUA','E
 const PAYLOAD = `decode(repeat(md5(g::text), 5), 'hex')`;
 const HEADERS = `'{"correlation_id": "00000000-0000-4000-8000-000000000000", "type": "history"}'::jsonb`;
 
+/**
+ * The fleet the history ran on, written before the empty database is measured (a fleet's
+ * size is not history: both phases see the same SIMs and agents): the benchmark's SIMs and
+ * agent, and as many more as a fleet of 100 SIMs has, each measured at `end` as its last
+ * proof left it (a SIM of a working fleet is measured with every proof).
+ */
+export async function buildFleet(db: pg.Client, size: Pick<HistorySize, "end" | "sims" | "agentId">): Promise<number> {
+  const t = performance.now();
+  const end = size.end.toISOString();
+  await db.query(`insert into fleet.agents (id, login, full_name, role, password_hash, created_at)
+     select md5('agent' || g)::uuid, 'history-' || g, 'History Agent ' || g, 'agent', 'x', $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_AGENTS}) g`, [end]);
+  await db.query(`insert into fleet.devices (id, label, created_at)
+     select md5('device' || g), 'History handset ' || g, $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_SIMS}) g`, [end]);
+  await db.query(`insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext,
+       balance_mirror, balance_updated_at, balance_source, created_at)
+     select md5('sim' || g)::uuid, case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
+       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0'),
+       md5('device' || g), 0, 'history', '\\x00', 1000000, $1::timestamptz, 'sms', $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_SIMS}) g`, [end]);
+  await db.query(`create table public.history_sims (idx int primary key, sim_id text, device_id text, operator text, msisdn text)`);
+  await db.query(`create table public.history_agents (idx int primary key, agent_id uuid)`);
+  await db.query(
+    `insert into public.history_sims
+     select g - 1, md5('sim' || g)::uuid::text, md5('device' || g), case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
+       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0')
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+  );
+  await db.query(
+    `insert into public.history_sims select ${HISTORY_SIMS} + s.i - 1, s.sim_id, s.device_id, 'operator_b', s.msisdn
+     from jsonb_to_recordset($1::jsonb) as s(i int, sim_id text, device_id text, msisdn text)`,
+    [JSON.stringify(size.sims.map((s, i) => ({ i: i + 1, sim_id: s.simId, device_id: s.deviceId, msisdn: s.msisdn })))],
+  );
+  await db.query(
+    `insert into public.history_agents select g - 1, md5('agent' || g)::uuid from generate_series(1, ${HISTORY_AGENTS}) g
+     union all select ${HISTORY_AGENTS}, $1::uuid`,
+    [size.agentId],
+  );
+  return performance.now() - t;
+}
+
 export async function buildHistory(
   db: pg.Client,
   size: HistorySize,
@@ -63,42 +105,6 @@ export async function buildHistory(
   await db.query(`set synchronous_commit = off`);
   await db.query(`select setseed(0.41)`);
 
-  // The fleet of the history: the benchmark's SIMs and agent, and as many more as a fleet has.
-  await db.query(
-    `create table public.history_sims (idx int primary key, sim_id text, device_id text, operator text, msisdn text)`,
-  );
-  await db.query(`create table public.history_agents (idx int primary key, agent_id uuid)`);
-  await step(
-    "fleet: agents, handsets, SIMs",
-    `with a as (insert into fleet.agents (id, login, full_name, role, password_hash, created_at)
-       select md5('agent' || g)::uuid, 'history-' || g, 'History Agent ' || g, 'agent', 'x', $1::timestamptz - interval '400 days'
-       from generate_series(1, ${HISTORY_AGENTS}) g returning id),
-     d as (insert into fleet.devices (id, label, created_at)
-       select md5('device' || g), 'History handset ' || g, $1::timestamptz - interval '400 days'
-       from generate_series(1, ${HISTORY_SIMS}) g returning id)
-     insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext, created_at)
-     select md5('sim' || g)::uuid, case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
-       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0'),
-       md5('device' || g), 0, 'history', '\\x00', $1::timestamptz - interval '400 days'
-     from generate_series(1, ${HISTORY_SIMS}) g`,
-    [end],
-  );
-  await db.query(
-    `insert into public.history_sims
-     select g - 1, md5('sim' || g)::uuid::text, md5('device' || g), case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
-       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0')
-     from generate_series(1, ${HISTORY_SIMS}) g`,
-  );
-  await db.query(
-    `insert into public.history_sims select ${HISTORY_SIMS} + s.i - 1, s.sim_id, s.device_id, 'operator_b', s.msisdn
-     from jsonb_to_recordset($1::jsonb) as s(i int, sim_id text, device_id text, msisdn text)`,
-    [JSON.stringify(size.sims.map((s, i) => ({ i: i + 1, sim_id: s.simId, device_id: s.deviceId, msisdn: s.msisdn })))],
-  );
-  await db.query(
-    `insert into public.history_agents select g - 1, md5('agent' || g)::uuid from generate_series(1, ${HISTORY_AGENTS}) g
-     union all select ${HISTORY_AGENTS}, $1::uuid`,
-    [size.agentId],
-  );
   const sims = HISTORY_SIMS + size.sims.length;
   const agents = HISTORY_AGENTS + 1;
   const customers = Math.max(1000, Math.floor(size.operations / 10));
