@@ -8,7 +8,8 @@
 //   failed, 4 % rejected, 1 % balance checks, the rest left `no_evidence` (the arbitration
 //   queue's backlog), a few contradicted; the proofs of the proven ones.
 // - evidence: one message per proven operation, linked, then as many more as `messages`
-//   asks: orphans (a fifth, a tenth of them dismissed), movements, balance replies; the daily
+//   asks: orphan deposits (a fifth, a tenth of them dismissed), movements (three fifths),
+//   balance replies (dismissed as balance readings); the daily
 //   reconciliation of every SIM's day, computed from them.
 // - fleet: agents, handsets and SIMs of the history, audit rows (one per ten operations),
 //   notifications (one per fifty).
@@ -51,19 +52,30 @@ const HEADERS = `'{"correlation_id": "00000000-0000-4000-8000-000000000000", "ty
 export async function buildFleet(db: pg.Client, size: Pick<HistorySize, "end" | "sims" | "agentId">): Promise<number> {
   const t = performance.now();
   const end = size.end.toISOString();
-  await db.query(`insert into fleet.agents (id, login, full_name, role, password_hash, created_at)
+  await db.query(
+    `insert into fleet.agents (id, login, full_name, role, password_hash, created_at)
      select md5('agent' || g)::uuid, 'history-' || g, 'History Agent ' || g, 'agent', 'x', $1::timestamptz - interval '400 days'
-     from generate_series(1, ${HISTORY_AGENTS}) g`, [end]);
-  await db.query(`insert into fleet.devices (id, label, created_at)
+     from generate_series(1, ${HISTORY_AGENTS}) g`,
+    [end],
+  );
+  await db.query(
+    `insert into fleet.devices (id, label, created_at)
      select md5('device' || g), 'History handset ' || g, $1::timestamptz - interval '400 days'
-     from generate_series(1, ${HISTORY_SIMS}) g`, [end]);
-  await db.query(`insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext,
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+    [end],
+  );
+  await db.query(
+    `insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext,
        balance_mirror, balance_updated_at, balance_source, created_at)
      select md5('sim' || g)::uuid, case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
        case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0'),
        md5('device' || g), 0, 'history', '\\x00', 1000000, $1::timestamptz, 'sms', $1::timestamptz - interval '400 days'
-     from generate_series(1, ${HISTORY_SIMS}) g`, [end]);
-  await db.query(`create table public.history_sims (idx int primary key, sim_id text, device_id text, operator text, msisdn text)`);
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+    [end],
+  );
+  await db.query(
+    `create table public.history_sims (idx int primary key, sim_id text, device_id text, operator text, msisdn text)`,
+  );
   await db.query(`create table public.history_agents (idx int primary key, agent_id uuid)`);
   await db.query(
     `insert into public.history_sims
@@ -203,15 +215,15 @@ export async function buildHistory(
          correlated_at)
        select x.id, s.sim_id, encode(sha256(x.id::text::bytea), 'hex'), 'OrangeMoney', x.raw, x.t, x.t,
          left(x.id::text, 36), 0, x.kind, x.amount, 1000000 + x.g % 5000000, 'MV' || x.g,
-         case when x.kind = 'RCV' then 'in' when x.kind = 'DEP' then 'out' end, 'fr', 'operator_b.' || lower(x.kind),
+         case when x.kind = 'UV_IN' then 'in' when x.kind = 'DEP' then 'out' end, 'fr', 'operator_b.' || lower(x.kind),
          'done', x.outcome, 'done', 1000000 + x.g % 5000000,
-         case when x.dismissed then x.t + interval '2 hours' end, case when x.dismissed then 'not_ours' end,
+         case when x.dismissed then x.t + interval '2 hours' end, case when x.kind = 'BAL' then 'balance_reading' when x.dismissed then 'not_ours' end,
          case when x.dismissed then 'history' end, x.t, x.t
        from (select g, gen_random_uuid() as id, t, r,
-               case when r < 0.2 then 'DEP' when r < 0.7 then 'RCV' else 'BAL' end as kind,
-               case when r < 0.2 then 'orphan' when r < 0.7 then 'movement' else 'stored' end as outcome,
-               case when r < 0.9 then (1 + floor(random() * 400)) * 250 end as amount,
-               r < 0.02 as dismissed,
+               case when r < 0.2 then 'DEP' when r < 0.8 then 'UV_IN' else 'BAL' end as kind,
+               case when r < 0.2 then 'orphan' when r < 0.8 then 'movement' else 'stored' end as outcome,
+               case when r < 0.8 then (1 + floor(random() * 400)) * 250 end as amount,
+               r < 0.02 or r >= 0.8 as dismissed,
                case when r < 0.2 then 'Depot reussi, montant ' when r < 0.7 then 'Vous avez recu ' else 'Votre solde est de ' end
                  || g || ' FCFA' as raw
              from (select g, random() as r,

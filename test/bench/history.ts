@@ -382,7 +382,9 @@ async function main(): Promise<void> {
       sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
       agentId: f.agentId,
     });
-    log(`the fleet of the history (100 SIMs, 51 agents) written in ${(fleetMs / 1000).toFixed(1)} s, before both phases`);
+    log(
+      `the fleet of the history (100 SIMs, 51 agents) written in ${(fleetMs / 1000).toFixed(1)} s, before both phases`,
+    );
     await check.query(`vacuum analyze`);
 
     log(`\nempty database: ${RUNS} runs of each path`);
