@@ -284,6 +284,11 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
   return samples;
 }
 
+const p50 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 const p95 = (xs: number[]) =>
   percentile(
     [...xs].sort((a, b) => a - b),
@@ -321,7 +326,13 @@ async function main(): Promise<void> {
   await admin.connect();
   const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
   await admin.query(`create database ${dbName}`);
-  const explaining = existsSync(PG_LOG);
+  // auto_explain where the server has it and its log can be read here.
+  const explaining =
+    existsSync(PG_LOG) &&
+    (await admin.query(`load 'auto_explain'`).then(
+      () => true,
+      () => false,
+    ));
   if (explaining) {
     // Both phases pay auto_explain's instrumentation alike; only slow statements are logged.
     await admin.query(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
@@ -448,7 +459,10 @@ async function main(): Promise<void> {
     const history = await measure(f, check, 2, historyOp);
 
     log(`\n${"path".padEnd(44)} ${"empty p95".padStart(10)} ${"history p95".padStart(12)} ${"ratio".padStart(7)}`);
-    const figures: Record<string, { empty_p95_ms: number; history_p95_ms: number; ratio: number }> = {};
+    const figures: Record<
+      string,
+      { empty_p95_ms: number; history_p95_ms: number; ratio: number; empty_p50_ms: number; history_p50_ms: number }
+    > = {};
     let worst = 0;
     for (const [name, xs] of history) {
       const e = p95(empty.get(name) ?? xs);
@@ -459,6 +473,8 @@ async function main(): Promise<void> {
         empty_p95_ms: Number(e.toFixed(2)),
         history_p95_ms: Number(h.toFixed(2)),
         ratio: Number(ratio.toFixed(2)),
+        empty_p50_ms: Number(p50(empty.get(name) ?? xs).toFixed(2)),
+        history_p50_ms: Number(p50(xs).toFixed(2)),
       };
       log(
         `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)}${ratio > 1.5 ? "  above 1.5" : ""}`,
