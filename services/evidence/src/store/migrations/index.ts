@@ -6,6 +6,7 @@ import { Migration0005OutboxNotify } from "./Migration0005OutboxNotify.ts";
 import { Migration0006TaughtReadings } from "./Migration0006TaughtReadings.ts";
 import { Migration0007ContradictionLink } from "./Migration0007ContradictionLink.ts";
 import { Migration0008HistoryIndexes } from "./Migration0008HistoryIndexes.ts";
+import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   Migration0006TaughtReadings,
   Migration0007ContradictionLink,
   Migration0008HistoryIndexes,
+  Migration0009InboxPurge,
 ];
