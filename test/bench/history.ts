@@ -271,6 +271,7 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     ["analytics agent 365 days", f.agent, "/v1/analytics?days=365"],
     ["audit log page", f.admin, "/v1/audit"],
     ["notifications", f.admin, "/v1/admin/notifications"],
+    ["fleet health", f.admin, "/v1/admin/health"],
     ["contact search, phone prefix", f.bearerKey, "/v1/contacts?search=%2B23767000012&limit=20"],
     ["contact search, name", f.bearerKey, "/v1/contacts?search=clarisse&limit=20"],
   ];
