@@ -176,9 +176,10 @@ export interface RelayOptions {
   purgeEveryMs?: number;
   /**
    * Inbox rows (event ids consumers applied) older than this are deleted (default: env
-   * INBOX_RETENTION_H, else 720 hours; 0 keeps them). A row only stops a redelivered event
-   * from taking effect twice, and Kafka redelivers only what its topics still hold: the
-   * retention must exceed the topics' (docs/decisions/history.md, "Outbox and inbox").
+   * INBOX_RETENTION_H, else 0: kept). Off by default: the topics keep every event, and a
+   * consumer group whose offsets are lost starts again from the earliest, where only the inbox
+   * makes the replay a no-op. Safe to set above the longest time a group's offsets can be lost
+   * for (docs/decisions/history.md, "Outbox and inbox").
    */
   inboxRetentionMs?: number;
 }
@@ -248,7 +249,7 @@ export class OutboxRelay {
   ) {
     this.batchSize = options.batchSize ?? 200;
     this.retentionMs = options.retentionMs ?? Number(process.env.OUTBOX_RETENTION_H ?? 168) * 3_600_000;
-    this.inboxRetentionMs = options.inboxRetentionMs ?? Number(process.env.INBOX_RETENTION_H ?? 720) * 3_600_000;
+    this.inboxRetentionMs = options.inboxRetentionMs ?? Number(process.env.INBOX_RETENTION_H ?? 0) * 3_600_000;
     this.purging = new PeriodicJob(
       "outbox purge",
       options.purgeEveryMs ?? 600_000,

@@ -1,7 +1,7 @@
 import { inboxPurgeIndex, Migration, type ConcurrentIndex } from "@transferops/kit";
 
 /**
- * The inbox is pruned (INBOX_RETENTION_H, kit events.ts `purgeInbox`): its rows by age, found
+ * The inbox may be pruned (INBOX_RETENTION_H, off by default; kit events.ts `purgeInbox`): by age, found
  * through a BRIN range index on `received_at`, built concurrently (SHARE UPDATE EXCLUSIVE:
  * consumers go on writing while it builds; docs/decisions/history.md, "Outbox and inbox").
  */
