@@ -1,8 +1,11 @@
 import { Migration, type ConcurrentIndex } from "@transferops/kit";
 
 /**
- * Three reads that grew with a SIM's messages, a day's or a window's rather than with their
- * answer (npm run bench:history; docs/decisions/history.md):
+ * Reads that grew with a SIM's messages, a day's or a window's rather than with their answer
+ * (npm run bench:history; docs/decisions/history.md):
+ * - a day's reconciliation of the fleet reads the day's rows, one a SIM, where the primary
+ *   key (`sim_id, day`) could not find them by day: every SIM's every day was read;
+ *   `daily_reconciliations_day`;
  * - every submission asks whether the SIM already has a message of the same operator
  *   reference (store/messages.ts, `chainNeighbours`, its `repeat` side): only the proofs'
  *   references were indexed (`messages_proof_ref`), so the question read every message the
@@ -26,6 +29,7 @@ export class Migration0008HistoryIndexes extends Migration {
       name: "messages_unknown_sender",
       on: `evidence.messages (sim_id, received_at) where outcome = 'unknown_sender'`,
     },
+    { name: "daily_reconciliations_day", on: `evidence.daily_reconciliations (day)` },
     {
       name: "messages_sim_ref",
       on: `evidence.messages (sim_id, operator_ref) where operator_ref is not null`,
