@@ -16,6 +16,8 @@ export const baseConfigShape = {
   KAFKA_BROKERS: z.string().optional(),
   /** Hours a published outbox row is kept (0 keeps every row); Kafka holds the events. */
   OUTBOX_RETENTION_H: z.coerce.number().min(0).default(168),
+  /** Hours an inbox row (an applied event's id) is kept (0, the default, keeps every row; see events.ts). */
+  INBOX_RETENTION_H: z.coerce.number().min(0).default(0),
   /** Prefix of every Kafka topic and consumer group; tests give each run its own. */
   KAFKA_TOPIC_PREFIX: z.string().default(""),
   /** Addresses of the services (gRPC over h2c); each calls only those it needs. */

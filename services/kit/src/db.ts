@@ -9,6 +9,23 @@ export { Migration };
 export type { EntityManager };
 
 /**
+ * An index built with `create index concurrently`, which cannot run inside the migrator's
+ * transaction: a migration lists it in a static `concurrentIndexes`, and `openDatabase`
+ * builds it after the transactional migrations, outside any transaction. Its lock is SHARE
+ * UPDATE EXCLUSIVE: reads and writes of the table go on while it builds (a plain
+ * `create index` holds SHARE, which stops every insert and update for the whole build).
+ */
+export interface ConcurrentIndex {
+  /** The index's name, unique in the schema. */
+  name: string;
+  /** What follows `on` in CREATE INDEX: the schema-qualified table, columns, `where`. */
+  on: string;
+}
+
+/** A migration class that may declare indexes built concurrently (see ConcurrentIndex). */
+type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[] };
+
+/**
  * A service's database: one PostgreSQL schema it alone reads and writes, migrated by the
  * checked-in migration classes of its `store/migrations`. Queries are explicit SQL through
  * MikroORM's EntityManager (`em.execute`), inside `em.transactional` where they must be
@@ -106,6 +123,12 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
       await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
       await orm.migrator.up();
     });
+    await buildConcurrentIndexes(
+      options.url,
+      options.schema,
+      options.migrations.flatMap((m) => (m as WithConcurrentIndexes).concurrentIndexes ?? []),
+      options.log,
+    );
   } catch (err) {
     await orm.close(true);
     throw err;
@@ -228,4 +251,45 @@ export async function rows<T>(em: EntityManager, sql: string, params: unknown[] 
 export async function one<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T | undefined> {
   const r = await rows<T>(em, sql, params);
   return r[0];
+}
+
+/**
+ * Builds the indexes migrations declare as concurrent (`ConcurrentIndex`) that are missing or
+ * invalid, one at a time, on a connection of its own outside any transaction. Not under the
+ * migration lock: `create index concurrently` waits for every transaction older than it, and a
+ * replica waiting for that lock is one. One replica builds (a session advisory lock it only
+ * tries); the others start without waiting, and their queries use the index once it is valid.
+ * A build that died leaves an invalid index: the next start drops and builds it again.
+ */
+export async function buildConcurrentIndexes(
+  url: string,
+  schema: string,
+  indexes: readonly ConcurrentIndex[],
+  log?: Logger,
+): Promise<void> {
+  if (indexes.length === 0) return;
+  const client = new pg.Client({ connectionString: url, application_name: `index ${schema}` });
+  await client.connect();
+  try {
+    const lock = await client.query<{ ok: boolean }>(
+      `select pg_try_advisory_lock(hashtext('transferops.indexes'), hashtext($1)) as ok`,
+      [schema],
+    );
+    if (!lock.rows[0]!.ok) return;
+    for (const index of indexes) {
+      const found = await client.query<{ valid: boolean }>(
+        `select i.indisvalid as valid from pg_class c join pg_namespace n on n.oid = c.relnamespace
+           join pg_index i on i.indexrelid = c.oid where n.nspname = $1 and c.relname = $2`,
+        [schema, index.name],
+      );
+      if (found.rows[0]?.valid) continue;
+      if (found.rows.length > 0) await client.query(`drop index concurrently "${schema}"."${index.name}"`);
+      const started = Date.now();
+      await client.query(`create index concurrently "${index.name}" on ${index.on}`);
+      log?.info({ schema, index: index.name, ms: Date.now() - started }, "index built concurrently");
+    }
+  } finally {
+    // Ending the session releases its advisory lock.
+    await client.end();
+  }
 }

@@ -3,7 +3,14 @@ import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufb
 import type { EventBus, BusMessage, Subscription } from "./bus.ts";
 import { currentContext, runWithContext, correlationIdFrom } from "./context.ts";
 import pg from "pg";
-import { deferInsert, insertRows, takeDeferred, type Database, type EntityManager } from "./db.ts";
+import {
+  deferInsert,
+  insertRows,
+  takeDeferred,
+  type ConcurrentIndex,
+  type Database,
+  type EntityManager,
+} from "./db.ts";
 import type { Logger } from "./log.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 import { outboxBacklog, outboxOldestAge } from "./metrics.ts";
@@ -167,6 +174,44 @@ export interface RelayOptions {
   retentionMs?: number;
   /** How often the relay deletes what the retention lets go (default 10 minutes). */
   purgeEveryMs?: number;
+  /**
+   * Inbox rows (event ids consumers applied) older than this are deleted (default: env
+   * INBOX_RETENTION_H, else 0: kept). Off by default: the topics keep every event, and a
+   * consumer group whose offsets are lost starts again from the earliest, where only the inbox
+   * makes the replay a no-op. Safe to set above the longest time a group's offsets can be lost
+   * for (docs/decisions/history.md, "Outbox and inbox").
+   */
+  inboxRetentionMs?: number;
+}
+
+/**
+ * The index the inbox purge finds old rows by: a BRIN range index on `received_at`, which the
+ * inbox fills in time order, so the index is a few pages and costs its writes nothing (a
+ * btree would add an entry to every event every consumer applies). Each service's migration
+ * declares it (ConcurrentIndex).
+ */
+export function inboxPurgeIndex(schema: string): ConcurrentIndex {
+  return { name: "inbox_received_brin", on: `"${schema}".inbox using brin (received_at)` };
+}
+
+/**
+ * Deletes the inbox rows received more than `retentionMs` ago, a batch at a time; returns how
+ * many it deleted.
+ */
+export async function purgeInbox(db: Database, retentionMs: number, batch = 10_000): Promise<number> {
+  const table = `"${db.schema}".inbox`;
+  let removed = 0;
+  for (;;) {
+    const [r] = (await db.em().execute(
+      `with gone as (delete from ${table} where ctid = any(array(
+                       select ctid from ${table} where received_at < now() - make_interval(secs => ?) limit ?))
+                     returning 1)
+       select (select count(*) from gone)::int as removed`,
+      [retentionMs / 1000, batch],
+    )) as { removed: number }[];
+    removed += r!.removed;
+    if (r!.removed < batch) return removed;
+  }
 }
 
 /** Rows looked at, oldest first, per purge statement. */
@@ -193,6 +238,7 @@ export class OutboxRelay {
   private again = false;
   private readonly batchSize: number;
   private readonly retentionMs: number;
+  private readonly inboxRetentionMs: number;
   private readonly purging: PeriodicJob;
 
   constructor(
@@ -203,14 +249,23 @@ export class OutboxRelay {
   ) {
     this.batchSize = options.batchSize ?? 200;
     this.retentionMs = options.retentionMs ?? Number(process.env.OUTBOX_RETENTION_H ?? 168) * 3_600_000;
-    this.purging = new PeriodicJob("outbox purge", options.purgeEveryMs ?? 600_000, () => this.purge(), log);
+    this.inboxRetentionMs = options.inboxRetentionMs ?? Number(process.env.INBOX_RETENTION_H ?? 0) * 3_600_000;
+    this.purging = new PeriodicJob(
+      "outbox purge",
+      options.purgeEveryMs ?? 600_000,
+      async () => {
+        if (this.retentionMs > 0) await this.purge();
+        if (this.inboxRetentionMs > 0 && !this.stopped) await purgeInbox(this.db, this.inboxRetentionMs);
+      },
+      log,
+    );
   }
 
   start(): void {
     this.stopped = false;
     this.schedule();
     void this.listen();
-    if (this.retentionMs > 0) this.purging.start();
+    if (this.retentionMs > 0 || this.inboxRetentionMs > 0) this.purging.start();
     const service = this.db.schema;
     const read = async () =>
       (await this.db.em().execute(

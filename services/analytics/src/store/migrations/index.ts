@@ -1,5 +1,6 @@
 import { Migration0001Agents } from "./Migration0001Agents.ts";
 import { Migration0002ReadModel } from "./Migration0002ReadModel.ts";
 import { Migration0003Rollups } from "./Migration0003Rollups.ts";
+import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 
-export const migrations = [Migration0001Agents, Migration0002ReadModel, Migration0003Rollups];
+export const migrations = [Migration0001Agents, Migration0002ReadModel, Migration0003Rollups, Migration0004InboxPurge];

@@ -5,6 +5,8 @@ import { Migration0004OutboxNotify } from "./Migration0004OutboxNotify.ts";
 import { Migration0005FinishedIndexes } from "./Migration0005FinishedIndexes.ts";
 import { Migration0006SimHoldingIndex } from "./Migration0006SimHoldingIndex.ts";
 import { Migration0007HeldDebits } from "./Migration0007HeldDebits.ts";
+import { Migration0008SimCreatedIndex } from "./Migration0008SimCreatedIndex.ts";
+import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -15,4 +17,6 @@ export const migrations = [
   Migration0005FinishedIndexes,
   Migration0006SimHoldingIndex,
   Migration0007HeldDebits,
+  Migration0008SimCreatedIndex,
+  Migration0009InboxPurge,
 ];

@@ -5,6 +5,8 @@ import { Migration0004WordingRules } from "./Migration0004WordingRules.ts";
 import { Migration0005OutboxNotify } from "./Migration0005OutboxNotify.ts";
 import { Migration0006TaughtReadings } from "./Migration0006TaughtReadings.ts";
 import { Migration0007ContradictionLink } from "./Migration0007ContradictionLink.ts";
+import { Migration0008HistoryIndexes } from "./Migration0008HistoryIndexes.ts";
+import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -15,4 +17,6 @@ export const migrations = [
   Migration0005OutboxNotify,
   Migration0006TaughtReadings,
   Migration0007ContradictionLink,
+  Migration0008HistoryIndexes,
+  Migration0009InboxPurge,
 ];

@@ -1,0 +1,127 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
+import { buildConcurrentIndexes, Migration, openDatabase, type ConcurrentIndex } from "./db.ts";
+
+// Indexes a migration declares as concurrent are built outside the migrator's transaction,
+// with `create index concurrently`: the table stays writable while they build, and one left
+// invalid by a build that died is built again at the next start.
+
+class Migration0001Table extends Migration {
+  override name = "Migration0001Table";
+  up(): void {
+    this.addSql(`create table indextest.events (id int primary key, kind text not null, at timestamptz not null)`);
+    this.addSql(`insert into indextest.events select g, 'k' || (g % 3), now() from generate_series(1, 1000) g`);
+  }
+}
+
+class Migration0002Concurrent extends Migration {
+  override name = "Migration0002Concurrent";
+  static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
+    { name: "events_k1_at", on: `indextest.events (at desc) where kind = 'k1'` },
+  ];
+  up(): void {}
+}
+
+let tdb: TestDatabase;
+let admin: pg.Client;
+
+const indexState = async (name: string) =>
+  (
+    await admin.query<{ valid: boolean; definition: string }>(
+      `select i.indisvalid as valid, pg_get_indexdef(i.indexrelid) as definition
+         from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'indextest' and c.relname = $1`,
+      [name],
+    )
+  ).rows;
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  admin = new pg.Client({ connectionString: tdb.url });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await tdb?.drop();
+});
+
+describe("indexes built concurrently", () => {
+  it("builds a migration's concurrent index after its migrations, valid and as declared", async () => {
+    const db = await openDatabase({
+      url: tdb.url,
+      schema: "indextest",
+      migrations: [Migration0001Table, Migration0002Concurrent],
+    });
+    await db.close();
+    const [state] = await indexState("events_k1_at");
+    expect(state).toEqual({
+      valid: true,
+      definition: "CREATE INDEX events_k1_at ON indextest.events USING btree (at DESC) WHERE (kind = 'k1'::text)",
+    });
+    const applied = await admin.query(`select name from indextest.mikro_orm_migrations order by id`);
+    expect(applied.rows.map((r) => r.name)).toEqual(["Migration0001Table", "Migration0002Concurrent"]);
+  });
+
+  it("drops an index a dead build left invalid and builds it again", async () => {
+    // A unique index that cannot hold: its concurrent build fails and leaves it invalid.
+    await admin
+      .query(`create unique index concurrently events_kind_unique on indextest.events (kind)`)
+      .catch(() => undefined);
+    expect(await indexState("events_kind_unique")).toEqual([expect.objectContaining({ valid: false })]);
+    await buildConcurrentIndexes(tdb.url, "indextest", [{ name: "events_kind_unique", on: "indextest.events (kind)" }]);
+    expect(await indexState("events_kind_unique")).toEqual([
+      { valid: true, definition: "CREATE INDEX events_kind_unique ON indextest.events USING btree (kind)" },
+    ]);
+  });
+
+  it("leaves the build to the replica holding the index lock", async () => {
+    const other = new pg.Client({ connectionString: tdb.url });
+    await other.connect();
+    try {
+      await other.query(`select pg_advisory_lock(hashtext('transferops.indexes'), hashtext('indextest'))`);
+      await buildConcurrentIndexes(tdb.url, "indextest", [{ name: "events_by_at", on: "indextest.events (at)" }]);
+      expect(await indexState("events_by_at")).toEqual([]);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it("keeps the table writable while an index builds (its lock is SHARE UPDATE EXCLUSIVE)", async () => {
+    // A transaction holding a row lock makes the concurrent build wait for it; meanwhile an
+    // insert from another session goes through, which a plain CREATE INDEX (SHARE) would block.
+    const holder = new pg.Client({ connectionString: tdb.url });
+    const writer = new pg.Client({ connectionString: tdb.url });
+    await holder.connect();
+    await writer.connect();
+    try {
+      await holder.query(`begin`);
+      await holder.query(`update indextest.events set at = now() where id = 1`);
+      const building = buildConcurrentIndexes(tdb.url, "indextest", [
+        { name: "events_by_kind_at", on: "indextest.events (kind, at)" },
+      ]);
+      for (let i = 0; ; i++) {
+        const waiting = await admin.query(
+          `select mode from pg_locks l join pg_stat_activity a on a.pid = l.pid
+            where a.application_name = 'index indextest' and l.relation = 'indextest.events'::regclass and l.granted`,
+        );
+        if (waiting.rows.length > 0) {
+          expect(waiting.rows.map((r) => r.mode)).toEqual(["ShareUpdateExclusiveLock"]);
+          break;
+        }
+        if (i > 200) throw new Error("the build never took its lock");
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await writer.query(`set statement_timeout = '5s'`);
+      const inserted = await writer.query(`insert into indextest.events values (5000, 'k2', now())`);
+      expect(inserted.rowCount).toBe(1);
+      await holder.query(`commit`);
+      await building;
+      expect(await indexState("events_by_kind_at")).toEqual([expect.objectContaining({ valid: true })]);
+    } finally {
+      await holder.end();
+      await writer.end();
+    }
+  });
+});

@@ -1,0 +1,365 @@
+// The history of the history benchmark (test/bench/history.ts): months of a fleet's work
+// written straight into each service's tables with set-based SQL (no API: a million
+// operations through the API would take hours), in the proportions production leaves them.
+//
+// - dispatch: operations over `days` days, ending before the benchmark's SIMs were measured
+//   (so that none of them counts against a SIM's free balance), every one finished: 88 %
+//   confirmed (96 % of those by their SMS, the rest attached, settled or arbitrated), 6 %
+//   failed, 4 % rejected, 1 % balance checks, the rest left `no_evidence` (the arbitration
+//   queue's backlog), a few contradicted; the proofs of the proven ones.
+// - evidence: one message per proven operation, linked, then as many more as `messages`
+//   asks: orphan deposits (a fifth, a tenth of them dismissed), movements (three fifths),
+//   balance replies (dismissed as balance readings); the daily
+//   reconciliation of every SIM's day, computed from them.
+// - fleet: agents, handsets and SIMs of the history, audit rows (one per ten operations),
+//   notifications (one per fifty).
+// - intake: a transaction per twenty operations; messaging: one contact per ten operations
+//   (the customers the operations went to); analytics: the read model of it all, rollups
+//   rebuilt as its migration does.
+// - outbox: the published events of the last seven days (OUTBOX_RETENTION_H prunes older
+//   ones); inbox: every event every consumer ever applied (nothing prunes an inbox).
+//
+// The operations and messages go in by chunks, each its own statement, so that progress is
+// printed and no statement holds a million rows in memory.
+import type pg from "pg";
+
+export interface HistorySize {
+  operations: number;
+  messages: number;
+  days: number;
+  /** The history ends here: before the benchmark's SIMs were measured. */
+  end: Date;
+  /** The benchmark's own SIMs and agent, given a share of the history like any other. */
+  sims: { simId: string; deviceId: string; msisdn: string }[];
+  agentId: string;
+}
+
+const HISTORY_SIMS = 96;
+const HISTORY_AGENTS = 50;
+const CHUNK = 250_000;
+const NAMES = `(array['AMINA NGONO','JEAN MBARGA','MARIE FOTSO','PAUL TCHOUA','ESTELLE ABENA','IBRAHIM KAMGA','CLARISSE BELLO','SERGE NDONGO'])`;
+
+/** An outbox row's payload and headers: about the size of a real event's. */
+const PAYLOAD = `decode(repeat(md5(g::text), 5), 'hex')`;
+const HEADERS = `'{"correlation_id": "00000000-0000-4000-8000-000000000000", "type": "history"}'::jsonb`;
+
+/**
+ * The fleet the history ran on, written before the empty database is measured (a fleet's
+ * size is not history: both phases see the same SIMs and agents): the benchmark's SIMs and
+ * agent, and as many more as a fleet of 100 SIMs has, each measured at `end` as its last
+ * proof left it (a SIM of a working fleet is measured with every proof).
+ */
+export async function buildFleet(db: pg.Client, size: Pick<HistorySize, "end" | "sims" | "agentId">): Promise<number> {
+  const t = performance.now();
+  const end = size.end.toISOString();
+  await db.query(
+    `insert into fleet.agents (id, login, full_name, role, password_hash, created_at)
+     select md5('agent' || g)::uuid, 'history-' || g, 'History Agent ' || g, 'agent', 'x', $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_AGENTS}) g`,
+    [end],
+  );
+  await db.query(
+    `insert into fleet.devices (id, label, created_at)
+     select md5('device' || g), 'History handset ' || g, $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+    [end],
+  );
+  await db.query(
+    `insert into fleet.sims (id, operator, msisdn, device_id, subscription_slot, pin_key_id, pin_ciphertext,
+       balance_mirror, balance_updated_at, balance_source, created_at)
+     select md5('sim' || g)::uuid, case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
+       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0'),
+       md5('device' || g), 0, 'history', '\\x00', 1000000, $1::timestamptz, 'sms', $1::timestamptz - interval '400 days'
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+    [end],
+  );
+  await db.query(
+    `create table public.history_sims (idx int primary key, sim_id text, device_id text, operator text, msisdn text)`,
+  );
+  await db.query(`create table public.history_agents (idx int primary key, agent_id uuid)`);
+  await db.query(
+    `insert into public.history_sims
+     select g - 1, md5('sim' || g)::uuid::text, md5('device' || g), case when g % 2 = 0 then 'operator_a' else 'operator_b' end,
+       case when g % 2 = 0 then '67' else '69' end || lpad((9000000 + g)::text, 7, '0')
+     from generate_series(1, ${HISTORY_SIMS}) g`,
+  );
+  await db.query(
+    `insert into public.history_sims select ${HISTORY_SIMS} + s.i - 1, s.sim_id, s.device_id, 'operator_b', s.msisdn
+     from jsonb_to_recordset($1::jsonb) as s(i int, sim_id text, device_id text, msisdn text)`,
+    [JSON.stringify(size.sims.map((s, i) => ({ i: i + 1, sim_id: s.simId, device_id: s.deviceId, msisdn: s.msisdn })))],
+  );
+  await db.query(
+    `insert into public.history_agents select g - 1, md5('agent' || g)::uuid from generate_series(1, ${HISTORY_AGENTS}) g
+     union all select ${HISTORY_AGENTS}, $1::uuid`,
+    [size.agentId],
+  );
+  return performance.now() - t;
+}
+
+export async function buildHistory(
+  db: pg.Client,
+  size: HistorySize,
+  log: (s: string) => void,
+): Promise<{ steps: { step: string; ms: number; rows: number }[] }> {
+  const steps: { step: string; ms: number; rows: number }[] = [];
+  const step = async (name: string, sql: string, params: unknown[] = []) => {
+    const t = performance.now();
+    const r = await db.query(sql, params);
+    const ms = performance.now() - t;
+    const last = steps.find((s) => s.step === name);
+    if (last) {
+      last.ms += ms;
+      last.rows += r.rowCount ?? 0;
+    } else steps.push({ step: name, ms, rows: r.rowCount ?? 0 });
+  };
+  const spanS = size.days * 86_400;
+  const end = size.end.toISOString();
+  await db.query(`set synchronous_commit = off`);
+  await db.query(`select setseed(0.41)`);
+
+  const sims = HISTORY_SIMS + size.sims.length;
+  const agents = HISTORY_AGENTS + 1;
+  const customers = Math.max(1000, Math.floor(size.operations / 10));
+
+  // Operations, in time order (as they were inserted), each on a SIM and by an agent.
+  for (let start = 1; start <= size.operations; start += CHUNK) {
+    const stop = Math.min(size.operations, start + CHUNK - 1);
+    const t = performance.now();
+    await step(
+      "dispatch: operations",
+      `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+         msisdn_dest, dest_name, sim_id, device_id, device_label, subscription_slot, ussd_string, ussd_response,
+         device_outcome, executed_at, reject_reason, failure_reason, evidence_expires_at, evidence_message_id,
+         evidence_operator_ref, evidence_amount, evidence_fee, evidence_balance_after, evidence_raw_text,
+         evidence_received_at, evidence_kind, evidence_is_ambiguous, confirmed_by, decision, decision_note, decided_by,
+         decided_by_name, decided_at, contradicting_message_id, created_at, started_at, finished_at, updated_at)
+       select gen_random_uuid(), 'history-' || x.g, x.status, x.origin, x.op_type, a.agent_id, s.operator, x.montant,
+         x.dest, ${NAMES}[1 + x.g % 8], s.sim_id, s.device_id, 'Handset', 0, '#150*1*1#',
+         case when x.dialled then 'Transaction en cours' end,
+         case when x.status = 'failed' then 'ussd_failed' when x.dialled then 'ussd_ok' end,
+         case when x.dialled then x.t + interval '20 seconds' end,
+         case when x.status = 'rejected' then 'sim_unavailable' end,
+         case when x.status = 'failed' then 'ussd_failed' end,
+         x.t + interval '5 minutes',
+         case when x.proven then gen_random_uuid()::text end,
+         case when x.proven then 'CI' || x.g end, case when x.proven then x.montant end,
+         case when x.proven then 0 end, case when x.proven then 1000000 + x.g % 5000000 end,
+         case when x.proven then 'Depot reussi' end, case when x.proven then x.t + interval '40 seconds' end,
+         case when x.proven then 'DEP' end, case when x.proven then false end,
+         x.confirmed_by, case when x.confirmed_by in ('settle', 'arbitrate') then 'arrived' end,
+         case when x.confirmed_by in ('settle', 'arbitrate') then 'settled by hand' end,
+         case when x.confirmed_by in ('settle', 'arbitrate') then a.agent_id end,
+         case when x.confirmed_by in ('settle', 'arbitrate') then 'History Agent' end,
+         case when x.confirmed_by in ('settle', 'arbitrate') then x.t + interval '1 hour' end,
+         case when x.contradicted then gen_random_uuid()::text end,
+         x.t, case when x.dialled then x.t + interval '5 seconds' end, x.t + interval '45 seconds',
+         x.t + case when x.confirmed_by in ('settle', 'arbitrate') then interval '1 hour' else interval '45 seconds' end
+       from (select g, t, status, origin, op_type, dest,
+               case when op_type = 'balance' then 1 else (1 + floor(r2 * 400)) * 250 end as montant,
+               status <> 'rejected' as dialled,
+               status = 'confirmed' and confirmed_by = 'proof' as proven,
+               status = 'failed' and r2 < 0.01 as contradicted,
+               confirmed_by
+             from (select g, r2, t, dest, origin,
+                     case when g % 100 = 0 then 'balance' else 'deposit' end as op_type,
+                     case when r < 0.88 or g % 100 = 0 then 'confirmed' when r < 0.94 then 'failed'
+                          when r < 0.98 then 'rejected' else 'no_evidence' end as status,
+                     case when r < 0.88 or g % 100 = 0 then
+                       case when r2 < 0.96 or g % 100 = 0 then 'proof' when r2 < 0.98 then 'attach'
+                            when r2 < 0.995 then 'settle' else 'arbitrate' end end as confirmed_by
+                   from (select g, random() as r, random() as r2,
+                           $3::timestamptz - ($4::double precision * (1 - g::double precision / $2)) * interval '1 second' as t,
+                           case when random() < 0.7 then 'aggregated' else 'assisted' end as origin,
+                           '6' || lpad(((g::bigint * 7919) % $5 + 70000000)::text, 8, '0') as dest
+                         from generate_series($1::int, $6::int) g) q) q2) x
+       join public.history_sims s on s.idx = x.g % ${sims}
+       join public.history_agents a on a.idx = (x.g / 7) % ${agents}`,
+      [start, size.operations, end, spanS, customers, stop],
+    );
+    log(
+      `  history: ${stop.toLocaleString("en")} operations (${((performance.now() - t) / 1000).toFixed(1)} s this chunk)`,
+    );
+  }
+  await step(
+    "dispatch: proofs",
+    `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, created_at)
+     select evidence_message_id, sim_id, 'confirmed', operation_id, evidence_received_at
+     from dispatch.operations where evidence_message_id is not null and request_id like 'history-%'`,
+  );
+
+  // Messages: the proof of each proven operation, then orphans, movements and balance replies.
+  await step(
+    "evidence: linked messages",
+    `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+       client_message_id, subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
+       direction, language, parse_rule, state, outcome, operation_id, link, linked_at, linked_by, balance_state,
+       balance, previous_balance, stored_at, correlated_at)
+     select o.evidence_message_id::uuid, o.sim_id, encode(sha256(o.evidence_message_id::bytea), 'hex'), 'OrangeMoney',
+       'Depot vers ' || o.msisdn_dest || ' reussi. Montant transaction : ' || o.montant || 'FCFA, ID de Transaction : '
+         || o.evidence_operator_ref || ', Nouveau Solde : ' || o.evidence_balance_after || 'FCFA.',
+       o.evidence_received_at, o.evidence_received_at, left(o.evidence_message_id, 36), 0, 'DEP', o.montant, 0,
+       o.evidence_balance_after, o.evidence_operator_ref, o.msisdn_dest, 'out', 'fr', 'operator_b.deposit', 'done',
+       'confirmed', o.operation_id, 'proof', o.evidence_received_at, 'proof', 'done', o.evidence_balance_after,
+       o.evidence_balance_after + o.montant, o.evidence_received_at, o.evidence_received_at
+     from dispatch.operations o where o.evidence_message_id is not null and o.request_id like 'history-%'`,
+  );
+  const linked = Number((await db.query(`select count(*) as n from evidence.messages`)).rows[0].n);
+  const unlinked = Math.max(0, size.messages - linked);
+  for (let start = 1; start <= unlinked; start += CHUNK) {
+    const stop = Math.min(unlinked, start + CHUNK - 1);
+    await step(
+      "evidence: orphans, movements, balance replies",
+      `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+         client_message_id, subscription_slot, kind, amount, balance_after, operator_ref, direction, language,
+         parse_rule, state, outcome, balance_state, balance, dismissed_at, dismiss_reason, dismissed_by, stored_at,
+         correlated_at)
+       select x.id, s.sim_id, encode(sha256(x.id::text::bytea), 'hex'), 'OrangeMoney', x.raw, x.t, x.t,
+         left(x.id::text, 36), 0, x.kind, x.amount, 1000000 + x.g % 5000000, 'MV' || x.g,
+         case when x.kind = 'UV_IN' then 'in' when x.kind = 'DEP' then 'out' end, 'fr', 'operator_b.' || lower(x.kind),
+         'done', x.outcome, 'done', 1000000 + x.g % 5000000,
+         case when x.dismissed then x.t + interval '2 hours' end, case when x.kind = 'BAL' then 'balance_reading' when x.dismissed then 'not_ours' end,
+         case when x.dismissed then 'history' end, x.t, x.t
+       from (select g, gen_random_uuid() as id, t, r,
+               case when r < 0.2 then 'DEP' when r < 0.8 then 'UV_IN' else 'BAL' end as kind,
+               case when r < 0.2 then 'orphan' when r < 0.8 then 'movement' else 'stored' end as outcome,
+               case when r < 0.8 then (1 + floor(random() * 400)) * 250 end as amount,
+               r < 0.02 or r >= 0.8 as dismissed,
+               case when r < 0.2 then 'Depot reussi, montant ' when r < 0.7 then 'Vous avez recu ' else 'Votre solde est de ' end
+                 || g || ' FCFA' as raw
+             from (select g, random() as r,
+                     $3::timestamptz - ($4::double precision * (1 - g::double precision / $2)) * interval '1 second' as t
+                   from generate_series($1::int, $5::int) g) q) x
+       join public.history_sims s on s.idx = x.g % ${sims}`,
+      [start, unlinked, end, spanS, stop],
+    );
+    log(`  history: ${(linked + stop).toLocaleString("en")} messages`);
+  }
+  await step(
+    "evidence: daily reconciliations",
+    `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched,
+       ambiguous, divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf,
+       last_balance, last_balance_at, updated_at)
+     select sim_id, (received_at at time zone 'UTC' + interval '1 hour')::date, count(*),
+       count(*) filter (where outcome = 'confirmed'), 0, 0,
+       count(*) filter (where outcome = 'orphan' and dismissed_at is null), 0, 0,
+       count(*) filter (where dismissed_at is not null), count(*) filter (where outcome = 'movement'),
+       coalesce(sum(amount) filter (where outcome = 'confirmed'), 0), 0,
+       coalesce(sum(amount) filter (where outcome = 'movement'), 0), 0, max(balance_after), max(received_at), max(received_at)
+     from evidence.messages where received_at <= $1 group by 1, 2
+     on conflict (sim_id, day) do nothing`,
+    [end],
+  );
+
+  // Fleet's audit log and notifications.
+  await step(
+    "fleet: audit rows",
+    `insert into fleet.audit_log (at, actor_agent_id, action, target_id, details)
+     select $2::timestamptz - ($3::double precision * (1 - g::double precision / $1)) * interval '1 second',
+       md5('agent' || (1 + g % ${HISTORY_AGENTS}))::uuid,
+       (array['operation.settle','sim.balance_recorded','agent.login','access.granted','sim.frozen','evidence.dismissed'])[1 + g % 6],
+       md5('target' || g), jsonb_build_object('note', 'history ' || g)
+     from generate_series(1, $1::int) g`,
+    [Math.floor(size.operations / 10), end, spanS],
+  );
+  await step(
+    "fleet: notifications",
+    `insert into fleet.notifications (id, kind, severity, message, sim_id, raised_at, dedupe_key, acknowledged_at, created_at)
+     select gen_random_uuid(), (array['low_balance','device_silent','balance_chain_break','wording_drift'])[1 + g % 4],
+       case when g % 4 = 0 then 'warning' else 'info' end, 'history notification ' || g, md5('sim' || (1 + g % ${HISTORY_SIMS})),
+       t, 'history-' || g, case when g % 10 <> 0 then t + interval '1 hour' end, t
+     from (select g, $2::timestamptz - ($3::double precision * (1 - g::double precision / $1)) * interval '1 second' as t
+           from generate_series(1, $1::int) g) q`,
+    [Math.floor(size.operations / 50), end, spanS],
+  );
+
+  // Intake's transactions (launched and done) and messaging's contacts.
+  await step(
+    "intake: transactions",
+    `insert into intake.transactions (id, request_id, contact_id, customer_name, customer_phone, receiver_name,
+       receiver_phone, operator, received_amount_xaf, rate, send_amount_eur, transaction_date, state, launched_by,
+       launched_at, operation_id, outcome, settled_at, created_at, updated_at)
+     select gen_random_uuid(), 'history-' || o.request_id, 'c' || o.msisdn_dest, 'Customer', '+33600000000', o.dest_name,
+       o.msisdn_dest, o.operator, o.montant, 655.957, o.montant / 655.957, o.created_at,
+       case when o.status = 'confirmed' then 'done' else 'cancelled' end, o.agent_id, o.created_at, o.operation_id,
+       o.status, o.finished_at, o.created_at - interval '1 hour', o.finished_at
+     from dispatch.operations o where o.op_type = 'deposit' and o.request_id like 'history-%'
+       and substr(o.request_id, 9)::int % 20 = 0`,
+  );
+  await step(
+    "messaging: contacts",
+    `insert into messaging.contacts (customer_id, first_name, last_name, phone, email, created_at, updated_at,
+       last_transfer_at, transfer_count)
+     select gen_random_uuid(), (array['Aïcha','Jean','Marie','Paul','Estelle','Ibrahim','Clarisse','Serge'])[1 + g % 8] || g,
+       (array['Nkomo','Mbarga','Fotso','Tchoua','Abena','Kamga','Bello','Ndongo'])[1 + (g / 8) % 8],
+       '+2376' || lpad((g + 70000000)::text, 8, '0'), 'h' || g || '@example.cm',
+       $2::timestamptz - interval '400 days', $2::timestamptz - (g % 100) * interval '1 day', $2::timestamptz, 1 + g % 20
+     from generate_series(0, $1::int - 1) g`,
+    [customers, end],
+  );
+
+  // Analytics' read model of the same operations and messages, rollups rebuilt in one pass.
+  await db.query(`set session_replication_role = replica`);
+  await step(
+    "analytics: operations",
+    `insert into analytics.operations (operation_id, agent_id, sim_id, device_id, device_label, op_type, is_transfer,
+       status, montant, created_at, local_day, local_dow, local_hour, finished_at, dialled, confirmed_by,
+       touched_by_hand, settled_by_hand, lost, fee, proof_delay_s, changed_at)
+     select o.operation_id, o.agent_id, o.sim_id::uuid, o.device_id, o.device_label, o.op_type, o.op_type <> 'balance',
+       o.status, o.montant, o.created_at, (o.created_at at time zone 'UTC' + interval '1 hour')::date,
+       extract(isodow from o.created_at at time zone 'UTC' + interval '1 hour'),
+       extract(hour from o.created_at at time zone 'UTC' + interval '1 hour'), o.finished_at, o.started_at is not null,
+       o.confirmed_by, coalesce(o.confirmed_by in ('attach', 'settle', 'arbitrate'), false),
+       case when o.confirmed_by in ('settle', 'arbitrate') then 'arrived' end, false, o.evidence_fee,
+       case when o.confirmed_by = 'proof' then 40 end, o.updated_at
+     from dispatch.operations o where o.request_id like 'history-%'`,
+  );
+  await step(
+    "analytics: messages",
+    `insert into analytics.messages (message_id, sim_id, received_at, local_day, kind, outcome, is_ambiguous, operation_id, dismissed_at)
+     select id, sim_id::uuid, received_at, (received_at at time zone 'UTC' + interval '1 hour')::date, kind, outcome,
+       is_ambiguous, operation_id, dismissed_at
+     from evidence.messages where received_at <= $1`,
+    [end],
+  );
+  await db.query(`set session_replication_role = origin`);
+  await step("analytics: rollups", `select analytics.rebuild_rollups()`);
+
+  // Outbox rows the relays published and the retention has not pruned yet (the last 7 days);
+  // inbox rows of every event every consumer applied, which nothing prunes.
+  const week = `$1::timestamptz - interval '7 days'`;
+  for (const [schema, source, perRow, topic] of [
+    ["dispatch", "dispatch.operations where created_at >= " + week, 3, "operations"],
+    ["evidence", "evidence.messages where received_at >= " + week, 2, "messages"],
+    ["fleet", "fleet.audit_log where at >= " + week, 1, "fleet"],
+  ] as const) {
+    await step(
+      `${schema}: outbox (published, last 7 days)`,
+      `insert into ${schema}.outbox (id, topic, key, type, payload, headers, created_at, published_at)
+       select gen_random_uuid(), '${topic}', 'k' || g, 'history', ${PAYLOAD}, ${HEADERS}, $1::timestamptz, $1::timestamptz
+       from generate_series(1, (select count(*) * ${perRow} from ${source})::int) g`,
+      [end],
+    );
+  }
+  // Consumers: analytics applies every operation event (three each) and message event (two
+  // each); fleet (webhooks), intake and messaging one event per finished operation.
+  const inbox = async (schema: string, consumer: string, events: string) =>
+    step(
+      `${schema}: inbox`,
+      `insert into ${schema}.inbox (event_id, consumer, received_at)
+       select gen_random_uuid(), '${consumer}', t from (${events}) e`,
+    );
+  const opEvents = (n: number) =>
+    `select created_at + k * interval '20 seconds' as t from dispatch.operations, generate_series(1, ${n}) k`;
+  await inbox("analytics", "analytics.operations", opEvents(3));
+  await inbox(
+    "analytics",
+    "analytics.messages",
+    `select received_at + k * interval '1 second' as t from evidence.messages, generate_series(1, 2) k`,
+  );
+  await inbox("fleet", "fleet.operations", opEvents(1));
+  await inbox("intake", "intake.operations", opEvents(1));
+  await inbox("messaging", "messaging.operations", opEvents(1));
+
+  await db.query(`drop table public.history_sims, public.history_agents`);
+  return { steps };
+}

@@ -1,0 +1,630 @@
+// The history benchmark (`npm run bench:history`). Not a test: it measures and prints.
+//
+// Does every hot path cost as much on months of history as on an empty database? In one run,
+// on one system and one database:
+//   1. the reference: a bare express hello-world saturated by the same client;
+//   2. the system (one process, BENCH_TOPOLOGY=single) on a fresh database, with the
+//      benchmark's admin, agent, handsets and SIMs created through the API;
+//   3. every hot path measured RUNS times through the HTTP API on that empty database: the
+//      write path (create with all its gates, poll and claim, outcome, SMS to confirmation)
+//      and the reads (queues, lists with each contract filter and `search`, an operation,
+//      a SIM's history, a day's reconciliation and balance chain, analytics, audit log,
+//      notifications, contact search);
+//   4. the history written with set-based SQL (history-build.ts: operations, messages
+//      linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
+//      transactions, contacts, analytics' read model, outbox and inbox rows as the relays
+//      leave them), its build time and the database's size printed, then `vacuum analyze`
+//      (what autovacuum does after a load; this machine's PostgreSQL runs without it);
+//   5. the same hot paths again, and each path's p95 on the history beside its p95 on the
+//      empty database, with the ratio (goal: <= 1.5).
+// With BENCH_PG_LOG naming PostgreSQL's server log (default Debian's), every statement of the
+// benchmark's database slower than --explain-ms (default 20 ms) during the history phase has
+// its plan, `explain (analyze, buffers)`, logged by auto_explain and copied to
+// .cache/history-explain-<size>.txt, slowest first (auto_explain is loaded for both phases).
+//
+//   npm run bench:history -- --operations 1000000 --messages 1000000 [--days 100]
+//
+// Options: --operations (100,000), --messages (as many as operations), --days (100), --runs
+// per path and phase (20), --explain-ms (20), --migrate-under-load (before the history phase: the
+// migrations' concurrent indexes dropped and built again while creates run), --max-ratio (exit 1 when a path's ratio is above
+// it; none by default), --keep-db. Database: a fresh history_bench_* one on
+// BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
+// the end unless --keep-db. The last line is the figures as JSON (bench:smoke reads it).
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, openSync, readSync, statSync, closeSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
+import { buildConcurrentIndexes, type ConcurrentIndex } from "@transferops/kit";
+import { migrations as analyticsMigrations } from "../../services/analytics/src/store/migrations/index.ts";
+import { migrations as dispatchMigrations } from "../../services/dispatch/src/store/migrations/index.ts";
+import { migrations as evidenceMigrations } from "../../services/evidence/src/store/migrations/index.ts";
+import { migrations as fleetMigrations } from "../../services/fleet/src/store/migrations/index.ts";
+import { migrations as intakeMigrations } from "../../services/intake/src/store/migrations/index.ts";
+import { migrations as messagingMigrations } from "../../services/messaging/src/store/migrations/index.ts";
+import { buildFleet, buildHistory } from "./history-build.ts";
+import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
+
+const { values: flags } = parseArgs({
+  options: {
+    operations: { type: "string" },
+    messages: { type: "string" },
+    days: { type: "string" },
+    runs: { type: "string" },
+    "explain-ms": { type: "string" },
+    "max-ratio": { type: "string" },
+    "keep-db": { type: "boolean", default: false },
+    "migrate-under-load": { type: "boolean", default: false },
+  },
+});
+const OPERATIONS = Number(flags.operations ?? 100_000);
+const MESSAGES = Number(flags.messages ?? OPERATIONS);
+const DAYS = Number(flags.days ?? 100);
+const RUNS = Number(flags.runs ?? 20);
+const EXPLAIN_MS = Number(flags["explain-ms"] ?? 20);
+const MAX_RATIO = flags["max-ratio"] ? Number(flags["max-ratio"]) : undefined;
+const ADMIN_DB = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PG_LOG = process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
+const API_KEY = `bench-${randomBytes(8).toString("hex")}`;
+const BOOTSTRAP = `bench-${randomBytes(8).toString("hex")}`;
+const HANDSETS = 4;
+const PIN = "52918374";
+const START_BALANCE = 1_000_000_000;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+interface Fixture {
+  base: string;
+  key: Record<string, string>;
+  admin: Record<string, string>;
+  agent: Record<string, string>;
+  agentId: string;
+  bearerKey: Record<string, string>;
+  devices: { token: string; deviceId: string; simId: string; msisdn: string; balance: number }[];
+}
+
+async function fixtures(base: string): Promise<Fixture> {
+  const key = { "x-api-key": API_KEY };
+  await call(
+    base,
+    "POST",
+    "/v1/agents/bootstrap",
+    { "x-bootstrap-token": BOOTSTRAP },
+    {
+      login: "bench",
+      full_name: "Bench Admin",
+      password: "bench-password-1",
+    },
+  );
+  const login = await call(base, "POST", "/v1/agents/login", {}, { login: "bench", password: "bench-password-1" });
+  const admin = { authorization: `Bearer ${login.body.token}` };
+  const agentId: string = (
+    await call(base, "POST", "/v1/agents/admin", admin, {
+      login: "bench-agent",
+      full_name: "Bench Agent",
+      password: "bench-password-1",
+    })
+  ).body.agent_id;
+  const devices: Fixture["devices"] = [];
+  for (let i = 0; i < HANDSETS; i++) {
+    const d = await call(base, "POST", "/v1/devices", admin, { label: `history ${i}` });
+    const msisdn = `69${String(3_000_000 + i).padStart(7, "0")}`;
+    const sim = await call(base, "POST", "/v1/sims", admin, {
+      operator: "operator_b",
+      msisdn,
+      pin: PIN,
+      device_id: d.body.device_id,
+      subscription_slot: "0",
+    });
+    if (sim.status !== 201) throw new Error(`SIM not created: ${sim.status} ${JSON.stringify(sim.body)}`);
+    await call(base, "PATCH", `/v1/sims/${sim.body.sim_id}/balance`, key, { balance: START_BALANCE });
+    devices.push({
+      token: d.body.device_token,
+      deviceId: d.body.device_id,
+      simId: sim.body.sim_id,
+      msisdn,
+      balance: START_BALANCE,
+    });
+  }
+  await call(base, "PATCH", `/v1/admin/agents/${agentId}/access`, admin, {
+    allowed_sim_ids: devices.map((d) => d.simId),
+    allowed_op_types: ["deposit"],
+    max_amount: 500_000,
+  });
+  const agentLogin = await call(
+    base,
+    "POST",
+    "/v1/agents/login",
+    {},
+    { login: "bench-agent", password: "bench-password-1" },
+  );
+  return {
+    base,
+    key,
+    admin,
+    agent: { authorization: `Bearer ${agentLogin.body.token}` },
+    agentId,
+    bearerKey: { authorization: `Bearer ${API_KEY}` },
+    devices,
+  };
+}
+
+type Samples = Map<string, number[]>;
+
+/** The local day (UTC+1) of an instant, YYYY-MM-DD. */
+const localDay = (at: Date) => new Date(at.getTime() + 3_600_000).toISOString().slice(0, 10);
+
+/**
+ * One phase: RUNS transfers end to end, each step timed, then every read RUNS times (after
+ * two unmeasured calls). `phase` keeps amounts and request ids apart between the phases.
+ */
+async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: string | undefined): Promise<Samples> {
+  const samples: Samples = new Map();
+  const add = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
+  const ok = (what: string, r: { status: number; body: unknown }, expected: number[] = [200]) => {
+    if (!expected.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  };
+  const created: string[] = [];
+  for (let i = -2; i < RUNS; i++) {
+    // A distinct amount and recipient each: the SMS proves exactly one operation.
+    const montant = 1000 + phase * 10_000 + (i + 2) * 25;
+    const dest = `69${String(5_000_000 + phase * 1000 + i + 2).padStart(7, "0")}`;
+    // By the agent at the board: its grant's SIMs are the benchmark's.
+    const c = await call(f.base, "POST", "/v1/operations", f.agent, {
+      request_id: `bench-${randomUUID()}`,
+      operator: "operator_b",
+      montant,
+      client: { msisdn: dest, nom: "Bench" },
+    });
+    ok("create", c, [202]);
+    // Selection picked the SIM: its handset polls.
+    const placed = await check.query(`select sim_id from dispatch.operations where operation_id = $1`, [
+      c.body.operation_id,
+    ]);
+    const d = f.devices.find((x) => x.simId === placed.rows[0]?.sim_id);
+    if (!d) throw new Error(`the operation went to no SIM of the benchmark: ${JSON.stringify(placed.rows)}`);
+    const headers = { authorization: `Bearer ${d.token}` };
+    const next = await call(f.base, "GET", "/v1/device/next", headers);
+    ok("poll", next);
+    if (next.body.operation_id !== c.body.operation_id) throw new Error("the poll claimed another operation");
+    const outcome = await call(f.base, "POST", "/v1/device/outcome", headers, {
+      operation_id: next.body.operation_id,
+      outcome: "ussd_ok",
+      ussd_response: "Transaction en cours",
+      executed_at: new Date().toISOString(),
+    });
+    ok("outcome", outcome, [200, 204]);
+    d.balance -= montant;
+    const at = new Date();
+    const raw = depositConfirmation("operator_b", {
+      amount: montant,
+      fee: 0,
+      balanceAfter: d.balance,
+      ref: `CI${localDay(at).slice(2).replace(/-/g, "")}.${String(Math.floor(Math.random() * 9000) + 1000)}.B${String(phase * 1000 + i + 2).padStart(5, "0")}`,
+      msisdn: dest,
+      name: "AMINA NGONO",
+      at,
+      language: "fr",
+      commission: 0,
+    });
+    const sent = performance.now();
+    const sms = await call(f.base, "POST", "/v1/device/messages", headers, {
+      sim_id: d.simId,
+      subscription_slot: 0,
+      messages: [
+        {
+          sender: "OrangeMoney",
+          raw,
+          received_at: at.toISOString(),
+          device_received_at: at.toISOString(),
+          client_message_id: randomUUID(),
+        },
+      ],
+    });
+    ok("SMS", sms, [200, 202]);
+    for (let waited = 0; ; waited++) {
+      const s = await check.query(`select status from dispatch.operations where operation_id = $1`, [
+        c.body.operation_id,
+      ]);
+      if (s.rows[0]?.status === "confirmed") break;
+      if (waited > 2000)
+        throw new Error(`operation not confirmed by its SMS: ${s.rows[0]?.status}; ${JSON.stringify(sms.body)}`);
+      await new Promise((res) => setTimeout(res, 2));
+    }
+    const confirmedMs = performance.now() - sent;
+    created.push(c.body.operation_id);
+    if (i < 0) continue;
+    add("create (all gates)", c.ms);
+    add("poll and claim", next.ms);
+    add("outcome", outcome.ms);
+    add("SMS to confirmation", confirmedMs);
+  }
+  const sim = f.devices[0].simId;
+  const yesterday = localDay(new Date(Date.now() - 86_400_000));
+  const reads: [string, Record<string, string>, string][] = [
+    ["unmatched queue", f.admin, "/v1/evidences?unmatched=true"],
+    ["movements", f.admin, "/v1/evidences/movements"],
+    ["arbitration queue (unproven)", f.admin, "/v1/operations/unproven"],
+    ["settled on word", f.admin, "/v1/operations/settled-on-word"],
+    ["operations, no filter", f.admin, "/v1/operations"],
+    ["operations, agent's own scope", f.agent, "/v1/operations"],
+    ["operations ?status=confirmed", f.admin, "/v1/operations?status=confirmed"],
+    ["operations ?status=no_evidence", f.admin, "/v1/operations?status=no_evidence"],
+    ["operations ?sim_id", f.admin, `/v1/operations?sim_id=${sim}`],
+    ["operations ?agent_id", f.admin, `/v1/operations?agent_id=${f.agentId}`],
+    ["operations ?date (yesterday)", f.admin, `/v1/operations?date=${yesterday}`],
+    [
+      "operations ?date_from&date_to (30 days)",
+      f.admin,
+      `/v1/operations?date_from=${localDay(new Date(Date.now() - 30 * 86_400_000))}&date_to=${yesterday}`,
+    ],
+    ["operations ?search=name", f.admin, "/v1/operations?search=ngono"],
+    ["operations ?search=digits", f.admin, "/v1/operations?search=5000001"],
+    ["operations ?search=none", f.admin, "/v1/operations?search=zzqx"],
+    ["operation detail (new)", f.admin, `/v1/operations/${created.at(-1)}`],
+    ...(historyOp
+      ? ([["operation detail (history)", f.admin, `/v1/operations/${historyOp}`]] as [
+          string,
+          Record<string, string>,
+          string,
+        ][])
+      : []),
+    ["SIM history", f.admin, `/v1/sims/${sim}/history`],
+    ["reconciliation, fleet day", f.admin, `/v1/reconciliations/daily?day=${yesterday}`],
+    ["reconciliation, SIM day", f.admin, `/v1/reconciliations/daily/${sim}?day=${yesterday}`],
+    ["balance chain, SIM day", f.admin, `/v1/reconciliations/daily/${sim}/chain?day=${yesterday}`],
+    ["analytics fleet 365 days", f.admin, "/v1/analytics?days=365"],
+    ["analytics agent 365 days", f.agent, "/v1/analytics?days=365"],
+    ["audit log page", f.admin, "/v1/audit"],
+    ["notifications", f.admin, "/v1/admin/notifications"],
+    ["fleet health", f.admin, "/v1/admin/health"],
+    ["contact search, phone prefix", f.bearerKey, "/v1/contacts?search=%2B23767000012&limit=20"],
+    ["contact search, name", f.bearerKey, "/v1/contacts?search=clarisse&limit=20"],
+  ];
+  for (const [name, headers, url] of reads) {
+    for (let i = -2; i < RUNS; i++) {
+      const r = await call(f.base, "GET", url, headers);
+      ok(name, r);
+      if (i >= 0) add(name, r.ms);
+    }
+  }
+  return samples;
+}
+
+const p50 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+const p95 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    95,
+  );
+
+/** The plans auto_explain wrote for the benchmark's database since `from`, slowest first. */
+function plansSince(file: string, from: number, dbName: string): { ms: number; text: string }[] {
+  const size = statSync(file).size;
+  const fd = openSync(file, "r");
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  readSync(fd, buf, 0, buf.length, from);
+  closeSync(fd);
+  const plans: { ms: number; text: string }[] = [];
+  let current: { ms: number; lines: string[] } | undefined;
+  const flush = () => {
+    if (current) plans.push({ ms: current.ms, text: current.lines.join("\n") });
+    current = undefined;
+  };
+  for (const line of buf.toString("utf8").split("\n")) {
+    const head = /^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] (\S*)@(\S*) LOG:\s+duration: ([\d.]+) ms\s+plan:/.exec(line);
+    if (head) {
+      flush();
+      if (head[2] === dbName) current = { ms: Number(head[3]), lines: [line] };
+    } else if (/^\d{4}-\d\d-\d\d /.test(line)) flush();
+    else if (current) current.lines.push(line);
+  }
+  flush();
+  return plans.sort((a, b) => b.ms - a.ms);
+}
+
+/**
+ * The concurrent indexes of every service's migrations dropped and built again on the history
+ * while creates (each cancelled at once, so no queue builds up) run against the API: how long
+ * each build takes, and the creates' p95 meanwhile beside their p95 just before.
+ */
+async function migrateUnderLoad(f: Fixture, dbUrl: string, check: pg.Client): Promise<void> {
+  const declared = (m: unknown) => (m as { concurrentIndexes?: readonly ConcurrentIndex[] }).concurrentIndexes ?? [];
+  const schemas: [string, readonly unknown[]][] = [
+    ["dispatch", dispatchMigrations],
+    ["evidence", evidenceMigrations],
+    ["fleet", fleetMigrations],
+    ["intake", intakeMigrations],
+    ["analytics", analyticsMigrations],
+    ["messaging", messagingMigrations],
+  ];
+  const load = async (until: () => boolean) => {
+    const times: number[] = [];
+    let errors = 0;
+    while (!until()) {
+      const c = await call(f.base, "POST", "/v1/operations", f.agent, {
+        request_id: `bench-load-${randomUUID()}`,
+        operator: "operator_b",
+        montant: 100,
+        client: { msisdn: "690000002", nom: "Load" },
+      });
+      if (c.status !== 202) errors++;
+      else {
+        times.push(c.ms);
+        await call(f.base, "POST", `/v1/operations/${c.body.operation_id}/cancel`, f.admin, {});
+      }
+    }
+    return { times, errors };
+  };
+  const started = performance.now();
+  const before = await load(() => performance.now() - started > 10_000);
+  for (const [schema, list] of schemas) {
+    for (const m of list) {
+      for (const index of declared(m))
+        await check.query(`drop index concurrently if exists "${schema}"."${index.name}"`);
+    }
+  }
+  let building = true;
+  const during = load(() => !building);
+  const built: string[] = [];
+  const t0 = performance.now();
+  for (const [schema, list] of schemas) {
+    const indexes = list.flatMap(declared);
+    const t = performance.now();
+    await buildConcurrentIndexes(dbUrl, schema, indexes);
+    built.push(`${schema} ${indexes.length} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  building = false;
+  const buildS = (performance.now() - t0) / 1000;
+  const meanwhile = await during;
+  const valid = (
+    await check.query(
+      `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indexrelid where i.indisvalid and c.relname = any($1)`,
+      [schemas.flatMap(([, list]) => list.flatMap((m) => declared(m).map((x) => x.name)))],
+    )
+  ).rows[0].n;
+  log(
+    `\nthe migrations' concurrent indexes dropped and built again on the history under load: ${buildS.toFixed(1)} s (${built.join(", ")}), ${valid} valid; ` +
+      `creates meanwhile: ${meanwhile.times.length}, p95 ${p95(meanwhile.times).toFixed(1)} ms, ${meanwhile.errors} refused; ` +
+      `the 10 s before: ${before.times.length}, p95 ${p95(before.times).toFixed(1)} ms, ${before.errors} refused`,
+  );
+  await check.query(`analyze`);
+}
+
+async function main(): Promise<void> {
+  const children: ChildProcess[] = [];
+  const admin = new pg.Client({ connectionString: ADMIN_DB });
+  await admin.connect();
+  const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
+  await admin.query(`create database ${dbName}`);
+  // auto_explain where the server has it and its log can be read here.
+  const explaining =
+    existsSync(PG_LOG) &&
+    (await admin.query(`load 'auto_explain'`).then(
+      () => true,
+      () => false,
+    ));
+  if (explaining) {
+    // Both phases pay auto_explain's instrumentation alike; only slow statements are logged.
+    await admin.query(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_min_duration = ${EXPLAIN_MS}`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_analyze = on`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_buffers = on`);
+  }
+  const url = new URL(ADMIN_DB);
+  url.pathname = `/${dbName}`;
+  const check = new pg.Client({ connectionString: url.toString() });
+  // Dropping the database at the end ends its connections: expected, not a failure.
+  check.on("error", () => undefined);
+  const historyEnd = new Date(Date.now() - 60_000);
+  try {
+    const hello = await startChild("hello.ts", {});
+    children.push(hello.child);
+    const ref = await saturate(3, 64, () => call(hello.line.url, "GET", "/"));
+    hello.child.kill("SIGTERM");
+    log(
+      `reference: express hello-world ${ref.rps.toFixed(0)} req/s (p50 ${ref.p50.toFixed(2)} ms, p99 ${ref.p99.toFixed(2)} ms)`,
+    );
+
+    const system = await startChild("system.ts", {
+      BENCH_TOPOLOGY: "single",
+      NODE_ENV: "development",
+      LOG_LEVEL: "warn",
+      DATABASE_URL: url.toString(),
+      API_KEYS: API_KEY,
+      BOOTSTRAP_TOKEN: BOOTSTRAP,
+      RATE_LIMIT_RPS: "1000000",
+      RATE_LIMIT_BURST: "1000000",
+      DEVICE_COOLDOWN_S: "0",
+    });
+    children.push(system.child);
+    const f = await fixtures(system.line.gatewayUrl);
+    await check.connect();
+    // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
+    for (const until = performance.now() + 60_000; ;) {
+      const probe = await call(f.base, "POST", "/v1/operations", f.agent, {
+        request_id: `bench-probe-${randomUUID()}`,
+        operator: "operator_b",
+        montant: 1,
+        client: { msisdn: "690000001", nom: "Probe" },
+      });
+      if (probe.status === 202) {
+        // Its queued operation would be claimed by a measured poll: cancelled.
+        const cancel = await call(f.base, "POST", `/v1/operations/${probe.body.operation_id}/cancel`, f.admin, {});
+        if (cancel.status !== 200)
+          throw new Error(`probe not cancelled: ${cancel.status} ${JSON.stringify(cancel.body)}`);
+        break;
+      }
+      if (performance.now() > until)
+        throw new Error(`creation never succeeded: ${probe.status} ${JSON.stringify(probe.body)}`);
+      await new Promise((res) => setTimeout(res, 500));
+    }
+    const fleetMs = await buildFleet(check, {
+      end: historyEnd,
+      sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
+      agentId: f.agentId,
+    });
+    log(
+      `the fleet of the history (100 SIMs, 51 agents) written in ${(fleetMs / 1000).toFixed(1)} s, before both phases`,
+    );
+    await check.query(`vacuum analyze`);
+
+    log(`\nempty database: ${RUNS} runs of each path`);
+    const empty = await measure(f, check, 1, undefined);
+    const emptySize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
+
+    log(
+      `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
+    );
+    const built = performance.now();
+    const builder = new pg.Client({ connectionString: url.toString() });
+    builder.on("error", () => undefined);
+    await builder.connect();
+    const { steps } = await buildHistory(
+      builder,
+      {
+        operations: OPERATIONS,
+        messages: MESSAGES,
+        days: DAYS,
+        end: historyEnd,
+        sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
+        agentId: f.agentId,
+      },
+      log,
+    );
+    const buildS = (performance.now() - built) / 1000;
+    const vacuumed = performance.now();
+    await builder.query(`vacuum analyze`);
+    await builder.end();
+    const vacuumS = (performance.now() - vacuumed) / 1000;
+    for (const s of steps)
+      log(
+        `  ${s.step.padEnd(46)} ${s.rows.toLocaleString("en").padStart(12)} rows ${(s.ms / 1000).toFixed(1).padStart(7)} s`,
+      );
+    const sizes = (
+      await check.query(
+        `select n.nspname || '.' || c.relname as name, pg_total_relation_size(c.oid) as bytes, c.reltuples::bigint as rows
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         where c.relkind = 'r' and n.nspname in ('dispatch','evidence','fleet','intake','analytics','messaging')
+         order by 2 desc limit 12`,
+      )
+    ).rows as { name: string; bytes: string; rows: string }[];
+    const dbSize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
+    const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+    log(
+      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)})`,
+    );
+    for (const s of sizes)
+      log(
+        `  ${s.name.padEnd(36)} ${mb(Number(s.bytes)).padStart(9)} ${Number(s.rows).toLocaleString("en").padStart(12)} rows`,
+      );
+    const historyOp = (
+      await check.query(`select operation_id from dispatch.operations where request_id = 'history-' || $1`, [
+        Math.floor(OPERATIONS / 2),
+      ])
+    ).rows[0]?.operation_id as string | undefined;
+
+    if (flags["migrate-under-load"]) await migrateUnderLoad(f, url.toString(), check);
+
+    let logFrom = 0;
+    if (explaining) logFrom = statSync(PG_LOG).size;
+    log(`\nhistory: ${RUNS} runs of each path`);
+    const history = await measure(f, check, 2, historyOp);
+
+    log(`\n${"path".padEnd(44)} ${"empty p95".padStart(10)} ${"history p95".padStart(12)} ${"ratio".padStart(7)}`);
+    const figures: Record<
+      string,
+      { empty_p95_ms: number; history_p95_ms: number; ratio: number; empty_p50_ms: number; history_p50_ms: number }
+    > = {};
+    let worst = 0;
+    for (const [name, xs] of history) {
+      const before = empty.get(name);
+      if (!before) {
+        // An operation of the history has no counterpart on the empty database.
+        log(`${name.padEnd(44)} ${"-".padStart(10)} ${`${p95(xs).toFixed(1)} ms`.padStart(12)} ${"-".padStart(7)}`);
+        continue;
+      }
+      const e = p95(before);
+      const h = p95(xs);
+      const ratio = h / e;
+      worst = Math.max(worst, ratio);
+      figures[name] = {
+        empty_p95_ms: Number(e.toFixed(2)),
+        history_p95_ms: Number(h.toFixed(2)),
+        ratio: Number(ratio.toFixed(2)),
+        empty_p50_ms: Number(p50(before).toFixed(2)),
+        history_p50_ms: Number(p50(xs).toFixed(2)),
+      };
+      log(
+        `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)}${ratio > 1.5 ? "  above 1.5" : ""}`,
+      );
+    }
+    if (explaining) {
+      const plans = plansSince(PG_LOG, logFrom, dbName);
+      mkdirSync(path.join(root, ".cache"), { recursive: true });
+      const file = path.join(root, ".cache", `history-explain-${OPERATIONS}.txt`);
+      // The slowest run of each statement (told apart by its text), slowest first.
+      const distinct = new Map<string, { ms: number; text: string }>();
+      for (const p of plans) {
+        const key = (/Query Text: ([\s\S]*?)\n\s+(?:->\s)?[A-Z][a-zA-Z ]+ {2}\(cost/.exec(p.text)?.[1] ?? p.text).slice(
+          0,
+          2000,
+        );
+        if (!distinct.has(key)) distinct.set(key, p);
+      }
+      const slowest = [...distinct.values()].slice(0, 40);
+      writeFileSync(file, slowest.map((p) => p.text).join("\n\n"));
+      log(
+        `\n${plans.length} runs of ${distinct.size} statements over ${EXPLAIN_MS} ms during the history phase; the slowest run of the ${slowest.length} slowest (explain analyze, buffers): ${file}`,
+      );
+    } else log(`\nno plans saved: ${PG_LOG} (BENCH_PG_LOG) does not exist`);
+    if (process.env.BENCH_HISTORY_DUMP === "1") {
+      const t = performance.now();
+      const dump = `/tmp/${dbName}.dump`;
+      execFileSync("pg_dump", ["-Fc", "-Z", "1", "-f", dump, url.toString()]);
+      const dumpS = (performance.now() - t) / 1000;
+      const restoreDb = `${dbName}_restore`;
+      await admin.query(`create database ${restoreDb}`);
+      const restoreUrl = new URL(ADMIN_DB);
+      restoreUrl.pathname = `/${restoreDb}`;
+      const r = performance.now();
+      execFileSync("pg_restore", ["-j", "2", "-d", restoreUrl.toString(), dump]);
+      const restoreS = (performance.now() - r) / 1000;
+      log(
+        `pg_dump -Fc -Z 1: ${dumpS.toFixed(1)} s, ${mb(statSync(dump).size)}; pg_restore -j 2: ${restoreS.toFixed(1)} s`,
+      );
+      await admin.query(`drop database ${restoreDb} with (force)`);
+      execFileSync("rm", ["-f", dump]);
+    }
+    log(
+      JSON.stringify({
+        operations: OPERATIONS,
+        messages: MESSAGES,
+        days: DAYS,
+        build_s: Number(buildS.toFixed(1)),
+        database_bytes: dbSize,
+        hello_world_rps: Math.round(ref.rps),
+        worst_ratio: Number(worst.toFixed(2)),
+        paths: figures,
+      }),
+    );
+    if (MAX_RATIO !== undefined && worst > MAX_RATIO) process.exitCode = 1;
+    system.child.kill("SIGTERM");
+    await new Promise((res) => (system.child.exitCode !== null ? res(null) : system.child.once("exit", res)));
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    closeConnections();
+    await check.end().catch(() => undefined);
+    if (!flags["keep-db"]) await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+}
+
+await main();
