@@ -1,5 +1,6 @@
 // The import rules CI holds (`npm run lint:imports`, dependency-cruiser). What each folder of a
-// service may import is the README's "Layout"; the rules below are the ones the code meets today.
+// service may import is the README's "Layout": rpc/ → flows/ → events/, store/, domain/; events/
+// reads only flows' leaves; store/ and domain/ point nowhere up.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -38,6 +39,33 @@ module.exports = {
       comment: "store/ holds SQL: it never imports the flows, events, jobs or handlers above it.",
       from: { path: "^services/[^/]+/src/store/" },
       to: { path: "^services/[^/]+/src/(flows|events|jobs|rpc)/" },
+    },
+    {
+      name: "rpc-not-to-store",
+      severity: "error",
+      comment:
+        "rpc/ parses the request, calls a flow and maps the answer: every transaction, query and call to another service is in flows/.",
+      from: { path: "^services/[^/]+/src/rpc/" },
+      to: { path: "^services/[^/]+/src/store/" },
+    },
+    {
+      name: "events-not-to-flows",
+      severity: "error",
+      comment:
+        "flows/ publish through events/ in their transaction, so events/ never imports a use case of flows/ (an arrow back closes a circle between the folders); it may read the layer's leaves, mappers.ts and ports.ts. A consumer that runs a use case lives in flows/.",
+      from: { path: "^services/[^/]+/src/events/" },
+      to: { path: "^services/[^/]+/src/flows/", pathNot: "^services/[^/]+/src/flows/(mappers|ports)\\.ts$" },
+    },
+    {
+      name: "flows-leaves-stay-leaves",
+      severity: "error",
+      comment:
+        "flows/mappers.ts and flows/ports.ts, which events/ may import, import neither events/ nor the use cases of flows/: no circle between events/ and flows/ can pass through them.",
+      from: { path: "^services/[^/]+/src/flows/(mappers|ports)\\.ts$" },
+      to: {
+        path: "^services/[^/]+/src/(events|flows)/",
+        pathNot: "^services/[^/]+/src/flows/(mappers|ports)\\.ts$",
+      },
     },
     {
       name: "domain-pure",

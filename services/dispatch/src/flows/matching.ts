@@ -19,6 +19,8 @@ import {
   type OperationRecord,
 } from "../store/operations.ts";
 import { roleOf } from "./mappers.ts";
+
+export type { OperationChange };
 import type { DispatchContext, DispatchDeps } from "./ports.ts";
 import { candidatesOf, reserveBalance } from "./reservation.ts";
 import { cancelledBy, lockOrNotFound, move, notFound } from "./transitions.ts";

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { type Caller, check } from "@transferops/kit";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { checkAmount, clampLimit, deriveOperator, listAgentScope, requireKind, unwrap } from "../domain/index.ts";
-import type { OperationChange } from "../store/operations.ts";
+import type { OperationChange } from "../flows/matching.ts";
 import { actorOf, toOperation } from "../flows/mappers.ts";
 import { cancelMatching, createMatching, editMatching, listMatching } from "../flows/matching.ts";
 import type { DispatchDeps } from "../flows/ports.ts";
