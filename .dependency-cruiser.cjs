@@ -74,6 +74,36 @@ module.exports = {
       from: { path: "^services/[^/]+/src/domain/" },
       to: { path: "^services/[^/]+/src/(store|flows|events|jobs|rpc)/" },
     },
+    {
+      name: "domain-kit-pure-entry",
+      severity: "error",
+      comment:
+        "domain/ imports the kit only through its pure entry (@transferops/kit/pure: errors, vocabulary, values, msisdn, time), never the main entry that loads MikroORM, pg and kafkajs. wording-rule.ts is changed on another branch now and moves to the pure entry when it lands.",
+      from: {
+        path: "^services/[^/]+/src/domain/",
+        pathNot: ["\\.test\\.ts$", "^services/evidence/src/domain/wording-rule\\.ts$"],
+      },
+      to: {
+        path: "^services/kit/src/",
+        pathNot: "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$|^services/kit/src/gen/",
+      },
+    },
+    {
+      name: "kit-pure-entry-stays-pure",
+      severity: "error",
+      comment:
+        "The kit's pure entry and what it exports load no database, ORM, bus or server: only each other, the generated messages and protobuf/connect.",
+      from: { path: "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$" },
+      to: {
+        pathNot: [
+          "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$",
+          "^services/kit/src/gen/",
+          "@bufbuild/protobuf",
+          "@connectrpc/connect/",
+          "^node:",
+        ],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: ["node_modules", "services/kit/src/gen"] },

@@ -58,9 +58,9 @@ export default tseslint.config(
   },
   ...domainDepths.map((depth) => ({
     // The domain holds the rules: pure, no persistence, transport or bus, and nothing of ours
-    // but other domain modules and the kit (house style). The kit has one entry point, whose
-    // DomainError and Violation every refusal needs, so it is allowed whole; the domain
-    // must still use only its pure parts (no db, bus or server), which review holds.
+    // but other domain modules and the kit (house style): only the kit's pure entry,
+    // `@transferops/kit/pure` (errors, vocabulary, values, msisdn, time), which
+    // .dependency-cruiser.cjs holds (domain-kit-pure-entry).
     files: [`services/*/src/domain/${"*/".repeat(depth)}*.ts`],
     ignores: ["**/*.test.ts"],
     rules: {
