@@ -31,7 +31,6 @@ const LONG_FUNCTIONS_LEFT = [
   "services/fleet/src/domain/device-health.ts",
   "services/fleet/src/rpc/admin.ts",
   "services/fleet/src/rpc/identity.ts",
-  "services/fleet/src/rpc/sims.ts",
   "services/kit/src/bus-kafka.ts",
   "services/kit/src/db-driver.ts",
   "services/messaging/src/domain/mapping.ts",

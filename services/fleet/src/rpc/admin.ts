@@ -32,22 +32,40 @@ type Impl = Pick<
 >;
 
 export function adminHandlers(deps: FleetDeps): Impl {
+  return { ...simAdmin(deps), ...fleetAdmin(deps) };
+}
+
+/** Freezing SIMs and their snapshot. */
+function simAdmin(deps: FleetDeps): Pick<Impl, "freezeSim" | "unfreezeSim" | "getSimSnapshot"> {
   return {
     async freezeSim(req) {
       requireAdmin(req.caller);
       return { sim: toSim(await freezeSim(deps, req.simId, req.caller!.agentId, "freeze")) };
     },
-
     async unfreezeSim(req) {
       requireAdmin(req.caller);
       return { sim: toSim(await freezeSim(deps, req.simId, req.caller!.agentId, "unfreeze")) };
     },
-
     async getSimSnapshot(req) {
       requireAdmin(req.caller);
       return { sims: (await simSnapshot(deps)).map(toSnapshotRow) };
     },
+  };
+}
 
+/** The breaker, the limits, the reset and the health of the fleet. */
+function fleetAdmin(
+  deps: FleetDeps,
+): Pick<
+  Impl,
+  | "setCircuitBreaker"
+  | "liftCircuitBreaker"
+  | "recordFleetLimit"
+  | "getFleetLimits"
+  | "resetProductionData"
+  | "getFleetHealth"
+> {
+  return {
     async setCircuitBreaker(req) {
       requireAdmin(req.caller);
       const result = await setCircuitBreaker(deps, req.caller!.agentId, req.active);
@@ -58,12 +76,10 @@ export function adminHandlers(deps: FleetDeps): Impl {
         frozenUntilLiftDeviceIds: result.frozenUntilLift,
       };
     },
-
     async liftCircuitBreaker(req) {
       requireAdmin(req.caller);
       return { status: "inactive", restoredDeviceIds: await liftCircuitBreaker(deps, req.caller!.agentId) };
     },
-
     async recordFleetLimit(req) {
       requireAdmin(req.caller);
       const opType = req.opType || "deposit";
@@ -94,12 +110,10 @@ export function adminHandlers(deps: FleetDeps): Impl {
       });
       return { limit: toLimit(limit) };
     },
-
     async getFleetLimits(req) {
       requireAdmin(req.caller);
       return { enforced: false, limits: (await fleetLimits(deps)).map(toLimit) };
     },
-
     async resetProductionData(req) {
       requireAdmin(req.caller);
       if (!isResetConfirmed(req.confirm)) {
@@ -108,7 +122,6 @@ export function adminHandlers(deps: FleetDeps): Impl {
       const r = await resetProductionData(deps, req.caller!);
       return { ...r, deleted: toBig(r.deleted), preserved: toBig(r.preserved) };
     },
-
     async getFleetHealth(req) {
       requireAdmin(req.caller);
       const { counts, breaker, open, backlog, notes } = await fleetHealth(deps);

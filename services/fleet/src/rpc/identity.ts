@@ -57,6 +57,13 @@ type Impl = Pick<
 >;
 
 export function identityHandlers(deps: IdentityDeps): Impl {
+  return { ...credentialHandlers(deps), ...ownAccountHandlers(deps), ...agentAdminHandlers(deps) };
+}
+
+/** Credentials: authentication, their changes, the first admin, sign-in and sign-out. */
+function credentialHandlers(
+  deps: IdentityDeps,
+): Pick<Impl, "authenticate" | "watchCredentials" | "bootstrapAdmin" | "login" | "reportSignInAttack" | "logout"> {
   const { config, credentials } = deps;
   return {
     async authenticate(req) {
@@ -94,7 +101,6 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       if (device) return { caller: device };
       throw unauthenticated();
     },
-
     async *watchCredentials(_req, ctx) {
       if (!credentials.live) {
         throw new ConnectError("This replica does not listen for credential changes yet", Code.Unavailable);
@@ -107,7 +113,6 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         throw new ConnectError(err instanceof Error ? err.message : String(err), Code.Unavailable);
       }
     },
-
     async bootstrapAdmin(req) {
       if (!config.bootstrapToken || !req.bootstrapToken || !secretEquals(req.bootstrapToken, config.bootstrapToken)) {
         throw refusal("bootstrap_refused", "Bootstrap token absent, wrong or unset");
@@ -116,7 +121,6 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const agent = await bootstrapAdmin(deps, { login: req.login, fullName: req.fullName, passwordHash });
       return { agent: toAgent(agent) };
     },
-
     async login(req) {
       const { token, agent, expiresAt } = await signIn(deps, req.login, req.password);
       return {
@@ -127,30 +131,39 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         mustChangePassword: agent.must_change_password,
       };
     },
-
     async reportSignInAttack(req) {
       if (!req.login || req.login.length > 100) throw invalid([{ field: "login", message: "1 to 100 characters" }]);
       await reportSignInAttack(deps, req.login);
       return {};
     },
-
     async logout(req) {
       requireSessionAllowInactive(req.caller);
       await signOut(deps, req.caller!.sessionId);
       return {};
     },
+  };
+}
 
+/** An agent's own account. */
+function ownAccountHandlers(deps: IdentityDeps): Pick<Impl, "getOwnProfile" | "changeOwnPassword"> {
+  return {
     async getOwnProfile(req) {
       requireSessionAllowInactive(req.caller);
       return { agent: toAgent(await agentOf(deps, req.caller!.agentId)) };
     },
-
     async changeOwnPassword(req) {
       requireSessionAllowInactive(req.caller);
       await changeOwnPassword(deps, req.caller!.agentId, req.currentPassword, req.newPassword);
       return {};
     },
+  };
+}
 
+/** An admin's management of agents. */
+function agentAdminHandlers(
+  deps: IdentityDeps,
+): Pick<Impl, "createAgent" | "listAgents" | "updateAgent" | "deactivateAgent" | "issueTemporaryPassword"> {
+  return {
     async createAgent(req) {
       requireAdmin(req.caller);
       const role = roleOf(req.role, "agent");
@@ -163,12 +176,10 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       });
       return { agent: toAgent(agent) };
     },
-
     async listAgents(req) {
       requireAdmin(req.caller);
       return { agents: (await listAgents(deps)).map(toAgent) };
     },
-
     async updateAgent(req) {
       requireAdmin(req.caller);
       const role = req.role === undefined ? undefined : roleOf(req.role, "agent");
@@ -179,13 +190,11 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       });
       return { agent: toAgent(agent) };
     },
-
     async deactivateAgent(req) {
       requireAdmin(req.caller);
       await deactivateAgent(deps, req.caller!.agentId, req.agentId);
       return {};
     },
-
     async issueTemporaryPassword(req) {
       requireAdmin(req.caller);
       const temporary = newTemporaryPassword();

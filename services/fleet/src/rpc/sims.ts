@@ -34,83 +34,20 @@ type Impl = Pick<
 >;
 
 export function simsHandlers(deps: FleetDeps): Impl {
-  const { config } = deps;
+  return { ...simReads(deps), ...simWrites(deps) };
+}
+
+/** Reading SIMs. */
+function simReads(deps: FleetDeps): Pick<Impl, "listSims" | "getSim" | "getSimHistory"> {
   return {
     async listSims(req) {
       requireAdmin(req.caller);
       return { sims: (await listSims(deps, req.unassigned)).map(toSim) };
     },
-
     async getSim(req) {
       requireAdmin(req.caller);
       return { sim: toSim(await getSim(deps, req.simId)) };
     },
-
-    async createSim(req) {
-      requireAdmin(req.caller);
-      const problems = checkNewSim(req);
-      if (problems.length) throw invalid(problems);
-      const id = randomUUID();
-      const pin = seal(config.pinKeyring, req.pin, pinAad(id));
-      const sim = await createSim(deps, req.caller!.agentId, {
-        id,
-        operator: req.operator,
-        msisdn: req.msisdn,
-        deviceId: req.deviceId,
-        subscriptionSlot: req.subscriptionSlot,
-        pin,
-      });
-      return { sim: toSim(sim) };
-    },
-
-    async updateSim(req) {
-      requireAdmin(req.caller);
-      const patch: SimPatch = {
-        status: req.status,
-        low: { set: req.setLowBalanceThreshold, value: req.lowBalanceThreshold },
-        high: { set: req.setHighBalanceThreshold, value: req.highBalanceThreshold },
-      };
-      const problems = checkSimPatch(patch);
-      if (problems.length) throw invalid(problems);
-      return { sim: toSim(await updateSim(deps, req.caller!.agentId, req.simId, patch)) };
-    },
-
-    async deleteSim(req) {
-      requireAdmin(req.caller);
-      await deleteSim(deps, req.caller!.agentId, req.simId);
-      return {};
-    },
-
-    async assignSim(req) {
-      requireAdmin(req.caller);
-      if (parseSlot(req.subscriptionSlot) === undefined)
-        throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
-      const sim = await assignSim(deps, req.caller!.agentId, req.simId, req.deviceId, req.subscriptionSlot);
-      return { sim: toSim(sim) };
-    },
-
-    async unassignSim(req) {
-      requireAdmin(req.caller);
-      return { sim: toSim(await unassignSim(deps, req.caller!.agentId, req.simId)) };
-    },
-
-    async recordSimBalance(req) {
-      requireApiKey(req.caller);
-      const now = new Date();
-      const observedAt = fromTs(req.observedAt) ?? now;
-      const source = req.source || "api";
-      const problems = checkReading(req.balance, observedAt, source, now);
-      if (problems.length) throw invalid(problems);
-      const result = await recordSimBalance(deps, {
-        simId: req.simId,
-        balance: Number(req.balance),
-        observedAt,
-        source,
-        via: "api",
-      });
-      return { sim: toSim(result.sim), applied: result.applied };
-    },
-
     async getSimHistory(req) {
       requireAdmin(req.caller);
       const { sim, activity } = await simHistory(deps, req.simId);
@@ -131,6 +68,74 @@ export function simsHandlers(deps: FleetDeps): Impl {
           finishedAt: o.finishedAt,
         })),
       };
+    },
+  };
+}
+
+/** Changing SIMs. */
+function simWrites(
+  deps: FleetDeps,
+): Pick<Impl, "createSim" | "updateSim" | "deleteSim" | "assignSim" | "unassignSim" | "recordSimBalance"> {
+  const { config } = deps;
+  return {
+    async createSim(req) {
+      requireAdmin(req.caller);
+      const problems = checkNewSim(req);
+      if (problems.length) throw invalid(problems);
+      const id = randomUUID();
+      const pin = seal(config.pinKeyring, req.pin, pinAad(id));
+      const sim = await createSim(deps, req.caller!.agentId, {
+        id,
+        operator: req.operator,
+        msisdn: req.msisdn,
+        deviceId: req.deviceId,
+        subscriptionSlot: req.subscriptionSlot,
+        pin,
+      });
+      return { sim: toSim(sim) };
+    },
+    async updateSim(req) {
+      requireAdmin(req.caller);
+      const patch: SimPatch = {
+        status: req.status,
+        low: { set: req.setLowBalanceThreshold, value: req.lowBalanceThreshold },
+        high: { set: req.setHighBalanceThreshold, value: req.highBalanceThreshold },
+      };
+      const problems = checkSimPatch(patch);
+      if (problems.length) throw invalid(problems);
+      return { sim: toSim(await updateSim(deps, req.caller!.agentId, req.simId, patch)) };
+    },
+    async deleteSim(req) {
+      requireAdmin(req.caller);
+      await deleteSim(deps, req.caller!.agentId, req.simId);
+      return {};
+    },
+    async assignSim(req) {
+      requireAdmin(req.caller);
+      if (parseSlot(req.subscriptionSlot) === undefined)
+        throw invalid([{ field: "subscription_slot", message: "must be 0 or 1" }]);
+      const sim = await assignSim(deps, req.caller!.agentId, req.simId, req.deviceId, req.subscriptionSlot);
+      return { sim: toSim(sim) };
+    },
+    async unassignSim(req) {
+      requireAdmin(req.caller);
+      return { sim: toSim(await unassignSim(deps, req.caller!.agentId, req.simId)) };
+    },
+    async recordSimBalance(req) {
+      requireApiKey(req.caller);
+      const now = new Date();
+      const observedAt = fromTs(req.observedAt) ?? now;
+      const source = req.source || "api";
+      const problems = checkReading(req.balance, observedAt, source, now);
+      if (problems.length) throw invalid(problems);
+      const result = await recordSimBalance(deps, {
+        simId: req.simId,
+        balance: Number(req.balance),
+        observedAt,
+        source,
+        via: "api",
+      });
+      return { sim: toSim(result.sim), applied: result.applied };
     },
   };
 }
