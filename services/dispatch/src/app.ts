@@ -3,7 +3,7 @@ import { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/di
 import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import type { DispatchConfig } from "./config.ts";
 import type { UssdMenus } from "./domain/index.ts";
-import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
+import { fleetHandlers, fleetTopics } from "./flows/fleet-changes.ts";
 import { EvidenceSweep } from "./jobs/evidence-sweep.ts";
 import { type DispatchDeps, fleetPort, type FleetPort } from "./flows/ports.ts";
 import { fleetFacingHandlers } from "./rpc/fleet-facing.ts";

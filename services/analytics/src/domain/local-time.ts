@@ -1,6 +1,6 @@
 // Local time of the business: Africa/Douala, UTC+1 all year (no daylight saving), so a
 // fixed offset (the kit's) is exact.
-import { DAY_MS, LOCAL_OFFSET_MS } from "@transferops/kit";
+import { DAY_MS, LOCAL_OFFSET_MS } from "@transferops/kit/pure";
 
 export interface LocalFields {
   /** YYYY-MM-DD. */

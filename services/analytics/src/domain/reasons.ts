@@ -1,5 +1,5 @@
 // The closed set of analytics refusal reasons, each with its status.
-import { refusalsOf, type ReasonSpec } from "@transferops/kit";
+import { refusalsOf, type ReasonSpec } from "@transferops/kit/pure";
 
 export const REASONS = {
   not_signed_in: { status: "unauthenticated", when: "No session caller" },

@@ -1,4 +1,4 @@
-import type { Caller } from "@transferops/kit";
+import type { Caller } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 
 /** Whose work a report covers: the fleet, or one agent's operations. */

@@ -3,6 +3,9 @@ import { fleetHandlers, fleetTopics } from "./fleet.ts";
 import { messageHandlers, messageTopics } from "./messages.ts";
 import { operationHandlers, operationTopics } from "./operations.ts";
 import { transactionHandlers, transactionTopics } from "./transactions.ts";
+import type { ProjectionLag } from "../flows/ports.ts";
+
+export type { ProjectionLag };
 
 /**
  * Analytics' consumers, one group per topic so a busy topic never delays another. The
@@ -19,7 +22,6 @@ export const CONSUMERS = [
 ];
 
 /** Consumer lag per topic, or undefined when the bus cannot tell. */
-export type ProjectionLag = () => Promise<Record<string, bigint> | undefined>;
 
 export function projectionLag(bus: EventBus): ProjectionLag {
   return async () => {

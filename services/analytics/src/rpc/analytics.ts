@@ -3,12 +3,11 @@ import type { Database } from "@transferops/kit";
 import type { AnalyticsService } from "@transferops/kit/gen/transferops/analytics/v1/analytics_service_pb";
 import type { AnalyticsConfig } from "../config.ts";
 import { requireAdmin, scopeOf } from "../domain/scope.ts";
-import type { ProjectionLag } from "../events/index.ts";
 import { toKnownAgent, windowOf } from "../flows/mappers.ts";
-import type { AnalyticsDeps } from "../flows/ports.ts";
+import type { AnalyticsDeps, ProjectionLag } from "../flows/ports.ts";
 import { analyticsReport, unprovenByHandsetReport } from "../flows/report.ts";
 import { projectionStatus } from "../flows/status.ts";
-import { listAgents } from "../store/agents.ts";
+import { knownAgents } from "../flows/agents.ts";
 
 export function analyticsHandlers(
   db: Database,
@@ -19,7 +18,7 @@ export function analyticsHandlers(
   return {
     async listKnownAgents(req) {
       requireAdmin(req.caller);
-      const agents = await listAgents(db.em());
+      const agents = await knownAgents(deps);
       return { agents: agents.map(toKnownAgent) };
     },
     async getAnalytics(req) {

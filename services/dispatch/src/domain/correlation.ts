@@ -29,7 +29,7 @@
 //      operation of the SIM was sent to the number the message names for another amount:
 //      divergent too (amountDivergence).
 
-import { isSameNumber } from "@transferops/kit";
+import { isSameNumber } from "@transferops/kit/pure";
 import { normaliseMsisdn } from "./operators.ts";
 import { ACTIVE_STATUSES, type OperationStatus } from "./operation-state.ts";
 import { isAccountQuery, type Origin, type OpType } from "./vocabulary.ts";

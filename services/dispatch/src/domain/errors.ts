@@ -9,7 +9,7 @@
 // callers branch on data. Only programming or configuration faults (status
 // `internal`, e.g. a USSD template that cannot be built) are *thrown*.
 
-import { DomainError, type ErrorStatus } from "@transferops/kit";
+import { DomainError, type ErrorStatus } from "@transferops/kit/pure";
 
 export { DomainError };
 

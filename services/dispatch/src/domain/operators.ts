@@ -4,7 +4,7 @@
 // intake; this module turns its answers into dispatch's refusals. The stored
 // `msisdn_dest` and every detail text use the 9-digit local form.
 
-import { checkDestination, normaliseMsisdn, operatorOf } from "@transferops/kit";
+import { checkDestination, normaliseMsisdn, operatorOf } from "@transferops/kit/pure";
 import type { DomainError } from "./errors.ts";
 import { fail, ok, type Result } from "./errors.ts";
 import { refusal } from "./reasons.ts";

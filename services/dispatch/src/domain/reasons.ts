@@ -6,7 +6,7 @@
 // gates run (house style: a request breaking two rules always gets the same
 // answer). `CREATE_OPERATION_PRECEDENCE` spells that order out for the caller.
 
-import { refusalsOf, type ReasonSpec } from "@transferops/kit";
+import { refusalsOf, type ReasonSpec } from "@transferops/kit/pure";
 import type { DomainError, DomainStatus } from "./errors.ts";
 
 export const REASONS = {

@@ -2,7 +2,7 @@
 // can be both checked at run time and narrowed at compile time.
 
 // Operators, operation types and roles are the platform's (the kit's); dispatch's own follow.
-import { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role } from "@transferops/kit";
+import { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role } from "@transferops/kit/pure";
 
 export { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role };
 

@@ -8,7 +8,7 @@
 // Days are local days of the operating timezone, Africa/Douala: UTC+1 all year
 // (no daylight saving), so a fixed offset is exact and needs no tz database.
 
-import { DAY_MS, LOCAL_OFFSET_MS, localDayOf, localMidnight } from "@transferops/kit";
+import { DAY_MS, LOCAL_OFFSET_MS, localDayOf, localMidnight } from "@transferops/kit/pure";
 import { fail, ok, type Result } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 

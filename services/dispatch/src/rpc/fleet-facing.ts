@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { DispatchService } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { requireAdmin } from "../domain/index.ts";
-import { deleteAllOperations, simActivity, sweepBacklog } from "../store/fleet-facing.ts";
+import { resetOperations, simActivity, sweepBacklog } from "../flows/fleet-facing.ts";
 import { actorOf, toSimOperation } from "../flows/mappers.ts";
 import { check } from "@transferops/kit";
 import type { DispatchDeps } from "../flows/ports.ts";
@@ -10,10 +10,9 @@ type Impl = Pick<ServiceImpl<typeof DispatchService>, "getSimActivity" | "resetO
 
 /** The RPCs fleet calls: a SIM's history and in-flight count, the reset, the sweep backlog. */
 export function fleetFacingHandlers(deps: DispatchDeps): Impl {
-  const { db, log } = deps;
   return {
     async getSimActivity(req) {
-      const a = await simActivity(db.em(), req.simId, 250);
+      const a = await simActivity(deps, req.simId);
       return {
         queuedOrRunning: a.queued_or_running,
         totalOperations: a.total_operations,
@@ -26,14 +25,12 @@ export function fleetFacingHandlers(deps: DispatchDeps): Impl {
 
     async resetOperations(req) {
       check(requireAdmin(actorOf(req.caller), "reset production data"));
-      const deleted = await db.tx((em) => deleteAllOperations(em));
-      deps.idle.clear();
-      log.warn({ deleted, by: req.caller?.agentId }, "operations reset");
+      const deleted = await resetOperations(deps, req.caller?.agentId);
       return { deleted: { operations: BigInt(deleted.operations), proofs: BigInt(deleted.proofs) }, queuePurged: true };
     },
 
     async getSweepBacklog() {
-      return sweepBacklog(db.em(), deps.now()).then((b) => ({
+      return sweepBacklog(deps).then((b) => ({
         pastWindowNotSwept: b.past_window_not_swept,
         unprovenWaiting: b.unproven_waiting,
       }));

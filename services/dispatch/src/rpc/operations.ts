@@ -16,11 +16,11 @@ import {
   unwrap,
   type Actor,
 } from "../domain/index.ts";
-import { findOperation, listOperations } from "../store/operations.ts";
 import { OperationCreation } from "../flows/create-operation.ts";
 import { actorOf, toOperation } from "../flows/mappers.ts";
 import type { DispatchDeps } from "../flows/ports.ts";
-import { cancelledBy, isUuid, lockOrNotFound, move, notFound } from "../flows/transitions.ts";
+import { cancelOperation, findOperation, listOperations } from "../flows/operations.ts";
+import { isUuid, notFound } from "../flows/transitions.ts";
 
 type Impl = Pick<
   ServiceImpl<typeof DispatchService>,
@@ -49,7 +49,6 @@ function ownerOfCreate(req: CreateOperationRequest, actor: Actor): string {
 }
 
 export function operationHandlers(deps: DispatchDeps): Impl {
-  const { db } = deps;
   const creation = new OperationCreation(deps);
 
   return {
@@ -75,14 +74,14 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       );
       const scope = listAgentScope(actor, req.agentId || null);
       if (scope instanceof Error) throw scope;
-      const found = await listOperations(db.em(), { ...filters, agent_id: scope.agent_id });
+      const found = await listOperations(deps, { ...filters, agent_id: scope.agent_id });
       return { operations: found.map(toOperation) };
     },
 
     async getOperation(req) {
       const actor = actorOf(req.caller);
       check(requireKind(actor, ["session", "api_key"], "read an operation"));
-      const found = isUuid(req.operationId) ? await findOperation(db.em(), req.operationId) : undefined;
+      const found = isUuid(req.operationId) ? await findOperation(deps, req.operationId) : undefined;
       if (!found) throw notFound(req.operationId);
       check(checkOwnOperation(actor, found));
       return { operation: toOperation(found) };
@@ -92,19 +91,7 @@ export function operationHandlers(deps: DispatchDeps): Impl {
       const actor = actorOf(req.caller);
       check(requireKind(actor, ["session"], "cancel an operation"));
       if (!isUuid(req.operationId)) throw notFound(req.operationId);
-      const now = deps.now();
-      const after = await db.tx(async (em) => {
-        const before = await lockOrNotFound(em, req.operationId);
-        check(checkOwnOperation(actor, before));
-        return move(
-          em,
-          before,
-          { type: "cancel" },
-          { reject_reason: cancelledBy(actor), finished_at: now },
-          { trigger: "cancel", actor_agent_id: actor.agent_id, failure_reason: "cancelled_by_agent", at: now },
-        );
-      });
-      deps.published();
+      const after = await cancelOperation(deps, actor, req.operationId);
       return { operation: toOperation(after) };
     },
   };

@@ -5,9 +5,9 @@ import type {
   ProveOperationRequest,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { checkAttachScope, refusal } from "../domain/index.ts";
-import { findOperation } from "../store/operations.ts";
 import { actorOf, factsOfSummary, toOperation } from "../flows/mappers.ts";
 import type { DispatchDeps } from "../flows/ports.ts";
+import { findOperation } from "../flows/operations.ts";
 import { attachEvidence, proveOperation, type ProofClaim } from "../flows/proof.ts";
 import { isUuid, notFound } from "../flows/transitions.ts";
 
@@ -57,7 +57,7 @@ export function proofHandlers(deps: DispatchDeps): Impl {
       const actor = actorOf(req.caller);
       if (!isUuid(req.operationId)) throw notFound(req.operationId);
       if (req.scopeOnly) {
-        const found = await findOperation(deps.db.em(), req.operationId);
+        const found = await findOperation(deps, req.operationId);
         if (!found) throw notFound(req.operationId);
         check(checkAttachScope(actor, found));
         return {};

@@ -7,7 +7,7 @@ export interface QueueScopeFilter {
   sim_ids: readonly string[];
 }
 
-interface QueueFilter {
+export interface QueueFilter {
   scope: QueueScopeFilter | null;
   from: Date | null;
   to: Date | null;

@@ -3,7 +3,7 @@
 // in the order written beside it (docs/decisions/evidence.md), so a request breaking two
 // rules always gets the same answer.
 
-import { DomainError, refusalsOf, type ReasonSpec } from "@transferops/kit";
+import { DomainError, refusalsOf, type ReasonSpec } from "@transferops/kit/pure";
 
 export const REASONS = {
   // --- who is calling ------------------------------------------------------------------

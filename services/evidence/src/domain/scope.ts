@@ -1,7 +1,7 @@
 // Who sees which messages. The gateway checks the credential kind; the rules of roles and
 // grants live here. Scope always comes from the caller (the token), never a parameter.
 
-import type { Caller } from "@transferops/kit";
+import type { Caller } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 
 /** The SIMs whose messages a board caller may read and dismiss. */

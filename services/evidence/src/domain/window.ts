@@ -3,7 +3,7 @@
 // the refusal. Precedence: `from` or `to` (an explicit range; `from` wins over `days`) >
 // `all` (the whole backlog) > `days` (default 30, 1 to 365, ending with today).
 
-import { dayWindow, localDayOf, localMidnight, type DayWindowRequest } from "@transferops/kit";
+import { dayWindow, localDayOf, localMidnight, type DayWindowRequest } from "@transferops/kit/pure";
 import { invalid } from "./reasons.ts";
 
 export { localDayOf, localMidnight };

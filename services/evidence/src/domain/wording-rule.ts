@@ -15,7 +15,7 @@ import {
 } from "./parsers/wording-rules.ts";
 import type { Direction, Language, MessageKind, Operator, Rule } from "./parsers/types.ts";
 import { refusal } from "./reasons.ts";
-import type { DomainError } from "@transferops/kit";
+import type { DomainError } from "@transferops/kit/pure";
 
 export type WordingRuleState = "draft" | "active" | "retired";
 export type RereadState = "none" | "running" | "done";

@@ -5,12 +5,11 @@ import { canConfirm, canConfirmBalance, isMovement, parseMessage } from "../doma
 import type { Operator } from "../domain/parsers/types.ts";
 import { invalid } from "../domain/reasons.ts";
 import { requireAdmin } from "../domain/scope.ts";
-import { messagesPurged } from "../events/messages.ts";
 import { attach, dismiss, movements, unmatchedEvidence } from "../flows/board.ts";
 import type { FlowDeps } from "../flows/ports.ts";
 import { balanceChain, dailyReconciliation } from "../flows/reconciliation.ts";
 import { submitMessages } from "../flows/submit.ts";
-import { deleteAllMessages } from "../store/messages.ts";
+import { resetEvidence } from "../flows/reset.ts";
 import { activateRule, addRule, listRules, retireRule, tryRule } from "../flows/wording-rules.ts";
 import { toChainLink, toEvidence } from "../flows/mappers.ts";
 import { toWordingRule } from "../events/wording.ts";
@@ -248,12 +247,7 @@ export function evidenceHandlers(
 
     async resetEvidence(req) {
       requireAdmin(req.caller);
-      const deleted = await deps.db.tx(async (em) => {
-        const d = await deleteAllMessages(em);
-        await messagesPurged(em, { simId: "", reason: "reset", messages: d.messages });
-        return d;
-      });
-      deps.published();
+      const deleted = await resetEvidence(deps);
       return {
         deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) },
       };

@@ -1,4 +1,4 @@
-import type { Violation } from "@transferops/kit";
+import type { Violation } from "@transferops/kit/pure";
 import { isOpType, type OpType } from "./vocabulary.ts";
 
 // Access grants (the contract's "access profile"): the SIMs and operation types an agent

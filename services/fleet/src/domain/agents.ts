@@ -1,6 +1,6 @@
 import { refusal } from "./reasons.ts";
 
-import { ROLES, type Role } from "@transferops/kit";
+import { ROLES, type Role } from "@transferops/kit/pure";
 
 export { ROLES, type Role };
 

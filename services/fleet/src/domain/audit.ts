@@ -1,4 +1,4 @@
-import { dayWindow, isUuid, type Violation } from "@transferops/kit";
+import { dayWindow, isUuid, type Violation } from "@transferops/kit/pure";
 import { invalid } from "./reasons.ts";
 
 // The audit log as admins read it: filters, the day window, paging, and redaction.

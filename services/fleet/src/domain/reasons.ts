@@ -1,4 +1,4 @@
-import { DomainError, refusalsOf, type ReasonSpec, type Violation } from "@transferops/kit";
+import { DomainError, refusalsOf, type ReasonSpec, type Violation } from "@transferops/kit/pure";
 
 // Fleet's closed set of refusals (`context.reason`). Every DomainError fleet raises is
 // built here, from this table: its status is looked up, never chosen by the caller, so

@@ -1,4 +1,4 @@
-import type { DomainError, Violation } from "@transferops/kit";
+import type { DomainError, Violation } from "@transferops/kit/pure";
 import { PIN_PATTERN } from "./pin-crypto.ts";
 import { deviceFull, deviceNotActive, invalid, simRetired, slotOccupied } from "./reasons.ts";
 import {

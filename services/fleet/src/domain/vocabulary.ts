@@ -2,7 +2,7 @@
 // compile time.
 
 // Operators and operation types are the platform's (the kit's); fleet's own follow.
-import { OPERATORS, OP_TYPES, type Operator, type OpType } from "@transferops/kit";
+import { OPERATORS, OP_TYPES, type Operator, type OpType } from "@transferops/kit/pure";
 
 export { OPERATORS, OP_TYPES, type Operator, type OpType };
 

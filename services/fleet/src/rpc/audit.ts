@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { auditFilterOf } from "../domain/audit.ts";
-import { listAudit } from "../store/agents.ts";
+import { auditEntries } from "../flows/audit.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toAuditEntry } from "../flows/mappers.ts";
 
@@ -11,7 +11,7 @@ export function auditHandlers(deps: FleetDeps): Pick<ServiceImpl<typeof FleetSer
     async listAuditEntries(req) {
       requireAdmin(req.caller);
       const filter = auditFilterOf(req, new Date());
-      return { entries: (await listAudit(deps.db.em(), filter)).map(toAuditEntry) };
+      return { entries: (await auditEntries(deps, filter)).map(toAuditEntry) };
     },
   };
 }

@@ -1,48 +1,35 @@
-import { randomUUID } from "node:crypto";
-import { ts, type Caller, type Database, type EntityManager } from "@transferops/kit";
+import type { Caller } from "@transferops/kit";
+import { ts } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { isRole, requireAdmin, requireSession, ROLES, sessionExpiry, type Role } from "../domain/agents.ts";
-import { invalid, loginTaken, notFound, refusal } from "../domain/reasons.ts";
+import { isRole, requireAdmin, requireSession, ROLES, type Role } from "../domain/agents.ts";
+import { invalid, refusal } from "../domain/reasons.ts";
 import {
   hashPassword,
   hashToken,
   matchesAny,
   newTemporaryPassword,
-  newToken,
   secretEquals,
   TOKEN_PREFIX,
-  verifyPassword,
 } from "../domain/secrets.ts";
 import {
-  adminExists,
-  lockBootstrap,
-  audit,
-  findAgent,
-  findAgentByLogin,
-  findAgentForUpdate,
-  insertAgent,
+  agentOf,
+  bootstrapAdmin,
+  changeOwnPassword,
+  createAgent,
+  deactivateAgent,
   listAgents,
+  liveSession,
+  reportSignInAttack,
+  setTemporaryPassword,
+  signIn,
+  signOut,
   updateAgent,
-} from "../store/agents.ts";
-import { findLiveSession, insertSession, revokeAgentSessions, revokeSession } from "../store/sessions.ts";
-import { credentialKey, type CredentialChanges } from "../store/credentials.ts";
-import { agentChanged } from "../events/agents.ts";
-import { raiseAlert } from "../events/alerts.ts";
-import { signInAttack } from "../domain/alerts.ts";
+  type IdentityDeps,
+} from "../flows/identity.ts";
 import { toAgent } from "../flows/mappers.ts";
-import type { FleetConfig } from "../config.ts";
 
-export interface IdentityDeps {
-  db: Database;
-  config: FleetConfig;
-  /** Called after a commit that wrote to the outbox. */
-  published: () => void;
-  /** Credential changes: announced in the writes that end an authenticated answer, served to watchers. */
-  credentials: CredentialChanges;
-  /** Resolves a device token; provided by the device part of fleet. */
-  authenticateDevice?: (tokenHash: string) => Promise<Caller | undefined>;
-}
+export type { IdentityDeps };
 
 const unauthenticated = () => refusal("credentials_invalid", "Missing or invalid credentials");
 
@@ -70,11 +57,14 @@ type Impl = Pick<
 >;
 
 export function identityHandlers(deps: IdentityDeps): Impl {
-  const { db, config, credentials } = deps;
-  /** A transaction that ends the answers of `agentId`'s sessions, announced to every replica's watchers. */
-  const agentTx = <T>(agentId: string, work: (em: EntityManager) => Promise<T>) =>
-    credentials.change([credentialKey.agent(agentId)], work);
+  return { ...credentialHandlers(deps), ...ownAccountHandlers(deps), ...agentAdminHandlers(deps) };
+}
 
+/** Credentials: authentication, their changes, the first admin, sign-in and sign-out. */
+function credentialHandlers(
+  deps: IdentityDeps,
+): Pick<Impl, "authenticate" | "watchCredentials" | "bootstrapAdmin" | "login" | "reportSignInAttack" | "logout"> {
+  const { config, credentials } = deps;
   return {
     async authenticate(req) {
       const secret = req.secret;
@@ -91,7 +81,7 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       const hash = hashToken(secret);
       // The token's prefix says which table can hold it: a handset's poll costs one lookup.
       const isDevice = secret.startsWith(TOKEN_PREFIX.device);
-      const session = isDevice ? null : await findLiveSession(db.em(), hash);
+      const session = isDevice ? null : await liveSession(deps, hash);
       if (session) {
         return {
           caller: {
@@ -111,7 +101,6 @@ export function identityHandlers(deps: IdentityDeps): Impl {
       if (device) return { caller: device };
       throw unauthenticated();
     },
-
     async *watchCredentials(_req, ctx) {
       if (!credentials.live) {
         throw new ConnectError("This replica does not listen for credential changes yet", Code.Unavailable);
@@ -124,48 +113,16 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         throw new ConnectError(err instanceof Error ? err.message : String(err), Code.Unavailable);
       }
     },
-
     async bootstrapAdmin(req) {
       if (!config.bootstrapToken || !req.bootstrapToken || !secretEquals(req.bootstrapToken, config.bootstrapToken)) {
         throw refusal("bootstrap_refused", "Bootstrap token absent, wrong or unset");
       }
       const passwordHash = await hashPassword(req.password);
-      const agent = await db.tx(async (em) => {
-        // One bootstrap at a time: two racing requests cannot both find no admin.
-        await lockBootstrap(em);
-        if (await adminExists(em)) {
-          throw refusal("admin_exists", "An admin already exists");
-        }
-        const created = await insertAgent(em, {
-          id: randomUUID(),
-          login: req.login,
-          full_name: req.fullName,
-          role: "admin",
-          password_hash: passwordHash,
-        });
-        if (!created) throw loginTaken(req.login);
-        await audit(em, { actor: created.id, action: "agent.bootstrap_admin", target: created.id });
-        await agentChanged(em, created, "created");
-        return created;
-      });
-      deps.published();
+      const agent = await bootstrapAdmin(deps, { login: req.login, fullName: req.fullName, passwordHash });
       return { agent: toAgent(agent) };
     },
-
     async login(req) {
-      const agent = await findAgentByLogin(db.em(), req.login);
-      const ok = await verifyPassword(req.password, agent?.password_hash);
-      if (!agent || !ok || !agent.is_active) throw refusal("login_failed", "Wrong login or password");
-      const token = newToken("session");
-      const now = new Date();
-      const expiresAt = sessionExpiry(now, config.sessionTtlS);
-      await insertSession(db.em(), {
-        id: randomUUID(),
-        agent_id: agent.id,
-        token_hash: hashToken(token),
-        created_at: now,
-        expires_at: expiresAt,
-      });
+      const { token, agent, expiresAt } = await signIn(deps, req.login, req.password);
       return {
         token,
         agentId: agent.id,
@@ -174,150 +131,75 @@ export function identityHandlers(deps: IdentityDeps): Impl {
         mustChangePassword: agent.must_change_password,
       };
     },
-
     async reportSignInAttack(req) {
       if (!req.login || req.login.length > 100) throw invalid([{ field: "login", message: "1 to 100 characters" }]);
-      await db.tx((em) => raiseAlert(em, signInAttack(req.login, new Date())));
-      deps.published();
+      await reportSignInAttack(deps, req.login);
       return {};
     },
-
     async logout(req) {
       requireSessionAllowInactive(req.caller);
-      const sessionId = req.caller!.sessionId;
-      await credentials.change([credentialKey.session(sessionId)], (em) => revokeSession(em, sessionId));
+      await signOut(deps, req.caller!.sessionId);
       return {};
     },
+  };
+}
 
+/** An agent's own account. */
+function ownAccountHandlers(deps: IdentityDeps): Pick<Impl, "getOwnProfile" | "changeOwnPassword"> {
+  return {
     async getOwnProfile(req) {
       requireSessionAllowInactive(req.caller);
-      const agent = await findAgent(db.em(), req.caller!.agentId);
-      if (!agent) throw notFound("agent", req.caller!.agentId);
-      return { agent: toAgent(agent) };
+      return { agent: toAgent(await agentOf(deps, req.caller!.agentId)) };
     },
-
     async changeOwnPassword(req) {
       requireSessionAllowInactive(req.caller);
-      const agentId = req.caller!.agentId;
-      const agent = await findAgent(db.em(), agentId);
-      if (!agent) throw notFound("agent", agentId);
-      if (!(await verifyPassword(req.currentPassword, agent.password_hash))) {
-        throw refusal("wrong_password", "Current password is wrong");
-      }
-      const passwordHash = await hashPassword(req.newPassword);
-      await agentTx(agentId, async (em) => {
-        await updateAgent(em, agentId, { password_hash: passwordHash, must_change_password: false });
-        const revoked = await revokeAgentSessions(em, agentId);
-        await audit(em, {
-          actor: agentId,
-          action: "agent.change_password",
-          target: agentId,
-          details: { sessions_revoked: revoked },
-        });
-      });
+      await changeOwnPassword(deps, req.caller!.agentId, req.currentPassword, req.newPassword);
       return {};
     },
+  };
+}
 
+/** An admin's management of agents. */
+function agentAdminHandlers(
+  deps: IdentityDeps,
+): Pick<Impl, "createAgent" | "listAgents" | "updateAgent" | "deactivateAgent" | "issueTemporaryPassword"> {
+  return {
     async createAgent(req) {
       requireAdmin(req.caller);
       const role = roleOf(req.role, "agent");
       const passwordHash = await hashPassword(req.password);
-      const agent = await db.tx(async (em) => {
-        const created = await insertAgent(em, {
-          id: randomUUID(),
-          login: req.login,
-          full_name: req.fullName,
-          role,
-          password_hash: passwordHash,
-        });
-        if (!created) throw loginTaken(req.login);
-        await audit(em, { actor: req.caller!.agentId, action: "agent.create", target: created.id, details: { role } });
-        await agentChanged(em, created, "created");
-        return created;
+      const agent = await createAgent(deps, req.caller!.agentId, {
+        login: req.login,
+        fullName: req.fullName,
+        role,
+        passwordHash,
       });
-      deps.published();
       return { agent: toAgent(agent) };
     },
-
     async listAgents(req) {
       requireAdmin(req.caller);
-      return { agents: (await listAgents(db.em())).map(toAgent) };
+      return { agents: (await listAgents(deps)).map(toAgent) };
     },
-
     async updateAgent(req) {
       requireAdmin(req.caller);
       const role = req.role === undefined ? undefined : roleOf(req.role, "agent");
-      const agent = await agentTx(req.agentId, async (em) => {
-        const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound("agent", req.agentId);
-        const updated = (await updateAgent(em, req.agentId, {
-          full_name: req.fullName,
-          is_active: req.isActive,
-          role,
-        }))!;
-        // Deactivation by this route ends the agent's sessions as the deactivate route does:
-        // setting the agent active again revives none of them.
-        const revoked = req.isActive === false ? await revokeAgentSessions(em, req.agentId) : 0;
-        await audit(em, {
-          actor: req.caller!.agentId,
-          action: "agent.update",
-          target: req.agentId,
-          details: {
-            full_name: req.fullName,
-            is_active: req.isActive,
-            role,
-            ...(req.isActive === false ? { sessions_revoked: revoked } : {}),
-          },
-        });
-        await agentChanged(em, updated, "updated");
-        return updated;
+      const agent = await updateAgent(deps, req.caller!.agentId, req.agentId, {
+        fullName: req.fullName,
+        isActive: req.isActive,
+        role,
       });
-      deps.published();
       return { agent: toAgent(agent) };
     },
-
     async deactivateAgent(req) {
       requireAdmin(req.caller);
-      await agentTx(req.agentId, async (em) => {
-        const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound("agent", req.agentId);
-        const revoked = await revokeAgentSessions(em, req.agentId);
-        if (!existing.is_active && revoked === 0) return; // idempotent: nothing changes
-        const updated = (await updateAgent(em, req.agentId, { is_active: false }))!;
-        await audit(em, {
-          actor: req.caller!.agentId,
-          action: "agent.deactivate",
-          target: req.agentId,
-          details: { sessions_revoked: revoked },
-        });
-        await agentChanged(em, updated, "deactivated");
-      });
-      deps.published();
+      await deactivateAgent(deps, req.caller!.agentId, req.agentId);
       return {};
     },
-
     async issueTemporaryPassword(req) {
       requireAdmin(req.caller);
       const temporary = newTemporaryPassword();
       const passwordHash = await hashPassword(temporary);
-      const agent = await agentTx(req.agentId, async (em) => {
-        const existing = await findAgentForUpdate(em, req.agentId);
-        if (!existing) throw notFound("agent", req.agentId);
-        const updated = (await updateAgent(em, req.agentId, {
-          password_hash: passwordHash,
-          must_change_password: true,
-        }))!;
-        const revoked = await revokeAgentSessions(em, req.agentId);
-        await audit(em, {
-          actor: req.caller!.agentId,
-          action: "agent.temporary_password",
-          target: req.agentId,
-          details: { sessions_revoked: revoked },
-        });
-        await agentChanged(em, updated, "password_reset");
-        return updated;
-      });
-      deps.published();
+      const agent = await setTemporaryPassword(deps, req.caller!.agentId, req.agentId, passwordHash);
       return { agentId: agent.id, login: agent.login, temporaryPassword: temporary };
     },
   };

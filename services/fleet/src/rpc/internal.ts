@@ -3,13 +3,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { fromTs, isUuid } from "@transferops/kit";
 import { DispatchAgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
-import { open, pinAad } from "../domain/pin-crypto.ts";
-import { invalid, notFound, refusal } from "../domain/reasons.ts";
+import { invalid, notFound } from "../domain/reasons.ts";
 import { checkReading } from "../domain/sims.ts";
-import { findGrant } from "../store/access.ts";
-import { findAgent } from "../store/agents.ts";
-import { findSim, readDispatchContext, readPinForReveal } from "../store/sims.ts";
-import { applyReading } from "../flows/balance.ts";
+import { agentScope, dispatchContext, lookupSim, recordProvenBalance, revealPin } from "../flows/internal.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toCandidate, toGrant, toSimSummary } from "../flows/mappers.ts";
 
@@ -22,12 +18,9 @@ type Impl = Pick<
 >;
 
 export function internalHandlers(deps: FleetDeps): Impl {
-  const { db, config } = deps;
   return {
     async getDispatchContext(req) {
-      // One statement (every create comes here): the named SIM whatever its operator (dispatch
-      // tells the caller what is wrong with it), else every SIM of the operator, else all.
-      const { breakerActive, agent, grant, sims } = await readDispatchContext(db.em(), {
+      const { breakerActive, agent, grant, sims } = await dispatchContext(deps, {
         agentId: req.agentId,
         simId: req.simId,
         operator: req.operator || undefined,
@@ -48,44 +41,8 @@ export function internalHandlers(deps: FleetDeps): Impl {
 
     async revealPin(req) {
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      // One transaction of one statement (every claim comes here): the read and the audit of a
-      // PIN going out; a PIN that does not open is refused and its audit rolled back. Only to a device whose
-      // token stands now, read in this transaction (the gateway may have remembered the
-      // device's authentication: a token revoked or replaced since gets nothing), and only to
-      // the device that holds the SIM now: a create that raced an unassignment or a move left
-      // its work on the old handset, and dispatch moves it on the `moved` answer (nothing
-      // revealed, nothing audited).
-      return db.tx(async (em) => {
-        const device = req.deviceId ? { id: req.deviceId, tokenVersion: req.deviceTokenVersion } : undefined;
-        const sealed = await readPinForReveal(em, req.simId, req.operationId, device);
-        if (!sealed) throw notFound("sim", req.simId);
-        if (device && !sealed.token_stands) {
-          throw refusal("credentials_invalid", "Missing or invalid credentials");
-        }
-        if (req.deviceId && sealed.device_id !== req.deviceId) {
-          return {
-            pin: "",
-            moved: { deviceId: sealed.device_id ?? undefined, subscriptionSlot: sealed.subscription_slot ?? undefined },
-          };
-        }
-        let pin: string;
-        try {
-          pin = open(
-            config.pinKeyring,
-            { keyId: sealed.pin_key_id, ciphertext: Buffer.from(sealed.pin_ciphertext) },
-            pinAad(req.simId),
-          );
-        } catch (err) {
-          deps.log.error(
-            { sim_id: req.simId, key_id: sealed.pin_key_id, err: (err as Error).message },
-            "PIN does not decrypt",
-          );
-          throw refusal("pin_unavailable", `The PIN of SIM ${req.simId} cannot be decrypted`, { sim_id: req.simId });
-        }
-        // The statement audited exactly the reveals that reach this line; never a PIN without its row.
-        if (!sealed.audited) throw new Error(`the reveal of SIM ${req.simId}'s PIN was not audited`);
-        return { pin };
-      });
+      // Only to the device holding the SIM, on a live token (flows/internal.ts).
+      return revealPin(deps, req.simId, req.operationId, req.deviceId, req.deviceTokenVersion);
     },
 
     async recordProvenBalance(req) {
@@ -95,17 +52,14 @@ export function internalHandlers(deps: FleetDeps): Impl {
       const problems = checkReading(req.balance, observedAt, source, now);
       if (problems.length) throw invalid(problems);
       if (!isUuid(req.simId)) throw notFound("sim", req.simId);
-      const r = await db.tx((em) =>
-        applyReading(em, {
-          simId: req.simId,
-          balance: Number(req.balance),
-          observedAt,
-          source,
-          via: "proof",
-          messageId: req.messageId,
-        }),
-      );
-      deps.published();
+      const r = await recordProvenBalance(deps, {
+        simId: req.simId,
+        balance: Number(req.balance),
+        observedAt,
+        source,
+        via: "proof",
+        messageId: req.messageId,
+      });
       return {
         applied: r.applied,
         previousBalance: r.previous === null ? undefined : BigInt(r.previous),
@@ -114,16 +68,14 @@ export function internalHandlers(deps: FleetDeps): Impl {
     },
 
     async lookupSim(req) {
-      const sim = isUuid(req.simId) ? await findSim(db.em(), req.simId) : undefined;
-      if (!sim) throw notFound("sim", req.simId);
-      return { sim: toSimSummary(sim) };
+      if (!isUuid(req.simId)) throw notFound("sim", req.simId);
+      return { sim: toSimSummary(await lookupSim(deps, req.simId)) };
     },
 
     async getAgentScope(req) {
-      const em = db.em();
-      const agent = isUuid(req.agentId) ? await findAgent(em, req.agentId) : undefined;
-      if (!agent) return { allowedSimIds: [], role: "", isActive: false, fullName: "", exists: false };
-      const grant = await findGrant(em, agent.id);
+      const scope = isUuid(req.agentId) ? await agentScope(deps, req.agentId) : undefined;
+      if (!scope) return { allowedSimIds: [], role: "", isActive: false, fullName: "", exists: false };
+      const { agent, grant } = scope;
       return {
         allowedSimIds: grant?.allowed_sim_ids ?? [],
         role: agent.role,

@@ -1,16 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { isUuid, type Violation } from "@transferops/kit";
+import type { Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { seal, webhookSecretAad } from "../domain/pin-crypto.ts";
-import { invalid, notFound } from "../domain/reasons.ts";
+import { invalid } from "../domain/reasons.ts";
 import { isWebhookEvent, WEBHOOK_EVENTS } from "../domain/vocabulary.ts";
 import { newWebhookSecret } from "../domain/webhooks.ts";
 import { registrationProblem } from "../flows/egress.ts";
-import { audit } from "../store/agents.ts";
-import { acknowledgeNotification, listNotifications } from "../store/notifications.ts";
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../store/webhooks.ts";
+import {
+  acknowledge,
+  createWebhook,
+  deliveries,
+  notifications,
+  removeWebhook,
+  webhooks,
+} from "../flows/notifications.ts";
 import type { FleetDeps } from "../flows/ports.ts";
 import { toDelivery, toNotification, toWebhook } from "../flows/mappers.ts";
 
@@ -27,20 +32,17 @@ type Impl = Pick<
 const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, 250) : 50);
 
 export function notificationsHandlers(deps: FleetDeps): Impl {
-  const { db, config } = deps;
+  const { config } = deps;
   return {
     async listNotifications(req) {
       requireAdmin(req.caller);
-      const list = await listNotifications(db.em(), { acknowledged: req.acknowledged, limit: pageSize(req.limit) });
+      const list = await notifications(deps, req.acknowledged, pageSize(req.limit));
       return { notifications: list.map(toNotification) };
     },
 
     async acknowledgeNotification(req) {
       requireAdmin(req.caller);
-      const n = isUuid(req.notificationId)
-        ? await db.tx((em) => acknowledgeNotification(em, req.notificationId, req.caller!.agentId))
-        : undefined;
-      if (!n) throw notFound("notification", req.notificationId);
+      const n = await acknowledge(deps, req.caller!.agentId, req.notificationId);
       return { notification: toNotification(n) };
     },
 
@@ -62,46 +64,24 @@ export function notificationsHandlers(deps: FleetDeps): Impl {
       const secret = req.secret || newWebhookSecret();
       const sealed = seal(config.pinKeyring, secret, webhookSecretAad(id));
       const events = req.events.length ? [...new Set(req.events)] : [...WEBHOOK_EVENTS];
-      const webhook = await db.tx(async (em) => {
-        const w = await insertWebhook(em, {
-          id,
-          url: req.url,
-          events,
-          secret_key_id: sealed.keyId,
-          secret_ciphertext: sealed.ciphertext,
-          created_by: req.caller!.agentId,
-        });
-        await audit(em, {
-          actor: req.caller!.agentId,
-          action: "webhook.create",
-          target: id,
-          details: { url: req.url, events },
-        });
-        return w;
-      });
+      const webhook = await createWebhook(deps, req.caller!.agentId, { id, url: req.url, events, sealed });
       return { webhook: toWebhook(webhook), secret };
     },
 
     async listWebhooks(req) {
       requireAdmin(req.caller);
-      return { webhooks: (await listWebhooks(db.em())).map(toWebhook) };
+      return { webhooks: (await webhooks(deps)).map(toWebhook) };
     },
 
     async deleteWebhook(req) {
       requireAdmin(req.caller);
-      await db.tx(async (em) => {
-        if (!isUuid(req.webhookId) || !(await deleteWebhook(em, req.webhookId)))
-          throw notFound("webhook", req.webhookId);
-        await audit(em, { actor: req.caller!.agentId, action: "webhook.delete", target: req.webhookId });
-      });
+      await removeWebhook(deps, req.caller!.agentId, req.webhookId);
       return {};
     },
 
     async listWebhookDeliveries(req) {
       requireAdmin(req.caller);
-      const em = db.em();
-      if (!isUuid(req.webhookId) || !(await findWebhook(em, req.webhookId))) throw notFound("webhook", req.webhookId);
-      const list = await listDeliveries(em, req.webhookId, pageSize(req.limit));
+      const list = await deliveries(deps, req.webhookId, pageSize(req.limit));
       return { deliveries: list.map((d) => toDelivery(d.delivery, d.attempts)) };
     },
   };

@@ -4,7 +4,7 @@
 // the same answer (caller, then input, then existence and scope, then state, then
 // payment).
 
-import { refusalsOf, type ReasonSpec } from "@transferops/kit";
+import { refusalsOf, type ReasonSpec } from "@transferops/kit/pure";
 
 export const REASONS = {
   caller_not_allowed: { status: "forbidden", when: "The credential kind may not use this route" },

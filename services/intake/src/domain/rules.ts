@@ -1,6 +1,6 @@
 // The rules of intake's requests, pure: scope, the receiver number, the list query.
 
-import { checkDestination, OPERATORS, type DomainError } from "@transferops/kit";
+import { checkDestination, OPERATORS, type DomainError } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 import { isTransactionState, type TransactionState } from "./transaction-state.ts";
 

@@ -1,7 +1,7 @@
 // The rules of a contact's writable fields: lengths, phone and e-mail forms, custom
 // field keys, tag names. Pure: the caller turns a refusal into a response.
 
-import type { DomainError } from "@transferops/kit";
+import type { DomainError } from "@transferops/kit/pure";
 import { normalizePhone } from "./phone.ts";
 import { refusal } from "./reasons.ts";
 

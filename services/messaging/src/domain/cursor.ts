@@ -3,7 +3,7 @@
 // skipped nor repeated (inserts land after the last page; updates do not move rows).
 // The cursor is the base64url of `<list>:<seq>`; a cursor of another list is refused.
 
-import type { DomainError } from "@transferops/kit";
+import type { DomainError } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 
 export const PAGE = { defaultLimit: 50, maxLimit: 200 } as const;

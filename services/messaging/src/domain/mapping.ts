@@ -1,7 +1,7 @@
 // Mappings of a file's columns to contact fields, the built-in templates, and the
 // mapping of one row. Pure: the import worker applies the result.
 
-import type { DomainError } from "@transferops/kit";
+import type { DomainError } from "@transferops/kit/pure";
 import { checkFields, checkTagName, type CleanFields, type FieldsInput } from "./contact-rules.ts";
 import { refusal } from "./reasons.ts";
 

@@ -3,7 +3,7 @@
 // Within one request the checks run in the order of this table: a request breaking two
 // rules always gets the same answer (validation, then lookups, then conflicts).
 
-import { refusalsOf, type ReasonSpec } from "@transferops/kit";
+import { refusalsOf, type ReasonSpec } from "@transferops/kit/pure";
 
 export const REASONS = {
   caller_not_allowed: { status: "forbidden", when: "The credential is not a messaging API key" },

@@ -10,7 +10,7 @@ import {
   type Mapping,
   type MappingColumn,
 } from "@transferops/kit/gen/transferops/messaging/v1/messaging_pb";
-import type { Column } from "../domain/mapping.ts";
+import { checkColumns, type Column } from "../domain/mapping.ts";
 import type { ContactRow } from "../store/contacts.ts";
 import type { ImportRow } from "../store/imports.ts";
 import type { MappingRow } from "../store/mappings.ts";
@@ -90,4 +90,12 @@ export function columnFrom(c: MappingColumn): Column {
     ...(c.customFieldKey ? { custom_field_key: c.customFieldKey } : {}),
     ...(c.transform && c.transform !== "none" ? { transform: c.transform as Column["transform"] } : {}),
   };
+}
+
+/** Proto columns → checked domain columns. */
+export function checkedColumns(columns: MappingColumn[]): Column[] {
+  const cols = columns.map(columnFrom);
+  const error = checkColumns(cols);
+  if (error) throw error;
+  return cols;
 }

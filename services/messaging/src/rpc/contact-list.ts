@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
 import { phoneSearchPrefix } from "../domain/phone.ts";
 import { refusal } from "../domain/reasons.ts";
 import { contactOf } from "../flows/mappers.ts";
-import { countContacts, listContacts } from "../store/contact-list.ts";
+import { contactCounts, listContacts } from "../flows/contact-list.ts";
 import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
 
@@ -25,7 +25,7 @@ export function contactListHandlers(deps: MessagingDeps): Impl {
       const limit = pageLimit(req.page?.limit ?? 0);
       const search = (f?.search ?? "").trim();
       const phonePrefix = search ? phoneSearchPrefix(search) : null;
-      const found = await listContacts(deps.db.em(), {
+      const found = await listContacts(deps, {
         afterSeq: cursor.seq,
         limit,
         phonePrefix: phonePrefix ?? undefined,
@@ -46,7 +46,7 @@ export function contactListHandlers(deps: MessagingDeps): Impl {
 
     async getContactCounts(req) {
       requireMessagingKey(req.caller);
-      const { totals, byLifecycle, byTag } = await countContacts(deps.db.em());
+      const { totals, byLifecycle, byTag } = await contactCounts(deps);
       const perStage = new Map(byLifecycle.map((r) => [r.key ?? "none", BigInt(r.count)]));
       return {
         counts: {

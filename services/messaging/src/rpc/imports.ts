@@ -1,22 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
-import {
-  CreateImportRequestSchema,
-  CreateImportResponseSchema,
-  type CreateImportRequest,
-  type MessagingService,
+import type {
+  CreateImportRequest,
+  MessagingService,
 } from "@transferops/kit/gen/transferops/messaging/v1/messaging_service_pb";
-import { isUuid, type EntityManager } from "@transferops/kit";
 import { decodeCursor, encodeCursor, pageLimit } from "../domain/cursor.ts";
-import { findTemplate, type Column } from "../domain/mapping.ts";
 import { refusal } from "../domain/reasons.ts";
 import { importOf } from "../flows/mappers.ts";
-import { findImport, insertImport, listImportErrors, listImports } from "../store/imports.ts";
-import { findMapping } from "../store/mappings.ts";
+import { createImport, findImport, importErrors, listImports } from "../flows/imports.ts";
 import type { MessagingDeps } from "../flows/ports.ts";
 import { requireMessagingKey } from "./guard.ts";
-import { idempotent } from "../flows/idempotent.ts";
-import { checkedColumns } from "./mappings.ts";
 
 type Impl = Pick<ServiceImpl<typeof MessagingService>, "listImports" | "createImport" | "getImport">;
 
@@ -43,65 +35,23 @@ function checkRequest(req: CreateImportRequest, maxBytes: number): void {
   if (given !== 1) throw refusal("invalid_mapping", "Give exactly one of mapping_id, template and columns");
 }
 
-async function columnsOf(em: EntityManager, req: CreateImportRequest): Promise<Column[]> {
-  if (req.mappingId) {
-    const m = isUuid(req.mappingId) ? await findMapping(em, req.mappingId) : undefined;
-    if (!m) throw refusal("mapping_not_found", `Mapping ${req.mappingId} not found`, { mapping_id: req.mappingId });
-    return m.columns;
-  }
-  if (req.template) {
-    const t = findTemplate(req.template);
-    if (!t)
-      throw refusal("template_not_found", `No template ${req.template.slice(0, 64)}`, {
-        template: req.template.slice(0, 64),
-      });
-    return t.columns;
-  }
-  return checkedColumns(req.columns);
-}
-
 export function importHandlers(deps: MessagingDeps): Impl {
-  const { db, config } = deps;
+  const { config } = deps;
   return {
     async createImport(req) {
       requireMessagingKey(req.caller);
       checkRequest(req, config.importMaxBytes);
-      const res = await idempotent(
-        deps,
-        {
-          operation: "createImport",
-          key: req.idempotencyKey,
-          requestSchema: CreateImportRequestSchema,
-          request: req,
-          responseSchema: CreateImportResponseSchema,
-        },
-        async (em) => {
-          const columns = await columnsOf(em, req);
-          const row = await insertImport(em, {
-            file_name: req.fileName || null,
-            content: req.content,
-            charset: req.charset || "auto",
-            delimiter: req.delimiter || "auto",
-            mapping_id: req.mappingId || null,
-            template: req.template || null,
-            columns,
-            duplicate_policy: req.duplicatePolicy,
-          });
-          return create(CreateImportResponseSchema, { import: importOf(row) });
-        },
-      );
-      deps.importQueued();
-      return res;
+      return createImport(deps, req);
     },
 
     async getImport(req) {
       requireMessagingKey(req.caller);
-      const row = isUuid(req.importId) ? await findImport(db.em(), req.importId) : undefined;
+      const row = await findImport(deps, req.importId);
       if (!row) throw notFound(req.importId);
       const cursor = decodeCursor("import_errors", req.errorsPage?.cursor ?? "");
       if (!cursor.ok) throw cursor.error;
       const limit = pageLimit(req.errorsPage?.limit ?? 0);
-      const found = await listImportErrors(db.em(), row.import_id, cursor.seq, limit);
+      const found = await importErrors(deps, row.import_id, cursor.seq, limit);
       const page = found.slice(0, limit);
       return {
         import: importOf(row),
@@ -118,7 +68,7 @@ export function importHandlers(deps: MessagingDeps): Impl {
       const cursor = decodeCursor("imports", req.page?.cursor ?? "");
       if (!cursor.ok) throw cursor.error;
       const limit = pageLimit(req.page?.limit ?? 0);
-      const found = await listImports(db.em(), cursor.seq, limit, req.state);
+      const found = await listImports(deps, cursor.seq, limit, req.state);
       const page = found.slice(0, limit);
       return {
         imports: page.map(importOf),

@@ -4,7 +4,7 @@
 // the number as read; dispatch refuses a number that is not the destination in any reading
 // (the kit's isSameNumber, used by dispatch/src/domain/correlation.ts).
 
-import { isSameNumber } from "@transferops/kit";
+import { isSameNumber } from "@transferops/kit/pure";
 import { routeOf } from "../../outcomes.ts";
 import { canConfirm } from "../parse.ts";
 import type { ParsedMessage } from "../types.ts";

@@ -9,7 +9,7 @@ import {
 import { recordDeviceStatus } from "../store/queue.ts";
 import { announceDeviceWork, type IdleDevices } from "../store/idle-devices.ts";
 import { forgetReference, holdQueued, lockOperationsOf, rerouteQueued } from "../store/fleet-changes.ts";
-import { move } from "../flows/transitions.ts";
+import { move } from "./transitions.ts";
 
 export const fleetTopics = [Topics.fleet];
 
