@@ -181,8 +181,11 @@ export class Invariants {
               array_agg(case when o.status = 'confirmed' then o.confirmed_by else 'contradicted' end
                         order by o.created_at) as bys,
               array_agg(coalesce(o.evidence_message_id, o.contradicting_message_id) order by o.created_at) as messages,
+              -- an alert on one of them that names another of the chain (a double payment seen)
               (select count(*)::int from fleet.notifications n
-                where n.operation_id = any(array_agg(o.operation_id::text))) as alerts
+                where n.operation_id = any(array_agg(o.operation_id::text))
+                  and exists (select 1 from unnest(array_agg(o.operation_id::text)) as other(id)
+                               where other.id <> n.operation_id and position(other.id in n.message) > 0)) as alerts
          from chain c join dispatch.operations o on o.operation_id = c.operation_id
         where o.status = 'confirmed'
            -- failed or rejected, but an operator's text proves it went (a withdrawn retry, never
