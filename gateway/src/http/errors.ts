@@ -1,6 +1,7 @@
 import type { Response } from "express";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { contractCodeOf, errorBodyFromConnect, type ErrorStatus, httpStatus, type Logger } from "@transferops/kit";
+import { ErrorDetailSchema } from "@transferops/kit/gen/transferops/common/v1/errors_pb";
 import type { z } from "zod";
 import type { GatewayReason } from "./reasons.ts";
 
@@ -58,7 +59,11 @@ export const OUTCOME_UNKNOWN_RETRY_AFTER_S = 2;
  */
 export function outcomeUnknown(err: ConnectError): HttpError | undefined {
   const unknown = [Code.DeadlineExceeded, Code.Unavailable, Code.Canceled];
-  if (!unknown.includes(err.code)) return undefined;
+  // A connection reset by a service killed mid-call comes back as `aborted` ("read
+  // ECONNRESET"): no service refuses with that code (kit errors.ts), so one without a
+  // refusal's detail is the transport's, and the outcome is unknown.
+  const transportAborted = err.code === Code.Aborted && err.findDetails(ErrorDetailSchema).length === 0;
+  if (!unknown.includes(err.code) && !transportAborted) return undefined;
   return new HttpError(
     "internal",
     "The request did not finish in time; it may or may not have taken effect. Send the same request again (same request_id or client_message_id) after Retry-After: a replay answers what was done.",

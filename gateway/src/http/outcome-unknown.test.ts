@@ -146,3 +146,17 @@ describe("a request that runs out of its deadline", () => {
       if (route !== "get /v1/health") expect(description, route).toContain("outcome_unknown");
   });
 });
+
+describe("a service's connection reset mid-call (the replica killed)", () => {
+  it("is an unknown outcome (503), not a 500; a refusal with its detail is not", async () => {
+    const { outcomeUnknown } = await import("./errors.ts");
+    const { Code, ConnectError } = await import("@connectrpc/connect");
+    const { create } = await import("@bufbuild/protobuf");
+    const { ErrorDetailSchema } = await import("@transferops/kit/gen/transferops/common/v1/errors_pb");
+    const reset = outcomeUnknown(new ConnectError("read ECONNRESET", Code.Aborted));
+    expect([reset?.status, reset?.context.reason]).toEqual([503, "outcome_unknown"]);
+    const detail = create(ErrorDetailSchema, { code: "conflict", detail: "taken" });
+    const refusal = new ConnectError("taken", Code.Aborted, undefined, [{ desc: ErrorDetailSchema, value: detail }]);
+    expect(outcomeUnknown(refusal)).toBeUndefined();
+  });
+});
