@@ -4,6 +4,7 @@ import { known, t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { UnknownWordingGroup, WordingProposal } from "../types.ts";
 import { Answer, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
+import { KINDS } from "./Wording.tsx";
 
 // Teaching the fleet's own wordings (admin): the texts no rule reads, or reads only partly,
 // grouped by their shape, the groups with the most money and operations waiting first.
@@ -11,26 +12,6 @@ import { Answer, Empty, Field, ListHead, RowAction, Table, useLiveList } from ".
 // corrects the kind, the direction or the template, tries it (which stored texts it reads, and
 // as what), and adds it as a draft. A rule that can confirm (DEP, BAL) is then activated by
 // another admin, on the wording rules page.
-const KINDS = [
-  "DEP",
-  "BAL",
-  "UV_OUT",
-  "UV_IN",
-  "FLOAT_OUT",
-  "FLOAT_IN",
-  "UV_WITH",
-  "FLOAT_WITH",
-  "AIRTIME",
-  "COM_SWEEP",
-  "REV",
-  "OPERATOR_A_REC",
-  "OPERATOR_B_REC",
-  "ADMIN",
-  "COM",
-  "MKT",
-  "TPL",
-  "FAIL",
-] as const;
 type Kind = (typeof KINDS)[number];
 
 export function Teach() {

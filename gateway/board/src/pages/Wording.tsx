@@ -12,7 +12,7 @@ import { Answer, Badge, Confirm, Empty, Field, ListHead, RowAction, Table, useLi
 const OPERATORS = ["operator_a", "operator_b"] as const;
 // The message kinds evidence knows (services/evidence/src/domain/parsers/types.ts); the
 // server refuses any other (unknown_kind).
-const KINDS = [
+export const KINDS = [
   "DEP",
   "BAL",
   "UV_OUT",
@@ -31,7 +31,7 @@ const KINDS = [
   "MKT",
   "TPL",
   "FAIL",
-];
+] as const;
 const SLOTS = "{amount} {fee} {balance} {ref} {phone} {name} {any}";
 type Draft = {
   rule_id?: string;

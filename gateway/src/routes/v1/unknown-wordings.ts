@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MESSAGE_KINDS, type MessageKind } from "@transferops/evidence/kinds";
 import {
   UnknownWordingGroupSchema,
   WordingProposalSchema,
@@ -75,26 +76,8 @@ const proposalExample = {
   ],
 };
 
-const KINDS = [
-  "DEP",
-  "BAL",
-  "UV_OUT",
-  "UV_IN",
-  "FLOAT_OUT",
-  "FLOAT_IN",
-  "UV_WITH",
-  "FLOAT_WITH",
-  "AIRTIME",
-  "COM_SWEEP",
-  "REV",
-  "OPERATOR_A_REC",
-  "OPERATOR_B_REC",
-  "ADMIN",
-  "COM",
-  "MKT",
-  "TPL",
-  "FAIL",
-] as const;
+/** The kinds a reading can name, as evidence's parsers define them. */
+const KINDS = MESSAGE_KINDS as [MessageKind, ...MessageKind[]];
 
 export const unknownWordingRoutes: Route[] = [
   route({
