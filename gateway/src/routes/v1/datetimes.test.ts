@@ -40,9 +40,12 @@ describe("datetimes outside their range", () => {
           ],
         },
       });
-      expect(res.status).toBe(200);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
       const results = res.body.results as { outcome: string; refused_reason?: string; refused_detail?: string }[];
-      expect(results.map((r) => [r.outcome, r.refused_reason ?? null])).toEqual([
+      expect(
+        results.map((r) => [r.outcome, r.refused_reason ?? null]),
+        JSON.stringify(results),
+      ).toEqual([
         ["refused", "invalid_message"],
         ["refused", "invalid_message"],
         ["not_correlated", null],
