@@ -231,6 +231,47 @@ describe("the board in Chromium", () => {
     expect(await page.getByText("9 999 FCFA").count()).toBe(0);
   });
 
+  it("opens an operation and a transaction at a URL of their own: a sent link shows them, Back closes them", async () => {
+    const to = RECIPIENTS[3]!;
+    const operationId = await createOperation(world, world.alice, to, 5_100);
+    await dial(world, operationId);
+    await expect
+      .poll(
+        async () => (await sys.api.get(`/v1/operations/${operationId}`, { token: world.alice.token })).body.status,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe("confirmed");
+    // A colleague's link, opened in a fresh page load.
+    await page.evaluate((h) => (location.hash = h), `#/operations/${operationId}`);
+    await page.reload();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("heading", { name: `${to[1]} · 5 100 FCFA` }).waitFor();
+    await dialog.getByText("confirmée", { exact: true }).waitFor();
+    // Its proof, and no "failure" on a confirmed operation.
+    await dialog.getByRole("heading", { name: "Preuve" }).waitFor();
+    expect(await dialog.getByText("Échec").count()).toBe(0);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe("#/operations");
+    // Back reopens it; the list stays behind.
+    await page.goBack();
+    await dialog.getByRole("heading", { name: `${to[1]} · 5 100 FCFA` }).waitFor();
+    expect(await page.evaluate(() => location.hash)).toBe(`#/operations/${operationId}`);
+    await dialog.getByRole("button", { name: "Fermer" }).click();
+
+    const txId = await intakeTransaction(world, ["690111002", "Paul Nkoulou"], 4_400);
+    await go("#/transactions", "Transactions");
+    await page.getByRole("button", { name: "Actualiser" }).click();
+    await page.getByRole("button", { name: "Détails Paul Nkoulou 4 400 FCFA" }).click();
+    await dialog.getByRole("heading", { name: "Paul Nkoulou · 4 400 FCFA" }).waitFor();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/transactions/${txId}`);
+    await page.reload();
+    await dialog.getByRole("heading", { name: "Paul Nkoulou · 4 400 FCFA" }).waitFor();
+    await page.goBack();
+    await expect.poll(() => dialog.count()).toBe(0);
+  });
+
   it("speaks English when chosen, remembers it across a reload, and shows amounts and refusals in it", async () => {
     await page.getByLabel("Langue").selectOption("en");
     await page.getByRole("link", { name: "Matching operations" }).click();

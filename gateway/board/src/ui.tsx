@@ -45,6 +45,29 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   );
 }
 
+/**
+ * The item a page shows in its detail dialog, at a URL of its own (`#/operations/<id>`): a link
+ * sent to a colleague opens it, a reload keeps it open, the browser's back button closes it.
+ */
+export function useHashItem(page: string): [string | undefined, (id: string | undefined) => void] {
+  const read = () => {
+    const [name, id] = location.hash.replace(/^#\/?/, "").split("/");
+    return name === page && id ? decodeURIComponent(id) : undefined;
+  };
+  const [id, setId] = useState(read);
+  useEffect(() => {
+    const onHash = () => setId(read());
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+  const open = (next: string | undefined) => {
+    const hash = next ? `#/${page}/${encodeURIComponent(next)}` : `#/${page}`;
+    if (location.hash !== hash) location.hash = hash;
+    setId(next);
+  };
+  return [id, open];
+}
+
 export function useLiveMode(): LiveMode {
   const [mode, setMode] = useState(liveMode());
   useEffect(() => onMode(setMode), []);

@@ -13,7 +13,7 @@ import {
   type OpType,
 } from "../rules.ts";
 import type { Operation } from "../types.ts";
-import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useHashItem, useLiveList } from "../ui.tsx";
 
 const STATUSES = [
   "queued",
@@ -57,7 +57,7 @@ function queryOf(f: Filters) {
 export function Operations() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [open, setOpen] = useState<string>();
+  const [open, setOpen] = useHashItem("operations");
   const [creating, setCreating] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const list = useLiveList<Operation>(
@@ -381,7 +381,8 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
             )}
             {op.failure_reason && (
               <>
-                <dt>{t("ops.failureReason")}</dt>
+                {/* A confirmed operation's reason is what the handset reported, not a failure. */}
+                <dt>{t(op.status === "confirmed" ? "ops.handsetReported" : "ops.failureReason")}</dt>
                 <dd>{op.failure_reason}</dd>
               </>
             )}

@@ -3,14 +3,14 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Operation, Transaction, TransactionRow } from "../types.ts";
-import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useHashItem, useLiveList } from "../ui.tsx";
 
 const byPendingFirst = (a: TransactionRow, b: TransactionRow) =>
   Number(b.state === "pending") - Number(a.state === "pending") ||
   Date.parse(b.created_at ?? "") - Date.parse(a.created_at ?? "");
 
 export function Transactions() {
-  const [open, setOpen] = useState<string>();
+  const [open, setOpen] = useHashItem("transactions");
   const list = useLiveList<TransactionRow>(
     async () => {
       const r = await call(() => api.GET("/v1/transactions", { params: { query: { limit: 250 } } }));
@@ -283,7 +283,8 @@ function FollowOperation({ id }: { id: string }) {
   const op = list.rows[0];
   return (
     <p class="follow" aria-live="polite">
-      {op ? t("tx.follow", { id: id.slice(0, 8), status: status(op.status) }) : t("common.loading")}
+      {op ? t("tx.follow", { id: id.slice(0, 8), status: status(op.status) }) : t("common.loading")}{" "}
+      <a href={`#/operations/${id}`}>{t("tx.openOperation")}</a>
     </p>
   );
 }
