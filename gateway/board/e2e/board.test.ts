@@ -169,6 +169,8 @@ describe("the board in Chromium", () => {
     // The operator's SMS arrived before the operation was recorded: correlation keeps it as an orphan.
     await orphanSms(world, world.alice, to, 7_300);
     const operationId = await unprovenOperation(world, to, 7_300);
+    // Another unproven operation to the same person, 500 FCFA more: offered, its difference named.
+    await unprovenOperation(world, to, 7_800);
     await go("#/messages", "Messages");
     const details = page.getByRole("button", { name: "Détails 7 300 FCFA" });
     await details.waitFor({ timeout: 20_000 });
@@ -179,6 +181,9 @@ describe("the board in Chromium", () => {
     await dialog.getByRole("heading", { name: "Opérations qu'il pourrait prouver" }).waitFor();
     const candidate = dialog.getByRole("listitem").filter({ hasText: `${to[1]} · ${to[0]} · 7 300 FCFA` });
     await candidate.waitFor({ timeout: 20_000 });
+    await candidate.getByText("même montant et même numéro").waitFor();
+    const further = dialog.getByRole("listitem").filter({ hasText: `${to[1]} · ${to[0]} · 7 800 FCFA` });
+    await further.getByText(/^le SMS porte 500\sFCFA de moins$/).waitFor();
     await candidate.getByRole("button", { name: "Rattacher" }).click();
     await page.getByText("SMS rattaché : opération confirmée.").waitFor();
     await expect.poll(() => details.count()).toBe(0);

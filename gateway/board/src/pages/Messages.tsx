@@ -107,6 +107,25 @@ function cannotProve(reason: string): string {
   return known(key) ? t(key) : reason;
 }
 
+/**
+ * What the SMS says that the operation does not, named before anyone attaches: the amount, and
+ * the number when the SMS gives one in full. The server decides (an attach with a different
+ * amount or number is refused, in the user's language); this only says it beforehand.
+ */
+function Differences({ evidence: e, operation: o }: { evidence: Evidence; operation: Operation }) {
+  const named: string[] = [];
+  if (e.amount !== null && e.amount !== undefined && e.amount !== o.montant) {
+    const gap = fcfa(Math.abs(e.amount - o.montant));
+    named.push(t(e.amount > o.montant ? "msg.diff.more" : "msg.diff.less", { gap }));
+  }
+  const digits = (v: string | null | undefined) => (v ?? "").replace(/\D/g, "").slice(-9);
+  const smsNumber = digits(e.counterparty_msisdn);
+  if (smsNumber.length === 9 && smsNumber !== digits(o.msisdn_dest))
+    named.push(t("msg.diff.number", { number: e.counterparty_msisdn ?? "" }));
+  if (named.length === 0) return <span class="same">{t("msg.diff.none")}</span>;
+  return <span class="diff">{named.join(" · ")}</span>;
+}
+
 /** One orphan SMS: its parsed fields, the operations it could prove (same SIM, closest amount first), attach or dismiss. */
 function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Outcome) => void }) {
   const e = props.evidence;
@@ -188,6 +207,7 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
             <span>
               {o.dest_name} · {o.msisdn_dest} · {fcfa(o.montant)} · {status(o.status)} · {dateTime(o.created_at)}
             </span>
+            <Differences evidence={e} operation={o} />
             <button
               type="button"
               aria-label={t("msg.attachTo", {
