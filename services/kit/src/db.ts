@@ -22,6 +22,23 @@ export interface ConcurrentIndex {
   on: string;
 }
 
+/**
+ * The statements a migration runs before its first trigram index (`gin_trgm_ops`): the
+ * `pg_trgm` extension, installed once per database by whichever service's migration comes
+ * first, in a schema of its own, `extensions` (the migrator's search path names only the
+ * service's schema, where another service could not see it). Two services migrating at once
+ * would both find it missing and the second would fail on its duplicate: the transaction-level
+ * advisory lock makes the second wait, then find it installed. A database migrated before this
+ * has it in `messaging`; `if not exists` leaves it there. An index in a migration names the
+ * operator class `extensions.gin_trgm_ops`; one built concurrently (ConcurrentIndex) names it
+ * bare, found wherever the extension lives (`buildConcurrentIndexes`).
+ */
+export const TRIGRAM_EXTENSION_SQL: readonly string[] = [
+  `select pg_advisory_xact_lock(hashtext('transferops.extensions'))`,
+  `create schema if not exists extensions`,
+  `create extension if not exists pg_trgm schema extensions`,
+];
+
 /** A migration class that may declare indexes built concurrently (see ConcurrentIndex). */
 type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[] };
 
@@ -276,6 +293,13 @@ export async function buildConcurrentIndexes(
       [schema],
     );
     if (!lock.rows[0]!.ok) return;
+    // An operator class of an extension (gin_trgm_ops) is found in the extension's schema,
+    // wherever a migration installed it (TRIGRAM_EXTENSION_SQL).
+    await client.query(
+      `select set_config('search_path', string_agg(quote_ident(n.nspname), ', '), false)
+         from (select 'public' as nspname
+               union select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace) n`,
+    );
     for (const index of indexes) {
       const found = await client.query<{ valid: boolean }>(
         `select i.indisvalid as valid from pg_class c join pg_namespace n on n.oid = c.relnamespace

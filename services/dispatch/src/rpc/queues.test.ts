@@ -405,6 +405,16 @@ describe("list and get operations", () => {
     expect(await list({ search: requestId.toUpperCase() })).toEqual([named]);
     expect(await list({ search: named.slice(0, 13) })).toEqual([named]);
     expect(await list({ search: "699 12-34" })).toContain(named);
+    // The number's digits are searched on their own: digits of the request_id are not its number,
+    // a name's letters never reach the number, and no search reads across two fields.
+    const digitsOfId = `req-${Date.now()}777888`;
+    const other = await operation(agent, mySim, { name: "Yves Tchami", msisdn: "699000111", requestId: digitsOfId });
+    expect(await list({ search: "777-888" })).not.toContain(other);
+    expect(await list({ search: "777888" })).toContain(other);
+    expect(await list({ search: "tchami" })).toEqual([other]);
+    expect(await list({ search: "tchami req" })).toEqual([]);
+    expect(await list({ search: "699 000 111" })).toContain(other);
+    expect(await list({ search: "\u0001" })).toEqual([]);
     // 23:30 UTC on the 10th is 00:30 local on the 11th.
     expect(await list({ date: "2026-03-11" })).toEqual([named]);
     expect(await list({ date: "2026-03-10" })).toEqual([]);

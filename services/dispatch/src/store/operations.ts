@@ -19,6 +19,7 @@ import {
 } from "../domain/index.ts";
 import { PROOF_INSERT, proofValues, type NewProof } from "./proof-rows.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
+import { OPERATION_SEARCH_TEXT } from "./migrations/Migration0010SearchIndex.ts";
 
 /** An operation row as the service works with it. Amounts in FCFA. */
 export interface OperationRecord {
@@ -457,17 +458,18 @@ export async function listOperations(em: EntityManager, f: OperationListFilter):
   if (f.from) add("o.created_at >= ?", f.from);
   if (f.to) add("o.created_at < ?", f.to);
   if (f.search_text || f.search_digits) {
+    // On the trigram-indexed text (Migration0010SearchIndex): the text within the name,
+    // request_id or operation_id, the digits within the number's (after chr(2)).
     const ors: string[] = [];
-    if (f.search_text) {
-      const like = `%${likeEscape(f.search_text)}%`;
-      ors.push("lower(coalesce(o.dest_name, '')) like ?", "lower(o.request_id) like ?", "o.operation_id::text like ?");
-      params.push(like, like, like);
+    if (f.search_text && !/[\u0001\u0002]/.test(f.search_text)) {
+      ors.push(`${OPERATION_SEARCH_TEXT} like ?`);
+      params.push(`%${likeEscape(f.search_text)}%`);
     }
     if (f.search_digits) {
-      ors.push("regexp_replace(o.msisdn_dest, '[^0-9]', '', 'g') like ?");
-      params.push(`%${f.search_digits}%`);
+      ors.push(`${OPERATION_SEARCH_TEXT} like ?`);
+      params.push(`%\u0002%${f.search_digits}%`);
     }
-    where.push(`(${ors.join(" or ")})`);
+    where.push(ors.length ? `(${ors.join(" or ")})` : "false");
   }
   return select(em, where.join(" and "), params, `order by o.created_at desc, o.operation_id desc limit ${f.limit}`);
 }

@@ -7,6 +7,7 @@ import { Migration0006SimHoldingIndex } from "./Migration0006SimHoldingIndex.ts"
 import { Migration0007HeldDebits } from "./Migration0007HeldDebits.ts";
 import { Migration0008SimCreatedIndex } from "./Migration0008SimCreatedIndex.ts";
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
+import { Migration0010SearchIndex } from "./Migration0010SearchIndex.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   Migration0007HeldDebits,
   Migration0008SimCreatedIndex,
   Migration0009InboxPurge,
+  Migration0010SearchIndex,
 ];

@@ -1,4 +1,4 @@
-import { Migration, outboxInboxSql } from "@transferops/kit";
+import { Migration, outboxInboxSql, TRIGRAM_EXTENSION_SQL } from "@transferops/kit";
 
 /**
  * Contacts, the tag catalogue, idempotency keys, saved mappings, imports and their row
@@ -10,7 +10,7 @@ export class Migration0001Contacts extends Migration {
   override name = "Migration0001Contacts";
 
   up(): void {
-    this.addSql(`create extension if not exists pg_trgm`);
+    for (const sql of TRIGRAM_EXTENSION_SQL) this.addSql(sql);
     this.addSql(`create table messaging.contacts (
       customer_id uuid primary key,
       seq bigserial not null unique,
@@ -37,7 +37,9 @@ export class Migration0001Contacts extends Migration {
     this.addSql(`create unique index contacts_live_phone on messaging.contacts (phone) where deleted_at is null`);
     this.addSql(`create unique index contacts_live_email on messaging.contacts (email) where deleted_at is null`);
     this.addSql(`create index contacts_phone_prefix on messaging.contacts (phone text_pattern_ops)`);
-    this.addSql(`create index contacts_search_trgm on messaging.contacts using gin (search_text gin_trgm_ops)`);
+    this.addSql(
+      `create index contacts_search_trgm on messaging.contacts using gin (search_text extensions.gin_trgm_ops)`,
+    );
     this.addSql(`create index contacts_tags on messaging.contacts using gin (tag_ids)`);
     this.addSql(`create index contacts_updated on messaging.contacts (updated_at)`);
     this.addSql(`create table messaging.tags (
