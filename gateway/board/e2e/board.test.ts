@@ -277,6 +277,27 @@ describe("the board in Chromium", () => {
     await expect.poll(() => dialog.count()).toBe(0);
   });
 
+  it("keeps each row's action in view on a 390-px-wide phone, and the page never scrolls sideways", async () => {
+    const phone = await browser.newContext({ locale: "fr-FR", viewport: { width: 390, height: 844 } });
+    const p = await phone.newPage();
+    await p.goto(`${sys.url}/board/#/operations`);
+    await signIn(p, world.alice.login, world.alice.password);
+    for (const [hash, action] of [
+      ["#/operations", /^Détails /],
+      ["#/transactions", /^Détails /],
+      ["#/arbitration", /^Régler /],
+      ["#/messages", /^Détails /],
+    ] as const) {
+      await p.evaluate((h) => (location.hash = h), hash);
+      const button = p.getByRole("button", { name: action }).first();
+      await button.waitFor({ timeout: 20_000 });
+      const box = (await button.boundingBox())!;
+      expect([hash, box.x >= 0 && box.x + box.width <= 390]).toEqual([hash, true]);
+      expect([hash, await p.evaluate(() => document.documentElement.scrollWidth)]).toEqual([hash, 390]);
+    }
+    await phone.close();
+  });
+
   it("speaks English when chosen, remembers it across a reload, and shows amounts and refusals in it", async () => {
     await page.getByLabel("Langue").selectOption("en");
     await page.getByRole("link", { name: "Matching operations" }).click();
