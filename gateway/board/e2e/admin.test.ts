@@ -272,15 +272,22 @@ describe("the alerts page", () => {
       sims: [{ sim_id: world.alice.sim.simId, present: false }],
     });
     const message = `SIM ${world.alice.sim.msisdn} is reported absent from its handset`;
-    const ack = admin.getByRole("button", { name: `Prendre en compte ${message}` });
+    // In the user's language, by the SIM's number; the server's English text stays beside it.
+    const label = `SIM absente de son téléphone · ${world.alice.sim.msisdn}`;
+    const ack = admin.getByRole("button", { name: `Prendre en compte ${label}` });
     const show = admin.getByRole("button", { name: /nouveautés — afficher/ }).first();
     await expect.poll(async () => (await show.isVisible()) || (await ack.isVisible()), { timeout: 20_000 }).toBe(true);
     if (await show.isVisible()) await show.click();
     await axeScan(admin, "alerts");
+    const row = admin.getByRole("row").filter({ has: ack });
+    await row.getByText("critique", { exact: true }).waitFor();
+    await row.getByText(message).waitFor();
     await ack.click();
-    await admin.getByText(`Prise en compte : ${message}`).waitFor();
+    await admin.getByText(`Prise en compte : ${label}`).waitFor();
     await expect.poll(() => ack.count()).toBe(0);
-    await admin.getByRole("table", { name: "Prises en compte" }).getByText(message).waitFor();
+    const acknowledged = admin.getByRole("table", { name: "Prises en compte" });
+    await acknowledged.getByText(message).waitFor();
+    await acknowledged.getByText("SIM absente de son téléphone").first().waitFor();
     const stored = (await world.api.get("/v1/admin/notifications?acknowledged=true", { token: world.adminToken }))
       .body as { message: string; acknowledged_at: string | null }[];
     expect(stored.find((n) => n.message === message)?.acknowledged_at).toBeTruthy();

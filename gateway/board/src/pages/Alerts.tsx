@@ -1,9 +1,9 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Webhooks } from "./Webhooks.tsx";
 import { api, call, type Outcome } from "../api.ts";
-import { t } from "../i18n.ts";
+import { known, t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
-import type { Notification } from "../types.ts";
+import type { Device, Notification, Sim } from "../types.ts";
 import { Answer, DataTable, type LiveList, RowAction, useLiveList } from "../ui.tsx";
 
 // The fleet's notifications: the open ones follow the stream's `alert` hints (raised or
@@ -11,8 +11,58 @@ import { Answer, DataTable, type LiveList, RowAction, useLiveList } from "../ui.
 const load = (acknowledged: "true" | "false") => () =>
   call(() => api.GET("/v1/admin/notifications", { params: { query: { acknowledged, limit: 100 } } }));
 
+/** Who an alert is about, by the names people use: a SIM's number, a handset's label. */
+interface Names {
+  sims: Map<string, string>;
+  devices: Map<string, string>;
+}
+
+function useNames(): Names {
+  const [names, setNames] = useState<Names>({ sims: new Map(), devices: new Map() });
+  useEffect(() => {
+    void Promise.all([call(() => api.GET("/v1/sims")), call(() => api.GET("/v1/devices"))]).then(([sims, devices]) =>
+      setNames({
+        sims: new Map((sims.data ?? []).map((s: Sim) => [s.sim_id, s.msisdn])),
+        devices: new Map((devices.data ?? []).map((d: Device) => [d.device_id, d.label])),
+      }),
+    );
+  }, []);
+  return names;
+}
+
+/** An alert's kind in the user's language (the server's message, in English, stays beside it). */
+function title(n: Notification): string {
+  const key = `alert.kind.${n.kind}`;
+  return known(key) ? t(key) : n.kind;
+}
+
+function severity(s: string): string {
+  const key = `sev.${s}`;
+  return known(key) ? t(key) : s;
+}
+
+/** What the alert is about: the SIM by number, the handset by label, the operation by a link. */
+function Subject({ n, names }: { n: Notification; names: Names }) {
+  const sim = n.sim_id ? (names.sims.get(n.sim_id) ?? n.sim_id) : undefined;
+  const device = n.device_id ? (names.devices.get(n.device_id) ?? n.device_id) : undefined;
+  return (
+    <>
+      {sim && <span>{t("alert.onSim", { sim })} </span>}
+      {device && <span>{t("alert.onDevice", { device })} </span>}
+      {n.operation_id && <a href={`#/operations/${n.operation_id}`}>{t("alert.openOperation")}</a>}
+    </>
+  );
+}
+
+/** The label of an alert for a button and an answer: its kind and its SIM or handset. */
+function named(n: Notification, names: Names): string {
+  const about = n.sim_id ? names.sims.get(n.sim_id) : n.device_id ? names.devices.get(n.device_id) : undefined;
+  return about ? `${title(n)} · ${about}` : title(n);
+}
+
 export function Alerts() {
   const [outcome, setOutcome] = useState<Outcome>();
+  const names = useNames();
   const open = useLiveList<Notification>(load("false"), (n) => n.notification_id, ["alert"], []);
   const done = useLiveList<Notification>(load("true"), (n) => n.notification_id, ["alert"], []);
   const acknowledge = async (n: Notification) => {
@@ -21,7 +71,7 @@ export function Alerts() {
         params: { path: { notification_id: n.notification_id } },
       }),
     );
-    setOutcome(r.outcome ?? { ok: true, message: t("alert.acked", { message: n.message }) });
+    setOutcome(r.outcome ?? { ok: true, message: t("alert.acked", { message: named(n, names) }) });
     void open.reload();
     void done.reload();
   };
@@ -30,16 +80,21 @@ export function Alerts() {
       <h2>{t("alert.title")}</h2>
       <Answer outcome={outcome} />
       <h3>{t("alert.open")}</h3>
-      <Notifications list={open} caption={t("alert.open")} onAck={acknowledge} />
+      <Notifications list={open} caption={t("alert.open")} names={names} onAck={acknowledge} />
       <h3>{t("alert.acknowledged")}</h3>
-      <Notifications list={done} caption={t("alert.acknowledged")} />
+      <Notifications list={done} caption={t("alert.acknowledged")} names={names} />
       <Webhooks />
     </section>
   );
 }
 
-function Notifications(props: { list: LiveList<Notification>; caption: string; onAck?: (n: Notification) => void }) {
-  const { list, onAck } = props;
+function Notifications(props: {
+  list: LiveList<Notification>;
+  caption: string;
+  names: Names;
+  onAck?: (n: Notification) => void;
+}) {
+  const { list, onAck, names } = props;
   return (
     <>
       <DataTable
@@ -55,12 +110,17 @@ function Notifications(props: { list: LiveList<Notification>; caption: string; o
           <tr key={n.notification_id}>
             <td>{dateTime(n.raised_at)}</td>
             <td>
-              <span class={`badge ${n.severity}`}>{n.severity}</span>
+              <span class={`badge ${n.severity}`}>{severity(n.severity)}</span>
             </td>
-            <td>{n.message}</td>
+            <td>
+              <strong>{title(n)}</strong> <Subject n={n} names={names} />
+              <p class="detail" lang="en">
+                {n.message}
+              </p>
+            </td>
             <td>
               {onAck ? (
-                <RowAction label={t("alert.ack")} of={n.message} onClick={() => onAck(n)} />
+                <RowAction label={t("alert.ack")} of={named(n, names)} onClick={() => onAck(n)} />
               ) : (
                 dateTime(n.acknowledged_at)
               )}
