@@ -468,6 +468,13 @@ describe("the analytics page", () => {
       })
       .toBe(true);
     const r = await get("/v1/analytics?days=7");
+    // The window in the user's language and in Douala: its first day and its last (today).
+    const shortDay = (d: string | number) =>
+      new Intl.DateTimeFormat("fr-CM", { timeZone: "Africa/Douala", dateStyle: "short" }).format(new Date(d));
+    await admin
+      .getByText(`du ${shortDay(r.since)} au ${shortDay(Date.now())}`)
+      .first()
+      .waitFor();
     const byStatus = admin.getByRole("table", { name: "Opérations par statut" });
     expect(await byStatus.locator("tbody tr").count()).toBe(Object.keys(r.reliability.by_status).length);
     const byAgent = admin.getByRole("table", { name: "Opérations par agent" });

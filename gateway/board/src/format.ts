@@ -28,6 +28,23 @@ export function dateTime(iso: string | null | undefined): string {
   }).format(new Date(iso));
 }
 
+/** A day (an ISO datetime or date) as the user's language writes it, in Douala: "29/11/2026". */
+export function day(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return new Intl.DateTimeFormat(lang() === "fr" ? "fr-CM" : "en-GB", {
+    timeZone: "Africa/Douala",
+    dateStyle: "short",
+  }).format(new Date(iso));
+}
+
+/** A decimal figure (a rate) as the user's language writes it: "656,00" in French. */
+export function decimal(value: number, digits = 2): string {
+  return new Intl.NumberFormat(lang() === "fr" ? "fr-CM" : "en-GB", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
+}
+
 export function time(d: Date): string {
   return new Intl.DateTimeFormat(lang() === "fr" ? "fr-CM" : "en-GB", {
     timeZone: "Africa/Douala",

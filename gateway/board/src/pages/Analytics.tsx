@@ -1,10 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, call } from "../api.ts";
 import { lang, t } from "../i18n.ts";
-import { fcfa, status, today } from "../format.ts";
+import { day, decimal, fcfa, status, today } from "../format.ts";
 import type { Analytics as Report } from "../types.ts";
 import { Columns, Figure, Rows } from "../chart.tsx";
 import { Field, ListHead, Table, useLiveList } from "../ui.tsx";
+
+/** A window's `until` is the midnight after its last day (exclusive): the day shown is the one before. */
+const lastDay = (until: string | null | undefined) => (until ? new Date(Date.parse(until) - 1).toISOString() : until);
 
 // The analytics route's blocks in pictures, each chart beside the table of its figures
 // (the table is the source of truth; the chart is aria-hidden). The window controls are
@@ -112,7 +115,7 @@ function Blocks({ r }: { r: Report }) {
     <>
       <p>
         {r.fleet ? t("an.fleet") : t("an.own")} ·{" "}
-        {r.since ? t("an.span", { since: r.since.slice(0, 10), until: (r.until ?? "").slice(0, 10) }) : t("an.all")}
+        {r.since ? t("an.span", { since: day(r.since), until: day(lastDay(r.until)) }) : t("an.all")}
       </p>
       <dl class="facts">
         <dt>{t("an.fees")}</dt>
@@ -124,14 +127,14 @@ function Blocks({ r }: { r: Report }) {
         <dt>{t("an.received")}</dt>
         <dd>
           {fcfa(money.received_xaf)}
-          {money.realised_rate !== null && <> · {t("an.rate", { rate: money.realised_rate.toFixed(2) })}</>}
+          {money.realised_rate !== null && <> · {t("an.rate", { rate: decimal(money.realised_rate) })}</>}
         </dd>
       </dl>
       <div class="figures">
         <Figure
           title={t("an.compare", {
-            since: prev.since?.slice(0, 10) ?? "—",
-            until: prev.until?.slice(0, 10) ?? "—",
+            since: day(prev.since),
+            until: day(lastDay(prev.until)),
           })}
         >
           <Rows bars={compared.slice(1, 4).map(([label, now, before]) => ({ label, value: now, previous: before }))} />
