@@ -427,6 +427,12 @@ describe("the money checks page", () => {
       expect(await link.getAttribute("class")).toBe("flagged");
       await link.getByText(/^rompu : /).waitFor();
     }
+    // Each link's outcome in French, never the API's word.
+    const raw = /^(orphan|restated|movement|stored|not_correlated|unknown_sender|attached|ambiguous|divergent)$/;
+    expect(await table.getByRole("cell", { name: raw }).count()).toBe(0);
+    const outcomes = new Set((links.links as { outcome: string }[]).map((l) => l.outcome));
+    expect(outcomes.has("orphan")).toBe(true);
+    await table.getByRole("cell", { name: "non rapproché", exact: true }).first().waitFor();
     await axeScan(admin, "money checks");
   });
 
