@@ -1,5 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import type { WordingRuleRecord, WordingRuleState } from "../domain/wording-rule.ts";
+import type { TaughtReading } from "../domain/parsers/taught-export.ts";
 
 const COLUMNS = `id, rule_id, version, operator, kind, language, direction, template, state, created_at, created_by,
   activated_at, activated_by, retired_at, retired_by, reread_state, reread_after_at, reread_after_id,
@@ -190,3 +191,21 @@ export async function advanceReread(
 }
 
 export type { WordingRuleState };
+
+/** The newest texts a rule read (`parse_rule`), with what it read: the examples of an export. */
+export async function textsReadBy(em: EntityManager, parseRule: string, limit: number): Promise<TaughtReading[]> {
+  const found = await rows<Omit<TaughtReading, "amount" | "fee" | "balance_after"> & Record<string, unknown>>(
+    em,
+    `select raw_text as text, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
+            counterparty_name, direction
+       from evidence.messages where parse_rule = ? order by received_at desc, id limit ?`,
+    [parseRule, limit],
+  );
+  const figure = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return found.map((r) => ({
+    ...r,
+    amount: figure(r.amount),
+    fee: figure(r.fee),
+    balance_after: figure(r.balance_after),
+  })) as TaughtReading[];
+}

@@ -10,11 +10,10 @@
 // the corpus and of the shared samples as if an operation of the same amount and destination
 // were active: only a DEP may reach dispatch for a transfer, only a BAL for a balance check.
 
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { routeOf } from "../outcomes.ts";
 import { canConfirm, parseAsUnrecognised, parseMessage, parseWithoutWordings } from "./parse.ts";
-import { loadTestdata, type Labelled } from "./testdata/drift.ts";
+import { heldoutByHash, loadTestdata, type Labelled } from "./testdata/drift.ts";
 import { otherDestination, wouldConfirm, wouldProveBalance } from "./testdata/replay.ts";
 import { FIELD_NAMES, MESSAGE_KINDS } from "./types.ts";
 
@@ -91,8 +90,6 @@ const FRESH_FLOOR: Record<"kind" | Measured, number> = {
   direction: 71.4,
 };
 
-const heldoutByHash = (text: string) => createHash("sha256").update(text, "utf8").digest()[0] % 3 === 0;
-
 const kindName = (k: string | null) => k ?? "no kind";
 
 /** Texts per country and operator, with the kinds they hold and the part each is in. */
@@ -161,8 +158,9 @@ describe("parser accuracy on the labelled corpus", () => {
       if (t.collected !== "with-rules") expect(t.split === "heldout").toBe(heldoutByHash(t.text));
     for (const t of CORPUS.filter((c) => c.collected === "with-rules")) expect(t.split).toBe("dev");
     for (const t of [...dev, ...heldout, ...fresh]) {
-      // A repository, or a public page that quotes the operator's SMS word for word ("page: <url> (…)").
-      expect(t.source).toMatch(/^(?:github|page: https?:\/\/\S+ \(.+\))/);
+      // A repository, a public page that quotes the operator's SMS word for word ("page: <url> (…)"),
+      // or a fleet's export of what it taught ("fleet: <deployment> …", testdata/add-taught.ts).
+      expect(t.source).toMatch(/^(?:github|page: https?:\/\/\S+ \(.+\)|fleet: \S+ )/);
       expect(t.country).toMatch(/^[A-Z]{2}$/);
     }
     for (const t of constructed) expect(t.source).toMatch(/^constructed: /);
