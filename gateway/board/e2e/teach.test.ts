@@ -135,4 +135,38 @@ describe("teaching a new wording through the board", () => {
     await admin.getByRole("heading", { level: 2, name: "Textes qu'aucune règle ne lit" }).waitFor();
     expect(await admin.getByRole("row").filter({ hasText: texts[1]! }).count()).toBe(0);
   });
+
+  it("links the wording-change alert to its wording: the rule proposed from the alert's text opens", async () => {
+    // Five texts of another new wording in an hour on a SIM whose texts were read: the evidence
+    // service raises evidence_wording_changed with the text that tipped it.
+    const wording = (n: number) =>
+      `Operation ZR7 validee: ${7_000 + n} FCFA vers 69000${4400 + n}. Code CI261129.1${n}. Solde ${300_000 - n} FCFA.`;
+    for (let n = 1; n <= 5; n++) {
+      const sent = await world.api.post("/v1/device/messages", {
+        token: world.alice.device.token,
+        body: {
+          sim_id: world.alice.sim.simId,
+          messages: [{ sender: "OrangeMoney", raw: wording(n), received_at: new Date().toISOString() }],
+        },
+      });
+      expect(sent.body.results[0].kind ?? null).toBe(null);
+    }
+    const admin = await signedIn(ADMIN_LOGIN, ADMIN_PASSWORD, "#/alerts");
+    const row = admin.getByRole("row").filter({ hasText: "La formulation de l'opérateur a changé" });
+    await expect
+      .poll(
+        async () => {
+          await admin.getByRole("button", { name: "Actualiser" }).first().click();
+          return row.count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(0);
+    await row.first().getByRole("link", { name: "Apprendre ce libellé" }).click();
+    await admin.getByRole("heading", { level: 2, name: "Textes qu'aucune règle ne lit" }).waitFor();
+    const form = admin.getByRole("form", { name: "Règle proposée" });
+    await expect
+      .poll(() => form.getByLabel("Modèle").inputValue(), { timeout: 20_000 })
+      .toMatch(/^Operation ZR7 validee: \{amount\}/);
+  });
 });

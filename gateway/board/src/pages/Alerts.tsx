@@ -50,6 +50,9 @@ function Subject({ n, names }: { n: Notification; names: Names }) {
       {sim && <span>{t("alert.onSim", { sim })} </span>}
       {device && <span>{t("alert.onDevice", { device })} </span>}
       {n.operation_id && <a href={`#/operations/${n.operation_id}`}>{t("alert.openOperation")}</a>}
+      {typeof n.context?.sample_message_id === "string" && (
+        <a href={`#/teach/${n.context.sample_message_id}`}>{t("alert.teach")}</a>
+      )}
     </>
   );
 }

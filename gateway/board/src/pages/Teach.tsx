@@ -1,9 +1,9 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, currentSession, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { UnknownWordingGroup, WordingProposal } from "../types.ts";
-import { Answer, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
+import { Answer, Empty, Field, ListHead, RowAction, Table, useHashItem, useLiveList } from "../ui.tsx";
 import { KINDS } from "./Wording.tsx";
 
 // Teaching the fleet's own wordings (admin): the texts no rule reads, or reads only partly,
@@ -56,6 +56,12 @@ export function Teach() {
     setAdded(r.data);
     setOutcome({ ok: true, message: t("teach.added", { kind: r.data.kind ?? t("wr.anyKind") }) });
   };
+  // A link to a text of a wording (the wording-change alert's, `#/teach/<message_id>`) opens
+  // the rule proposed from it.
+  const [linked] = useHashItem("teach");
+  useEffect(() => {
+    if (linked) void propose({ message_id: linked });
+  }, [linked]);
   const activate = async (versionId: string) => {
     const r = await call(() =>
       api.POST("/v1/admin/wording-rules/{version_id}/activate", { params: { path: { version_id: versionId } } }),
