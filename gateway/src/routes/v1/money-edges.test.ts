@@ -301,6 +301,44 @@ describe("no second payment: a parent settled on word after its retry exists", (
   });
 });
 
+describe("no second payment: the late receipt of a retry settled on word", () => {
+  // Found by the seeded simulation (seed 42): a parent failed on the name check, its retry
+  // dialled and settled arrived by an agent before its receipt came; the receipt then
+  // contradicted the failed parent (two paid operations from one text and one decision).
+  it("proves the retry it belongs to, and leaves the failed parent failed with no contradiction", async () => {
+    const h = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h.sim.simId, 9_150, msisdn);
+    expect((await dial(h.device, id, "name_mismatch")).status).toBe("failed");
+    const retryId = (await create(h.sim.simId, 9_150, msisdn, { parent: id })).body.operation_id as string;
+    expect((await dial(h.device, retryId, "ussd_ok")).status).toBe("awaiting_evidence");
+    await until(retryId, "no_evidence");
+    expect((await settle(retryId, "arrived")).status).toBe(200);
+    const { ref } = await proof(h, 9_150, msisdn, 490_850);
+    const proven = await eventually(
+      async () => {
+        const op = await getOperation(retryId);
+        return op.evidence ? op : undefined;
+      },
+      20_000,
+      "the retry's proof",
+    );
+    expect([proven.status, proven.evidence.operator_ref]).toEqual(["confirmed", ref]);
+    const parent = await getOperation(id);
+    expect([parent.status, parent.evidence]).toEqual(["failed", null]);
+    const alerts = (await sys.api.get("/v1/admin/notifications?limit=250", { token: admin.token })).body as {
+      kind: string;
+      operation_id?: string;
+    }[];
+    expect(alerts.filter((a) => a.operation_id === id || a.operation_id === retryId).map((a) => a.kind)).toEqual([]);
+    // It left the settled-on-word list: it has its proof now.
+    const onWord = (await sys.api.get("/v1/operations/settled-on-word", { token: admin.token })).body as {
+      operation_id: string;
+    }[];
+    expect(onWord.map((o) => o.operation_id)).not.toContain(retryId);
+  });
+});
+
 describe("a retry names its parent: only its owner may retry it", () => {
   it("answers another agent's retry 404 without the parent's status; the owner's is accepted", async () => {
     const h = await handset(500_000);

@@ -34,6 +34,8 @@ describe("transition: the contract's table, one row per rule", () => {
     ["awaiting_evidence", { type: "proof", within_late_window: false }, "confirmed"],
     ["awaiting_manual_dial", { type: "proof", within_late_window: false }, "confirmed"],
     ["no_evidence", { type: "proof", within_late_window: true }, "confirmed"],
+    // Confirmed on word, its text late: proven, still confirmed.
+    ["confirmed", { type: "proof", within_late_window: true, has_evidence: false }, "confirmed"],
     ["awaiting_evidence", { type: "divergent_proof" }, "awaiting_evidence"],
     ["confirmed", { type: "divergent_proof" }, "confirmed"],
     ["queued", { type: "cancel" }, "rejected"],
@@ -126,7 +128,21 @@ describe("transition: refusals", () => {
       `Operation ${ID} is no_evidence; proof does not apply`,
     ],
     [
+      "refuses the text of an operation confirmed on word once the late window has closed",
+      "confirmed",
+      { type: "proof", within_late_window: false, has_evidence: false },
+      "invalid_transition",
+      `Operation ${ID} is confirmed; proof does not apply`,
+    ],
+    [
       "refuses a second confirmation by SMS",
+      "confirmed",
+      { type: "proof", within_late_window: true, has_evidence: true },
+      "invalid_transition",
+      `Operation ${ID} is confirmed; proof does not apply`,
+    ],
+    [
+      "refuses a second confirmation by SMS (evidence unknown)",
       "confirmed",
       { type: "proof", within_late_window: true },
       "invalid_transition",

@@ -62,7 +62,12 @@ export type Trigger =
   | { readonly type: "claim" }
   | { readonly type: "outcome"; readonly outcome: DeviceOutcome }
   /** A coherent SMS match. `within_late_window` matters only from no_evidence. */
-  | { readonly type: "proof"; readonly within_late_window: boolean }
+  | {
+      readonly type: "proof";
+      readonly within_late_window: boolean;
+      /** Whether the operation already has its proof: false for one confirmed on word. */
+      readonly has_evidence?: boolean;
+    }
   /** An SMS whose amount or MSISDN diverges: the caller alerts, the status never moves. */
   | { readonly type: "divergent_proof" }
   | { readonly type: "cancel" }
@@ -119,7 +124,7 @@ export function transition(operation: OperationRef, trigger: Trigger): Result<Op
     case "outcome":
       return status === "running" ? ok(OUTCOME_STATUS[trigger.outcome]) : notRunning(operation);
     case "proof":
-      return proof(operation, trigger.within_late_window);
+      return proof(operation, trigger.within_late_window, trigger.has_evidence);
     case "divergent_proof":
       return ok(status);
     case "cancel":
@@ -152,9 +157,15 @@ export function transition(operation: OperationRef, trigger: Trigger): Result<Op
   }
 }
 
-function proof(operation: OperationRef, withinLateWindow: boolean): Result<OperationStatus> {
+/**
+ * A proof confirms an active operation, a `no_evidence` one within the late window, and proves
+ * one a person confirmed on word (settled `arrived`, arbitrated `confirmed`) within the same
+ * window: it stays confirmed, with its proof now (no second confirmed event).
+ */
+function proof(operation: OperationRef, withinLateWindow: boolean, hasEvidence?: boolean): Result<OperationStatus> {
   if (isActive(operation.status)) return ok("confirmed");
   if (operation.status === "no_evidence" && withinLateWindow) return ok("confirmed");
+  if (operation.status === "confirmed" && hasEvidence === false && withinLateWindow) return ok("confirmed");
   return invalid(operation, { type: "proof", within_late_window: withinLateWindow });
 }
 

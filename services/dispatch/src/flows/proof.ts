@@ -25,6 +25,7 @@ import { findOperation, updateOperation, type OperationChange, type OperationRec
 import {
   answeredBefore,
   insertProof,
+  lockConfirmedOnWord,
   lockContradicted,
   lockMessage,
   lockProofCandidates,
@@ -173,6 +174,24 @@ async function decide(
       : { decision, candidates };
   }
   if (decision.outcome !== "no_candidate") return { decision, candidates };
+  // The text of an operation a person already confirmed on word proves that one, not the
+  // contradiction of another: a retry's late receipt, settled `arrived` before it came, had
+  // contradicted its failed parent (found by the seeded simulation, seed 42).
+  const onWord =
+    message.kind !== "BAL" && (local || !message.counterparty_msisdn)
+      ? await lockConfirmedOnWord(
+          em,
+          sim_id,
+          opTypes.filter(isDebiting),
+          message.amount,
+          local ? [local, `237${local}`] : null,
+          lateEvidenceS,
+        )
+      : undefined;
+  if (onWord) {
+    const candidate: Candidate = { ...onWord, record: onWord };
+    return { decision: { outcome: "confirmed", operation_id: onWord.operation_id }, candidates: [candidate] };
+  }
   const operation = await contradicted();
   if (operation) return { decision: { outcome: "contradicting", operation }, candidates };
   if (!message.counterparty_msisdn) return { decision, candidates };
@@ -199,11 +218,21 @@ async function apply(
     return { op: await contradict(em, claim, decision.operation, now), candidateIds: [] };
   if (decision.outcome === "confirmed") {
     const before = candidates.find((c) => c.operation_id === decision.operation_id)!.record;
+    // Confirmed on word before its text came: it keeps who confirmed it, and gets its proof.
+    const onWord = before.status === "confirmed";
     const op = await move(
       em,
       before,
-      { type: "proof", within_late_window: isWithinLateWindow(before.finished_at, now, lateEvidenceS) },
-      { ...evidenceColumns(claim.evidence), confirmed_by: "proof", finished_at: before.finished_at ?? now },
+      {
+        type: "proof",
+        within_late_window: isWithinLateWindow(before.finished_at, now, lateEvidenceS),
+        has_evidence: before.evidence_message_id !== null,
+      },
+      {
+        ...evidenceColumns(claim.evidence),
+        ...(onWord ? {} : { confirmed_by: "proof" as const }),
+        finished_at: before.finished_at ?? now,
+      },
       { trigger: "proof", evidence_message_id: claim.evidence.message_id, at: now },
       {
         message_id: claim.evidence.message_id,
@@ -213,7 +242,8 @@ async function apply(
         candidate_operation_ids: [],
       },
     );
-    await watchRetryChain(em, op, claim.evidence, now);
+    // The decision on word already watched the retry chain.
+    if (!onWord) await watchRetryChain(em, op, claim.evidence, now);
     return { op, candidateIds: [], stored: true };
   }
   if (decision.outcome === "ambiguous") return { op: undefined, candidateIds: [...decision.candidate_ids] };

@@ -154,6 +154,37 @@ export async function lockContradicted(
   return found[0] && toRecord(found[0]);
 }
 
+/**
+ * The operation a proof of `amount` proves although a person already confirmed it on word
+ * (settled `arrived`, arbitrated `confirmed`: confirmed with no message), locked: the SIM's
+ * newest such dialled debit of that amount, finished within `withinS` seconds, to one of
+ * `msisdns` when the message names a number. Bounded by `operations_sim_finished`.
+ */
+export async function lockConfirmedOnWord(
+  em: EntityManager,
+  simId: string,
+  opTypes: readonly string[],
+  amount: number,
+  msisdns: readonly string[] | null,
+  withinS: number,
+): Promise<OperationRecord | undefined> {
+  if (opTypes.length === 0) return undefined;
+  const found = await rows<Record<string, unknown>>(
+    em,
+    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
+      where o.sim_id = ? and o.finished_at is not null
+        and o.finished_at > clock_timestamp() - make_interval(secs => ?)
+        and o.status = 'confirmed' and o.evidence_message_id is null and o.decided_at is not null
+        and o.op_type in (?) and o.montant = ?
+        and (o.started_at is not null or o.origin = 'matching')
+        ${msisdns ? "and o.msisdn_dest in (?)" : ""}
+      order by o.finished_at desc limit 1
+      for update of o`,
+    [simId, withinS, [...opTypes], amount, ...(msisdns ? [[...msisdns]] : [])],
+  );
+  return found[0] && toRecord(found[0]);
+}
+
 /** The queued or running retry of an operation, locked. */
 export async function lockRetryOf(em: EntityManager, operationId: string): Promise<OperationRecord | undefined> {
   const found = await rows<Record<string, unknown>>(
