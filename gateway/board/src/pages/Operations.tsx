@@ -9,7 +9,7 @@ import {
   msisdnProblem,
   needsMerchantCode,
   OP_TYPES,
-  type OperatorCode,
+  type Operator,
   type OpType,
 } from "../rules.ts";
 import type { Operation } from "../types.ts";
@@ -176,7 +176,7 @@ const isOperation = (b: unknown): b is { operation_id: string } =>
 function CreateOperation({ onCreated }: { onCreated: (message: string) => void }) {
   // A sending whose outcome is unknown (5xx, no answer) comes back with its form as sent.
   const pending = pendingRequest(CREATE_KIND)?.values;
-  const [operator, setOperator] = useState<OperatorCode>((pending?.operator as OperatorCode) ?? "operator_b");
+  const [operator, setOperator] = useState<Operator>((pending?.operator as Operator) ?? "operator_b");
   const [type, setType] = useState<OpType>((pending?.type as OpType) ?? "deposit");
   const [msisdn, setMsisdn] = useState(pending?.msisdn ?? "");
   const [name, setName] = useState(pending?.name ?? "");
@@ -229,7 +229,7 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
   return (
     <form onSubmit={submit} noValidate>
       <Field label={t("common.operator")}>
-        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as OperatorCode)}>
+        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as Operator)}>
           <option value="operator_a">operator_a</option>
           <option value="operator_b">operator_b</option>
         </select>
@@ -327,7 +327,7 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
           body: {
             request_id: requestId,
             parent_operation_id: op.operation_id,
-            operator: op.operator as OperatorCode,
+            operator: op.operator as Operator,
             type_op: op.op_type as OpType,
             client: { msisdn: op.msisdn_dest ?? "", nom: op.dest_name ?? "" },
             montant: op.montant,

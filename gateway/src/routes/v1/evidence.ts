@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DISMISS_REASONS } from "@transferops/evidence/dismissal";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
@@ -25,8 +26,6 @@ const windowOf = (q: { days?: number; from?: string; to?: string; all?: boolean 
   to: q.to ?? "",
   all: q.all ?? false,
 });
-
-const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
 
 // `/v1/evidences/movements` is declared before any `/v1/evidences/:evidence_id` route.
 export const evidenceRoutes: Route[] = [

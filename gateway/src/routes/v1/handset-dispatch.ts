@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEVICE_OUTCOMES } from "@transferops/dispatch/operation-state";
 import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
@@ -7,15 +8,7 @@ import { withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
-const outcome = z.enum([
-  "ussd_ok",
-  "ussd_unconfirmed",
-  "ussd_failed",
-  "ussd_timeout",
-  "no_service",
-  "sim_absent",
-  "name_mismatch",
-]);
+const outcome = z.enum(DEVICE_OUTCOMES);
 
 /**
  * The handset's work routes (device token): poll, outcome report, claimed operations.

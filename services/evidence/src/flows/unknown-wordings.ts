@@ -2,6 +2,7 @@
 // session): what the board's teaching page shows. Reads only; the draft is added with
 // addWordingRule like any other.
 
+import { isOperator } from "@transferops/kit";
 import type {
   ListUnknownWordingsRequest,
   ProposeWordingRuleRequest,
@@ -20,7 +21,6 @@ import { lookupSim } from "./submit.ts";
 import { simOperators, trialReads, TRIAL_SAMPLE, TRIAL_SCAN_LIMIT } from "./wording-rules.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const OPERATORS = ["operator_a", "operator_b"];
 /** Statuses of an operation a text can still prove (operation-state.md in dispatch). */
 const WAITING = ["queued", "running", "awaiting_evidence", "no_evidence"];
 
@@ -32,7 +32,7 @@ export interface UnknownWordings {
 
 export async function listUnknown(deps: FlowDeps, req: ListUnknownWordingsRequest): Promise<UnknownWordings> {
   requireAdmin(req.caller);
-  if (req.operator && !OPERATORS.includes(req.operator))
+  if (req.operator && !isOperator(req.operator))
     throw invalid("operator", "must be operator_a or operator_b", req.operator);
   const found = await storedNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
   const scanned = found.slice(0, TRIAL_SCAN_LIMIT);

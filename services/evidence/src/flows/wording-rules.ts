@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { check } from "@transferops/kit";
+import { check, isOperator } from "@transferops/kit";
 import type {
   ActivateWordingRuleRequest,
   AddWordingRuleRequest,
@@ -38,7 +38,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function listRules(deps: FlowDeps, req: ListWordingRulesRequest): Promise<WordingRuleRecord[]> {
   requireAdmin(req.caller);
-  if (req.operator && !["operator_a", "operator_b"].includes(req.operator))
+  if (req.operator && !isOperator(req.operator))
     throw invalid("operator", "must be operator_a or operator_b", req.operator);
   if (req.state && !STATES.includes(req.state as never))
     throw invalid("state", `must be one of ${STATES.join(", ")}`, req.state);
