@@ -8,6 +8,8 @@ import type { Operator, OpType } from "../../../services/kit/src/vocabulary.ts";
 import { t } from "./i18n.ts";
 
 export {
+  DEFAULT_OP_TYPE,
+  OPERATION_STATUSES,
   OPERATORS,
   OP_TYPES,
   ROLES,

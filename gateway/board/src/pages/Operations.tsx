@@ -4,27 +4,18 @@ import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import {
   amountProblem,
+  DEFAULT_OP_TYPE,
   dialsNoRecipient,
   localDigits,
   msisdnProblem,
   needsMerchantCode,
   OP_TYPES,
+  OPERATION_STATUSES,
   type Operator,
   type OpType,
 } from "../rules.ts";
 import type { Operation } from "../types.ts";
 import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
-
-const STATUSES = [
-  "queued",
-  "running",
-  "awaiting_evidence",
-  "awaiting_manual_dial",
-  "confirmed",
-  "failed",
-  "no_evidence",
-  "rejected",
-] as const;
 
 interface Filters {
   status: string;
@@ -87,7 +78,7 @@ export function Operations() {
           <Field label={t("common.status")}>
             <select value={draft.status} onChange={set("status")}>
               <option value="">{t("ops.any")}</option>
-              {STATUSES.map((s) => (
+              {OPERATION_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {status(s)}
                 </option>
@@ -177,7 +168,7 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
   // A sending whose outcome is unknown (5xx, no answer) comes back with its form as sent.
   const pending = pendingRequest(CREATE_KIND)?.values;
   const [operator, setOperator] = useState<Operator>((pending?.operator as Operator) ?? "operator_b");
-  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? "deposit");
+  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? DEFAULT_OP_TYPE);
   const [msisdn, setMsisdn] = useState(pending?.msisdn ?? "");
   const [name, setName] = useState(pending?.name ?? "");
   const [amount, setAmount] = useState(pending?.amount ?? "");

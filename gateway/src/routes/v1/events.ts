@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
+import { correlationIdFrom, MAX_PAGE_LIMIT, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import type { Services } from "../../services.ts";
 import type { CredentialListener } from "../../http/auth-cache.ts";
 
@@ -47,13 +47,13 @@ type Seen = Map<string, string>;
 /** The caller's view, one map per kind, read with the caller's credential. */
 async function readView(services: Services, caller: Caller): Promise<Record<HintKind, Seen>> {
   const [ops, unproven, txs, orphans, alerts] = await Promise.all([
-    services.dispatch.listOperations({ caller, limit: 250 }),
-    services.dispatch.listUnproven({ caller, limit: 250, window: { days: 0, from: "", to: "", all: true } }),
-    services.intake.listTransactions({ caller, limit: 250 }),
+    services.dispatch.listOperations({ caller, limit: MAX_PAGE_LIMIT }),
+    services.dispatch.listUnproven({ caller, limit: MAX_PAGE_LIMIT, window: { days: 0, from: "", to: "", all: true } }),
+    services.intake.listTransactions({ caller, limit: MAX_PAGE_LIMIT }),
     services.evidence.listUnmatchedEvidence({
       caller,
       unmatched: true,
-      limit: 250,
+      limit: MAX_PAGE_LIMIT,
       window: { days: 0, from: "", to: "", all: true },
     }),
     // Alerts are an admin's (the notifications routes are admin-only).

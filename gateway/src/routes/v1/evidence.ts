@@ -3,7 +3,7 @@ import { DISMISS_REASONS } from "@transferops/evidence/dismissal";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
-import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { noContent, ok, pageLimit, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
 import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH, EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -12,7 +12,7 @@ const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
 
 /** `days`, `from`, `to`, `all` as the board lists take them; the service checks the dates. */
 const windowQuery = {
-  limit: queryInt(1, 250).optional(),
+  limit: pageLimit().optional(),
   // The same range, and so the same 422, as every other windowed list.
   days: queryInt(1, 365).optional(),
   from: z.string().max(10).optional(),

@@ -1,4 +1,4 @@
-import { OPERATORS, SIM_STATUSES } from "@transferops/kit";
+import { big, OPERATORS, SIM_STATUSES } from "@transferops/kit";
 import { BALANCE_SOURCES } from "@transferops/fleet/vocabulary";
 import { z } from "zod";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -131,7 +131,6 @@ export const simRoutes: Route[] = [
       ["sim_not_found", "msisdn_exists"],
     ),
     async handle({ caller, body, params, services }) {
-      const big = (v: number | null | undefined) => (v === null || v === undefined ? undefined : BigInt(v));
       const res = await services.fleet.updateSim({
         caller,
         simId: params.sim_id,

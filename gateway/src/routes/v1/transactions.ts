@@ -3,7 +3,7 @@ import { ts, OPERATORS } from "@transferops/kit";
 import { TRANSACTION_STATES } from "@transferops/intake/transaction-state";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, instant, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { created, instant, ok, pageLimit, route, text, type Route } from "../../http/route.ts";
 
 // The "Transaction routes" group. The contract leaves the paths open; decisions (paths,
 // the unconfirmed-payment refusal, `closed` after close by receipt, unknown fields on
@@ -287,7 +287,7 @@ export const transactionRoutes: Route[] = [
       `everything, with launched_by_name. The list form omits ${LIST_OMITS.join(", ")}. ` +
       "`state` filters (`closed` is the state after close by receipt); an unknown value is 422.",
     auth: ["session"],
-    query: z.object({ state: z.enum(TRANSACTION_STATES).optional(), limit: queryInt(1, 250).optional() }),
+    query: z.object({ state: z.enum(TRANSACTION_STATES).optional(), limit: pageLimit().optional() }),
     responses: {
       200: { description: "Array of transaction summaries", schema: z.array(summarySchema), example: [summaryExample] },
       401: "Not signed in",

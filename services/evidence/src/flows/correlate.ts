@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ts, type EntityManager } from "@transferops/kit";
+import { big, ts, type EntityManager } from "@transferops/kit";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ProveOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { MessageRecord } from "../domain/message.ts";
@@ -102,8 +102,8 @@ async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Prom
       simId: m.sim_id,
       kind: m.kind ?? "",
       amount: BigInt(value),
-      fee: m.fee === null ? undefined : BigInt(m.fee),
-      balanceAfter: m.balance_after === null ? undefined : BigInt(m.balance_after),
+      fee: big(m.fee),
+      balanceAfter: big(m.balance_after),
       operatorRef: m.operator_ref ?? "",
       counterpartyMsisdn: m.counterparty_msisdn ?? "",
       rawText: m.raw_text,

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ts, type Violation } from "@transferops/kit";
+import { DEFAULT_OP_TYPE, ts, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
@@ -82,7 +82,7 @@ function fleetAdmin(
     },
     async recordFleetLimit(req) {
       requireAdmin(req.caller);
-      const opType = req.opType || "deposit";
+      const opType = req.opType || DEFAULT_OP_TYPE;
       const problems: Violation[] = [];
       if (req.operator !== undefined && !isOperator(req.operator)) {
         problems.push({
