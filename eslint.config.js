@@ -23,10 +23,8 @@ const NO_EVENTS = { group: ["**/events/*"], message: "store/ writes rows; events
 const MAX_FUNCTION_LINES = { max: 70, skipBlankLines: true, skipComments: true };
 /** Files with a function still over MAX_FUNCTION_LINES (each one a warning); remove a file once split. */
 const LONG_FUNCTIONS_LEFT = [
-  "gateway/src/app.ts",
   "gateway/src/routes/v1/events.ts",
   "services/evidence/src/rpc/evidence.ts",
-  "services/kit/src/bus-kafka.ts",
   "services/kit/src/db-driver.ts",
 ];
 /** How deep domain/ folders go (evidence's domain/parsers/testdata/ is the deepest). */
