@@ -85,7 +85,8 @@ module.exports = {
       },
       to: {
         path: "^services/kit/src/",
-        pathNot: "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$|^services/kit/src/gen/",
+        pathNot:
+          "^services/kit/src/(pure|errors|guards|vocabulary|values|msisdn|time|local-day)\\.ts$|^services/kit/src/gen/",
       },
     },
     {
@@ -93,10 +94,10 @@ module.exports = {
       severity: "error",
       comment:
         "The kit's pure entry and what it exports load no database, ORM, bus or server: only each other, the generated messages and protobuf/connect.",
-      from: { path: "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$" },
+      from: { path: "^services/kit/src/(pure|errors|guards|vocabulary|values|msisdn|time|local-day)\\.ts$" },
       to: {
         pathNot: [
-          "^services/kit/src/(pure|errors|vocabulary|values|msisdn|time|local-day)\\.ts$",
+          "^services/kit/src/(pure|errors|guards|vocabulary|values|msisdn|time|local-day)\\.ts$",
           "^services/kit/src/gen/",
           "@bufbuild/protobuf",
           "@connectrpc/connect/",

@@ -41,6 +41,10 @@ COPY gateway/board/package.json gateway/board/
 RUN npm install --workspace @transferops/board --include-workspace-root=false --no-audit --no-fund --ignore-scripts \
   && npm cache clean --force
 COPY gateway/board gateway/board
+# The server's files the board imports as they are (browser-safe): the kit's vocabularies and
+# number rules, evidence's message kinds.
+COPY services/kit/src/vocabulary.ts services/kit/src/msisdn.ts services/kit/src/
+COPY services/evidence/src/domain/parsers/types.ts services/evidence/src/domain/parsers/
 RUN npm run build --workspace @transferops/board
 
 # ---- runtime ---------------------------------------------------------------------------------

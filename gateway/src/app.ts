@@ -83,16 +83,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   const { services, log } = options;
   const limiter = new RateLimiter(options.rateLimit.ratePerS, options.rateLimit.burst);
   const authCache = options.authCache ?? new AuthCache({ ttlMs: 0, log });
-  // A login under attack is reported to fleet, which alerts the admins (once per login per hour).
-  const loginThrottle = new LoginThrottle({
-    ...(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE),
-    onAttack: (login) => {
-      log.warn({ login }, "sign-ins for a login reached their global ceiling; alerting the admins");
-      services.fleet
-        .reportSignInAttack({ login }, { timeoutMs: 5000 })
-        .catch((err: unknown) => log.warn({ err, login }, "the sign-in attack alert could not be raised"));
-    },
-  });
+  const loginThrottle = loginThrottleOf(options);
   const idlePolls = options.idlePolls ?? new IdlePolls({ ttlMs: 0, log });
   const routes = allRoutes();
   const app = express();
@@ -102,16 +93,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   app.set("query parser", "simple");
   app.use(httpMetrics());
 
-  app.use((req, res, next) => {
-    const correlationId = correlationIdFrom(req.header(CORRELATION_HEADER));
-    res.setHeader("X-Correlation-Id", correlationId);
-    const span = openSpan(req.method, SpanKind.SERVER, { correlation_id: correlationId }, req.headers);
-    if (span) res.on("finish", () => endHttpSpan(span, req, res));
-    const carry = () =>
-      runWithContext({ correlationId, deadline: Date.now() + options.requestTimeoutMs }, () => next());
-    if (span) span.run(carry);
-    else carry();
-  });
+  app.use(requestContext(options.requestTimeoutMs));
 
   app.use("/board", boardRouter(options.boardDir));
 
@@ -124,24 +106,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   // `refusedCredentialTtlMs`.
   const refused = new RefusedCredentials(options.refusedCredentialTtlMs ?? 10_000);
   const gate: Gate = { limiter, refused, authCache };
-  app.use((req, res, next) => {
-    const credential = credentialOf(req);
-    res.locals.credential = credential;
-    const address = clientAddress(req);
-    res.locals.address = address;
-    let wait = 0;
-    // Refusals are remembered per kind asked: a session token refused as a messaging key (on a
-    // messaging route) is not refused as the session it is.
-    const asItself = credential && `${credential.kind}:${credential.digest}`;
-    if (!asItself || refused.has(asItself)) wait = limiter.take("ip:" + address);
-    else if (!authCache.recall(asItself)) {
-      wait = limiter.take("ip:" + address);
-      res.locals.addressCharged = wait === 0;
-    }
-    if (wait > 0) return sendError(res, rateLimited(wait), log);
-    if (asItself && refused.has(asItself)) return sendError(res, credentialsInvalid(), log);
-    next();
-  });
+  app.use(admission(gate, log));
 
   // Routes that take large bodies (imports) parse them first; the 1 MB parser then skips them.
   for (const r of routes) if (r.bodyLimit) app[r.method](r.path, express.json({ limit: r.bodyLimit }));
@@ -187,30 +152,7 @@ export function createGatewayApp(options: GatewayOptions): express.Express {
   });
 
   // Body parser failures (malformed JSON) and anything a handler let through.
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const e = err as { type?: string; status?: number };
-    if (e?.type === "entity.parse.failed") {
-      return sendError(res, new HttpError("bad_request", "Malformed JSON body", { reason: "malformed_json" }), log);
-    }
-    if (e?.type === "entity.too.large") {
-      return sendError(
-        res,
-        new HttpError("bad_request", "Body too large", { reason: "body_too_large", httpStatus: 413 }),
-        log,
-      );
-    }
-    // Any other client fault the parsers or the router found (an unsupported or corrupt
-    // Content-Encoding, a charset, a malformed percent-escape in the path): its 4xx.
-    const status = e?.status ?? (e as { statusCode?: number })?.statusCode;
-    if (typeof status === "number" && status >= 400 && status < 500) {
-      const unsupported = e?.type === "encoding.unsupported" || e?.type === "charset.unsupported";
-      const [detail, reason] = unsupported
-        ? (["Unsupported Content-Encoding or charset", "unsupported_encoding"] as const)
-        : (["Malformed request", "malformed_request"] as const);
-      return sendError(res, new HttpError("bad_request", detail, { reason, httpStatus: status }), log);
-    }
-    sendError(res, err, log);
-  });
+  app.use(lastErrors(log));
   return app;
 }
 
@@ -350,4 +292,81 @@ async function authenticate(
     throw new HttpError("forbidden", "Change the temporary password first", { reason: "password_change_required" });
   }
   return caller;
+}
+
+/** A login under attack is reported to fleet, which alerts the admins (once per login per hour). */
+function loginThrottleOf(options: GatewayOptions): LoginThrottle {
+  const { services, log } = options;
+  return new LoginThrottle({
+    ...(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE),
+    onAttack: (login) => {
+      log.warn({ login }, "sign-ins for a login reached their global ceiling; alerting the admins");
+      services.fleet
+        .reportSignInAttack({ login }, { timeoutMs: 5000 })
+        .catch((err: unknown) => log.warn({ err, login }, "the sign-in attack alert could not be raised"));
+    },
+  });
+}
+
+/** Each request's correlation id (echoed), its server span and its deadline, carried to the handler. */
+function requestContext(requestTimeoutMs: number) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const correlationId = correlationIdFrom(req.header(CORRELATION_HEADER));
+    res.setHeader("X-Correlation-Id", correlationId);
+    const span = openSpan(req.method, SpanKind.SERVER, { correlation_id: correlationId }, req.headers);
+    if (span) res.on("finish", () => endHttpSpan(span, req, res));
+    const carry = () => runWithContext({ correlationId, deadline: Date.now() + requestTimeoutMs }, () => next());
+    if (span) span.run(carry);
+    else carry();
+  };
+}
+
+/** The rate limit before any route (see the comment where it is mounted). */
+function admission({ limiter, refused, authCache }: Gate, log: GatewayOptions["log"]) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const credential = credentialOf(req);
+    res.locals.credential = credential;
+    const address = clientAddress(req);
+    res.locals.address = address;
+    let wait = 0;
+    // Refusals are remembered per kind asked: a session token refused as a messaging key (on a
+    // messaging route) is not refused as the session it is.
+    const asItself = credential && `${credential.kind}:${credential.digest}`;
+    if (!asItself || refused.has(asItself)) wait = limiter.take("ip:" + address);
+    else if (!authCache.recall(asItself)) {
+      wait = limiter.take("ip:" + address);
+      res.locals.addressCharged = wait === 0;
+    }
+    if (wait > 0) return sendError(res, rateLimited(wait), log);
+    if (asItself && refused.has(asItself)) return sendError(res, credentialsInvalid(), log);
+    next();
+  };
+}
+
+/** The 4xx of the body parsers and the router, and whatever else reached the end of the chain. */
+function lastErrors(log: GatewayOptions["log"]) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number };
+    if (e?.type === "entity.parse.failed") {
+      return sendError(res, new HttpError("bad_request", "Malformed JSON body", { reason: "malformed_json" }), log);
+    }
+    if (e?.type === "entity.too.large") {
+      return sendError(
+        res,
+        new HttpError("bad_request", "Body too large", { reason: "body_too_large", httpStatus: 413 }),
+        log,
+      );
+    }
+    // Any other client fault the parsers or the router found (an unsupported or corrupt
+    // Content-Encoding, a charset, a malformed percent-escape in the path): its 4xx.
+    const status = e?.status ?? (e as { statusCode?: number })?.statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      const unsupported = e?.type === "encoding.unsupported" || e?.type === "charset.unsupported";
+      const [detail, reason] = unsupported
+        ? (["Unsupported Content-Encoding or charset", "unsupported_encoding"] as const)
+        : (["Malformed request", "malformed_request"] as const);
+      return sendError(res, new HttpError("bad_request", detail, { reason, httpStatus: status }), log);
+    }
+    sendError(res, err, log);
+  };
 }

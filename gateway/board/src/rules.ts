@@ -1,34 +1,40 @@
 // The contract's rules a form can check before sending (the server checks them again):
-// a 9-digit local number whose prefix names its operator, a whole amount above 0, and a
-// merchant code for withdrawals, float deposits and mini statements on operator_b.
+// a number the server reads as 9 local digits whose prefix names its operator, a whole
+// amount above 0, and a merchant code for withdrawals, float deposits and mini statements on
+// operator_b. The number rules and the vocabularies are the server's own files (the kit's
+// msisdn.ts and vocabulary.ts, browser-safe), not a copy.
+import { normaliseMsisdn, operatorOf } from "../../../services/kit/src/msisdn.ts";
+import type { Operator, OpType } from "../../../services/kit/src/vocabulary.ts";
 import { t } from "./i18n.ts";
 
-export type OperatorCode = "operator_a" | "operator_b";
-export const OP_TYPES = ["deposit", "withdrawal", "balance", "float_deposit", "mini_statement"] as const;
-export type OpType = (typeof OP_TYPES)[number];
+export {
+  DEFAULT_OP_TYPE,
+  OPERATION_STATUSES,
+  OPERATORS,
+  OP_TYPES,
+  ROLES,
+  type Operator,
+  type OpType,
+  type Role,
+} from "../../../services/kit/src/vocabulary.ts";
 
-const PREFIXES: Record<OperatorCode, (p: number) => boolean> = {
-  operator_a: (p) => (p >= 670 && p <= 679) || (p >= 650 && p <= 654) || p === 680 || p === 682 || p === 683,
-  operator_b: (p) =>
-    (p >= 690 && p <= 699) || (p >= 640 && p <= 649) || (p >= 655 && p <= 659) || p === 681 || (p >= 684 && p <= 689),
-};
+/** What a person types between the digits ("690 11-12.22", "(+237) 690111222"): dropped before the server's rule. */
+const SEPARATORS = /[\s\-.()/]/g;
 
-/** Digits of a number as typed ("+237 690 11 12 22" → "690111222"). */
+/**
+ * The 9 local digits the server stores ("+237 690 11 12 22" → "690111222"), as the kit's
+ * normaliseMsisdn reads the number once the separators are dropped; the digits as typed when
+ * it is not a number (msisdnProblem says so first).
+ */
 export function localDigits(s: string): string {
-  const d = s.replace(/\D/g, "");
-  return d.length === 12 && d.startsWith("237") ? d.slice(3) : d;
+  const typed = s.replace(SEPARATORS, "");
+  return normaliseMsisdn(typed) ?? typed;
 }
 
-export function operatorOf(msisdn: string): OperatorCode | undefined {
-  const d = localDigits(msisdn);
-  if (d.length !== 9) return undefined;
-  const p = Number(d.slice(0, 3));
-  return (Object.keys(PREFIXES) as OperatorCode[]).find((o) => PREFIXES[o](p));
-}
-
-export function msisdnProblem(msisdn: string, declared?: OperatorCode): string | undefined {
-  if (!/^\d{9}$/.test(localDigits(msisdn))) return t("v.msisdn");
-  const actual = operatorOf(msisdn);
+export function msisdnProblem(msisdn: string, declared?: Operator): string | undefined {
+  const local = normaliseMsisdn(msisdn.replace(SEPARATORS, ""));
+  if (local === null) return t("v.msisdn");
+  const actual = operatorOf(local);
   if (!actual) return t("v.prefix");
   if (declared && actual !== declared) return t("v.operator", { operator: actual });
   return undefined;
@@ -40,7 +46,7 @@ export function amountProblem(amount: string): string | undefined {
     : t("v.amount");
 }
 
-export const needsMerchantCode = (operator: OperatorCode, type: OpType) =>
+export const needsMerchantCode = (operator: Operator, type: OpType) =>
   operator === "operator_b" && (type === "withdrawal" || type === "float_deposit" || type === "mini_statement");
 
 /** Balance checks and mini statements dial no recipient: no prefix check, amount placeholder 1. */

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import type { Caller } from "@transferops/kit";
+import { MAX_PAGE_LIMIT, type Caller } from "@transferops/kit";
 import type { Services } from "../services.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { IdlePolls } from "./idle-polls.ts";
@@ -96,6 +96,8 @@ export const int32 = () => z.number().int().min(-2_147_483_648).max(2_147_483_64
 /** An int32 query value, its meaningful range left to the service. */
 export const queryInt32 = () => z.coerce.number().pipe(int32());
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A list's `limit`: 1 to the kit's MAX_PAGE_LIMIT (250), as every list RPC takes it. */
+export const pageLimit = () => queryInt(1, MAX_PAGE_LIMIT);
 
 /** The range of every datetime the API takes: an instant outside it is a 422, never a 500 downstream. */
 export const INSTANT_RANGE = { from: "2000-01-01T00:00:00Z", until: "2100-01-01T00:00:00Z" } as const;

@@ -154,6 +154,30 @@ export class KafkaBus implements EventBus {
     });
   }
 
+  /** A consumer of the group, its lag measured after each batch; kafkajs restarts it until `isClosed()`. */
+  private groupConsumer(groupId: string, isClosed: () => boolean): Consumer {
+    // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
+    const consumer = this.kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: true,
+      maxWaitTimeInMs: 500,
+      // A member that died (kill -9, or one kafkajs replaced after a broker restart) holds
+      // its partitions until its session times out: 10 s, not kafkajs' 30 s, so the group
+      // resumes sooner (heartbeats still go every 3 s).
+      sessionTimeout: 10_000,
+      // kafkajs restarts a consumer after a retriable crash (e.g. the broker went away),
+      // never once closed; 5 retries as kafkajs gives a consumer by default.
+      retry: { retries: 5, restartOnFailure: async () => !isClosed() },
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+      consumerLag.set(
+        { group: groupId, topic: payload.topic, partition: String(payload.partition) },
+        Number(payload.offsetLag),
+      ),
+    );
+    return consumer;
+  }
+
   private async join(
     group: string,
     topics: string[],
@@ -167,26 +191,8 @@ export class KafkaBus implements EventBus {
     let onJoin: () => void = () => undefined;
     const joined = new Promise<void>((resolve) => (onJoin = resolve));
     const open = async (): Promise<Consumer> => {
-      // A short fetch wait keeps consumption latency low and lets disconnect finish quickly.
-      const consumer = this.kafka.consumer({
-        groupId,
-        allowAutoTopicCreation: true,
-        maxWaitTimeInMs: 500,
-        // A member that died (kill -9, or one kafkajs replaced after a broker restart) holds
-        // its partitions until its session times out: 10 s, not kafkajs' 30 s, so the group
-        // resumes sooner (heartbeats still go every 3 s).
-        sessionTimeout: 10_000,
-        // kafkajs restarts a consumer after a retriable crash (e.g. the broker went away),
-        // never once closed; 5 retries as kafkajs gives a consumer by default.
-        retry: { retries: 5, restartOnFailure: async () => !closed },
-      });
+      const consumer = this.groupConsumer(groupId, () => closed);
       consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
-      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-        consumerLag.set(
-          { group: groupId, topic: payload.topic, partition: String(payload.partition) },
-          Number(payload.offsetLag),
-        ),
-      );
       // After any other crash kafkajs leaves the consumer stopped for good (seen after a broker
       // restart: "Failed to find group coordinator" while it loads): start a new one.
       consumer.on(consumer.events.CRASH, ({ payload }) => {

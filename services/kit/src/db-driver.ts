@@ -20,154 +20,12 @@ import { dbPoolConnections, dbPoolWait } from "./metrics.ts";
  * without naming statements, for a pooler in transaction mode that cannot keep them.
  */
 export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDriver {
-  class Connection extends PostgreSqlConnection implements PgTransactions {
-    /** The pool under Kysely: a statement outside a transaction takes a client from it directly. */
-    private pool?: pg.Pool;
-
-    override createKyselyDialect(overrides: pg.PoolConfig) {
-      const given = overrides as
-        { onPoolCreated?: (pool: pg.Pool) => unknown; onConnect?: (client: pg.PoolClient) => unknown } | undefined;
-      return super.createKyselyDialect({
-        ...overrides,
-        // Awaited by the pool before it hands the new connection out: its first query then
-        // never queues behind ours on one client (which pg 9 refuses).
-        onConnect: async (client: pg.PoolClient) => {
-          if (named) nameStatements(client);
-          if (!jit) await jitOff(client);
-          await given?.onConnect?.(client);
-        },
-        onPoolCreated: (pool: pg.Pool) => {
-          this.pool = pool;
-          measurePool(pool, String(this.config.get("schema") ?? "public"));
-          return given?.onPoolCreated?.(pool);
-        },
-      } as pg.PoolConfig);
+  class Connection extends PreparedConnection {
+    protected get namesStatements(): boolean {
+      return named;
     }
-
-    async connectsWithin(timeoutMs: number): Promise<boolean> {
-      await this.ensureConnection();
-      const pool = this.pool;
-      if (!pool) return false;
-      let late = false;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => {
-          late = true;
-          resolve(false);
-        }, timeoutMs);
-      });
-      // A connection handed out after the budget is given straight back.
-      const taken = pool.connect().then(async (client) => {
-        let ok = false;
-        try {
-          if (!late) ok = (await client.query("select 1")) !== undefined;
-        } finally {
-          client.release(ok ? undefined : !late);
-        }
-        return ok && !late;
-      });
-      try {
-        return await Promise.race([taken, timeout]);
-      } catch {
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-
-    async transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T> {
-      await this.ensureConnection();
-      if (!this.pool) throw new Error("the database pool is not open yet");
-      const pool = this.pool;
-      const client = await whenSlotFree(() => pool.connect());
-      // The client goes back to the pool only when it is known to be outside any transaction;
-      // otherwise (a lost connection, a failed rollback) it is destroyed.
-      let clean = false;
-      try {
-        await client.query("begin");
-        const result = await fn(new PgTransaction(client, 0));
-        await client.query("commit");
-        clean = true;
-        return result;
-      } catch (err) {
-        clean = await client.query("rollback").then(
-          () => true,
-          () => false,
-        );
-        throw err;
-      } finally {
-        client.release(clean ? undefined : true);
-      }
-    }
-
-    // A nested `em.transactional` inside `Database.tx` is a savepoint on the same client.
-    override async begin(options: Parameters<PostgreSqlConnection["begin"]>[0] = {}) {
-      const parent = options.ctx;
-      if (!(parent instanceof PgTransaction)) return super.begin(options);
-      const trx = new PgTransaction(parent.client, parent.depth + 1);
-      await trx.client.query(`savepoint ${trx.savepoint}`);
-      return trx as never;
-    }
-
-    override async commit(...args: Parameters<PostgreSqlConnection["commit"]>) {
-      const [ctx] = args;
-      if (!(ctx instanceof PgTransaction)) return super.commit(...args);
-      await ctx.client.query(`release savepoint ${ctx.savepoint}`);
-    }
-
-    override async rollback(...args: Parameters<PostgreSqlConnection["rollback"]>) {
-      const [ctx] = args;
-      if (!(ctx instanceof PgTransaction)) return super.rollback(...args);
-      await ctx.client.query(`rollback to savepoint ${ctx.savepoint}`);
-    }
-
-    override async execute(...args: Parameters<PostgreSqlConnection["execute"]>): Promise<never> {
-      const [query, params, method = "all", ctx, loggerContext] = args;
-      if (ctx instanceof PgTransaction) {
-        if (typeof query !== "string") throw new Error("a statement inside Database.tx is SQL text");
-        const statement = (Array.isArray(params) && toStatement(query, params)) || {
-          text: this.platform.formatQuery(query, (params ?? []) as unknown[]),
-          values: [],
-        };
-        return this.run(ctx.client, statement, method);
-      }
-      const statement =
-        typeof query === "string" && Array.isArray(params) && params.length > 0 && !hasAbort(loggerContext)
-          ? toStatement(query, params)
-          : undefined;
-      if (!statement) return (await super.execute(...args)) as never;
-      await this.ensureConnection();
-      if (ctx || !this.pool) {
-        try {
-          const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
-          return this.transformRawResult(res as never, method) as never;
-        } catch (err) {
-          if (isStalePlan(err)) renameStatements();
-          throw err;
-        }
-      }
-      // Outside a transaction: the pool's own query (one client taken and given back), about
-      // 0.05 ms of CPU less a statement than Kysely's connection provider.
-      const pool = this.pool;
-      return whenSlotFree(() => this.run(pool, statement, method));
-    }
-
-    /** A statement on a pg client (or the pool), its result in MikroORM's shape for `method`. */
-    private async run(
-      on: pg.Pool | pg.PoolClient,
-      statement: { text: string; values: unknown[] },
-      method: "all" | "get" | "run",
-    ): Promise<never> {
-      try {
-        const res = await on.query(statement.text, statement.values);
-        return this.transformRawResult(
-          { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
-          method,
-        ) as never;
-      } catch (err) {
-        if (isStalePlan(err)) renameStatements();
-        throw err;
-      }
+    protected get jitOn(): boolean {
+      return jit;
     }
   }
   return class extends PostgreSqlDriver {
@@ -176,6 +34,163 @@ export function preparedDriver(named: boolean, jit = false): typeof PostgreSqlDr
       (this as unknown as { connection: Connection }).connection = new Connection(config);
     }
   };
+}
+
+/** preparedDriver's connection; the subclass there says whether statements are named and JIT stays on. */
+abstract class PreparedConnection extends PostgreSqlConnection implements PgTransactions {
+  /** Each statement prepared once per connection under a name (else sent unnamed). */
+  protected abstract get namesStatements(): boolean;
+  /** PostgreSQL's JIT left on (else `jit = off` on each new connection). */
+  protected abstract get jitOn(): boolean;
+
+  /** The pool under Kysely: a statement outside a transaction takes a client from it directly. */
+  private pool?: pg.Pool;
+
+  override createKyselyDialect(overrides: pg.PoolConfig) {
+    const given = overrides as
+      { onPoolCreated?: (pool: pg.Pool) => unknown; onConnect?: (client: pg.PoolClient) => unknown } | undefined;
+    return super.createKyselyDialect({
+      ...overrides,
+      // Awaited by the pool before it hands the new connection out: its first query then
+      // never queues behind ours on one client (which pg 9 refuses).
+      onConnect: async (client: pg.PoolClient) => {
+        if (this.namesStatements) nameStatements(client);
+        if (!this.jitOn) await jitOff(client);
+        await given?.onConnect?.(client);
+      },
+      onPoolCreated: (pool: pg.Pool) => {
+        this.pool = pool;
+        measurePool(pool, String(this.config.get("schema") ?? "public"));
+        return given?.onPoolCreated?.(pool);
+      },
+    } as pg.PoolConfig);
+  }
+
+  async connectsWithin(timeoutMs: number): Promise<boolean> {
+    await this.ensureConnection();
+    const pool = this.pool;
+    if (!pool) return false;
+    let late = false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => {
+        late = true;
+        resolve(false);
+      }, timeoutMs);
+    });
+    // A connection handed out after the budget is given straight back.
+    const taken = pool.connect().then(async (client) => {
+      let ok = false;
+      try {
+        if (!late) ok = (await client.query("select 1")) !== undefined;
+      } finally {
+        client.release(ok ? undefined : !late);
+      }
+      return ok && !late;
+    });
+    try {
+      return await Promise.race([taken, timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async transaction<T>(fn: (trx: PgTransaction) => Promise<T>): Promise<T> {
+    await this.ensureConnection();
+    if (!this.pool) throw new Error("the database pool is not open yet");
+    const pool = this.pool;
+    const client = await whenSlotFree(() => pool.connect());
+    // The client goes back to the pool only when it is known to be outside any transaction;
+    // otherwise (a lost connection, a failed rollback) it is destroyed.
+    let clean = false;
+    try {
+      await client.query("begin");
+      const result = await fn(new PgTransaction(client, 0));
+      await client.query("commit");
+      clean = true;
+      return result;
+    } catch (err) {
+      clean = await client.query("rollback").then(
+        () => true,
+        () => false,
+      );
+      throw err;
+    } finally {
+      client.release(clean ? undefined : true);
+    }
+  }
+
+  // A nested `em.transactional` inside `Database.tx` is a savepoint on the same client.
+  override async begin(options: Parameters<PostgreSqlConnection["begin"]>[0] = {}) {
+    const parent = options.ctx;
+    if (!(parent instanceof PgTransaction)) return super.begin(options);
+    const trx = new PgTransaction(parent.client, parent.depth + 1);
+    await trx.client.query(`savepoint ${trx.savepoint}`);
+    return trx as never;
+  }
+
+  override async commit(...args: Parameters<PostgreSqlConnection["commit"]>) {
+    const [ctx] = args;
+    if (!(ctx instanceof PgTransaction)) return super.commit(...args);
+    await ctx.client.query(`release savepoint ${ctx.savepoint}`);
+  }
+
+  override async rollback(...args: Parameters<PostgreSqlConnection["rollback"]>) {
+    const [ctx] = args;
+    if (!(ctx instanceof PgTransaction)) return super.rollback(...args);
+    await ctx.client.query(`rollback to savepoint ${ctx.savepoint}`);
+  }
+
+  override async execute(...args: Parameters<PostgreSqlConnection["execute"]>): Promise<never> {
+    const [query, params, method = "all", ctx, loggerContext] = args;
+    if (ctx instanceof PgTransaction) {
+      if (typeof query !== "string") throw new Error("a statement inside Database.tx is SQL text");
+      const statement = (Array.isArray(params) && toStatement(query, params)) || {
+        text: this.platform.formatQuery(query, (params ?? []) as unknown[]),
+        values: [],
+      };
+      return this.run(ctx.client, statement, method);
+    }
+    const statement =
+      typeof query === "string" && Array.isArray(params) && params.length > 0 && !hasAbort(loggerContext)
+        ? toStatement(query, params)
+        : undefined;
+    if (!statement) return (await super.execute(...args)) as never;
+    await this.ensureConnection();
+    if (ctx || !this.pool) {
+      try {
+        const res = await (ctx ?? this.getClient()).executeQuery(CompiledQuery.raw(statement.text, statement.values));
+        return this.transformRawResult(res as never, method) as never;
+      } catch (err) {
+        if (isStalePlan(err)) renameStatements();
+        throw err;
+      }
+    }
+    // Outside a transaction: the pool's own query (one client taken and given back), about
+    // 0.05 ms of CPU less a statement than Kysely's connection provider.
+    const pool = this.pool;
+    return whenSlotFree(() => this.run(pool, statement, method));
+  }
+
+  /** A statement on a pg client (or the pool), its result in MikroORM's shape for `method`. */
+  private async run(
+    on: pg.Pool | pg.PoolClient,
+    statement: { text: string; values: unknown[] },
+    method: "all" | "get" | "run",
+  ): Promise<never> {
+    try {
+      const res = await on.query(statement.text, statement.values);
+      return this.transformRawResult(
+        { rows: res.rows, numAffectedRows: BigInt(res.rowCount ?? 0) } as never,
+        method,
+      ) as never;
+    } catch (err) {
+      if (isStalePlan(err)) renameStatements();
+      throw err;
+    }
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ export * from "./config.ts";
 export * from "./context.ts";
 export * from "./log.ts";
 export * from "./errors.ts";
+export * from "./guards.ts";
 export * from "./vocabulary.ts";
 export * from "./values.ts";
 export * from "./server.ts";

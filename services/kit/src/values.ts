@@ -2,6 +2,9 @@
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The most rows one page of a list gives: every list RPC and route takes a limit from 1 to it. */
+export const MAX_PAGE_LIMIT = 250;
+
 /** Whether `v` is a UUID (any case). An id that is not one names nothing: a lookup is skipped. */
 export const isUuid = (v: string): boolean => UUID.test(v);
 

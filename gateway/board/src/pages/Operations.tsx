@@ -4,27 +4,18 @@ import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import {
   amountProblem,
+  DEFAULT_OP_TYPE,
   dialsNoRecipient,
   localDigits,
   msisdnProblem,
   needsMerchantCode,
   OP_TYPES,
-  type OperatorCode,
+  OPERATION_STATUSES,
+  type Operator,
   type OpType,
 } from "../rules.ts";
 import type { Operation } from "../types.ts";
 import { Answer, Badge, DataTable, Dialog, Field, ListHead, RowAction, useHashItem, useLiveList } from "../ui.tsx";
-
-const STATUSES = [
-  "queued",
-  "running",
-  "awaiting_evidence",
-  "awaiting_manual_dial",
-  "confirmed",
-  "failed",
-  "no_evidence",
-  "rejected",
-] as const;
 
 interface Filters {
   status: string;
@@ -87,7 +78,7 @@ export function Operations() {
           <Field label={t("common.status")}>
             <select value={draft.status} onChange={set("status")}>
               <option value="">{t("ops.any")}</option>
-              {STATUSES.map((s) => (
+              {OPERATION_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {status(s)}
                 </option>
@@ -176,8 +167,8 @@ const isOperation = (b: unknown): b is { operation_id: string } =>
 function CreateOperation({ onCreated }: { onCreated: (message: string) => void }) {
   // A sending whose outcome is unknown (5xx, no answer) comes back with its form as sent.
   const pending = pendingRequest(CREATE_KIND)?.values;
-  const [operator, setOperator] = useState<OperatorCode>((pending?.operator as OperatorCode) ?? "operator_b");
-  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? "deposit");
+  const [operator, setOperator] = useState<Operator>((pending?.operator as Operator) ?? "operator_b");
+  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? DEFAULT_OP_TYPE);
   const [msisdn, setMsisdn] = useState(pending?.msisdn ?? "");
   const [name, setName] = useState(pending?.name ?? "");
   const [amount, setAmount] = useState(pending?.amount ?? "");
@@ -229,7 +220,7 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
   return (
     <form onSubmit={submit} noValidate>
       <Field label={t("common.operator")}>
-        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as OperatorCode)}>
+        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as Operator)}>
           <option value="operator_a">operator_a</option>
           <option value="operator_b">operator_b</option>
         </select>
@@ -327,7 +318,7 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
           body: {
             request_id: requestId,
             parent_operation_id: op.operation_id,
-            operator: op.operator as OperatorCode,
+            operator: op.operator as Operator,
             type_op: op.op_type as OpType,
             client: { msisdn: op.msisdn_dest ?? "", nom: op.dest_name ?? "" },
             montant: op.montant,

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
-import { localDigits, msisdnProblem, type OperatorCode } from "../rules.ts";
+import { localDigits, msisdnProblem, type Operator } from "../rules.ts";
 import type { Device, Sim, SimHistory } from "../types.ts";
 import { Answer, Badge, DataTable, Dialog, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
 
@@ -234,14 +234,14 @@ const pinProblem = (pin: string) => (/^\d{4,8}$/.test(pin) ? undefined : t("v.pi
 function NewSim(props: {
   devices: Device[];
   onSubmit: (body: {
-    operator: OperatorCode;
+    operator: Operator;
     msisdn: string;
     pin: string;
     device_id?: string;
     subscription_slot?: 0 | 1;
   }) => Promise<boolean>;
 }) {
-  const [operator, setOperator] = useState<OperatorCode>("operator_b");
+  const [operator, setOperator] = useState<Operator>("operator_b");
   const [msisdn, setMsisdn] = useState("");
   const [pin, setPin] = useState("");
   const [deviceId, setDeviceId] = useState("");
@@ -271,7 +271,7 @@ function NewSim(props: {
       }}
     >
       <Field label={t("common.operator")}>
-        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as OperatorCode)}>
+        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as Operator)}>
           <option value="operator_a">operator_a</option>
           <option value="operator_b">operator_b</option>
         </select>

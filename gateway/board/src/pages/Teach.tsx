@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call, currentSession, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
+import type { Operator } from "../rules.ts";
 import type { UnknownWordingGroup, WordingProposal } from "../types.ts";
 import { Answer, Empty, Field, ListHead, RowAction, Table, useHashItem, useLiveList } from "../ui.tsx";
 import { KINDS } from "./Wording.tsx";
@@ -44,7 +45,7 @@ export function Teach() {
     const r = await call(() =>
       api.POST("/v1/admin/wording-rules", {
         body: {
-          operator: p.operator as "operator_a" | "operator_b",
+          operator: p.operator as Operator,
           kind: p.kind ?? null,
           language: p.language as "fr" | "en",
           direction: (p.direction ?? null) as "in" | "out" | null,

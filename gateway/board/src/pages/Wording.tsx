@@ -2,6 +2,8 @@ import { useState } from "preact/hooks";
 import { api, call, currentSession, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
+import { MESSAGE_KINDS } from "../../../../services/evidence/src/domain/parsers/types.ts";
+import { OPERATORS } from "../rules.ts";
 import type { WordingRule, WordingTrial } from "../types.ts";
 import { Answer, Badge, Confirm, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
 
@@ -9,29 +11,9 @@ import { Answer, Badge, Confirm, Empty, Field, ListHead, RowAction, Table, useLi
 // operator; a form drafts a rule or a new version of one; "try" reads the stored messages
 // nothing proved and shows what the version would read, changing nothing; activating and
 // retiring each say first what they do (activation re-reads the operator's unmatched texts).
-const OPERATORS = ["operator_a", "operator_b"] as const;
-// The message kinds evidence knows (services/evidence/src/domain/parsers/types.ts); the
-// server refuses any other (unknown_kind).
-export const KINDS = [
-  "DEP",
-  "BAL",
-  "UV_OUT",
-  "UV_IN",
-  "FLOAT_OUT",
-  "FLOAT_IN",
-  "UV_WITH",
-  "FLOAT_WITH",
-  "AIRTIME",
-  "COM_SWEEP",
-  "REV",
-  "OPERATOR_A_REC",
-  "OPERATOR_B_REC",
-  "ADMIN",
-  "COM",
-  "MKT",
-  "TPL",
-  "FAIL",
-] as const;
+// The message kinds evidence knows (its parsers' own list, browser-safe); the server refuses
+// any other (unknown_kind).
+export const KINDS = MESSAGE_KINDS;
 const SLOTS = "{amount} {fee} {balance} {ref} {phone} {name} {any}";
 type Draft = {
   rule_id?: string;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_OP_TYPE } from "@transferops/kit";
 import { FleetLimitSchema, SimSchema, SimSnapshotRowSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import {
   GetFleetHealthResponseSchema,
@@ -166,7 +167,7 @@ export const adminRoutes: Route[] = [
       const res = await services.fleet.recordFleetLimit({
         caller,
         operator: body.operator ?? undefined,
-        opType: body.op_type ?? "deposit",
+        opType: body.op_type ?? DEFAULT_OP_TYPE,
         maxAmount: BigInt(body.max_amount),
         maxDailyAgent: BigInt(body.max_daily_agent),
         maxDailySim: BigInt(body.max_daily_sim),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AuditEntrySchema, type AuditEntry } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
-import { ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
+import { ok, pageLimit, queryBool, queryInt, route, type Route } from "../../http/route.ts";
 import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -38,7 +38,7 @@ export const auditRoutes: Route[] = [
       action: z.string().max(100).optional(),
       target: z.string().max(200).optional(),
       actor: z.string().max(36).optional(),
-      limit: queryInt(1, 250).optional(),
+      limit: pageLimit().optional(),
       before: z.string().max(18).optional(),
       days: queryInt(1, 365).optional(),
       from: z.string().max(10).optional(),

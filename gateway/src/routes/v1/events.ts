@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { correlationIdFrom, runWithContext, type Caller, type Logger } from "@transferops/kit";
+import { correlationIdFrom, MAX_PAGE_LIMIT, runWithContext, type Caller, type Logger } from "@transferops/kit";
 import type { Services } from "../../services.ts";
 import type { CredentialListener } from "../../http/auth-cache.ts";
 
@@ -47,13 +47,13 @@ type Seen = Map<string, string>;
 /** The caller's view, one map per kind, read with the caller's credential. */
 async function readView(services: Services, caller: Caller): Promise<Record<HintKind, Seen>> {
   const [ops, unproven, txs, orphans, alerts] = await Promise.all([
-    services.dispatch.listOperations({ caller, limit: 250 }),
-    services.dispatch.listUnproven({ caller, limit: 250, window: { days: 0, from: "", to: "", all: true } }),
-    services.intake.listTransactions({ caller, limit: 250 }),
+    services.dispatch.listOperations({ caller, limit: MAX_PAGE_LIMIT }),
+    services.dispatch.listUnproven({ caller, limit: MAX_PAGE_LIMIT, window: { days: 0, from: "", to: "", all: true } }),
+    services.intake.listTransactions({ caller, limit: MAX_PAGE_LIMIT }),
     services.evidence.listUnmatchedEvidence({
       caller,
       unmatched: true,
-      limit: 250,
+      limit: MAX_PAGE_LIMIT,
       window: { days: 0, from: "", to: "", all: true },
     }),
     // Alerts are an admin's (the notifications routes are admin-only).
@@ -143,13 +143,38 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The express handler of GET /v1/events. */
 export function eventStream(deps: EventStreamDeps) {
-  const { services, log, authenticate } = deps;
   const options = { ...EVENT_STREAM_DEFAULTS, ...deps.options };
   /** The open streams of each session, oldest first: each entry ends its stream. */
   const bySession = new Map<string, ((reason: EndReason) => void)[]>();
-  // One timer for every stream of this gateway (never one per stream): each `pollMs` it has
-  // every stream read again if the change feed moved (or is not live), and every
-  // `safetyReadMs` regardless.
+  const follow = streamHub(deps, options);
+  return async (req: Request, res: Response) => {
+    const correlationId = correlationIdFrom(req.header("x-correlation-id"));
+    const within = <T>(fn: () => Promise<T>) =>
+      runWithContext({ correlationId, deadline: Date.now() + options.readTimeoutMs }, fn);
+    let auth: StreamAuth;
+    try {
+      auth = await within(() => deps.authenticate(res));
+    } catch (err) {
+      return deps.refuse(res, err);
+    }
+    openStream(req, res);
+    new OpenStream({ deps, options, res, bySession, within, correlationId }, auth.caller).start(
+      req,
+      auth.validUntil,
+      follow,
+    );
+  };
+}
+
+/** Follows a stream: its refresh is called on each beat with whether anything changed; returns the unfollow. */
+type Follow = (refresh: (changed: boolean) => void) => () => void;
+
+/**
+ * One timer for every stream of this gateway (never one per stream): each `pollMs` it has
+ * every stream read again if the change feed moved (or is not live), and every
+ * `safetyReadMs` regardless.
+ */
+function streamHub(deps: EventStreamDeps, options: EventStreamOptions): Follow {
   const streams = new Set<(changed: boolean) => void>();
   let hub: NodeJS.Timeout | undefined;
   let heardVersion = -1;
@@ -165,7 +190,7 @@ export function eventStream(deps: EventStreamDeps) {
     // A stream whose last read failed reads again even when nothing changed.
     for (const refresh of streams) refresh(changed);
   };
-  const follow = (refresh: (changed: boolean) => void) => {
+  return (refresh) => {
     streams.add(refresh);
     if (!hub) {
       hub = setInterval(beat, options.pollMs);
@@ -179,143 +204,184 @@ export function eventStream(deps: EventStreamDeps) {
       }
     };
   };
-  return async (req: Request, res: Response) => {
-    const correlationId = correlationIdFrom(req.header("x-correlation-id"));
-    const within = <T>(fn: () => Promise<T>) =>
-      runWithContext({ correlationId, deadline: Date.now() + options.readTimeoutMs }, fn);
-    let auth: StreamAuth;
-    try {
-      auth = await within(() => authenticate(res));
-    } catch (err) {
-      return deps.refuse(res, err);
-    }
-    let caller = auth.caller;
-    // Each read has its own deadline; the request's deadline does not bound the stream.
-    const read = () => within(() => readView(services, caller));
+}
 
-    res.status(200);
-    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
-    res.setHeader("Cache-Control", "no-cache, no-transform");
-    // nginx (and ingress-nginx) would otherwise buffer the stream.
-    res.setHeader("X-Accel-Buffering", "no");
-    res.flushHeaders();
-    req.socket.setNoDelay(true);
+/** The 200 and the headers of an event stream, sent at once. */
+function openStream(req: Request, res: Response): void {
+  res.status(200);
+  res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+  res.setHeader("Cache-Control", "no-cache, no-transform");
+  // nginx (and ingress-nginx) would otherwise buffer the stream.
+  res.setHeader("X-Accel-Buffering", "no");
+  res.flushHeaders();
+  req.socket.setNoDelay(true);
+}
 
-    let closed = false;
-    let view: Record<HintKind, Seen> | undefined;
-    let unfollow: (() => void) | undefined;
-    let expiry: NodeJS.Timeout | undefined;
-    const hearing: { stop?: () => void } = {};
-    const sessionKey = caller.sessionId || caller.agentId;
-    const send = (text: string) => {
-      if (!closed) res.write(text);
-    };
-    const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      clearInterval(heartbeat);
-      unfollow?.();
-      clearTimeout(expiry);
-      hearing.stop?.();
-      const open = bySession.get(sessionKey);
-      const left = open?.filter((e) => e !== end) ?? [];
-      if (left.length > 0) bySession.set(sessionKey, left);
-      else bySession.delete(sessionKey);
-    };
-    /** Ends the stream with its reason; the board reconnects (a revoked token then gets 401). */
-    function end(reason: EndReason): void {
-      if (closed) return;
-      send(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-      close();
-      res.end();
-    }
-    req.on("close", close);
-    res.on("close", close);
+interface StreamContext {
+  deps: EventStreamDeps;
+  options: EventStreamOptions;
+  res: Response;
+  bySession: Map<string, ((reason: EndReason) => void)[]>;
+  /** Runs `fn` with the request's correlation id and a deadline of its own (one per read). */
+  within: <T>(fn: () => Promise<T>) => Promise<T>;
+  correlationId: string;
+}
 
+/** One open stream: its caller, what it last sent, its timers; ended by the gateway or closed by the client. */
+class OpenStream {
+  private closed = false;
+  private view: Record<HintKind, Seen> | undefined;
+  private unfollow: (() => void) | undefined;
+  private expiry: NodeJS.Timeout | undefined;
+  private stopHearing: (() => void) | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly sessionKey: string;
+  private authenticatedAt = 0;
+  private reading = false;
+  private stale = true;
+
+  constructor(
+    private readonly ctx: StreamContext,
+    private caller: Caller,
+  ) {
+    this.sessionKey = caller.sessionId || caller.agentId;
+    this.heartbeat = setInterval(
+      () => this.send(`: heartbeat ${new Date().toISOString()}\n\n`),
+      ctx.options.heartbeatMs,
+    );
+  }
+
+  start(req: Request, validUntil: number | undefined, follow: Follow): void {
+    const { res, bySession, options } = this.ctx;
+    req.on("close", this.close);
+    res.on("close", this.close);
     // At most `maxPerSession` streams per session: the oldest ends first.
-    const mine = [...(bySession.get(sessionKey) ?? []), end];
-    bySession.set(sessionKey, mine);
+    const mine = [...(bySession.get(this.sessionKey) ?? []), this.end];
+    bySession.set(this.sessionKey, mine);
     while (mine.length > options.maxPerSession) mine.shift()!("stream_limit");
+    this.expireAt(validUntil);
+    this.authenticatedAt = Date.now();
+    this.stopHearing = this.hear();
+    if (!this.closed) this.unfollow = follow((changed) => void (changed || this.stale ? this.tick() : undefined));
+    void this.tick();
+  }
 
-    // The session's own expiry ends the stream at that moment.
-    const expireAt = (validUntil: number | undefined) => {
-      clearTimeout(expiry);
-      if (validUntil === undefined || !Number.isFinite(validUntil)) return;
-      expiry = setTimeout(() => end("session_ended"), Math.min(MAX_TIMEOUT_MS, Math.max(0, validUntil - Date.now())));
-      expiry.unref();
-    };
-    expireAt(auth.validUntil);
+  private send(text: string): void {
+    if (!this.closed) this.ctx.res.write(text);
+  }
 
-    let authenticatedAt = Date.now();
-    /** Asks fleet again: a refusal or other rights end the stream; true when it goes on. */
-    const recheck = async (): Promise<boolean> => {
-      try {
-        const again = await within(() => authenticate(res));
-        authenticatedAt = Date.now();
-        expireAt(again.validUntil);
-        if (!sameRights(caller, again.caller)) {
-          end("credentials_changed");
-          return false;
-        }
-        caller = again.caller;
-        return true;
-      } catch (err) {
-        if (isRefusal(err)) {
-          end("session_ended");
-          return false;
-        }
-        throw err;
+  private readonly close = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    this.unfollow?.();
+    clearTimeout(this.expiry);
+    this.stopHearing?.();
+    const { bySession } = this.ctx;
+    const open = bySession.get(this.sessionKey);
+    const left = open?.filter((e) => e !== this.end) ?? [];
+    if (left.length > 0) bySession.set(this.sessionKey, left);
+    else bySession.delete(this.sessionKey);
+  };
+
+  /** Ends the stream with its reason; the board reconnects (a revoked token then gets 401). */
+  private readonly end = (reason: EndReason): void => {
+    if (this.closed) return;
+    this.send(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+    this.close();
+    this.ctx.res.end();
+  };
+
+  /** The session's own expiry ends the stream at that moment. */
+  private expireAt(validUntil: number | undefined): void {
+    clearTimeout(this.expiry);
+    if (validUntil === undefined || !Number.isFinite(validUntil)) return;
+    this.expiry = setTimeout(
+      () => this.end("session_ended"),
+      Math.min(MAX_TIMEOUT_MS, Math.max(0, validUntil - Date.now())),
+    );
+    this.expiry.unref();
+  }
+
+  /** Asks fleet again: a refusal or other rights end the stream; true when it goes on. */
+  private async recheck(): Promise<boolean> {
+    try {
+      const again = await this.ctx.within(() => this.ctx.deps.authenticate(this.ctx.res));
+      this.authenticatedAt = Date.now();
+      this.expireAt(again.validUntil);
+      if (!sameRights(this.caller, again.caller)) {
+        this.end("credentials_changed");
+        return false;
       }
-    };
+      this.caller = again.caller;
+      return true;
+    } catch (err) {
+      if (isRefusal(err)) {
+        this.end("session_ended");
+        return false;
+      }
+      throw err;
+    }
+  }
 
-    // Fleet's announcements, heard by every gateway: a change naming this session or its
-    // agent (sign-out, deactivation, role, grant, password) ends the stream at once; when
-    // anything may have changed unheard (the watch is back, or forget-all), fleet is asked.
-    hearing.stop = deps.credentials?.onChange((change) => {
-      if (closed) return;
-      if (change.sessionIds.has(caller.sessionId) || change.agentIds.has(caller.agentId)) {
-        end("credentials_changed");
+  /**
+   * Fleet's announcements, heard by every gateway: a change naming this session or its
+   * agent (sign-out, deactivation, role, grant, password) ends the stream at once; when
+   * anything may have changed unheard (the watch is back, or forget-all), fleet is asked.
+   */
+  private hear(): (() => void) | undefined {
+    const { deps, correlationId } = this.ctx;
+    return deps.credentials?.onChange((change) => {
+      if (this.closed) return;
+      if (change.sessionIds.has(this.caller.sessionId) || change.agentIds.has(this.caller.agentId)) {
+        this.end("credentials_changed");
       } else if (change.everything) {
-        void recheck().catch((err: unknown) =>
-          log.warn({ err, correlation_id: correlationId }, "event stream recheck failed; the next read tries again"),
+        void this.recheck().catch((err: unknown) =>
+          deps.log.warn(
+            { err, correlation_id: correlationId },
+            "event stream recheck failed; the next read tries again",
+          ),
         );
       }
     });
+  }
 
-    let reading = false;
-    let stale = true;
-    const tick = async () => {
-      if (closed || reading) return;
-      reading = true;
-      stale = true;
-      try {
-        // Announcements unheard (no watch, or it ended): fleet is asked every `reauthMs`.
-        if (!deps.credentials?.live && Date.now() - authenticatedAt >= options.reauthMs) {
-          if (!(await recheck())) return;
-        }
-        const wait = deps.charge?.(res) ?? 0;
-        if (wait === 0) {
-          deps.onRead?.();
-          const next = await read();
-          if (closed) return;
-          if (view) for (const h of hintsBetween(view, next)) send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
-          else send(`event: ready\ndata: {}\n\n`);
-          view = next;
-          stale = false;
-        }
-      } catch (err) {
-        // A session revoked or expired meanwhile ends the stream: the board signs in again.
-        if (isRefusal(err)) {
-          end("session_ended");
-          return;
-        }
-        log.warn({ err, correlation_id: correlationId }, "event stream read failed; trying again");
-      } finally {
-        reading = false;
+  /** Reads the caller's view and sends what changed since the last read (`ready` the first time). */
+  private async tick(): Promise<void> {
+    if (this.closed || this.reading) return;
+    this.reading = true;
+    this.stale = true;
+    try {
+      await this.readAndSend();
+    } catch (err) {
+      // A session revoked or expired meanwhile ends the stream: the board signs in again.
+      if (isRefusal(err)) {
+        this.end("session_ended");
+        return;
       }
-    };
-    if (!closed) unfollow = follow((changed) => void (changed || stale ? tick() : undefined));
-    void tick();
-  };
+      this.ctx.deps.log.warn({ err, correlation_id: this.ctx.correlationId }, "event stream read failed; trying again");
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async readAndSend(): Promise<void> {
+    const { deps, options, res, within } = this.ctx;
+    // Announcements unheard (no watch, or it ended): fleet is asked every `reauthMs`.
+    if (!deps.credentials?.live && Date.now() - this.authenticatedAt >= options.reauthMs) {
+      if (!(await this.recheck())) return;
+    }
+    const wait = deps.charge?.(res) ?? 0;
+    if (wait !== 0) return;
+    deps.onRead?.();
+    // Each read has its own deadline; the request's deadline does not bound the stream.
+    const caller = this.caller;
+    const next = await within(() => readView(deps.services, caller));
+    if (this.closed) return;
+    if (this.view)
+      for (const h of hintsBetween(this.view, next)) this.send(`event: ${h.kind}\ndata: ${JSON.stringify(h)}\n\n`);
+    else this.send(`event: ready\ndata: {}\n\n`);
+    this.view = next;
+    this.stale = false;
+  }
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { DISMISS_REASONS } from "@transferops/evidence/dismissal";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { EvidenceSchema, type Evidence } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { toContractJson } from "../../http/json.ts";
-import { noContent, ok, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { noContent, ok, pageLimit, queryBool, queryInt, route, uuid, type Route } from "../../http/route.ts";
 import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH, EVIDENCE } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -11,7 +12,7 @@ const evidenceJson = (e: Evidence) => toContractJson(EvidenceSchema, e);
 
 /** `days`, `from`, `to`, `all` as the board lists take them; the service checks the dates. */
 const windowQuery = {
-  limit: queryInt(1, 250).optional(),
+  limit: pageLimit().optional(),
   // The same range, and so the same 422, as every other windowed list.
   days: queryInt(1, 365).optional(),
   from: z.string().max(10).optional(),
@@ -25,8 +26,6 @@ const windowOf = (q: { days?: number; from?: string; to?: string; all?: boolean 
   to: q.to ?? "",
   all: q.all ?? false,
 });
-
-const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
 
 // `/v1/evidences/movements` is declared before any `/v1/evidences/:evidence_id` route.
 export const evidenceRoutes: Route[] = [

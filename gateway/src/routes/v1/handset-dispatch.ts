@@ -1,21 +1,14 @@
 import { z } from "zod";
+import { DEVICE_OUTCOMES } from "@transferops/dispatch/operation-state";
 import { DeviceDispatchSchema, DeviceOperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ReportOutcomeResponseSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import { toContractJson } from "../../http/json.ts";
-import { instant, noContent, ok, queryInt, route, uuid, type Route } from "../../http/route.ts";
+import { instant, noContent, ok, pageLimit, route, uuid, type Route } from "../../http/route.ts";
 import { withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
-const outcome = z.enum([
-  "ussd_ok",
-  "ussd_unconfirmed",
-  "ussd_failed",
-  "ussd_timeout",
-  "no_service",
-  "sim_absent",
-  "name_mismatch",
-]);
+const outcome = z.enum(DEVICE_OUTCOMES);
 
 /**
  * The handset's work routes (device token): poll, outcome report, claimed operations.
@@ -120,7 +113,7 @@ export const handsetDispatchRoutes: Route[] = [
     tag: "Handset",
     summary: "Operations the device claimed, most recently changed first",
     auth: ["device"],
-    query: z.object({ since: instant().optional(), limit: queryInt(1, 250).optional() }),
+    query: z.object({ since: instant().optional(), limit: pageLimit().optional() }),
     responses: withReasons(
       {
         200: { description: "Array of device operation rows", schema: z.array(contractSchema(DeviceOperationSchema)) },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TARGETS, TRANSFORMS } from "@transferops/messaging/mapping";
 import {
   ImportRowErrorSchema,
   ImportSchema,
@@ -28,20 +29,6 @@ const AUTH_ERRORS: Record<number, ResponseDoc> = {
   401: { description: "Missing Bearer key, or not a messaging API key" },
   403: { description: "A credential of another kind (X-API-Key, session)", reasons: ["caller_not_allowed"] },
 };
-
-const TARGETS = [
-  "first_name",
-  "last_name",
-  "full_name",
-  "phone",
-  "email",
-  "language",
-  "lifecycle",
-  "tags",
-  "custom_field",
-  "ignore",
-] as const;
-const TRANSFORMS = ["none", "trim", "lowercase", "split_full_name", "normalize_phone"] as const;
 
 const columnSchema = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { created, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { big } from "@transferops/kit";
+import { created, ok, pageLimit, route, text, type Route } from "../../http/route.ts";
 import { withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -76,7 +77,7 @@ export const matchingRoutes: Route[] = [
     tag: "Operations",
     summary: "Matching operations (own; all for admins), newest first",
     auth: ["session"],
-    query: z.object({ limit: queryInt(1, 250).optional() }),
+    query: z.object({ limit: pageLimit().optional() }),
     responses: withReasons(
       {
         200: { description: "Array of operation detail", schema: z.array(contractSchema(OperationSchema)) },
@@ -146,7 +147,7 @@ export const matchingRoutes: Route[] = [
         contactId: body.contact_id ?? undefined,
         clearContactId: body.contact_id === null,
         beneficiaryMsisdn: body.beneficiary_msisdn ?? undefined,
-        montant: body.montant == null ? undefined : BigInt(body.montant),
+        montant: big(body.montant),
       });
       return ok(operationJson(res.operation));
     },

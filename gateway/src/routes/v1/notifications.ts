@@ -7,7 +7,7 @@ import {
   type WebhookDelivery,
 } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, noContent, ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
+import { created, noContent, ok, pageLimit, queryBool, route, type Route } from "../../http/route.ts";
 import { adminOnly } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
@@ -30,7 +30,7 @@ export const notificationRoutes: Route[] = [
     tag: "Admin",
     summary: "Stored alerts, newest first; acknowledged=false for the open ones",
     auth: ["session"],
-    query: z.object({ acknowledged: queryBool().optional(), limit: queryInt(1, 250).optional() }),
+    query: z.object({ acknowledged: queryBool().optional(), limit: pageLimit().optional() }),
     responses: adminOnly(
       {
         200: { description: "Array of notifications", schema: z.array(contractSchema(NotificationSchema)) },
@@ -138,7 +138,7 @@ export const notificationRoutes: Route[] = [
     summary: "A webhook's deliveries, newest first, with every attempt",
     auth: ["session"],
     uuidParams: ["webhook_id"],
-    query: z.object({ limit: queryInt(1, 250).optional() }),
+    query: z.object({ limit: pageLimit().optional() }),
     responses: adminOnly(
       {
         200: { description: "Array of deliveries", schema: z.array(contractSchema(WebhookDeliverySchema)) },

@@ -6,10 +6,10 @@ import {
   type Operation,
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import type { CreateOperationResponse } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
-import { InFlight, OPERATORS, OP_TYPES } from "@transferops/kit";
+import { DEFAULT_OP_TYPE, InFlight, OPERATORS, OP_TYPES } from "@transferops/kit";
 import { toContractJson } from "../../http/json.ts";
 import type { Services } from "../../services.ts";
-import { ok, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
+import { ok, pageLimit, queryBool, queryInt, route, text, uuid, type Route } from "../../http/route.ts";
 import { WINDOW_DESCRIPTION, withReasons } from "../../http/reasons.ts";
 import { DISPATCH } from "../../http/service-reasons.ts";
 import { CREATE_OPERATION_PRECEDENCE } from "@transferops/dispatch/reasons";
@@ -70,7 +70,7 @@ async function createOnce(
 
 /** The board's days window of the queues. */
 const windowQuery = z.object({
-  limit: queryInt(1, 250).optional(),
+  limit: pageLimit().optional(),
   days: queryInt(1, 365).optional(),
   from: z.string().max(10).optional(),
   to: z.string().max(10).optional(),
@@ -133,7 +133,7 @@ export const operationRoutes: Route[] = [
         operator: body.operator,
         clientMsisdn: body.client.msisdn,
         clientNom: body.client.nom,
-        typeOp: body.type_op ?? "deposit",
+        typeOp: body.type_op ?? DEFAULT_OP_TYPE,
         montant: BigInt(body.montant),
         merchantCode: body.merchant_code ?? undefined,
         contactId: body.contact_id ?? undefined,
@@ -165,7 +165,7 @@ export const operationRoutes: Route[] = [
       date_from: z.string().max(10).optional(),
       date_to: z.string().max(10).optional(),
       search: z.string().max(200).optional(),
-      limit: queryInt(1, 250).optional(),
+      limit: pageLimit().optional(),
     }),
     responses: withReasons(
       {

@@ -1,4 +1,5 @@
-import { OPERATORS } from "@transferops/kit";
+import { big, OPERATORS, SIM_STATUSES } from "@transferops/kit";
+import { BALANCE_SOURCES } from "@transferops/fleet/vocabulary";
 import { z } from "zod";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { SimSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
@@ -116,7 +117,7 @@ export const simRoutes: Route[] = [
     auth: ["session"],
     uuidParams: ["sim_id"],
     body: z.object({
-      status: z.enum(["active", "frozen", "retired"]).optional(),
+      status: z.enum(SIM_STATUSES).optional(),
       low_balance_threshold: threshold.optional(),
       high_balance_threshold: threshold.optional(),
     }),
@@ -130,7 +131,6 @@ export const simRoutes: Route[] = [
       ["sim_not_found", "msisdn_exists"],
     ),
     async handle({ caller, body, params, services }) {
-      const big = (v: number | null | undefined) => (v === null || v === undefined ? undefined : BigInt(v));
       const res = await services.fleet.updateSim({
         caller,
         simId: params.sim_id,
@@ -220,7 +220,7 @@ export const simRoutes: Route[] = [
     body: z.object({
       balance: z.number().int().min(0),
       observed_at: instant().optional(),
-      source: z.enum(["sms", "balance_check", "api", "n8n"]).optional(),
+      source: z.enum(BALANCE_SOURCES).optional(),
     }),
     responses: withReasons(
       {

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { ts, OPERATORS } from "@transferops/kit";
+import { TRANSACTION_STATES } from "@transferops/intake/transaction-state";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
-import { created, instant, ok, queryInt, route, text, type Route } from "../../http/route.ts";
+import { created, instant, ok, pageLimit, route, text, type Route } from "../../http/route.ts";
 
 // The "Transaction routes" group. The contract leaves the paths open; decisions (paths,
 // the unconfirmed-payment refusal, `closed` after close by receipt, unknown fields on
 // create refused) are in docs/decisions/intake.md.
-
-const STATES = ["pending", "launched", "done", "cancelled", "closed"] as const;
 
 /** The contract's transaction. */
 export const transactionJson = (t: Transaction | undefined) => toContractJson(TransactionSchema, t!);
@@ -51,7 +50,7 @@ const transactionSchema = z.object({
   send_amount_eur: nullable(z.number()),
   partner_verify: z.boolean(),
   transaction_date: at,
-  state: z.enum(STATES),
+  state: z.enum(TRANSACTION_STATES),
   launched_by: nullable(z.string()),
   launched_by_name: nullable(z.string()),
   launched_at: nullable(at),
@@ -288,7 +287,7 @@ export const transactionRoutes: Route[] = [
       `everything, with launched_by_name. The list form omits ${LIST_OMITS.join(", ")}. ` +
       "`state` filters (`closed` is the state after close by receipt); an unknown value is 422.",
     auth: ["session"],
-    query: z.object({ state: z.enum(STATES).optional(), limit: queryInt(1, 250).optional() }),
+    query: z.object({ state: z.enum(TRANSACTION_STATES).optional(), limit: pageLimit().optional() }),
     responses: {
       200: { description: "Array of transaction summaries", schema: z.array(summarySchema), example: [summaryExample] },
       401: "Not signed in",

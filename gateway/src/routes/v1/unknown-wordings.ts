@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { MESSAGE_KINDS, type MessageKind } from "@transferops/evidence/kinds";
+import { DIRECTIONS, MESSAGE_KINDS, type MessageKind } from "@transferops/evidence/kinds";
+import { OPERATORS } from "@transferops/kit";
 import {
   UnknownWordingGroupSchema,
   WordingProposalSchema,
@@ -89,7 +90,7 @@ export const unknownWordingRoutes: Route[] = [
     description:
       "Reads the newest 5,000 stored messages and groups, per operator, those no rule reads (`why` `unread`), a kind that moves money read without its amount (`kind_without_amount`) and a deposit read without its reference (`deposit_without_ref`), by their shape: the text with its amounts, numbers, names, references and dates masked. Each group gives its count, SIMs, first and last seen, and its newest text; the operations waiting for a proof on its SIMs (queued, running, awaiting_evidence, no_evidence) and their amounts. The groups with the most money waiting come first, then the most operations waiting, then the most texts; at most 100. A dismissed text is not listed.",
     auth: ["session"],
-    query: z.object({ operator: z.enum(["operator_a", "operator_b"]).optional() }),
+    query: z.object({ operator: z.enum(OPERATORS).optional() }),
     responses: adminOnly(
       {
         200: {
@@ -127,7 +128,7 @@ export const unknownWordingRoutes: Route[] = [
     body: z.object({
       message_id: z.string().uuid(),
       kind: z.enum(KINDS).nullable().optional(),
-      direction: z.enum(["in", "out"]).nullable().optional(),
+      direction: z.enum(DIRECTIONS).nullable().optional(),
       template: z.string().min(1).max(2000).optional(),
     }),
     requestExample: { message_id: MESSAGE, kind: "UV_IN", direction: "in" },

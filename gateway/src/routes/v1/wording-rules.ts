@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DIRECTIONS, LANGUAGES, OPERATORS, STATES, TEMPLATE_PROBLEMS } from "@transferops/evidence/wording-rule";
 import { WordingRuleSchema, WordingTrialSchema } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { contractSchema } from "../../http/contract-schema.ts";
 import { toContractJson } from "../../http/json.ts";
@@ -10,18 +11,6 @@ import { EVIDENCE } from "../../http/service-reasons.ts";
 // taught at run time"): an admin's session only; agents and supervisors get 403 admin_required.
 // Every change is written to fleet's audit log (wording_rule.added, .activated, .retired). A
 // rule that can confirm (DEP, BAL) needs a second admin to activate it.
-
-/** Why a template is refused: each is a 422 `context.reason`; `context.problems` lists them all. */
-const TEMPLATE_REASONS = [
-  "template_too_long",
-  "unknown_slot",
-  "repeated_slot",
-  "no_literal_text",
-  "unknown_kind",
-  "deposit_needs_amount_ref_and_phone",
-  "balance_needs_balance",
-  "movement_needs_amount",
-] as const;
 
 const VERSION = "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11";
 const RULE = "a1c4e7b2-3d5f-4a6b-8c9d-0e1f2a3b4c5d";
@@ -106,8 +95,8 @@ export const wordingRuleRoutes: Route[] = [
       "Each row is one immutable version of a rule (rule_id shared by its versions); state draft, active or retired. Filter by `operator` and `state`. At most 500 rows.",
     auth: ["session"],
     query: z.object({
-      operator: z.enum(["operator_a", "operator_b"]).optional(),
-      state: z.enum(["draft", "active", "retired"]).optional(),
+      operator: z.enum(OPERATORS).optional(),
+      state: z.enum(STATES).optional(),
     }),
     responses: adminOnly(
       {
@@ -141,10 +130,10 @@ export const wordingRuleRoutes: Route[] = [
     auth: ["session"],
     body: z.object({
       rule_id: z.string().uuid().optional(),
-      operator: z.enum(["operator_a", "operator_b"]),
+      operator: z.enum(OPERATORS),
       kind: z.string().max(20).nullable().optional(),
-      language: z.enum(["fr", "en"]),
-      direction: z.enum(["in", "out"]).nullable().optional(),
+      language: z.enum(LANGUAGES),
+      direction: z.enum(DIRECTIONS).nullable().optional(),
       template: z.string().min(1).max(2000),
     }),
     requestExample: {
@@ -172,7 +161,8 @@ export const wordingRuleRoutes: Route[] = [
         "wording_rule_not_found",
         "wording_rule_operator_mismatch",
         "wording_rule_reads_money_received",
-        ...TEMPLATE_REASONS,
+        // Why a template is refused: each is a 422 `context.reason`; `context.problems` lists them all.
+        ...TEMPLATE_PROBLEMS,
       ],
     ),
     async handle({ caller, body, services }) {

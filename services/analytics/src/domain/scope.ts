@@ -1,4 +1,4 @@
-import type { Caller } from "@transferops/kit/pure";
+import { callerGuards, type Caller, type GuardRefusal } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 
 /** Whose work a report covers: the fleet, or one agent's operations. */
@@ -11,9 +11,15 @@ export function scopeOf(c: Caller | undefined): Scope {
   return c.role === "admin" || c.role === "supervisor" ? { fleet: true } : { fleet: false, agentId: c.agentId };
 }
 
+/** Any caller but an active admin's session gets the one refusal. */
+const ADMIN_REQUIRED: GuardRefusal<"admin_required"> = ["admin_required", "This route requires the admin role"];
+const guards = callerGuards(refusal, {
+  kind: { session: ADMIN_REQUIRED },
+  inactive: ADMIN_REQUIRED,
+  admin: ADMIN_REQUIRED,
+});
+
 /** Only an active admin session lists the agents analytics knows. */
 export function requireAdmin(c: Caller | undefined): void {
-  if (!c || c.kind !== "session" || c.role !== "admin" || !c.isActive) {
-    throw refusal("admin_required", "This route requires the admin role");
-  }
+  guards.requireAdmin(c);
 }

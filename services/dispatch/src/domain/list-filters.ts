@@ -1,14 +1,14 @@
 // The filters of the board's lists, validated once. Unknown or malformed values are
 // 422 invalid_request; a filter narrows the caller's scope, never widens it (scope.ts).
 
+import { MAX_PAGE_LIMIT } from "@transferops/kit/pure";
 import { fail, ok, type DomainError, type Result } from "./errors.ts";
 import { OPERATION_STATUSES, type OperationStatus } from "./operation-state.ts";
 import { refusal } from "./reasons.ts";
 import { daysBackRange, localDateRange, localDayRange, MAX_WINDOW_DAYS } from "./windows.ts";
 
-/** Contract limits of the operations, unproven, matching and settled-on-word lists. */
+/** Contract limits of the operations, unproven, matching and settled-on-word lists (at most the kit's MAX_PAGE_LIMIT). */
 export const LIST_DEFAULT_LIMIT = 50;
-export const LIST_MAX_LIMIT = 250;
 /** Operations claimed by the device. */
 export const DEVICE_LIST_DEFAULT_LIMIT = 100;
 
@@ -20,7 +20,7 @@ export const DEVICE_LIST_DEFAULT_LIMIT = 100;
 export const QUEUE_DEFAULT_DAYS = 30;
 
 /** 0 (absent) is the default; anything else must already be within 1..max (the gateway validates it). */
-export function clampLimit(limit: number, defaultLimit = LIST_DEFAULT_LIMIT, max = LIST_MAX_LIMIT): number {
+export function clampLimit(limit: number, defaultLimit = LIST_DEFAULT_LIMIT, max = MAX_PAGE_LIMIT): number {
   if (!Number.isFinite(limit) || limit <= 0) return defaultLimit;
   return Math.min(Math.trunc(limit), max);
 }

@@ -6,24 +6,16 @@
 // an operation already carries evidence) travel in the trigger, so the whole table
 // is decided here; the caller gathers the facts and applies the answer.
 
+import { OPERATION_STATUSES, TERMINAL_OPERATION_STATUSES, type OperationStatus } from "@transferops/kit/pure";
 import { fail, ok, type Result } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 import type { Origin } from "./vocabulary.ts";
 
-export const OPERATION_STATUSES = [
-  "queued",
-  "running",
-  "awaiting_evidence",
-  "awaiting_manual_dial",
-  "confirmed",
-  "failed",
-  "no_evidence",
-  "rejected",
-] as const;
-export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+// The statuses are the platform's (the kit's vocabulary): intake, evidence and the board read them.
+export { OPERATION_STATUSES, type OperationStatus };
 
 /** Terminal as the routes name them. `no_evidence` is terminal yet can still be confirmed (late SMS, attach, settle, arbitrate). */
-export const TERMINAL_STATUSES: readonly OperationStatus[] = ["confirmed", "failed", "no_evidence", "rejected"];
+export const TERMINAL_STATUSES: readonly OperationStatus[] = TERMINAL_OPERATION_STATUSES;
 
 /** Statuses an SMS may confirm at any time (correlation candidates, besides no_evidence in its late window). */
 export const ACTIVE_STATUSES: readonly OperationStatus[] = [

@@ -1,16 +1,23 @@
 // The closed vocabularies of the contract, as const tuples so that a value
 // can be both checked at run time and narrowed at compile time.
 
-// Operators, operation types and roles are the platform's (the kit's); dispatch's own follow.
-import { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role } from "@transferops/kit/pure";
+// Operators, operation types, roles and SIM statuses are the platform's (the kit's); dispatch's own follow.
+import {
+  isOperator,
+  OPERATORS,
+  OP_TYPES,
+  ROLES,
+  SIM_STATUSES,
+  type Operator,
+  type OpType,
+  type Role,
+  type SimStatus,
+} from "@transferops/kit/pure";
 
-export { OPERATORS, OP_TYPES, ROLES, type Operator, type OpType, type Role };
+export { isOperator, OPERATORS, OP_TYPES, ROLES, SIM_STATUSES, type Operator, type OpType, type Role, type SimStatus };
 
 export const ORIGINS = ["aggregated", "assisted", "matching"] as const;
 export type Origin = (typeof ORIGINS)[number];
-
-export const SIM_STATUSES = ["active", "frozen", "retired"] as const;
-export type SimStatus = (typeof SIM_STATUSES)[number];
 
 /**
  * Account queries: they read the SIM's own account and have no recipient, so
@@ -25,10 +32,6 @@ export const ACCOUNT_QUERY_OP_TYPES: readonly OpType[] = ["balance", "mini_state
  * agent's SIM, and account queries move nothing.
  */
 export const DEBITING_OP_TYPES: readonly OpType[] = ["deposit", "float_deposit"];
-
-export function isOperator(value: string): value is Operator {
-  return (OPERATORS as readonly string[]).includes(value);
-}
 
 export function isOpType(value: string): value is OpType {
   return (OP_TYPES as readonly string[]).includes(value);

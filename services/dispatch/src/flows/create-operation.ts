@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { check, InFlight, outboxRow, type Caller, type EntityManager } from "@transferops/kit";
+import { check, DEFAULT_OP_TYPE, InFlight, outboxRow, type Caller, type EntityManager } from "@transferops/kit";
 import type { CreateOperationRequest } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import {
   admitOperation,
@@ -135,7 +135,7 @@ export class OperationCreation {
 
   /** Fleet's view (breaker, agent, grant, candidate SIMs) for this create, shared by concurrent ones. */
   private context(req: CreateOperationRequest, agentId: string): Promise<DispatchContext> {
-    const opType = (req.typeOp || "deposit") as OpType;
+    const opType = (req.typeOp || DEFAULT_OP_TYPE) as OpType;
     const simId = req.simId || null;
     const query = {
       caller: req.caller as Caller | undefined,
@@ -162,7 +162,7 @@ export class OperationCreation {
     context: DispatchContext,
   ): Promise<Selected> {
     const { config } = this.deps;
-    const opType = (req.typeOp || "deposit") as OpType;
+    const opType = (req.typeOp || DEFAULT_OP_TYPE) as OpType;
     const simId = req.simId || null;
     // Locked: a proof contradicting it (flows/proof.ts) either comes first and this create sees
     // it, or comes after this create's commit and finds this retry to withdraw.
@@ -250,7 +250,7 @@ export class OperationCreation {
 
 /** The new queued row: the request's fields, what admission decided, the selected SIM and its handset. */
 function newOperation(req: CreateOperationRequest, agentId: string, { admission, sim, now }: Selected): NewOperation {
-  const opType = (req.typeOp || "deposit") as OpType;
+  const opType = (req.typeOp || DEFAULT_OP_TYPE) as OpType;
   return {
     operation_id: randomUUID(),
     request_id: req.requestId,
@@ -299,12 +299,12 @@ function replayedRequest(req: CreateOperationRequest, actor: Actor, agentId: str
     // transaction's whichever agent completes it.
     agent_id: actor.kind === "api_key" ? agentId : null,
     operator: req.operator,
-    op_type: req.typeOp || "deposit",
+    op_type: req.typeOp || DEFAULT_OP_TYPE,
     montant: Number(req.montant),
     msisdn: req.clientMsisdn,
     sim_id: req.simId || null,
     // Normalised as the row stores them (operationRow), so that a replay of the same body compares equal.
-    partner_verified: isAccountQuery((req.typeOp || "deposit") as OpType) ? false : (req.partnerVerified ?? true),
+    partner_verified: isAccountQuery((req.typeOp || DEFAULT_OP_TYPE) as OpType) ? false : (req.partnerVerified ?? true),
     dest_name: req.clientNom || null,
     contact_id: req.contactId ?? null,
     parent_operation_id: req.parentOperationId ?? null,

@@ -89,34 +89,7 @@ export function fleetPort(client: Client<typeof FleetService>): FleetPort {
         opType: q.opType,
         simId: q.simId ?? undefined,
       });
-      return {
-        breaker_active: res.breakerActive,
-        agent: {
-          exists: res.agent?.exists ?? false,
-          is_active: res.agent?.isActive ?? false,
-          role: res.agent?.role ?? "",
-          full_name: res.agent?.fullName ?? "",
-        },
-        grant: res.grant
-          ? {
-              allowed_sim_ids: [...res.grant.allowedSimIds],
-              allowed_op_types: [...res.grant.allowedOpTypes],
-              max_amount: num(res.grant.maxAmount),
-            }
-          : null,
-        sims: res.sims.map((s) => ({
-          sim_id: s.simId,
-          operator: s.operator as Operator,
-          msisdn: s.msisdn,
-          status: s.status as SimStatus,
-          device_id: s.deviceId ?? null,
-          device_status: s.deviceStatus ?? null,
-          device_label: s.deviceLabel ?? null,
-          subscription_slot: s.subscriptionSlot ?? null,
-          balance_mirror: num(s.balanceMirror),
-          balance_updated_at: fromTs(s.balanceUpdatedAt) ?? null,
-        })),
-      };
+      return toDispatchContext(res);
     },
     async revealPin(simId, operationId, device) {
       const r = await client.revealPin({
@@ -159,5 +132,39 @@ export function fleetPort(client: Client<typeof FleetService>): FleetPort {
         allowed_sim_ids: [...res.allowedSimIds],
       };
     },
+  };
+}
+
+type DispatchContextResponse = Awaited<ReturnType<Client<typeof FleetService>["getDispatchContext"]>>;
+
+/** Fleet's answer in dispatch's words: the breaker, the agent, the grant and the SIMs. */
+function toDispatchContext(res: DispatchContextResponse): DispatchContext {
+  return {
+    breaker_active: res.breakerActive,
+    agent: {
+      exists: res.agent?.exists ?? false,
+      is_active: res.agent?.isActive ?? false,
+      role: res.agent?.role ?? "",
+      full_name: res.agent?.fullName ?? "",
+    },
+    grant: res.grant
+      ? {
+          allowed_sim_ids: [...res.grant.allowedSimIds],
+          allowed_op_types: [...res.grant.allowedOpTypes],
+          max_amount: num(res.grant.maxAmount),
+        }
+      : null,
+    sims: res.sims.map((s) => ({
+      sim_id: s.simId,
+      operator: s.operator as Operator,
+      msisdn: s.msisdn,
+      status: s.status as SimStatus,
+      device_id: s.deviceId ?? null,
+      device_status: s.deviceStatus ?? null,
+      device_label: s.deviceLabel ?? null,
+      subscription_slot: s.subscriptionSlot ?? null,
+      balance_mirror: num(s.balanceMirror),
+      balance_updated_at: fromTs(s.balanceUpdatedAt) ?? null,
+    })),
   };
 }

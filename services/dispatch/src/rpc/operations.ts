@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { check } from "@transferops/kit";
+import { check, DEFAULT_OP_TYPE } from "@transferops/kit";
 import type {
   CreateOperationRequest,
   DispatchService,
@@ -32,7 +32,7 @@ const invalid = (field: string, message: string) => refusal("invalid_request", m
 /** The create request's own fields, checked before anything is read; returns the operation's owner. */
 function ownerOfCreate(req: CreateOperationRequest, actor: Actor): string {
   check(requireKind(actor, ["api_key", "intake", "session"], "create an operation"));
-  const opType = req.typeOp || "deposit";
+  const opType = req.typeOp || DEFAULT_OP_TYPE;
   if (!req.requestId.trim()) throw invalid("request_id", "request_id is required");
   check(checkRequestIdNamespace(actor.kind, req.requestId));
   if (!req.clientNom.trim()) throw invalid("client.nom", "client.nom is required");

@@ -14,7 +14,7 @@
 //
 // See message-state.md for the states a stored message goes through.
 
-import { canConfirm, canConfirmBalance, isMovement, UNRECOGNISED_RULE } from "./parsers/parse.ts";
+import { canConfirm, canConfirmBalance, isMovement, MOVEMENT_KINDS, UNRECOGNISED_RULE } from "./parsers/parse.ts";
 import type { MessageKind } from "./parsers/types.ts";
 
 export const OUTCOMES = [
@@ -132,14 +132,4 @@ export function inUnmatchedQueue(kind: MessageKind | null): boolean {
 
 export const UNMATCHED_QUEUE_KINDS: readonly MessageKind[] = ["DEP", "BAL", "FAIL"];
 
-export const MOVEMENT_KINDS: readonly MessageKind[] = [
-  "UV_OUT",
-  "UV_IN",
-  "FLOAT_OUT",
-  "FLOAT_IN",
-  "UV_WITH",
-  "FLOAT_WITH",
-  "AIRTIME",
-  "COM_SWEEP",
-  "REV",
-];
+export { MOVEMENT_KINDS };

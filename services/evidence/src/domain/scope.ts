@@ -1,31 +1,30 @@
 // Who sees which messages. The gateway checks the credential kind; the rules of roles and
 // grants live here. Scope always comes from the caller (the token), never a parameter.
 
-import type { Caller } from "@transferops/kit/pure";
+import { callerGuards, type Caller } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 
 /** The SIMs whose messages a board caller may read and dismiss. */
 export type Scope = { fleet: true } | { fleet: false; simIds: ReadonlySet<string> };
 
+// The kit's guard family on evidence's reasons: a missing caller gets the refusal of the
+// kind the route wants.
+const guards = callerGuards(refusal, {
+  kind: {
+    session: ["session_required", "This route requires a board session"],
+    device: ["device_required", "This route requires a device token"],
+  },
+  inactive: ["agent_inactive", "This agent is inactive"],
+  admin: ["admin_required", "This route requires the admin role"],
+});
+
 /** Board routes: an active agent's session of any role. */
-export function requireBoard(caller: Caller | undefined): Caller {
-  if (!caller || caller.kind !== "session") throw refusal("session_required", "This route requires a board session");
-  if (!caller.isActive) throw refusal("agent_inactive", "This agent is inactive");
-  return caller;
-}
+export const requireBoard = (caller: Caller | undefined): Caller => guards.requireSession(caller);
 
 /** Handset routes: a device token. */
-export function requireDevice(caller: Caller | undefined): Caller {
-  if (!caller || caller.kind !== "device" || !caller.deviceId)
-    throw refusal("device_required", "This route requires a device token");
-  return caller;
-}
+export const requireDevice = (caller: Caller | undefined): Caller => guards.requireDevice(caller);
 
-export function requireAdmin(caller: Caller | undefined): Caller {
-  const c = requireBoard(caller);
-  if (c.role !== "admin") throw refusal("admin_required", "This route requires the admin role");
-  return c;
-}
+export const requireAdmin = (caller: Caller | undefined): Caller => guards.requireAdmin(caller);
 
 /** Supervisors and admins see the fleet; an agent the SIMs of its grant (none without one). */
 export function needsGrant(caller: Caller): boolean {

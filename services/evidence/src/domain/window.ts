@@ -3,7 +3,7 @@
 // the refusal. Precedence: `from` or `to` (an explicit range; `from` wins over `days`) >
 // `all` (the whole backlog) > `days` (default 30, 1 to 365, ending with today).
 
-import { dayWindow, localDayOf, localMidnight, type DayWindowRequest } from "@transferops/kit/pure";
+import { dayWindow, localDayOf, localMidnight, MAX_PAGE_LIMIT, type DayWindowRequest } from "@transferops/kit/pure";
 import { invalid } from "./reasons.ts";
 
 export { localDayOf, localMidnight };
@@ -12,7 +12,6 @@ export const DEFAULT_WINDOW_DAYS = 30;
 export const MAX_WINDOW_DAYS = 365;
 
 export const DEFAULT_LIST_LIMIT = 50;
-export const MAX_LIST_LIMIT = 250;
 
 export type WindowRequest = DayWindowRequest;
 
@@ -30,8 +29,8 @@ export function windowOf(req: WindowRequest, now: Date): Window {
 
 export function limitOf(limit: number): number {
   if (limit === 0) return DEFAULT_LIST_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw invalid("limit", `must be an integer from 1 to ${MAX_LIST_LIMIT}`, limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw invalid("limit", `must be an integer from 1 to ${MAX_PAGE_LIMIT}`, limit);
   }
   return limit;
 }

@@ -11,13 +11,20 @@ import {
   compileWordingRule,
   isConfirmingKind,
   templateProblems,
+  TEMPLATE_PROBLEMS,
   type TemplateProblem,
 } from "./parsers/wording-rules.ts";
+import { DIRECTIONS, LANGUAGES } from "./parsers/types.ts";
 import type { Direction, Language, MessageKind, Operator, Rule } from "./parsers/types.ts";
 import { refusal } from "./reasons.ts";
-import type { DomainError } from "@transferops/kit/pure";
+import { OPERATORS, type DomainError } from "@transferops/kit/pure";
 
-export type WordingRuleState = "draft" | "active" | "retired";
+// The wording feature's vocabularies, in one place for the gateway's schemas
+// (`@transferops/evidence/wording-rule`).
+export { DIRECTIONS, LANGUAGES, OPERATORS, TEMPLATE_PROBLEMS };
+
+export const STATES = ["draft", "active", "retired"] as const;
+export type WordingRuleState = (typeof STATES)[number];
 export type RereadState = "none" | "running" | "done";
 
 export interface WordingRuleRecord {
@@ -42,11 +49,6 @@ export interface WordingRuleRecord {
   reread_messages: number;
   reread_confirmed: number;
 }
-
-const OPERATORS: readonly Operator[] = ["operator_a", "operator_b"];
-const LANGUAGES: readonly Language[] = ["fr", "en"];
-const DIRECTIONS: readonly Direction[] = ["in", "out"];
-export const STATES: readonly WordingRuleState[] = ["draft", "active", "retired"];
 
 /** The parser rule id stamped on the messages a version reads. */
 export function parseRuleId(v: Pick<WordingRuleRecord, "operator" | "rule_id" | "version">): string {

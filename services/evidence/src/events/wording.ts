@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { enqueueEvent, raiseAlert, Topics, ts, type EntityManager } from "@transferops/kit";
+import { enqueueEvent, opt, raiseAlert, Topics, ts, type EntityManager } from "@transferops/kit";
 import { WordingRuleSchema, type WordingRule } from "@transferops/kit/gen/transferops/evidence/v1/evidence_pb";
 import { WordingRuleChangedSchema } from "@transferops/kit/gen/transferops/evidence/v1/events_pb";
 import type { MessageRecord } from "../domain/message.ts";
@@ -10,7 +10,6 @@ import { parseRuleId, type WordingRuleRecord } from "../domain/wording-rule.ts";
 const SCHEMA = "evidence";
 /** The sample's length: enough to write a wording rule from, short enough for a notification. */
 const SAMPLE_CHARS = 320;
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 /**
  * The operator's texts on this SIM stopped being recognised: probably a new wording. One alert

@@ -1,5 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { ts, type Caller } from "@transferops/kit";
+import { big, ts, type Caller } from "@transferops/kit";
 import {
   OperationSchema,
   EvidenceSummarySchema,
@@ -156,8 +156,8 @@ function summaryOf(m: MessageRecord) {
   return create(EvidenceSummarySchema, {
     operatorRef: m.operator_ref ?? undefined,
     amount: BigInt(m.kind === "BAL" ? (m.balance_after ?? 0) : (m.amount ?? 0)),
-    fee: m.fee === null ? undefined : BigInt(m.fee),
-    balanceAfter: m.balance_after === null ? undefined : BigInt(m.balance_after),
+    fee: big(m.fee),
+    balanceAfter: big(m.balance_after),
     rawText: m.raw_text,
     receivedAt: ts(m.received_at),
     kind: m.kind ?? undefined,

@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ts, type EntityManager } from "@transferops/kit";
+import { big, ts, type EntityManager } from "@transferops/kit";
 import { OperationSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { ProveOperationRequestSchema } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_service_pb";
 import type { MessageRecord } from "../domain/message.ts";
@@ -96,22 +96,32 @@ async function decide(deps: FlowDeps, em: EntityManager, m: MessageRecord): Prom
   const value = matchValueOf(m);
   if (value === null) return unlinked;
   // Rule 7: dispatch picks the candidate under its row locks and confirms in one transaction.
-  const answer = await deps.dispatch.proveOperation(
-    create(ProveOperationRequestSchema, {
-      messageId: m.id,
-      simId: m.sim_id,
-      kind: m.kind ?? "",
-      amount: BigInt(value),
-      fee: m.fee === null ? undefined : BigInt(m.fee),
-      balanceAfter: m.balance_after === null ? undefined : BigInt(m.balance_after),
-      operatorRef: m.operator_ref ?? "",
-      counterpartyMsisdn: m.counterparty_msisdn ?? "",
-      rawText: m.raw_text,
-      receivedAt: ts(m.received_at),
-      deviceReceivedAt: ts(m.device_received_at),
-      isAmbiguousHint: false,
-    }),
-  );
+  const answer = await deps.dispatch.proveOperation(proveRequest(m, value));
+  return decisionOfProof(m, answer, unlinked);
+}
+
+/** Rule 7's question to dispatch: the message's reading, matched by `value`. */
+function proveRequest(m: MessageRecord, value: number) {
+  return create(ProveOperationRequestSchema, {
+    messageId: m.id,
+    simId: m.sim_id,
+    kind: m.kind ?? "",
+    amount: BigInt(value),
+    fee: big(m.fee),
+    balanceAfter: big(m.balance_after),
+    operatorRef: m.operator_ref ?? "",
+    counterpartyMsisdn: m.counterparty_msisdn ?? "",
+    rawText: m.raw_text,
+    receivedAt: ts(m.received_at),
+    deviceReceivedAt: ts(m.device_received_at),
+    isAmbiguousHint: false,
+  });
+}
+
+type ProveAnswer = Awaited<ReturnType<FlowDeps["dispatch"]["proveOperation"]>>;
+
+/** Dispatch's answer as this message's correlation: linked, ambiguous, divergent or an orphan. */
+function decisionOfProof(m: MessageRecord, answer: ProveAnswer, unlinked: Decision): Decision {
   const outcome = outcomeOfProof(answer.outcome);
   if (answer.outcome === "contradicting") {
     // The proof of an operation dispatch had failed or rejected: linked to it, not an orphan.

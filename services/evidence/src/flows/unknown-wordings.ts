@@ -2,6 +2,7 @@
 // session): what the board's teaching page shows. Reads only; the draft is added with
 // addWordingRule like any other.
 
+import { isOperator, isUuid } from "@transferops/kit";
 import type {
   ListUnknownWordingsRequest,
   ProposeWordingRuleRequest,
@@ -19,8 +20,6 @@ import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
 import { simOperators, trialReads, TRIAL_SAMPLE, TRIAL_SCAN_LIMIT } from "./wording-rules.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const OPERATORS = ["operator_a", "operator_b"];
 /** Statuses of an operation a text can still prove (operation-state.md in dispatch). */
 const WAITING = ["queued", "running", "awaiting_evidence", "no_evidence"];
 
@@ -32,7 +31,7 @@ export interface UnknownWordings {
 
 export async function listUnknown(deps: FlowDeps, req: ListUnknownWordingsRequest): Promise<UnknownWordings> {
   requireAdmin(req.caller);
-  if (req.operator && !OPERATORS.includes(req.operator))
+  if (req.operator && !isOperator(req.operator))
     throw invalid("operator", "must be operator_a or operator_b", req.operator);
   const found = await storedNewest(deps.db.em(), TRIAL_SCAN_LIMIT + 1);
   const scanned = found.slice(0, TRIAL_SCAN_LIMIT);
@@ -90,7 +89,7 @@ export async function proposeRule(deps: FlowDeps, req: ProposeWordingRuleRequest
     throw invalid("direction", "must be in, out or empty", req.direction);
   if (req.template !== undefined && req.template.trim() === "")
     throw refusal("invalid_request", "template: must not be empty", { field: "template" });
-  const message = UUID.test(req.messageId) ? await findMessage(deps.db.em(), req.messageId) : undefined;
+  const message = isUuid(req.messageId) ? await findMessage(deps.db.em(), req.messageId) : undefined;
   if (!message) throw refusal("evidence_not_found", `No message ${req.messageId}`, { message_id: req.messageId });
   const sim = await lookupSim(deps, message.sim_id);
   if (!sim)

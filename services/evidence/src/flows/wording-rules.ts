@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { check } from "@transferops/kit";
+import { check, isOperator, isUuid } from "@transferops/kit";
 import type {
   ActivateWordingRuleRequest,
   AddWordingRuleRequest,
@@ -34,11 +34,9 @@ import {
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function listRules(deps: FlowDeps, req: ListWordingRulesRequest): Promise<WordingRuleRecord[]> {
   requireAdmin(req.caller);
-  if (req.operator && !["operator_a", "operator_b"].includes(req.operator))
+  if (req.operator && !isOperator(req.operator))
     throw invalid("operator", "must be operator_a or operator_b", req.operator);
   if (req.state && !STATES.includes(req.state as never))
     throw invalid("state", `must be one of ${STATES.join(", ")}`, req.state);
@@ -57,7 +55,7 @@ export async function addRule(deps: FlowDeps, req: AddWordingRuleRequest): Promi
   });
   let ruleId: string = randomUUID();
   if (req.ruleId) {
-    const rule = UUID.test(req.ruleId) ? await findRule(deps.db.em(), req.ruleId) : undefined;
+    const rule = isUuid(req.ruleId) ? await findRule(deps.db.em(), req.ruleId) : undefined;
     if (!rule) throw refusal("wording_rule_not_found", `No wording rule ${req.ruleId}`, { rule_id: req.ruleId });
     if (rule.operator !== spec.operator)
       throw refusal("wording_rule_operator_mismatch", `Rule ${rule.rule_id} reads ${rule.operator}'s texts`, {
@@ -77,7 +75,7 @@ export async function addRule(deps: FlowDeps, req: AddWordingRuleRequest): Promi
 }
 
 async function versionOf(deps: FlowDeps, id: string): Promise<WordingRuleRecord> {
-  const v = UUID.test(id) ? await findVersion(deps.db.em(), id) : undefined;
+  const v = isUuid(id) ? await findVersion(deps.db.em(), id) : undefined;
   if (!v) throw refusal("wording_rule_not_found", `No wording rule version ${id}`, { version_id: id });
   return v;
 }

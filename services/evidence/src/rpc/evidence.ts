@@ -16,36 +16,54 @@ import { toWordingRule } from "../events/wording.ts";
 import { listUnknown, proposeRule, TRIAL_SAMPLE } from "../flows/unknown-wordings.ts";
 import { TEXT_CHARS } from "../flows/wording-rules.ts";
 
+type Impl = ServiceImpl<typeof EvidenceService>;
+
 /** Thin handlers: proto in, flow, proto out. Refusals are DomainErrors, mapped once by the kit. */
 export function evidenceHandlers(
   deps: FlowDeps,
   reread: { kick(): void } = { kick() {} },
 ): ServiceImpl<typeof EvidenceService> {
   return {
+    ...messageHandlers(deps),
+    ...reconciliationHandlers(deps),
+    ...wordingRuleHandlers(deps, reread),
+    ...unknownWordingHandlers(deps),
+  };
+}
+
+/** The operator messages: submitted, listed, dismissed, attached, parsed; and the reset. */
+function messageHandlers(
+  deps: FlowDeps,
+): Pick<
+  Impl,
+  | "submitMessages"
+  | "listUnmatchedEvidence"
+  | "dismissEvidence"
+  | "listMovements"
+  | "attachEvidence"
+  | "parseMessage"
+  | "resetEvidence"
+> {
+  return {
     async submitMessages(req) {
       return { results: await submitMessages(deps, req) };
     },
-
     async listUnmatchedEvidence(req) {
       const found = await unmatchedEvidence(deps, req);
       return { evidences: found.map(toEvidence) };
     },
-
     async dismissEvidence(req) {
       await dismiss(deps, req);
       return {};
     },
-
     async listMovements(req) {
       const found = await movements(deps, req);
       return { evidences: found.map(toEvidence) };
     },
-
     async attachEvidence(req) {
       const { operation, evidence } = await attach(deps, req);
       return { operation, evidence: toEvidence(evidence) };
     },
-
     async parseMessage(req) {
       if (!OPERATORS.includes(req.operator as Operator)) {
         throw invalid("operator", `must be one of ${OPERATORS.join(", ")}`, req.operator);
@@ -67,7 +85,19 @@ export function evidenceHandlers(
         isMovement: isMovement(p.kind),
       };
     },
+    async resetEvidence(req) {
+      requireAdmin(req.caller);
+      const deleted = await resetEvidence(deps);
+      return {
+        deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) },
+      };
+    },
+  };
+}
 
+/** The daily reconciliation and a SIM's balance chain. */
+function reconciliationHandlers(deps: FlowDeps): Pick<Impl, "getDailyReconciliation" | "getBalanceChain"> {
+  return {
     async getDailyReconciliation(req) {
       const { fleet, sims } = await dailyReconciliation(deps, req);
       return {
@@ -115,7 +145,6 @@ export function evidenceHandlers(
         })),
       };
     },
-
     async getBalanceChain(req) {
       const page = await balanceChain(deps, req);
       return {
@@ -127,15 +156,21 @@ export function evidenceHandlers(
         links: page.links.map(toChainLink),
       };
     },
+  };
+}
 
+/** The wording rules taught at run time: listed, added, tried, activated, retired. */
+function wordingRuleHandlers(
+  deps: FlowDeps,
+  reread: { kick(): void },
+): Pick<Impl, "listWordingRules" | "addWordingRule" | "tryWordingRule" | "activateWordingRule" | "retireWordingRule"> {
+  return {
     async listWordingRules(req) {
       return { rules: (await listRules(deps, req)).map(toWordingRule) };
     },
-
     async addWordingRule(req) {
       return { rule: toWordingRule(await addRule(deps, req)) };
     },
-
     async tryWordingRule(req) {
       const t = await tryRule(deps, req);
       return {
@@ -172,7 +207,18 @@ export function evidenceHandlers(
         },
       };
     },
+    async activateWordingRule(req) {
+      return { rule: toWordingRule(await activateRule(deps, req, () => reread.kick())) };
+    },
+    async retireWordingRule(req) {
+      return { rule: toWordingRule(await retireRule(deps, req, () => reread.kick())) };
+    },
+  };
+}
 
+/** The texts no rule reads, grouped, and a rule proposed from one. */
+function unknownWordingHandlers(deps: FlowDeps): Pick<Impl, "listUnknownWordings" | "proposeWordingRule"> {
+  return {
     async listUnknownWordings(req) {
       const found = await listUnknown(deps, req);
       return {
@@ -194,7 +240,6 @@ export function evidenceHandlers(
         })),
       };
     },
-
     async proposeWordingRule(req) {
       const p = await proposeRule(deps, req);
       return {
@@ -234,22 +279,6 @@ export function evidenceHandlers(
             };
           }),
         },
-      };
-    },
-
-    async activateWordingRule(req) {
-      return { rule: toWordingRule(await activateRule(deps, req, () => reread.kick())) };
-    },
-
-    async retireWordingRule(req) {
-      return { rule: toWordingRule(await retireRule(deps, req, () => reread.kick())) };
-    },
-
-    async resetEvidence(req) {
-      requireAdmin(req.caller);
-      const deleted = await resetEvidence(deps);
-      return {
-        deleted: { evidences: BigInt(deleted.messages), daily_reconciliations: BigInt(deleted.reconciliations) },
       };
     },
   };

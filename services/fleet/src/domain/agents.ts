@@ -1,6 +1,6 @@
 import { refusal } from "./reasons.ts";
 
-import { ROLES, type Role } from "@transferops/kit/pure";
+import { callerGuards, ROLES, type GuardedCaller as KitGuardedCaller, type Role } from "@transferops/kit/pure";
 
 export { ROLES, type Role };
 
@@ -17,45 +17,39 @@ export interface AgentRecord {
   created_at: Date;
 }
 
-type GuardedCaller = { kind: string; role?: string; isActive?: boolean; deviceId?: string } | undefined;
+type GuardedCaller = KitGuardedCaller | undefined;
 
-// The caller guards, in the precedence of the reasons table: no caller first, then the
-// credential kind, then the agent's state, then the role.
+// The caller guards (the kit's family), in the precedence of the reasons table: no caller
+// first, then the credential kind, then the agent's state, then the role.
+const guards = callerGuards(refusal, {
+  missing: ["credentials_missing", "Sign in first"],
+  kind: {
+    session: ["session_required", "This route requires a board session"],
+    device: ["device_required", "This route requires a device token"],
+    api_key: ["api_key_required", "This route requires the API key"],
+  },
+  inactive: ["agent_inactive", "This agent is inactive"],
+  admin: ["admin_required", "This route requires the admin role"],
+});
 
 /** Admin routes: a session of an active admin. The API key and devices are refused. */
 export function requireAdmin(caller: GuardedCaller): void {
-  requireSession(caller);
-  if (caller!.role !== "admin") throw refusal("admin_required", "This route requires the admin role");
+  guards.requireAdmin(caller);
 }
 
 /** Board routes: a session of an active agent of any role. */
 export function requireSession(caller: GuardedCaller): void {
-  requireKind(caller, "session");
-  if (!caller!.isActive) throw refusal("agent_inactive", "This agent is inactive");
+  guards.requireSession(caller);
 }
 
 /** Handset routes: a device token's caller, whose own device is the only scope. */
 export function requireDevice(caller: GuardedCaller): string {
-  requireKind(caller, "device");
-  if (!caller!.deviceId) throw refusal("device_required", "This route requires a device token");
-  return caller!.deviceId;
+  return guards.requireDevice(caller).deviceId;
 }
 
 /** Routes of the automation caller alone (the balance reading). */
 export function requireApiKey(caller: GuardedCaller): void {
-  requireKind(caller, "api_key");
-}
-
-const KIND_REFUSALS = {
-  session: ["session_required", "This route requires a board session"],
-  device: ["device_required", "This route requires a device token"],
-  api_key: ["api_key_required", "This route requires the API key"],
-} as const;
-
-function requireKind(caller: GuardedCaller, kind: keyof typeof KIND_REFUSALS): void {
-  if (!caller?.kind) throw refusal("credentials_missing", "Sign in first");
-  const [reason, detail] = KIND_REFUSALS[kind];
-  if (caller.kind !== kind) throw refusal(reason, detail);
+  guards.requireKind(caller, "api_key");
 }
 
 export function sessionExpiry(issuedAt: Date, ttlS: number): Date {

@@ -1,4 +1,4 @@
-import { dayWindow, isUuid, type Violation } from "@transferops/kit/pure";
+import { dayWindow, isUuid, MAX_PAGE_LIMIT, type Violation } from "@transferops/kit/pure";
 import { invalid } from "./reasons.ts";
 
 // The audit log as admins read it: filters, the day window, paging, and redaction.
@@ -11,7 +11,6 @@ import { invalid } from "./reasons.ts";
 export const DEFAULT_AUDIT_DAYS = 30;
 const MAX_DAYS = 365;
 export const DEFAULT_AUDIT_LIMIT = 50;
-export const MAX_AUDIT_LIMIT = 250;
 
 export interface AuditQueryRequest {
   action: string;
@@ -47,8 +46,8 @@ export function auditFilterOf(req: AuditQueryRequest, now: Date): AuditFilter {
   } = dayWindow(w, now, { defaultDays: DEFAULT_AUDIT_DAYS, maxDays: MAX_DAYS });
   for (const { field, message } of windowProblems) problems.push({ field, message });
   const limit = req.limit || DEFAULT_AUDIT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT)
-    problems.push({ field: "limit", message: `must be an integer from 1 to ${MAX_AUDIT_LIMIT}` });
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)
+    problems.push({ field: "limit", message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` });
   if (req.actor && !isUuid(req.actor)) problems.push({ field: "actor", message: "must be an agent id (UUID)" });
   if (req.before && !/^[1-9]\d{0,17}$/.test(req.before))
     problems.push({ field: "before", message: "must be an entry id" });

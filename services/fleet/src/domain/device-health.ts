@@ -78,8 +78,32 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
       add("battery_optimised", "warning", "The app is not exempt from battery optimisation");
     return sortWorstFirst(issues);
   }
-  const reportedAt = d.health_reported_at ?? d.last_seen_at;
+  reportIssues(report, d, d.health_reported_at ?? d.last_seen_at, add);
+  return sortWorstFirst(issues);
+}
 
+type Add = (code: string, severity: Severity, message: string) => void;
+
+/** What the latest health report says, group by group, in the order the board lists them. */
+function reportIssues(report: Record<string, unknown>, d: DeviceHealthInput, reportedAt: Date, add: Add): void {
+  accessIssues(report, add);
+  const battery = group(report, "battery");
+  batteryIssues(num(battery?.level) ?? d.battery, battery?.charging === true, add);
+  backgroundIssues(group(report, "background"), d, add);
+  networkIssues(group(report, "network"), add);
+  const polling = group(report, "polling");
+  if (polling) pollingIssues(polling, add);
+  const sms = group(report, "sms");
+  if (sms) smsIssues(sms, reportedAt, add);
+  const app = group(report, "app");
+  if (app?.ui === "closed") add("app_closed", "info", "The app's screen is closed");
+  const recent = report.recent_errors;
+  if (Array.isArray(recent) && recent.length)
+    add("recent_errors", "info", `${recent.length} recent error(s) reported by the app`);
+}
+
+/** The accessibility service and the permissions: without them the handset cannot dial or forward proof. */
+function accessIssues(report: Record<string, unknown>, add: Add): void {
   const accessibility = group(report, "accessibility");
   if (accessibility && (accessibility.enabled === false || accessibility.running === false)) {
     add("accessibility_off", "critical", "The accessibility service is off: USSD dialogs cannot be driven");
@@ -91,9 +115,9 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
     const useful = USEFUL_PERMISSIONS.filter((p) => permissions[p] === false);
     if (useful.length) add("permission_limited", "warning", `Permissions missing: ${useful.join(", ")}`);
   }
-  const battery = group(report, "battery");
-  batteryIssues(num(battery?.level) ?? d.battery, battery?.charging === true, add);
-  const background = group(report, "background");
+}
+
+function backgroundIssues(background: Group | undefined, d: DeviceHealthInput, add: Add): void {
   const exempt = typeof background?.battery_exempt === "boolean" ? background.battery_exempt : d.battery_exempt;
   if (exempt === false) add("battery_optimised", "warning", "The app is not exempt from battery optimisation");
   if (background?.service_running === false)
@@ -101,40 +125,26 @@ export function deriveIssues(d: DeviceHealthInput, now: Date, offlineAfterMs = O
   const stops = num(background?.time_limit_stops);
   if (stops && stops > 0)
     add("time_limit_stops", "warning", `Android stopped the service ${stops} time(s) for its time limit`);
+}
 
-  const network = group(report, "network");
+function networkIssues(network: Group | undefined, add: Add): void {
   if (network?.connected === false) add("network_down", "critical", "The handset has no network connection");
   else if (network?.internet_reachable === false)
     add("internet_unreachable", "critical", "The handset cannot reach the internet");
+}
 
-  const polling = group(report, "polling");
-  if (polling) pollingIssues(polling, add);
-
-  const sms = group(report, "sms");
-  if (sms) {
-    const oldest = date(sms.outbox_oldest_at);
-    if (
-      (num(sms.outbox_pending) ?? 0) > 0 &&
-      oldest &&
-      reportedAt.getTime() - oldest.getTime() > SMS_BACKLOG_AFTER_MS
-    ) {
-      add(
-        "sms_backlog",
-        "warning",
-        `${num(sms.outbox_pending)} SMS waiting to be forwarded since ${oldest.toISOString()}`,
-      );
-    }
-    const spoolFailures = num(sms.spool_insert_failures);
-    if (spoolFailures && spoolFailures > 0)
-      add("sms_spool_failing", "warning", `${spoolFailures} SMS could not be spooled`);
+function smsIssues(sms: Group, reportedAt: Date, add: Add): void {
+  const oldest = date(sms.outbox_oldest_at);
+  if ((num(sms.outbox_pending) ?? 0) > 0 && oldest && reportedAt.getTime() - oldest.getTime() > SMS_BACKLOG_AFTER_MS) {
+    add(
+      "sms_backlog",
+      "warning",
+      `${num(sms.outbox_pending)} SMS waiting to be forwarded since ${oldest.toISOString()}`,
+    );
   }
-
-  const app = group(report, "app");
-  if (app?.ui === "closed") add("app_closed", "info", "The app's screen is closed");
-  const recent = report.recent_errors;
-  if (Array.isArray(recent) && recent.length)
-    add("recent_errors", "info", `${recent.length} recent error(s) reported by the app`);
-  return sortWorstFirst(issues);
+  const spoolFailures = num(sms.spool_insert_failures);
+  if (spoolFailures && spoolFailures > 0)
+    add("sms_spool_failing", "warning", `${spoolFailures} SMS could not be spooled`);
 }
 
 function simIssues(d: DeviceHealthInput, add: (c: string, s: Severity, m: string) => void): void {

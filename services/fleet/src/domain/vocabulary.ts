@@ -1,17 +1,22 @@
 // The closed vocabularies fleet checks, as const tuples: checked at run time, narrowed at
 // compile time.
 
-// Operators and operation types are the platform's (the kit's); fleet's own follow.
-import { OPERATORS, OP_TYPES, type Operator, type OpType } from "@transferops/kit/pure";
+// Operators, operation types and SIM statuses are the platform's (the kit's); fleet's own follow.
+import {
+  isOperator,
+  OPERATORS,
+  OP_TYPES,
+  SIM_STATUSES,
+  type Operator,
+  type OpType,
+  type SimStatus,
+} from "@transferops/kit/pure";
 
-export { OPERATORS, OP_TYPES, type Operator, type OpType };
+export { isOperator, OPERATORS, OP_TYPES, SIM_STATUSES, type Operator, type OpType, type SimStatus };
 
 /** Operation types a fleet limit can be recorded for (money-moving types only). */
 export const LIMIT_OP_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;
 export type LimitOpType = (typeof LIMIT_OP_TYPES)[number];
-
-export const SIM_STATUSES = ["active", "frozen", "retired"] as const;
-export type SimStatus = (typeof SIM_STATUSES)[number];
 
 export const DEVICE_STATUSES = ["active", "frozen"] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
@@ -31,7 +36,6 @@ const member =
   (v: string): v is T =>
     (values as readonly string[]).includes(v);
 
-export const isOperator = member(OPERATORS);
 export const isOpType = member(OP_TYPES);
 export const isLimitOpType = member(LIMIT_OP_TYPES);
 export const isSimStatus = member(SIM_STATUSES);

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ts, type Violation } from "@transferops/kit";
+import { DEFAULT_OP_TYPE, ts, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
@@ -82,23 +82,8 @@ function fleetAdmin(
     },
     async recordFleetLimit(req) {
       requireAdmin(req.caller);
-      const opType = req.opType || "deposit";
-      const problems: Violation[] = [];
-      if (req.operator !== undefined && !isOperator(req.operator)) {
-        problems.push({
-          field: "operator",
-          message: `unknown operator code ${req.operator}; use ${OPERATORS.join(", ")} or null`,
-        });
-      }
-      if (!isLimitOpType(opType))
-        problems.push({ field: "op_type", message: `must be one of ${LIMIT_OP_TYPES.join(", ")}` });
-      for (const [field, v] of [
-        ["max_amount", req.maxAmount],
-        ["max_daily_agent", req.maxDailyAgent],
-        ["max_daily_sim", req.maxDailySim],
-      ] as const) {
-        if (v <= 0n) problems.push({ field, message: "must be an integer above 0" });
-      }
+      const opType = req.opType || DEFAULT_OP_TYPE;
+      const problems = limitProblems(req, opType);
       if (problems.length) throw invalid(problems);
       const limit = await recordFleetLimit(deps, {
         operator: req.operator ?? null,
@@ -124,23 +109,50 @@ function fleetAdmin(
     },
     async getFleetHealth(req) {
       requireAdmin(req.caller);
-      const { counts, breaker, open, backlog, notes } = await fleetHealth(deps);
-      return {
-        breakerActive: breaker.active,
-        devicesTotal: counts.devices_total,
-        devicesOnline: counts.devices_online,
-        devicesFrozen: counts.devices_frozen,
-        simsTotal: counts.sims_total,
-        simsUnmeasured: counts.sims_unmeasured,
-        simsStale: counts.sims_stale,
-        simsFrozen: counts.sims_frozen,
-        simsUnassigned: counts.sims_unassigned,
-        pastWindowNotSwept: backlog?.pastWindowNotSwept,
-        unprovenWaiting: backlog?.unprovenWaiting,
-        notificationsOpen: open,
-        notes,
-      };
+      return toFleetHealth(await fleetHealth(deps));
     },
+  };
+}
+
+/** A limit's problems, every one at once: its operator (or none), its type, its three amounts. */
+function limitProblems(
+  req: { operator?: string; maxAmount: bigint; maxDailyAgent: bigint; maxDailySim: bigint },
+  opType: string,
+): Violation[] {
+  const problems: Violation[] = [];
+  if (req.operator !== undefined && !isOperator(req.operator)) {
+    problems.push({
+      field: "operator",
+      message: `unknown operator code ${req.operator}; use ${OPERATORS.join(", ")} or null`,
+    });
+  }
+  if (!isLimitOpType(opType))
+    problems.push({ field: "op_type", message: `must be one of ${LIMIT_OP_TYPES.join(", ")}` });
+  for (const [field, v] of [
+    ["max_amount", req.maxAmount],
+    ["max_daily_agent", req.maxDailyAgent],
+    ["max_daily_sim", req.maxDailySim],
+  ] as const) {
+    if (v <= 0n) problems.push({ field, message: "must be an integer above 0" });
+  }
+  return problems;
+}
+
+function toFleetHealth({ counts, breaker, open, backlog, notes }: Awaited<ReturnType<typeof fleetHealth>>) {
+  return {
+    breakerActive: breaker.active,
+    devicesTotal: counts.devices_total,
+    devicesOnline: counts.devices_online,
+    devicesFrozen: counts.devices_frozen,
+    simsTotal: counts.sims_total,
+    simsUnmeasured: counts.sims_unmeasured,
+    simsStale: counts.sims_stale,
+    simsFrozen: counts.sims_frozen,
+    simsUnassigned: counts.sims_unassigned,
+    pastWindowNotSwept: backlog?.pastWindowNotSwept,
+    unprovenWaiting: backlog?.unprovenWaiting,
+    notificationsOpen: open,
+    notes,
   };
 }
 

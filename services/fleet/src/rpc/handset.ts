@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ts, type Violation } from "@transferops/kit";
+import { big, ts, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireDevice } from "../domain/agents.ts";
 import { invalid } from "../domain/reasons.ts";
@@ -55,7 +55,7 @@ export function handsetHandlers(deps: FleetDeps): Impl {
           operator: s.operator,
           msisdn: s.msisdn,
           status: s.status,
-          balance: s.balance_mirror === null ? undefined : BigInt(s.balance_mirror),
+          balance: big(s.balance_mirror),
           balanceUpdatedAt: ts(s.balance_updated_at),
         })),
       };

@@ -66,41 +66,7 @@ function credentialHandlers(
 ): Pick<Impl, "authenticate" | "watchCredentials" | "bootstrapAdmin" | "login" | "reportSignInAttack" | "logout"> {
   const { config, credentials } = deps;
   return {
-    async authenticate(req) {
-      const secret = req.secret;
-      if (!secret) throw unauthenticated();
-      if (req.credentialKind === "api_key") {
-        if (!matchesAny(secret, config.apiKeys)) throw unauthenticated();
-        return { caller: { kind: "api_key" } };
-      }
-      if (req.credentialKind === "messaging_key") {
-        if (!matchesAny(secret, config.messagingApiKeys)) throw unauthenticated();
-        return { caller: { kind: "messaging_key" } };
-      }
-      if (req.credentialKind !== "bearer") throw unauthenticated();
-      const hash = hashToken(secret);
-      // The token's prefix says which table can hold it: a handset's poll costs one lookup.
-      const isDevice = secret.startsWith(TOKEN_PREFIX.device);
-      const session = isDevice ? null : await liveSession(deps, hash);
-      if (session) {
-        return {
-          caller: {
-            kind: "session",
-            agentId: session.id,
-            role: session.role,
-            isActive: session.is_active,
-            fullName: session.full_name,
-            sessionId: session.session_id,
-            login: session.login,
-            mustChangePassword: session.must_change_password,
-          },
-          validUntil: ts(session.expires_at),
-        };
-      }
-      const device = secret.startsWith(TOKEN_PREFIX.session) ? undefined : await deps.authenticateDevice?.(hash);
-      if (device) return { caller: device };
-      throw unauthenticated();
-    },
+    authenticate: (req) => authenticate(deps, req),
     async *watchCredentials(_req, ctx) {
       if (!credentials.live) {
         throw new ConnectError("This replica does not listen for credential changes yet", Code.Unavailable);
@@ -142,6 +108,44 @@ function credentialHandlers(
       return {};
     },
   };
+}
+
+/** Who a secret is: an API key, a messaging key, a session or a handset's token; anything else is refused. */
+async function authenticate(deps: IdentityDeps, req: { secret: string; credentialKind: string }) {
+  const { config } = deps;
+  const secret = req.secret;
+  if (!secret) throw unauthenticated();
+  if (req.credentialKind === "api_key") {
+    if (!matchesAny(secret, config.apiKeys)) throw unauthenticated();
+    return { caller: { kind: "api_key" } };
+  }
+  if (req.credentialKind === "messaging_key") {
+    if (!matchesAny(secret, config.messagingApiKeys)) throw unauthenticated();
+    return { caller: { kind: "messaging_key" } };
+  }
+  if (req.credentialKind !== "bearer") throw unauthenticated();
+  const hash = hashToken(secret);
+  // The token's prefix says which table can hold it: a handset's poll costs one lookup.
+  const isDevice = secret.startsWith(TOKEN_PREFIX.device);
+  const session = isDevice ? null : await liveSession(deps, hash);
+  if (session) {
+    return {
+      caller: {
+        kind: "session",
+        agentId: session.id,
+        role: session.role,
+        isActive: session.is_active,
+        fullName: session.full_name,
+        sessionId: session.session_id,
+        login: session.login,
+        mustChangePassword: session.must_change_password,
+      },
+      validUntil: ts(session.expires_at),
+    };
+  }
+  const device = secret.startsWith(TOKEN_PREFIX.session) ? undefined : await deps.authenticateDevice?.(hash);
+  if (device) return { caller: device };
+  throw unauthenticated();
 }
 
 /** An agent's own account. */

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromTs, isUuid } from "@transferops/kit";
+import { big, fromTs, isUuid } from "@transferops/kit";
 import { DispatchAgentSchema } from "@transferops/kit/gen/transferops/fleet/v1/fleet_pb";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { invalid, notFound } from "../domain/reasons.ts";
@@ -62,8 +62,8 @@ export function internalHandlers(deps: FleetDeps): Impl {
       });
       return {
         applied: r.applied,
-        previousBalance: r.previous === null ? undefined : BigInt(r.previous),
-        balance: r.sim.balance_mirror === null ? undefined : BigInt(r.sim.balance_mirror),
+        previousBalance: big(r.previous),
+        balance: big(r.sim.balance_mirror),
       };
     },
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Violation } from "@transferops/kit";
+import { MAX_PAGE_LIMIT, type Violation } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin } from "../domain/agents.ts";
 import { seal, webhookSecretAad } from "../domain/pin-crypto.ts";
@@ -29,7 +29,7 @@ type Impl = Pick<
   | "listWebhookDeliveries"
 >;
 
-const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, 250) : 50);
+const pageSize = (limit: number) => (limit > 0 ? Math.min(limit, MAX_PAGE_LIMIT) : 50);
 
 export function notificationsHandlers(deps: FleetDeps): Impl {
   const { config } = deps;

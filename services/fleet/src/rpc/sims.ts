@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromTs } from "@transferops/kit";
+import { big, fromTs } from "@transferops/kit";
 import type { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_service_pb";
 import { requireAdmin, requireApiKey } from "../domain/agents.ts";
 import { pinAad, seal } from "../domain/pin-crypto.ts";
@@ -57,7 +57,7 @@ function simReads(deps: FleetDeps): Pick<Impl, "listSims" | "getSim" | "getSimHi
         totalConfirmed: activity.totalConfirmed,
         totalFailed: activity.totalFailed,
         totalNoEvidence: activity.totalNoEvidence,
-        balanceMirror: sim.balance_mirror === null ? undefined : BigInt(sim.balance_mirror),
+        balanceMirror: big(sim.balance_mirror),
         operations: activity.operations.map((o) => ({
           operationId: o.operationId,
           status: o.status,

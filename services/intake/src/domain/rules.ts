@@ -1,12 +1,11 @@
 // The rules of intake's requests, pure: scope, the receiver number, the list query.
 
-import { checkDestination, OPERATORS, type DomainError } from "@transferops/kit/pure";
+import { checkDestination, MAX_PAGE_LIMIT, OPERATORS, type DomainError } from "@transferops/kit/pure";
 import { refusal } from "./reasons.ts";
 import { isTransactionState, type TransactionState } from "./transaction-state.ts";
 
 export { OPERATORS };
 export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 250;
 
 /** Who acts, as the token says. */
 export interface Actor {
@@ -140,8 +139,8 @@ export function parseListQuery(
       }),
     };
   }
-  if (limit < 0 || limit > MAX_LIST_LIMIT) {
-    return { ok: false, error: refusal("invalid_request", `limit must be 1 to ${MAX_LIST_LIMIT}`, { field: "limit" }) };
+  if (limit < 0 || limit > MAX_PAGE_LIMIT) {
+    return { ok: false, error: refusal("invalid_request", `limit must be 1 to ${MAX_PAGE_LIMIT}`, { field: "limit" }) };
   }
   return { ok: true, state: state ? (state as TransactionState) : null, limit: limit || DEFAULT_LIST_LIMIT };
 }

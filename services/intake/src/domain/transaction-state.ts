@@ -1,10 +1,12 @@
 // The transaction state machine (transaction-state.md beside this file).
 
+import { TERMINAL_OPERATION_STATUSES } from "@transferops/kit/pure";
+
 export const TRANSACTION_STATES = ["pending", "launched", "done", "cancelled", "closed"] as const;
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
-/** The operation statuses that end a launched transaction. */
-export const TERMINAL_OPERATION_STATUSES = ["confirmed", "failed", "no_evidence", "rejected"] as const;
+/** The operation statuses that end a launched transaction (the kit's, as dispatch names them). */
+export { TERMINAL_OPERATION_STATUSES };
 
 /** `outcome` of a transaction closed by receipt. */
 export const CLOSED_BY_RECEIPT = "closed_by_receipt";

@@ -186,64 +186,10 @@ export function mapRow(
       ],
     };
   }
-  const input: FieldsInput = {};
-  const sources: MappedRow["sources"] = {};
-  const custom: Record<string, string> = {};
-  const tags: string[] = [];
-  let lifecycle: string | null = null;
-  const errors: RowError[] = [];
-  for (const { index, column: c } of resolved) {
-    const value = transformed(values[index] ?? "", c.transform);
-    if (!value) continue;
-    switch (c.target) {
-      case "full_name": {
-        const { first, last } = splitFullName(value);
-        input.first_name ??= first;
-        if (last) input.last_name ??= last;
-        break;
-      }
-      case "first_name":
-      case "last_name":
-      case "language":
-        input[c.target] ??= value;
-        break;
-      case "phone":
-      case "email":
-        if (input[c.target] === undefined) {
-          input[c.target] = value;
-          sources[c.target] = c.column;
-        }
-        break;
-      case "lifecycle":
-        if (!stages.includes(value)) {
-          errors.push({ column: c.column, reason: "unknown_lifecycle", detail: `Unknown lifecycle stage ${value}` });
-        } else lifecycle = value;
-        break;
-      case "tags":
-        for (const name of value.split(/[,;|]/)) {
-          if (!name.trim()) continue; // "a,,b" and a trailing separator name no tag
-          const t = checkTagName(name);
-          if (t.ok) tags.push(t.value);
-          else errors.push({ column: c.column, reason: "invalid_tag", detail: t.error.detail });
-        }
-        break;
-      case "custom_field":
-        custom[c.custom_field_key!] = value;
-        break;
-    }
-  }
+  const { input, sources, custom, tags, lifecycle, errors } = gatherRow(values, resolved, stages);
   if (Object.keys(custom).length) input.custom_fields = custom;
   const checked = checkFields(input);
-  if (!checked.ok) {
-    const field = String(checked.error.context.field ?? "");
-    const column =
-      sources[field as "phone" | "email"] ?? resolved.find((r) => r.column.target === field)?.column.column;
-    errors.push({
-      column: column ?? "",
-      reason: checked.error.reason ?? "invalid_request",
-      detail: checked.error.detail,
-    });
-  }
+  if (!checked.ok) errors.push(fieldError(checked.error, sources, resolved));
   if (errors.length) return { ok: false, errors };
   const fields = (checked as { ok: true; value: CleanFields }).value;
   if (!fields.phone && !fields.email && !fields.first_name && !fields.last_name) {
@@ -253,4 +199,75 @@ export function mapRow(
     };
   }
   return { ok: true, row: { fields, tags, lifecycle, sources } };
+}
+
+/** What a record's columns give, before the contact's fields are checked together. */
+interface GatheredRow {
+  input: FieldsInput;
+  sources: MappedRow["sources"];
+  custom: Record<string, string>;
+  tags: string[];
+  lifecycle: string | null;
+  errors: RowError[];
+}
+
+function gatherRow(values: string[], resolved: Resolved[], stages: readonly string[]): GatheredRow {
+  const row: GatheredRow = { input: {}, sources: {}, custom: {}, tags: [], lifecycle: null, errors: [] };
+  for (const { index, column: c } of resolved) {
+    const value = transformed(values[index] ?? "", c.transform);
+    if (value) gatherColumn(row, c, value, stages);
+  }
+  return row;
+}
+
+/** One column's value into the row: the first of a field wins, tags and custom fields add up. */
+function gatherColumn(row: GatheredRow, c: Column, value: string, stages: readonly string[]): void {
+  const { input, sources } = row;
+  switch (c.target) {
+    case "full_name": {
+      const { first, last } = splitFullName(value);
+      input.first_name ??= first;
+      if (last) input.last_name ??= last;
+      break;
+    }
+    case "first_name":
+    case "last_name":
+    case "language":
+      input[c.target] ??= value;
+      break;
+    case "phone":
+    case "email":
+      if (input[c.target] === undefined) {
+        input[c.target] = value;
+        sources[c.target] = c.column;
+      }
+      break;
+    case "lifecycle":
+      if (!stages.includes(value)) {
+        row.errors.push({ column: c.column, reason: "unknown_lifecycle", detail: `Unknown lifecycle stage ${value}` });
+      } else row.lifecycle = value;
+      break;
+    case "tags":
+      gatherTags(row, c, value);
+      break;
+    case "custom_field":
+      row.custom[c.custom_field_key!] = value;
+      break;
+  }
+}
+
+function gatherTags(row: GatheredRow, c: Column, value: string): void {
+  for (const name of value.split(/[,;|]/)) {
+    if (!name.trim()) continue; // "a,,b" and a trailing separator name no tag
+    const t = checkTagName(name);
+    if (t.ok) row.tags.push(t.value);
+    else row.errors.push({ column: c.column, reason: "invalid_tag", detail: t.error.detail });
+  }
+}
+
+/** The contact's refusal as the row's error, on the column its field came from. */
+function fieldError(error: DomainError, sources: MappedRow["sources"], resolved: Resolved[]): RowError {
+  const field = String(error.context.field ?? "");
+  const column = sources[field as "phone" | "email"] ?? resolved.find((r) => r.column.target === field)?.column.column;
+  return { column: column ?? "", reason: error.reason ?? "invalid_request", detail: error.detail };
 }

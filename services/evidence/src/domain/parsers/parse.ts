@@ -322,7 +322,11 @@ export function canConfirmBalance(kind: MessageKind | null): boolean {
   return kind === "BAL";
 }
 
-const MOVEMENTS: ReadonlySet<MessageKind> = new Set<MessageKind>([
+/**
+ * The kinds that move money no operation asked for, in the order the movements list's query
+ * (and the index of Migration0008HistoryIndexes) spells them.
+ */
+export const MOVEMENT_KINDS: readonly MessageKind[] = [
   "UV_OUT",
   "UV_IN",
   "FLOAT_OUT",
@@ -332,7 +336,8 @@ const MOVEMENTS: ReadonlySet<MessageKind> = new Set<MessageKind>([
   "AIRTIME",
   "COM_SWEEP",
   "REV",
-]);
+];
+const MOVEMENTS: ReadonlySet<MessageKind> = new Set(MOVEMENT_KINDS);
 
 /** Money moved that no operation asked for: listed as a movement, never matched. */
 export function isMovement(kind: MessageKind | null): boolean {

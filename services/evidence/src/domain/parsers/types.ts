@@ -1,7 +1,7 @@
 // Types shared by the operator SMS parsers.
 
-/** `operator_a` writes like MTN MoMo, `operator_b` like Orange Money. */
-export type Operator = "operator_a" | "operator_b";
+/** `operator_a` writes like MTN MoMo, `operator_b` like Orange Money (the kit's vocabulary). */
+export type { Operator } from "@transferops/kit/pure";
 
 /**
  * What a message is, decided once from its text (see the "Message kinds" table of the
@@ -49,13 +49,15 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   "FAIL",
 ];
 
-export type Language = "fr" | "en";
+export const LANGUAGES = ["fr", "en"] as const;
+export type Language = (typeof LANGUAGES)[number];
 
 /**
  * Which way the money moved for the wallet whose SMS this is (the wallet whose balance the
  * text reports). `null` when the wording does not say whose wallet moved.
  */
-export type Direction = "in" | "out";
+export const DIRECTIONS = ["in", "out"] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 
 export interface ParsedMessage {
   kind: MessageKind | null;

@@ -58,15 +58,17 @@ const REPEATABLE: readonly string[] = ["any", "date", "number"];
 export const MAX_TEMPLATE_LENGTH = 600;
 
 /** Why a template is refused (context.reason of the admin routes). */
-export type TemplateProblem =
-  | "template_too_long"
-  | "unknown_slot"
-  | "repeated_slot"
-  | "no_literal_text"
-  | "unknown_kind"
-  | "deposit_needs_amount_ref_and_phone"
-  | "balance_needs_balance"
-  | "movement_needs_amount";
+export const TEMPLATE_PROBLEMS = [
+  "template_too_long",
+  "unknown_slot",
+  "repeated_slot",
+  "no_literal_text",
+  "unknown_kind",
+  "deposit_needs_amount_ref_and_phone",
+  "balance_needs_balance",
+  "movement_needs_amount",
+] as const;
+export type TemplateProblem = (typeof TEMPLATE_PROBLEMS)[number];
 
 const SLOT = /\{([a-z_]+)\}/g;
 
