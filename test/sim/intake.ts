@@ -153,9 +153,34 @@ export class Intake {
     };
   }
 
+  /**
+   * A board call on a transaction. One that another agent launched (a launch answered 200 before
+   * this call was sent) is not the caller's to see: 404 (401 or 403 for a revoked session), never
+   * 2xx, 409 or 422, which would say it exists and what state it is in.
+   */
+  private async board(
+    gw: string,
+    agent: SimAgent,
+    t: KnownTransaction,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<Reply> {
+    const launcher = this.launches.find((l) => l.transactionId === t.id)?.agent;
+    const a = await this.c.http(gw, method, path, { token: agent.token }, body);
+    if (!launcher || launcher === agent.agentId || a.status === 0 || a.status >= 500 || a.status === 429) return a;
+    this.c.checked(10);
+    if (![401, 403, 404].includes(a.status))
+      this.c.note(
+        [t.id],
+        `VIOLATION-CANDIDATE(10) ${agent.login} (${agent.role}) got ${a.status} ${outcomeOf(a)} on ${method} ${path.replace(/.*\/v1/, "/v1")}, a transaction another agent launched`,
+      );
+    return a;
+  }
+
   private async payment(gw: string, agent: SimAgent, t: KnownTransaction, undo: boolean): Promise<Reply> {
     const path = `/v1/transactions/${t.id}/payment-confirmation`;
-    const a = await this.c.http(gw, undo ? "DELETE" : "POST", path, { token: agent.token });
+    const a = await this.board(gw, agent, t, undo ? "DELETE" : "POST", path);
     this.c.note(
       [t.id],
       `agent ${agent.login} ${undo ? "undoes" : "confirms"} the payment of transaction ${t.requestId} → ${a.status} ${outcomeOf(a)}`,
@@ -207,7 +232,7 @@ export class Intake {
   }
 
   private async launch(gw: string, agent: SimAgent, t: KnownTransaction): Promise<Reply> {
-    const a = await this.c.http(gw, "POST", `/v1/transactions/${t.id}/launch`, { token: agent.token });
+    const a = await this.board(gw, agent, t, "POST", `/v1/transactions/${t.id}/launch`);
     const operationId = a.body?.operation_id as string | undefined;
     this.c.note(
       [t.id, ...(operationId ? [operationId] : [])],
@@ -244,7 +269,7 @@ export class Intake {
     t: KnownTransaction,
     body: { receiver_phone?: string; receiver_name?: string },
   ): Promise<Reply> {
-    const a = await this.c.http(gw, "PATCH", `/v1/transactions/${t.id}/receiver`, { token: agent.token }, body);
+    const a = await this.board(gw, agent, t, "PATCH", `/v1/transactions/${t.id}/receiver`, body);
     this.c.note(
       [t.id],
       `agent ${agent.login} rewrites the receiver of ${t.requestId} to ${JSON.stringify(body)} → ${a.status} ${outcomeOf(a)}`,
@@ -270,8 +295,8 @@ export class Intake {
   private async close(gw: string, agent: SimAgent, t: KnownTransaction, how: string, why: string): Promise<Reply> {
     const a =
       how === "cancel"
-        ? await this.c.http(gw, "POST", `/v1/transactions/${t.id}/cancel`, { token: agent.token }, { reason: why })
-        : await this.c.http(gw, "POST", `/v1/transactions/${t.id}/close-by-receipt`, { token: agent.token });
+        ? await this.board(gw, agent, t, "POST", `/v1/transactions/${t.id}/cancel`, { reason: why })
+        : await this.board(gw, agent, t, "POST", `/v1/transactions/${t.id}/close-by-receipt`);
     this.c.note(
       [t.id],
       `agent ${agent.login} ${how}s transaction ${t.requestId} (${why}) → ${a.status} ${outcomeOf(a)}`,

@@ -25,6 +25,7 @@ export const INVARIANTS = [
   "a replay answers the operation of its request id; a revoked right acts no more",
   "a transaction's operation is its launch's (tx-<id>, its receiver, its amount), none when cancelled or closed",
   "a text a wording rule reads as other than a deposit (a balance reply for a balance check) confirms nothing",
+  "scope: a transaction another agent launched answers an agent or supervisor 404, never its state",
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
