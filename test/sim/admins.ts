@@ -17,11 +17,11 @@ import {
 } from "./context.ts";
 
 export const ADMIN_ACTIONS = {
-  wordingDraft: 2.5,
+  wordingDraft: 4,
   wordingTry: 0.8,
-  wordingActivate: 2,
+  wordingActivate: 3,
   wordingRetire: 0.6,
-  wordingText: 4,
+  wordingText: 5,
   narrowGrant: 1.2,
   demote: 1.5,
 } as const;
