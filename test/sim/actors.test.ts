@@ -87,7 +87,10 @@ describe("the simulation's choices", () => {
     expect(new Set(a.filter((l) => !l.startsWith("http"))).size).toBeGreaterThan(10);
     // Intake's and the admins' actors draw from the same seed: transactions launched, rules drafted and activated.
     for (const call of ["/launch", "/payment-confirmation", "POST /v1/admin/wording-rules", "/activate"])
-      expect(a.some((l) => l.includes(call)), call).toBe(true);
+      expect(
+        a.some((l) => l.includes(call)),
+        call,
+      ).toBe(true);
   });
 
   it("differ from one seed to another", { timeout: 60_000 }, async () => {
