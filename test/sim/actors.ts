@@ -1,5 +1,6 @@
 // The actors of the simulation, driven through the gateways only: automation creating
-// operations, handsets, the operator's network (and forgers), agents at the board, admins.
+// operations, handsets, the operator's network (and forgers), agents at the board, admins;
+// intake's transactions are in intake.ts, wording rules, grants and demotions in admins.ts.
 // Every choice (which actor, which action, its inputs, which target among those known at that
 // moment) is drawn from one seeded generator, synchronously, when the action is chosen: one
 // seed gives one sequence of actions and inputs; only their timing differs from run to run.
@@ -10,6 +11,21 @@ import { OperatorSms, referenceOf, type OutgoingSms, type SmsFault } from "../si
 import type { SimulatedOperator } from "../simulator/operator.ts";
 import type { AckedCreate, AckedSms } from "../chaos/load.ts";
 import type { Random } from "./random.ts";
+import { ADMIN_ACTIONS, ADMIN_ACTOR_OF, Admins, type AdminAction } from "./admins.ts";
+import {
+  ACTIVE,
+  CUSTOMERS,
+  FORGER_NUMBERS,
+  type Balances,
+  type CreateRecord,
+  type KnownOperation,
+  type OperationRow,
+  type SimAgent,
+  type SimContext,
+} from "./context.ts";
+import { INTAKE_ACTIONS, INTAKE_ACTOR_OF, Intake, type IntakeAction } from "./intake.ts";
+
+export type { CreateRecord, KnownOperation, OperationRow } from "./context.ts";
 
 const CALL_TIMEOUT_MS = 10_000;
 
@@ -37,22 +53,6 @@ export interface SimHandset {
   sms: OperatorSms;
 }
 
-export interface KnownOperation {
-  operationId: string;
-  requestId: string;
-  body: Record<string, unknown>;
-  parent?: string;
-}
-
-/** What the database says of an operation, refreshed continuously (targets are picked from it). */
-export interface OperationRow {
-  operation_id: string;
-  status: string;
-  sim_id: string | null;
-  montant: number;
-  op_type: string;
-}
-
 export interface ActorsOptions {
   gatewayUrls: string[];
   apiKey: string;
@@ -60,23 +60,18 @@ export interface ActorsOptions {
   operator: SimulatedOperator;
   handsets: SimHandset[];
   adminToken: string;
+  /** A second admin: a wording rule that can confirm is activated by an admin who did not draft it. */
+  secondAdminToken: string;
   /** Agents at the board: the first is never deactivated. */
-  agents: { agentId: string; token: string; login: string; active: boolean; role: "agent" | "supervisor" }[];
+  agents: SimAgent[];
   /** The current rows of the operations, by id. */
   rows: () => Map<string, OperationRow>;
   /** The SIMs' measured balances as fleet holds them, read just before a create (see invariants). */
-  snapshotBalances: () => Promise<Map<string, { balance: number | null; at: string | null }>>;
+  snapshotBalances: () => Promise<Balances>;
   onCreate: (c: CreateRecord) => void;
   /** An entity's history line: `ids` are the operations, SIMs, messages it concerns. */
   note: (ids: string[], line: string) => void;
   log: (s: string) => void;
-}
-
-export interface CreateRecord {
-  operationId: string;
-  simId: string | null;
-  before: Map<string, { balance: number | null; at: string | null }>;
-  after: Map<string, { balance: number | null; at: string | null }>;
 }
 
 export const ACTIONS = {
@@ -106,6 +101,8 @@ export const ACTIONS = {
   replaceToken: 2,
   revokeToken: 1,
   deactivateAgent: 0.5,
+  ...INTAKE_ACTIONS,
+  ...ADMIN_ACTIONS,
 } as const;
 export type Action = keyof typeof ACTIONS;
 export const ACTOR_OF: Record<Action, string> = {
@@ -130,12 +127,14 @@ export const ACTOR_OF: Record<Action, string> = {
   replaceToken: "admin",
   revokeToken: "admin",
   deactivateAgent: "admin",
+  ...INTAKE_ACTOR_OF,
+  ...ADMIN_ACTOR_OF,
 };
 
-const CUSTOMERS = ["670112233", "677445566", "651234567", "680998877"];
-const FORGER_NUMBERS = ["+237677001122", "699887766", "MobileMoney1", "Mobile Money Info"];
 const NO_EVIDENCE_LIKE = ["no_evidence"];
-const ACTIVE = ["queued", "running", "awaiting_evidence"];
+/** Debits whose money may have left without a measured balance saying so: creates aim at their SIMs. */
+const OUTSTANDING = ["no_evidence", "awaiting_evidence", "running"];
+const GRANT_MAX_AMOUNT = 100_000;
 
 export class Actors {
   readonly answers: Answer[] = [];
@@ -148,11 +147,34 @@ export class Actors {
   private readonly dialled: { handset: number; body: Record<string, unknown>; operationId: string }[] = [];
   private readonly delayed: { handset: number; sms: OutgoingSms }[] = [];
   private sequence = 0;
-  /** Sessions tried again after their agent's deactivation was acknowledged. */
-  replayAndRevocationChecks = 0;
+  /** Checks of answers by invariant index (a replay, a revoked right, a reserved request id). */
+  readonly checked: Record<number, number> = {};
   private breakerOn = false;
+  readonly intake: Intake;
+  readonly admins: Admins;
 
-  constructor(private readonly o: ActorsOptions) {}
+  constructor(private readonly o: ActorsOptions) {
+    const context: SimContext = {
+      random: o.random,
+      http: (gw, method, path, auth, body) => this.http(gw, method, path, auth, body),
+      gatewayUrls: o.gatewayUrls,
+      adminToken: o.adminToken,
+      secondAdminToken: o.secondAdminToken,
+      agents: o.agents,
+      agentAt: (pick) => this.agent(pick),
+      simIds: () => o.handsets.map((h) => h.simId),
+      rows: o.rows,
+      snapshotBalances: o.snapshotBalances,
+      accepted: (op, record) => this.accepted(op, record),
+      forward: (handset, sms, what, about) => this.forward(o.handsets[handset], sms, what, about),
+      handsetCount: o.handsets.length,
+      checked: (invariant) => void (this.checked[invariant] = (this.checked[invariant] ?? 0) + 1),
+      note: o.note,
+      log: o.log,
+    };
+    this.intake = new Intake(context);
+    this.admins = new Admins(context);
+  }
 
   private get r(): Random {
     return this.o.random;
@@ -220,6 +242,8 @@ export class Actors {
   }
 
   private prepare(action: Action, n: number, gw: string): () => Promise<void> {
+    if (action in INTAKE_ACTIONS) return this.intake.prepare(action as IntakeAction, n, gw);
+    if (action in ADMIN_ACTIONS) return this.admins.prepare(action as AdminAction, n, gw);
     const r = this.r;
     const note = this.o.note;
     switch (action) {
@@ -235,7 +259,10 @@ export class Actors {
           montant: balance ? 1 : amount,
           client: { msisdn: customer, nom: "Client Simule" },
         };
-        return () => this.create(gw, body);
+        // Half the deposits aim at the SIM with the most debits outstanding, near its free balance.
+        const aim = !balance && r.chance(0.5);
+        const edge = r.float();
+        return () => (aim ? this.aimedCreate(gw, body, edge) : this.create(gw, body));
       }
       case "replaySame":
       case "replayChanged": {
@@ -246,7 +273,7 @@ export class Actors {
         return async () => {
           const a = await this.http(gw, "POST", "/v1/operations", { apiKey: true }, body);
           note([k.operationId], `${action} of ${k.requestId} → ${a.status} ${a.body?.operation_id ?? ""}`);
-          this.replayAndRevocationChecks += 1;
+          this.checked[7] = (this.checked[7] ?? 0) + 1;
           if ((a.status === 202 || a.status === 409) && a.body?.operation_id && a.body.operation_id !== k.operationId)
             note([k.operationId], `VIOLATION-CANDIDATE replay answered another operation ${a.body.operation_id}`);
         };
@@ -527,7 +554,7 @@ export class Actors {
           this.o.log(`admin deactivates agent ${agent.login} → ${a.status}`);
           // Its revoked session must act no more.
           const after = await this.http(gw, "GET", "/v1/operations?limit=1", { token: agent.token });
-          this.replayAndRevocationChecks += 1;
+          this.checked[7] = (this.checked[7] ?? 0) + 1;
           if (a.status === 204 && after.status === 200)
             this.o.note(
               [agent.agentId],
@@ -536,6 +563,8 @@ export class Actors {
           if (a.status === 204) await this.replaceAgent(gw, agent.role);
         };
       }
+      default:
+        throw new Error(`no actor for ${action}`);
     }
   }
 
@@ -561,8 +590,29 @@ export class Actors {
       this.o.agents.push({ agentId: made.body.agent_id, token: session.body.token, login, active: true, role });
   }
 
-  private async create(gw: string, body: Record<string, unknown>, parent?: string): Promise<void> {
+  /**
+   * A deposit naming the SIM with the most debits outstanding (no_evidence, awaiting proof,
+   * running), for 0.7 to 1.3 times what it may have left: the free-balance rule's edge.
+   */
+  private async aimedCreate(gw: string, body: Record<string, unknown>, edge: number): Promise<void> {
     const before = await this.o.snapshotBalances();
+    const risky = new Map<string, number>();
+    const pending = new Map<string, number>();
+    for (const x of this.rowsWhere((x) => x.sim_id !== null && x.op_type !== "balance")) {
+      const sim = x.sim_id!;
+      if (OUTSTANDING.includes(x.status)) risky.set(sim, (risky.get(sim) ?? 0) + x.montant);
+      if ([...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status)) pending.set(sim, (pending.get(sim) ?? 0) + x.montant);
+    }
+    const [simId] = [...risky].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))[0] ?? [];
+    if (!simId) return this.create(gw, body, undefined, before);
+    const free = (before.get(simId)?.balance ?? 0) - (pending.get(simId) ?? 0);
+    const montant = Math.min(GRANT_MAX_AMOUNT, Math.max(1000, 500 * Math.round((free * (0.7 + 0.6 * edge)) / 500)));
+    this.o.note([simId], `automation aims a ${montant} F deposit at SIM ${simId} (about ${free} F free)`);
+    return this.create(gw, { ...body, sim_id: simId, montant }, undefined, before);
+  }
+
+  private async create(gw: string, body: Record<string, unknown>, parent?: string, measured?: Balances): Promise<void> {
+    const before = measured ?? (await this.o.snapshotBalances());
     const a = await this.http(gw, "POST", "/v1/operations", { apiKey: true }, body);
     const id = a.body?.operation_id as string | undefined;
     const ids = [id ?? String(body.request_id), ...(parent ? [parent] : [])];
@@ -572,9 +622,22 @@ export class Actors {
     );
     if (a.status !== 202 || !id) return;
     const after = await this.o.snapshotBalances();
-    this.creates.push({ requestId: String(body.request_id), operationId: id, at: performance.now() });
-    this.known.push({ operationId: id, requestId: String(body.request_id), body, parent });
-    this.o.onCreate({ operationId: id, simId: null, before, after });
+    this.accepted(
+      { operationId: id, requestId: String(body.request_id), body, parent },
+      {
+        operationId: id,
+        simId: null,
+        before,
+        after,
+      },
+    );
+  }
+
+  /** An accepted create (a launch's operation included): lost writes, replays, retries, free balance. */
+  private accepted(op: KnownOperation, record: CreateRecord): void {
+    this.creates.push({ requestId: op.requestId, operationId: op.operationId, at: performance.now() });
+    this.known.push(op);
+    this.o.onCreate(record);
   }
 
   private async poll(

@@ -17,12 +17,15 @@ export interface Violation {
 export const INVARIANTS = [
   "confirmed only by the operator's proof of its exact amount, or a person's recorded decision",
   "a message proves at most one operation, an operation is proven at most once",
-  "no two paid operations for one intent (a retry and its parent) without an alert",
+  "no two paid operations for one intent (a retry and its parent, two launches of one transaction) without an alert",
   "a SIM's free balance never below zero at a create",
   "every acknowledged write exists",
   "no 5xx but a 503 with Retry-After while a process is down",
   "no operation stuck past its lease",
   "a replay answers the operation of its request id; a revoked right acts no more",
+  "a transaction's operation is its launch's (tx-<id>, its receiver, its amount), none when cancelled or closed",
+  "a text a wording rule reads as other than a deposit (a balance reply for a balance check) confirms nothing",
+  "scope: a transaction another agent launched answers an agent or supervisor 404, never its state",
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
@@ -33,7 +36,8 @@ export class Invariants {
   readonly evaluated: Record<string, number> = {};
   private readonly pendingCreates: CreateRecord[] = [];
   private readonly checks: Checks;
-  private replayAndRevocationCounted = 0;
+  /** The answers' checks already counted, by invariant index (Actors.checked). */
+  private readonly checkedCounted: Record<number, number> = {};
 
   constructor(
     databaseUrl: string,
@@ -82,16 +86,22 @@ export class Invariants {
     this.count("no operation stuck past its lease");
     for (const id of stuck)
       this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
-    this.count(INVARIANTS[7], actors.replayAndRevocationChecks - this.replayAndRevocationCounted);
-    this.replayAndRevocationCounted = actors.replayAndRevocationChecks;
-    for (const [id, lines] of o.notes)
-      for (const l of lines as { line: string }[])
-        if (l.line.includes("VIOLATION-CANDIDATE"))
-          this.found(
-            "a replay answers the operation of its request id; a revoked right acts no more",
-            l.line.replace("VIOLATION-CANDIDATE ", ""),
-            [id],
-          );
+    await this.transactions(actors);
+    await this.taughtReadings();
+    this.candidates(actors, o.notes);
+  }
+
+  /** What the actors checked from answers: `VIOLATION-CANDIDATE(i) ` lines (no index: invariant 8). */
+  private candidates(actors: Actors, notes: Map<string, unknown[]>): void {
+    for (const [i, n] of Object.entries(actors.checked)) {
+      this.count(INVARIANTS[Number(i)], n - (this.checkedCounted[Number(i)] ?? 0));
+      this.checkedCounted[Number(i)] = n;
+    }
+    for (const [id, lines] of notes)
+      for (const l of lines as { line: string }[]) {
+        const m = /VIOLATION-CANDIDATE(?:\((\d+)\))? /.exec(l.line);
+        if (m) this.found(INVARIANTS[Number(m[1] ?? 7)], l.line.replace(m[0], ""), [id]);
+      }
   }
 
   private async confirmations(): Promise<void> {
@@ -208,6 +218,88 @@ export class Invariants {
     }
   }
 
+  /**
+   * Transactions (invariants 3 and 9): launches answered 200 name one operation per transaction,
+   * the one with request id tx-<id>, which the transaction records; that operation pays the
+   * transaction's receiver its amount; a transaction with an operation was launched (not pending,
+   * cancelled or closed: the claim is taken before dispatch is called).
+   */
+  private async transactions(actors: Actors): Promise<void> {
+    const rows = await this.query<{
+      id: string;
+      state: string;
+      linked: string | null;
+      receiver_phone: string;
+      amount: string;
+      op: string | null;
+      status: string | null;
+      msisdn_dest: string | null;
+      montant: string | null;
+    }>(
+      `select t.id::text, t.state, t.operation_id::text as linked, t.receiver_phone, t.received_amount_xaf::text as amount,
+              o.operation_id::text as op, o.status, o.msisdn_dest, o.montant::text
+         from intake.transactions t left join dispatch.operations o on o.request_id = 'tx-' || t.id::text`,
+    );
+    const launched = new Map<string, Set<string>>();
+    for (const l of actors.intake.launches)
+      launched.set(l.transactionId, (launched.get(l.transactionId) ?? new Set()).add(l.operationId));
+    const [twice, own] = [INVARIANTS[2], INVARIANTS[8]];
+    this.count(twice, launched.size);
+    this.count(own, rows.length);
+    const local = (p: string | null) => (p ?? "").replace(/\D/g, "").slice(-9);
+    for (const t of rows) {
+      const answered = [...(launched.get(t.id) ?? [])];
+      const ids = [t.id, t.op ?? "", t.linked ?? "", ...answered];
+      if (answered.length > 1 || (t.op && answered.some((a) => a !== t.op)))
+        this.found(
+          twice,
+          `transaction ${t.id}: launches answered ${answered.join(", ")} (its tx- operation: ${t.op})`,
+          ids,
+        );
+      if (!t.op) continue;
+      if (t.linked && t.linked !== t.op)
+        this.found(twice, `transaction ${t.id} records operation ${t.linked}, its tx- operation is ${t.op}`, ids);
+      if (!["launched", "done"].includes(t.state))
+        this.found(own, `transaction ${t.id} is ${t.state} and its operation ${t.op} exists (${t.status})`, ids);
+      if (local(t.msisdn_dest) !== local(t.receiver_phone) || t.montant !== t.amount)
+        this.found(
+          own,
+          `transaction ${t.id} pays ${t.amount} F to ${t.receiver_phone}; its operation ${t.op} ${t.montant} F to ${t.msisdn_dest}`,
+          ids,
+        );
+    }
+  }
+
+  /**
+   * Every text a taught rule read (evaluated once each): one read as anything but DEP (BAL for a
+   * balance check) proves no confirmed operation.
+   */
+  private async taughtReadings(): Promise<void> {
+    const rows = await this.query<{
+      message_id: string;
+      kind: string | null;
+      operation_id: string | null;
+      op_type: string | null;
+    }>(
+      `select m.id::text as message_id, w.kind, o.operation_id::text, o.op_type
+         from evidence.messages m
+         join evidence.wording_rules w on m.parse_rule = 'taught.' || w.operator || '.' || w.rule_id || '.v' || w.version
+         left join dispatch.operations o
+           on o.status = 'confirmed' and o.confirmed_by not in ('settle', 'arbitrate')
+          and (o.evidence_message_id = m.id::text or (o.operation_id = m.operation_id and m.link = 'proof'))`,
+    );
+    const inv = INVARIANTS[9];
+    this.count(inv, rows.length);
+    for (const r of rows) {
+      if (!r.operation_id || r.kind === (r.op_type === "balance" ? "BAL" : "DEP")) continue;
+      this.found(
+        inv,
+        `operation ${r.operation_id} (${r.op_type}) confirmed by message ${r.message_id}, read by a taught rule as ${r.kind ?? "no kind"}`,
+        [r.operation_id, r.message_id],
+      );
+    }
+  }
+
   private async freeBalance(): Promise<void> {
     const inv = INVARIANTS[3];
     for (const c of this.pendingCreates.splice(0)) {
@@ -226,7 +318,10 @@ export class Invariants {
            from dispatch.operations
           where sim_id = $1 and op_type = any($2) and created_at <= $3
             and status not in ('failed', 'rejected')
-            and (executed_at is null or executed_at > $4)`,
+            -- not gone before the measurement: neither dialled before it nor confirmed before it
+            -- (a proof with no dial recorded: a text attached to, or proving, a queued transfer)
+            and (coalesce(executed_at, case when status = 'confirmed' then finished_at end) is null
+                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)`,
         [op.sim_id, DEBITING, op.created_at, before.at],
       );
       const free = before.balance - Number(d.debits);

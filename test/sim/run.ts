@@ -131,6 +131,8 @@ async function simulate(
   const random = new Random(seed);
   const api = new Api(system.gatewayUrl);
   const admin = await api.bootstrapAdmin();
+  // A rule that can confirm (DEP, BAL) is activated by an admin other than its author.
+  const secondAdmin = await api.createAgent(admin.token, { login: "sim-admin-2", role: "admin" });
   const operator = new SimulatedOperator();
   const agents = [];
   for (let i = 0; i < 3; i++) {
@@ -162,6 +164,7 @@ async function simulate(
     operator,
     handsets,
     adminToken: admin.token,
+    secondAdminToken: secondAdmin.token,
     agents,
     rows: () => rows,
     snapshotBalances: async () => {
@@ -236,14 +239,16 @@ async function simulate(
     if (r.status === 202) break;
     if (Date.now() > until) throw new Error(`creates never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
   }
-  step(`provisioned ${HANDSETS} handsets (one SIM each, ${SIM_BALANCE} F), 3 agents; actions every ${tickMs} ms`);
+  step(
+    `provisioned ${HANDSETS} handsets (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins; actions every ${tickMs} ms`,
+  );
 
   let running = true;
   const refresher = (async () => {
     while (running) {
       const r = await invariants
         .query<OperationRow & { montant: string }>(
-          `select operation_id::text, status, sim_id, montant::text, op_type from dispatch.operations`,
+          `select operation_id::text, status, sim_id, montant::text, op_type, agent_id::text from dispatch.operations`,
         )
         .catch(() => undefined);
       if (r) for (const x of r) rows.set(x.operation_id, { ...x, montant: Number(x.montant) });
