@@ -25,8 +25,8 @@ import { findOperation, updateOperation, type OperationChange, type OperationRec
 import {
   answeredBefore,
   insertProof,
-  lockConfirmedOnWord,
-  lockContradicted,
+  lockDialledDebit,
+  type DialledDebit,
   lockMessage,
   lockProofCandidates,
   lockRetryOf,
@@ -152,17 +152,19 @@ async function decide(
   const local = message.counterparty_msisdn
     ? normaliseMsisdn(message.counterparty_msisdn.replace(/[^\d+]/g, ""))
     : null;
-  const contradicted = () =>
+  // The SIM's newest dialled debit of the text's amount (and number, when it names one), as
+  // `which` finds it: failed or rejected (contradicted), or confirmed on word.
+  const dialledDebit = (which: DialledDebit) =>
     message.kind !== "BAL" && (local || !message.counterparty_msisdn)
-      ? lockContradicted(
-          em,
-          sim_id,
-          opTypes.filter(isDebiting),
-          message.amount,
-          local ? [local, `237${local}`] : null,
-          lateEvidenceS,
-        )
+      ? lockDialledDebit(em, which, {
+          simId: sim_id,
+          opTypes: opTypes.filter(isDebiting),
+          amount: message.amount,
+          msisdns: local ? [local, `237${local}`] : null,
+          withinS: lateEvidenceS,
+        })
       : Promise.resolve(undefined);
+  const contradicted = () => dialledDebit("failed");
   if (decision.outcome === "confirmed") {
     // A retry no handset has claimed yet did not send this: the parent it retries did, when
     // the parent failed or was rejected for this amount and number.
@@ -177,17 +179,7 @@ async function decide(
   // The text of an operation a person already confirmed on word proves that one, not the
   // contradiction of another: a retry's late receipt, settled `arrived` before it came, had
   // contradicted its failed parent (found by the seeded simulation, seed 42).
-  const onWord =
-    message.kind !== "BAL" && (local || !message.counterparty_msisdn)
-      ? await lockConfirmedOnWord(
-          em,
-          sim_id,
-          opTypes.filter(isDebiting),
-          message.amount,
-          local ? [local, `237${local}`] : null,
-          lateEvidenceS,
-        )
-      : undefined;
+  const onWord = await dialledDebit("confirmed_on_word");
   if (onWord) {
     const candidate: Candidate = { ...onWord, record: onWord };
     return { decision: { outcome: "confirmed", operation_id: onWord.operation_id }, candidates: [candidate] };

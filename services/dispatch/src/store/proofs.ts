@@ -125,62 +125,49 @@ export async function lockProofCandidates(
   });
 }
 
-/**
- * The operation a proof of `amount` contradicts, locked: the SIM's newest failed or rejected
- * debit of that amount that was handed to a handset (or dialled by hand), changed within
- * `withinS` seconds, to one of `msisdns` when the message names a number, and no other
- * message contradicts yet (store/operations.ts `HELD_DEBITS` holds such a debit).
- */
-export async function lockContradicted(
-  em: EntityManager,
-  simId: string,
-  opTypes: readonly string[],
-  amount: number,
-  msisdns: readonly string[] | null,
-  withinS: number,
-): Promise<OperationRecord | undefined> {
-  if (opTypes.length === 0) return undefined;
-  const found = await rows<Record<string, unknown>>(
-    em,
-    `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
-      where o.sim_id = ? and o.status in ('failed', 'rejected') and o.op_type in (?) and o.montant = ?
-        and o.updated_at > clock_timestamp() - make_interval(secs => ?)
-        and (o.started_at is not null or o.origin = 'matching') and o.contradicting_message_id is null
-        ${msisdns ? "and o.msisdn_dest in (?)" : ""}
-      order by o.updated_at desc limit 1
-      for update of o`,
-    [simId, [...opTypes], amount, withinS, ...(msisdns ? [[...msisdns]] : [])],
-  );
-  return found[0] && toRecord(found[0]);
-}
+/** Which dialled debit a proof looks for when no active operation matches it. */
+export type DialledDebit = "failed" | "confirmed_on_word";
+
+const DIALLED_DEBIT: Record<DialledDebit, { where: string; since: string }> = {
+  // Contradicted: failed or rejected, changed within the window, not contradicted yet
+  // (store/operations.ts `HELD_DEBITS` holds such a debit).
+  failed: {
+    where: `o.status in ('failed', 'rejected') and o.contradicting_message_id is null`,
+    since: "o.updated_at",
+  },
+  // Confirmed by a person (settled `arrived`, arbitrated `confirmed`) with no message yet,
+  // finished within the window: bounded by `operations_sim_finished`.
+  confirmed_on_word: {
+    where: `o.status = 'confirmed' and o.evidence_message_id is null and o.decided_at is not null
+        and o.finished_at is not null`,
+    since: "o.finished_at",
+  },
+};
 
 /**
- * The operation a proof of `amount` proves although a person already confirmed it on word
- * (settled `arrived`, arbitrated `confirmed`: confirmed with no message), locked: the SIM's
- * newest such dialled debit of that amount, finished within `withinS` seconds, to one of
- * `msisdns` when the message names a number. Bounded by `operations_sim_finished`.
+ * The operation a proof of `amount` may be the text of although no active operation matches it,
+ * locked: the SIM's newest debit of that amount that was handed to a handset (or dialled by hand)
+ * within `withinS` seconds, to one of `msisdns` when the message names a number, and in the
+ * state `which` names: failed or rejected (the proof contradicts it), or confirmed on word (the
+ * proof is its text).
  */
-export async function lockConfirmedOnWord(
+export async function lockDialledDebit(
   em: EntityManager,
-  simId: string,
-  opTypes: readonly string[],
-  amount: number,
-  msisdns: readonly string[] | null,
-  withinS: number,
+  which: DialledDebit,
+  q: { simId: string; opTypes: readonly string[]; amount: number; msisdns: readonly string[] | null; withinS: number },
 ): Promise<OperationRecord | undefined> {
-  if (opTypes.length === 0) return undefined;
+  if (q.opTypes.length === 0) return undefined;
+  const { where, since } = DIALLED_DEBIT[which];
   const found = await rows<Record<string, unknown>>(
     em,
     `select ${OPERATION_COLUMNS}, ${LOCKED_AT} from dispatch.operations o
-      where o.sim_id = ? and o.finished_at is not null
-        and o.finished_at > clock_timestamp() - make_interval(secs => ?)
-        and o.status = 'confirmed' and o.evidence_message_id is null and o.decided_at is not null
-        and o.op_type in (?) and o.montant = ?
+      where o.sim_id = ? and ${where} and o.op_type in (?) and o.montant = ?
+        and ${since} > clock_timestamp() - make_interval(secs => ?)
         and (o.started_at is not null or o.origin = 'matching')
-        ${msisdns ? "and o.msisdn_dest in (?)" : ""}
-      order by o.finished_at desc limit 1
+        ${q.msisdns ? "and o.msisdn_dest in (?)" : ""}
+      order by ${since} desc limit 1
       for update of o`,
-    [simId, withinS, [...opTypes], amount, ...(msisdns ? [[...msisdns]] : [])],
+    [q.simId, [...q.opTypes], q.amount, q.withinS, ...(q.msisdns ? [[...q.msisdns]] : [])],
   );
   return found[0] && toRecord(found[0]);
 }
