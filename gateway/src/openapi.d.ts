@@ -19172,7 +19172,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not in no_evidence. Reasons (context.reason): operation_not_settleable */
+      /** @description Not in no_evidence. Reasons (context.reason): operation_not_settleable, retry_chain_may_have_paid */
       409: {
         headers: {
           [name: string]: unknown;
@@ -19190,7 +19190,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "operation_not_settleable";
+              reason?: "operation_not_settleable" | "retry_chain_may_have_paid";
             };
           };
         };
@@ -20196,7 +20196,7 @@ export interface operations {
           };
         };
       };
-      /** @description Invalid body, or the operation is not in no_evidence. Reasons (context.reason): invalid_request, nested_too_deeply, nul_character, operation_not_arbitrable */
+      /** @description Invalid body, or the operation is not in no_evidence. Reasons (context.reason): arbitration_retry_chain_may_have_paid, invalid_request, nested_too_deeply, nul_character, operation_not_arbitrable */
       422: {
         headers: {
           [name: string]: unknown;
@@ -20207,14 +20207,19 @@ export interface operations {
            *       "detail": "Invalid body, or the operation is not in no_evidence",
            *       "code": "refused",
            *       "context": {
-           *         "reason": "invalid_request"
+           *         "reason": "arbitration_retry_chain_may_have_paid"
            *       }
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             context?: {
               /** @enum {string} */
-              reason?: "invalid_request" | "nested_too_deeply" | "nul_character" | "operation_not_arbitrable";
+              reason?:
+                | "arbitration_retry_chain_may_have_paid"
+                | "invalid_request"
+                | "nested_too_deeply"
+                | "nul_character"
+                | "operation_not_arbitrable";
             };
           };
         };

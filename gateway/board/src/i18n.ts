@@ -625,6 +625,10 @@ const en = {
   "r.evidence_amount_mismatch": "The SMS amount is not the operation's amount.",
   "r.evidence_number_mismatch": "The SMS names another number than the operation's.",
   "r.operation_never_dialled": "This operation was never dialled: no SMS can prove it.",
+  "r.retry_chain_may_have_paid":
+    "Another operation of this transfer (its retry or the one it retries) was paid or dialled: settle that one first, or attach the operator's SMS if the money went twice.",
+  "r.arbitration_retry_chain_may_have_paid":
+    "Another operation of this transfer (its retry or the one it retries) was paid or dialled: decide that one first, or attach the operator's SMS if the money went twice.",
   "r.evidence_already_linked": "The SMS already proves an operation.",
   "r.transaction_not_pending": "The transaction is no longer pending.",
   "r.already_launched": "The transaction was already launched.",
@@ -1386,6 +1390,10 @@ const fr: Catalogue = {
   "r.evidence_amount_mismatch": "Le montant du SMS n'est pas celui de l'opération.",
   "r.evidence_number_mismatch": "Le SMS nomme un autre numéro que celui de l'opération.",
   "r.operation_never_dialled": "Cette opération n'a jamais été composée : aucun SMS ne peut la prouver.",
+  "r.retry_chain_may_have_paid":
+    "Une autre opération de ce transfert (sa relance ou celle qu'elle relance) a été payée ou composée : réglez-la d'abord, ou rattachez le SMS de l'opérateur si l'argent est parti deux fois.",
+  "r.arbitration_retry_chain_may_have_paid":
+    "Une autre opération de ce transfert (sa relance ou celle qu'elle relance) a été payée ou composée : décidez-la d'abord, ou rattachez le SMS de l'opérateur si l'argent est parti deux fois.",
   "r.evidence_already_linked": "Le SMS prouve déjà une opération.",
   "r.transaction_not_pending": "La transaction n'est plus en attente.",
   "r.already_launched": "La transaction a déjà été lancée.",

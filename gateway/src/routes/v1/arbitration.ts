@@ -32,7 +32,13 @@ export const arbitrationRoutes: Route[] = [
         422: "Invalid body, or the operation is not in no_evidence",
       },
       DISPATCH,
-      ["caller_not_allowed", "operation_not_found", "operation_not_arbitrable", "invalid_request"],
+      [
+        "caller_not_allowed",
+        "operation_not_found",
+        "operation_not_arbitrable",
+        "arbitration_retry_chain_may_have_paid",
+        "invalid_request",
+      ],
     ),
     async handle({ caller, params, body, services }) {
       const res = await services.dispatch.arbitrateOperation({

@@ -276,7 +276,9 @@ describe("no second payment: a parent settled on word after its retry exists", (
     expect(next.body?.operation_id).toBeUndefined();
   });
 
-  it("alerts when an admin confirms a parent whose retry was already proven", async () => {
+  // Found by the seeded simulation (seed 42, with its intake and admin actors): a parent settled
+  // arrived after its retry was proven left two confirmed operations for one transfer.
+  it("refuses to confirm on word a parent whose retry was proven (422 for an admin, 409 for an agent), and the parent stays unproven", async () => {
     const h1 = await handset(500_000);
     const h2 = await handset(500_000);
     const msisdn = customer();
@@ -291,13 +293,43 @@ describe("no second payment: a parent settled on word after its retry exists", (
       token: admin.token,
       body: { decision: "confirmed", note: "the customer's receipt shows it" },
     });
-    expect(arbitrated.status, JSON.stringify(arbitrated.body)).toBe(200);
-    const alert = await notification("retry_chain_paid_twice", id);
-    expect([alert.severity, alert.message.includes(retryId), alert.message.includes("was paid twice")]).toEqual([
-      "critical",
-      true,
-      true,
+    expect([arbitrated.status, arbitrated.body.code, arbitrated.body.context]).toEqual([
+      422,
+      "refused",
+      expect.objectContaining({
+        reason: "arbitration_retry_chain_may_have_paid",
+        other_operation_id: retryId,
+        other_status: "confirmed",
+      }),
     ]);
+    const settled = await settle(id, "arrived");
+    expect([settled.status, settled.body.code, settled.body.context?.reason]).toEqual([
+      409,
+      "conflict",
+      "retry_chain_may_have_paid",
+    ]);
+    expect((await getOperation(id)).status).toBe("no_evidence");
+    // The word that it did not arrive is taken.
+    expect((await settle(id, "did_not_arrive")).status).toBe(200);
+  });
+
+  it("refuses to settle arrived a parent whose retry was dialled and is not ended; once the retry is settled, the parent may be", async () => {
+    const h1 = await handset(500_000);
+    const h2 = await handset(500_000);
+    const msisdn = customer();
+    const id = await created(h1.sim.simId, 8_810, msisdn);
+    expect((await dial(h1.device, id, "ussd_timeout")).status).toBe("no_evidence");
+    const retryId = (await create(h2.sim.simId, 8_810, msisdn, { parent: id })).body.operation_id as string;
+    expect((await dial(h2.device, retryId, "ussd_timeout")).status).toBe("no_evidence");
+    const refused = await settle(id, "arrived");
+    expect([refused.status, refused.body.context?.reason, refused.body.context?.other_operation_id]).toEqual([
+      409,
+      "retry_chain_may_have_paid",
+      retryId,
+    ]);
+    expect((await settle(retryId, "did_not_arrive")).status).toBe(200);
+    expect((await settle(id, "arrived")).status).toBe(200);
+    expect((await getOperation(id)).status).toBe("confirmed");
   });
 });
 

@@ -318,7 +318,14 @@ export const operationRoutes: Route[] = [
         422: "Empty note",
       },
       DISPATCH,
-      ["caller_not_allowed", "not_in_scope", "operation_not_found", "operation_not_settleable", "invalid_request"],
+      [
+        "caller_not_allowed",
+        "not_in_scope",
+        "operation_not_found",
+        "operation_not_settleable",
+        "retry_chain_may_have_paid",
+        "invalid_request",
+      ],
     ),
     async handle({ caller, params, body, services }) {
       const res = await services.dispatch.settleOperation({

@@ -85,6 +85,14 @@ export const REASONS = {
   operation_not_editable: { status: "conflict", when: "Edit of a matching operation that left awaiting_manual_dial" },
   operation_not_settleable: { status: "conflict", when: "Board settle of an operation not in no_evidence" },
   operation_not_arbitrable: { status: "refused", when: "Admin arbitration of an operation not in no_evidence" },
+  retry_chain_may_have_paid: {
+    status: "conflict",
+    when: "Settle `arrived` of an operation whose retry or parent was proven, or dialled and not ended: a person's word would record a second payment of one transfer (context.other_operation_id); the operator's text of a second payment is attached instead",
+  },
+  arbitration_retry_chain_may_have_paid: {
+    status: "refused",
+    when: "Arbitration `confirmed` of an operation whose retry or parent was proven, or dialled and not ended (context.other_operation_id), as for settle",
+  },
   operation_not_attachable: {
     status: "conflict",
     when: "Attach to a failed or rejected operation, or one already proven by evidence",

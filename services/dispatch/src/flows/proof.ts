@@ -404,6 +404,37 @@ export async function watchRetryChain(
 }
 
 /**
+ * A person's word never records a second payment of one transfer: an operation whose retry or
+ * parent was proven, or was dialled and has not ended, is not confirmed on word (settle `arrived`:
+ * `retry_chain_may_have_paid`, 409; arbitrate `confirmed`: its `arbitration_` twin, 422). The
+ * person settles the other one first, or attaches the operator's text of a second payment, which
+ * is proof. Found by the seeded simulation (seed 42): a parent settled `arrived` after its retry
+ * was proven left two confirmed operations for one transfer.
+ */
+export async function refuseWordOverPaidChain(
+  em: EntityManager,
+  op: OperationRecord,
+  reason: "retry_chain_may_have_paid" | "arbitration_retry_chain_may_have_paid",
+): Promise<void> {
+  const retry = op.has_retry ? await lockRetryOf(em, op.operation_id) : undefined;
+  const parent = op.parent_operation_id ? await findOperation(em, op.parent_operation_id) : undefined;
+  const other = [retry, parent].find((o) => o && mayHavePaid(o));
+  if (!other) return;
+  throw refusal(
+    reason,
+    `Operation ${other.operation_id} of the same transfer (its ${other === retry ? "retry" : "parent"}) is ${other.status}` +
+      `${other.status === "confirmed" ? "" : " after a dial"}: confirming ${op.operation_id} on word would record a second payment`,
+    { operation_id: op.operation_id, other_operation_id: other.operation_id, other_status: other.status },
+  );
+}
+
+/** Proven (or contradicted), or dialled and not ended without its money leaving. */
+function mayHavePaid(op: OperationRecord): boolean {
+  if (op.status === "confirmed" || op.contradicting_message_id !== null) return true;
+  return (op.started_at !== null || op.origin === "matching") && !endedUndialled(op);
+}
+
+/**
  * A retry that ended without its money leaving, by the handset's, the operator's or a person's
  * word: failed (unless a proof contradicts it), or rejected before dialling or on a refused dial.
  */

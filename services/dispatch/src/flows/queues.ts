@@ -8,7 +8,7 @@ import {
   type QueueFilter,
 } from "../store/queues.ts";
 import type { DispatchDeps } from "./ports.ts";
-import { watchRetryChain } from "./proof.ts";
+import { refuseWordOverPaidChain, watchRetryChain } from "./proof.ts";
 import { lockOrNotFound, move } from "./transitions.ts";
 
 /** SIMs the caller's grant assigns it (from fleet); none are needed for the fleet-wide callers. */
@@ -50,6 +50,9 @@ export async function settleOperation(
   const after = await deps.db.tx(async (em) => {
     const before = await lockOrNotFound(em, operationId);
     check(checkQueueScope(actor, before, granted));
+    // After the status rule (move refuses what is not no_evidence): a word that would pay twice.
+    if (arrived && before.status === "no_evidence")
+      await refuseWordOverPaidChain(em, before, "retry_chain_may_have_paid");
     const op = await move(
       em,
       before,
@@ -90,6 +93,8 @@ export async function arbitrateOperation(
   const confirmed = decision === "confirmed";
   const after = await deps.db.tx(async (em) => {
     const before = await lockOrNotFound(em, operationId);
+    if (confirmed && before.status === "no_evidence")
+      await refuseWordOverPaidChain(em, before, "arbitration_retry_chain_may_have_paid");
     const op = await move(
       em,
       before,
