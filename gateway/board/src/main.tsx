@@ -6,6 +6,7 @@ import { lang, setLang, t, type Key, type Lang } from "./i18n.ts";
 import { countdown } from "./format.ts";
 import { startLive, stopLive } from "./live.ts";
 import { useWaiting, type WaitingPage } from "./waiting.ts";
+import { hashPath } from "./ui.tsx";
 import { ChangePassword, SignIn } from "./pages/SignIn.tsx";
 import { Operations } from "./pages/Operations.tsx";
 import { Transactions } from "./pages/Transactions.tsx";
@@ -52,7 +53,7 @@ const PAGES = {
 type PageName = keyof typeof PAGES;
 
 function pageOfHash(): PageName | undefined {
-  const name = location.hash.replace(/^#\/?/, "").split("/")[0];
+  const [name] = hashPath();
   if (!name) return "transactions";
   return name in PAGES ? (name as PageName) : undefined;
 }

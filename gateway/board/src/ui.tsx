@@ -49,10 +49,16 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
  * The item a page shows in its detail dialog, at a URL of its own (`#/operations/<id>`): a link
  * sent to a colleague opens it, a reload keeps it open, the browser's back button closes it.
  */
+/** The hash's page and item: `#/operations/<id>` is ["operations", "<id>"]. */
+export function hashPath(): [string, string | undefined] {
+  const [name = "", id] = location.hash.replace(/^#\/?/, "").split("/");
+  return [name, id ? decodeURIComponent(id) : undefined];
+}
+
 export function useHashItem(page: string): [string | undefined, (id: string | undefined) => void] {
   const read = () => {
-    const [name, id] = location.hash.replace(/^#\/?/, "").split("/");
-    return name === page && id ? decodeURIComponent(id) : undefined;
+    const [name, id] = hashPath();
+    return name === page ? id : undefined;
   };
   const [id, setId] = useState(read);
   useEffect(() => {

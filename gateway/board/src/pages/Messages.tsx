@@ -3,6 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Evidence, Movement, Operation } from "../types.ts";
+import { localDigits } from "../rules.ts";
 import { Answer, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
 const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
@@ -118,9 +119,9 @@ function Differences({ evidence: e, operation: o }: { evidence: Evidence; operat
     const gap = fcfa(Math.abs(e.amount - o.montant));
     named.push(t(e.amount > o.montant ? "msg.diff.more" : "msg.diff.less", { gap }));
   }
-  const digits = (v: string | null | undefined) => (v ?? "").replace(/\D/g, "").slice(-9);
-  const smsNumber = digits(e.counterparty_msisdn);
-  if (smsNumber.length === 9 && smsNumber !== digits(o.msisdn_dest))
+  // The number rules of the kit (rules.ts): a masked or partial number names nothing.
+  const smsNumber = localDigits(e.counterparty_msisdn ?? "");
+  if (/^\d{9}$/.test(smsNumber) && smsNumber !== localDigits(o.msisdn_dest ?? ""))
     named.push(t("msg.diff.number", { number: e.counterparty_msisdn ?? "" }));
   if (named.length === 0) return <span class="same">{t("msg.diff.none")}</span>;
   return <span class="diff">{named.join(" · ")}</span>;
