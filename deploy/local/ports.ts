@@ -9,11 +9,15 @@ import { createServer } from "node:net";
 export async function freePort(): Promise<number> {
   for (;;) {
     const candidate = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once("error", () => resolve(false));
-      srv.listen(candidate, "127.0.0.1", () => srv.close(() => resolve(true)));
-    });
-    if (free) return candidate;
+    if (await isFree(candidate)) return candidate;
   }
+}
+
+/** Whether nothing listens on `port` of the loopback interface right now. */
+export function isFree(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
 }

@@ -1,5 +1,7 @@
 import {
+  baseConfigShape,
   createLogger,
+  parseConfig,
   KafkaBus,
   MemoryBus,
   csv,
@@ -20,7 +22,7 @@ import { loadIntakeConfig } from "@transferops/intake/config";
 import { startMessaging } from "@transferops/messaging";
 import { loadMessagingConfig } from "@transferops/messaging/config";
 import { startGateway } from "@transferops/gateway";
-import { freePort } from "./ports.ts";
+import { freePort, isFree } from "./ports.ts";
 
 export { freePort };
 import { loadGatewayConfig } from "@transferops/gateway/config";
@@ -72,14 +74,15 @@ async function startOnce(options: SystemOptions): Promise<RunningSystem> {
   };
   if (options.randomPorts) {
     // Every service learns every address up front, so calls in either direction work.
-    for (const name of ["FLEET", "DISPATCH", "EVIDENCE", "INTAKE", "ANALYTICS", "MESSAGING"]) {
+    for (const name of SERVICES) {
       const p = await freePort();
       env[`${name}_URL`] = `http://127.0.0.1:${p}`;
       env[`${name}_GRPC_PORT`] = String(p);
     }
+  } else {
+    await moveTakenPorts(env, logOf("system"));
   }
-  const port = (name: string, configured: number) =>
-    options.randomPorts ? Number(env[`${name.toUpperCase()}_GRPC_PORT`]) : configured;
+  const port = (name: string, configured: number) => Number(env[`${name.toUpperCase()}_GRPC_PORT`]) || configured;
   const started: { name: string; url: string; stop(): Promise<void> }[] = [];
   const start = async <C extends { env: { GRPC_PORT: number } }>(
     name: string,
@@ -125,6 +128,30 @@ async function startOnce(options: SystemOptions): Promise<RunningSystem> {
   } catch (err) {
     await stopAll(started, buses, shared);
     throw err;
+  }
+}
+
+const SERVICES = ["FLEET", "DISPATCH", "EVIDENCE", "INTAKE", "ANALYTICS", "MESSAGING"] as const;
+
+/**
+ * `npm start`'s fixed service ports (50051-50056, the services' defaults) lie in Linux's ephemeral
+ * range, where another process's outgoing connection can hold one for a while. A service whose
+ * default address is taken moves to a free port, said in the log, instead of the start failing on
+ * EADDRINUSE; an address the caller set (`<SERVICE>_URL`) is left as it is.
+ */
+async function moveTakenPorts(env: Record<string, string | undefined>, log: Logger): Promise<void> {
+  const defaults = parseConfig(baseConfigShape, {});
+  for (const name of SERVICES) {
+    if (env[`${name}_URL`]) continue;
+    const taken = Number(new URL(defaults[`${name}_URL`]).port);
+    if (await isFree(taken)) continue;
+    const p = await freePort();
+    env[`${name}_URL`] = `http://127.0.0.1:${p}`;
+    env[`${name}_GRPC_PORT`] = String(p);
+    log.warn(
+      { service: name.toLowerCase(), taken, port: p },
+      "a service's default port is taken: it listens on another",
+    );
   }
 }
 
