@@ -44,10 +44,12 @@ const DRIFT_FLOOR: Record<Scored, number> = {
   // notice, a balance reply's items in another order): doubled spaces cost nothing, but count
   // the held-out notices read wrong undrifted a second time.
   kind: 98.1,
-  amount: 99.8,
+  // 99.9 since new_numbers rewrites numbers grouped by a no-break space ("250 000 FCFA"): it
+  // used to change the labels and leave the text as it was.
+  amount: 99.9,
   fee: 99.4,
   balance_after: 99.7,
-  operator_ref: 99.2,
+  operator_ref: 99.3,
   counterparty_msisdn: 99.4,
 };
 
@@ -84,11 +86,29 @@ describe("the parser on drifted texts", () => {
     // collected after the rules (fresh) are printed, not floored.
     const notFresh = variants.filter((v) => v.text.split !== "fresh");
     const floored = score(notFresh.map((v) => v.text));
-    lines.push(line("floored (not fresh)", floored), "per drift, fresh left out (the goal: 95% for each):");
-    for (const drift of DRIFT_KINDS)
-      lines.push(line(`  ${drift}`, score(notFresh.filter((v) => v.drift === drift).map((v) => v.text))));
+    lines.push(
+      line("floored (not fresh)", floored),
+      "per drift, fresh left out (the goal: 95% for each), and what the drift costs: points lost against the same texts undrifted",
+    );
+    const below95: [DriftKind, Scored, number][] = [];
+    for (const drift of DRIFT_KINDS) {
+      const these = notFresh.filter((v) => v.drift === drift);
+      const after = score(these.map((v) => v.text));
+      const before = score(these.map((v) => CORPUS.find((t) => `${t.id}~${drift}` === v.text.id)!));
+      const cost = SCORED.map(
+        (f) => [f, pct(before.right[f], these.length) - pct(after.right[f], these.length)] as const,
+      )
+        .filter(([, c]) => c > 0)
+        .map(([f, c]) => `${f} ${c.toFixed(1)}`);
+      lines.push(`${line(`  ${drift}`, after)}  cost: ${cost.length > 0 ? cost.join(", ") : "none"}`);
+      // The goal, per kind of drift and field: 95%, or (where the texts themselves are read
+      // below it before any drift: held-out notices no rule reads) a drift that costs nothing.
+      for (const f of SCORED)
+        if (pct(after.right[f], these.length) < 95) below95.push([drift, f, after.right[f] - before.right[f]]);
+    }
     console.log(lines.join("\n"));
     for (const f of SCORED) expect(pct(floored.right[f], floored.texts)).toBeGreaterThanOrEqual(DRIFT_FLOOR[f]);
+    expect(below95.filter(([, , lost]) => lost < 0)).toEqual([]);
   });
 
   it("never confirms what a drifted text does not prove", () => {

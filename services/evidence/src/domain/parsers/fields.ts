@@ -24,8 +24,12 @@ export const PLACEHOLDER = String.raw`(?:\[[^\]\s]{1,40}\]|\{\{?\s*[A-Za-z_][\w.
  */
 export const CURRENCY = String.raw`(?:F\s?CFA|FCFA|XAF|XOF|CFA|USD|EUR|US\$|\$|€|GNF|CDF|MGA|Ar|GHS|RWF|UGX|KES|NGN|F)(?![A-Za-z])`;
 
-/** Digits with any grouping or decimal marks; the reader decides what the marks mean. */
-export const NUMBER = String.raw`\d(?:[\d,. ]*\d)?`;
+/**
+ * Digits with any grouping or decimal marks; the reader decides what the marks mean. A full stop
+ * followed by a space ends a sentence, never a group: "Frais 400. 0 airtime and 0F in your
+ * wallet?" is a fee of 400 and the next sentence, not the unreadable "400. 0".
+ */
+export const NUMBER = String.raw`\d(?:(?:(?!\. )[\d,. ])*\d)?`;
 
 /**
  * A money token. The number is never cut before a separator and a digit: "Votre paiement de

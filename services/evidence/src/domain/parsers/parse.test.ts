@@ -1102,6 +1102,18 @@ describe("a receipt no wording recognises: fields by label, kind by its verbs", 
     expect(p.amount).toBe(2800);
   });
 
+  it("a full stop and a space end a value: the next sentence's number is not part of it", () => {
+    // The receipt of the corpus (x-a-178) with MTN's real offer glued after it, which opens on a number.
+    const p = parseMessage(
+      "operator_a",
+      "Vous, Teguemne Fokam Cabrel (237674602315) avez effectue avec succes le retrait de 15000 FCFA de votre compte mobile money, chez CHINEDU MAGNUS CHINEDU MAGNUS le 2017-12-18 12:40:56. Transaction Id: 202076583. Votre nouveau solde est 2000. Frais 400. 0 airtime and 0F in your MoMo wallet? You can still browse and stay connected!",
+    );
+    expect(p).toMatchObject({ amount: 15000, fee: 400, balance_after: 2000 });
+    // Grouping and decimals are still read whole, or not at all.
+    expect(parseMessage("operator_a", "Montant: 1 000 FCFA. Frais: 50 FCFA.").amount).toBe(1000);
+    expect(parseMessage("operator_b", "Montant: 1,000 .5 FCFA").amount).toBeNull();
+  });
+
   it("a payment in another currency is no balance reply", () => {
     const p = parseMessage("operator_b", "Paiement de 1.18 USD chez SHOP. Nouveau solde 327 XAF.");
     expect(p.kind).not.toBe("BAL");

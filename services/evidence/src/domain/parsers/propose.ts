@@ -51,8 +51,20 @@ export interface Proposal {
   reading: ParsedMessage | null;
 }
 
-/** Kinds whose wordings read no value (notices, offers, templates, mini statements). */
-const READS_NOTHING: readonly (MessageKind | null)[] = ["MKT", "ADMIN", "TPL", "OPERATOR_A_REC", "OPERATOR_B_REC"];
+/**
+ * Kinds whose wordings read no value (notices, offers, templates, mini statements, and refusals:
+ * no money moved, and the built-in refusal rule reads nothing either).
+ */
+const READS_NOTHING: readonly (MessageKind | null)[] = [
+  "MKT",
+  "ADMIN",
+  "TPL",
+  "FAIL",
+  "OPERATOR_A_REC",
+  "OPERATOR_B_REC",
+];
+/** Kinds whose amount is a commission: there the commission's label introduces the amount. */
+const COMMISSION_KINDS: readonly (MessageKind | null)[] = ["COM", "COM_SWEEP"];
 
 /** Reference labels of either operator (an external id is the partner's, never read). */
 const REF_LABEL = String.raw`(?<!external\s)(?<!externe\s)\b(?:(?:financial )?transaction id|trans(?:action)?\.? id|transasction ref|txn\.? id|transact id|reference|id (?:de )?(?:la )?(?:transaction|tranfert|transfert)|id trans(?:action)?|n(?:o|°|um(?:ero)?)\.? (?:de )?transaction|transaction (?:no|number|ref(?:erence)?)|pay id|ref|id)`;
@@ -81,16 +93,25 @@ const OTHER_NUMBER = new RegExp(
 
 const FEE_LABEL = /(?:\b|(?<=\d))(?:frais|fees?(?: paid| was)?|cout|charges?|access fee)\b[^.;:,\d]{0,12}:?\s*$/i;
 const BALANCE_LABEL = /(?<!airtime |gift |bonus |loan |commission |data )\b(?:solde|balance)\b[^.;\d]{0,40}:?\s*$/i;
-/** Labels of money that is neither the amount, the fee nor the balance. */
-const OTHER_MONEY_LABEL =
-  /\b(?:commission|net|taxe?|discount|remise|reduction|bonus|points?|refunded|rembourse[rz]?|airtime balance|gift balance|max(?:imum)? fee)\b[^.;\d]{0,30}:?\s*$/i;
+/** Labels of money that is neither the amount, the fee nor the balance (but a commission's own amount). */
+const OTHER_MONEY_WORDS = String.raw`net|taxe?|discount|remise|reduction|bonus|points?|refunded|rembourse[rz]?|airtime balance|gift balance|max(?:imum)? fee`;
+const otherMoneyLabel = (words: string) => new RegExp(String.raw`\b(?:${words})\b[^.;\d]{0,30}:?\s*$`, "i");
+const OTHER_MONEY_LABEL = otherMoneyLabel(`commission|${OTHER_MONEY_WORDS}`);
+const OTHER_MONEY_LABEL_OF_COMMISSION = otherMoneyLabel(OTHER_MONEY_WORDS);
 
 /**
  * Words that end a name printed without brackets: the sentence's own words are lower-case
- * ("a ete", "le 2025-…"), a name's are not ("LYCEE TECHNIQUE DE NYLON").
+ * ("a ete", "le 2025-…"), a name's are not ("LYCEE TECHNIQUE DE NYLON"). A full stop ends it
+ * too, but the one of an initial or a title followed by more of the name in capitals ("A. TOURE",
+ * "J.P. MBARGA", "AMINATOU Epse. SALI"; the text is folded).
  */
 const NAME_END =
-  /\s+(?:le|la|on|at|a|to|vers|from|de|par|avec|has|have|is|est|reussie?|effectuee?|dans|sur|pour|with|for|en|Date)\b|[.,;:|(]|\s\d|$/;
+  /\s+(?:le|la|on|at|a|to|vers|from|de|par|avec|has|have|is|est|reussie?|effectuee?|dans|sur|pour|with|for|en|Date)\b|\.(?!(?<=(?:^|[\s.'-])[A-Z]\.|\b(?:Mr?|Mme|Mlle|Dr|Ste?|Ets|Epse?|Vve|[JS]r|Cie)\.)\s?[A-Z][A-Z.])|[,;:|(]|\s\d|$/;
+/**
+ * A character of a name: anything but brackets and digits, and digits glued to the rest of a
+ * word ("LA VENDEUSE P2M", "NYLON-1er"); a number standing alone is a value, never a name.
+ */
+const NAME_CHAR = String.raw`(?:[^()\d]|(?<=[^\s\d()]\d*)\d)`;
 
 interface Token {
   slot: TemplateSlot;
@@ -119,6 +140,7 @@ function findTokens(text: string, folded: string, from: number, to: number, inpu
   };
   const reads = !READS_NOTHING.includes(input.kind);
   const readsMovement = reads && input.kind !== "BAL";
+  const otherMoney = COMMISSION_KINDS.includes(input.kind) ? OTHER_MONEY_LABEL_OF_COMMISSION : OTHER_MONEY_LABEL;
 
   // References: under a label (the strongest label first: "Ref" is a sender's text at MTN), or
   // in Orange's shape.
@@ -154,7 +176,7 @@ function findTokens(text: string, folded: string, from: number, to: number, inpu
       const sentence = before.slice(before.search(/[^.;!?|]*$/));
       const has = (s: TemplateSlot) => tokens.some((t) => t.slot === s);
       let slot: TemplateSlot = "number";
-      if (OTHER_MONEY_LABEL.test(sentence)) slot = "number";
+      if (otherMoney.test(sentence)) slot = "number";
       else if (FEE_LABEL.test(sentence)) slot = readsMovement && !has("fee") ? "fee" : "number";
       else if (BALANCE_LABEL.test(sentence)) slot = has("balance") ? "number" : "balance";
       else if (readsMovement && !has("amount")) slot = "amount";
@@ -243,12 +265,12 @@ function nameAround(
   phone: { start: number; end: number },
 ): [number, number] | null {
   const before = folded.slice(Math.max(from, phone.start - 121), phone.start);
-  const bracket = /(?<n>[^()\d,;:]{1,120}?)\s*\(\s*$/d.exec(before);
+  const bracket = new RegExp(String.raw`(?<n>(?:(?![,;:])${NAME_CHAR}){1,120}?)\s*\(\s*$`, "d").exec(before);
   if (bracket) {
     const offset = phone.start - before.length;
     const [start0, e] = bracket.indices!.groups!.n;
     let s = start0;
-    const lead = NAME_BEFORE_INSIDE.exec(folded.slice(offset + s, offset + e));
+    const lead = nameBeforeInside(text).exec(folded.slice(offset + s, offset + e));
     if (lead) s += lead.index + lead[0].length;
     const span = trimSpan(text, offset + s, offset + e);
     if (span && isName(text.slice(span[0], span[1]))) return span;
@@ -265,8 +287,15 @@ function nameAround(
   return null;
 }
 
-/** The last word of a counterparty's introduction inside a bracketed name's lead ("recus de "). */
-const NAME_BEFORE_INSIDE = /^.*\b(?:de|du|from|to|vers|a|au|par|of|by|chez|agent|pour)\s+(?=\S)/i;
+/**
+ * The last word of a counterparty's introduction inside a bracketed name's lead ("recus de "):
+ * a word of the sentence, so in lower case ("BOUTIQUE DE LA PAIX", "MASTER AGENT DOUALA" are
+ * names), but in a text printed all in capitals.
+ */
+const NAME_BEFORE = String.raw`^.*\b(?:de|du|from|to|vers|a|au|at|par|of|by|chez|agent|pour)\s+(?=\S)`;
+const NAME_BEFORE_INSIDE = new RegExp(NAME_BEFORE);
+const NAME_BEFORE_INSIDE_CAPITALS = new RegExp(NAME_BEFORE, "i");
+const nameBeforeInside = (text: string) => (/\p{Ll}/u.test(text) ? NAME_BEFORE_INSIDE : NAME_BEFORE_INSIDE_CAPITALS);
 
 function nameAfterCue(
   text: string,
@@ -302,7 +331,7 @@ const isName = (s: string) =>
   s === "[NAME]" ||
   (readName(s).state === "value" &&
     /\p{L}{2}/u.test(s) &&
-    !/\d/.test(s) &&
+    !/(?:^|[\s(])\d/.test(s) &&
     !/\b(?:solde|balance|montant|amount|frais|fees?|ref(?:erence)?|id|transaction)\b/i.test(s));
 
 /** The template of the example with the tokens as slots. */

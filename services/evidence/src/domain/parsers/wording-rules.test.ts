@@ -72,6 +72,20 @@ describe("a wording rule taught as a template", () => {
     expect(() => compileWordingRule(spec, "taught.x.v1")).toThrow(problem);
   });
 
+  it("reads a name with digits glued to its words, never a number standing alone as a name", () => {
+    const rule = compileWordingRule(
+      { ...SPEC, template: "Paiement {amount} a {name} le {date}. Solde: {balance}. ID: {ref}" },
+      "taught.operator_a.r2.v1",
+    );
+    const read = (name: string) =>
+      parseMessage("operator_a", `Paiement 5000F a ${name} le 2025-01-02 10:00. Solde: 100F. ID: 123456789`, [rule]);
+    expect(read("LA VENDEUSE P2M")).toMatchObject({ rule: rule.id, counterparty_name: "LA VENDEUSE P2M" });
+    expect(read("LYCEE DE NYLON-1er cycle")).toMatchObject({ counterparty_name: "LYCEE DE NYLON-1er cycle" });
+    // "ETS 2000": a number on its own is a value; the wording is not this one's.
+    expect(read("ETS 2000 PLUS").rule).not.toBe(rule.id);
+    expect(read("237699112233").rule).not.toBe(rule.id);
+  });
+
   it("is tried on every stored text it would read differently; only what nothing proved is read again", () => {
     const rule = compileWordingRule(SPEC, "taught.operator_a.r1.v1");
     const unread = {

@@ -33,6 +33,9 @@ export interface WordingRuleSpec {
 
 const DATE = String.raw`(?:\d{1,4}[-/]\d{1,2}[-/]\d{1,4}(?:[ T]\d{1,2}[:h]\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?|DATETIME\}?)`;
 
+/** A character of a name: anything but brackets, and a digit only glued to a word's other characters. */
+const NAME = String.raw`(?:[^()\d]|(?<=[^\s\d()]\d*)\d)`;
+
 /** The slots of a template and the field each one reads (`any` reads nothing). */
 const SLOTS = {
   amount: { field: "amount", capture: MONEY, plain: AMT },
@@ -41,7 +44,8 @@ const SLOTS = {
   ref: { field: "operator_ref", capture: REF, plain: REF.replace("(?<v>", "(?:") },
   // A masked number ("[PHONE:671-abcdef]") is still the wording's number: matched, read as null.
   phone: { field: "counterparty_msisdn", capture: MSISDN, plain: String.raw`(?:${PHONE}|${PLACEHOLDER})` },
-  name: { field: "counterparty_name", capture: String.raw`(?<v>[^()\d]{1,120}?)`, plain: String.raw`[^()\d]{1,120}?` },
+  // A name: no brackets, and no digits but those glued to a word ("LA VENDEUSE P2M", "NYLON-1er").
+  name: { field: "counterparty_name", capture: String.raw`(?<v>${NAME}{1,120}?)`, plain: String.raw`${NAME}{1,120}?` },
   any: { field: null, capture: String.raw`.{0,80}?`, plain: String.raw`.{0,80}?` },
   // A date or a time as operators print them ("2025-11-12 20:48:52", "06/09/2018 12:11:22"):
   // reads nothing, but unlike `{any}` it cannot swallow the words around it.

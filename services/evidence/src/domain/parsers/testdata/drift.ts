@@ -86,15 +86,18 @@ function random(seed: string): () => number {
 
 const MONEY_FIELDS = ["amount", "fee", "balance_after"] as const;
 
-/** Printed numbers: grouped thousands or plain digits, with an optional decimal part. */
-const NUMBER_TOKEN = /(?<![\d.,])(?:\d{1,3}(?:([,. ])\d{3})+|\d+)(?:\.\d{1,4})?(?![\d]|[.,]\d)/g;
+/**
+ * Printed numbers: grouped thousands (a no-break space groups them too: "250 000 FCFA") or plain
+ * digits, with an optional decimal part.
+ */
+const NUMBER_TOKEN = /(?<![\d.,])(?:\d{1,3}(?:([,. \u00a0\u202f])\d{3})+|\d+)(?:\.\d{1,4})?(?![\d]|[.,]\d)/g;
 
 /** Rewrites every printed number that reads as one of the given values, in its own style. */
 function rewriteMoney(t: Labelled, print: (token: string, value: number, sep: string | undefined) => string | null) {
   const values = new Set(MONEY_FIELDS.map((f) => t.expected[f]).filter((v): v is number => typeof v === "number"));
   let changed = false;
   const text = t.text.replace(NUMBER_TOKEN, (token: string, sep: string | undefined) => {
-    const v = parseAmount(token, NUMBER_FORMATS[t.operator]);
+    const v = parseAmount(token.replace(/[\u00a0\u202f]/g, " "), NUMBER_FORMATS[t.operator]);
     if (v === null || !values.has(v)) return token;
     const out = print(token, v, sep);
     if (out === null) return token;
@@ -125,12 +128,18 @@ const newNumbers: Drift = (t, rnd) => {
       mapping.set(v, n);
     }
   }
+  // Only a value whose printed number was rewritten changes in the labels.
+  const rewritten = new Set<number>();
   let text =
-    rewriteMoney(t, (token, v, sep) => (mapping.has(v) ? reprint(token, mapping.get(v)!, sep) : null)) ?? t.text;
+    rewriteMoney(t, (token, v, sep) => {
+      if (!mapping.has(v)) return null;
+      rewritten.add(v);
+      return reprint(token, mapping.get(v)!, sep);
+    }) ?? t.text;
   const expected = { ...t.expected };
   for (const f of MONEY_FIELDS) {
     const v = t.expected[f];
-    if (typeof v === "number" && mapping.has(v)) expected[f] = mapping.get(v)!;
+    if (typeof v === "number" && rewritten.has(v)) expected[f] = mapping.get(v)!;
   }
   // New references and numbers: same shape, other digits.
   for (const f of ["operator_ref", "counterparty_msisdn"] as const) {
