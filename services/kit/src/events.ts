@@ -64,7 +64,9 @@ export function outboxInboxSql(schema: string): string[] {
  * (docs/decisions/history.md, "Autovacuum").
  */
 export function outboxAutovacuumSql(schema: string): string[] {
-  return [`alter table "${schema}".outbox set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000)`];
+  return [
+    `alter table "${schema}".outbox set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000)`,
+  ];
 }
 
 /** The PostgreSQL channel a service's outbox announces its commits on. */

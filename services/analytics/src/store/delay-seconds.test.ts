@@ -23,7 +23,9 @@ async function insertDelays(day: string, delays: (number | null)[]) {
   );
 }
 const histogram = () =>
-  db.em().execute(`select local_day::text, bucket, n::int, sum_s from analytics.delay_seconds where n <> 0 order by 1, 2`);
+  db
+    .em()
+    .execute(`select local_day::text, bucket, n::int, sum_s from analytics.delay_seconds where n <> 0 order by 1, 2`);
 const exact = async (p: number, where = "true") =>
   Number(
     (
@@ -62,11 +64,16 @@ describe("analytics.delay_seconds", () => {
   it("follows inserts, updates (delay, day) and deletes, and equals a rebuild from the rows", async () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    await insertDelays("2026-03-02", Array.from({ length: 400 }, () => (next() < 0.9 ? 3 + 60 * next() : 600 * next() * 3)));
+    await insertDelays(
+      "2026-03-02",
+      Array.from({ length: 400 }, () => (next() < 0.9 ? 3 + 60 * next() : 600 * next() * 3)),
+    );
     await insertDelays("2026-03-03", [5, 5, 6, null]);
     await db.em().execute(`update analytics.operations set proof_delay_s = 12.25 where proof_delay_s = 6`);
     await db.em().execute(`update analytics.operations set local_day = '2026-03-04' where proof_delay_s = 12.25`);
-    await db.em().execute(`update analytics.operations set proof_delay_s = proof_delay_s where local_day = '2026-03-02'`);
+    await db
+      .em()
+      .execute(`update analytics.operations set proof_delay_s = proof_delay_s where local_day = '2026-03-02'`);
     await db.em().execute(`delete from analytics.operations where proof_delay_s = 90`);
     const kept = await histogram();
     await db.em().execute(`select analytics.rebuild_rollups()`);

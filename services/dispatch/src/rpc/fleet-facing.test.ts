@@ -191,10 +191,30 @@ describe("GetSimActivity's totals, from the SIM's counts row", () => {
       await new Promise((r) => setTimeout(r, 200));
       await writer.query(`commit`);
       await counting;
-      expect(await countsRow(s.simId)).toEqual({ operations: 2, confirmed: 1, failed: 1, no_evidence: 0, counted: true });
+      expect(await countsRow(s.simId)).toEqual({
+        operations: 2,
+        confirmed: 1,
+        failed: 1,
+        no_evidence: 0,
+        counted: true,
+      });
     } finally {
       await writer.end();
     }
+  });
+
+  it("vacuums the operations by a 1 % share and the outbox by count (the migration's settings)", async () => {
+    const options = async (table: string) =>
+      (await h.query(`select reloptions from pg_class where oid = $1::regclass`, [table]))[0].reloptions;
+    expect(await options("dispatch.operations")).toEqual([
+      "autovacuum_vacuum_scale_factor=0.01",
+      "autovacuum_analyze_scale_factor=0.005",
+      "autovacuum_vacuum_insert_scale_factor=0.01",
+    ]);
+    expect(await options("dispatch.outbox")).toEqual([
+      "autovacuum_vacuum_scale_factor=0",
+      "autovacuum_vacuum_threshold=10000",
+    ]);
   });
 
   it("drops a deleted SIM's counts with its reference", async () => {

@@ -29,7 +29,8 @@ const SIM_TOTALS_FROM_ROWS = `select count(*) as operations,
  */
 export async function simActivity(em: EntityManager, simId: string, limit: number): Promise<SimActivity> {
   const totals = (await one<Record<string, unknown>>(em, SIM_TOTALS, [simId, simId]))!;
-  const counts = totals.counted === false ? await one<Record<string, unknown>>(em, SIM_TOTALS_FROM_ROWS, [simId]) : totals;
+  const counts =
+    totals.counted === false ? await one<Record<string, unknown>>(em, SIM_TOTALS_FROM_ROWS, [simId]) : totals;
   const found = await rows<Record<string, unknown>>(
     em,
     `select ${OPERATION_COLUMNS} from dispatch.operations o where o.sim_id = ?

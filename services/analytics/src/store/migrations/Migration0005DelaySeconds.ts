@@ -38,7 +38,8 @@ export class Migration0005DelaySeconds extends Migration {
       sum_s double precision not null,
       primary key (local_day, bucket)
     )`);
-    this.addSql(`create function analytics.delay_rollup(day date, v double precision, s int) returns void language sql as $$
+    this
+      .addSql(`create function analytics.delay_rollup(day date, v double precision, s int) returns void language sql as $$
       insert into analytics.delay_seconds as x (local_day, bucket, n, sum_s)
       values (day, analytics.delay_bucket(v), s, s * v)
       on conflict (local_day, bucket) do update set n = x.n + excluded.n, sum_s = x.sum_s + excluded.sum_s;

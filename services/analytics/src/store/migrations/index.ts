@@ -5,6 +5,9 @@ import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 import { Migration0005DelaySeconds } from "./Migration0005DelaySeconds.ts";
 
 export const migrations = [
-  Migration0001Agents, Migration0002ReadModel, Migration0003Rollups, Migration0004InboxPurge,
+  Migration0001Agents,
+  Migration0002ReadModel,
+  Migration0003Rollups,
+  Migration0004InboxPurge,
   Migration0005DelaySeconds,
 ];
