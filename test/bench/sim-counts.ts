@@ -94,4 +94,3 @@ try {
   await admin.query(`delete from dispatch.sim_operation_counts where sim_id = any($1)`, [sims]);
   await admin.end();
 }
-
