@@ -4,6 +4,7 @@ import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_se
 import type { DispatchConfig } from "./config.ts";
 import type { UssdMenus } from "./domain/index.ts";
 import { fleetHandlers, fleetTopics } from "./flows/fleet-changes.ts";
+import { countSimHistories } from "./flows/fleet-facing.ts";
 import { EvidenceSweep } from "./jobs/evidence-sweep.ts";
 import { type DispatchDeps, fleetPort, type FleetPort } from "./flows/ports.ts";
 import { fleetFacingHandlers } from "./rpc/fleet-facing.ts";
@@ -49,6 +50,7 @@ export async function startDispatch(options: DispatchOptions): Promise<RunningDi
     log,
   });
   const { db, published } = rt;
+  await countSimHistories({ db, log });
   const queueMetrics = registerQueueMetrics(db);
   rt.stopsWith(() => queueMetrics.stop());
   const now = options.now ?? (() => new Date());

@@ -57,6 +57,18 @@ export function outboxInboxSql(schema: string): string[] {
   ];
 }
 
+/**
+ * Autovacuum of a service's outbox by count (a migration of each service that publishes;
+ * SHARE UPDATE EXCLUSIVE): every row is updated once (published) and deleted after
+ * OUTBOX_RETENTION_H, a steady churn that a share of the table's size would let pile up
+ * (docs/decisions/history.md, "Autovacuum").
+ */
+export function outboxAutovacuumSql(schema: string): string[] {
+  return [
+    `alter table "${schema}".outbox set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000)`,
+  ];
+}
+
 /** The PostgreSQL channel a service's outbox announces its commits on. */
 export const outboxChannel = (schema: string): string => `${schema}_outbox`;
 

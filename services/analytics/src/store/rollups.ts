@@ -1,12 +1,15 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import { delayPercentile, type DelayBucket } from "../domain/delay-histogram.ts";
 import type { Window } from "../domain/window.ts";
 import { HISTOGRAM_FLOORS, NO_SIM } from "./migrations/Migration0003Rollups.ts";
 import type { DayRow, Totals } from "./report.ts";
 
 /**
- * The fleet view, read from the per-day rollups (Migration0003Rollups) and, for the
- * percentiles, by walking the ordered partial indexes instead of sorting the window.
- * Every figure equals what report.ts computes from the rows (the tests compare both).
+ * The fleet view, read from the per-day rollups (Migration0003Rollups) and, for the median
+ * amount, by walking the ordered partial index instead of sorting the window; the proof-delay
+ * percentiles from the window's delay histogram alone (Migration0005DelaySeconds). Every figure
+ * equals what report.ts computes from the rows (the tests compare both), the delay percentiles
+ * within their bucket's width (domain/delay-histogram.ts).
  */
 
 const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
@@ -27,7 +30,7 @@ const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
  */
 async function percentile(
   em: EntityManager,
-  o: { hist: "amount_hist" | "delay_hist"; values: string; column: string },
+  o: { hist: "amount_hist"; values: string; column: string },
   w: Window,
   count: bigint,
   p: number,
@@ -64,6 +67,18 @@ async function percentile(
   return a + (pos - rank) * (b - a);
 }
 
+/** The window's proof delays summed per bucket, in the buckets' order (Migration0005DelaySeconds). */
+export async function delayBuckets(em: EntityManager, w: Window): Promise<DelayBucket[]> {
+  const d = days(w);
+  const r = await rows<{ bucket: number; n: string; sum_s: number }>(
+    em,
+    `select bucket, sum(n) as n, sum(sum_s) as sum_s from analytics.delay_seconds where ${d.sql}
+     group by bucket having sum(n) > 0 order by bucket`,
+    d.params,
+  );
+  return r.map((b) => ({ bucket: Number(b.bucket), n: Number(b.n), sum_s: Number(b.sum_s) }));
+}
+
 export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals> {
   const d = days(w);
   const r = (await one<Record<string, unknown>>(
@@ -94,23 +109,21 @@ export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals>
   ))!;
   const t = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals & { delays: bigint };
   const amounts = { hist: "amount_hist", values: CONFIRMED_TRANSFER, column: "montant" } as const;
-  const delays = { hist: "delay_hist", values: "proof_delay_s is not null", column: "proof_delay_s" } as const;
-  const [median, largest, delayMedian, delayP90] = await Promise.all([
+  const [median, largest, delays] = await Promise.all([
     percentile(em, amounts, w, t.confirmed_transfers, 0.5),
     one<{ v: string }>(
       em,
       `select montant as v from analytics.operations where ${CONFIRMED_TRANSFER} and ${d.sql} order by montant desc limit 1`,
       d.params,
     ),
-    percentile(em, delays, w, t.delays, 0.5),
-    percentile(em, delays, w, t.delays, 0.9),
+    delayBuckets(em, w),
   ]);
   return {
     ...t,
     median_transfer: BigInt(Math.round(median ?? 0)),
     largest_transfer: n(largest?.v),
-    proof_delay_median_s: delayMedian,
-    proof_delay_p90_s: delayP90,
+    proof_delay_median_s: delayPercentile(delays, 0.5),
+    proof_delay_p90_s: delayPercentile(delays, 0.9),
   };
 }
 

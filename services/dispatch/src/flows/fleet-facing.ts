@@ -1,4 +1,9 @@
-import { deleteAllOperations, simActivity as simActivityRows, sweepBacklog as backlog } from "../store/fleet-facing.ts";
+import {
+  countSimHistory,
+  deleteAllOperations,
+  simActivity as simActivityRows,
+  sweepBacklog as backlog,
+} from "../store/fleet-facing.ts";
 import type { DispatchDeps } from "./ports.ts";
 
 /** A SIM's latest operations (250) and its counts. */
@@ -17,4 +22,17 @@ export async function resetOperations(deps: DispatchDeps, by: string | undefined
 /** Operations past their evidence window the sweep has not reached, and those unproven waiting. */
 export async function sweepBacklog(deps: DispatchDeps) {
   return backlog(deps.db.em(), deps.now());
+}
+
+/**
+ * Counts, a SIM per transaction, the SIMs Migration0011SimCounts left uncounted (a history
+ * migrated live); run at start. Returns how many it counted; another replica counting beside
+ * it takes other SIMs.
+ */
+export async function countSimHistories(deps: Pick<DispatchDeps, "db" | "log">): Promise<number> {
+  const started = Date.now();
+  let n = 0;
+  while (await deps.db.tx((em) => countSimHistory(em))) n++;
+  if (n > 0) deps.log.info({ sims: n, ms: Date.now() - started }, "SIM history totals counted");
+  return n;
 }

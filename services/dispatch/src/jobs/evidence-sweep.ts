@@ -71,7 +71,9 @@ export class EvidenceSweep {
       const now = this.o.now();
       const moved = await this.o.db.tx(async (em) => {
         const due = await lock(em, now);
-        for (const op of due) await move(em, op, trigger, change(now), { trigger: trigger.type, at: now });
+        // In the SIMs' order: each SIM's counts row is taken at commit in the order of the
+        // moves (Migration0011SimCounts), so two sweepers never take two SIMs' in opposite orders.
+        for (const op of bySim(due)) await move(em, op, trigger, change(now), { trigger: trigger.type, at: now });
         return due.length;
       });
       total += moved;
@@ -85,4 +87,10 @@ export class EvidenceSweep {
     await this.job.stop();
     await this.running?.catch(() => undefined);
   }
+}
+
+/** Operations ordered by their SIM (code units, the same on every replica; none last), then as they were. */
+export function bySim(ops: readonly OperationRecord[]): OperationRecord[] {
+  const key = (op: OperationRecord) => op.sim_id ?? "\uffff";
+  return [...ops].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

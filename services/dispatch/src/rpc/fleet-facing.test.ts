@@ -87,6 +87,16 @@ describe("GetSimActivity", () => {
   });
 });
 
+const totalsOf = async (simId: string) => {
+  const a = await h.client.getSimActivity({ simId });
+  return {
+    operations: a.totalOperations,
+    confirmed: a.totalConfirmed,
+    failed: a.totalFailed,
+    no_evidence: a.totalNoEvidence,
+  };
+};
+
 describe("events from fleet", () => {
   it("on SimDeleted: fails the SIM's queued work and nulls sim_id on every operation of it", async () => {
     const s = sim();
@@ -278,6 +288,8 @@ describe("GetSweepBacklog and ResetOperations", () => {
     expect(res.deleted.operations).toBe(BigInt(total));
     const [{ left }] = await h.query(`select count(*)::int as left from dispatch.operations`);
     expect(left).toBe(0);
+    expect(await h.query(`select * from dispatch.sim_operation_counts`)).toEqual([]);
+    expect(await totalsOf(s.simId)).toEqual({ operations: 0, confirmed: 0, failed: 0, no_evidence: 0 });
     expect((await h.client.getNextOperation({ caller: device(s.deviceId) })).dispatch).toBeUndefined();
   });
 });

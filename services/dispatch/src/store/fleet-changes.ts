@@ -17,12 +17,16 @@ export async function lockOperationsOf(
   return found.map(toRecord);
 }
 
-/** Operations keep their rows; only the reference to the deleted SIM or device goes. */
+/**
+ * Operations keep their rows; only the reference to the deleted SIM or device goes, and a
+ * deleted SIM's counts with it (its operations, now of no SIM, fire no count: Migration0011SimCounts).
+ */
 export async function forgetReference(em: EntityManager, column: "sim_id" | "device_id", id: string): Promise<number> {
   const r = (await em.execute(
     `update dispatch.operations set ${column} = null, updated_at = clock_timestamp() where ${column} = ? returning 1`,
     [id],
   )) as unknown[];
+  if (column === "sim_id") await em.execute(`delete from dispatch.sim_operation_counts where sim_id = ?`, [id]);
   return r.length;
 }
 

@@ -2,5 +2,12 @@ import { Migration0001Agents } from "./Migration0001Agents.ts";
 import { Migration0002ReadModel } from "./Migration0002ReadModel.ts";
 import { Migration0003Rollups } from "./Migration0003Rollups.ts";
 import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
+import { Migration0005DelaySeconds } from "./Migration0005DelaySeconds.ts";
 
-export const migrations = [Migration0001Agents, Migration0002ReadModel, Migration0003Rollups, Migration0004InboxPurge];
+export const migrations = [
+  Migration0001Agents,
+  Migration0002ReadModel,
+  Migration0003Rollups,
+  Migration0004InboxPurge,
+  Migration0005DelaySeconds,
+];

@@ -8,6 +8,7 @@ import { Migration0007HeldDebits } from "./Migration0007HeldDebits.ts";
 import { Migration0008SimCreatedIndex } from "./Migration0008SimCreatedIndex.ts";
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010SearchIndex } from "./Migration0010SearchIndex.ts";
+import { Migration0011SimCounts } from "./Migration0011SimCounts.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   Migration0008SimCreatedIndex,
   Migration0009InboxPurge,
   Migration0010SearchIndex,
+  Migration0011SimCounts,
 ];

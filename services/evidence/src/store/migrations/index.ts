@@ -7,6 +7,7 @@ import { Migration0006TaughtReadings } from "./Migration0006TaughtReadings.ts";
 import { Migration0007ContradictionLink } from "./Migration0007ContradictionLink.ts";
 import { Migration0008HistoryIndexes } from "./Migration0008HistoryIndexes.ts";
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
+import { Migration0010Autovacuum } from "./Migration0010Autovacuum.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   Migration0007ContradictionLink,
   Migration0008HistoryIndexes,
   Migration0009InboxPurge,
+  Migration0010Autovacuum,
 ];

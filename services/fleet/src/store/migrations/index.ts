@@ -3,6 +3,7 @@ import { Migration0002Fleet } from "./Migration0002Fleet.ts";
 import { Migration0003OutboxNotify } from "./Migration0003OutboxNotify.ts";
 import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 import { Migration0005OpenNotifications } from "./Migration0005OpenNotifications.ts";
+import { Migration0006Autovacuum } from "./Migration0006Autovacuum.ts";
 
 /** Every migration of the fleet schema, in order. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Migration0003OutboxNotify,
   Migration0004InboxPurge,
   Migration0005OpenNotifications,
+  Migration0006Autovacuum,
 ];

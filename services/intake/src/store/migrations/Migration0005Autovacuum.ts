@@ -1,0 +1,13 @@
+import { Migration, outboxAutovacuumSql } from "@transferops/kit";
+
+/**
+ * Autovacuum of the outbox, by count (docs/decisions/history.md, "Autovacuum"). `alter table ... set (...)`
+ * takes SHARE UPDATE EXCLUSIVE: no read or write waits on it.
+ */
+export class Migration0005Autovacuum extends Migration {
+  override name = "Migration0005Autovacuum";
+
+  up(): void {
+    for (const sql of outboxAutovacuumSql("intake")) this.addSql(sql);
+  }
+}
