@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "./errors.ts";
 import { callerGuards, type GuardedCaller } from "./guards.ts";
+import { refusalOrNone } from "../../../test/support/refusal.ts";
 
 const refusal = (reason: string, detail: string) => new DomainError("forbidden", detail, { reason });
 const fleetLike = callerGuards(refusal, {
@@ -18,15 +19,7 @@ const session = (over: Partial<GuardedCaller> = {}): GuardedCaller => ({
   ...over,
 });
 
-function reasonOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-  return undefined;
-}
+const reasonOf = (fn: () => unknown): string | undefined => refusalOrNone(fn)?.reason;
 
 describe("the caller guards, in the reasons' precedence", () => {
   it.each([
