@@ -42,9 +42,12 @@ RUN npm install --workspace @transferops/board --include-workspace-root=false --
   && npm cache clean --force
 COPY gateway/board gateway/board
 # The server's files the board imports as they are (browser-safe): the kit's vocabularies and
-# number rules, evidence's message kinds.
+# number rules, evidence's message kinds and dismissal reasons, fleet's webhook events. (Its
+# imports of the services' reasons are types only: the build drops them.)
 COPY services/kit/src/vocabulary.ts services/kit/src/msisdn.ts services/kit/src/
 COPY services/evidence/src/domain/parsers/types.ts services/evidence/src/domain/parsers/
+COPY services/evidence/src/domain/dismiss-reasons.ts services/evidence/src/domain/
+COPY services/fleet/src/domain/webhook-events.ts services/fleet/src/domain/
 RUN npm run build --workspace @transferops/board
 
 # ---- runtime ---------------------------------------------------------------------------------

@@ -3,13 +3,18 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
+import { eventually } from "../../test/support/eventually.ts";
 import { loadGatewayConfig } from "./config.ts";
 import { startGateway, type RunningGateway } from "./server.ts";
 
 // Services that accept a connection and never answer: a request that calls one is still in
 // flight when the gateway is told to stop, as it is during a rolling restart.
 const held: Socket[] = [];
-const silent = createTcpServer((socket) => void held.push(socket));
+let bytesReceived = 0;
+const silent = createTcpServer((socket) => {
+  held.push(socket);
+  socket.on("data", (chunk: Buffer) => (bytesReceived += chunk.length));
+});
 let gateway: RunningGateway;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -51,8 +56,9 @@ describe("a stopping gateway", () => {
     expect(before.headers.connection).toBe("keep-alive");
 
     // The health check calls every service; they never answer, so it is answered at its deadline.
+    const sent = bytesReceived;
     const inFlight = get("/v1/health");
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => (bytesReceived > sent ? true : undefined), 5_000, "the health check calling the services");
     const stopped = gateway.stop();
     const res = await inFlight;
     expect(res.headers.connection).toBe("close");

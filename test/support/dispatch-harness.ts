@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
@@ -13,6 +13,7 @@ import { freshDatabase, type TestDatabase } from "../infra/context.ts";
 import { startDispatch, type RunningDispatch } from "../../services/dispatch/src/app.ts";
 import { loadDispatchConfig } from "../../services/dispatch/src/config.ts";
 import { FakeFleet } from "./dispatch-fakes.ts";
+import { connectErrorOf } from "./refusal.ts";
 
 export { eventually } from "./eventually.ts";
 
@@ -148,13 +149,8 @@ export const device = (deviceId: string): Caller =>
 export async function refusalOf(
   call: Promise<unknown>,
 ): Promise<{ status: number; code: string; detail: unknown; context: Record<string, unknown> }> {
-  try {
-    await call;
-  } catch (err) {
-    const { status, body } = errorBodyFromConnect(ConnectError.from(err));
-    return { status, code: body.code, detail: body.detail, context: body.context };
-  }
-  throw new Error("expected a refusal, but the call succeeded");
+  const { status, body } = errorBodyFromConnect(await connectErrorOf(call));
+  return { status, code: body.code, detail: body.detail, context: body.context };
 }
 
 /** Events published so far of one type (the short name, e.g. `OperationChanged`), optionally for one key. */

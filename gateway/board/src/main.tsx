@@ -7,6 +7,7 @@ import { countdown } from "./format.ts";
 import { startLive, stopLive } from "./live.ts";
 import { useWaiting, type WaitingPage } from "./waiting.ts";
 import { hashPath } from "./ui.tsx";
+import { ROLES, type Role } from "./rules.ts";
 import { ChangePassword, SignIn } from "./pages/SignIn.tsx";
 import { Operations } from "./pages/Operations.tsx";
 import { Transactions } from "./pages/Transactions.tsx";
@@ -30,9 +31,9 @@ import { Teach } from "./pages/Teach.tsx";
 // direct link shows "not allowed" to the others (the server refuses their calls anyway).
 // The reconciliations are supervisors' and admins' (FLEET_READS); analytics every role's
 // (an agent's own work).
-const WORK = ["agent", "supervisor", "admin"];
-const ADMIN = ["admin"];
-const FLEET_READS = ["supervisor", "admin"];
+const WORK: readonly Role[] = ROLES;
+const ADMIN: readonly Role[] = ["admin"];
+const FLEET_READS: readonly Role[] = ["supervisor", "admin"];
 const PAGES = {
   operations: { label: "nav.operations", page: Operations, roles: WORK },
   transactions: { label: "nav.transactions", page: Transactions, roles: WORK },
@@ -49,7 +50,7 @@ const PAGES = {
   audit: { label: "nav.audit", page: Audit, roles: ADMIN },
   wording: { label: "nav.wording", page: Wording, roles: ADMIN },
   teach: { label: "nav.teach", page: Teach, roles: ADMIN },
-} satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: string[] }>;
+} satisfies Record<string, { label: Key; page: () => preact.JSX.Element; roles: readonly Role[] }>;
 type PageName = keyof typeof PAGES;
 
 function pageOfHash(): PageName | undefined {
@@ -58,7 +59,7 @@ function pageOfHash(): PageName | undefined {
   return name in PAGES ? (name as PageName) : undefined;
 }
 
-const allowed = (name: PageName, role: string) => PAGES[name].roles.includes(role);
+const allowed = (name: PageName, role: string) => (PAGES[name].roles as readonly string[]).includes(role);
 
 function App() {
   const [session, setLocal] = useState<Session | undefined>(currentSession());

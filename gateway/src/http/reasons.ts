@@ -1,28 +1,7 @@
 import { httpStatus, type ErrorStatus } from "@transferops/kit";
 import type { ResponseDoc } from "./route.ts";
 
-/**
- * The reasons (`context.reason`) the gateway answers itself, before any service is asked.
- * openapi.ts adds them to every route they can concern.
- */
-export const GATEWAY_REASONS = {
-  credentials_missing: "credentials_missing",
-  credential_not_accepted: "credential_not_accepted",
-  agent_inactive: "agent_inactive",
-  malformed_json: "malformed_json",
-  body_too_large: "body_too_large",
-  route_not_found: "route_not_found",
-  rate_limited: "rate_limited",
-  login_throttled: "login_throttled",
-  password_change_required: "password_change_required",
-  unsupported_encoding: "unsupported_encoding",
-  malformed_request: "malformed_request",
-  nul_character: "nul_character",
-  nested_too_deeply: "nested_too_deeply",
-  outcome_unknown: "outcome_unknown",
-} as const;
-
-export type GatewayReason = keyof typeof GATEWAY_REASONS;
+export { GATEWAY_REASONS, type GatewayReason } from "./gateway-reasons.ts";
 
 /** A service's reasons table: each reason's status and when it is given. */
 export type ReasonTable<K extends string> = Record<K, { readonly status: ErrorStatus; readonly when: string }>;
@@ -47,6 +26,14 @@ export function withReasons<K extends string>(
     out[status] = doc;
   }
   return out;
+}
+
+/**
+ * The reasons of one documented response, each from the table of the service (or the
+ * gateway) that gives it: a reason the table does not hold does not compile.
+ */
+export function reasonsOf<K extends string>(_table: Readonly<Record<K, unknown>>, ...reasons: K[]): K[] {
+  return reasons;
 }
 
 /** The day window every windowed board list takes, as its OpenAPI description. */

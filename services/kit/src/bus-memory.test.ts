@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BusMessage } from "./bus.ts";
 import { MemoryBus } from "./bus-memory.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 
 const message = (n: number): BusMessage => ({ topic: "t", key: "k", value: new Uint8Array([n]), headers: {} });
 
@@ -19,9 +20,7 @@ describe("the in-process bus's batch subscriber", () => {
     await bus.publish([message(1)]);
     await bus.publish([message(2), message(3), message(4)]);
     release();
-    for (const until = Date.now() + 5_000; batches.length < 3 && Date.now() < until;) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually(() => (batches.length >= 3 ? true : undefined), 5_000, "the failed batch delivered again");
     expect(batches).toEqual([[1], [2, 3, 4], [2, 3, 4]]);
     await bus.close();
   });

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 import { buildConcurrentIndexes, Migration, openDatabase, type ConcurrentIndex } from "./db.ts";
 
 // Indexes a migration declares as concurrent are built outside the migrator's transaction,
@@ -101,18 +102,18 @@ describe("indexes built concurrently", () => {
       const building = buildConcurrentIndexes(tdb.url, "indextest", [
         { name: "events_by_kind_at", on: "indextest.events (kind, at)" },
       ]);
-      for (let i = 0; ; i++) {
-        const waiting = await admin.query(
-          `select mode from pg_locks l join pg_stat_activity a on a.pid = l.pid
-            where a.application_name = 'index indextest' and l.relation = 'indextest.events'::regclass and l.granted`,
-        );
-        if (waiting.rows.length > 0) {
-          expect(waiting.rows.map((r) => r.mode)).toEqual(["ShareUpdateExclusiveLock"]);
-          break;
-        }
-        if (i > 200) throw new Error("the build never took its lock");
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const taken = await eventually(
+        async () => {
+          const { rows } = await admin.query(
+            `select mode from pg_locks l join pg_stat_activity a on a.pid = l.pid
+              where a.application_name = 'index indextest' and l.relation = 'indextest.events'::regclass and l.granted`,
+          );
+          return rows.length > 0 ? rows : undefined;
+        },
+        5_000,
+        "the build's lock",
+      );
+      expect(taken.map((r) => r.mode)).toEqual(["ShareUpdateExclusiveLock"]);
       await writer.query(`set statement_timeout = '5s'`);
       const inserted = await writer.query(`insert into indextest.events values (5000, 'k2', now())`);
       expect(inserted.rowCount).toBe(1);

@@ -18,6 +18,7 @@ import {
 } from "./events.ts";
 import { createLogger } from "./log.ts";
 import { AlertRaisedSchema } from "./gen/transferops/common/v1/alerts_pb.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 
 class Migration0001Test extends Migration {
   override name = "Migration0001Test";
@@ -122,15 +123,16 @@ describe("transactional outbox and idempotent inbox over Kafka", () => {
       ],
     });
     try {
-      const until = Date.now() + 30_000;
-      let effects: { event_id: string }[] = [];
-      while (Date.now() < until) {
-        effects = (await db.em().execute(`select event_id from kittest.effects where dedupe_key like 'crash-%'`)) as {
-          event_id: string;
-        }[];
-        if (effects.length >= 12 && delivered.length >= 12 + 2 * 5) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const effects = await eventually(
+        async () => {
+          const e = (await db.em().execute(`select event_id from kittest.effects where dedupe_key like 'crash-%'`)) as {
+            event_id: string;
+          }[];
+          return e.length >= 12 && delivered.length >= 12 + 2 * 5 ? e : undefined;
+        },
+        30_000,
+        "every event applied and the crashed batches delivered again",
+      );
       // The broker really carried duplicates (two crashed batches of 5, and any redelivery)...
       expect(delivered.length).toBeGreaterThanOrEqual(12 + 2 * 5);
       expect(new Set(delivered).size).toBe(12);
@@ -212,12 +214,9 @@ describe("a batched consumer over Kafka", () => {
           event_id: string;
           txid: string;
         }[];
-      let effects = await read();
-      for (const until = Date.now() + 30_000; Date.now() < until && effects.length < 12; effects = await read()) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await eventually(async () => ((await read()).length >= 12 ? true : undefined), 30_000, "every event applied");
       await new Promise((r) => setTimeout(r, 500)); // anything applied twice would show by now
-      effects = await read();
+      const effects = await read();
       expect(failuresLeft).toBe(0);
       expect(effects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
       // Three partitions' batches, and the failed one again: fewer transactions than events.
@@ -389,16 +388,18 @@ describe.each([false, true])("a consumer's transaction rolled back by a deadlock
         },
       },
     ]);
-    let applied: { n: number }[] = [];
-    for (let i = 0; i < 100; i++) {
-      applied = await rows<{ n: number }>(
-        db.em(),
-        `select count(*)::int as n from kittest.effects where dedupe_key = ?`,
-        [`deadlock-${batched}`],
-      );
-      if (applied[0].n >= 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const applied = await eventually(
+      async () => {
+        const a = await rows<{ n: number }>(
+          db.em(),
+          `select count(*)::int as n from kittest.effects where dedupe_key = ?`,
+          [`deadlock-${batched}`],
+        );
+        return a[0].n >= 2 ? a : undefined;
+      },
+      10_000,
+      "the event applied by both groups",
+    );
     await Promise.all(subs.map((s) => s.close()));
     // Each group applied the event once (its own inbox row), and no failure reached the bus.
     expect(applied[0].n).toBe(2);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "./errors.ts";
 import { callerGuards, type GuardedCaller } from "./guards.ts";
+import { refusalOrNone } from "../../../test/support/refusal.ts";
 
 const refusal = (reason: string, detail: string) => new DomainError("forbidden", detail, { reason });
 const fleetLike = callerGuards(refusal, {
@@ -18,15 +19,7 @@ const session = (over: Partial<GuardedCaller> = {}): GuardedCaller => ({
   ...over,
 });
 
-function reasonOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason;
-    throw err;
-  }
-  return undefined;
-}
+const reasonOf = (fn: () => unknown): string | undefined => refusalOrNone(fn)?.reason;
 
 describe("the caller guards, in the reasons' precedence", () => {
   it.each([
@@ -50,5 +43,45 @@ describe("the caller guards, in the reasons' precedence", () => {
   it("returns the caller it lets through", () => {
     const c = session({ role: "admin" });
     expect(fleetLike.requireAdmin(c)).toBe(c);
+  });
+});
+
+describe("the action-named guards: the refusal returned, worded with the action", () => {
+  const withContext = (reason: string, detail: string, context?: Record<string, unknown>) =>
+    new DomainError("forbidden", detail, { reason, context });
+  const dispatchLike = callerGuards(withContext, {
+    kind: {},
+    notAccepted: ({ caller, accepted, action }) => [
+      "caller_not_allowed",
+      `A ${caller?.kind} credential cannot ${action}`,
+      { caller_kind: caller?.kind, accepted: [...accepted] },
+    ],
+    notAdmin: ({ caller, action }) => [
+      "caller_not_allowed",
+      `The admin role is required to ${action}`,
+      { role: caller?.role },
+    ],
+  });
+
+  it("lets a caller of an accepted kind through, refuses another with the service's words", () => {
+    expect(dispatchLike.refuseUnlessKind({ kind: "api_key" }, ["session", "api_key"], "list operations")).toBeNull();
+    const e = dispatchLike.refuseUnlessKind({ kind: "device" }, ["session"], "cancel an operation");
+    expect([e?.reason, e?.detail]).toEqual(["caller_not_allowed", "A device credential cannot cancel an operation"]);
+    expect(e?.context).toMatchObject({ caller_kind: "device", accepted: ["session"] });
+  });
+
+  it.each([
+    ["an admin's session", session({ role: "admin" }), null],
+    ["a supervisor's session", session({ role: "supervisor" }), "caller_not_allowed"],
+    ["the API key", { kind: "api_key" }, "caller_not_allowed"],
+    ["no caller", undefined, "caller_not_allowed"],
+  ])("admin-only action: %s", (_name, caller, reason) => {
+    const e = dispatchLike.refuseUnlessAdmin(caller, "arbitrate an operation");
+    expect(e?.reason ?? null).toBe(reason);
+    if (e) expect(e.detail).toBe("The admin role is required to arbitrate an operation");
+  });
+
+  it("is a programming error to call one the service did not word", () => {
+    expect(() => withoutMissing.refuseUnlessKind({ kind: "device" }, ["session"], "x")).toThrow(/no refusal for x/);
   });
 });

@@ -20,6 +20,7 @@ import {
 import * as reflection from "./gen/grpc/reflection/v1/reflection_pb.ts";
 import * as reflectionAlpha from "./gen/grpc/reflection/v1alpha/reflection_pb.ts";
 import { AnalyticsService } from "./gen/transferops/analytics/v1/analytics_service_pb.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 
 let server: GrpcServer;
 let client: grpc.Client;
@@ -199,8 +200,11 @@ describe("readiness", () => {
       const health = createClient(Health, createGrpcTransport({ baseUrl: waiting.url }));
       expect((await health.check({})).status).toBe(Status.NOT_SERVING);
       join();
-      await new Promise((r) => setTimeout(r, 10));
-      expect((await health.check({})).status).toBe(Status.SERVING);
+      await eventually(
+        async () => ((await health.check({})).status === Status.SERVING ? true : undefined),
+        5_000,
+        "SERVING once the consumers joined",
+      );
     } finally {
       await waiting.close();
     }

@@ -11,6 +11,13 @@ export type OpType = (typeof OP_TYPES)[number];
 /** The operation type of a request that names none (the contract's default). */
 export const DEFAULT_OP_TYPE: OpType = "deposit";
 
+/**
+ * The types that move money (balance checks and mini statements do not): fleet's limits are
+ * recorded for them, analytics counts them as transfers, the board offers them.
+ */
+export const TRANSFER_OP_TYPES = ["deposit", "withdrawal", "float_deposit"] as const satisfies readonly OpType[];
+export type TransferOpType = (typeof TRANSFER_OP_TYPES)[number];
+
 export const ROLES = ["agent", "supervisor", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -36,6 +43,20 @@ export const TERMINAL_OPERATION_STATUSES = [
   "failed",
   "no_evidence",
   "rejected",
+] as const satisfies readonly OperationStatus[];
+
+/** Statuses an SMS may confirm at any time (dispatch's correlation candidates, besides no_evidence in its late window). */
+export const ACTIVE_OPERATION_STATUSES = [
+  "queued",
+  "running",
+  "awaiting_evidence",
+  "awaiting_manual_dial",
+] as const satisfies readonly OperationStatus[];
+
+/** The statuses a message can still prove (dispatch loads them as candidates; the board offers them to attach to). */
+export const PROVABLE_OPERATION_STATUSES = [
+  ...ACTIVE_OPERATION_STATUSES,
+  "no_evidence",
 ] as const satisfies readonly OperationStatus[];
 
 /** A SIM's status in fleet, as dispatch reads it too. */

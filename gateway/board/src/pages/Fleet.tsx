@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
-import { amountProblem, OPERATORS } from "../rules.ts";
+import { amountProblem, OPERATORS, TRANSFER_OP_TYPES } from "../rules.ts";
 import type { Device, FleetLimit } from "../types.ts";
 import { Answer, Confirm, DataTable, Field, useLiveList } from "../ui.tsx";
 
@@ -10,7 +10,6 @@ import { Answer, Confirm, DataTable, Field, useLiveList } from "../ui.tsx";
 // health route (`breaker_active`), the frozen handsets from the devices list: tripping
 // freezes every active handset, resetting reopens operation creation and leaves them
 // frozen, lifting resets and restores them. Each action names what it will do first.
-const LIMIT_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;
 type Action = "trip" | "reset" | "lift";
 type LimitDraft = Omit<FleetLimit, "effective_from">;
 
@@ -203,7 +202,7 @@ function LimitForm(props: { onSubmit: (l: LimitDraft) => void }) {
       </Field>
       <Field label={t("ops.type")}>
         <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
-          {LIMIT_TYPES.map((o) => (
+          {TRANSFER_OP_TYPES.map((o) => (
             <option key={o} value={o}>
               {o}
             </option>

@@ -3,13 +3,12 @@ import { api, call, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Evidence, Movement, Operation } from "../types.ts";
-import { localDigits } from "../rules.ts";
+import { localDigits, PROVABLE_OPERATION_STATUSES } from "../rules.ts";
+import { DISMISS_REASONS, type DismissReason } from "../../../../services/evidence/src/domain/dismiss-reasons.ts";
 import { Answer, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
-const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
-type DismissReason = (typeof DISMISS_REASONS)[number];
-/** Statuses an SMS can still prove (attach confirms a non-terminal or no_evidence operation). */
-const PROVABLE = new Set(["queued", "running", "awaiting_evidence", "awaiting_manual_dial", "no_evidence"]);
+/** Statuses an SMS can still prove (attach confirms a non-terminal or no_evidence operation): the kit's list. */
+const PROVABLE = new Set<string>(PROVABLE_OPERATION_STATUSES);
 
 export function Messages() {
   const [open, setOpen] = useState<Evidence>();

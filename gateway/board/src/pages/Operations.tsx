@@ -11,6 +11,7 @@ import {
   needsMerchantCode,
   OP_TYPES,
   OPERATION_STATUSES,
+  OPERATORS,
   type Operator,
   type OpType,
 } from "../rules.ts";
@@ -38,6 +39,14 @@ const NO_FILTERS: Filters = {
   limit: "50",
 };
 
+/** The list's filters: those applied and the draft being typed, applied on submit. */
+function useFilters() {
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const set = (k: keyof Filters) => (e: Event) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value });
+  return { filters, draft, set, apply: () => setFilters(draft) };
+}
+
 /** The query of the list route: only the filters given (an empty one is not a filter). */
 function queryOf(f: Filters) {
   const q: Record<string, string | number> = {};
@@ -46,8 +55,7 @@ function queryOf(f: Filters) {
 }
 
 export function Operations() {
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const { filters, draft, set, apply } = useFilters();
   const [open, setOpen] = useHashItem("operations");
   const [creating, setCreating] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
@@ -58,7 +66,6 @@ export function Operations() {
     [filters],
   );
   const isAdmin = currentSession()?.role === "admin";
-  const set = (k: keyof Filters) => (e: Event) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value });
 
   return (
     <section>
@@ -72,7 +79,7 @@ export function Operations() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            setFilters(draft);
+            apply();
           }}
         >
           <Field label={t("common.status")}>
@@ -163,70 +170,107 @@ const CREATE_KIND = "operation.create";
 const isOperation = (b: unknown): b is { operation_id: string } =>
   typeof b === "object" && b !== null && typeof (b as { operation_id?: unknown }).operation_id === "string";
 
+/** The create form's values; a sending whose outcome is unknown (5xx, no answer) comes back as sent. */
+interface Draft {
+  operator: Operator;
+  type: OpType;
+  msisdn: string;
+  name: string;
+  amount: string;
+  merchant: string;
+  contact: string;
+}
+
+function useDraft(pending: Record<string, string> | undefined) {
+  const [draft, setDraft] = useState<Draft>(() => ({
+    operator: (pending?.operator as Operator) ?? "operator_b",
+    type: (pending?.type as OpType) ?? DEFAULT_OP_TYPE,
+    msisdn: pending?.msisdn ?? "",
+    name: pending?.name ?? "",
+    amount: pending?.amount ?? "",
+    merchant: pending?.merchant ?? "",
+    contact: pending?.contact ?? "",
+  }));
+  const set =
+    <K extends keyof Draft>(k: K) =>
+    (v: Draft[K]) =>
+      setDraft((d) => ({ ...d, [k]: v }));
+  return { draft, set };
+}
+
+/** A sending: busy while it runs, its outcome, and whether an earlier one's is unknown (send again). */
+function useSending(pending: boolean) {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | undefined>(pending ? pendingOutcome() : undefined);
+  const [unknown, setUnknown] = useState(pending);
+  return { busy, setBusy, outcome, setOutcome, unknown, setUnknown };
+}
+
+/** The contract's checks of a draft (the server checks again). */
+function problemsOf(d: Draft) {
+  const noRecipient = dialsNoRecipient(d.type);
+  return {
+    msisdn: noRecipient ? undefined : msisdnProblem(d.msisdn, d.operator),
+    name: noRecipient || d.name.trim() ? undefined : t("v.required"),
+    amount: noRecipient ? undefined : amountProblem(d.amount),
+    merchant: needsMerchantCode(d.operator, d.type) && !d.merchant.trim() ? t("v.merchant") : undefined,
+  };
+}
+
+function createBody(d: Draft, requestId: string) {
+  const noRecipient = dialsNoRecipient(d.type);
+  return {
+    request_id: requestId,
+    operator: d.operator,
+    type_op: d.type,
+    client: { msisdn: noRecipient ? "" : localDigits(d.msisdn), nom: noRecipient ? "" : d.name.trim() },
+    montant: noRecipient ? 1 : Number(d.amount),
+    merchant_code: d.merchant.trim() || null,
+    contact_id: d.contact.trim() || null,
+  };
+}
+
 /** The create form, with the contract's checks shown as the user types (the server checks again). */
 function CreateOperation({ onCreated }: { onCreated: (message: string) => void }) {
-  // A sending whose outcome is unknown (5xx, no answer) comes back with its form as sent.
   const pending = pendingRequest(CREATE_KIND)?.values;
-  const [operator, setOperator] = useState<Operator>((pending?.operator as Operator) ?? "operator_b");
-  const [type, setType] = useState<OpType>((pending?.type as OpType) ?? DEFAULT_OP_TYPE);
-  const [msisdn, setMsisdn] = useState(pending?.msisdn ?? "");
-  const [name, setName] = useState(pending?.name ?? "");
-  const [amount, setAmount] = useState(pending?.amount ?? "");
-  const [merchant, setMerchant] = useState(pending?.merchant ?? "");
-  const [contact, setContact] = useState(pending?.contact ?? "");
+  const { draft, set } = useDraft(pending);
+  const sending = useSending(Boolean(pending));
   const [touched, setTouched] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | undefined>(pending ? pendingOutcome() : undefined);
-  const [unknown, setUnknown] = useState(Boolean(pending));
-  const [busy, setBusy] = useState(false);
-  const noRecipient = dialsNoRecipient(type);
-  const problems = {
-    msisdn: noRecipient ? undefined : msisdnProblem(msisdn, operator),
-    name: noRecipient || name.trim() ? undefined : t("v.required"),
-    amount: noRecipient ? undefined : amountProblem(amount),
-    merchant: needsMerchantCode(operator, type) && !merchant.trim() ? t("v.merchant") : undefined,
-  };
+  const problems = problemsOf(draft);
   const invalid = Object.values(problems).some(Boolean);
   const show = (p?: string) => (touched ? p : undefined);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     setTouched(true);
-    if (invalid || busy) return;
-    setBusy(true);
+    if (invalid || sending.busy) return;
+    sending.setBusy(true);
     const r = await sendOnce(
       CREATE_KIND,
-      { operator, type, msisdn, name, amount, merchant, contact },
-      (requestId) =>
-        api.POST("/v1/operations", {
-          body: {
-            request_id: requestId,
-            operator,
-            type_op: type,
-            client: { msisdn: noRecipient ? "" : localDigits(msisdn), nom: noRecipient ? "" : name.trim() },
-            montant: noRecipient ? 1 : Number(amount),
-            merchant_code: merchant.trim() || null,
-            contact_id: contact.trim() || null,
-          },
-        }),
+      { ...draft },
+      (requestId) => api.POST("/v1/operations", { body: createBody(draft, requestId) }),
       isOperation,
     );
-    setBusy(false);
+    sending.setBusy(false);
     if (r.outcome) {
-      setUnknown(r.unknown);
-      return setOutcome(r.outcome);
+      sending.setUnknown(r.unknown);
+      return sending.setOutcome(r.outcome);
     }
     onCreated(t(r.earlier ? "ops.createdEarlier" : "ops.created", { id: r.data.operation_id }));
   };
   return (
     <form onSubmit={submit} noValidate>
       <Field label={t("common.operator")}>
-        <select value={operator} onChange={(e) => setOperator(e.currentTarget.value as Operator)}>
-          <option value="operator_a">operator_a</option>
-          <option value="operator_b">operator_b</option>
+        <select value={draft.operator} onChange={(e) => set("operator")(e.currentTarget.value as Operator)}>
+          {OPERATORS.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
         </select>
       </Field>
       <Field label={t("ops.type")}>
-        <select value={type} onChange={(e) => setType(e.currentTarget.value as OpType)}>
+        <select value={draft.type} onChange={(e) => set("type")(e.currentTarget.value as OpType)}>
           {OP_TYPES.map((o) => (
             <option key={o} value={o}>
               {o}
@@ -234,49 +278,73 @@ function CreateOperation({ onCreated }: { onCreated: (message: string) => void }
           ))}
         </select>
       </Field>
-      {!noRecipient && (
-        <>
-          <Field label={t("common.number")} error={show(problems.msisdn)}>
-            <input
-              inputMode="tel"
-              value={msisdn}
-              aria-invalid={Boolean(show(problems.msisdn))}
-              onInput={(e) => setMsisdn(e.currentTarget.value)}
-              onBlur={() => setTouched(true)}
-            />
-          </Field>
-          <Field label={t("ops.recipient")} error={show(problems.name)}>
-            <input
-              value={name}
-              maxLength={200}
-              aria-invalid={Boolean(show(problems.name))}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-          </Field>
-          <Field label={t("common.amount")} error={show(problems.amount)}>
-            <input
-              inputMode="numeric"
-              value={amount}
-              aria-invalid={Boolean(show(problems.amount))}
-              onInput={(e) => setAmount(e.currentTarget.value)}
-            />
-          </Field>
-        </>
+      {!dialsNoRecipient(draft.type) && (
+        <RecipientFields draft={draft} set={set} show={show} problems={problems} onBlur={() => setTouched(true)} />
       )}
-      {needsMerchantCode(operator, type) && (
+      {needsMerchantCode(draft.operator, draft.type) && (
         <Field label={t("ops.merchant")} error={show(problems.merchant)}>
-          <input value={merchant} maxLength={100} onInput={(e) => setMerchant(e.currentTarget.value)} />
+          <input value={draft.merchant} maxLength={100} onInput={(e) => set("merchant")(e.currentTarget.value)} />
         </Field>
       )}
       <Field label={t("common.contact")}>
-        <input value={contact} maxLength={200} onInput={(e) => setContact(e.currentTarget.value)} />
+        <input value={draft.contact} maxLength={200} onInput={(e) => set("contact")(e.currentTarget.value)} />
       </Field>
-      <button type="submit" class="primary" disabled={busy}>
-        {unknown ? t("send.again") : t("common.send")}
+      <button type="submit" class="primary" disabled={sending.busy}>
+        {sending.unknown ? t("send.again") : t("common.send")}
       </button>
-      <Answer outcome={outcome} />
+      <Answer outcome={sending.outcome} />
     </form>
   );
+}
+
+/** The number, name and amount of an operation that dials a recipient. */
+function RecipientFields(p: {
+  draft: Draft;
+  set: ReturnType<typeof useDraft>["set"];
+  show: (problem?: string) => string | undefined;
+  problems: ReturnType<typeof problemsOf>;
+  onBlur: () => void;
+}) {
+  const { draft, set, show, problems } = p;
+  return (
+    <>
+      <Field label={t("common.number")} error={show(problems.msisdn)}>
+        <input
+          inputMode="tel"
+          value={draft.msisdn}
+          aria-invalid={Boolean(show(problems.msisdn))}
+          onInput={(e) => set("msisdn")(e.currentTarget.value)}
+          onBlur={p.onBlur}
+        />
+      </Field>
+      <Field label={t("ops.recipient")} error={show(problems.name)}>
+        <input
+          value={draft.name}
+          maxLength={200}
+          aria-invalid={Boolean(show(problems.name))}
+          onInput={(e) => set("name")(e.currentTarget.value)}
+        />
+      </Field>
+      <Field label={t("common.amount")} error={show(problems.amount)}>
+        <input
+          inputMode="numeric"
+          value={draft.amount}
+          aria-invalid={Boolean(show(problems.amount))}
+          onInput={(e) => set("amount")(e.currentTarget.value)}
+        />
+      </Field>
+    </>
+  );
+}
+
+/**
+ * A retry's state: asked for confirmation (a retry that may pay twice), and unknown (sent with
+ * no definite answer: sending it again reuses its request id).
+ */
+function useRetry(operationId: string) {
+  const [confirmRetry, setConfirmRetry] = useState(false);
+  const [retryUnknown, setRetryUnknown] = useState(Boolean(pendingRequest(`operation.retry.${operationId}`)));
+  return { confirmRetry, setConfirmRetry, retryUnknown, setRetryUnknown };
 }
 
 /** One operation: its fields, its proof, its history; cancel while queued or running, retry when allowed. */
@@ -293,9 +361,7 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
     [props.id],
   );
   const [outcome, setOutcome] = useState<Outcome>();
-  const [confirmRetry, setConfirmRetry] = useState(false);
-  // A retry whose outcome is unknown: sending it again reuses its request id.
-  const [retryUnknown, setRetryUnknown] = useState(Boolean(pendingRequest(`operation.retry.${props.id}`)));
+  const { confirmRetry, setConfirmRetry, retryUnknown, setRetryUnknown } = useRetry(props.id);
   const op = list.rows[0];
 
   const cancel = async () => {

@@ -2,12 +2,12 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
-import { amountProblem, OP_TYPES, ROLES, type Role } from "../rules.ts";
+import { amountProblem, OP_TYPES, ROLES, type OpType, type Role } from "../rules.ts";
 import type { Agent, Sim } from "../types.ts";
 import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 /** The grant body's defaults in the contract: deposits and balance checks, 500 000 FCFA per operation. */
-const DEFAULT_OP_TYPES = ["deposit", "balance"];
+const DEFAULT_OP_TYPES: OpType[] = ["deposit", "balance"];
 const DEFAULT_MAX_AMOUNT = "500000";
 
 /** An action on a person that needs a confirmation saying what it does. */

@@ -3,12 +3,12 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import type { Webhook, WebhookDelivery } from "../types.ts";
+import { WEBHOOK_EVENTS as EVENTS } from "../../../../services/fleet/src/domain/webhook-events.ts";
 import { Answer, Badge, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
 
 // The fleet's webhooks (admin): registered endpoints, never their secrets but at
 // registration, shown once; each endpoint's deliveries with their attempts; removal names
 // what it deletes first.
-const EVENTS = ["operation.confirmed", "operation.failed", "alert.raised"] as const;
 
 export function Webhooks() {
   const [outcome, setOutcome] = useState<Outcome>();

@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { HttpError } from "../../http/errors.ts";
 import { toContractJson } from "../../http/json.ts";
 import { created, noContent, ok, route, text, type Route } from "../../http/route.ts";
-import { adminOnly, withReasons } from "../../http/reasons.ts";
+import { adminOnly, GATEWAY_REASONS, reasonsOf, withReasons } from "../../http/reasons.ts";
 import { FLEET } from "../../http/service-reasons.ts";
 import { contractSchema } from "../../http/contract-schema.ts";
 
@@ -41,7 +41,7 @@ export const agentRoutes: Route[] = [
         401: "Wrong login or password",
         429: {
           description: "Too many failed sign-ins for this login or from this address",
-          reasons: ["login_throttled"],
+          reasons: reasonsOf(GATEWAY_REASONS, "login_throttled"),
         },
       },
       FLEET,

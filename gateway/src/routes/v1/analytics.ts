@@ -6,6 +6,8 @@ import {
 } from "@transferops/kit/gen/transferops/analytics/v1/analytics_pb";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryBool, queryInt, route, type Route } from "../../http/route.ts";
+import { reasonsOf } from "../../http/reasons.ts";
+import { ANALYTICS } from "../../http/service-reasons.ts";
 
 const windowQuery = z.object({
   days: queryInt(1, 365).optional(),
@@ -230,7 +232,8 @@ const WINDOW_RULES =
   "messages on the day they were received; intake transactions on their transaction date. An agent sees its own " +
   "operations (and the messages and SIMs of the SIMs they ran on); supervisors and admins the fleet.";
 
-const windowReasons = ["invalid_request", "reversed_range", "future_range", "invalid_window"] as const;
+// invalid_request: the gateway's own validation of the query (a reason of no service's table).
+const windowReasons = ["invalid_request", ...reasonsOf(ANALYTICS, "reversed_range", "future_range", "invalid_window")];
 
 /** Analytics: the report and the unproven-by-handset report, both read from analytics' read model. */
 export const analyticsRoutes: Route[] = [
@@ -258,8 +261,8 @@ export const analyticsRoutes: Route[] = [
     query: windowQuery,
     responses: {
       200: { description: "The report", schema: analyticsSchema, example: analyticsExample },
-      401: { description: "Not signed in", reasons: ["not_signed_in"] },
-      403: { description: "Inactive agent", reasons: ["agent_inactive"] },
+      401: { description: "Not signed in", reasons: reasonsOf(ANALYTICS, "not_signed_in") },
+      403: { description: "Inactive agent", reasons: reasonsOf(ANALYTICS, "agent_inactive") },
       422: {
         description: "Invalid window: days outside 1..365, malformed date, reversed or future range",
         reasons: windowReasons,
@@ -311,8 +314,8 @@ export const analyticsRoutes: Route[] = [
           ],
         },
       },
-      401: { description: "Not signed in", reasons: ["not_signed_in"] },
-      403: { description: "Inactive agent", reasons: ["agent_inactive"] },
+      401: { description: "Not signed in", reasons: reasonsOf(ANALYTICS, "not_signed_in") },
+      403: { description: "Inactive agent", reasons: reasonsOf(ANALYTICS, "agent_inactive") },
       422: { description: "Invalid window", reasons: windowReasons },
     },
     async handle({ caller, query, services }) {

@@ -14,6 +14,8 @@ import {
   queryBoolean,
   replayHeaders,
 } from "./messaging-common.ts";
+import { MESSAGING } from "../../http/service-reasons.ts";
+import { reasonsOf } from "../../http/reasons.ts";
 
 // Contacts of the messaging-side API, addressed by customer_id (UUID). Every route takes
 // `Authorization: Bearer <messaging API key>`. Shapes follow respond.io's contact object
@@ -67,11 +69,20 @@ const contactJson = (c: Contact | undefined) => toContractJson(ContactSchema, c!
 
 const AUTH_ERRORS: Record<number, ResponseDoc> = {
   401: { description: "Missing Bearer key, or not a messaging API key" },
-  403: { description: "A credential of another kind (X-API-Key, session)", reasons: ["caller_not_allowed"] },
+  403: {
+    description: "A credential of another kind (X-API-Key, session)",
+    reasons: reasonsOf(MESSAGING, "caller_not_allowed"),
+  },
 };
 const CONTACT_200: ResponseDoc = { description: "The contact", schema: contactSchema, example: CONTACT_EXAMPLE };
-const NOT_FOUND: ResponseDoc = { description: "No contact has this customer_id", reasons: ["contact_not_found"] };
-const DELETED: ResponseDoc = { description: "The contact is soft-deleted", reasons: ["contact_deleted"] };
+const NOT_FOUND: ResponseDoc = {
+  description: "No contact has this customer_id",
+  reasons: reasonsOf(MESSAGING, "contact_not_found"),
+};
+const DELETED: ResponseDoc = {
+  description: "The contact is soft-deleted",
+  reasons: reasonsOf(MESSAGING, "contact_deleted"),
+};
 
 const name = cleanText(100).nullable().optional();
 const writable = {
@@ -167,7 +178,10 @@ function contactAction(o: {
       ...AUTH_ERRORS,
       404: NOT_FOUND,
       ...o.errors,
-      422: { description: "Invalid path or body", reasons: ["invalid_request", ...(o.errors?.[422]?.reasons ?? [])] },
+      422: {
+        description: "Invalid path or body",
+        reasons: [...reasonsOf(MESSAGING, "invalid_request"), ...(o.errors?.[422]?.reasons ?? [])],
+      },
     },
     async handle({ caller, body, params, services }) {
       const res = await o.call({ services, caller, id: params.customer_id, body, params });
@@ -196,7 +210,10 @@ export const contactRoutes: Route[] = [
         example: { data: [CONTACT_EXAMPLE], pagination: { next_cursor: "Y29udGFjdHM6NTA", has_more: true, limit: 50 } },
       },
       ...AUTH_ERRORS,
-      422: { description: "Invalid query or cursor", reasons: ["invalid_request", "invalid_cursor"] },
+      422: {
+        description: "Invalid query or cursor",
+        reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_cursor"),
+      },
     },
     async handle({ caller, query, services }) {
       const res = await services.messaging.listContacts({
@@ -245,11 +262,18 @@ export const contactRoutes: Route[] = [
       ...AUTH_ERRORS,
       409: {
         description: "Phone or e-mail of a live contact, or the Idempotency-Key reused with another body",
-        reasons: ["contact_exists", "idempotency_key_reused"],
+        reasons: reasonsOf(MESSAGING, "contact_exists", "idempotency_key_reused"),
       },
       422: {
         description: "Invalid body",
-        reasons: ["invalid_request", "invalid_phone", "invalid_email", "unknown_lifecycle", "unknown_collaborator"],
+        reasons: reasonsOf(
+          MESSAGING,
+          "invalid_request",
+          "invalid_phone",
+          "invalid_email",
+          "unknown_lifecycle",
+          "unknown_collaborator",
+        ),
       },
     },
     async handle(ctx) {
@@ -309,7 +333,7 @@ export const contactRoutes: Route[] = [
       200: CONTACT_200,
       ...AUTH_ERRORS,
       404: NOT_FOUND,
-      422: { description: "customer_id is not a UUID", reasons: ["invalid_request"] },
+      422: { description: "customer_id is not a UUID", reasons: reasonsOf(MESSAGING, "invalid_request") },
     },
     async handle({ caller, params, services }) {
       const res = await services.messaging.getContact({ caller, customerId: params.customer_id });
@@ -329,9 +353,9 @@ export const contactRoutes: Route[] = [
     errors: {
       409: {
         description: "Phone or e-mail of another live contact; or the contact is deleted",
-        reasons: ["contact_exists", "contact_deleted"],
+        reasons: reasonsOf(MESSAGING, "contact_exists", "contact_deleted"),
       },
-      422: { description: "", reasons: ["invalid_phone", "invalid_email"] },
+      422: { description: "", reasons: reasonsOf(MESSAGING, "invalid_phone", "invalid_email") },
     },
     call: ({ services, caller, id, body }) =>
       services.messaging.updateContact({ caller, customerId: id, fields: fieldsOf(body) }),
@@ -354,7 +378,7 @@ export const contactRoutes: Route[] = [
     errors: {
       409: {
         description: "Not deleted, or phone/e-mail now held by a live contact",
-        reasons: ["contact_not_deleted", "contact_exists"],
+        reasons: reasonsOf(MESSAGING, "contact_not_deleted", "contact_exists"),
       },
     },
     call: ({ services, caller, id }) => services.messaging.restoreContact({ caller, customerId: id }),
@@ -389,7 +413,10 @@ export const contactRoutes: Route[] = [
       .refine((b) => (b.name === undefined) !== (b.tag_id === undefined), "give exactly one of name and tag_id"),
     requestExample: { name: "VIP" },
     errors: {
-      404: { description: "Unknown contact or tag_id", reasons: ["contact_not_found", "tag_not_found"] },
+      404: {
+        description: "Unknown contact or tag_id",
+        reasons: reasonsOf(MESSAGING, "contact_not_found", "tag_not_found"),
+      },
       409: DELETED,
     },
     call: ({ services, caller, id, body }) =>
@@ -402,7 +429,10 @@ export const contactRoutes: Route[] = [
     summary: "Remove a tag from a contact",
     description: "404 tag_not_found when the contact does not carry the tag. The tag stays in the catalogue.",
     errors: {
-      404: { description: "Unknown contact, or tag not on it", reasons: ["contact_not_found", "tag_not_found"] },
+      404: {
+        description: "Unknown contact, or tag not on it",
+        reasons: reasonsOf(MESSAGING, "contact_not_found", "tag_not_found"),
+      },
       409: DELETED,
     },
     call: ({ services, caller, id, params }) =>
@@ -416,7 +446,7 @@ export const contactRoutes: Route[] = [
     description: "Stages are configured (LIFECYCLE_STAGES; default new_lead, hot_lead, payment, customer, cold_lead).",
     body: z.object({ lifecycle: cleanText(64).nullable() }).strict(),
     requestExample: { lifecycle: "customer" },
-    errors: { 409: DELETED, 422: { description: "", reasons: ["unknown_lifecycle"] } },
+    errors: { 409: DELETED, 422: { description: "", reasons: reasonsOf(MESSAGING, "unknown_lifecycle") } },
     call: ({ services, caller, id, body }) =>
       services.messaging.setContactLifecycle({ caller, customerId: id, lifecycle: body.lifecycle ?? "" }),
   }),
@@ -428,7 +458,7 @@ export const contactRoutes: Route[] = [
     description: "The set given replaces the current one; every id must name an active fleet agent.",
     body: z.object({ collaborators: z.array(z.string().uuid()).max(50) }).strict(),
     requestExample: { collaborators: ["7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"] },
-    errors: { 409: DELETED, 422: { description: "", reasons: ["unknown_collaborator"] } },
+    errors: { 409: DELETED, 422: { description: "", reasons: reasonsOf(MESSAGING, "unknown_collaborator") } },
     call: ({ services, caller, id, body }) =>
       services.messaging.setContactCollaborators({ caller, customerId: id, collaborators: body.collaborators }),
   }),

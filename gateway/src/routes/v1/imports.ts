@@ -19,6 +19,8 @@ import {
   paginationSchema,
   replayHeaders,
 } from "./messaging-common.ts";
+import { MESSAGING } from "../../http/service-reasons.ts";
+import { reasonsOf } from "../../http/reasons.ts";
 
 // Imports of contacts from CSV files, and saved mappings of their columns. Every route takes
 // `Authorization: Bearer <messaging API key>`. Decisions: docs/decisions/messaging.md.
@@ -27,7 +29,10 @@ const AUTH: ["messaging_key"] = ["messaging_key"];
 const IMPORTS = "Imports";
 const AUTH_ERRORS: Record<number, ResponseDoc> = {
   401: { description: "Missing Bearer key, or not a messaging API key" },
-  403: { description: "A credential of another kind (X-API-Key, session)", reasons: ["caller_not_allowed"] },
+  403: {
+    description: "A credential of another kind (X-API-Key, session)",
+    reasons: reasonsOf(MESSAGING, "caller_not_allowed"),
+  },
 };
 
 const columnSchema = z
@@ -190,7 +195,10 @@ export const importRoutes: Route[] = [
         example: { data: [IMPORT_EXAMPLE], pagination: { next_cursor: null, has_more: false, limit: 50 } },
       },
       ...AUTH_ERRORS,
-      422: { description: "Invalid query or cursor", reasons: ["invalid_request", "invalid_cursor"] },
+      422: {
+        description: "Invalid query or cursor",
+        reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_cursor"),
+      },
     },
     async handle({ caller, query, services }) {
       const res = await services.messaging.listImports({
@@ -243,10 +251,19 @@ export const importRoutes: Route[] = [
         },
       },
       ...AUTH_ERRORS,
-      404: { description: "Unknown mapping_id or template", reasons: ["mapping_not_found", "template_not_found"] },
-      409: { description: "The Idempotency-Key was used with another body", reasons: ["idempotency_key_reused"] },
+      404: {
+        description: "Unknown mapping_id or template",
+        reasons: reasonsOf(MESSAGING, "mapping_not_found", "template_not_found"),
+      },
+      409: {
+        description: "The Idempotency-Key was used with another body",
+        reasons: reasonsOf(MESSAGING, "idempotency_key_reused"),
+      },
       413: { description: "Body over 60 MB" },
-      422: { description: "Invalid body", reasons: ["invalid_request", "invalid_file", "invalid_mapping"] },
+      422: {
+        description: "Invalid body",
+        reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_file", "invalid_mapping"),
+      },
     },
     async handle(ctx) {
       const { file, mapping, duplicate_policy } = ctx.body;
@@ -299,8 +316,11 @@ export const importRoutes: Route[] = [
         },
       },
       ...AUTH_ERRORS,
-      404: { description: "No import has this import_id", reasons: ["import_not_found"] },
-      422: { description: "Malformed import_id or cursor", reasons: ["invalid_request", "invalid_cursor"] },
+      404: { description: "No import has this import_id", reasons: reasonsOf(MESSAGING, "import_not_found") },
+      422: {
+        description: "Malformed import_id or cursor",
+        reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_cursor"),
+      },
     },
     async handle({ caller, params, query, services }) {
       const res = await services.messaging.getImport({
@@ -373,7 +393,10 @@ export const importRoutes: Route[] = [
         example: { data: [MAPPING_EXAMPLE], pagination: { next_cursor: null, has_more: false, limit: 50 } },
       },
       ...AUTH_ERRORS,
-      422: { description: "Invalid query or cursor", reasons: ["invalid_request", "invalid_cursor"] },
+      422: {
+        description: "Invalid query or cursor",
+        reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_cursor"),
+      },
     },
     async handle({ caller, query, services }) {
       const res = await services.messaging.listMappings({
@@ -400,8 +423,11 @@ export const importRoutes: Route[] = [
         example: MAPPING_EXAMPLE,
       },
       ...AUTH_ERRORS,
-      409: { description: "The Idempotency-Key was used with another body", reasons: ["idempotency_key_reused"] },
-      422: { description: "Invalid body", reasons: ["invalid_request", "invalid_mapping"] },
+      409: {
+        description: "The Idempotency-Key was used with another body",
+        reasons: reasonsOf(MESSAGING, "idempotency_key_reused"),
+      },
+      422: { description: "Invalid body", reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_mapping") },
     },
     async handle(ctx) {
       const res = await ctx.services.messaging.createMapping({
@@ -427,8 +453,8 @@ export const importRoutes: Route[] = [
     responses: {
       200: { description: "The mapping", schema: mappingSchemaZ, example: MAPPING_EXAMPLE },
       ...AUTH_ERRORS,
-      404: { description: "No mapping has this mapping_id", reasons: ["mapping_not_found"] },
-      422: { description: "Invalid body", reasons: ["invalid_request", "invalid_mapping"] },
+      404: { description: "No mapping has this mapping_id", reasons: reasonsOf(MESSAGING, "mapping_not_found") },
+      422: { description: "Invalid body", reasons: reasonsOf(MESSAGING, "invalid_request", "invalid_mapping") },
     },
     async handle({ caller, params, body, services }) {
       const res = await services.messaging.updateMapping({
@@ -453,8 +479,8 @@ export const importRoutes: Route[] = [
     responses: {
       204: { description: "Deleted" },
       ...AUTH_ERRORS,
-      404: { description: "No mapping has this mapping_id", reasons: ["mapping_not_found"] },
-      422: { description: "Malformed mapping_id", reasons: ["invalid_request"] },
+      404: { description: "No mapping has this mapping_id", reasons: reasonsOf(MESSAGING, "mapping_not_found") },
+      422: { description: "Malformed mapping_id", reasons: reasonsOf(MESSAGING, "invalid_request") },
     },
     async handle({ caller, params, services }) {
       await services.messaging.deleteMapping({ caller, mappingId: params.mapping_id });

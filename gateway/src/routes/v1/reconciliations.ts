@@ -7,6 +7,8 @@ import {
 import { contractSchema } from "../../http/contract-schema.ts";
 import { toContractJson } from "../../http/json.ts";
 import { ok, queryInt, route, type Route } from "../../http/route.ts";
+import { reasonsOf } from "../../http/reasons.ts";
+import { EVIDENCE } from "../../http/service-reasons.ts";
 
 // The daily reconciliation of the SIMs' money, read from evidence (additive /v1 routes).
 
@@ -127,9 +129,9 @@ const ERRORS = {
   401: { description: "Not signed in", reasons: [] },
   403: {
     description: "Not a supervisor's or admin's session",
-    reasons: ["session_required", "agent_inactive", "supervisor_required"],
+    reasons: reasonsOf(EVIDENCE, "session_required", "agent_inactive", "supervisor_required"),
   },
-  422: { description: "Malformed day or SIM id", reasons: ["invalid_request"] },
+  422: { description: "Malformed day or SIM id", reasons: reasonsOf(EVIDENCE, "invalid_request") },
 };
 
 const CHAIN_EXAMPLE = {
@@ -224,7 +226,7 @@ export const reconciliationRoutes: Route[] = [
         example: { ...EXAMPLE, sims: [SIM_EXAMPLE] },
       },
       ...ERRORS,
-      404: { description: "No SIM has this id", reasons: ["sim_not_found"] },
+      404: { description: "No SIM has this id", reasons: reasonsOf(EVIDENCE, "sim_not_found") },
     },
     async handle({ caller, query, params, services }) {
       return ok(await read(services, caller, query.day, params.sim_id));
@@ -254,8 +256,8 @@ the day's links and \`breaks\` the broken ones. Supervisors and admins only.`,
         example: CHAIN_EXAMPLE,
       },
       ...ERRORS,
-      422: { description: "Malformed day, SIM id, offset or limit", reasons: ["invalid_request"] },
-      404: { description: "No SIM has this id", reasons: ["sim_not_found"] },
+      422: { description: "Malformed day, SIM id, offset or limit", reasons: reasonsOf(EVIDENCE, "invalid_request") },
+      404: { description: "No SIM has this id", reasons: reasonsOf(EVIDENCE, "sim_not_found") },
     },
     async handle({ caller, query, params, services }) {
       const res = await services.evidence.getBalanceChain({

@@ -4,6 +4,8 @@ import { TRANSACTION_STATES } from "@transferops/intake/transaction-state";
 import { TransactionSchema, type Transaction } from "@transferops/kit/gen/transferops/intake/v1/intake_pb";
 import { toContractJson } from "../../http/json.ts";
 import { created, instant, ok, pageLimit, route, text, type Route } from "../../http/route.ts";
+import { DISPATCH, INTAKE } from "../../http/service-reasons.ts";
+import { reasonsOf } from "../../http/reasons.ts";
 
 // The "Transaction routes" group. The contract leaves the paths open; decisions (paths,
 // the unconfirmed-payment refusal, `closed` after close by receipt, unknown fields on
@@ -143,14 +145,17 @@ const ok200 = (description: string, example: unknown = EXAMPLE) => ({
 });
 const NOT_FOUND = {
   description: "Missing, or not visible to the caller (another agent's launched work is 404, not 403)",
-  reasons: ["transaction_not_found"],
+  reasons: reasonsOf(INTAKE, "transaction_not_found"),
 };
-const NOT_PENDING = { description: "The transaction is not pending", reasons: ["transaction_not_pending"] };
+const NOT_PENDING = {
+  description: "The transaction is not pending",
+  reasons: reasonsOf(INTAKE, "transaction_not_pending"),
+};
 const SESSION_ERRORS = {
   401: "Not signed in",
   403: {
     description: "Inactive or deleted agent, or not a session",
-    reasons: ["caller_not_allowed", "agent_inactive"],
+    reasons: reasonsOf(INTAKE, "caller_not_allowed", "agent_inactive"),
   },
   422: { description: "Malformed transaction_id", reasons: [] },
 } as const;
@@ -248,11 +253,11 @@ export const transactionRoutes: Route[] = [
     responses: {
       201: { description: "Created, pending", schema: transactionSchema, example: EXAMPLE },
       401: "Missing or wrong API key",
-      403: { description: "Not the API key", reasons: ["caller_not_allowed"] },
-      409: { description: "request_id exists: refused, not requeued", reasons: ["request_id_exists"] },
+      403: { description: "Not the API key", reasons: reasonsOf(INTAKE, "caller_not_allowed") },
+      409: { description: "request_id exists: refused, not requeued", reasons: reasonsOf(INTAKE, "request_id_exists") },
       422: {
         description: "Invalid field, unknown field, or receiver phone not a mobile-money number of the operator",
-        reasons: ["invalid_msisdn", "operator_undetermined", "operator_mismatch"],
+        reasons: reasonsOf(INTAKE, "invalid_msisdn", "operator_undetermined", "operator_mismatch"),
       },
     },
     async handle({ caller, body, services }) {
@@ -349,7 +354,7 @@ export const transactionRoutes: Route[] = [
       409: NOT_PENDING,
       422: {
         description: "No field given, an unknown field, or a phone not of the operator",
-        reasons: ["no_receiver_field", "invalid_msisdn", "operator_undetermined", "operator_mismatch"],
+        reasons: reasonsOf(INTAKE, "no_receiver_field", "invalid_msisdn", "operator_undetermined", "operator_mismatch"),
       },
     },
     async handle({ caller, params, body, services }) {
@@ -398,35 +403,34 @@ export const transactionRoutes: Route[] = [
       403: {
         description: "Inactive agent, or dispatch refused the agent's access (claim released)",
         reasons: [
-          "caller_not_allowed",
-          "agent_inactive",
-          "no_grant",
-          "not_in_grant_type",
-          "over_max_amount",
-          "not_in_grant_sim",
+          ...reasonsOf(INTAKE, "caller_not_allowed", "agent_inactive"),
+          ...reasonsOf(DISPATCH, "no_grant", "not_in_grant_type", "over_max_amount", "not_in_grant_sim"),
         ],
       },
       404: NOT_FOUND,
       409: {
         description: "Already launched (or claimed by a concurrent launch), cancelled, closed or done",
-        reasons: ["already_launched", "transaction_not_pending"],
+        reasons: reasonsOf(INTAKE, "already_launched", "transaction_not_pending"),
       },
       422: {
         description:
           "Payment not confirmed; or dispatch found no SIM, no measured balance, or a balance short of the amount (claim released)",
         reasons: [
-          "payment_not_confirmed",
-          "no_active_sim",
-          "no_assigned_sim",
-          "no_measured_balance",
-          "stale_balance",
-          "insufficient_balance",
-          "operator_mismatch",
+          ...reasonsOf(INTAKE, "payment_not_confirmed"),
+          ...reasonsOf(
+            DISPATCH,
+            "no_active_sim",
+            "no_assigned_sim",
+            "no_measured_balance",
+            "stale_balance",
+            "insufficient_balance",
+          ),
+          ...reasonsOf(INTAKE, "operator_mismatch"),
         ],
       },
       423: {
         description: "The device holding the selected SIM is frozen, or the circuit breaker is active (claim released)",
-        reasons: ["device_frozen", "circuit_breaker"],
+        reasons: [...reasonsOf(INTAKE, "device_frozen"), ...reasonsOf(DISPATCH, "circuit_breaker")],
       },
     },
     async handle({ caller, params, services }) {

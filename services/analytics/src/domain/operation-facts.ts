@@ -1,6 +1,7 @@
-/** Deposits, withdrawals and float deposits move money; balance checks and mini statements do not. */
-export const TRANSFER_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;
-export const isTransfer = (opType: string) => (TRANSFER_TYPES as readonly string[]).includes(opType);
+import { TRANSFER_OP_TYPES } from "@transferops/kit/pure";
+
+/** Deposits, withdrawals and float deposits move money (the kit's transfer types); balance checks and mini statements do not. */
+export const isTransfer = (opType: string) => (TRANSFER_OP_TYPES as readonly string[]).includes(opType);
 
 /** Triggers by which a person decided or proved an operation. */
 const BY_HAND = new Set(["attach", "settle", "arbitrate"]);

@@ -27,7 +27,7 @@ import { checkOperator, deriveOperator, normaliseMsisdn } from "./operators.ts";
 import { checkCircuitBreaker } from "./reasons.ts";
 import { checkAmount, checkMerchantCode, resolveOrigin, type CallerKind } from "./request-rules.ts";
 import { selectSim, type SimCandidate } from "./selection.ts";
-import type { Operator, OpType, Origin, Role } from "./vocabulary.ts";
+import { MATCHING_OP_TYPE, type Operator, type OpType, type Origin, type Role } from "./vocabulary.ts";
 
 export interface OwningAgent {
   readonly role: Role;
@@ -129,7 +129,7 @@ export function admitMatchingOperation(request: MatchingRequest, facts: Admissio
     {
       agent: request.agent,
       operator: destination.value.operator,
-      op_type: "deposit",
+      op_type: MATCHING_OP_TYPE,
       amount: request.amount,
       sim_id: request.sim_id ?? null,
     },

@@ -29,7 +29,7 @@
 //      operation of the SIM was sent to the number the message names for another amount:
 //      divergent too (amountDivergence).
 
-import { isSameNumber } from "@transferops/kit/pure";
+import { isSameNumber, PROVABLE_OPERATION_STATUSES } from "@transferops/kit/pure";
 import { normaliseMsisdn } from "./operators.ts";
 import { ACTIVE_STATUSES, type OperationStatus } from "./operation-state.ts";
 import { isAccountQuery, type Origin, type OpType } from "./vocabulary.ts";
@@ -72,7 +72,7 @@ export type ProofDecision =
 const HANDSET_ORIGINS: readonly Origin[] = ["aggregated", "assisted"];
 
 /** The statuses worth loading as candidates: every active one, and no_evidence (late window checked here). */
-export const PROVABLE_STATUSES: readonly OperationStatus[] = [...ACTIVE_STATUSES, "no_evidence"];
+export const PROVABLE_STATUSES: readonly OperationStatus[] = PROVABLE_OPERATION_STATUSES;
 
 /** Whether a message of this kind can prove an operation of this type (rule 1). */
 export function kindProves(kind: string | null, opType: OpType): boolean {

@@ -6,7 +6,12 @@
 // an operation already carries evidence) travel in the trigger, so the whole table
 // is decided here; the caller gathers the facts and applies the answer.
 
-import { OPERATION_STATUSES, TERMINAL_OPERATION_STATUSES, type OperationStatus } from "@transferops/kit/pure";
+import {
+  ACTIVE_OPERATION_STATUSES,
+  OPERATION_STATUSES,
+  TERMINAL_OPERATION_STATUSES,
+  type OperationStatus,
+} from "@transferops/kit/pure";
 import { fail, ok, type Result } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 import type { Origin } from "./vocabulary.ts";
@@ -18,12 +23,7 @@ export { OPERATION_STATUSES, type OperationStatus };
 export const TERMINAL_STATUSES: readonly OperationStatus[] = TERMINAL_OPERATION_STATUSES;
 
 /** Statuses an SMS may confirm at any time (correlation candidates, besides no_evidence in its late window). */
-export const ACTIVE_STATUSES: readonly OperationStatus[] = [
-  "queued",
-  "running",
-  "awaiting_evidence",
-  "awaiting_manual_dial",
-];
+export const ACTIVE_STATUSES: readonly OperationStatus[] = ACTIVE_OPERATION_STATUSES;
 
 export const CANCELLABLE_STATUSES: readonly OperationStatus[] = ["queued", "running"];
 

@@ -12,6 +12,7 @@
 //                         only caller that may create `tx-` request_ids (idempotency.ts)
 //   device                only operations assigned to it (handset routes)
 
+import { callerGuards } from "@transferops/kit/pure";
 import type { DomainError } from "./errors.ts";
 import { refusal } from "./reasons.ts";
 import type { Role } from "./vocabulary.ts";
@@ -42,20 +43,28 @@ export function seesFleet(actor: Actor): boolean {
   return actor.kind === "api_key" || actor.kind === "intake" || isAdmin(actor);
 }
 
+// The caller guards (the kit's family), worded with the action refused: one reason,
+// caller_not_allowed, whose context names the caller's kind and what was wanted.
+const guards = callerGuards(refusal, {
+  kind: {},
+  notAccepted: ({ caller, accepted, action }) => [
+    "caller_not_allowed",
+    `A ${caller?.kind} credential cannot ${action}`,
+    { caller_kind: caller?.kind, accepted: [...accepted] },
+  ],
+  notAdmin: ({ caller, action }) => [
+    "caller_not_allowed",
+    `The admin role is required to ${action}`,
+    { caller_kind: caller?.kind, role: caller?.role },
+  ],
+});
+
 export function requireKind(actor: Actor, kinds: readonly ActorKind[], action: string): DomainError | null {
-  if (kinds.includes(actor.kind)) return null;
-  return refusal("caller_not_allowed", `A ${actor.kind} credential cannot ${action}`, {
-    caller_kind: actor.kind,
-    accepted: [...kinds],
-  });
+  return guards.refuseUnlessKind(actor, kinds, action);
 }
 
 export function requireAdmin(actor: Actor, action: string): DomainError | null {
-  if (isAdmin(actor)) return null;
-  return refusal("caller_not_allowed", `The admin role is required to ${action}`, {
-    caller_kind: actor.kind,
-    role: actor.role,
-  });
+  return guards.refuseUnlessAdmin(actor, action);
 }
 
 /** Read, cancel: admins and the API key any operation, others their own only. */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "./errors.ts";
 import {
   buildUssdSteps,
   DEFAULT_MENUS,
@@ -11,19 +10,9 @@ import {
   type UssdParams,
 } from "./ussd-templates.ts";
 import { OP_TYPES, OPERATORS, type Operator, type OpType } from "./vocabulary.ts";
+import { refusalThrownBy } from "../../../../test/support/refusal.ts";
 
 const PARAMS: UssdParams = { amount: 5000, msisdn: "690000001", pin: "4821", merchant_code: "515318" };
-
-/** Runs `build` and returns the DomainError it throws, failing the test on any other outcome. */
-function thrown(build: () => unknown): DomainError {
-  try {
-    build();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a DomainError, nothing was thrown");
-}
 
 const ALL = OPERATORS.flatMap((operator) => OP_TYPES.map((opType) => [operator, opType] as [Operator, OpType]));
 
@@ -141,7 +130,7 @@ describe("buildUssdSteps", () => {
       { operator: "operator_b", op_type: "deposit", placeholder: "amount" },
     ],
   ])("%s", (_rule, operator, opType, params, menus, detail, context) => {
-    const error = thrown(() => buildUssdSteps(operator, opType, params, menus === undefined ? {} : { menus }));
+    const error = refusalThrownBy(() => buildUssdSteps(operator, opType, params, menus === undefined ? {} : { menus }));
     expect([error.code, error.reason, error.status, error.message, error.context]).toEqual([
       "server_error",
       "ussd_steps_unavailable",
@@ -153,7 +142,7 @@ describe("buildUssdSteps", () => {
   });
 
   it("refuses an unverified template when verified templates are required", () => {
-    const error = thrown(() => buildUssdSteps("operator_a", "deposit", PARAMS, { require_verified: true }));
+    const error = refusalThrownBy(() => buildUssdSteps("operator_a", "deposit", PARAMS, { require_verified: true }));
     expect(error.message).toBe("The USSD template for deposit on operator_a is not verified");
   });
 
@@ -211,7 +200,7 @@ describe("parseMenus", () => {
       "USSD menu configuration is invalid: operator 'operator_b' is missing",
     ],
   ])("%s", (_rule, document, detail) => {
-    expect(thrown(() => parseMenus(document)).message).toBe(detail);
+    expect(refusalThrownBy(() => parseMenus(document)).message).toBe(detail);
   });
 });
 

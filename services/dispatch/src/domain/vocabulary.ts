@@ -33,6 +33,9 @@ export const ACCOUNT_QUERY_OP_TYPES: readonly OpType[] = ["balance", "mini_state
  */
 export const DEBITING_OP_TYPES: readonly OpType[] = ["deposit", "float_deposit"];
 
+/** A matching operation (POST /operations/matching) is a deposit the agent dials by hand. */
+export const MATCHING_OP_TYPE = "deposit" as const satisfies OpType;
+
 export function isOpType(value: string): value is OpType {
   return (OP_TYPES as readonly string[]).includes(value);
 }

@@ -4,6 +4,7 @@ import {
   admitMatchingEdit,
   admitMatchingOperation,
   checkOwnOperation,
+  MATCHING_OP_TYPE,
   refusal,
   transition,
   unwrap,
@@ -47,7 +48,7 @@ async function admitCreate(deps: DispatchDeps, actor: Actor, caller: Caller | un
     caller,
     agentId: actor.agent_id!,
     operator: m.simId ? "" : m.destination.operator,
-    opType: "deposit",
+    opType: MATCHING_OP_TYPE,
     simId: m.simId,
   });
   const admission = unwrap(
@@ -89,7 +90,7 @@ export async function createMatching(
   const created = await deps.db.tx(async (em) => {
     const reservation = {
       operator,
-      op_type: "deposit" as const,
+      op_type: MATCHING_OP_TYPE,
       amount: m.amount,
       now,
       staleness_ms: deps.config.balanceStalenessMs,
@@ -103,7 +104,7 @@ export async function createMatching(
       parent_operation_id: null,
       status: admission.status,
       origin: "matching",
-      op_type: "deposit",
+      op_type: MATCHING_OP_TYPE,
       agent_id: actor.agent_id!,
       operator,
       montant: m.amount,
@@ -167,7 +168,7 @@ async function editContext(
     caller,
     agentId: actor.agent_id!,
     operator: "",
-    opType: "deposit",
+    opType: MATCHING_OP_TYPE,
     simId: seen.sim_id,
   });
 }
@@ -244,7 +245,7 @@ export async function editMatching(
       // The row now holds its new amount: checked again under the SIM's lock, as a create is.
       const reservation = {
         operator: before.operator,
-        op_type: "deposit" as const,
+        op_type: MATCHING_OP_TYPE,
         amount: edited.montant,
         now,
         staleness_ms: deps.config.balanceStalenessMs,

@@ -1,16 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DomainError, type Caller } from "@transferops/kit";
+import type { Caller } from "@transferops/kit";
 import { checkAttachable, decideDismiss, dismissReasonOf, DISMISS_REASONS } from "./dismissal.ts";
 import { requireBoard, requireDevice, requireSimOfDevice, scopeOf } from "./scope.ts";
+import { refusalOrNone, refusalThrownBy } from "../../../../test/support/refusal.ts";
 
 function refusalOf(fn: () => unknown): { status: string; reason: string } {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DomainError) return { status: err.status, reason: err.reason ?? err.code };
-    throw err;
-  }
-  return { status: "none", reason: "none" };
+  const e = refusalOrNone(fn);
+  return e ? { status: e.status, reason: e.reason ?? e.code } : { status: "none", reason: "none" };
 }
 
 const fleet = { fleet: true } as const;
@@ -59,29 +55,18 @@ describe("attach, evidence side", () => {
   });
 
   it("answers a message outside the caller's scope as an unknown one, linked or not", () => {
-    const unknown = (() => {
-      try {
-        checkAttachable("e1", undefined, grant);
-      } catch (err) {
-        return err as DomainError;
-      }
-    })();
+    const unknown = refusalThrownBy(() => checkAttachable("e1", undefined, grant));
     for (const m of [
       { ...orphan, sim_id: "sim-2" },
       { ...orphan, sim_id: "sim-2", operation_id: "op" },
     ]) {
-      try {
-        checkAttachable("e1", m, grant);
-        expect.unreachable("refused");
-      } catch (err) {
-        const e = err as DomainError;
-        expect([e.reason, e.status, e.detail, e.context]).toEqual([
-          unknown!.reason,
-          unknown!.status,
-          unknown!.detail,
-          unknown!.context,
-        ]);
-      }
+      const e = refusalThrownBy(() => checkAttachable("e1", m, grant));
+      expect([e.reason, e.status, e.detail, e.context]).toEqual([
+        unknown.reason,
+        unknown.status,
+        unknown.detail,
+        unknown.context,
+      ]);
     }
     expect(checkAttachable("e1", { ...orphan, sim_id: "sim-2" }, fleet)).toMatchObject({ id: "e1" });
   });

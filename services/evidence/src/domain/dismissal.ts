@@ -3,10 +3,10 @@
 // dismissal changes nothing and answers the same (idempotent, the first reason stays).
 
 import { inScope, type Scope } from "./scope.ts";
+import { DISMISS_REASONS, type DismissReason } from "./dismiss-reasons.ts";
 import { invalid, refusal } from "./reasons.ts";
 
-export const DISMISS_REASONS = ["balance_reading", "operator_refusal", "already_settled", "not_ours", "other"] as const;
-export type DismissReason = (typeof DISMISS_REASONS)[number];
+export { DISMISS_REASONS, type DismissReason };
 
 export function dismissReasonOf(value: string): DismissReason {
   if (!(DISMISS_REASONS as readonly string[]).includes(value)) {

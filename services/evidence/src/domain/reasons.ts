@@ -56,6 +56,9 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
+/** Every reason, in the table's order (the gateway and the board type theirs against it). */
+export const REASON_CODES = Object.keys(REASONS) as Reason[];
+
 export const refusal = refusalsOf(REASONS);
 
 /** A validation refusal naming the field, as the gateway's own validation errors do. */

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@transferops/kit";
 import { limitOf, localDayOf, localMidnight, windowOf } from "./window.ts";
+import { refusalThrownBy } from "../../../../test/support/refusal.ts";
 
 const now = new Date("2026-03-10T23:30:00Z"); // 00:30 on 11 March, local time (UTC+1)
-
-function refused(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("local days (UTC+1)", () => {
   it("puts 23:30 UTC on the next local day", () => {
@@ -55,7 +45,7 @@ describe("the list window", () => {
     [{ days: 366, from: "", to: "", all: false }, "days"],
     [{ days: -1, from: "", to: "", all: false }, "days"],
   ])("refuses %o on %s with 422 invalid_request", (req, field) => {
-    const err = refused(() => windowOf(req, now));
+    const err = refusalThrownBy(() => windowOf(req, now));
     expect(err.status).toBe("invalid");
     expect(err.code).toBe("invalid_request");
     expect(err.context.field).toBe(field);
@@ -69,6 +59,6 @@ describe("the list limit", () => {
     expect(limitOf(250)).toBe(250);
   });
   it("refuses 251", () => {
-    expect(refused(() => limitOf(251)).context.field).toBe("limit");
+    expect(refusalThrownBy(() => limitOf(251)).context.field).toBe("limit");
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@transferops/kit";
 import {
   checkActivation,
   checkNewVersion,
@@ -8,6 +7,7 @@ import {
   ruleOf,
   type WordingRuleRecord,
 } from "./wording-rule.ts";
+import { refusalThrownBy } from "../../../../test/support/refusal.ts";
 
 const version = (o: Partial<WordingRuleRecord> = {}): WordingRuleRecord => ({
   id: "3b9a52f0-6f7e-4c1a-9a7d-2f5b8c1d0e11",
@@ -33,19 +33,9 @@ const version = (o: Partial<WordingRuleRecord> = {}): WordingRuleRecord => ({
   ...o,
 });
 
-function refusal(fn: () => unknown): { reason: string; context: Record<string, unknown> } {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DomainError) return { reason: err.reason ?? "", context: err.context };
-    throw err;
-  }
-  throw new Error("not refused");
-}
-
 describe("a wording rule version", () => {
   it("is refused with its first problem as the reason and every problem listed", () => {
-    const r = refusal(() =>
+    const r = refusalThrownBy(() =>
       checkNewVersion({ operator: "operator_b", kind: "DEP", language: "fr", direction: null, template: "{amount}" }),
     );
     expect(r.reason).toBe("no_literal_text");
@@ -55,7 +45,7 @@ describe("a wording rule version", () => {
   it("refuses an unknown operator, language or direction before reading the template", () => {
     const base = { operator: "operator_b", kind: null, language: "fr", direction: null, template: "Bonjour {any}" };
     for (const bad of [{ operator: "operator_c" }, { language: "de" }, { direction: "up" }, { template: "  " }]) {
-      expect(refusal(() => checkNewVersion({ ...base, ...bad })).reason).toBe("invalid_request");
+      expect(refusalThrownBy(() => checkNewVersion({ ...base, ...bad })).reason).toBe("invalid_request");
     }
     expect(checkNewVersion(base)).toMatchObject({ operator: "operator_b", kind: null });
   });
@@ -63,7 +53,7 @@ describe("a wording rule version", () => {
   it("moves draft -> active -> retired, never back", () => {
     expect(checkActivation(version())).toBe("activate");
     expect(checkActivation(version({ state: "active" }))).toBe("already");
-    expect(refusal(() => checkActivation(version({ state: "retired" }))).reason).toBe("wording_rule_retired");
+    expect(refusalThrownBy(() => checkActivation(version({ state: "retired" }))).reason).toBe("wording_rule_retired");
     expect(checkRetirement(version())).toBe("retire");
     expect(checkRetirement(version({ state: "active" }))).toBe("retire");
     expect(checkRetirement(version({ state: "retired" }))).toBe("already");

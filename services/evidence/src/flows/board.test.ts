@@ -3,7 +3,6 @@
 
 import { beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { DomainError } from "@transferops/kit";
 import { SimDeletedSchema } from "@transferops/kit/gen/transferops/fleet/v1/events_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
 import { fleetHandlers } from "../events/fleet.ts";
@@ -20,6 +19,7 @@ import {
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
 import { attach, dismiss, movements, unmatchedEvidence } from "./board.ts";
+import { rejectionOf } from "../../../../test/support/refusal.ts";
 
 let h: Harness;
 useHarness((opened) => (h = opened));
@@ -43,13 +43,8 @@ const window = (w: Partial<{ days: number; from: string; to: string; all: boolea
 });
 
 async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return { status: err.status, reason: err.reason ?? err.code };
-    throw err;
-  }
-  throw new Error("expected a refusal");
+  const e = await rejectionOf(p);
+  return { status: e.status, reason: e.reason ?? e.code };
 }
 
 const unmatched = (
@@ -97,9 +92,7 @@ describe("unmatched queue", () => {
     const theirs = await one(h, deposit(2000), { simId: OTHER_SIM });
     expect((await unmatched(AGENT)).map((m) => m.id)).toEqual([mine.messageId]);
     expect((await unmatched(OUTSIDER)).map((m) => m.id)).toEqual([theirs.messageId]);
-    expect(await unmatched("aaaaaaaa-0000-4000-8000-00000000dead").catch((e: DomainError) => e.reason)).toBe(
-      "agent_inactive",
-    );
+    expect((await refusalOf(unmatched("aaaaaaaa-0000-4000-8000-00000000dead"))).reason).toBe("agent_inactive");
     for (const role of ["supervisor", "admin"]) expect(await unmatched(SUPERVISOR, role)).toHaveLength(2);
   });
 

@@ -14,6 +14,7 @@ import {
 } from "../../../../test/support/evidence-harness.ts";
 import { migrations } from "../store/migrations/index.ts";
 import type { DispatchPort } from "./ports.ts";
+import { eventually } from "../../../../test/support/eventually.ts";
 
 const PROOF_MS = 800;
 let h: Harness;
@@ -33,9 +34,11 @@ describe("one SIM's backlog and another SIM's message, on a pool of 3 connection
     const fake = h.dispatch as unknown as DispatchPort;
     // Dispatch takes PROOF_MS to prove each of SIM's messages (a busy dispatch), at once for OTHER_SIM's.
     let backlogProofs = 0;
+    let backlogAsked = 0;
     const dispatch: DispatchPort = {
       proveOperation: async (req, options) => {
         if (req.simId === SIM) {
+          backlogAsked += 1;
           await new Promise((r) => setTimeout(r, PROOF_MS));
           backlogProofs += 1;
         }
@@ -51,7 +54,8 @@ describe("one SIM's backlog and another SIM's message, on a pool of 3 connection
     const all = backlog.flatMap((raw, i) =>
       [0, 1, 2].map(() => submit(local, raw, { clientMessageId: `backlog-${i}` })),
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // The backlog holds its connections before the other SIM's message comes.
+    await eventually(() => (backlogAsked > 0 ? true : undefined), 20_000, "the backlog in dispatch");
     const [other] = await submit(local, deposit(20_000), { simId: OTHER_SIM, clientMessageId: "other" });
     const provenBeforeOther = backlogProofs;
     const results = await Promise.all(all);

@@ -3,7 +3,6 @@
 
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it, vi } from "vitest";
-import { DomainError } from "@transferops/kit";
 import { AlertRaisedSchema, AlertResolvedSchema } from "@transferops/kit/gen/transferops/common/v1/alerts_pb";
 import { balanceReply, failure, promotion, transferReceived } from "../domain/sms-templates.ts";
 import {
@@ -24,6 +23,8 @@ import { lockSim, lockSimMessage } from "../store/messages.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
+import { rejectionOf } from "../../../../test/support/refusal.ts";
+import { eventually } from "../../../../test/support/eventually.ts";
 
 let h: Harness;
 useHarness((opened) => (h = opened));
@@ -33,13 +34,8 @@ const OP2 = "22222222-2222-4222-8222-222222222222";
 const ADMIN = "33333333-3333-4333-8333-333333333333";
 
 async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return { status: err.status, reason: err.reason ?? err.code };
-    throw err;
-  }
-  throw new Error("expected a refusal");
+  const e = await rejectionOf(p);
+  return { status: e.status, reason: e.reason ?? e.code };
 }
 
 describe("rule 1: a duplicate gets the stored result, processed once", () => {
@@ -509,7 +505,21 @@ describe("concurrency", () => {
     await held;
     let read: MessageRecord | undefined;
     const waiter = h.db.tx(async (em) => (read = await lockSimMessage(em, SIM, stored.messageId)));
-    await new Promise((r) => setTimeout(r, 100));
+    // The waiter's statement is waiting on a lock (this test's database only).
+    await eventually(
+      async () =>
+        (
+          await h.db.tx((em) =>
+            em.execute(
+              `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+            ),
+          )
+        ).length > 0
+          ? true
+          : undefined,
+      20_000,
+      "the waiter blocked on the SIM's lock",
+    );
     expect(read).toBeUndefined();
     // The message's row is not locked while the statement waits for the SIM's lock.
     const probe = await h.db.tx((em) =>

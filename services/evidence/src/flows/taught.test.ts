@@ -16,6 +16,7 @@ import { recordStatements } from "../../../../test/support/statements.ts";
 import { migrations } from "../store/migrations/index.ts";
 import { currentTaughtRules, RULES_RECHECK_MS } from "./taught.ts";
 import { activateRule, addRule, retireRule } from "./wording-rules.ts";
+import { eventually } from "../../../../test/support/eventually.ts";
 
 let h: Harness;
 let otherDb: Database;
@@ -118,8 +119,10 @@ describe("taught rules across replicas", () => {
     h.dispatch.add({ operationId: "00000000-0000-4000-8000-0000000000b1", simId: "sim-b-1", montant: 5_000 });
     // The first message's proof takes longer than the interval.
     h.dispatch.delayMs = RULES_RECHECK_MS + 300;
+    const asked = h.dispatch.proveCalls.length;
     const running = submit(h, [deposit(5_000), text()]);
-    await new Promise((r) => setTimeout(r, 100));
+    // The first message is inside dispatch (its proof takes longer than the interval).
+    await eventually(() => (h.dispatch.proveCalls.length > asked ? true : undefined), 20_000, "the first proof asked");
     await teach("Operation KX9 terminee: {amount} credites au client {phone}. Code {ref}. {any}");
     const [proof, read] = await running;
     expect(proof).toMatchObject({ kind: "DEP", outcome: "confirmed" });

@@ -2,7 +2,7 @@
 // refusals as Connect errors carrying the contract's code.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { Code, type Client } from "@connectrpc/connect";
 import { createLogger, MemoryBus, serviceClient, ts } from "@transferops/kit";
 import { ErrorDetailSchema } from "@transferops/kit/gen/transferops/common/v1/errors_pb";
 import { EvidenceService } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
@@ -13,6 +13,7 @@ import type { DispatchPort, FleetPort } from "../flows/ports.ts";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { FakeDispatch, FakeFleet } from "../../../../test/support/evidence-fakes.ts";
 import { device, session, SIM, DEVICE } from "../../../../test/support/evidence-harness.ts";
+import { connectErrorOf } from "../../../../test/support/refusal.ts";
 
 let tdb: TestDatabase;
 let service: RunningEvidence;
@@ -41,17 +42,10 @@ afterAll(async () => {
 });
 
 async function connectError(p: Promise<unknown>): Promise<{ code: Code; reason: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ConnectError) {
-      const detail = err.findDetails(ErrorDetailSchema)[0];
-      const reason = detail?.context?.reason;
-      return { code: err.code, reason: typeof reason === "string" ? reason : (detail?.code ?? "") };
-    }
-    throw err;
-  }
-  throw new Error("expected a Connect error");
+  const err = await connectErrorOf(p);
+  const detail = err.findDetails(ErrorDetailSchema)[0];
+  const reason = detail?.context?.reason;
+  return { code: err.code, reason: typeof reason === "string" ? reason : (detail?.code ?? "") };
 }
 
 describe("ParseMessage", () => {

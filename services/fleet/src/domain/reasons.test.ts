@@ -3,18 +3,14 @@ import { DomainError, httpStatus } from "@transferops/kit";
 import { requireAdmin, requireApiKey, requireDevice, requireSession } from "./agents.ts";
 import { notFound, REASON_CODES, REASONS, refusal, type Reason } from "./reasons.ts";
 import { checkNewSim, checkReading, patchThresholds, type SimPatch } from "./sims.ts";
+import { refusalOrNone } from "../../../../test/support/refusal.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 
-/** The reason of what `run` throws; fails the test when it throws something else or nothing. */
+/** The reason of what `run` throws ("(none)" when nothing); fails the test when it throws something else. */
 function reasonOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof DomainError) return err.reason ?? `(${err.status})`;
-    throw err;
-  }
-  return "(none)";
+  const e = refusalOrNone(run);
+  return e ? (e.reason ?? `(${e.status})`) : "(none)";
 }
 
 describe("fleet's reasons table", () => {

@@ -7,16 +7,20 @@ import {
   OPERATORS,
   OP_TYPES,
   SIM_STATUSES,
+  TRANSFER_OP_TYPES,
   type Operator,
   type OpType,
   type SimStatus,
+  type TransferOpType,
 } from "@transferops/kit/pure";
+import { WEBHOOK_EVENTS } from "./webhook-events.ts";
 
 export { isOperator, OPERATORS, OP_TYPES, SIM_STATUSES, type Operator, type OpType, type SimStatus };
+export { WEBHOOK_EVENTS, type WebhookEvent } from "./webhook-events.ts";
 
-/** Operation types a fleet limit can be recorded for (money-moving types only). */
-export const LIMIT_OP_TYPES = ["deposit", "withdrawal", "float_deposit"] as const;
-export type LimitOpType = (typeof LIMIT_OP_TYPES)[number];
+/** Operation types a fleet limit can be recorded for: the money-moving ones (the kit's transfer types). */
+export const LIMIT_OP_TYPES = TRANSFER_OP_TYPES;
+export type LimitOpType = TransferOpType;
 
 export const DEVICE_STATUSES = ["active", "frozen"] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
@@ -27,9 +31,6 @@ export type BalanceSource = (typeof BALANCE_SOURCES)[number];
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
-
-export const WEBHOOK_EVENTS = ["operation.confirmed", "operation.failed", "alert.raised"] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 const member =
   <T extends string>(values: readonly T[]) =>

@@ -30,5 +30,8 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
+/** Every reason, in the table's order (the gateway and the board type theirs against it). */
+export const REASON_CODES = Object.keys(REASONS) as Reason[];
+
 /** Builds the DomainError of a reason; the status is looked up, never chosen by the caller. */
 export const refusal = refusalsOf(REASONS, ["invalid_request"]);

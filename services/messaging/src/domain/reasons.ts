@@ -34,5 +34,8 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
+/** Every reason, in the table's order (the gateway and the board type theirs against it). */
+export const REASON_CODES = Object.keys(REASONS) as Reason[];
+
 /** The refusal of `reason`, with its status from the table. */
 export const refusal = refusalsOf(REASONS);

@@ -1,0 +1,66 @@
+// The strings of the Handsets page, in English and French: the French
+// catalogue is typed by the English keys, so a key missing from it (or one it adds) does not compile.
+export const en = {
+  "dev.title": "Handsets",
+  "dev.newLabel": "New handset's name",
+  "dev.create": "Register",
+  "dev.created": "Handset {label} registered.",
+  "dev.tokenOnce": "Token of {label}, shown this once only: enter it in the handset's app now.",
+  "dev.tokenNoted": "I have entered it",
+  "dev.label": "Name",
+  "dev.health": "Health",
+  "dev.healthy": "No issue",
+  "dev.issue": "{message} ({code})",
+  "dev.battery": "Battery",
+  "dev.network": "Network",
+  "dev.lastSeen": "Last heartbeat",
+  "dev.app": "App version",
+  "dev.sims": "SIMs",
+  "dev.sim": "SIM {slot}: {operator} {msisdn}",
+  "dev.running": "Running now",
+  "dev.idle": "Nothing",
+  "dev.rename": "Rename",
+  "dev.renamed": "Handset renamed {label}.",
+  "dev.newToken": "New token",
+  "dev.delete": "Delete",
+  "dev.deleteWhat":
+    "The handset will be deleted and its token will stop working; its {n} SIM(s) go back to the unassigned pool, with their balance and history.",
+  "dev.deleteConfirm": "Delete the handset",
+  "dev.deleted": "Handset {label} deleted.",
+  "dev.newTokenWhat":
+    "A new token replaces the current one of {label} at once: the handset is cut off (it can no longer fetch or report work) until the new token is entered in its app.",
+  "dev.newTokenConfirm": "Replace the token",
+} as const;
+
+export const fr: Record<keyof typeof en, string> = {
+  "dev.title": "Téléphones",
+  "dev.newLabel": "Nom du nouveau téléphone",
+  "dev.create": "Enregistrer",
+  "dev.created": "Téléphone {label} enregistré.",
+  "dev.tokenOnce":
+    "Jeton de {label}, affiché cette seule fois : saisissez-le maintenant dans l'application du téléphone.",
+  "dev.tokenNoted": "Je l'ai saisi",
+  "dev.label": "Nom",
+  "dev.health": "État",
+  "dev.healthy": "Aucun problème",
+  "dev.issue": "{message} ({code})",
+  "dev.battery": "Batterie",
+  "dev.network": "Réseau",
+  "dev.lastSeen": "Dernier signal",
+  "dev.app": "Version de l'application",
+  "dev.sims": "SIM",
+  "dev.sim": "SIM {slot} : {operator} {msisdn}",
+  "dev.running": "En cours",
+  "dev.idle": "Rien",
+  "dev.rename": "Renommer",
+  "dev.renamed": "Téléphone renommé {label}.",
+  "dev.newToken": "Nouveau jeton",
+  "dev.delete": "Supprimer",
+  "dev.deleteWhat":
+    "Le téléphone sera supprimé et son jeton ne fonctionnera plus ; ses {n} SIM retournent au stock non attribué, avec leur solde et leur historique.",
+  "dev.deleteConfirm": "Supprimer le téléphone",
+  "dev.deleted": "Téléphone {label} supprimé.",
+  "dev.newTokenWhat":
+    "Un nouveau jeton remplace aussitôt celui de {label} : le téléphone est coupé (il ne peut plus prendre ni rendre de travail) jusqu'à ce que le nouveau jeton soit saisi dans son application.",
+  "dev.newTokenConfirm": "Remplacer le jeton",
+};
