@@ -1,0 +1,5 @@
+/** The app's URL (vite.config.ts): its built file, or its source under the dev server. */
+declare module "virtual:board-app" {
+  const url: string;
+  export default url;
+}
