@@ -468,7 +468,8 @@ describe("the page's files, the skip link and the attach buttons", () => {
     page.on("response", async (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
       const p = new URL(r.url()).pathname;
-      const file = p === "/board/" ? "index.html" : /^\/board\/assets\/.*\.(js|css)$/.test(p) ? `assets/${path.basename(p)}` : "";
+      const file =
+        p === "/board/" ? "index.html" : /^\/board\/assets\/.*\.(js|css)$/.test(p) ? `assets/${path.basename(p)}` : "";
       if (file)
         wire.push({
           url: r.url(),
@@ -480,10 +481,9 @@ describe("the page's files, the skip link and the attach buttons", () => {
     await page.goto(`${sys.url}/board/`);
     await page.getByRole("heading", { name: "Connexion" }).waitFor();
     // The page, and the app it preloads (every page after sign-in): nothing else.
-    await expect.poll(() => wire.map((w) => w.file.replace(/-[\w-]+\.js$/, ".js")).sort()).toEqual([
-      "assets/app.js",
-      "index.html",
-    ]);
+    await expect
+      .poll(() => wire.map((w) => w.file.replace(/-[\w-]+\.js$/, ".js")).sort())
+      .toEqual(["assets/app.js", "index.html"]);
     await page.waitForLoadState("networkidle");
     expect(failed).toEqual([]);
     for (const w of wire) {

@@ -18,7 +18,12 @@ function Shell() {
   const [signedIn, setSignedIn] = useState(Boolean(currentSession()));
   const [failed, setFailed] = useState(false);
   const [, setLangTick] = useState<Lang>(lang());
-  useEffect(() => onSession((s) => setSignedIn(Boolean(s))), []);
+  useEffect(() => {
+    const off = onSession((s) => setSignedIn(Boolean(s)));
+    // Another tab may have answered before this listener existed.
+    setSignedIn(Boolean(currentSession()));
+    return off;
+  }, []);
   useEffect(() => {
     if (!signedIn) return;
     // The app keeps the session from here on (sessionStorage, its own channel to the other tabs).

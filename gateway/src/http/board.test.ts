@@ -40,10 +40,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, "index.html"), INDEX);
   writeFileSync(path.join(dir, "index.html.br"), brotliCompressSync(INDEX));
   writeFileSync(path.join(dir, "index.html.gz"), gzipSync(INDEX));
-  writeFileSync(
-    path.join(dir, "csp.json"),
-    JSON.stringify({ "script-src": [SCRIPT_HASH], "style-src": [STYLE_HASH] }),
-  );
+  writeFileSync(path.join(dir, "csp.json"), JSON.stringify({ "script-src": [SCRIPT_HASH], "style-src": [STYLE_HASH] }));
   writeFileSync(path.join(dir, "assets", "index-AbC123.js"), "console.log(1);");
   // A build's precompressed copies (vite.config.ts writes them), and the icon.
   writeFileSync(path.join(dir, "assets", "index-AbC123.js.br"), brotliCompressSync(JS));

@@ -40,7 +40,9 @@ export function boardCsp(dir: string): string {
     return BOARD_CSP;
   }
   const valid = (v: unknown) =>
-    (Array.isArray(v) ? v : []).filter((h): h is string => typeof h === "string" && /^'sha256-[A-Za-z0-9+/=]+'$/.test(h));
+    (Array.isArray(v) ? v : []).filter(
+      (h): h is string => typeof h === "string" && /^'sha256-[A-Za-z0-9+/=]+'$/.test(h),
+    );
   return BOARD_CSP.split("; ")
     .map((d) => {
       const [name = ""] = d.split(" ");
