@@ -81,7 +81,11 @@ function appPart(outDir: string): Plugin {
       url = await buildApp(outDir);
     },
     resolveId: (id) => (id === VIRTUAL_APP ? `\0${VIRTUAL_APP}` : undefined),
-    load: (id) => (id === `\0${VIRTUAL_APP}` ? `export default ${JSON.stringify(url)};` : undefined),
+    // `separate`: the app has modules of its own (built), not the page's (dev server).
+    load: (id) =>
+      id === `\0${VIRTUAL_APP}`
+        ? `export default ${JSON.stringify(url)};\nexport const separate = ${building};`
+        : undefined,
     transformIndexHtml: {
       order: "post",
       // Fetched while the HTML is still read: ready when the sign-in answers.

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./style.css";
-import APP from "virtual:board-app";
+import APP, { separate } from "virtual:board-app";
 import { closeSessionChannel, currentSession, onSession } from "./api.ts";
 import { lang, setLang, t, type Lang } from "./i18n.ts";
 import { Frame } from "./frame.tsx";
@@ -27,7 +27,7 @@ function Shell() {
   useEffect(() => {
     if (!signedIn) return;
     // The app keeps the session from here on (sessionStorage, its own channel to the other tabs).
-    closeSessionChannel();
+    if (separate) closeSessionChannel();
     import(/* @vite-ignore */ APP).catch(() => setFailed(true));
   }, [signedIn]);
   const chooseLang = (l: Lang) => {
