@@ -86,8 +86,10 @@ async function seed(w: BoardWorld): Promise<void> {
       ],
     },
   });
+  // Drafted by a second admin: the one who drafts a rule may not activate it.
+  const drafter = await w.api.createAgent(w.adminToken, { login: "wording-drafter", role: "admin" });
   await w.api.post("/v1/admin/wording-rules", {
-    token: w.adminToken,
+    token: drafter.token,
     body: {
       operator: "operator_b",
       kind: "DEP",
