@@ -90,9 +90,12 @@ describe("the board in Chromium", () => {
     await dialog.getByText(`Opération ${operationId.slice(0, 8)} : en file`).waitFor({ timeout: 20_000 });
 
     await dial(world, operationId);
+    // The handset has reported and forwarded the operator's SMS (answered by the API) here.
+    const smsSent = Date.now();
 
     await dialog.getByText(`Opération ${operationId.slice(0, 8)} : confirmée`).waitFor({ timeout: 30_000 });
     await dialog.getByText("terminée", { exact: true }).waitFor({ timeout: 30_000 });
+    console.log(`SMS to "terminée" on screen: ${Date.now() - smsSent} ms (no reload)`);
     expect(loads).toBe(loadsBefore);
     await dialog.getByRole("button", { name: "Fermer" }).click();
     const row = page.getByRole("row").filter({ hasText: receiver[1] });

@@ -1,12 +1,11 @@
 // Chromium for the board's end-to-end tests and screenshots: Debian's `chromium` package
 // (installed by .ci/run when missing) driven by playwright-core; Playwright's own browser
 // download is not used.
-import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { build } from "vite";
+import { boardConfig } from "../vite.config.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const BOARD_ROOT = path.resolve(import.meta.dirname, "..");
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -21,9 +20,12 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Builds the board into gateway/board/dist, which the gateway serves at /board. */
-export async function buildBoard(): Promise<void> {
-  await build({ root: BOARD_ROOT, configFile: path.join(BOARD_ROOT, "vite.config.ts"), logLevel: "warn" });
+/**
+ * Builds the board into gateway/board/dist, which the gateway serves at /board (or into
+ * `outDir`; `inline: false`: the page's script and style sheet as files, a reference).
+ */
+export async function buildBoard(options: { outDir?: string; inline?: boolean } = {}): Promise<void> {
+  await build({ ...boardConfig(options), configFile: false, logLevel: "warn" });
 }
 
 /** Signs in through the page, in whichever language it shows. */

@@ -459,36 +459,41 @@ describe("the SIMs page", () => {
 });
 
 describe("the page's files, the skip link and the attach buttons", () => {
-  it("sends scripts and styles compressed, has an icon, and no request of a page load fails", async () => {
+  it("sends the page (its script and style inline) and the app compressed, has an icon, and no request of a page load fails", async () => {
     const page = await (await browser.newContext({ locale: "fr-FR" })).newPage();
     const failed: string[] = [];
-    const wire: { url: string; encoding?: string; bytes: number }[] = [];
+    const wire: { url: string; file: string; encoding?: string; bytes: number }[] = [];
     page.on("console", (m) => {
       if (m.type() === "error") failed.push(m.text());
     });
     page.on("response", async (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
-      if (/\/assets\/.*\.(js|css)$/.test(r.url()))
+      const p = new URL(r.url()).pathname;
+      const file =
+        p === "/board/" ? "index.html" : /^\/board\/assets\/.*\.(js|css)$/.test(p) ? `assets/${path.basename(p)}` : "";
+      if (file)
         wire.push({
           url: r.url(),
+          file,
           encoding: await r.headerValue("content-encoding").then((v) => v ?? undefined),
           bytes: (await r.request().sizes()).responseBodySize,
         });
     });
     await page.goto(`${sys.url}/board/`);
     await page.getByRole("heading", { name: "Connexion" }).waitFor();
-    await expect.poll(() => wire.length).toBe(2);
+    // The page, and the app it preloads (every page after sign-in): nothing else.
+    await expect
+      .poll(() => wire.map((w) => w.file.replace(/-[\w-]+\.js$/, ".js")).sort())
+      .toEqual(["assets/app.js", "index.html"]);
     await page.waitForLoadState("networkidle");
     expect(failed).toEqual([]);
     for (const w of wire) {
       expect(["br", "gzip"]).toContain(w.encoding);
-      const file = path.join(BOARD_DIR, "assets", path.basename(new URL(w.url).pathname));
+      const file = path.join(BOARD_DIR, w.file);
       expect(w.bytes).toBe(statSync(`${file}${w.encoding === "br" ? ".br" : ".gz"}`).size);
       expect(w.bytes).toBeLessThan(statSync(file).size / 3);
     }
-    console.log(
-      `board files on the wire: ${wire.map((w) => `${path.basename(w.url)} ${w.encoding} ${w.bytes} B`).join(", ")}`,
-    );
+    console.log(`board files on the wire: ${wire.map((w) => `${w.file} ${w.encoding} ${w.bytes} B`).join(", ")}`);
     const iconHref = await page.locator('link[rel="icon"]').getAttribute("href");
     expect(iconHref).toBe("/board/favicon.svg");
     const icon = await page.request.get(`${sys.url}${iconHref}`);

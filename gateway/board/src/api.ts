@@ -65,6 +65,11 @@ if (channel) {
   if (!session) channel.postMessage({ kind: "ask" });
 }
 
+/** Stops this copy of the module from speaking for the session to other tabs (the page hands it to the app). */
+export function closeSessionChannel(): void {
+  channel?.close();
+}
+
 const auth: Middleware = {
   onRequest({ request }) {
     if (session) request.headers.set("authorization", `Bearer ${session.token}`);

@@ -1,8 +1,8 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import "./style.css";
 import { api, currentSession, onSession, setSession, type Session } from "./api.ts";
 import { lang, setLang, t, type Key, type Lang } from "./i18n.ts";
+import { Frame } from "./frame.tsx";
 import { countdown } from "./format.ts";
 import { startLive, stopLive } from "./live.ts";
 import { useWaiting, type WaitingPage } from "./waiting.ts";
@@ -94,72 +94,45 @@ function App() {
   const working = Boolean(session && !session.mustChangePassword);
   const waiting = useWaiting(role, working);
   const Page = page === undefined ? NotFound : allowed(page, role) ? PAGES[page].page : NotAllowed;
-  return (
-    <>
-      <a class="skip" href="#main" onClick={skipToMain}>
-        {t("app.skip")}
-      </a>
-      <header class="top">
-        <h1>{t("app.title")}</h1>
-        <label class="lang">
-          <span>{t("lang.label")}</span>
-          <select value={lang()} onChange={(e) => chooseLang((e.target as HTMLSelectElement).value as Lang)}>
-            <option value="fr">Français</option>
-            <option value="en">English</option>
-          </select>
-        </label>
-        {session && <SessionClock session={session} />}
-      </header>
-      {session && !session.mustChangePassword && (
-        <nav aria-label={t("nav.label")}>
-          <ul>
-            {(Object.keys(PAGES) as PageName[])
-              .filter((name) => allowed(name, role))
-              .map((name) => {
-                const w = waiting[name as WaitingPage];
-                return (
-                  <li key={name}>
-                    <a
-                      href={`#/${name}`}
-                      aria-current={name === page ? "page" : undefined}
-                      aria-describedby={w?.n ? `waiting-${name}` : undefined}
-                    >
-                      {t(PAGES[name].label)}
-                    </a>
-                    {w?.n ? (
-                      <span class="count" id={`waiting-${name}`}>
-                        {w.atLimit ? `${w.n}+` : w.n}
-                        <span class="sr-only"> {t("nav.waiting")}</span>
-                      </span>
-                    ) : null}
-                  </li>
-                );
-              })}
-          </ul>
-        </nav>
-      )}
-      <main id="main" key={lang()} tabIndex={-1}>
-        {!session ? (
-          <SignIn notice={notice} onSignedIn={() => setNotice(undefined)} />
-        ) : session.mustChangePassword ? (
-          <ChangePassword onChanged={(message) => setNotice(message)} />
-        ) : (
-          <Page />
-        )}
-      </main>
-    </>
+  const nav = session && !session.mustChangePassword && (
+    <nav aria-label={t("nav.label")}>
+      <ul>
+        {(Object.keys(PAGES) as PageName[])
+          .filter((name) => allowed(name, role))
+          .map((name) => {
+            const w = waiting[name as WaitingPage];
+            return (
+              <li key={name}>
+                <a
+                  href={`#/${name}`}
+                  aria-current={name === page ? "page" : undefined}
+                  aria-describedby={w?.n ? `waiting-${name}` : undefined}
+                >
+                  {t(PAGES[name].label)}
+                </a>
+                {w?.n ? (
+                  <span class="count" id={`waiting-${name}`}>
+                    {w.atLimit ? `${w.n}+` : w.n}
+                    <span class="sr-only"> {t("nav.waiting")}</span>
+                  </span>
+                ) : null}
+              </li>
+            );
+          })}
+      </ul>
+    </nav>
   );
-}
-
-/**
- * The skip link moves focus to the page's content. Pages are chosen by the hash, so following
- * `#main` as a link would leave the page for one that does not exist: it focuses instead.
- */
-function skipToMain(e: Event) {
-  e.preventDefault();
-  const main = document.getElementById("main");
-  main?.focus();
-  main?.scrollIntoView();
+  return (
+    <Frame onLang={chooseLang} top={session && <SessionClock session={session} />} nav={nav}>
+      {!session ? (
+        <SignIn notice={notice} onSignedIn={() => setNotice(undefined)} />
+      ) : session.mustChangePassword ? (
+        <ChangePassword onChanged={(message) => setNotice(message)} />
+      ) : (
+        <Page />
+      )}
+    </Frame>
+  );
 }
 
 function NotAllowed() {
@@ -211,4 +184,10 @@ function SessionClock({ session }: { session: Session }) {
   );
 }
 
-render(<App />, document.getElementById("app")!);
+// The app: the page (shell.tsx, inline in index.html) imports this module once there is a
+// session, after it has drawn the sign-in form by itself; the page carries the style sheet.
+// The app draws into an element of its own that takes the page's place.
+const root = document.createElement("div");
+root.id = "app";
+render(<App />, root);
+document.getElementById("app")!.replaceWith(root);

@@ -8,13 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@transferops/kit";
 import { createGatewayApp } from "../app.ts";
 import type { Services } from "../services.ts";
-import { BOARD_CSP } from "./board.ts";
+import { BOARD_CSP, boardCsp } from "./board.ts";
 
 // The board's files through the real gateway app (no service is called to serve them): a
 // built board of two files stands in for gateway/board/dist.
 let server: Server;
 let url: string;
+let dir: string;
 const JS = "console.log(1);";
+const INDEX = '<!doctype html><script type="module" src="/board/assets/index-AbC123.js"></script>';
+// The hashes a build writes for index.html's inline script and style (vite.config.ts).
+const SCRIPT_HASH = "'sha256-YlG6XrQk6VkjQ0BzDVjQwTkFW0+N0vJJbfTRSAxP8/c='";
+const STYLE_HASH = "'sha256-YH8TfecEn/EhZ8DsO3Npeugc1bbk5VJUflJ/Nh5A0Ys='";
 
 /** A raw GET (fetch would decode the body and hide the encoding). */
 function get(p: string, acceptEncoding?: string): Promise<{ headers: Record<string, unknown>; body: Buffer }> {
@@ -30,18 +35,19 @@ function get(p: string, acceptEncoding?: string): Promise<{ headers: Record<stri
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "board-"));
+  dir = mkdtempSync(path.join(os.tmpdir(), "board-"));
   mkdirSync(path.join(dir, "assets"));
-  writeFileSync(
-    path.join(dir, "index.html"),
-    '<!doctype html><script type="module" src="/board/assets/index-AbC123.js"></script>',
-  );
+  writeFileSync(path.join(dir, "index.html"), INDEX);
+  writeFileSync(path.join(dir, "index.html.br"), brotliCompressSync(INDEX));
+  writeFileSync(path.join(dir, "index.html.gz"), gzipSync(INDEX));
+  writeFileSync(path.join(dir, "csp.json"), JSON.stringify({ "script-src": [SCRIPT_HASH], "style-src": [STYLE_HASH] }));
   writeFileSync(path.join(dir, "assets", "index-AbC123.js"), "console.log(1);");
   // A build's precompressed copies (vite.config.ts writes them), and the icon.
   writeFileSync(path.join(dir, "assets", "index-AbC123.js.br"), brotliCompressSync(JS));
   writeFileSync(path.join(dir, "assets", "index-AbC123.js.gz"), gzipSync(JS));
   writeFileSync(path.join(dir, "assets", "only-gz.css"), "a{}");
   writeFileSync(path.join(dir, "assets", "only-gz.css.gz"), gzipSync("a{}"));
+  mkdirSync(path.join(dir, "csp-test"));
   writeFileSync(path.join(dir, "favicon.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   const app = createGatewayApp({
     services: {} as Services,
@@ -59,20 +65,54 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("the board at /board", () => {
-  it("serves index.html never cached, under a same-origin CSP that forbids framing and inline script", async () => {
+  it("serves index.html never cached, under a same-origin CSP that allows its inline script and style by hash only", async () => {
     for (const p of ["/board", "/board/", "/board/index.html"]) {
       const res = await fetch(url + p);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^text\/html/);
       expect(res.headers.get("cache-control")).toBe("no-cache");
-      expect(await res.text()).toContain("/board/assets/index-AbC123.js");
+      expect(await res.text()).toBe(INDEX);
       const csp = res.headers.get("content-security-policy")!;
-      expect(csp).toBe(BOARD_CSP);
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("connect-src 'self'");
-      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp.split("; ")).toEqual(
+        expect.arrayContaining([
+          `script-src 'self' ${SCRIPT_HASH}`,
+          `style-src 'self' ${STYLE_HASH}`,
+          "connect-src 'self'",
+          "default-src 'none'",
+          "frame-ancestors 'none'",
+        ]),
+      );
       expect(csp).not.toContain("unsafe-inline");
     }
+  });
+
+  it("sends index.html precompressed as the browser accepts it, and plain to one that accepts neither", async () => {
+    const br = await get("/board/", "gzip, br");
+    expect([br.headers["content-encoding"], br.headers["content-type"], br.headers["vary"]]).toEqual([
+      "br",
+      "text/html; charset=utf-8",
+      "Accept-Encoding",
+    ]);
+    expect(br.headers["cache-control"]).toBe("no-cache");
+    expect(brotliDecompressSync(br.body).toString()).toBe(INDEX);
+    const gz = await get("/board/index.html", "gzip");
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.body).toString()).toBe(INDEX);
+    const plain = await get("/board/", "identity");
+    expect([plain.headers["content-encoding"], plain.body.toString()]).toEqual([undefined, INDEX]);
+  });
+
+  it("adds to the policy only sha256 hashes from the build's csp.json, and none without it", () => {
+    writeFileSync(
+      path.join(dir, "csp-test", "csp.json"),
+      JSON.stringify({ "script-src": ["'unsafe-inline'", SCRIPT_HASH, "*"], "style-src": "'unsafe-inline'" }),
+    );
+    const csp = boardCsp(path.join(dir, "csp-test"));
+    expect(csp).toContain(`script-src 'self' ${SCRIPT_HASH};`);
+    expect(csp).toContain("style-src 'self';");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(boardCsp(path.join(dir, "assets"))).toBe(BOARD_CSP);
+    expect(BOARD_CSP).not.toContain("sha256");
   });
 
   it("caches hashed assets for a year, immutable", async () => {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import express, { type Request, type Response, type Router } from "express";
 
@@ -6,8 +6,10 @@ import express, { type Request, type Response, type Router } from "express";
 export const BOARD_DIR = path.resolve(import.meta.dirname, "../../board/dist");
 
 /**
- * Same origin only for scripts, styles and calls (the API and its event stream); no inline
- * script or style, no framing, no plugins. The board is built to need nothing more.
+ * Same origin only for scripts, styles and calls (the API and its event stream); no framing,
+ * no plugins. The board is built to need nothing more, but for index.html's own script and
+ * style sheet, inline so that sign-in needs one response: those are allowed by their hashes
+ * only (`boardCsp`), never 'unsafe-inline'.
  */
 export const BOARD_CSP = [
   "default-src 'none'",
@@ -21,6 +23,34 @@ export const BOARD_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join("; ");
+
+/** Where the build writes the hashes of index.html's inline script and style (vite.config.ts). */
+const CSP_FILE = "csp.json";
+
+/**
+ * The page's policy: BOARD_CSP with the hashes the build wrote for index.html's inline
+ * script and style (read with index.html, so that a new build is served with its own).
+ * Without the file, or with one that cannot be read, the policy allows no inline code.
+ */
+export function boardCsp(dir: string): string {
+  let hashes: Record<string, unknown> = {};
+  try {
+    hashes = JSON.parse(readFileSync(path.join(dir, CSP_FILE), "utf8")) as Record<string, unknown>;
+  } catch {
+    return BOARD_CSP;
+  }
+  const valid = (v: unknown) =>
+    (Array.isArray(v) ? v : []).filter(
+      (h): h is string => typeof h === "string" && /^'sha256-[A-Za-z0-9+/=]+'$/.test(h),
+    );
+  return BOARD_CSP.split("; ")
+    .map((d) => {
+      const [name = ""] = d.split(" ");
+      const extra = valid(hashes[name]);
+      return extra.length ? [d, ...extra].join(" ") : d;
+    })
+    .join("; ");
+}
 
 const YEAR_S = 365 * 24 * 3600;
 
@@ -113,14 +143,24 @@ export function boardRouter(dir = BOARD_DIR): Router {
     res.setHeader("Cache-Control", "public, max-age=86400");
     res.sendFile(file);
   });
-  router.get(["/", "/index.html"], (_req, res) => {
+  router.get(["/", "/index.html"], (req, res) => {
     const index = path.join(dir, "index.html");
     res.setHeader("Cache-Control", "no-cache");
     if (!existsSync(index)) {
       res.status(404).type("text/plain").send("The board is not built: run `npm run build -w @transferops/board`.\n");
       return;
     }
-    res.sendFile(index);
+    res.setHeader("Content-Security-Policy", boardCsp(dir));
+    // The page carries its script and style sheet: sent precompressed as the assets are.
+    res.setHeader("Vary", "Accept-Encoding");
+    const e = ENCODINGS.find((c) => accepts(req.headers["accept-encoding"], c.name) && existsSync(index + c.suffix));
+    if (!e) {
+      res.sendFile(index);
+      return;
+    }
+    res.setHeader("Content-Encoding", e.name);
+    res.setHeader("Content-Type", "text/html; charset=utf-8");
+    res.sendFile(index + e.suffix);
   });
   router.use((_req, res) => {
     res.status(404).type("text/plain").send("Not found\n");
