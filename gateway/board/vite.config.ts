@@ -101,8 +101,8 @@ function appPart(outDir: string): Plugin {
 const PAGE_TEXTS = /^(app|lang|signIn|common|live|err|code|r|f|v|send)\./;
 
 /**
- * Keeps in the page's copy of src/i18n.ts only the entries of PAGE_TEXTS (both catalogues):
- * the catalogues are most of the page's bytes. Each entry is `"key": "text",` on its line,
+ * Keeps in the page's copies of the catalogues (src/catalogue/*.ts, both languages) only the
+ * entries of PAGE_TEXTS: the catalogues are most of the page's bytes. Each entry is `"key": "text",` on its line,
  * or its text on the next lines. The page's script must then name no key it dropped: the
  * build fails if it does (a key built from data, as a refusal's, is looked up with `known`).
  */
@@ -113,22 +113,25 @@ function pageTexts(): Plugin {
     apply: "build",
     enforce: "pre",
     transform(code, id) {
-      if (!id.endsWith("/src/i18n.ts")) return undefined;
+      if (!/\/src\/catalogue\/[\w-]+\.ts$/.test(id)) return undefined;
       let keep = true;
       let inCatalogue = false;
+      const end = /^\}( as const)?( satisfies \w+)?;$/;
       const lines = code.split("\n").filter((line) => {
-        if (/^const (en|fr)\b.* = \{$/.test(line)) inCatalogue = true;
-        else if (/^\}( as const)?;$/.test(line)) inCatalogue = keep = true;
+        if (/^export const (en|fr)\b.* = \{$/.test(line)) inCatalogue = true;
+        else if (end.test(line)) inCatalogue = keep = true;
         const key = inCatalogue ? /^ {2}"([\w.]+)":/.exec(line)?.[1] : undefined;
         if (key !== undefined) {
           keep = PAGE_TEXTS.test(key);
           if (!keep) dropped.add(key);
         }
-        if (/^\}( as const)?;$/.test(line)) inCatalogue = false;
+        if (end.test(line)) inCatalogue = false;
         return keep;
       });
-      if (dropped.size === 0) throw new Error("src/i18n.ts: no catalogue entry found to leave out of the page");
       return { code: lines.join("\n"), map: null };
+    },
+    buildEnd() {
+      if (dropped.size === 0) throw new Error("src/catalogue/: no catalogue entry found to leave out of the page");
     },
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
