@@ -3,7 +3,8 @@ import { Webhooks } from "./Webhooks.tsx";
 import { api, call, type Outcome } from "../api.ts";
 import { known, t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
-import type { Device, Notification, Sim } from "../types.ts";
+import type { Device, Notification } from "../types.ts";
+import { useSimNames, type SimName } from "../sim-names.ts";
 import { Answer, DataTable, type LiveList, RowAction, useLiveList } from "../ui.tsx";
 
 // The fleet's notifications: the open ones follow the stream's `alert` hints (raised or
@@ -13,21 +14,19 @@ const load = (acknowledged: "true" | "false") => () =>
 
 /** Who an alert is about, by the names people use: a SIM's number, a handset's label. */
 interface Names {
-  sims: Map<string, string>;
+  sims: SimName;
   devices: Map<string, string>;
 }
 
 function useNames(): Names {
-  const [names, setNames] = useState<Names>({ sims: new Map(), devices: new Map() });
+  const sims = useSimNames();
+  const [devices, setDevices] = useState<Map<string, string>>(new Map());
   useEffect(() => {
-    void Promise.all([call(() => api.GET("/v1/sims")), call(() => api.GET("/v1/devices"))]).then(([sims, devices]) =>
-      setNames({
-        sims: new Map((sims.data ?? []).map((s: Sim) => [s.sim_id, s.msisdn])),
-        devices: new Map((devices.data ?? []).map((d: Device) => [d.device_id, d.label])),
-      }),
+    void call(() => api.GET("/v1/devices")).then((r) =>
+      setDevices(new Map((r.data ?? []).map((d: Device) => [d.device_id, d.label]))),
     );
   }, []);
-  return names;
+  return { sims, devices };
 }
 
 /** An alert's kind in the user's language (the server's message, in English, stays beside it). */
@@ -43,7 +42,7 @@ function severity(s: string): string {
 
 /** What the alert is about: the SIM by number, the handset by label, the operation by a link. */
 function Subject({ n, names }: { n: Notification; names: Names }) {
-  const sim = n.sim_id ? (names.sims.get(n.sim_id) ?? n.sim_id) : undefined;
+  const sim = n.sim_id ? names.sims(n.sim_id) : undefined;
   const device = n.device_id ? (names.devices.get(n.device_id) ?? n.device_id) : undefined;
   return (
     <>
@@ -59,7 +58,7 @@ function Subject({ n, names }: { n: Notification; names: Names }) {
 
 /** The label of an alert for a button and an answer: its kind and its SIM or handset. */
 function named(n: Notification, names: Names): string {
-  const about = n.sim_id ? names.sims.get(n.sim_id) : n.device_id ? names.devices.get(n.device_id) : undefined;
+  const about = n.sim_id ? names.sims(n.sim_id) : n.device_id ? names.devices.get(n.device_id) : undefined;
   return about ? `${title(n)} · ${about}` : title(n);
 }
 

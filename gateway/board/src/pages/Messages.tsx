@@ -5,12 +5,14 @@ import { dateTime, fcfa, status } from "../format.ts";
 import type { Evidence, Movement, Operation } from "../types.ts";
 import { localDigits, PROVABLE_OPERATION_STATUSES } from "../rules.ts";
 import { DISMISS_REASONS, type DismissReason } from "../../../../services/evidence/src/domain/dismiss-reasons.ts";
+import { useSimNames, type SimName } from "../sim-names.ts";
 import { Answer, DataTable, Dialog, Field, ListHead, RowAction, useLiveList } from "../ui.tsx";
 
 /** Statuses an SMS can still prove (attach confirms a non-terminal or no_evidence operation): the kit's list. */
 const PROVABLE = new Set<string>(PROVABLE_OPERATION_STATUSES);
 
 export function Messages() {
+  const simName = useSimNames();
   const [open, setOpen] = useState<Evidence>();
   const [outcome, setOutcome] = useState<Outcome>();
   const orphans = useLiveList<Evidence>(
@@ -54,7 +56,7 @@ export function Messages() {
             <td>
               {e.counterparty_name} {e.counterparty_msisdn}
             </td>
-            <td class="mono">{e.sim_id.slice(0, 8)}</td>
+            <td>{simName(e.sim_id)}</td>
             <td title={e.sender}>{e.sender_is_operator ? t("msg.senderOperator") : t("msg.senderUnknown")}</td>
             <td>{e.can_prove ? t("msg.provesYes") : t("msg.provesNo")}</td>
             <td>
@@ -89,6 +91,7 @@ export function Messages() {
       {open && (
         <Orphan
           evidence={open}
+          simName={simName}
           onClose={() => setOpen(undefined)}
           onDone={(o) => {
             setOpen(undefined);
@@ -127,7 +130,7 @@ function Differences({ evidence: e, operation: o }: { evidence: Evidence; operat
 }
 
 /** One orphan SMS: its parsed fields, the operations it could prove (same SIM, closest amount first), attach or dismiss. */
-function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Outcome) => void }) {
+function Orphan(props: { evidence: Evidence; simName: SimName; onClose: () => void; onDone: (o: Outcome) => void }) {
   const e = props.evidence;
   const [reason, setReason] = useState<DismissReason>("not_ours");
   const [outcome, setOutcome] = useState<Outcome>();
@@ -184,7 +187,7 @@ function Orphan(props: { evidence: Evidence; onClose: () => void; onDone: (o: Ou
           {e.counterparty_name} {e.counterparty_msisdn}
         </dd>
         <dt>{t("common.sim")}</dt>
-        <dd class="mono">{e.sim_id}</dd>
+        <dd>{props.simName(e.sim_id)}</dd>
         <dt>{t("msg.sender")}</dt>
         <dd>
           {e.sender_is_operator ? t("msg.senderOperator") : t("msg.senderUnknown")} ({e.sender})

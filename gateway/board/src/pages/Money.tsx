@@ -1,26 +1,20 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, call, currentSession } from "../api.ts";
+import { api, call } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status, today } from "../format.ts";
 import type { ChainLink, Reconciliation, SimDay, UnprovenHandset } from "../types.ts";
+import { useSimNames } from "../sim-names.ts";
 import { DataTable, Field, RowAction, Table, useLiveList } from "../ui.tsx";
 
 // The money checks of one local day, from the operator's messages: the fleet's sums and
 // each SIM's day, the unexplained difference named, the breaks of a SIM's balance chain,
 // and the transfers no message proved, by handset. Supervisors and admins (the routes'
-// scope). SIM numbers come from the admin's SIM list; a supervisor, who may not read it,
-// sees the SIMs' ids.
+// scope). SIMs by number (useSimNames: every SIM for an admin, a supervisor's granted ones).
 export function Money() {
   const [day, setDay] = useState(today());
   const [fleet, setFleet] = useState<Reconciliation["fleet"]>();
-  const [msisdn, setMsisdn] = useState<Record<string, string>>({});
   const [chainOf, setChainOf] = useState<string>();
-  useEffect(() => {
-    if (currentSession()?.role !== "admin") return;
-    void call(() => api.GET("/v1/sims")).then(
-      (r) => r.data && setMsisdn(Object.fromEntries(r.data.map((s) => [s.sim_id, s.msisdn]))),
-    );
-  }, []);
+  const name = useSimNames();
   const sims = useLiveList<SimDay>(
     async () => {
       const r = await call(() => api.GET("/v1/reconciliations/daily", { params: { query: { day } } }));
@@ -32,7 +26,6 @@ export function Money() {
     ["message"],
     [day],
   );
-  const name = (id: string) => msisdn[id] ?? id;
 
   return (
     <section>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, call, currentSession, pendingOutcome, pendingRequest, sendOnce, type Outcome } from "../api.ts";
+import { useSimNames } from "../sim-names.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import {
@@ -349,6 +350,7 @@ function useRetry(operationId: string) {
 
 /** One operation: its fields, its proof, its history; cancel while queued or running, retry when allowed. */
 export function OperationDetail(props: { id: string; onClose: () => void; onChanged: () => void }) {
+  const simName = useSimNames();
   const list = useLiveList<Operation>(
     async () => {
       const r = await call(() =>
@@ -425,7 +427,7 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
             <dt>{t("ops.origin")}</dt>
             <dd>{op.origin}</dd>
             <dt>{t("common.sim")}</dt>
-            <dd>{op.sim_id || "—"}</dd>
+            <dd>{simName(op.sim_id)}</dd>
             <dt>{t("ops.device")}</dt>
             <dd>{op.device_label || "—"}</dd>
             <dt>{t("ops.request")}</dt>
