@@ -466,7 +466,10 @@ async function report(
     for (const l of history.slice(0, 40)) log(`    ${l}`);
     for (const f of facts.slice(0, 12)) log(f);
   }
-  if (withHistory.length > 8) log(`\n... ${withHistory.length - 8} more (shown: the 8 shortest histories)`);
+  if (withHistory.length > 8) {
+    log(`\n... ${withHistory.length - 8} more (shown: the 8 shortest histories); the others, in a line each:`);
+    for (const { v } of withHistory.slice(8, 48)) log(`  - ${v.invariant}: ${v.detail}`);
+  }
   return violations.length;
 }
 
