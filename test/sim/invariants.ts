@@ -338,7 +338,11 @@ export class Invariants {
             -- not gone before the measurement: neither dialled before it nor confirmed before it
             -- (a proof with no dial recorded: a text attached to, or proving, a queued transfer)
             and (coalesce(executed_at, case when status = 'confirmed' then finished_at end) is null
-                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)`,
+                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)
+            -- nor proven by a text received by then: the balance it printed (the measurement,
+            -- when fleet took it from that text) is after the debit
+            and not exists (select 1 from evidence.messages m
+                             where m.id::text = dispatch.operations.evidence_message_id and m.received_at <= $4)`,
         [op.sim_id, DEBITING, op.created_at, before.at],
       );
       const free = before.balance - Number(d.debits);
@@ -410,6 +414,9 @@ export class Invariants {
     if (!this.scope) return;
     const inv = INVARIANTS[13];
     const { watch, agents, gateways } = this.scope;
+    // The hints received so far, before the operations are read: each names one that exists.
+    const hints = watch.hints.slice(this.hintsJudged);
+    this.hintsJudged += hints.length;
     const rows = await this.query<ScopeRow & { operation_id: string }>(
       `select operation_id::text, agent_id::text, sim_id, op_type from dispatch.operations`,
     );
@@ -419,8 +426,6 @@ export class Invariants {
     const { judged, problems } = await watch.probe(http, gateway, agents, ops);
     this.count(inv, judged);
     for (const p of problems) this.found(inv, p.detail, p.ids);
-    const hints = watch.hints.slice(this.hintsJudged);
-    this.hintsJudged = watch.hints.length;
     if (!hints.length) return;
     const txs = new Map(
       (
