@@ -28,6 +28,8 @@ import { INTAKE_ACTIONS, INTAKE_ACTOR_OF, Intake, type IntakeAction } from "./in
 export type { CreateRecord, KnownOperation, OperationRow } from "./context.ts";
 
 const CALL_TIMEOUT_MS = 10_000;
+/** Tries of one call when the connection goes or the gateway answers 503 (with the same body). */
+const RETRIES = 6;
 
 /** One answer of the gateway, as the checks need it. */
 export interface Answer {
@@ -64,6 +66,8 @@ export interface ActorsOptions {
   secondAdminToken: string;
   /** Agents at the board: the first is never deactivated. */
   agents: SimAgent[];
+  /** The contact of a customer's number (its operations carry it as contact_id), if any. */
+  contactOf?: (msisdn: string) => string | undefined;
   /** The current rows of the operations, by id. */
   rows: () => Map<string, OperationRow>;
   /** The SIMs' measured balances as fleet holds them, read just before a create (see invariants). */
@@ -138,6 +142,10 @@ const GRANT_MAX_AMOUNT = 100_000;
 
 export class Actors {
   readonly answers: Answer[] = [];
+  /** Calls in flight per gateway (a gateway is stopped while some are). */
+  readonly inFlight = new Map<string, number>();
+  /** Calls tried again after a reset connection or a 503. */
+  retries = 0;
   readonly creates: AckedCreate[] = [];
   readonly sms: (AckedSms & { sender: string; kind: string })[] = [];
   /** Decisions answered 200: operation → outcome. */
@@ -190,6 +198,11 @@ export class Actors {
     return { action, run };
   }
 
+  /**
+   * One call through a gateway. A connection reset or refused (a gateway stopped mid-request)
+   * and a 503 are retried as a client would, with the same body (so the same request id, client
+   * message id or decision), on the next gateway, a few times; every answer is recorded.
+   */
   async http(
     gateway: string,
     method: string,
@@ -198,11 +211,33 @@ export class Actors {
     body?: unknown,
     route = `${method} ${path.replace(/[0-9a-f-]{36}|[0-9a-f]{32}/g, ":id").replace(/\?.*/, "")}`,
   ): Promise<Answer> {
+    const urls = this.o.gatewayUrls;
+    let gw = gateway;
+    for (let attempt = 1; ; attempt++) {
+      const { answer, retriable } = await this.once(gw, method, path, auth, body, route);
+      if (!retriable || attempt >= RETRIES) return answer;
+      this.retries += 1;
+      const after = Number(answer.retryAfter);
+      await sleep(Math.min(2000, Number.isFinite(after) && after > 0 ? after * 1000 : 300 * attempt));
+      gw = urls[(urls.indexOf(gw) + 1) % urls.length] ?? gw;
+    }
+  }
+
+  private async once(
+    gateway: string,
+    method: string,
+    path: string,
+    auth: { token?: string; apiKey?: boolean },
+    body: unknown,
+    route: string,
+  ): Promise<{ answer: Answer; retriable: boolean }> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["content-type"] = "application/json";
     if (auth.token) headers.authorization = `Bearer ${auth.token}`;
     if (auth.apiKey) headers["x-api-key"] = this.o.apiKey;
     let a: Answer;
+    let retriable = false;
+    this.inFlight.set(gateway, (this.inFlight.get(gateway) ?? 0) + 1);
     try {
       const res = await fetch(gateway + path, {
         method,
@@ -224,11 +259,16 @@ export class Actors {
         at: performance.now(),
         route,
       };
+      retriable = res.status === 503;
     } catch (err) {
       a = { status: 0, body: String(err), retryAfter: null, at: performance.now(), route };
+      // Not a call that ran out of time (it may still be running): the connection went.
+      retriable = (err as Error).name !== "TimeoutError";
+    } finally {
+      this.inFlight.set(gateway, (this.inFlight.get(gateway) ?? 1) - 1);
     }
     this.answers.push(a);
-    return a;
+    return { answer: a, retriable };
   }
 
   private rowsWhere(pred: (r: OperationRow) => boolean): OperationRow[] {
@@ -258,6 +298,7 @@ export class Actors {
           type_op: balance ? "balance" : "deposit",
           montant: balance ? 1 : amount,
           client: { msisdn: customer, nom: "Client Simule" },
+          ...(this.o.contactOf?.(customer) ? { contact_id: this.o.contactOf(customer) } : {}),
         };
         // Half the deposits aim at the SIM with the most debits outstanding, near its free balance.
         const aim = !balance && r.chance(0.5);

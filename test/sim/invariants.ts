@@ -4,6 +4,9 @@
 import { DEFAULT_SENDER_IDS, senderKey } from "../../services/evidence/src/domain/senders.ts";
 import { Checks } from "../chaos/checks.ts";
 import type { Actors, CreateRecord } from "./actors.ts";
+import type { Agreement, Problem } from "./agreement.ts";
+import type { SimAgent } from "./context.ts";
+import type { Scope, ScopeRow } from "./scope.ts";
 
 export interface Violation {
   invariant: string;
@@ -26,6 +29,9 @@ export const INVARIANTS = [
   "a transaction's operation is its launch's (tx-<id>, its receiver, its amount), none when cancelled or closed",
   "a text a wording rule reads as other than a deposit (a balance reply for a balance check) confirms nothing",
   "scope: a transaction another agent launched answers an agent or supervisor 404, never its state",
+  "every event is consumed exactly once: each consumer's inbox holds every event it takes, its effects count it once",
+  "once drained, analytics and the day's reconciliation agree with dispatch and evidence to the franc",
+  "scope: no list, detail or stream hint reaches an agent who may not see it (own operations, its grant's SIMs)",
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
@@ -74,8 +80,19 @@ export class Invariants {
     this.evaluated[invariant] = (this.evaluated[invariant] ?? 0) + n;
   }
 
+  /** Exactly once and agreement (set by run.ts). */
+  agreement?: Agreement;
+  /** Scope of lists, details and stream hints, with the agents and gateways it reads through. */
+  scope?: { watch: Scope; agents: SimAgent[]; gateways: string[] };
+  private probes = 0;
+  private hintsJudged = 0;
+  /** Set when the system did not drain in time: the final agreement is not judged. */
+  drainedInTime = true;
+
   /** Every check; `final` adds those that need the load stopped (acknowledged writes all in). */
   async run(actors: Actors, o: { final: boolean; notes: Map<string, unknown[]> }): Promise<void> {
+    await this.exactlyOnce(o.final);
+    await this.scoped(actors);
     await this.confirmations();
     await this.doubles();
     await this.intents();
@@ -321,7 +338,11 @@ export class Invariants {
             -- not gone before the measurement: neither dialled before it nor confirmed before it
             -- (a proof with no dial recorded: a text attached to, or proving, a queued transfer)
             and (coalesce(executed_at, case when status = 'confirmed' then finished_at end) is null
-                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)`,
+                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)
+            -- nor proven by a text received by then: the balance it printed (the measurement,
+            -- when fleet took it from that text) is after the debit
+            and not exists (select 1 from evidence.messages m
+                             where m.id::text = dispatch.operations.evidence_message_id and m.received_at <= $4)`,
         [op.sim_id, DEBITING, op.created_at, before.at],
       );
       const free = before.balance - Number(d.debits);
@@ -371,6 +392,61 @@ export class Invariants {
       if (!r) this.found(inv, `operation ${d.operationId} of an acknowledged ${d.route} missing`, [d.operationId]);
       else if (d.route !== "attach" && r.decision === null)
         this.found(inv, `acknowledged ${d.route} of ${d.operationId} left no recorded decision`, [d.operationId]);
+    }
+  }
+
+  /** Invariants 12 and 13 (13 at the end only, once drained). */
+  private async exactlyOnce(final: boolean): Promise<void> {
+    if (!this.agreement) return;
+    const [once, agree] = [INVARIANTS[11], INVARIANTS[12]];
+    const problems: Problem[] = [];
+    this.count(once, await this.agreement.exactlyOnce(final, problems));
+    for (const p of problems) this.found(once, p.detail, p.ids);
+    if (!final || !this.drainedInTime) return;
+    const differ: Problem[] = [];
+    this.count(agree, await this.agreement.analytics(differ));
+    this.count(agree, await this.agreement.reconciliation(differ));
+    for (const p of differ) this.found(agree, p.detail, p.ids);
+  }
+
+  /** Invariant 14: the agents' lists and details (a probe each check), and every stream hint received. */
+  private async scoped(actors: Actors): Promise<void> {
+    if (!this.scope) return;
+    const inv = INVARIANTS[13];
+    const { watch, agents, gateways } = this.scope;
+    // The hints received so far, before the operations are read: each names one that exists.
+    const hints = watch.hints.slice(this.hintsJudged);
+    this.hintsJudged += hints.length;
+    const rows = await this.query<ScopeRow & { operation_id: string }>(
+      `select operation_id::text, agent_id::text, sim_id, op_type from dispatch.operations`,
+    );
+    const ops = new Map(rows.map((r) => [r.operation_id, r]));
+    const gateway = gateways[this.probes++ % gateways.length];
+    const http = (gw: string, m: string, p: string, auth: { token?: string }) => actors.http(gw, m, p, auth);
+    const { judged, problems } = await watch.probe(http, gateway, agents, ops);
+    this.count(inv, judged);
+    for (const p of problems) this.found(inv, p.detail, p.ids);
+    if (!hints.length) return;
+    const txs = new Map(
+      (
+        await this.query<{ id: string; launched_by: string | null }>(
+          `select id::text, launched_by::text from intake.transactions where id::text = any($1)`,
+          [hints.filter((h) => h.kind === "transaction").map((h) => h.id)],
+        )
+      ).map((t) => [t.id, t]),
+    );
+    const sims = new Map(
+      (
+        await this.query<{ id: string; sim_id: string | null }>(
+          `select id::text, sim_id from evidence.messages where id::text = any($1)`,
+          [hints.filter((h) => h.kind === "message").map((h) => h.id)],
+        )
+      ).map((m) => [m.id, m.sim_id]),
+    );
+    this.count(inv, hints.length);
+    for (const h of hints) {
+      const why = watch.judgeHint(h, ops, txs, sims);
+      if (why) this.found(inv, `stream hint: ${why}`, [h.id]);
     }
   }
 

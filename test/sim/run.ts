@@ -31,8 +31,11 @@ import { OperatorSms } from "../simulator/operator-sms.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal } from "../chaos/cleanup.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
-import { ACTOR_OF, Actors, type OperationRow, type SimHandset } from "./actors.ts";
+import { ACTOR_OF, Actors, type Answer, type OperationRow, type SimHandset } from "./actors.ts";
+import { Agreement } from "./agreement.ts";
+import { CUSTOMERS } from "./context.ts";
 import { INVARIANTS, Invariants } from "./invariants.ts";
+import { Scope } from "./scope.ts";
 import { Random } from "./random.ts";
 
 const { values: flags } = parseArgs({
@@ -74,7 +77,14 @@ async function main(): Promise<number> {
   const logDir = mkdtempSync(path.join(os.tmpdir(), "tops-sim-"));
   let failed = true;
   try {
-    const [postgres, kafka] = await Promise.all([ensurePostgres(step), startKafkaFromJars(step)]);
+    // KAFKA_BROKERS: a broker already running (shared; topics of the run's own prefix), never restarted.
+    const external = process.env.KAFKA_BROKERS;
+    const [postgres, kafka] = await Promise.all([
+      ensurePostgres(step),
+      external
+        ? ({ brokers: external, stop: async () => undefined } as unknown as KafkaHandle)
+        : startKafkaFromJars(step),
+    ]);
     cleanups.push(
       () => kafka.stop(),
       () => postgres.stop(),
@@ -152,12 +162,23 @@ async function simulate(
     faultWindows: () => faultWindows,
   });
   onCleanup(() => invariants.close());
+  const agreement: Agreement = new Agreement(
+    (sql, params) => invariants.query(sql, params),
+    (gw, method, p, auth, body): Promise<Answer> => actors.http(gw, method, p, auth, body),
+    () => system.gatewayUrl,
+    admin.token,
+    TEST_API_KEY,
+  );
+  invariants.agreement = agreement;
+  const scope = new Scope((sql, params) => invariants.query(sql, params));
+  invariants.scope = { watch: scope, agents, gateways: system.gatewayUrls };
+  onCleanup(() => scope.stop());
   const rows = new Map<string, OperationRow>();
   const notes = new Map<string, { at: number; line: string }[]>();
   /** Every step of every actor, in order (written to history.log in the log directory). */
   const timeline: string[] = [];
   const handsets: SimHandset[] = [];
-  const actors = new Actors({
+  const actors: Actors = new Actors({
     gatewayUrls: system.gatewayUrls,
     apiKey: TEST_API_KEY,
     random,
@@ -166,6 +187,7 @@ async function simulate(
     adminToken: admin.token,
     secondAdminToken: secondAdmin.token,
     agents,
+    contactOf: (msisdn): string | undefined => agreement.contacts.get(msisdn),
     rows: () => rows,
     snapshotBalances: async () => {
       const r = await invariants
@@ -191,6 +213,8 @@ async function simulate(
     },
     log: step,
   });
+  // Automation's operations name these contacts (contact_id): messaging counts their transfers.
+  await agreement.setUp(CUSTOMERS);
   for (let i = 0; i < HANDSETS; i++) {
     const { device, sims } = await provisionHandset(api, admin.token, { balance: SIM_BALANCE, label: `sim ${i}` });
     operator.registerSim(sims[0].msisdn, "operator_a", { pin: sims[0].pin, balance: SIM_BALANCE });
@@ -252,6 +276,7 @@ async function simulate(
         )
         .catch(() => undefined);
       if (r) for (const x of r) rows.set(x.operation_id, { ...x, montant: Number(x.montant) });
+      await scope.snapshot();
       await sleep(1000);
     }
   })();
@@ -264,21 +289,25 @@ async function simulate(
     while (running) {
       await sleep(20_000 + faultRandom.int(20_000));
       if (!running) break;
-      const kind = faultRandom.weighted({ kill: 6, postgres: 2, kafka: 1 });
+      const kind = faultRandom.weighted({ kill: 6, postgres: 2, kafka: 1, gateway: 3 });
       const components: ComponentName[] = [...SERVICES, "gateway"];
       const name = components[faultRandom.int(components.length)];
       const replica = faultRandom.int(flags.replicas || name === "gateway" ? 2 : 1);
+      const gatewayIndex = faultRandom.int(system.gatewayUrls.length);
+      const signal = faultRandom.chance(0.5) ? "SIGKILL" : "SIGTERM";
       const window = { from: performance.now(), to: Infinity };
       faultWindows.push(window);
       let what: string;
       if (kind === "kill") {
         what = `kill -9 ${name}${replica ? ` #${replica + 1}` : ""}`;
         await system.component(name, replica).killAndRestart();
-      } else if (kind === "postgres") {
+      } else if (kind === "postgres" || (kind === "kafka" && !kafka.restart)) {
         what = `${await invariants.killServiceConnections()} database connections killed`;
-      } else {
+      } else if (kind === "kafka") {
         what = "Kafka broker restarted";
         await kafka.restart!();
+      } else {
+        what = await stopGatewayMidRequest(system, actors, gatewayIndex, signal);
       }
       await Promise.all(system.gatewayUrls.map((u) => waitServing(u, 120_000).catch(() => undefined)));
       window.to = performance.now() + FAULT_GRACE_MS;
@@ -287,6 +316,8 @@ async function simulate(
     }
   })();
 
+  // Each agent at the board keeps an event stream open (a replaced agent's too): invariant 14.
+  scope.watch(system.gatewayUrls, agents);
   // The actions: chosen one per tick, run concurrently (bounded).
   actionsStartS = (performance.now() - t0) / 1000;
   const until = performance.now() + minutes * 60_000;
@@ -303,6 +334,7 @@ async function simulate(
     while (inFlight.size >= 8) await Promise.race(inFlight);
     if (performance.now() - lastCheck > CHECK_EVERY_MS) {
       lastCheck = performance.now();
+      scope.watch(system.gatewayUrls, agents);
       await invariants.run(actors, { final: false, notes }).catch((err: unknown) => step(`checks: ${String(err)}`));
       const v = invariants.violations.size;
       step(
@@ -316,10 +348,47 @@ async function simulate(
   running = false;
   await Promise.all([refresher, faulter]);
   await sleep((SWEEP_S + 5) * 1000);
+  // Drained: every outbox published and every event analytics and messaging take consumed.
+  invariants.drainedInTime = await agreement.drained(90_000);
+  if (!invariants.drainedInTime) step("not drained within 90 s: analytics and reconciliation not compared");
   await invariants.run(actors, { final: true, notes });
+  await scope.stop();
   writeFileSync(path.join(logDir, "history.log"), `seed ${seed}\n${timeline.join("\n")}\n`);
   step(`every step of every actor: ${path.join(logDir, "history.log")}`);
+  const counted = await Promise.all(
+    [...agreement.contacts.values()].map((id) =>
+      actors
+        .http(system.gatewayUrl, "GET", `/v1/contacts/${id}`, { token: TEST_API_KEY })
+        .then((r) => Number(r.body?.transfer_count ?? 0)),
+    ),
+  );
+  step(
+    `event streams: ${scope.hints.length} hints judged; contacts: ${counted.reduce((a, b) => a + b, 0)} transfers counted`,
+  );
   return report(actors, invariants, notes, faults, actions);
+}
+
+/**
+ * A gateway stopped while calls are in flight through it (waits up to 5 s for one), by SIGKILL
+ * or SIGTERM (its graceful stop), then started again: the clients see a reset connection or a
+ * 503 and call again with the same id (Actors.http).
+ */
+async function stopGatewayMidRequest(
+  system: ChaosSystem,
+  actors: Actors,
+  index: number,
+  signal: "SIGKILL" | "SIGTERM",
+): Promise<string> {
+  const url = system.gatewayUrls[index];
+  for (const until = performance.now() + 5000; performance.now() < until && !actors.inFlight.get(url);) await sleep(20);
+  const inFlight = actors.inFlight.get(url) ?? 0;
+  const gateway = system.component("gateway", index);
+  if (signal === "SIGKILL") await gateway.killAndRestart();
+  else {
+    await gateway.stop();
+    gateway.start();
+  }
+  return `gateway #${index + 1} stopped (${signal}) with ${inFlight} calls in flight`;
 }
 
 async function report(
@@ -360,7 +429,9 @@ async function report(
   log(`  answers by route and status:`);
   for (const [route, m] of [...byRoute].sort(([a], [b]) => a.localeCompare(b)))
     log(`    ${route}: ${[...m].map(([st, n]) => `${st}×${n}`).join(" ")}`);
-  log(`  faults injected: ${faults.length ? faults.join("; ") : "none"}`);
+  log(
+    `  faults injected: ${faults.length ? faults.join("; ") : "none"}; calls tried again (reset or 503): ${actors.retries}`,
+  );
   log(`  invariants evaluated: ${INVARIANTS.map((i) => `${invariants.evaluated[i] ?? 0}× ${i}`).join(" | ")}`);
   const violations = [...invariants.violations.values()];
   if (!violations.length) {
@@ -395,7 +466,10 @@ async function report(
     for (const l of history.slice(0, 40)) log(`    ${l}`);
     for (const f of facts.slice(0, 12)) log(f);
   }
-  if (withHistory.length > 8) log(`\n... ${withHistory.length - 8} more (shown: the 8 shortest histories)`);
+  if (withHistory.length > 8) {
+    log(`\n... ${withHistory.length - 8} more (shown: the 8 shortest histories); the others, in a line each:`);
+    for (const { v } of withHistory.slice(8, 48)) log(`  - ${v.invariant}: ${v.detail}`);
+  }
   return violations.length;
 }
 
