@@ -182,6 +182,10 @@ describe("the board in Chromium", () => {
     // Its parsed fields: the amount, the counterparty as the operator wrote it, the text.
     await dialog.getByText(`${to[1].toUpperCase()} ${to[0]}`).waitFor();
     await dialog.getByRole("heading", { name: "Opérations qu'il pourrait prouver" }).waitFor();
+    // The SIM by its number and handset (the agent's grant names them), never its internal id.
+    const simFact = dialog.locator("dt", { hasText: /^SIM$/ }).locator("xpath=following-sibling::dd[1]");
+    await expect.poll(() => simFact.textContent()).toContain(world.alice.sim.msisdn);
+    expect(await dialog.textContent()).not.toContain(world.alice.sim.simId);
     const candidate = dialog.getByRole("listitem").filter({ hasText: `${to[1]} · ${to[0]} · 7 300 FCFA` });
     await candidate.waitFor({ timeout: 20_000 });
     await candidate.getByText("même montant et même numéro").waitFor();
