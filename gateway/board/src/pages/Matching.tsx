@@ -23,13 +23,13 @@ function useOwnSims() {
 export function Matching() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [editing, setEditing] = useState<Operation>();
-  const { sims, simOf } = useOwnSims();
   const list = useLiveList<Operation>(
     () => call(() => api.GET("/v1/operations/matching", { params: { query: { limit: 250 } } })),
     (o) => o.operation_id,
     ["operation"],
     [],
   );
+  const { sims, simOf } = useOwnSims();
   const cancel = async (o: Operation) => {
     const r = await call(() =>
       api.POST("/v1/operations/matching/{operation_id}/cancel", { params: { path: { operation_id: o.operation_id } } }),
