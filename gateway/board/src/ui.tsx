@@ -126,6 +126,35 @@ export interface LiveList<T> {
 }
 
 /**
+ * The rows a live list shows: all at once, or those on screen updated in place (rows that left
+ * removed) with the new ones held until the user asks for them.
+ */
+function useShownRows<T>(idOf: (row: T) => string) {
+  const [rows, setRows] = useState<T[]>([]);
+  const [latest, setLatest] = useState<T[] | undefined>();
+  const [held, setHeld] = useState(0);
+  const shown = useRef<T[]>([]);
+  const showAll = (fresh: T[]) => {
+    shown.current = fresh;
+    setRows(fresh);
+    setLatest(undefined);
+    setHeld(0);
+  };
+  const update = (fresh: T[]) => {
+    const byId = new Map(fresh.map((row) => [idOf(row), row]));
+    const kept = shown.current.filter((row) => byId.has(idOf(row))).map((row) => byId.get(idOf(row))!);
+    shown.current = kept;
+    setRows(kept);
+    setLatest(kept.length === fresh.length ? undefined : fresh);
+    setHeld(fresh.length - kept.length);
+  };
+  const showHeld = () => {
+    if (latest) showAll(latest);
+  };
+  return { rows, held, shown, showAll, update, showHeld };
+}
+
+/**
  * A list that follows live hints of the given kinds: rows on screen are updated in place,
  * rows that left are removed, new rows are held behind a "N new — show" button; a reload
  * the user asked for (or a filter change) shows everything at once. A fetch that fails for a
@@ -138,14 +167,11 @@ export function useLiveList<T>(
   kinds: HintKind[],
   deps: unknown[],
 ): LiveList<T> {
-  const [rows, setRows] = useState<T[]>([]);
-  const [latest, setLatest] = useState<T[] | undefined>();
+  const shownRows = useShownRows(idOf);
   const [fetchedAt, setFetchedAt] = useState<Date>();
   const [error, setError] = useState<Outcome>();
   const [loading, setLoading] = useState(true);
-  const [held, setHeld] = useState(0);
   const [stale, setStale] = useState(false);
-  const shown = useRef<T[]>([]);
   const generation = useRef(0);
   const retry = useRef<{ timer?: ReturnType<typeof setTimeout>; attempts: number }>({ attempts: 0 });
 
@@ -169,24 +195,12 @@ export function useLiveList<T>(
     setError(undefined);
     setStale(false);
     setFetchedAt(new Date());
-    const fresh = r.data;
-    if (mode === "all" || shown.current.length === 0) {
-      shown.current = fresh;
-      setRows(fresh);
-      setLatest(undefined);
-      setHeld(0);
-      return;
-    }
-    const byId = new Map(fresh.map((row) => [idOf(row), row]));
-    const kept = shown.current.filter((row) => byId.has(idOf(row))).map((row) => byId.get(idOf(row))!);
-    shown.current = kept;
-    setRows(kept);
-    setLatest(kept.length === fresh.length ? undefined : fresh);
-    setHeld(fresh.length - kept.length);
+    if (mode === "all" || shownRows.shown.current.length === 0) shownRows.showAll(r.data);
+    else shownRows.update(r.data);
   }, deps);
 
   useEffect(() => {
-    shown.current = [];
+    shownRows.shown.current = [];
     setLoading(true);
     void fetchRows("all");
     const off = onHint((h) => {
@@ -202,15 +216,9 @@ export function useLiveList<T>(
   }, [fetchRows]);
 
   return {
-    rows,
-    held,
-    showHeld() {
-      if (!latest) return;
-      shown.current = latest;
-      setRows(latest);
-      setLatest(undefined);
-      setHeld(0);
-    },
+    rows: shownRows.rows,
+    held: shownRows.held,
+    showHeld: shownRows.showHeld,
     reload: () => fetchRows("all"),
     fetchedAt,
     error,

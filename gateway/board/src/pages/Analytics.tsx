@@ -90,27 +90,25 @@ function Window(props: { query: Query; onChange: (q: Query) => void }) {
 }
 
 function Blocks({ r }: { r: Report }) {
-  const { money, activity, reliability: rel, previous: prev } = r;
-  const daily = activity.daily;
-  const weekly = daily.length > 1 && Date.parse(daily[1]!.day) - Date.parse(daily[0]!.day) > 2 * 86_400_000;
-  const hours = Array.from({ length: 24 }, (_, h) =>
-    activity.by_hour.filter((c) => c.hour === h).reduce((n, c) => n + c.operations, 0),
+  return (
+    <>
+      <Summary r={r} />
+      <div class="figures">
+        <CompareFigure r={r} />
+        <DailyFigure r={r} />
+        <HourFigure r={r} />
+        <WeekdayFigure r={r} />
+        <StatusFigure r={r} />
+        <DelayFigure r={r} />
+        <AgentFigure r={r} />
+      </div>
+    </>
   );
-  const statuses = Object.entries(rel.by_status).sort((a, b) => b[1] - a[1]);
-  const delays: [string, number | null][] = [
-    [t("an.median"), rel.proof_delay_median_s],
-    [t("an.p90"), rel.proof_delay_p90_s],
-    [t("an.late"), rel.thresholds.late_evidence_s],
-    [t("an.evidenceWindow"), rel.thresholds.evidence_window_s],
-  ];
-  const compared: [string, number, number, (n: number) => string][] = [
-    [t("an.sent"), money.sent_xaf, prev.sent_xaf, fcfa],
-    [t("an.transfers"), money.transfers, prev.transfers, String],
-    [t("an.confirmed"), rel.confirmed, prev.confirmed, String],
-    [t("an.autoConfirmed"), rel.auto_confirmed, prev.auto_confirmed, String],
-    [t("an.medianTransfer"), money.median_transfer, prev.median_transfer, fcfa],
-    [t("an.largest"), money.largest_transfer, prev.largest_transfer, fcfa],
-  ];
+}
+
+/** Whose figures, over which span, and what the money came to. */
+function Summary({ r }: { r: Report }) {
+  const { money } = r;
   return (
     <>
       <p>
@@ -130,118 +128,181 @@ function Blocks({ r }: { r: Report }) {
           {money.realised_rate !== null && <> · {t("an.rate", { rate: decimal(money.realised_rate) })}</>}
         </dd>
       </dl>
-      <div class="figures">
-        <Figure
-          title={t("an.compare", {
-            since: day(prev.since),
-            until: day(lastDay(prev.until)),
-          })}
-        >
-          <Rows bars={compared.slice(1, 4).map(([label, now, before]) => ({ label, value: now, previous: before }))} />
-          <Table
-            caption={t("an.compareTable")}
-            columns={["", { num: t("an.now") }, { num: t("an.before") }, { num: t("an.change") }]}
-          >
-            {compared.map(([label, now, before, f]) => (
-              <tr key={label}>
-                <th scope="row">{label}</th>
-                <td class="num">{f(now)}</td>
-                <td class="num">{f(before)}</td>
-                <td class="num">{change(now, before)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        <Figure title={weekly ? t("an.weekly") : t("an.daily")}>
-          <Columns bars={daily.map((d) => ({ label: dayLabel(d.day), value: d.value_xaf }))} />
-          <Table
-            tall
-            caption={weekly ? t("an.weekly") : t("an.daily")}
-            columns={[
-              weekly ? t("an.weekOf") : t("money.day"),
-              { num: t("an.operations") },
-              { num: t("an.transfers") },
-              { num: t("an.value") },
-              { num: t("an.confirmed") },
-              { num: t("an.failed") },
-              { num: t("an.unproven") },
-            ]}
-          >
-            {daily.map((d) => (
-              <tr key={d.day}>
-                <th scope="row">{dayLabel(d.day)}</th>
-                <td class="num">{d.operations}</td>
-                <td class="num">{d.transfers}</td>
-                <td class="num">{fcfa(d.value_xaf)}</td>
-                <td class="num">{d.confirmed}</td>
-                <td class="num">{d.failed}</td>
-                <td class="num">{d.unproven}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        <Figure title={t("an.byHour")}>
-          <Columns bars={hours.map((value, h) => ({ label: `${h} h`, value }))} />
-          <Table tall caption={t("an.byHour")} columns={[t("an.hour"), { num: t("an.operations") }]}>
-            {hours.map((n, h) => (
-              <tr key={h}>
-                <th scope="row">{h} h</th>
-                <td class="num">{n}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        <Figure title={t("an.byWeekday")}>
-          <Rows bars={activity.by_weekday.map((d) => ({ label: weekday(d.weekday), value: d.operations }))} />
-          <Table caption={t("an.byWeekday")} columns={[t("an.weekday"), { num: t("an.operations") }]}>
-            {activity.by_weekday.map((d) => (
-              <tr key={d.weekday}>
-                <th scope="row">{weekday(d.weekday)}</th>
-                <td class="num">{d.operations}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        <Figure title={t("an.byStatus")}>
-          <Rows bars={statuses.map(([s, n]) => ({ label: status(s), value: n }))} />
-          <Table caption={t("an.byStatus")} columns={[t("common.status"), { num: t("an.operations") }]}>
-            {statuses.map(([s, n]) => (
-              <tr key={s}>
-                <th scope="row">{status(s)}</th>
-                <td class="num">{n}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        <Figure title={t("an.proofDelay")}>
-          <Rows bars={delays.map(([label, value]) => ({ label, value: value ?? 0 }))} format={seconds} />
-          <Table caption={t("an.proofDelay")} columns={["", { num: t("an.delay") }]}>
-            {delays.map(([label, value]) => (
-              <tr key={label}>
-                <th scope="row">{label}</th>
-                <td class="num">{seconds(value)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Figure>
-        {activity.by_agent.length > 0 && (
-          <Figure title={t("an.byAgent")}>
-            <Rows bars={activity.by_agent.map((a) => ({ label: a.name, value: a.operations }))} />
-            <Table
-              caption={t("an.byAgent")}
-              columns={[t("common.name"), { num: t("an.operations") }, { num: t("an.value") }]}
-            >
-              {activity.by_agent.map((a) => (
-                <tr key={a.agent_id}>
-                  <th scope="row">{a.name}</th>
-                  <td class="num">{a.operations}</td>
-                  <td class="num">{fcfa(a.value_xaf)}</td>
-                </tr>
-              ))}
-            </Table>
-          </Figure>
-        )}
-      </div>
     </>
+  );
+}
+
+/** The figures against the span before. */
+function CompareFigure({ r }: { r: Report }) {
+  const { money, reliability: rel, previous: prev } = r;
+  const compared: [string, number, number, (n: number) => string][] = [
+    [t("an.sent"), money.sent_xaf, prev.sent_xaf, fcfa],
+    [t("an.transfers"), money.transfers, prev.transfers, String],
+    [t("an.confirmed"), rel.confirmed, prev.confirmed, String],
+    [t("an.autoConfirmed"), rel.auto_confirmed, prev.auto_confirmed, String],
+    [t("an.medianTransfer"), money.median_transfer, prev.median_transfer, fcfa],
+    [t("an.largest"), money.largest_transfer, prev.largest_transfer, fcfa],
+  ];
+  return (
+    <Figure
+      title={t("an.compare", {
+        since: day(prev.since),
+        until: day(lastDay(prev.until)),
+      })}
+    >
+      <Rows bars={compared.slice(1, 4).map(([label, now, before]) => ({ label, value: now, previous: before }))} />
+      <Table
+        caption={t("an.compareTable")}
+        columns={["", { num: t("an.now") }, { num: t("an.before") }, { num: t("an.change") }]}
+      >
+        {compared.map(([label, now, before, f]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td class="num">{f(now)}</td>
+            <td class="num">{f(before)}</td>
+            <td class="num">{change(now, before)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** Operations by day (by week over a long span). */
+function DailyFigure({ r }: { r: Report }) {
+  const daily = r.activity.daily;
+  const weekly = daily.length > 1 && Date.parse(daily[1]!.day) - Date.parse(daily[0]!.day) > 2 * 86_400_000;
+  return (
+    <Figure title={weekly ? t("an.weekly") : t("an.daily")}>
+      <Columns bars={daily.map((d) => ({ label: dayLabel(d.day), value: d.value_xaf }))} />
+      <Table
+        tall
+        caption={weekly ? t("an.weekly") : t("an.daily")}
+        columns={[
+          weekly ? t("an.weekOf") : t("money.day"),
+          { num: t("an.operations") },
+          { num: t("an.transfers") },
+          { num: t("an.value") },
+          { num: t("an.confirmed") },
+          { num: t("an.failed") },
+          { num: t("an.unproven") },
+        ]}
+      >
+        {daily.map((d) => (
+          <tr key={d.day}>
+            <th scope="row">{dayLabel(d.day)}</th>
+            <td class="num">{d.operations}</td>
+            <td class="num">{d.transfers}</td>
+            <td class="num">{fcfa(d.value_xaf)}</td>
+            <td class="num">{d.confirmed}</td>
+            <td class="num">{d.failed}</td>
+            <td class="num">{d.unproven}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** Operations by hour of the day. */
+function HourFigure({ r }: { r: Report }) {
+  const hours = Array.from({ length: 24 }, (_, h) =>
+    r.activity.by_hour.filter((c) => c.hour === h).reduce((n, c) => n + c.operations, 0),
+  );
+  return (
+    <Figure title={t("an.byHour")}>
+      <Columns bars={hours.map((value, h) => ({ label: `${h} h`, value }))} />
+      <Table tall caption={t("an.byHour")} columns={[t("an.hour"), { num: t("an.operations") }]}>
+        {hours.map((n, h) => (
+          <tr key={h}>
+            <th scope="row">{h} h</th>
+            <td class="num">{n}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** Operations by day of the week. */
+function WeekdayFigure({ r }: { r: Report }) {
+  const { activity } = r;
+  return (
+    <Figure title={t("an.byWeekday")}>
+      <Rows bars={activity.by_weekday.map((d) => ({ label: weekday(d.weekday), value: d.operations }))} />
+      <Table caption={t("an.byWeekday")} columns={[t("an.weekday"), { num: t("an.operations") }]}>
+        {activity.by_weekday.map((d) => (
+          <tr key={d.weekday}>
+            <th scope="row">{weekday(d.weekday)}</th>
+            <td class="num">{d.operations}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** Operations by status. */
+function StatusFigure({ r }: { r: Report }) {
+  const statuses = Object.entries(r.reliability.by_status).sort((a, b) => b[1] - a[1]);
+  return (
+    <Figure title={t("an.byStatus")}>
+      <Rows bars={statuses.map(([s, n]) => ({ label: status(s), value: n }))} />
+      <Table caption={t("an.byStatus")} columns={[t("common.status"), { num: t("an.operations") }]}>
+        {statuses.map(([s, n]) => (
+          <tr key={s}>
+            <th scope="row">{status(s)}</th>
+            <td class="num">{n}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** How long proof takes, against the thresholds. */
+function DelayFigure({ r }: { r: Report }) {
+  const rel = r.reliability;
+  const delays: [string, number | null][] = [
+    [t("an.median"), rel.proof_delay_median_s],
+    [t("an.p90"), rel.proof_delay_p90_s],
+    [t("an.late"), rel.thresholds.late_evidence_s],
+    [t("an.evidenceWindow"), rel.thresholds.evidence_window_s],
+  ];
+  return (
+    <Figure title={t("an.proofDelay")}>
+      <Rows bars={delays.map(([label, value]) => ({ label, value: value ?? 0 }))} format={seconds} />
+      <Table caption={t("an.proofDelay")} columns={["", { num: t("an.delay") }]}>
+        {delays.map(([label, value]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td class="num">{seconds(value)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
+  );
+}
+
+/** Each agent's operations (none shown when there are none). */
+function AgentFigure({ r }: { r: Report }) {
+  const { activity } = r;
+  if (activity.by_agent.length === 0) return null;
+  return (
+    <Figure title={t("an.byAgent")}>
+      <Rows bars={activity.by_agent.map((a) => ({ label: a.name, value: a.operations }))} />
+      <Table
+        caption={t("an.byAgent")}
+        columns={[t("common.name"), { num: t("an.operations") }, { num: t("an.value") }]}
+      >
+        {activity.by_agent.map((a) => (
+          <tr key={a.agent_id}>
+            <th scope="row">{a.name}</th>
+            <td class="num">{a.operations}</td>
+            <td class="num">{fcfa(a.value_xaf)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Figure>
   );
 }

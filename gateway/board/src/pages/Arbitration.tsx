@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa, status } from "../format.ts";
 import type { Operation, SettledOnWord, Unproven } from "../types.ts";
-import { Answer, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, DataTable, Dialog, Field, RowAction, useLiveList, type LiveList } from "../ui.tsx";
 
 export function Arbitration() {
   const [settling, setSettling] = useState<Unproven>();
@@ -25,57 +25,9 @@ export function Arbitration() {
       <h2>{t("arb.title")}</h2>
       <Answer outcome={outcome} />
       <h3>{t("arb.unproven")}</h3>
-      <DataTable
-        list={unproven}
-        caption={t("arb.unproven")}
-        columns={[
-          t("common.finished"),
-          t("common.name"),
-          t("common.number"),
-          { num: t("common.amount") },
-          t("arb.evidenceCount"),
-          t("common.actions"),
-        ]}
-        row={(r) => (
-          <tr key={r.operation_id}>
-            <td>
-              {dateTime(r.finished_at)}
-              {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
-              {r.contradicting_message_id && <strong> · {t("arb.contradicted")}</strong>}
-            </td>
-            <td>{r.dest_name}</td>
-            <td>{r.msisdn_dest}</td>
-            <td class="num">{fcfa(r.montant)}</td>
-            <td>{r.evidence_count}</td>
-            <td>
-              {!r.contradicting_message_id && (
-                <RowAction
-                  label={t("arb.settle")}
-                  of={`${r.dest_name} ${fcfa(r.montant)}`}
-                  onClick={() => setSettling(r)}
-                />
-              )}
-            </td>
-          </tr>
-        )}
-      />
+      <UnprovenTable list={unproven} onSettle={setSettling} />
       <h3>{t("arb.settled")}</h3>
-      <DataTable
-        list={settled}
-        caption={t("arb.settled")}
-        columns={[t("common.finished"), t("common.name"), { num: t("common.amount") }, t("arb.by"), t("common.note")]}
-        row={(r) => (
-          <tr key={r.operation_id}>
-            <td>{dateTime(r.arbitrated_at)}</td>
-            <td>
-              {r.dest_name} · {r.msisdn_dest}
-            </td>
-            <td class="num">{fcfa(r.montant)}</td>
-            <td>{r.arbitrated_by_name}</td>
-            <td>{r.arbitration_note}</td>
-          </tr>
-        )}
-      />
+      <SettledTable list={settled} />
       {settling && (
         <Settle
           row={settling}
@@ -89,6 +41,64 @@ export function Arbitration() {
         />
       )}
     </section>
+  );
+}
+
+/** Operations finished without proof: each may be settled on the user's word. */
+function UnprovenTable({ list, onSettle }: { list: LiveList<Unproven>; onSettle: (row: Unproven) => void }) {
+  return (
+    <DataTable
+      list={list}
+      caption={t("arb.unproven")}
+      columns={[
+        t("common.finished"),
+        t("common.name"),
+        t("common.number"),
+        { num: t("common.amount") },
+        t("arb.evidenceCount"),
+        t("common.actions"),
+      ]}
+      row={(r) => (
+        <tr key={r.operation_id}>
+          <td>
+            {dateTime(r.finished_at)}
+            {r.self_resolving && <small> · {t("arb.selfResolving")}</small>}
+            {r.contradicting_message_id && <strong> · {t("arb.contradicted")}</strong>}
+          </td>
+          <td>{r.dest_name}</td>
+          <td>{r.msisdn_dest}</td>
+          <td class="num">{fcfa(r.montant)}</td>
+          <td>{r.evidence_count}</td>
+          <td>
+            {!r.contradicting_message_id && (
+              <RowAction label={t("arb.settle")} of={`${r.dest_name} ${fcfa(r.montant)}`} onClick={() => onSettle(r)} />
+            )}
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** Operations settled on someone's word: who, when, and why. */
+function SettledTable({ list }: { list: LiveList<SettledOnWord> }) {
+  return (
+    <DataTable
+      list={list}
+      caption={t("arb.settled")}
+      columns={[t("common.finished"), t("common.name"), { num: t("common.amount") }, t("arb.by"), t("common.note")]}
+      row={(r) => (
+        <tr key={r.operation_id}>
+          <td>{dateTime(r.arbitrated_at)}</td>
+          <td>
+            {r.dest_name} · {r.msisdn_dest}
+          </td>
+          <td class="num">{fcfa(r.montant)}</td>
+          <td>{r.arbitrated_by_name}</td>
+          <td>{r.arbitration_note}</td>
+        </tr>
+      )}
+    />
   );
 }
 

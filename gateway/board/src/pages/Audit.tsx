@@ -11,8 +11,6 @@ import { DataTable, Field, useLiveList } from "../ui.tsx";
 const PAGE = 50;
 
 export function Audit() {
-  const [action, setAction] = useState("");
-  const [days, setDays] = useState(30);
   const [filter, setFilter] = useState({ action: "", days: 30 });
   // The entry ids each page started before: the first page starts at the newest.
   const [pages, setPages] = useState<string[]>([]);
@@ -41,29 +39,12 @@ export function Audit() {
   return (
     <>
       <h2>{t("audit.title")}</h2>
-      <form
-        class="inline"
-        aria-label={t("audit.title")}
-        onSubmit={(e) => {
-          e.preventDefault();
+      <AuditFilter
+        onApply={(f) => {
           setPages([]);
-          setFilter({ action: action.trim(), days });
+          setFilter(f);
         }}
-      >
-        <Field label={t("audit.filterAction")}>
-          <input value={action} maxLength={100} onInput={(e) => setAction(e.currentTarget.value)} />
-        </Field>
-        <Field label={t("audit.days")}>
-          <input
-            type="number"
-            min={1}
-            max={365}
-            value={days}
-            onInput={(e) => setDays(Number(e.currentTarget.value) || 30)}
-          />
-        </Field>
-        <button type="submit">{t("audit.apply")}</button>
-      </form>
+      />
       <DataTable
         list={list}
         caption={t("audit.title")}
@@ -91,5 +72,35 @@ export function Audit() {
         )}
       </p>
     </>
+  );
+}
+
+/** The filter being typed: an action (exact, or a prefix ending in *) and a day window, applied on submit. */
+function AuditFilter(props: { onApply: (filter: { action: string; days: number }) => void }) {
+  const [action, setAction] = useState("");
+  const [days, setDays] = useState(30);
+  return (
+    <form
+      class="inline"
+      aria-label={t("audit.title")}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onApply({ action: action.trim(), days });
+      }}
+    >
+      <Field label={t("audit.filterAction")}>
+        <input value={action} maxLength={100} onInput={(e) => setAction(e.currentTarget.value)} />
+      </Field>
+      <Field label={t("audit.days")}>
+        <input
+          type="number"
+          min={1}
+          max={365}
+          value={days}
+          onInput={(e) => setDays(Number(e.currentTarget.value) || 30)}
+        />
+      </Field>
+      <button type="submit">{t("audit.apply")}</button>
+    </form>
   );
 }

@@ -4,7 +4,7 @@ import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import { amountProblem, OPERATORS, TRANSFER_OP_TYPES } from "../rules.ts";
 import type { Device, FleetLimit } from "../types.ts";
-import { Answer, Confirm, DataTable, Field, useLiveList } from "../ui.tsx";
+import { Answer, Confirm, DataTable, Field, useLiveList, type LiveList } from "../ui.tsx";
 
 // The circuit breaker and the fleet limits. The breaker's state is read from the fleet
 // health route (`breaker_active`), the frozen handsets from the devices list: tripping
@@ -13,12 +13,14 @@ import { Answer, Confirm, DataTable, Field, useLiveList } from "../ui.tsx";
 type Action = "trip" | "reset" | "lift";
 type LimitDraft = Omit<FleetLimit, "effective_from">;
 
-export function Fleet() {
-  const [outcome, setOutcome] = useState<Outcome>();
+/**
+ * The breaker's state and the handsets it froze, read together; running an action reports
+ * what it did by name and reads the state again.
+ */
+function useBreaker(setOutcome: (o: Outcome | undefined) => void) {
   const [breaker, setBreaker] = useState<boolean>();
   const [devices, setDevices] = useState<Device[]>([]);
   const [action, setAction] = useState<Action>();
-  const [limit, setLimit] = useState<LimitDraft>();
   const loadState = async () => {
     const [health, devs] = await Promise.all([
       call(() => api.GET("/v1/admin/health")),
@@ -29,15 +31,6 @@ export function Fleet() {
     if (health.outcome ?? devs.outcome) setOutcome(health.outcome ?? devs.outcome);
   };
   useEffect(() => void loadState(), []);
-  const limits = useLiveList<FleetLimit>(
-    async () => {
-      const r = await call(() => api.GET("/v1/admin/limits"));
-      return r.data ? { data: r.data.limits } : r;
-    },
-    (l) => `${l.operator}/${l.op_type}`,
-    [],
-    [],
-  );
 
   const frozen = devices.filter((d) => d.status === "frozen");
   const active = devices.filter((d) => d.status !== "frozen");
@@ -67,6 +60,22 @@ export function Fleet() {
     reset: t("fleet.resetWhat", { n: frozen.length, devices: names(frozen) }),
     lift: t("fleet.liftWhat", { n: frozen.length, devices: names(frozen) }),
   };
+  return { breaker, frozen, names, action, setAction, run, what };
+}
+
+export function Fleet() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [limit, setLimit] = useState<LimitDraft>();
+  const { breaker, frozen, names, action, setAction, run, what } = useBreaker(setOutcome);
+  const limits = useLiveList<FleetLimit>(
+    async () => {
+      const r = await call(() => api.GET("/v1/admin/limits"));
+      return r.data ? { data: r.data.limits } : r;
+    },
+    (l) => `${l.operator}/${l.op_type}`,
+    [],
+    [],
+  );
 
   return (
     <section>
@@ -77,23 +86,7 @@ export function Fleet() {
         <p class={breaker ? "state bad" : "state"}>{breaker ? t("fleet.breakerOn") : t("fleet.breakerOff")}</p>
       )}
       <p>{t("fleet.frozen", { n: frozen.length, devices: names(frozen) })}</p>
-      <div class="actions">
-        {breaker === false && (
-          <button type="button" onClick={() => setAction("trip")}>
-            {t("fleet.trip")}
-          </button>
-        )}
-        {breaker && (
-          <button type="button" onClick={() => setAction("reset")}>
-            {t("fleet.resetOnly")}
-          </button>
-        )}
-        {(breaker || frozen.length > 0) && (
-          <button type="button" onClick={() => setAction("lift")}>
-            {t("fleet.lift")}
-          </button>
-        )}
-      </div>
+      <BreakerActions breaker={breaker} frozen={frozen.length} onAction={setAction} />
       {action && (
         <Confirm
           title={t(`fleet.${action}Title`)}
@@ -107,55 +100,99 @@ export function Fleet() {
 
       <h3>{t("fleet.limits")}</h3>
       <p>{t("fleet.notEnforced")}</p>
-      <DataTable
-        list={limits}
-        caption={t("fleet.limits")}
-        columns={[
-          t("common.operator"),
-          t("ops.type"),
-          { num: t("fleet.maxAmount") },
-          { num: t("fleet.maxDailyAgent") },
-          { num: t("fleet.maxDailySim") },
-          t("fleet.since"),
-        ]}
-        row={(l) => (
-          <tr key={`${l.operator}/${l.op_type}`}>
-            <th scope="row">{l.operator ?? t("fleet.everyOperator")}</th>
-            <td>{l.op_type}</td>
-            <td class="num">{fcfa(l.max_amount)}</td>
-            <td class="num">{fcfa(l.max_daily_agent)}</td>
-            <td class="num">{fcfa(l.max_daily_sim)}</td>
-            <td>{dateTime(l.effective_from)}</td>
-          </tr>
-        )}
-      />
+      <LimitsTable list={limits} />
       <h3>{t("fleet.newLimit")}</h3>
       <LimitForm onSubmit={setLimit} />
       {limit && (
-        <Confirm
-          title={t("fleet.recordTitle")}
-          confirm={t("fleet.recordConfirm")}
-          run={async () => {
-            const r = await call(() => api.PATCH("/v1/admin/limits", { body: limit }));
-            if (r.outcome) return r.outcome;
+        <RecordLimit
+          limit={limit}
+          onClose={() => setLimit(undefined)}
+          onRecorded={async () => {
             setOutcome({ ok: true, message: t("fleet.recorded") });
             setLimit(undefined);
             await limits.reload();
           }}
-          onClose={() => setLimit(undefined)}
-        >
-          <p>
-            {t("fleet.recordWhat", {
-              operator: limit.operator ?? t("fleet.everyOperator"),
-              type: limit.op_type,
-              max: fcfa(limit.max_amount),
-              agent: fcfa(limit.max_daily_agent),
-              sim: fcfa(limit.max_daily_sim),
-            })}
-          </p>
-        </Confirm>
+        />
       )}
     </section>
+  );
+}
+
+/** What may be done to the breaker in its state: trip it, reset it, lift it. */
+function BreakerActions(p: { breaker?: boolean; frozen: number; onAction: (a: Action) => void }) {
+  return (
+    <div class="actions">
+      {p.breaker === false && (
+        <button type="button" onClick={() => p.onAction("trip")}>
+          {t("fleet.trip")}
+        </button>
+      )}
+      {p.breaker && (
+        <button type="button" onClick={() => p.onAction("reset")}>
+          {t("fleet.resetOnly")}
+        </button>
+      )}
+      {(p.breaker || p.frozen > 0) && (
+        <button type="button" onClick={() => p.onAction("lift")}>
+          {t("fleet.lift")}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The fleet limits in force. */
+function LimitsTable({ list }: { list: LiveList<FleetLimit> }) {
+  return (
+    <DataTable
+      list={list}
+      caption={t("fleet.limits")}
+      columns={[
+        t("common.operator"),
+        t("ops.type"),
+        { num: t("fleet.maxAmount") },
+        { num: t("fleet.maxDailyAgent") },
+        { num: t("fleet.maxDailySim") },
+        t("fleet.since"),
+      ]}
+      row={(l) => (
+        <tr key={`${l.operator}/${l.op_type}`}>
+          <th scope="row">{l.operator ?? t("fleet.everyOperator")}</th>
+          <td>{l.op_type}</td>
+          <td class="num">{fcfa(l.max_amount)}</td>
+          <td class="num">{fcfa(l.max_daily_agent)}</td>
+          <td class="num">{fcfa(l.max_daily_sim)}</td>
+          <td>{dateTime(l.effective_from)}</td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** Asks before recording a new limit, then records it. */
+function RecordLimit(p: { limit: LimitDraft; onClose: () => void; onRecorded: () => Promise<void> }) {
+  const { limit } = p;
+  return (
+    <Confirm
+      title={t("fleet.recordTitle")}
+      confirm={t("fleet.recordConfirm")}
+      run={async () => {
+        const r = await call(() => api.PATCH("/v1/admin/limits", { body: limit }));
+        if (r.outcome) return r.outcome;
+        await p.onRecorded();
+      }}
+      onClose={p.onClose}
+    >
+      <p>
+        {t("fleet.recordWhat", {
+          operator: limit.operator ?? t("fleet.everyOperator"),
+          type: limit.op_type,
+          max: fcfa(limit.max_amount),
+          agent: fcfa(limit.max_daily_agent),
+          sim: fcfa(limit.max_daily_sim),
+        })}
+      </p>
+    </Confirm>
   );
 }
 

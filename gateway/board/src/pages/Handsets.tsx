@@ -3,7 +3,7 @@ import { api, call, type Outcome } from "../api.ts";
 import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import type { Device, DeviceHealth, Operation } from "../types.ts";
-import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList, type LiveList } from "../ui.tsx";
 
 /** A handset as the page shows it: the list's row, its issues as derived on this read, what it runs. */
 interface Row {
@@ -37,7 +37,6 @@ async function loadHandsets(): Promise<{ data?: Row[]; outcome?: Outcome }> {
 export function Handsets() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [token, setToken] = useState<{ label: string; token: string }>();
-  const [label, setLabel] = useState("");
   const [renaming, setRenaming] = useState<Device>();
   const [deleting, setDeleting] = useState<Device>();
   const [replacing, setReplacing] = useState<Device>();
@@ -47,36 +46,17 @@ export function Handsets() {
     setOutcome({ ok: true, message });
     void list.reload();
   };
-  const create = async (e: Event) => {
-    e.preventDefault();
-    const r = await call(() => api.POST("/v1/devices", { body: { label: label.trim() } }));
-    if (r.outcome) return setOutcome(r.outcome);
-    setLabel("");
-    setToken({ label: r.data.label, token: r.data.device_token });
-    done(t("dev.created", { label: r.data.label }));
-  };
-  const newToken = async (d: Device) => {
-    const r = await call(() =>
-      api.POST("/v1/devices/{device_id}/token", { params: { path: { device_id: d.device_id } } }),
-    );
-    if (r.outcome) return r.outcome;
-    setReplacing(undefined);
-    setToken({ label: d.label, token: r.data.device_token });
-    setOutcome(undefined);
-    return undefined;
-  };
 
   return (
     <section>
       <h2>{t("dev.title")}</h2>
-      <form class="inline" onSubmit={create}>
-        <Field label={t("dev.newLabel")} hint={t("v.max", { n: 200 })}>
-          <input required maxLength={200} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
-        </Field>
-        <button type="submit" class="primary" disabled={!label.trim()}>
-          {t("dev.create")}
-        </button>
-      </form>
+      <NewHandset
+        onOutcome={setOutcome}
+        onCreated={(created) => {
+          setToken(created);
+          done(t("dev.created", { label: created.label }));
+        }}
+      />
       {token && (
         <Once
           text={t("dev.tokenOnce", { label: token.label })}
@@ -86,70 +66,7 @@ export function Handsets() {
         />
       )}
       <Answer outcome={outcome} />
-      <DataTable
-        list={list}
-        caption={t("dev.title")}
-        columns={[
-          t("dev.label"),
-          t("dev.health"),
-          t("dev.battery"),
-          t("dev.network"),
-          t("dev.lastSeen"),
-          t("dev.app"),
-          t("dev.sims"),
-          t("dev.running"),
-          t("common.actions"),
-        ]}
-        row={({ device: d, health, running }) => (
-          <tr key={d.device_id}>
-            <th scope="row">{d.label}</th>
-            <td>
-              {health ? (
-                health.issues.length === 0 ? (
-                  t("dev.healthy")
-                ) : (
-                  <ul class="plain">
-                    {health.issues.map((i) => (
-                      <li key={i.code} class={i.severity === "critical" ? "critical" : undefined}>
-                        {t("dev.issue", { code: i.code, message: i.message })}
-                      </li>
-                    ))}
-                  </ul>
-                )
-              ) : (
-                "—"
-              )}
-            </td>
-            <td>{d.battery === null ? "—" : `${d.battery} %`}</td>
-            <td>{d.network ?? "—"}</td>
-            <td>{dateTime(d.last_seen_at)}</td>
-            <td>{d.app_version ?? "—"}</td>
-            <td>
-              <ul class="plain">
-                {d.sims.map((s) => (
-                  <li key={s.id}>
-                    {t("dev.sim", { slot: s.subscription_slot + 1, operator: s.operator, msisdn: s.msisdn })}
-                  </li>
-                ))}
-              </ul>
-            </td>
-            <td>
-              {running.length === 0
-                ? t("dev.idle")
-                : running.map((o) => (
-                    <div key={o.operation_id}>
-                      {o.dest_name ?? o.msisdn_dest} · {fcfa(o.montant)}
-                    </div>
-                  ))}
-            </td>
-            <td class="actions">
-              <RowAction label={t("dev.rename")} of={d.label} onClick={() => setRenaming(d)} />
-              <RowAction label={t("dev.newToken")} of={d.label} onClick={() => setReplacing(d)} />
-              <RowAction label={t("dev.delete")} of={d.label} onClick={() => setDeleting(d)} />
-            </td>
-          </tr>
-        )}
-      />
+      <HandsetsTable list={list} onRename={setRenaming} onReplace={setReplacing} onDelete={setDeleting} />
       {renaming && (
         <Rename
           device={renaming}
@@ -161,14 +78,15 @@ export function Handsets() {
         />
       )}
       {replacing && (
-        <Confirm
-          title={`${t("dev.newToken")} · ${replacing.label}`}
-          confirm={t("dev.newTokenConfirm")}
-          run={() => newToken(replacing)}
+        <ReplaceToken
+          device={replacing}
           onClose={() => setReplacing(undefined)}
-        >
-          <p>{t("dev.newTokenWhat", { label: replacing.label })}</p>
-        </Confirm>
+          onReplaced={(replaced) => {
+            setReplacing(undefined);
+            setToken(replaced);
+            setOutcome(undefined);
+          }}
+        />
       )}
       {deleting && (
         <Delete
@@ -181,6 +99,142 @@ export function Handsets() {
         />
       )}
     </section>
+  );
+}
+
+/** Asks before replacing a handset's token, then replaces it (the page shows the new one once). */
+function ReplaceToken(p: {
+  device: Device;
+  onClose: () => void;
+  onReplaced: (replaced: { label: string; token: string }) => void;
+}) {
+  const d = p.device;
+  const newToken = async () => {
+    const r = await call(() =>
+      api.POST("/v1/devices/{device_id}/token", { params: { path: { device_id: d.device_id } } }),
+    );
+    if (r.outcome) return r.outcome;
+    p.onReplaced({ label: d.label, token: r.data.device_token });
+    return undefined;
+  };
+  return (
+    <Confirm
+      title={`${t("dev.newToken")} · ${d.label}`}
+      confirm={t("dev.newTokenConfirm")}
+      run={newToken}
+      onClose={p.onClose}
+    >
+      <p>{t("dev.newTokenWhat", { label: d.label })}</p>
+    </Confirm>
+  );
+}
+
+/** The form that creates a handset; its token is shown once by the page. */
+function NewHandset(props: {
+  onOutcome: (o: Outcome) => void;
+  onCreated: (created: { label: string; token: string }) => void;
+}) {
+  const [label, setLabel] = useState("");
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const r = await call(() => api.POST("/v1/devices", { body: { label: label.trim() } }));
+    if (r.outcome) return props.onOutcome(r.outcome);
+    setLabel("");
+    props.onCreated({ label: r.data.label, token: r.data.device_token });
+  };
+  return (
+    <form class="inline" onSubmit={create}>
+      <Field label={t("dev.newLabel")} hint={t("v.max", { n: 200 })}>
+        <input required maxLength={200} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+      </Field>
+      <button type="submit" class="primary" disabled={!label.trim()}>
+        {t("dev.create")}
+      </button>
+    </form>
+  );
+}
+
+/** Every handset: its health, battery, network, SIMs, what it runs, and what may be done to it. */
+function HandsetsTable(p: {
+  list: LiveList<Row>;
+  onRename: (d: Device) => void;
+  onReplace: (d: Device) => void;
+  onDelete: (d: Device) => void;
+}) {
+  return (
+    <DataTable
+      list={p.list}
+      caption={t("dev.title")}
+      columns={[
+        t("dev.label"),
+        t("dev.health"),
+        t("dev.battery"),
+        t("dev.network"),
+        t("dev.lastSeen"),
+        t("dev.app"),
+        t("dev.sims"),
+        t("dev.running"),
+        t("common.actions"),
+      ]}
+      row={({ device: d, health, running }) => (
+        <tr key={d.device_id}>
+          <th scope="row">{d.label}</th>
+          <td>
+            <HealthCell health={health} />
+          </td>
+          <td>{d.battery === null ? "—" : `${d.battery} %`}</td>
+          <td>{d.network ?? "—"}</td>
+          <td>{dateTime(d.last_seen_at)}</td>
+          <td>{d.app_version ?? "—"}</td>
+          <td>
+            <ul class="plain">
+              {d.sims.map((s) => (
+                <li key={s.id}>
+                  {t("dev.sim", { slot: s.subscription_slot + 1, operator: s.operator, msisdn: s.msisdn })}
+                </li>
+              ))}
+            </ul>
+          </td>
+          <td>
+            {running.length === 0
+              ? t("dev.idle")
+              : running.map((o) => (
+                  <div key={o.operation_id}>
+                    {o.dest_name ?? o.msisdn_dest} · {fcfa(o.montant)}
+                  </div>
+                ))}
+          </td>
+          <td class="actions">
+            <RowAction label={t("dev.rename")} of={d.label} onClick={() => p.onRename(d)} />
+            <RowAction label={t("dev.newToken")} of={d.label} onClick={() => p.onReplace(d)} />
+            <RowAction label={t("dev.delete")} of={d.label} onClick={() => p.onDelete(d)} />
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** A handset's issues as derived on this read ("—" when the read failed). */
+function HealthCell({ health }: { health?: DeviceHealth }) {
+  return (
+    <>
+      {health ? (
+        health.issues.length === 0 ? (
+          t("dev.healthy")
+        ) : (
+          <ul class="plain">
+            {health.issues.map((i) => (
+              <li key={i.code} class={i.severity === "critical" ? "critical" : undefined}>
+                {t("dev.issue", { code: i.code, message: i.message })}
+              </li>
+            ))}
+          </ul>
+        )
+      ) : (
+        "—"
+      )}
+    </>
   );
 }
 

@@ -4,27 +4,32 @@ import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import { amountProblem, localDigits, msisdnProblem } from "../rules.ts";
 import type { Operation, OwnSim } from "../types.ts";
-import { Answer, Badge, DataTable, Dialog, Field, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Badge, DataTable, Dialog, Field, RowAction, useLiveList, type LiveList } from "../ui.tsx";
+
+/** The user's own SIMs, and a SIM named by its number and handset (an operation names it by id). */
+function useOwnSims() {
+  const [sims, setSims] = useState<OwnSim[]>([]);
+  useEffect(() => {
+    void call(() => api.GET("/v1/agents/me/sims")).then((r) => r.data && setSims(r.data));
+  }, []);
+  const simOf = (simId: string | null | undefined) => {
+    const sim = sims.find((s) => s.sim_id === simId);
+    if (!sim) return simId ? simId.slice(0, 8) : "—";
+    return sim.device_label ? `${sim.msisdn} · ${sim.device_label}` : sim.msisdn;
+  };
+  return { sims, simOf };
+}
 
 export function Matching() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [editing, setEditing] = useState<Operation>();
-  const [sims, setSims] = useState<OwnSim[]>([]);
   const list = useLiveList<Operation>(
     () => call(() => api.GET("/v1/operations/matching", { params: { query: { limit: 250 } } })),
     (o) => o.operation_id,
     ["operation"],
     [],
   );
-  useEffect(() => {
-    void call(() => api.GET("/v1/agents/me/sims")).then((r) => r.data && setSims(r.data));
-  }, []);
-  // The SIM to dial from, by its number and handset (the operation names it by id).
-  const simOf = (simId: string | null | undefined) => {
-    const sim = sims.find((s) => s.sim_id === simId);
-    if (!sim) return simId ? simId.slice(0, 8) : "—";
-    return sim.device_label ? `${sim.msisdn} · ${sim.device_label}` : sim.msisdn;
-  };
+  const { sims, simOf } = useOwnSims();
   const cancel = async (o: Operation) => {
     const r = await call(() =>
       api.POST("/v1/operations/matching/{operation_id}/cancel", { params: { path: { operation_id: o.operation_id } } }),
@@ -65,61 +70,90 @@ export function Matching() {
         }}
       />
       <Answer outcome={outcome} />
-      <DataTable
-        list={list}
-        caption={t("mo.title")}
-        columns={[
-          t("common.created"),
-          t("common.status"),
-          t("common.number"),
-          { num: t("common.amount") },
-          t("mo.sim"),
-          t("common.actions"),
-        ]}
-        row={(o) => (
-          <tr key={o.operation_id}>
-            <td>{dateTime(o.created_at)}</td>
-            <td>
-              <Badge state={o.status} />
-            </td>
-            <td>{o.msisdn_dest}</td>
-            <td class="num">{fcfa(o.montant)}</td>
-            <td>{simOf(o.sim_id)}</td>
-            <td>
-              {o.status === "awaiting_manual_dial" && (
-                <>
-                  <RowAction label={t("mo.change")} of={o.msisdn_dest} onClick={() => setEditing(o)} />
-                  <RowAction label={t("mo.cancel")} of={o.msisdn_dest} onClick={() => void cancel(o)} />
-                </>
-              )}
-            </td>
-          </tr>
-        )}
-      />
+      <MatchingTable list={list} simOf={simOf} onEdit={setEditing} onCancel={(o) => void cancel(o)} />
       {editing && (
-        <Dialog title={`${t("mo.change")} · ${editing.msisdn_dest}`} onClose={() => setEditing(undefined)}>
-          <MatchingForm
-            initial={editing}
-            submit={t("mo.change")}
-            onSubmit={async (v) => {
-              const r = await call(() =>
-                api.PATCH("/v1/operations/matching/{operation_id}", {
-                  params: { path: { operation_id: editing.operation_id } },
-                  body: { beneficiary_msisdn: v.msisdn, montant: v.montant, contact_id: v.contact_id },
-                }),
-              );
-              const o = r.outcome ?? { ok: true as const, message: t("mo.changed") };
-              if (o.ok) {
-                setEditing(undefined);
-                setOutcome(o);
-              }
-              void list.reload();
-              return o;
-            }}
-          />
-        </Dialog>
+        <ChangeMatching
+          operation={editing}
+          onClose={() => setEditing(undefined)}
+          onChanged={(o) => {
+            setEditing(undefined);
+            setOutcome(o);
+          }}
+          onSent={() => void list.reload()}
+        />
       )}
     </section>
+  );
+}
+
+/** The operations waiting to be dialled by hand, changed or cancelled while they wait. */
+function MatchingTable(p: {
+  list: LiveList<Operation>;
+  simOf: (simId: string | null | undefined) => string;
+  onEdit: (o: Operation) => void;
+  onCancel: (o: Operation) => void;
+}) {
+  return (
+    <DataTable
+      list={p.list}
+      caption={t("mo.title")}
+      columns={[
+        t("common.created"),
+        t("common.status"),
+        t("common.number"),
+        { num: t("common.amount") },
+        t("mo.sim"),
+        t("common.actions"),
+      ]}
+      row={(o) => (
+        <tr key={o.operation_id}>
+          <td>{dateTime(o.created_at)}</td>
+          <td>
+            <Badge state={o.status} />
+          </td>
+          <td>{o.msisdn_dest}</td>
+          <td class="num">{fcfa(o.montant)}</td>
+          <td>{p.simOf(o.sim_id)}</td>
+          <td>
+            {o.status === "awaiting_manual_dial" && (
+              <>
+                <RowAction label={t("mo.change")} of={o.msisdn_dest} onClick={() => p.onEdit(o)} />
+                <RowAction label={t("mo.cancel")} of={o.msisdn_dest} onClick={() => p.onCancel(o)} />
+              </>
+            )}
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** Changes an operation waiting to be dialled: its number, amount or contact. */
+function ChangeMatching(p: {
+  operation: Operation;
+  onClose: () => void;
+  onChanged: (o: Outcome) => void;
+  onSent: () => void;
+}) {
+  return (
+    <Dialog title={`${t("mo.change")} · ${p.operation.msisdn_dest}`} onClose={p.onClose}>
+      <MatchingForm
+        initial={p.operation}
+        submit={t("mo.change")}
+        onSubmit={async (v) => {
+          const r = await call(() =>
+            api.PATCH("/v1/operations/matching/{operation_id}", {
+              params: { path: { operation_id: p.operation.operation_id } },
+              body: { beneficiary_msisdn: v.msisdn, montant: v.montant, contact_id: v.contact_id },
+            }),
+          );
+          const o = r.outcome ?? { ok: true as const, message: t("mo.changed") };
+          if (o.ok) p.onChanged(o);
+          p.onSent();
+          return o;
+        }}
+      />
+    </Dialog>
   );
 }
 
@@ -183,22 +217,27 @@ function MatchingForm(props: {
       <Field label={t("common.contact")}>
         <input value={contact} maxLength={200} onInput={(e) => setContact(e.currentTarget.value)} />
       </Field>
-      {props.sims && props.sims.length > 0 && (
-        <Field label={t("common.sim")}>
-          <select value={sim} onChange={(e) => setSim(e.currentTarget.value)}>
-            <option value="">{t("ops.any")}</option>
-            {props.sims.map((s) => (
-              <option key={s.sim_id} value={s.sim_id}>
-                {s.msisdn} · {s.operator} · {fcfa(s.balance_mirror)}
-              </option>
-            ))}
-          </select>
-        </Field>
-      )}
+      {props.sims && props.sims.length > 0 && <SimSelect sims={props.sims} sim={sim} setSim={setSim} />}
       <button type="submit" class="primary">
         {props.submit}
       </button>
       <Answer outcome={outcome} />
     </form>
+  );
+}
+
+/** The SIM to dial from (any, by default). */
+function SimSelect(p: { sims: OwnSim[]; sim: string; setSim: (sim: string) => void }) {
+  return (
+    <Field label={t("common.sim")}>
+      <select value={p.sim} onChange={(e) => p.setSim(e.currentTarget.value)}>
+        <option value="">{t("ops.any")}</option>
+        {p.sims.map((s) => (
+          <option key={s.sim_id} value={s.sim_id}>
+            {s.msisdn} · {s.operator} · {fcfa(s.balance_mirror)}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }

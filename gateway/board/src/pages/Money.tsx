@@ -35,39 +35,7 @@ export function Money() {
           <input type="date" value={day} max={today()} onChange={(e) => setDay(e.currentTarget.value || today())} />
         </Field>
       </form>
-      {fleet && (
-        <>
-          <h3>{t("money.fleet", { n: fleet.sims })}</h3>
-          <dl class="facts">
-            <dt>{t("money.opening")}</dt>
-            <dd>{fcfa(fleet.opening_balance)}</dd>
-            <dt>{t("money.proven")}</dt>
-            <dd>{fcfa(fleet.proven_xaf)}</dd>
-            <dt>{t("money.provenFees")}</dt>
-            <dd>{fcfa(fleet.proven_fees_xaf)}</dd>
-            <dt>{t("money.in")}</dt>
-            <dd>{fcfa(fleet.in_xaf)}</dd>
-            <dt>{t("money.out")}</dt>
-            <dd>{fcfa(fleet.out_xaf)}</dd>
-            <dt>{t("money.fees")}</dt>
-            <dd>{fcfa(fleet.fees_xaf)}</dd>
-            <dt>{t("money.explained")}</dt>
-            <dd>{fcfa(fleet.explained_xaf)}</dd>
-            <dt>{t("money.closing")}</dt>
-            <dd>{fcfa(fleet.closing_balance)}</dd>
-            <dt>{t("money.unexplained")}</dt>
-            <dd class={fleet.unexplained_xaf ? "bad" : "ok"}>
-              {fleet.unexplained_xaf ? fcfa(fleet.unexplained_xaf) : t("money.nothingUnexplained")}
-            </dd>
-            <dt>{t("money.breaks")}</dt>
-            <dd class={fleet.chain_breaks ? "bad" : undefined}>{fleet.chain_breaks}</dd>
-            <dt>{t("money.notReconciled")}</dt>
-            <dd class={fleet.sims_not_reconciled.length ? "bad" : undefined}>
-              {fleet.sims_not_reconciled.map(name).join(", ") || t("money.allReconciled")}
-            </dd>
-          </dl>
-        </>
-      )}
+      {fleet && <FleetFacts fleet={fleet} name={name} />}
       <h3>{t("money.perSim")}</h3>
       <DataTable
         list={sims}
@@ -104,6 +72,43 @@ export function Money() {
       {chainOf && <Chain simId={chainOf} name={name(chainOf)} day={day} />}
       <Unproven />
     </section>
+  );
+}
+
+/** The fleet's sums for the day, the unexplained difference named, the SIMs not reconciled. */
+function FleetFacts({ fleet, name }: { fleet: Reconciliation["fleet"]; name: ReturnType<typeof useSimNames> }) {
+  return (
+    <>
+      <h3>{t("money.fleet", { n: fleet.sims })}</h3>
+      <dl class="facts">
+        <dt>{t("money.opening")}</dt>
+        <dd>{fcfa(fleet.opening_balance)}</dd>
+        <dt>{t("money.proven")}</dt>
+        <dd>{fcfa(fleet.proven_xaf)}</dd>
+        <dt>{t("money.provenFees")}</dt>
+        <dd>{fcfa(fleet.proven_fees_xaf)}</dd>
+        <dt>{t("money.in")}</dt>
+        <dd>{fcfa(fleet.in_xaf)}</dd>
+        <dt>{t("money.out")}</dt>
+        <dd>{fcfa(fleet.out_xaf)}</dd>
+        <dt>{t("money.fees")}</dt>
+        <dd>{fcfa(fleet.fees_xaf)}</dd>
+        <dt>{t("money.explained")}</dt>
+        <dd>{fcfa(fleet.explained_xaf)}</dd>
+        <dt>{t("money.closing")}</dt>
+        <dd>{fcfa(fleet.closing_balance)}</dd>
+        <dt>{t("money.unexplained")}</dt>
+        <dd class={fleet.unexplained_xaf ? "bad" : "ok"}>
+          {fleet.unexplained_xaf ? fcfa(fleet.unexplained_xaf) : t("money.nothingUnexplained")}
+        </dd>
+        <dt>{t("money.breaks")}</dt>
+        <dd class={fleet.chain_breaks ? "bad" : undefined}>{fleet.chain_breaks}</dd>
+        <dt>{t("money.notReconciled")}</dt>
+        <dd class={fleet.sims_not_reconciled.length ? "bad" : undefined}>
+          {fleet.sims_not_reconciled.map(name).join(", ") || t("money.allReconciled")}
+        </dd>
+      </dl>
+    </>
   );
 }
 
@@ -224,27 +229,7 @@ function Links(props: { simId: string; day: string }) {
         tall
       >
         {list.rows.map((l) => (
-          <tr key={l.message_id} class={l.is_break ? "flagged" : undefined}>
-            <th scope="row">{dateTime(l.received_at)}</th>
-            <td class="mono">{l.message_id}</td>
-            <td>
-              {l.kind ?? "—"} {l.direction ?? ""}
-            </td>
-            <td>{status(l.outcome)}</td>
-            <td class="num">{fcfa(l.moved)}</td>
-            <td class="num">{fcfa(l.balance_before)}</td>
-            <td class="num">{fcfa(l.expected_balance)}</td>
-            <td class="num">{fcfa(l.balance_after)}</td>
-            <td>
-              {l.is_break ? (
-                <strong>{t("money.broken", { gap: fcfa(l.gap) })}</strong>
-              ) : l.expected_balance === null ? (
-                t("money.unchecked")
-              ) : (
-                t("money.holds")
-              )}
-            </td>
-          </tr>
+          <LinkRow key={l.message_id} l={l} />
         ))}
       </Table>
       <p class="inline">
@@ -260,6 +245,33 @@ function Links(props: { simId: string; day: string }) {
         )}
       </p>
     </>
+  );
+}
+
+/** One link of the chain: what the message moved, the balance expected and the one printed. */
+function LinkRow({ l }: { l: ChainLink }) {
+  return (
+    <tr key={l.message_id} class={l.is_break ? "flagged" : undefined}>
+      <th scope="row">{dateTime(l.received_at)}</th>
+      <td class="mono">{l.message_id}</td>
+      <td>
+        {l.kind ?? "—"} {l.direction ?? ""}
+      </td>
+      <td>{status(l.outcome)}</td>
+      <td class="num">{fcfa(l.moved)}</td>
+      <td class="num">{fcfa(l.balance_before)}</td>
+      <td class="num">{fcfa(l.expected_balance)}</td>
+      <td class="num">{fcfa(l.balance_after)}</td>
+      <td>
+        {l.is_break ? (
+          <strong>{t("money.broken", { gap: fcfa(l.gap) })}</strong>
+        ) : l.expected_balance === null ? (
+          t("money.unchecked")
+        ) : (
+          t("money.holds")
+        )}
+      </td>
+    </tr>
   );
 }
 

@@ -55,6 +55,57 @@ function queryOf(f: Filters) {
   return q as { status?: string; limit?: number };
 }
 
+/** The list's filters, applied on submit. */
+function OperationFilters(p: Omit<ReturnType<typeof useFilters>, "filters"> & { isAdmin: boolean }) {
+  const { draft, set, apply, isAdmin } = p;
+  return (
+    <details class="filters">
+      <summary>{t("ops.filters")}</summary>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply();
+        }}
+      >
+        <Field label={t("common.status")}>
+          <select value={draft.status} onChange={set("status")}>
+            <option value="">{t("ops.any")}</option>
+            {OPERATION_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {status(s)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label={t("ops.search")}>
+          <input type="search" value={draft.search} maxLength={200} onInput={set("search")} />
+        </Field>
+        <Field label={t("common.sim")}>
+          <input value={draft.sim_id} maxLength={100} onInput={set("sim_id")} />
+        </Field>
+        {isAdmin && (
+          <Field label={t("ops.agent")}>
+            <input value={draft.agent_id} onInput={set("agent_id")} />
+          </Field>
+        )}
+        <Field label={t("ops.date")}>
+          <input type="date" value={draft.date} onInput={set("date")} />
+        </Field>
+        <Field label={t("ops.dateFrom")}>
+          <input type="date" value={draft.date_from} onInput={set("date_from")} />
+        </Field>
+        <Field label={t("ops.dateTo")}>
+          <input type="date" value={draft.date_to} onInput={set("date_to")} />
+        </Field>
+        <Field label={t("ops.limit")}>
+          <input type="number" min={1} max={250} value={draft.limit} onInput={set("limit")} />
+        </Field>
+        <button type="submit">{t("ops.apply")}</button>
+      </form>
+    </details>
+  );
+}
+
 export function Operations() {
   const { filters, draft, set, apply } = useFilters();
   const [open, setOpen] = useHashItem("operations");
@@ -75,50 +126,7 @@ export function Operations() {
         {t("ops.create")}
       </button>
       <Answer outcome={outcome} />
-      <details class="filters">
-        <summary>{t("ops.filters")}</summary>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            apply();
-          }}
-        >
-          <Field label={t("common.status")}>
-            <select value={draft.status} onChange={set("status")}>
-              <option value="">{t("ops.any")}</option>
-              {OPERATION_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {status(s)}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label={t("ops.search")}>
-            <input type="search" value={draft.search} maxLength={200} onInput={set("search")} />
-          </Field>
-          <Field label={t("common.sim")}>
-            <input value={draft.sim_id} maxLength={100} onInput={set("sim_id")} />
-          </Field>
-          {isAdmin && (
-            <Field label={t("ops.agent")}>
-              <input value={draft.agent_id} onInput={set("agent_id")} />
-            </Field>
-          )}
-          <Field label={t("ops.date")}>
-            <input type="date" value={draft.date} onInput={set("date")} />
-          </Field>
-          <Field label={t("ops.dateFrom")}>
-            <input type="date" value={draft.date_from} onInput={set("date_from")} />
-          </Field>
-          <Field label={t("ops.dateTo")}>
-            <input type="date" value={draft.date_to} onInput={set("date_to")} />
-          </Field>
-          <Field label={t("ops.limit")}>
-            <input type="number" min={1} max={250} value={draft.limit} onInput={set("limit")} />
-          </Field>
-          <button type="submit">{t("ops.apply")}</button>
-        </form>
-      </details>
+      <OperationFilters draft={draft} set={set} apply={apply} isAdmin={isAdmin} />
       <DataTable
         list={list}
         caption={t("ops.title")}
@@ -348,23 +356,14 @@ function useRetry(operationId: string) {
   return { confirmRetry, setConfirmRetry, retryUnknown, setRetryUnknown };
 }
 
-/** One operation: its fields, its proof, its history; cancel while queued or running, retry when allowed. */
-export function OperationDetail(props: { id: string; onClose: () => void; onChanged: () => void }) {
-  const simName = useSimNames();
-  const list = useLiveList<Operation>(
-    async () => {
-      const r = await call(() =>
-        api.GET("/v1/operations/{operation_id}", { params: { path: { operation_id: props.id } } }),
-      );
-      return r.data ? { data: [r.data] } : { outcome: r.outcome };
-    },
-    (o) => o.operation_id,
-    ["operation"],
-    [props.id],
-  );
+/** What the detail does to an operation: cancel it, retry it (asking first when it may pay twice). */
+function useOperationActions(
+  props: { id: string; onChanged: () => void },
+  op: Operation | undefined,
+  list: { reload: () => unknown },
+) {
   const [outcome, setOutcome] = useState<Outcome>();
   const { confirmRetry, setConfirmRetry, retryUnknown, setRetryUnknown } = useRetry(props.id);
-  const op = list.rows[0];
 
   const cancel = async () => {
     const r = await call(() =>
@@ -405,6 +404,25 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
     void list.reload();
     props.onChanged();
   };
+  return { outcome, confirmRetry, setConfirmRetry, retryUnknown, cancel, retry };
+}
+
+/** One operation: its fields, its proof, its history; cancel while queued or running, retry when allowed. */
+export function OperationDetail(props: { id: string; onClose: () => void; onChanged: () => void }) {
+  const simName = useSimNames();
+  const list = useLiveList<Operation>(
+    async () => {
+      const r = await call(() =>
+        api.GET("/v1/operations/{operation_id}", { params: { path: { operation_id: props.id } } }),
+      );
+      return r.data ? { data: [r.data] } : { outcome: r.outcome };
+    },
+    (o) => o.operation_id,
+    ["operation"],
+    [props.id],
+  );
+  const op = list.rows[0];
+  const { outcome, confirmRetry, setConfirmRetry, retryUnknown, cancel, retry } = useOperationActions(props, op, list);
 
   return (
     <Dialog
@@ -417,70 +435,9 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
           <p>
             <Badge state={op.status} />
           </p>
-          <dl class="facts">
-            <dt>{t("common.number")}</dt>
-            <dd>{op.msisdn_dest}</dd>
-            <dt>{t("common.operator")}</dt>
-            <dd>{op.operator}</dd>
-            <dt>{t("ops.type")}</dt>
-            <dd>{op.op_type}</dd>
-            <dt>{t("ops.origin")}</dt>
-            <dd>{op.origin}</dd>
-            <dt>{t("common.sim")}</dt>
-            <dd>{simName(op.sim_id)}</dd>
-            <dt>{t("ops.device")}</dt>
-            <dd>{op.device_label || "—"}</dd>
-            <dt>{t("ops.request")}</dt>
-            <dd class="mono">{op.request_id}</dd>
-            {op.reject_reason && (
-              <>
-                <dt>{t("ops.rejectReason")}</dt>
-                <dd>{op.reject_reason}</dd>
-              </>
-            )}
-            {op.failure_reason && (
-              <>
-                {/* A confirmed operation's reason is what the handset reported, not a failure. */}
-                <dt>{t(op.status === "confirmed" ? "ops.handsetReported" : "ops.failureReason")}</dt>
-                <dd>{op.failure_reason}</dd>
-              </>
-            )}
-          </dl>
-          <h3>{t("ops.history")}</h3>
-          <ol class="history">
-            <li>
-              {t("ops.h.created")}: {dateTime(op.created_at)}
-            </li>
-            {op.started_at && (
-              <li>
-                {t("ops.h.started")}: {dateTime(op.started_at)}
-              </li>
-            )}
-            {op.finished_at && (
-              <li>
-                {t("ops.h.finished")} ({status(op.status)}): {dateTime(op.finished_at)}
-              </li>
-            )}
-          </ol>
-          <h3>{t("ops.evidence")}</h3>
-          {op.evidence ? (
-            <dl class="facts">
-              <dt>{t("ops.ref")}</dt>
-              <dd>{op.evidence.operator_ref}</dd>
-              <dt>{t("common.amount")}</dt>
-              <dd>{fcfa(op.evidence.amount)}</dd>
-              <dt>{t("ops.fee")}</dt>
-              <dd>{fcfa(op.evidence.fee)}</dd>
-              <dt>{t("ops.balanceAfter")}</dt>
-              <dd>{fcfa(op.evidence.balance_after)}</dd>
-              <dt>{t("common.received")}</dt>
-              <dd>{dateTime(op.evidence.received_at)}</dd>
-              <dt>{t("msg.text")}</dt>
-              <dd class="sms">{op.evidence.raw_text}</dd>
-            </dl>
-          ) : (
-            <p>{t("ops.noEvidence")}</p>
-          )}
+          <OperationFacts op={op} simName={simName} />
+          <OperationHistory op={op} />
+          <OperationEvidence op={op} />
           <div class="actions">
             {(op.status === "queued" || op.status === "running") && (
               <button type="button" onClick={() => void cancel()}>
@@ -508,5 +465,91 @@ export function OperationDetail(props: { id: string; onClose: () => void; onChan
       )}
       <Answer outcome={outcome} />
     </Dialog>
+  );
+}
+
+/** An operation's fields. */
+function OperationFacts({ op, simName }: { op: Operation; simName: ReturnType<typeof useSimNames> }) {
+  return (
+    <dl class="facts">
+      <dt>{t("common.number")}</dt>
+      <dd>{op.msisdn_dest}</dd>
+      <dt>{t("common.operator")}</dt>
+      <dd>{op.operator}</dd>
+      <dt>{t("ops.type")}</dt>
+      <dd>{op.op_type}</dd>
+      <dt>{t("ops.origin")}</dt>
+      <dd>{op.origin}</dd>
+      <dt>{t("common.sim")}</dt>
+      <dd>{simName(op.sim_id)}</dd>
+      <dt>{t("ops.device")}</dt>
+      <dd>{op.device_label || "—"}</dd>
+      <dt>{t("ops.request")}</dt>
+      <dd class="mono">{op.request_id}</dd>
+      {op.reject_reason && (
+        <>
+          <dt>{t("ops.rejectReason")}</dt>
+          <dd>{op.reject_reason}</dd>
+        </>
+      )}
+      {op.failure_reason && (
+        <>
+          {/* A confirmed operation's reason is what the handset reported, not a failure. */}
+          <dt>{t(op.status === "confirmed" ? "ops.handsetReported" : "ops.failureReason")}</dt>
+          <dd>{op.failure_reason}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** When an operation was created, started and finished. */
+function OperationHistory({ op }: { op: Operation }) {
+  return (
+    <>
+      <h3>{t("ops.history")}</h3>
+      <ol class="history">
+        <li>
+          {t("ops.h.created")}: {dateTime(op.created_at)}
+        </li>
+        {op.started_at && (
+          <li>
+            {t("ops.h.started")}: {dateTime(op.started_at)}
+          </li>
+        )}
+        {op.finished_at && (
+          <li>
+            {t("ops.h.finished")} ({status(op.status)}): {dateTime(op.finished_at)}
+          </li>
+        )}
+      </ol>
+    </>
+  );
+}
+
+/** The SMS that proves an operation, or that none has come. */
+function OperationEvidence({ op }: { op: Operation }) {
+  return (
+    <>
+      <h3>{t("ops.evidence")}</h3>
+      {op.evidence ? (
+        <dl class="facts">
+          <dt>{t("ops.ref")}</dt>
+          <dd>{op.evidence.operator_ref}</dd>
+          <dt>{t("common.amount")}</dt>
+          <dd>{fcfa(op.evidence.amount)}</dd>
+          <dt>{t("ops.fee")}</dt>
+          <dd>{fcfa(op.evidence.fee)}</dd>
+          <dt>{t("ops.balanceAfter")}</dt>
+          <dd>{fcfa(op.evidence.balance_after)}</dd>
+          <dt>{t("common.received")}</dt>
+          <dd>{dateTime(op.evidence.received_at)}</dd>
+          <dt>{t("msg.text")}</dt>
+          <dd class="sms">{op.evidence.raw_text}</dd>
+        </dl>
+      ) : (
+        <p>{t("ops.noEvidence")}</p>
+      )}
+    </>
   );
 }

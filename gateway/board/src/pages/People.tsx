@@ -4,7 +4,7 @@ import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import { amountProblem, OP_TYPES, ROLES, type OpType, type Role } from "../rules.ts";
 import type { Agent, Sim } from "../types.ts";
-import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
+import { Answer, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList, type LiveList } from "../ui.tsx";
 
 /** The grant body's defaults in the contract: deposits and balance checks, 500 000 FCFA per operation. */
 const DEFAULT_OP_TYPES: OpType[] = ["deposit", "balance"];
@@ -16,28 +16,24 @@ type Pending =
   | { kind: "temporary"; agent: Agent }
   | { kind: "deactivate"; agent: Agent };
 
-export function People() {
-  const [outcome, setOutcome] = useState<Outcome>();
-  const [password, setPassword] = useState<{ login: string; password: string }>();
-  const [granting, setGranting] = useState<Agent>();
-  const [confirming, setConfirming] = useState<Pending>();
-  const list = useLiveList<Agent>(
-    () => call(() => api.GET("/v1/agents/admin")),
-    (a) => a.agent_id,
-    [],
-    [],
-  );
+/** What the page does to people: each action reports its outcome and reads the list again. */
+function usePeopleActions(h: {
+  reload: () => void;
+  setOutcome: (o: Outcome) => void;
+  setPassword: (p: { login: string; password: string }) => void;
+  setConfirming: (p: Pending | undefined) => void;
+}) {
   const act = async (run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>, message: string) => {
     const r = await call(run);
-    setOutcome(r.outcome ?? { ok: true, message });
-    void list.reload();
+    h.setOutcome(r.outcome ?? { ok: true, message });
+    h.reload();
     return r;
   };
   const path = (a: Agent) => ({ params: { path: { agent_id: a.agent_id } } });
   const temporary = async (a: Agent, message = t("people.tempIssued", { name: a.full_name })) => {
     const r = await act(() => api.POST("/v1/agents/admin/{agent_id}/temporary-password", path(a)), message);
     const d = r.data as { login: string; temporary_password: string } | undefined;
-    if (d) setPassword({ login: d.login, password: d.temporary_password });
+    if (d) h.setPassword({ login: d.login, password: d.temporary_password });
     return r.outcome;
   };
   /** Runs the confirmed action: its refusal stays in the dialog, a success closes it. */
@@ -59,7 +55,7 @@ export function People() {
                 t("people.roleSet", { name: a.full_name, role: t(`role.${p.role}`) }),
               )
             ).outcome;
-    if (!r) setConfirming(undefined);
+    if (!r) h.setConfirming(undefined);
     return r;
   };
   // A new person gets a password nobody sees (random, in this page's memory only), then at
@@ -70,12 +66,32 @@ export function People() {
       api.POST("/v1/agents/admin", { body: { ...body, password: btoa(String.fromCharCode(...random)) } }),
     );
     if (r.outcome) {
-      setOutcome(r.outcome);
+      h.setOutcome(r.outcome);
       return false;
     }
     await temporary(r.data, t("people.created", { name: r.data.full_name }));
     return true;
   };
+  return { act, path, confirmed, create };
+}
+
+export function People() {
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [password, setPassword] = useState<{ login: string; password: string }>();
+  const [granting, setGranting] = useState<Agent>();
+  const [confirming, setConfirming] = useState<Pending>();
+  const list = useLiveList<Agent>(
+    () => call(() => api.GET("/v1/agents/admin")),
+    (a) => a.agent_id,
+    [],
+    [],
+  );
+  const { act, path, confirmed, create } = usePeopleActions({
+    reload: () => void list.reload(),
+    setOutcome,
+    setPassword,
+    setConfirming,
+  });
 
   return (
     <section>
@@ -90,72 +106,16 @@ export function People() {
       )}
       <Answer outcome={outcome} />
       <NewPerson onSubmit={create} />
-      <DataTable
+      <PeopleTable
         list={list}
-        caption={t("people.title")}
-        columns={[
-          t("common.name"),
-          t("signIn.login"),
-          t("people.role"),
-          t("common.status"),
-          t("common.created"),
-          t("common.actions"),
-        ]}
-        row={(a) => (
-          <tr key={a.agent_id}>
-            <th scope="row">{a.full_name}</th>
-            <td>{a.login}</td>
-            <td>
-              <select
-                aria-label={t("people.roleOf", { name: a.full_name })}
-                value={a.role}
-                onChange={(e) => {
-                  // Picking asks first; the menu shows the current role until it is confirmed.
-                  const role = e.currentTarget.value as Role;
-                  e.currentTarget.value = a.role;
-                  if (role !== a.role) setConfirming({ kind: "role", agent: a, role });
-                }}
-              >
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {t(`role.${r}`)}
-                  </option>
-                ))}
-              </select>
-            </td>
-            <td>
-              {a.is_active ? t("people.active") : t("people.inactive")}
-              {a.must_change_password && <small> · {t("people.mustChange")}</small>}
-            </td>
-            <td>{dateTime(a.created_at)}</td>
-            <td class="actions">
-              {a.is_active ? (
-                <RowAction
-                  label={t("people.deactivate")}
-                  of={a.full_name}
-                  onClick={() => setConfirming({ kind: "deactivate", agent: a })}
-                />
-              ) : (
-                <RowAction
-                  label={t("people.reactivate")}
-                  of={a.full_name}
-                  onClick={() =>
-                    void act(
-                      () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { is_active: true } }),
-                      t("people.reactivated", { name: a.full_name }),
-                    )
-                  }
-                />
-              )}
-              <RowAction
-                label={t("people.temp")}
-                of={a.full_name}
-                onClick={() => setConfirming({ kind: "temporary", agent: a })}
-              />
-              <RowAction label={t("people.access")} of={a.full_name} onClick={() => setGranting(a)} />
-            </td>
-          </tr>
-        )}
+        onConfirm={setConfirming}
+        onGrant={setGranting}
+        onReactivate={(a) =>
+          void act(
+            () => api.PATCH("/v1/agents/admin/{agent_id}", { ...path(a), body: { is_active: true } }),
+            t("people.reactivated", { name: a.full_name }),
+          )
+        }
       />
       {confirming && <ConfirmAction pending={confirming} run={confirmed} onClose={() => setConfirming(undefined)} />}
       {granting && (
@@ -169,6 +129,82 @@ export function People() {
         />
       )}
     </section>
+  );
+}
+
+/** Every person: role (changed after a confirmation), state, and what may be done to them. */
+function PeopleTable(p: {
+  list: LiveList<Agent>;
+  onConfirm: (p: Pending) => void;
+  onGrant: (a: Agent) => void;
+  onReactivate: (a: Agent) => void;
+}) {
+  return (
+    <DataTable
+      list={p.list}
+      caption={t("people.title")}
+      columns={[
+        t("common.name"),
+        t("signIn.login"),
+        t("people.role"),
+        t("common.status"),
+        t("common.created"),
+        t("common.actions"),
+      ]}
+      row={(a) => (
+        <tr key={a.agent_id}>
+          <th scope="row">{a.full_name}</th>
+          <td>{a.login}</td>
+          <td>
+            <RoleSelect agent={a} onPick={(role) => p.onConfirm({ kind: "role", agent: a, role })} />
+          </td>
+          <td>
+            {a.is_active ? t("people.active") : t("people.inactive")}
+            {a.must_change_password && <small> · {t("people.mustChange")}</small>}
+          </td>
+          <td>{dateTime(a.created_at)}</td>
+          <td class="actions">
+            {a.is_active ? (
+              <RowAction
+                label={t("people.deactivate")}
+                of={a.full_name}
+                onClick={() => p.onConfirm({ kind: "deactivate", agent: a })}
+              />
+            ) : (
+              <RowAction label={t("people.reactivate")} of={a.full_name} onClick={() => p.onReactivate(a)} />
+            )}
+            <RowAction
+              label={t("people.temp")}
+              of={a.full_name}
+              onClick={() => p.onConfirm({ kind: "temporary", agent: a })}
+            />
+            <RowAction label={t("people.access")} of={a.full_name} onClick={() => p.onGrant(a)} />
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** A person's role; picking another asks first, the menu shows the current role until it is confirmed. */
+function RoleSelect({ agent: a, onPick }: { agent: Agent; onPick: (role: Role) => void }) {
+  return (
+    <select
+      aria-label={t("people.roleOf", { name: a.full_name })}
+      value={a.role}
+      onChange={(e) => {
+        // Picking asks first; the menu shows the current role until it is confirmed.
+        const role = e.currentTarget.value as Role;
+        e.currentTarget.value = a.role;
+        if (role !== a.role) onPick(role);
+      }}
+    >
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {t(`role.${r}`)}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -199,26 +235,32 @@ function ConfirmAction(props: {
   );
 }
 
-/** The agent's grant: which SIMs, which operation types, up to which amount (an admin bypasses it). */
-function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }) {
+/** Every SIM, and the agent's grant being edited (the contract's defaults when there is none yet). */
+function useGrant(agentId: string) {
   const [sims, setSims] = useState<Sim[]>([]);
   const [simIds, setSimIds] = useState<string[]>([]);
   const [types, setTypes] = useState<string[]>(DEFAULT_OP_TYPES);
   const [max, setMax] = useState(DEFAULT_MAX_AMOUNT);
-  const [touched, setTouched] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome>();
   useEffect(() => {
     void call(() => api.GET("/v1/sims")).then((r) => r.data && setSims(r.data));
-    void call(() =>
-      api.GET("/v1/admin/agents/{agent_id}/access", { params: { path: { agent_id: props.agent.agent_id } } }),
-    ).then((r) => {
-      // No grant yet (404, or empty lists: a new agent's) starts from the contract's defaults.
-      if (!r.data || r.data.allowed_op_types.length === 0) return;
-      setSimIds(r.data.allowed_sim_ids);
-      setTypes(r.data.allowed_op_types);
-      setMax(r.data.max_amount?.toString() ?? "");
-    });
+    void call(() => api.GET("/v1/admin/agents/{agent_id}/access", { params: { path: { agent_id: agentId } } })).then(
+      (r) => {
+        // No grant yet (404, or empty lists: a new agent's) starts from the contract's defaults.
+        if (!r.data || r.data.allowed_op_types.length === 0) return;
+        setSimIds(r.data.allowed_sim_ids);
+        setTypes(r.data.allowed_op_types);
+        setMax(r.data.max_amount?.toString() ?? "");
+      },
+    );
   }, []);
+  return { sims, simIds, setSimIds, types, setTypes, max, setMax };
+}
+
+/** The agent's grant: which SIMs, which operation types, up to which amount (an admin bypasses it). */
+function Access(props: { agent: Agent; onClose: () => void; onDone: () => void }) {
+  const { sims, simIds, setSimIds, types, setTypes, max, setMax } = useGrant(props.agent.agent_id);
+  const [touched, setTouched] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
   const toggle = (list: string[], v: string) => (list.includes(v) ? list.filter((x) => x !== v) : [...list, v]);
   const maxProblem = max.trim() ? amountProblem(max) : undefined;
   // The contract wants at least one SIM and one type: said here, before sending.

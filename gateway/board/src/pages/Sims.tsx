@@ -4,7 +4,19 @@ import { t } from "../i18n.ts";
 import { dateTime, fcfa } from "../format.ts";
 import { localDigits, msisdnProblem, type Operator } from "../rules.ts";
 import type { Device, Sim, SimHistory } from "../types.ts";
-import { Answer, Badge, DataTable, Dialog, Empty, Field, ListHead, RowAction, Table, useLiveList } from "../ui.tsx";
+import {
+  Answer,
+  Badge,
+  DataTable,
+  Dialog,
+  Empty,
+  Field,
+  ListHead,
+  RowAction,
+  Table,
+  useLiveList,
+  type LiveList,
+} from "../ui.tsx";
 
 // The SIMs of the fleet as the admin's routes give them: no route returns a PIN, so the
 // page has none to show (a PIN is typed once, to register a SIM). A measured balance is
@@ -37,7 +49,6 @@ export function Sims() {
     void list.reload();
     return !r.outcome;
   };
-  const path = (s: Sim) => ({ params: { path: { sim_id: s.sim_id } } });
 
   return (
     <section>
@@ -50,121 +61,26 @@ export function Sims() {
         }}
       />
       <Answer outcome={outcome} />
-      <DataTable
+      <SimsTable
         list={list}
-        caption={t("sim.title")}
-        columns={[
-          t("common.number"),
-          t("common.operator"),
-          t("sim.device"),
-          { num: t("sim.balance") },
-          t("sim.measured"),
-          t("sim.thresholds"),
-          t("common.status"),
-          t("common.actions"),
-        ]}
-        row={(s) => (
-          <tr key={s.sim_id}>
-            <th scope="row">{s.msisdn}</th>
-            <td>{s.operator}</td>
-            <td>
-              {s.device_id === null
-                ? t("sim.unassigned")
-                : t("sim.inDevice", { device: label(s.device_id), slot: (s.subscription_slot ?? 0) + 1 })}
-            </td>
-            <td class="num">{fcfa(s.balance_mirror)}</td>
-            <td>
-              {s.balance_updated_at
-                ? t("sim.measuredAt", { time: dateTime(s.balance_updated_at), source: s.balance_source ?? "—" })
-                : t("sim.neverMeasured")}
-            </td>
-            <td>
-              {fcfa(s.low_balance_threshold)} – {fcfa(s.high_balance_threshold)}
-            </td>
-            <td>
-              <Badge state={s.status} />
-            </td>
-            <td class="actions">
-              {s.status === "frozen" ? (
-                <RowAction
-                  label={t("sim.unfreeze")}
-                  of={s.msisdn}
-                  onClick={() =>
-                    void act(
-                      () => api.POST("/v1/admin/sims/{sim_id}/unfreeze", path(s)),
-                      t("sim.unfrozen", { msisdn: s.msisdn }),
-                    )
-                  }
-                />
-              ) : (
-                <RowAction
-                  label={t("sim.freeze")}
-                  of={s.msisdn}
-                  onClick={() =>
-                    void act(
-                      () => api.POST("/v1/admin/sims/{sim_id}/freeze", path(s)),
-                      t("sim.frozen", { msisdn: s.msisdn }),
-                    )
-                  }
-                />
-              )}
-              <RowAction label={t("sim.assign")} of={s.msisdn} onClick={() => setAssigning(s)} />
-              {s.device_id !== null && (
-                <RowAction
-                  label={t("sim.unassign")}
-                  of={s.msisdn}
-                  onClick={() =>
-                    void act(
-                      () => api.DELETE("/v1/sims/{sim_id}/assignment", path(s)),
-                      t("sim.unassigned.done", { msisdn: s.msisdn }),
-                    )
-                  }
-                />
-              )}
-              <RowAction label={t("sim.thresholds")} of={s.msisdn} onClick={() => setThresholds(s)} />
-              <RowAction label={t("sim.history")} of={s.msisdn} onClick={() => setHistory(s)} />
-            </td>
-          </tr>
-        )}
+        label={label}
+        act={act}
+        onAssign={setAssigning}
+        onThresholds={setThresholds}
+        onHistory={setHistory}
       />
       {assigning && (
-        <Dialog title={`${t("sim.assign")} · ${assigning.msisdn}`} onClose={() => setAssigning(undefined)}>
-          <Assign
-            sim={assigning}
-            devices={devices}
-            onSubmit={async (device_id, slot) => {
-              const ok = await act(
-                () =>
-                  api.PATCH("/v1/sims/{sim_id}/assignment", {
-                    ...path(assigning),
-                    body: { device_id, subscription_slot: slot },
-                  }),
-                t("sim.assigned", { msisdn: assigning.msisdn, device: label(device_id) }),
-              );
-              if (ok) setAssigning(undefined);
-            }}
-          />
-          <Answer outcome={outcome} />
-        </Dialog>
+        <AssignDialog
+          sim={assigning}
+          devices={devices}
+          label={label}
+          act={act}
+          outcome={outcome}
+          onClose={() => setAssigning(undefined)}
+        />
       )}
       {thresholds && (
-        <Dialog title={`${t("sim.thresholds")} · ${thresholds.msisdn}`} onClose={() => setThresholds(undefined)}>
-          <Thresholds
-            sim={thresholds}
-            onSubmit={async (low, high) => {
-              const ok = await act(
-                () =>
-                  api.PATCH("/v1/sims/{sim_id}", {
-                    ...path(thresholds),
-                    body: { low_balance_threshold: low, high_balance_threshold: high },
-                  }),
-                t("sim.thresholdsSet", { msisdn: thresholds.msisdn }),
-              );
-              if (ok) setThresholds(undefined);
-            }}
-          />
-          <Answer outcome={outcome} />
-        </Dialog>
+        <ThresholdsDialog sim={thresholds} act={act} outcome={outcome} onClose={() => setThresholds(undefined)} />
       )}
       {history && (
         <Dialog title={`${t("sim.history")} · ${history.msisdn}`} onClose={() => setHistory(undefined)}>
@@ -172,6 +88,166 @@ export function Sims() {
         </Dialog>
       )}
     </section>
+  );
+}
+
+/** Runs an admin action on a SIM; says whether it succeeded (its outcome is shown by the page). */
+type Act = (
+  run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+  message: string,
+) => Promise<boolean>;
+
+const simPath = (s: Sim) => ({ params: { path: { sim_id: s.sim_id } } });
+
+/** What the table's rows may do to a SIM. */
+interface RowHandlers {
+  act: Act;
+  onAssign: (s: Sim) => void;
+  onThresholds: (s: Sim) => void;
+  onHistory: (s: Sim) => void;
+}
+
+/** Every SIM: its number, handset and slot, balance (with when and how it was measured), thresholds and state. */
+function SimsTable(p: RowHandlers & { list: LiveList<Sim>; label: (id: string | null) => string }) {
+  return (
+    <DataTable
+      list={p.list}
+      caption={t("sim.title")}
+      columns={[
+        t("common.number"),
+        t("common.operator"),
+        t("sim.device"),
+        { num: t("sim.balance") },
+        t("sim.measured"),
+        t("sim.thresholds"),
+        t("common.status"),
+        t("common.actions"),
+      ]}
+      row={(s) => (
+        <tr key={s.sim_id}>
+          <th scope="row">{s.msisdn}</th>
+          <td>{s.operator}</td>
+          <td>
+            {s.device_id === null
+              ? t("sim.unassigned")
+              : t("sim.inDevice", { device: p.label(s.device_id), slot: (s.subscription_slot ?? 0) + 1 })}
+          </td>
+          <td class="num">{fcfa(s.balance_mirror)}</td>
+          <td>
+            {s.balance_updated_at
+              ? t("sim.measuredAt", { time: dateTime(s.balance_updated_at), source: s.balance_source ?? "—" })
+              : t("sim.neverMeasured")}
+          </td>
+          <td>
+            {fcfa(s.low_balance_threshold)} – {fcfa(s.high_balance_threshold)}
+          </td>
+          <td>
+            <Badge state={s.status} />
+          </td>
+          <SimActions sim={s} {...p} />
+        </tr>
+      )}
+    />
+  );
+}
+
+/** Freeze or unfreeze, assign or unassign, thresholds, history. */
+function SimActions({ sim: s, ...p }: RowHandlers & { sim: Sim }) {
+  return (
+    <td class="actions">
+      {s.status === "frozen" ? (
+        <RowAction
+          label={t("sim.unfreeze")}
+          of={s.msisdn}
+          onClick={() =>
+            void p.act(
+              () => api.POST("/v1/admin/sims/{sim_id}/unfreeze", simPath(s)),
+              t("sim.unfrozen", { msisdn: s.msisdn }),
+            )
+          }
+        />
+      ) : (
+        <RowAction
+          label={t("sim.freeze")}
+          of={s.msisdn}
+          onClick={() =>
+            void p.act(
+              () => api.POST("/v1/admin/sims/{sim_id}/freeze", simPath(s)),
+              t("sim.frozen", { msisdn: s.msisdn }),
+            )
+          }
+        />
+      )}
+      <RowAction label={t("sim.assign")} of={s.msisdn} onClick={() => p.onAssign(s)} />
+      {s.device_id !== null && (
+        <RowAction
+          label={t("sim.unassign")}
+          of={s.msisdn}
+          onClick={() =>
+            void p.act(
+              () => api.DELETE("/v1/sims/{sim_id}/assignment", simPath(s)),
+              t("sim.unassigned.done", { msisdn: s.msisdn }),
+            )
+          }
+        />
+      )}
+      <RowAction label={t("sim.thresholds")} of={s.msisdn} onClick={() => p.onThresholds(s)} />
+      <RowAction label={t("sim.history")} of={s.msisdn} onClick={() => p.onHistory(s)} />
+    </td>
+  );
+}
+
+/** Puts a SIM in a handset's slot. */
+function AssignDialog(p: {
+  sim: Sim;
+  devices: Device[];
+  label: (id: string | null) => string;
+  act: Act;
+  outcome?: Outcome;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog title={`${t("sim.assign")} · ${p.sim.msisdn}`} onClose={p.onClose}>
+      <Assign
+        sim={p.sim}
+        devices={p.devices}
+        onSubmit={async (device_id, slot) => {
+          const ok = await p.act(
+            () =>
+              api.PATCH("/v1/sims/{sim_id}/assignment", {
+                ...simPath(p.sim),
+                body: { device_id, subscription_slot: slot },
+              }),
+            t("sim.assigned", { msisdn: p.sim.msisdn, device: p.label(device_id) }),
+          );
+          if (ok) p.onClose();
+        }}
+      />
+      <Answer outcome={p.outcome} />
+    </Dialog>
+  );
+}
+
+/** Sets a SIM's balance thresholds. */
+function ThresholdsDialog(p: { sim: Sim; act: Act; outcome?: Outcome; onClose: () => void }) {
+  return (
+    <Dialog title={`${t("sim.thresholds")} · ${p.sim.msisdn}`} onClose={p.onClose}>
+      <Thresholds
+        sim={p.sim}
+        onSubmit={async (low, high) => {
+          const ok = await p.act(
+            () =>
+              api.PATCH("/v1/sims/{sim_id}", {
+                ...simPath(p.sim),
+                body: { low_balance_threshold: low, high_balance_threshold: high },
+              }),
+            t("sim.thresholdsSet", { msisdn: p.sim.msisdn }),
+          );
+          if (ok) p.onClose();
+        }}
+      />
+      <Answer outcome={p.outcome} />
+    </Dialog>
   );
 }
 
@@ -294,28 +370,43 @@ function NewSim(props: {
           onInput={(e) => setPin(e.currentTarget.value)}
         />
       </Field>
+      <DeviceSlot devices={props.devices} deviceId={deviceId} setDeviceId={setDeviceId} slot={slot} setSlot={setSlot} />
+      <button type="submit" class="primary">
+        {t("sim.register")}
+      </button>
+    </form>
+  );
+}
+
+/** The handset a new SIM sits in (none by default), and its slot there. */
+function DeviceSlot(p: {
+  devices: Device[];
+  deviceId: string;
+  setDeviceId: (id: string) => void;
+  slot: 0 | 1;
+  setSlot: (slot: 0 | 1) => void;
+}) {
+  return (
+    <>
       <Field label={t("sim.device")}>
-        <select value={deviceId} onChange={(e) => setDeviceId(e.currentTarget.value)}>
+        <select value={p.deviceId} onChange={(e) => p.setDeviceId(e.currentTarget.value)}>
           <option value="">{t("sim.unassigned")}</option>
-          {props.devices.map((d) => (
+          {p.devices.map((d) => (
             <option key={d.device_id} value={d.device_id}>
               {d.label}
             </option>
           ))}
         </select>
       </Field>
-      {deviceId && (
+      {p.deviceId && (
         <Field label={t("sim.slot")}>
-          <select value={slot} onChange={(e) => setSlot(Number(e.currentTarget.value) as 0 | 1)}>
+          <select value={p.slot} onChange={(e) => p.setSlot(Number(e.currentTarget.value) as 0 | 1)}>
             <option value={0}>SIM 1</option>
             <option value={1}>SIM 2</option>
           </select>
         </Field>
       )}
-      <button type="submit" class="primary">
-        {t("sim.register")}
-      </button>
-    </form>
+    </>
   );
 }
 

@@ -15,20 +15,14 @@ import { KINDS } from "./Wording.tsx";
 // another admin, on the wording rules page.
 type Kind = (typeof KINDS)[number];
 
-export function Teach() {
+/**
+ * The rule proposed from a text, tried again as corrected, added as a draft and activated; each
+ * step's outcome.
+ */
+function useProposal(reload: () => Promise<void>) {
   const [outcome, setOutcome] = useState<Outcome>();
   const [proposal, setProposal] = useState<WordingProposal>();
   const [added, setAdded] = useState<{ version_id: string; kind: string | null; created_by: string }>();
-  const list = useLiveList<UnknownWordingGroup>(
-    async () => {
-      const r = await call(() => api.GET("/v1/admin/unknown-wordings"));
-      return r.data ? { data: r.data.groups } : r;
-    },
-    (g) => `${g.operator}/${g.why}/${g.shape}`,
-    [],
-    [],
-  );
-
   const propose = async (body: {
     message_id: string;
     kind?: Kind | null;
@@ -57,12 +51,6 @@ export function Teach() {
     setAdded(r.data);
     setOutcome({ ok: true, message: t("teach.added", { kind: r.data.kind ?? t("wr.anyKind") }) });
   };
-  // A link to a text of a wording (the wording-change alert's, `#/teach/<message_id>`) opens
-  // the rule proposed from it.
-  const [linked] = useHashItem("teach");
-  useEffect(() => {
-    if (linked) void propose({ message_id: linked });
-  }, [linked]);
   const activate = async (versionId: string) => {
     const r = await call(() =>
       api.POST("/v1/admin/wording-rules/{version_id}/activate", { params: { path: { version_id: versionId } } }),
@@ -71,8 +59,29 @@ export function Teach() {
     setOutcome({ ok: true, message: t("teach.activated") });
     setProposal(undefined);
     setAdded(undefined);
-    await list.reload();
+    await reload();
   };
+  return { outcome, proposal, added, propose, add, activate };
+}
+
+export function Teach() {
+  const list = useLiveList<UnknownWordingGroup>(
+    async () => {
+      const r = await call(() => api.GET("/v1/admin/unknown-wordings"));
+      return r.data ? { data: r.data.groups } : r;
+    },
+    (g) => `${g.operator}/${g.why}/${g.shape}`,
+    [],
+    [],
+  );
+
+  const { outcome, proposal, added, propose, add, activate } = useProposal(() => list.reload());
+  // A link to a text of a wording (the wording-change alert's, `#/teach/<message_id>`) opens
+  // the rule proposed from it.
+  const [linked] = useHashItem("teach");
+  useEffect(() => {
+    if (linked) void propose({ message_id: linked });
+  }, [linked]);
 
   return (
     <section>
@@ -80,43 +89,7 @@ export function Teach() {
       <p>{t("teach.why")}</p>
       <Answer outcome={outcome} />
       <ListHead list={list} />
-      <Table
-        caption={t("teach.groups")}
-        columns={[
-          t("common.operator"),
-          t("teach.reason"),
-          { num: t("teach.count") },
-          { num: t("teach.waiting") },
-          { num: t("teach.money") },
-          t("teach.seen"),
-          t("teach.sample"),
-          t("common.actions"),
-        ]}
-        tall
-      >
-        {list.rows.map((g) => (
-          <tr key={`${g.operator}/${g.why}/${g.shape}`}>
-            <th scope="row">{g.operator}</th>
-            <td>{t(`teach.why.${g.why}` as "teach.why.unread")}</td>
-            <td class="num">
-              {g.count} <small>({t("teach.sims", { n: g.sim_ids.length })})</small>
-            </td>
-            <td class="num">{g.operations_waiting}</td>
-            <td class="num">{fcfa(g.money_waiting_xaf)}</td>
-            <td>
-              {dateTime(g.first_seen)} – {dateTime(g.last_seen)}
-            </td>
-            <td class="mono">{g.sample_text}</td>
-            <td class="actions">
-              <RowAction
-                label={t("teach.propose")}
-                of={g.sample_message_id}
-                onClick={() => void propose({ message_id: g.sample_message_id })}
-              />
-            </td>
-          </tr>
-        ))}
-      </Table>
+      <GroupsTable rows={list.rows} onPropose={(id) => void propose({ message_id: id })} />
       <Empty rows={list.rows} />
       {proposal && (
         <ProposalForm
@@ -166,8 +139,6 @@ function ProposalForm(props: {
   const [direction, setDirection] = useState(p.direction ?? "");
   const [template, setTemplate] = useState(p.template);
   const changed = kind !== (p.kind ?? "") || direction !== (p.direction ?? "") || template !== p.template;
-  const secondAdmin =
-    added && (added.kind === "DEP" || added.kind === "BAL") && added.created_by === currentSession()?.agentId;
   return (
     <form
       aria-label={t("teach.proposal")}
@@ -182,25 +153,7 @@ function ProposalForm(props: {
     >
       <h3>{t("teach.proposal")}</h3>
       <Highlighted proposal={p} />
-      <div class="inline">
-        <Field label={t("wr.kind")}>
-          <select value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-            <option value="">{t("wr.anyKind")}</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label={t("msg.direction")}>
-          <select value={direction} onChange={(e) => setDirection(e.currentTarget.value)}>
-            <option value="">—</option>
-            <option value="out">out</option>
-            <option value="in">in</option>
-          </select>
-        </Field>
-      </div>
+      <KindDirection kind={kind} setKind={setKind} direction={direction} setDirection={setDirection} />
       <Field label={t("wr.template")} hint={t("teach.slots")}>
         <textarea
           rows={3}
@@ -216,50 +169,148 @@ function ProposalForm(props: {
         </p>
       )}
       <p>{t("teach.reads", { n: p.reads, otherwise: p.read_otherwise, scanned: p.scanned })}</p>
-      <Table
-        caption={t("wr.sample")}
-        columns={[
-          t("wr.before"),
-          t("wr.readAs"),
-          { num: t("common.amount") },
-          t("wr.ref"),
-          t("wr.counterparty"),
-          t("wr.text"),
-        ]}
-      >
-        {p.sample.map((s) => (
-          <tr key={s.message_id}>
-            <th scope="row">{s.before_kind ?? s.before_rule ?? "—"}</th>
-            <td>
-              {s.kind ?? t("wr.anyKind")} {s.direction ?? ""}
-            </td>
-            <td class="num">{fcfa(s.amount)}</td>
-            <td class="mono">{s.operator_ref ?? "—"}</td>
-            <td>{[s.counterparty_msisdn, s.counterparty_name].filter(Boolean).join(" ") || "—"}</td>
-            <td class="mono">{s.text}</td>
-          </tr>
-        ))}
-      </Table>
-      <div class="inline">
-        <button type="submit">{t("wr.try")}</button>
-        <button
-          type="button"
-          class="primary"
-          disabled={changed || p.problems.length > 0 || !!added}
-          onClick={props.onAdd}
-        >
-          {t("wr.add")}
-        </button>
-        {added &&
-          (secondAdmin ? (
-            <small>{t("wr.needsSecondAdmin")}</small>
-          ) : (
-            <button type="button" onClick={() => props.onActivate(added.version_id)}>
-              {t("wr.activate")}
-            </button>
-          ))}
-      </div>
+      <SampleTable sample={p.sample} />
+      <ProposalButtons
+        canAdd={!changed && p.problems.length === 0 && !added}
+        added={added}
+        onAdd={props.onAdd}
+        onActivate={props.onActivate}
+      />
     </form>
+  );
+}
+
+/** The groups of texts no rule reads (or reads only partly), most money waiting first. */
+function GroupsTable({ rows, onPropose }: { rows: UnknownWordingGroup[]; onPropose: (messageId: string) => void }) {
+  return (
+    <Table
+      caption={t("teach.groups")}
+      columns={[
+        t("common.operator"),
+        t("teach.reason"),
+        { num: t("teach.count") },
+        { num: t("teach.waiting") },
+        { num: t("teach.money") },
+        t("teach.seen"),
+        t("teach.sample"),
+        t("common.actions"),
+      ]}
+      tall
+    >
+      {rows.map((g) => (
+        <tr key={`${g.operator}/${g.why}/${g.shape}`}>
+          <th scope="row">{g.operator}</th>
+          <td>{t(`teach.why.${g.why}` as "teach.why.unread")}</td>
+          <td class="num">
+            {g.count} <small>({t("teach.sims", { n: g.sim_ids.length })})</small>
+          </td>
+          <td class="num">{g.operations_waiting}</td>
+          <td class="num">{fcfa(g.money_waiting_xaf)}</td>
+          <td>
+            {dateTime(g.first_seen)} – {dateTime(g.last_seen)}
+          </td>
+          <td class="mono">{g.sample_text}</td>
+          <td class="actions">
+            <RowAction
+              label={t("teach.propose")}
+              of={g.sample_message_id}
+              onClick={() => onPropose(g.sample_message_id)}
+            />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** The proposed rule's kind and direction, as corrected. */
+function KindDirection(p: {
+  kind: string;
+  setKind: (kind: string) => void;
+  direction: string;
+  setDirection: (direction: string) => void;
+}) {
+  return (
+    <div class="inline">
+      <Field label={t("wr.kind")}>
+        <select value={p.kind} onChange={(e) => p.setKind(e.currentTarget.value)}>
+          <option value="">{t("wr.anyKind")}</option>
+          {KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label={t("msg.direction")}>
+        <select value={p.direction} onChange={(e) => p.setDirection(e.currentTarget.value)}>
+          <option value="">—</option>
+          <option value="out">out</option>
+          <option value="in">in</option>
+        </select>
+      </Field>
+    </div>
+  );
+}
+
+/** The stored texts the rule reads, what they were read as before and what they read as now. */
+function SampleTable({ sample }: { sample: WordingProposal["sample"] }) {
+  return (
+    <Table
+      caption={t("wr.sample")}
+      columns={[
+        t("wr.before"),
+        t("wr.readAs"),
+        { num: t("common.amount") },
+        t("wr.ref"),
+        t("wr.counterparty"),
+        t("wr.text"),
+      ]}
+    >
+      {sample.map((s) => (
+        <tr key={s.message_id}>
+          <th scope="row">{s.before_kind ?? s.before_rule ?? "—"}</th>
+          <td>
+            {s.kind ?? t("wr.anyKind")} {s.direction ?? ""}
+          </td>
+          <td class="num">{fcfa(s.amount)}</td>
+          <td class="mono">{s.operator_ref ?? "—"}</td>
+          <td>{[s.counterparty_msisdn, s.counterparty_name].filter(Boolean).join(" ") || "—"}</td>
+          <td class="mono">{s.text}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/**
+ * Try, add (the rule as tried, without problems, once) and activate; a rule that can confirm
+ * (DEP, BAL) is activated by another admin than the one who added it.
+ */
+function ProposalButtons(p: {
+  canAdd: boolean;
+  added?: { version_id: string; kind: string | null; created_by: string };
+  onAdd: () => void;
+  onActivate: (versionId: string) => void;
+}) {
+  const { added } = p;
+  const secondAdmin =
+    added && (added.kind === "DEP" || added.kind === "BAL") && added.created_by === currentSession()?.agentId;
+  return (
+    <div class="inline">
+      <button type="submit">{t("wr.try")}</button>
+      <button type="button" class="primary" disabled={!p.canAdd} onClick={p.onAdd}>
+        {t("wr.add")}
+      </button>
+      {added &&
+        (secondAdmin ? (
+          <small>{t("wr.needsSecondAdmin")}</small>
+        ) : (
+          <button type="button" onClick={() => p.onActivate(added.version_id)}>
+            {t("wr.activate")}
+          </button>
+        ))}
+    </div>
   );
 }
 

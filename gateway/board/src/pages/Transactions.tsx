@@ -108,119 +108,161 @@ function TransactionDetail(props: { id: string; onClose: () => void; onChanged: 
           <p>
             <Badge state={x.state} />
           </p>
-          <dl class="facts">
-            <dt>{t("tx.receiver")}</dt>
-            <dd>
-              {x.receiver_name} · {x.receiver_phone} · {x.operator}
-            </dd>
-            <dt>{t("tx.nameCheck")}</dt>
-            <dd>{x.partner_verify && x.receiver_verified ? t("tx.nameVerified") : t("tx.nameUnverified")}</dd>
-            <dt>{t("tx.customer")}</dt>
-            <dd>
-              {x.customer_name ?? "—"} {x.customer_phone ?? ""}
-            </dd>
-            <dt>{t("common.amount")}</dt>
-            <dd>{fcfa(x.received_amount_xaf)}</dd>
-            <dt>{t("tx.payment")}</dt>
-            <dd>{x.payment_confirmed_at ? `${t("tx.paid")} · ${dateTime(x.payment_confirmed_at)}` : t("tx.unpaid")}</dd>
-            {x.cancelled_reason && (
-              <>
-                <dt>{t("common.reason")}</dt>
-                <dd>{x.cancelled_reason}</dd>
-              </>
-            )}
-          </dl>
-          {x.receiver_changes.length > 0 && (
-            <section aria-label={t("tx.changes")}>
-              <h3>{t("tx.changes")}</h3>
-              <ol>
-                {x.receiver_changes.map((c, i) => (
-                  <li key={`${c.changed_at}-${i}`}>
-                    {t("tx.change", {
-                      when: dateTime(c.changed_at),
-                      who: c.agent_name,
-                      before: `${c.before.receiver_name} ${c.before.receiver_phone}`,
-                      after: `${c.after.receiver_name} ${c.after.receiver_phone}`,
-                    })}
-                  </li>
-                ))}
-              </ol>
-            </section>
-          )}
+          <TxFacts x={x} />
+          <TxChanges x={x} />
           {x.operation_id && <FollowOperation id={x.operation_id} />}
-          {x.state === "pending" && (
-            <div class="actions">
-              {x.payment_confirmed_at ? (
-                <button
-                  type="button"
-                  onClick={() =>
-                    void act(
-                      () => api.DELETE("/v1/transactions/{transaction_id}/payment-confirmation", path),
-                      t("tx.updated"),
-                    )
-                  }
-                >
-                  {t("tx.undoPayment")}
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  onClick={() =>
-                    void act(
-                      () => api.POST("/v1/transactions/{transaction_id}/payment-confirmation", path),
-                      t("tx.updated"),
-                    )
-                  }
-                >
-                  {t("tx.confirmPayment")}
-                </button>
-              )}
-              <button type="button" class="primary" onClick={() => void launch()}>
-                {t("tx.launch")}
-              </button>
-              <button type="button" onClick={() => setForm("correct")}>
-                {t("tx.correct")}
-              </button>
-              <button type="button" onClick={() => setForm("cancel")}>
-                {t("tx.cancel")}
-              </button>
-              <button
-                type="button"
-                onClick={() =>
-                  void act(() => api.POST("/v1/transactions/{transaction_id}/close-by-receipt", path), t("tx.updated"))
-                }
-              >
-                {t("tx.close")}
-              </button>
-            </div>
-          )}
-          {form === "correct" && (
-            <CorrectReceiver
-              tx={x}
-              onSubmit={(body) =>
-                void act(
-                  () => api.PATCH("/v1/transactions/{transaction_id}/receiver", { ...path, body }),
-                  t("tx.updated"),
-                )
-              }
-            />
-          )}
-          {form === "cancel" && (
-            <ReasonForm
-              label={t("common.reason")}
-              submit={t("tx.cancel")}
-              onSubmit={(reason) =>
-                void act(
-                  () => api.POST("/v1/transactions/{transaction_id}/cancel", { ...path, body: { reason } }),
-                  t("tx.updated"),
-                )
-              }
-            />
-          )}
+          {x.state === "pending" && <TxActions x={x} path={path} act={act} launch={launch} setForm={setForm} />}
+          <TxForm form={form} x={x} path={path} act={act} />
         </>
       )}
       <Answer outcome={outcome} />
     </Dialog>
+  );
+}
+
+/** A transaction's route path. */
+type TxPath = { params: { path: { transaction_id: string } } };
+/** Runs one action on the transaction, shows the API's answer and refetches. */
+type Act = (
+  run: () => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+  done: string,
+) => Promise<unknown>;
+
+/** The receiver (and whether the partner checked the name), the customer, the amount, the payment. */
+function TxFacts({ x }: { x: Transaction }) {
+  return (
+    <dl class="facts">
+      <dt>{t("tx.receiver")}</dt>
+      <dd>
+        {x.receiver_name} · {x.receiver_phone} · {x.operator}
+      </dd>
+      <dt>{t("tx.nameCheck")}</dt>
+      <dd>{x.partner_verify && x.receiver_verified ? t("tx.nameVerified") : t("tx.nameUnverified")}</dd>
+      <dt>{t("tx.customer")}</dt>
+      <dd>
+        {x.customer_name ?? "—"} {x.customer_phone ?? ""}
+      </dd>
+      <dt>{t("common.amount")}</dt>
+      <dd>{fcfa(x.received_amount_xaf)}</dd>
+      <dt>{t("tx.payment")}</dt>
+      <dd>{x.payment_confirmed_at ? `${t("tx.paid")} · ${dateTime(x.payment_confirmed_at)}` : t("tx.unpaid")}</dd>
+      {x.cancelled_reason && (
+        <>
+          <dt>{t("common.reason")}</dt>
+          <dd>{x.cancelled_reason}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** Who changed the receiver, when, from what to what (nothing when nobody did). */
+function TxChanges({ x }: { x: Transaction }) {
+  if (x.receiver_changes.length === 0) return null;
+  return (
+    <section aria-label={t("tx.changes")}>
+      <h3>{t("tx.changes")}</h3>
+      <ol>
+        {x.receiver_changes.map((c, i) => (
+          <li key={`${c.changed_at}-${i}`}>
+            {t("tx.change", {
+              when: dateTime(c.changed_at),
+              who: c.agent_name,
+              before: `${c.before.receiver_name} ${c.before.receiver_phone}`,
+              after: `${c.after.receiver_name} ${c.after.receiver_phone}`,
+            })}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** What a pending transaction allows: (un)confirm the payment, launch, correct, cancel, close. */
+function TxActions(p: {
+  x: Transaction;
+  path: TxPath;
+  act: Act;
+  launch: () => Promise<void>;
+  setForm: (form: Form) => void;
+}) {
+  const { x } = p;
+  return (
+    <div class="actions">
+      {x.payment_confirmed_at ? (
+        <button
+          type="button"
+          onClick={() =>
+            void p.act(
+              () => api.DELETE("/v1/transactions/{transaction_id}/payment-confirmation", p.path),
+              t("tx.updated"),
+            )
+          }
+        >
+          {t("tx.undoPayment")}
+        </button>
+      ) : (
+        <button
+          type="button"
+          onClick={() =>
+            void p.act(
+              () => api.POST("/v1/transactions/{transaction_id}/payment-confirmation", p.path),
+              t("tx.updated"),
+            )
+          }
+        >
+          {t("tx.confirmPayment")}
+        </button>
+      )}
+      <button type="button" class="primary" onClick={() => void p.launch()}>
+        {t("tx.launch")}
+      </button>
+      <button type="button" onClick={() => p.setForm("correct")}>
+        {t("tx.correct")}
+      </button>
+      <button type="button" onClick={() => p.setForm("cancel")}>
+        {t("tx.cancel")}
+      </button>
+      <button
+        type="button"
+        onClick={() =>
+          void p.act(() => api.POST("/v1/transactions/{transaction_id}/close-by-receipt", p.path), t("tx.updated"))
+        }
+      >
+        {t("tx.close")}
+      </button>
+    </div>
+  );
+}
+
+/** The form asked for: correct the receiver, or cancel with a reason. */
+function TxForm(p: { form: Form; x: Transaction; path: TxPath; act: Act }) {
+  return (
+    <>
+      {p.form === "correct" && (
+        <CorrectReceiver
+          tx={p.x}
+          onSubmit={(body) =>
+            void p.act(
+              () => api.PATCH("/v1/transactions/{transaction_id}/receiver", { ...p.path, body }),
+              t("tx.updated"),
+            )
+          }
+        />
+      )}
+      {p.form === "cancel" && (
+        <ReasonForm
+          label={t("common.reason")}
+          submit={t("tx.cancel")}
+          onSubmit={(reason) =>
+            void p.act(
+              () => api.POST("/v1/transactions/{transaction_id}/cancel", { ...p.path, body: { reason } }),
+              t("tx.updated"),
+            )
+          }
+        />
+      )}
+    </>
   );
 }
 

@@ -4,7 +4,18 @@ import { t } from "../i18n.ts";
 import { dateTime } from "../format.ts";
 import type { Webhook, WebhookDelivery } from "../types.ts";
 import { WEBHOOK_EVENTS as EVENTS } from "../../../../services/fleet/src/domain/webhook-events.ts";
-import { Answer, Badge, Confirm, DataTable, Dialog, Field, Once, RowAction, useLiveList } from "../ui.tsx";
+import {
+  Answer,
+  Badge,
+  Confirm,
+  DataTable,
+  Dialog,
+  Field,
+  Once,
+  RowAction,
+  useLiveList,
+  type LiveList,
+} from "../ui.tsx";
 
 // The fleet's webhooks (admin): registered endpoints, never their secrets but at
 // registration, shown once; each endpoint's deliveries with their attempts; removal names
@@ -54,44 +65,17 @@ export function Webhooks() {
       )}
       <Answer outcome={outcome} />
       <NewWebhook onSubmit={add} />
-      <DataTable
-        list={list}
-        caption={t("hook.title")}
-        columns={[t("hook.url"), t("hook.events"), t("common.created"), t("hook.createdBy"), t("common.actions")]}
-        row={(w) => (
-          <tr key={w.webhook_id}>
-            <th scope="row" class="mono">
-              {w.url}
-            </th>
-            <td>{w.events.join(", ")}</td>
-            <td>{dateTime(w.created_at)}</td>
-            <td>{names[w.created_by] ?? w.created_by}</td>
-            <td class="actions">
-              <RowAction label={t("hook.deliveries")} of={w.url} onClick={() => setViewing(w)} />
-              <RowAction label={t("hook.remove")} of={w.url} onClick={() => setRemoving(w)} />
-            </td>
-          </tr>
-        )}
-      />
+      <WebhooksTable list={list} names={names} onView={setViewing} onRemove={setRemoving} />
       {removing && (
-        <Confirm
-          title={`${t("hook.remove")} · ${removing.url}`}
-          confirm={t("hook.removeConfirm")}
+        <RemoveWebhook
+          webhook={removing}
           onClose={() => setRemoving(undefined)}
-          run={async () => {
-            const r = await call(() =>
-              api.DELETE("/v1/admin/webhooks/{webhook_id}", {
-                params: { path: { webhook_id: removing.webhook_id } },
-              }),
-            );
-            if (r.outcome) return r.outcome;
+          onRemoved={() => {
             setOutcome({ ok: true, message: t("hook.removed", { url: removing.url }) });
             setRemoving(undefined);
             void list.reload();
           }}
-        >
-          <p>{t("hook.removeWhat", { url: removing.url })}</p>
-        </Confirm>
+        />
       )}
       {viewing && (
         <Dialog title={t("hook.deliveriesOf", { url: viewing.url })} onClose={() => setViewing(undefined)}>
@@ -99,6 +83,58 @@ export function Webhooks() {
         </Dialog>
       )}
     </>
+  );
+}
+
+/** The registered endpoints, who registered each, their deliveries, removal. */
+function WebhooksTable(p: {
+  list: LiveList<Webhook>;
+  names: Record<string, string>;
+  onView: (w: Webhook) => void;
+  onRemove: (w: Webhook) => void;
+}) {
+  return (
+    <DataTable
+      list={p.list}
+      caption={t("hook.title")}
+      columns={[t("hook.url"), t("hook.events"), t("common.created"), t("hook.createdBy"), t("common.actions")]}
+      row={(w) => (
+        <tr key={w.webhook_id}>
+          <th scope="row" class="mono">
+            {w.url}
+          </th>
+          <td>{w.events.join(", ")}</td>
+          <td>{dateTime(w.created_at)}</td>
+          <td>{p.names[w.created_by] ?? w.created_by}</td>
+          <td class="actions">
+            <RowAction label={t("hook.deliveries")} of={w.url} onClick={() => p.onView(w)} />
+            <RowAction label={t("hook.remove")} of={w.url} onClick={() => p.onRemove(w)} />
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** Says what removing an endpoint deletes, then removes it. */
+function RemoveWebhook(p: { webhook: Webhook; onClose: () => void; onRemoved: () => void }) {
+  return (
+    <Confirm
+      title={`${t("hook.remove")} · ${p.webhook.url}`}
+      confirm={t("hook.removeConfirm")}
+      onClose={p.onClose}
+      run={async () => {
+        const r = await call(() =>
+          api.DELETE("/v1/admin/webhooks/{webhook_id}", {
+            params: { path: { webhook_id: p.webhook.webhook_id } },
+          }),
+        );
+        if (r.outcome) return r.outcome;
+        p.onRemoved();
+      }}
+    >
+      <p>{t("hook.removeWhat", { url: p.webhook.url })}</p>
+    </Confirm>
   );
 }
 

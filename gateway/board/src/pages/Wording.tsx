@@ -29,11 +29,12 @@ const EMPTY: Draft = { operator: "operator_b", kind: "DEP", language: "fr", dire
 const nameOf = (r: WordingRule) =>
   `${r.kind ?? t("wr.anyKind")} v${r.version} (${r.operator}, ${r.rule_id.slice(0, 8)})`;
 
-export function Wording() {
+/** Every version of every rule, the draft being written, the last trial, and what the page does to them. */
+function useWordingRules() {
   const [outcome, setOutcome] = useState<Outcome>();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [trial, setTrial] = useState<WordingTrial>();
-  const [confirm, setConfirm] = useState<{ action: "activate" | "retire"; rule: WordingRule }>();
+  const [confirm, setConfirm] = useState<Confirming>();
   const list = useLiveList<WordingRule>(
     async () => {
       const r = await call(() => api.GET("/v1/admin/wording-rules"));
@@ -86,6 +87,167 @@ export function Wording() {
   };
   const activeOf = (rule: WordingRule) =>
     list.rows.find((r) => r.rule_id === rule.rule_id && r.state === "active" && r.version_id !== rule.version_id);
+  return { outcome, draft, setDraft, trial, confirm, setConfirm, list, add, tryIt, act, activeOf };
+}
+
+/** An action on a version waiting for its confirmation. */
+type Confirming = { action: "activate" | "retire"; rule: WordingRule };
+
+/** One operator's rules, each version with what it reads and what may be done to it. */
+function OperatorRules(p: RuleHandlers & { operator: string; all: WordingRule[] }) {
+  const { operator } = p;
+  const rows = p.all
+    .filter((r) => r.operator === operator)
+    .sort((a, b) => a.rule_id.localeCompare(b.rule_id) || b.version - a.version);
+  return (
+    <div>
+      <h3>{operator}</h3>
+      <Table
+        caption={t("wr.rulesOf", { operator })}
+        columns={[
+          t("wr.version"),
+          t("wr.kind"),
+          t("wr.language"),
+          t("msg.direction"),
+          t("wr.template"),
+          t("common.status"),
+          t("wr.reread"),
+          t("common.actions"),
+        ]}
+      >
+        {rows.map((r) => (
+          <tr key={r.version_id}>
+            <th scope="row">
+              {t("wr.versionOf", { version: r.version, rule: r.rule_id.slice(0, 8) })}
+              <br />
+              <small>{dateTime(r.created_at)}</small>
+            </th>
+            <td>{r.kind ?? t("wr.anyKind")}</td>
+            <td>{r.language}</td>
+            <td>{r.direction ?? "—"}</td>
+            <td class="mono">{r.template}</td>
+            <td>
+              <Badge state={r.state} />
+            </td>
+            <td>
+              {r.reread_state === "none"
+                ? "—"
+                : t("wr.rereadOf", {
+                    state: r.reread_state,
+                    messages: r.reread_messages,
+                    confirmed: r.reread_confirmed,
+                  })}
+            </td>
+            <RuleActions r={r} {...p} />
+          </tr>
+        ))}
+      </Table>
+      <Empty rows={rows} />
+    </div>
+  );
+}
+
+/** What may be done to a version: try, activate (another admin, for a rule that can confirm), retire, new version. */
+function RuleActions({ r, ...p }: RuleHandlers & { r: WordingRule }) {
+  return (
+    <td class="actions">
+      <RowAction label={t("wr.try")} of={nameOf(r)} onClick={() => p.onTry(r)} />
+      {r.state === "draft" &&
+        (needsAnotherAdmin(r) ? (
+          <small>{t("wr.needsSecondAdmin")}</small>
+        ) : (
+          <RowAction
+            label={t("wr.activate")}
+            of={nameOf(r)}
+            onClick={() => p.onConfirm({ action: "activate", rule: r })}
+          />
+        ))}
+      {r.state !== "retired" && (
+        <RowAction label={t("wr.retire")} of={nameOf(r)} onClick={() => p.onConfirm({ action: "retire", rule: r })} />
+      )}
+      <RowAction
+        label={t("wr.newVersion")}
+        of={nameOf(r)}
+        onClick={() =>
+          p.onNewVersion({
+            rule_id: r.rule_id,
+            operator: r.operator,
+            kind: r.kind ?? "",
+            language: r.language,
+            direction: r.direction ?? "",
+            template: r.template,
+          })
+        }
+      />
+    </td>
+  );
+}
+
+/** What the row actions call. */
+interface RuleHandlers {
+  onTry: (r: WordingRule) => void;
+  onConfirm: (c: Confirming) => void;
+  onNewVersion: (d: Draft) => void;
+}
+
+/** Says what activating (and which version it replaces) or retiring does, then does it. */
+function ConfirmRule(p: {
+  confirm: Confirming;
+  active?: WordingRule;
+  run: () => Promise<Outcome | undefined>;
+  onClose: () => void;
+}) {
+  const { confirm } = p;
+  return (
+    <Confirm
+      title={t(confirm.action === "activate" ? "wr.activateTitle" : "wr.retireTitle", {
+        name: nameOf(confirm.rule),
+      })}
+      confirm={t(confirm.action === "activate" ? "wr.activateConfirm" : "wr.retireConfirm")}
+      run={p.run}
+      onClose={p.onClose}
+    >
+      <p>
+        {confirm.action === "activate"
+          ? t("wr.activateWhat", {
+              name: nameOf(confirm.rule),
+              operator: confirm.rule.operator,
+              previous: p.active ? t("wr.replaces", { version: p.active.version }) : "",
+            })
+          : t("wr.retireWhat", { name: nameOf(confirm.rule) })}
+      </p>
+      <p class="mono">{confirm.rule.template}</p>
+    </Confirm>
+  );
+}
+
+/** A trial's counts: scanned, read, read otherwise, and what the reads would do. */
+function TrialFacts({ trial }: { trial: WordingTrial }) {
+  return (
+    <dl class="facts">
+      <dt>{t("wr.scanned")}</dt>
+      <dd>
+        {trial.scanned}
+        {trial.truncated && ` ${t("wr.truncated")}`}
+      </dd>
+      <dt>{t("wr.reads")}</dt>
+      <dd>{trial.reads}</dd>
+      <dt>{t("wr.readOtherwise")}</dt>
+      <dd>{trial.read_otherwise}</dd>
+      <dt>{t("wr.moneyReceived")}</dt>
+      <dd>{trial.money_received}</dd>
+      <dt>{t("wr.orphans")}</dt>
+      <dd>{trial.orphans}</dd>
+      <dt>{t("wr.stored")}</dt>
+      <dd>{trial.stored}</dd>
+      <dt>{t("wr.notCorrelated")}</dt>
+      <dd>{trial.not_correlated}</dd>
+    </dl>
+  );
+}
+
+export function Wording() {
+  const { outcome, draft, setDraft, trial, confirm, setConfirm, list, add, tryIt, act, activeOf } = useWordingRules();
 
   return (
     <section>
@@ -93,114 +255,25 @@ export function Wording() {
       <p>{t("wr.why")}</p>
       <Answer outcome={outcome} />
       <ListHead list={list} />
-      {OPERATORS.map((operator) => {
-        const rows = list.rows
-          .filter((r) => r.operator === operator)
-          .sort((a, b) => a.rule_id.localeCompare(b.rule_id) || b.version - a.version);
-        return (
-          <div key={operator}>
-            <h3>{operator}</h3>
-            <Table
-              caption={t("wr.rulesOf", { operator })}
-              columns={[
-                t("wr.version"),
-                t("wr.kind"),
-                t("wr.language"),
-                t("msg.direction"),
-                t("wr.template"),
-                t("common.status"),
-                t("wr.reread"),
-                t("common.actions"),
-              ]}
-            >
-              {rows.map((r) => (
-                <tr key={r.version_id}>
-                  <th scope="row">
-                    {t("wr.versionOf", { version: r.version, rule: r.rule_id.slice(0, 8) })}
-                    <br />
-                    <small>{dateTime(r.created_at)}</small>
-                  </th>
-                  <td>{r.kind ?? t("wr.anyKind")}</td>
-                  <td>{r.language}</td>
-                  <td>{r.direction ?? "—"}</td>
-                  <td class="mono">{r.template}</td>
-                  <td>
-                    <Badge state={r.state} />
-                  </td>
-                  <td>
-                    {r.reread_state === "none"
-                      ? "—"
-                      : t("wr.rereadOf", {
-                          state: r.reread_state,
-                          messages: r.reread_messages,
-                          confirmed: r.reread_confirmed,
-                        })}
-                  </td>
-                  <td class="actions">
-                    <RowAction label={t("wr.try")} of={nameOf(r)} onClick={() => void tryIt(r)} />
-                    {r.state === "draft" &&
-                      (needsAnotherAdmin(r) ? (
-                        <small>{t("wr.needsSecondAdmin")}</small>
-                      ) : (
-                        <RowAction
-                          label={t("wr.activate")}
-                          of={nameOf(r)}
-                          onClick={() => setConfirm({ action: "activate", rule: r })}
-                        />
-                      ))}
-                    {r.state !== "retired" && (
-                      <RowAction
-                        label={t("wr.retire")}
-                        of={nameOf(r)}
-                        onClick={() => setConfirm({ action: "retire", rule: r })}
-                      />
-                    )}
-                    <RowAction
-                      label={t("wr.newVersion")}
-                      of={nameOf(r)}
-                      onClick={() =>
-                        setDraft({
-                          rule_id: r.rule_id,
-                          operator: r.operator,
-                          kind: r.kind ?? "",
-                          language: r.language,
-                          direction: r.direction ?? "",
-                          template: r.template,
-                        })
-                      }
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Empty rows={rows} />
-          </div>
-        );
-      })}
+      {OPERATORS.map((operator) => (
+        <OperatorRules
+          key={operator}
+          operator={operator}
+          all={list.rows}
+          onTry={(r) => void tryIt(r)}
+          onConfirm={setConfirm}
+          onNewVersion={setDraft}
+        />
+      ))}
       {trial && <Trial trial={trial} />}
       <DraftForm draft={draft} setDraft={setDraft} onSubmit={() => void add()} />
       {confirm && (
-        <Confirm
-          title={t(confirm.action === "activate" ? "wr.activateTitle" : "wr.retireTitle", {
-            name: nameOf(confirm.rule),
-          })}
-          confirm={t(confirm.action === "activate" ? "wr.activateConfirm" : "wr.retireConfirm")}
+        <ConfirmRule
+          confirm={confirm}
+          active={activeOf(confirm.rule)}
           run={() => act(confirm.action, confirm.rule)}
           onClose={() => setConfirm(undefined)}
-        >
-          <p>
-            {confirm.action === "activate"
-              ? t("wr.activateWhat", {
-                  name: nameOf(confirm.rule),
-                  operator: confirm.rule.operator,
-                  previous: activeOf(confirm.rule)
-                    ? t("wr.replaces", { version: activeOf(confirm.rule)!.version })
-                    : "",
-                })
-              : t("wr.retireWhat", { name: nameOf(confirm.rule) })}
-          </p>
-          <p class="mono">{confirm.rule.template}</p>
-        </Confirm>
+        />
       )}
     </section>
   );
@@ -212,25 +285,7 @@ function Trial({ trial }: { trial: WordingTrial }) {
   return (
     <section aria-labelledby="trial-title">
       <h3 id="trial-title">{t("wr.trialOf", { name: trial.rule ? nameOf(trial.rule) : "" })}</h3>
-      <dl class="facts">
-        <dt>{t("wr.scanned")}</dt>
-        <dd>
-          {trial.scanned}
-          {trial.truncated && ` ${t("wr.truncated")}`}
-        </dd>
-        <dt>{t("wr.reads")}</dt>
-        <dd>{trial.reads}</dd>
-        <dt>{t("wr.readOtherwise")}</dt>
-        <dd>{trial.read_otherwise}</dd>
-        <dt>{t("wr.moneyReceived")}</dt>
-        <dd>{trial.money_received}</dd>
-        <dt>{t("wr.orphans")}</dt>
-        <dd>{trial.orphans}</dd>
-        <dt>{t("wr.stored")}</dt>
-        <dd>{trial.stored}</dd>
-        <dt>{t("wr.notCorrelated")}</dt>
-        <dd>{trial.not_correlated}</dd>
-      </dl>
+      <TrialFacts trial={trial} />
       <Table caption={t("wr.byKind")} columns={[t("wr.kind"), { num: t("wr.reads") }]}>
         {kinds.map(([kind, n]) => (
           <tr key={kind}>
