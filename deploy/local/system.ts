@@ -149,7 +149,7 @@ async function moveTakenPorts(env: Record<string, string | undefined>, log: Logg
     env[`${name}_URL`] = `http://127.0.0.1:${p}`;
     env[`${name}_GRPC_PORT`] = String(p);
     log.warn(
-      { service: name.toLowerCase(), taken, port: p },
+      { component: name.toLowerCase(), taken, port: p },
       "a service's default port is taken: it listens on another",
     );
   }
