@@ -2,11 +2,19 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
 import { eventually } from "../../../test/support/eventually.ts";
-import { buildConcurrentIndexes, Migration, openDatabase, type ConcurrentIndex } from "./db.ts";
+import {
+  applyConcurrentIndexes,
+  buildConcurrentIndexes,
+  concurrentIndexChanges,
+  Migration,
+  openDatabase,
+  type ConcurrentIndex,
+} from "./db.ts";
 
 // Indexes a migration declares as concurrent are built outside the migrator's transaction,
 // with `create index concurrently`: the table stays writable while they build, and one left
-// invalid by a build that died is built again at the next start.
+// invalid by a build that died is built again at the next start. Indexes a migration declares
+// as dropped concurrently go the same way, with `drop index concurrently`.
 
 class Migration0001Table extends Migration {
   override name = "Migration0001Table";
@@ -21,6 +29,12 @@ class Migration0002Concurrent extends Migration {
   static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
     { name: "events_k1_at", on: `indextest.events (at desc) where kind = 'k1'` },
   ];
+  up(): void {}
+}
+
+class Migration0003Drops extends Migration {
+  override name = "Migration0003Drops";
+  static readonly concurrentDrops: readonly string[] = ["events_k1_at", "events_plain"];
   up(): void {}
 }
 
@@ -124,5 +138,87 @@ describe("indexes built concurrently", () => {
       await holder.end();
       await writer.end();
     }
+  });
+
+  it("drops a migration's concurrently dropped indexes after its migrations, and does not build them again", async () => {
+    // events_k1_at was built concurrently by Migration0002Concurrent; events_plain stands for
+    // an index an earlier migration created in its transaction.
+    await admin.query(`create index events_plain on indextest.events (kind)`);
+    expect(await indexState("events_k1_at")).toEqual([expect.objectContaining({ valid: true })]);
+    const migrations = [Migration0001Table, Migration0002Concurrent, Migration0003Drops];
+    for (let start = 0; start < 2; start++) {
+      const db = await openDatabase({ url: tdb.url, schema: "indextest", migrations });
+      await db.close();
+      expect(await indexState("events_k1_at")).toEqual([]);
+      expect(await indexState("events_plain")).toEqual([]);
+    }
+    const applied = await admin.query(`select name from indextest.mikro_orm_migrations order by id`);
+    expect(applied.rows.map((r) => r.name)).toEqual([
+      "Migration0001Table",
+      "Migration0002Concurrent",
+      "Migration0003Drops",
+    ]);
+  });
+
+  it("keeps the table readable and writable while an index is dropped (SHARE UPDATE EXCLUSIVE)", async () => {
+    // The drop waits for a transaction that holds a lock on the table; meanwhile a read and an
+    // insert from other sessions go through, which a plain DROP INDEX (ACCESS EXCLUSIVE) would block.
+    await admin.query(`create index events_at_kind on indextest.events (at, kind)`);
+    const holder = new pg.Client({ connectionString: tdb.url });
+    const writer = new pg.Client({ connectionString: tdb.url });
+    await holder.connect();
+    await writer.connect();
+    try {
+      await holder.query(`begin`);
+      await holder.query(`update indextest.events set at = now() where id = 2`);
+      const dropping = applyConcurrentIndexes(tdb.url, "indextest", { build: [], drop: ["events_at_kind"] });
+      const taken = await eventually(
+        async () => {
+          const { rows } = await admin.query(
+            `select mode from pg_locks l join pg_stat_activity a on a.pid = l.pid
+              where a.application_name = 'index indextest' and l.relation = 'indextest.events'::regclass and l.granted`,
+          );
+          return rows.length > 0 ? rows : undefined;
+        },
+        5_000,
+        "the drop's lock",
+      );
+      expect(taken.map((r) => r.mode)).toEqual(["ShareUpdateExclusiveLock"]);
+      await writer.query(`set statement_timeout = '5s'`);
+      expect((await writer.query(`insert into indextest.events values (5001, 'k1', now())`)).rowCount).toBe(1);
+      expect((await writer.query(`select count(*)::int as n from indextest.events where kind = 'k1'`)).rows[0].n).toBe(
+        335,
+      );
+      // Still there while the drop waits (marked invalid first: no new plan uses it).
+      expect(await indexState("events_at_kind")).toHaveLength(1);
+      await holder.query(`commit`);
+      await dropping;
+      expect(await indexState("events_at_kind")).toEqual([]);
+    } finally {
+      await holder.end();
+      await writer.end();
+    }
+  });
+});
+
+describe("concurrentIndexChanges", () => {
+  const index = (name: string): ConcurrentIndex => ({ name, on: `t (${name})` });
+  const m = (concurrentIndexes: ConcurrentIndex[], concurrentDrops: string[]) => ({
+    concurrentIndexes,
+    concurrentDrops,
+  });
+  it.each([
+    ["a build alone", [m([index("a")], [])], { build: [index("a")], drop: [] }],
+    ["a drop alone", [m([], ["a"])], { build: [], drop: ["a"] }],
+    ["a build a later migration drops", [m([index("a")], []), m([], ["a"])], { build: [], drop: ["a"] }],
+    ["a drop a later migration builds again", [m([], ["a"]), m([index("a")], [])], { build: [index("a")], drop: [] }],
+    [
+      "other names untouched, in order",
+      [m([index("a"), index("b")], []), m([index("c")], ["a"])],
+      { build: [index("b"), index("c")], drop: ["a"] },
+    ],
+    ["none", [{}, m([], [])], { build: [], drop: [] }],
+  ])("%s: the latest declaration of each name wins", (_, migrations, expected) => {
+    expect(concurrentIndexChanges(migrations)).toEqual(expected);
   });
 });

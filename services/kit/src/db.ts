@@ -23,6 +23,19 @@ export interface ConcurrentIndex {
 }
 
 /**
+ * What a service's migrations leave to do outside the migrator's transaction: the indexes to
+ * build concurrently (`concurrentIndexes`) and the ones to drop concurrently (`concurrentDrops`,
+ * names in the service's schema: `drop index concurrently`, SHARE UPDATE EXCLUSIVE on the table
+ * where a plain `drop index` takes ACCESS EXCLUSIVE and stops every read and write until the
+ * transaction ends). A later migration's declaration of a name wins over an earlier one's:
+ * an index built by one migration and dropped by a later one is not built again at each start.
+ */
+export interface ConcurrentIndexChanges {
+  build: readonly ConcurrentIndex[];
+  drop: readonly string[];
+}
+
+/**
  * The statements a migration runs before its first trigram index (`gin_trgm_ops`): the
  * `pg_trgm` extension, installed once per database by whichever service's migration comes
  * first, in a schema of its own, `extensions` (the migrator's search path names only the
@@ -51,8 +64,27 @@ export const HISTORY_TABLE_AUTOVACUUM =
   "autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.005, " +
   "autovacuum_vacuum_insert_scale_factor = 0.01";
 
-/** A migration class that may declare indexes built concurrently (see ConcurrentIndex). */
-type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[] };
+/** A migration class that may declare indexes built or dropped concurrently (see ConcurrentIndexChanges). */
+type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[]; concurrentDrops?: readonly string[] };
+
+/** The indexes the migrations, in their order, leave to build and to drop concurrently. */
+export function concurrentIndexChanges(migrations: readonly unknown[]): ConcurrentIndexChanges {
+  // Each name's latest declaration, in the order of the latest declarations.
+  const last = new Map<string, ConcurrentIndex | "drop">();
+  const declare = (name: string, change: ConcurrentIndex | "drop") => {
+    last.delete(name);
+    last.set(name, change);
+  };
+  for (const m of migrations as readonly WithConcurrentIndexes[]) {
+    for (const index of m.concurrentIndexes ?? []) declare(index.name, index);
+    for (const name of m.concurrentDrops ?? []) declare(name, "drop");
+  }
+  const changes = [...last.entries()];
+  return {
+    build: changes.flatMap(([, c]) => (c === "drop" ? [] : [c])),
+    drop: changes.flatMap(([name, c]) => (c === "drop" ? [name] : [])),
+  };
+}
 
 /**
  * A service's database: one PostgreSQL schema it alone reads and writes, migrated by the
@@ -152,12 +184,7 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
       await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
       await orm.migrator.up();
     });
-    await buildConcurrentIndexes(
-      options.url,
-      options.schema,
-      options.migrations.flatMap((m) => (m as WithConcurrentIndexes).concurrentIndexes ?? []),
-      options.log,
-    );
+    await applyConcurrentIndexes(options.url, options.schema, concurrentIndexChanges(options.migrations), options.log);
   } catch (err) {
     await orm.close(true);
     throw err;
@@ -284,11 +311,7 @@ export async function one<T>(em: EntityManager, sql: string, params: unknown[] =
 
 /**
  * Builds the indexes migrations declare as concurrent (`ConcurrentIndex`) that are missing or
- * invalid, one at a time, on a connection of its own outside any transaction. Not under the
- * migration lock: `create index concurrently` waits for every transaction older than it, and a
- * replica waiting for that lock is one. One replica builds (a session advisory lock it only
- * tries); the others start without waiting, and their queries use the index once it is valid.
- * A build that died leaves an invalid index: the next start drops and builds it again.
+ * invalid (see `applyConcurrentIndexes`).
  */
 export async function buildConcurrentIndexes(
   url: string,
@@ -296,7 +319,26 @@ export async function buildConcurrentIndexes(
   indexes: readonly ConcurrentIndex[],
   log?: Logger,
 ): Promise<void> {
-  if (indexes.length === 0) return;
+  await applyConcurrentIndexes(url, schema, { build: indexes, drop: [] }, log);
+}
+
+/**
+ * Drops the indexes migrations declare as dropped concurrently that are still there, then
+ * builds the ones declared as built concurrently that are missing or invalid, one at a time,
+ * on a connection of its own outside any transaction. Not under the migration lock:
+ * `create index concurrently` and `drop index concurrently` wait for every transaction older
+ * than them, and a replica waiting for that lock is one. One replica does it (a session
+ * advisory lock it only tries); the others start without waiting, and their queries use an
+ * index once it is valid. A build that died leaves an invalid index: the next start drops and
+ * builds it again; a drop that died leaves the index (invalid or not): the next start drops it.
+ */
+export async function applyConcurrentIndexes(
+  url: string,
+  schema: string,
+  changes: ConcurrentIndexChanges,
+  log?: Logger,
+): Promise<void> {
+  if (changes.build.length === 0 && changes.drop.length === 0) return;
   const client = new pg.Client({ connectionString: url, application_name: `index ${schema}` });
   await client.connect();
   try {
@@ -312,14 +354,16 @@ export async function buildConcurrentIndexes(
          from (select 'public' as nspname
                union select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace) n`,
     );
-    for (const index of indexes) {
-      const found = await client.query<{ valid: boolean }>(
-        `select i.indisvalid as valid from pg_class c join pg_namespace n on n.oid = c.relnamespace
-           join pg_index i on i.indexrelid = c.oid where n.nspname = $1 and c.relname = $2`,
-        [schema, index.name],
-      );
-      if (found.rows[0]?.valid) continue;
-      if (found.rows.length > 0) await client.query(`drop index concurrently "${schema}"."${index.name}"`);
+    for (const name of changes.drop) {
+      if (!(await indexValidity(client, schema, name))) continue;
+      const started = Date.now();
+      await client.query(`drop index concurrently if exists "${schema}"."${name}"`);
+      log?.info({ schema, index: name, ms: Date.now() - started }, "index dropped concurrently");
+    }
+    for (const index of changes.build) {
+      const found = await indexValidity(client, schema, index.name);
+      if (found?.valid) continue;
+      if (found) await client.query(`drop index concurrently "${schema}"."${index.name}"`);
       const started = Date.now();
       await client.query(`create index concurrently "${index.name}" on ${index.on}`);
       log?.info({ schema, index: index.name, ms: Date.now() - started }, "index built concurrently");
@@ -328,4 +372,14 @@ export async function buildConcurrentIndexes(
     // Ending the session releases its advisory lock.
     await client.end();
   }
+}
+
+/** The index of that name in the schema, valid or not; undefined when there is none. */
+async function indexValidity(client: pg.Client, schema: string, name: string): Promise<{ valid: boolean } | undefined> {
+  const found = await client.query<{ valid: boolean }>(
+    `select i.indisvalid as valid from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       join pg_index i on i.indexrelid = c.oid where n.nspname = $1 and c.relname = $2`,
+    [schema, name],
+  );
+  return found.rows[0];
 }
