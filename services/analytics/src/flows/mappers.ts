@@ -14,9 +14,9 @@ import type { AnalyticsWindow } from "@transferops/kit/gen/transferops/analytics
 import type { AnalyticsConfig } from "../config.ts";
 import { resolveWindow, windowSince, windowUntil, type Window } from "../domain/window.ts";
 import type { KnownAgentRow } from "../store/agents.ts";
-import type { DayRow, HandsetUnprovenRow, LoadRow, TxTotals } from "../store/report.ts";
+import type { HandsetUnprovenRow, LoadRow, TxTotals } from "../store/report.ts";
 import type { ReportFigures } from "../store/figures.ts";
-import type { AgentActivityRow } from "../store/rollups.ts";
+import type { AgentActivityRow, DayRow } from "../store/rollups.ts";
 
 /** A point of the daily series; its day keys the bucket (domain/series.ts). */
 type DailyPoint = MessageInitShape<typeof DailyPointSchema> & { day: string };

@@ -1,86 +1,165 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import { amountFigures, type AmountCount } from "../domain/amount-counts.ts";
 import { delayPercentile, type DelayBucket } from "../domain/delay-histogram.ts";
+import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
-import { HISTOGRAM_FLOORS, NO_SIM } from "./migrations/Migration0003Rollups.ts";
-import type { DayRow, Totals } from "./report.ts";
+import { agentFilter, and, dayFilter } from "./filters.ts";
+import { NO_SIM } from "./migrations/Migration0003Rollups.ts";
 
 /**
- * The fleet view, read from the per-day rollups (Migration0003Rollups) and, for the median
- * amount, by walking the ordered partial index instead of sorting the window; the proof-delay
- * percentiles from the window's delay histogram alone (Migration0005DelaySeconds). Every figure
- * equals what report.ts computes from the rows (the tests compare both), the delay percentiles
- * within their bucket's width (domain/delay-histogram.ts).
+ * The operations' and messages' figures of a report, read from per-day rollups: the fleet's
+ * (Migration0003Rollups, Migration0005DelaySeconds, Migration0006AmountCounts) or one agent's
+ * rows of the per-agent ones (Migration0007AgentRollups), never the operations: rows per day of
+ * the window (and per status, hour, SIM or bucket), whatever the operations behind them. Every
+ * figure equals what SQL over the rows gives (the tests compare both), the proof-delay
+ * percentiles within their bucket's width (domain/delay-histogram.ts).
  */
+
+/** A scope's rollup tables: the fleet's, or the per-agent ones (read with the agent's id). */
+interface Rollups {
+  op: string;
+  hourly: string;
+  sims: string;
+  delays: string;
+  amountHist: string;
+  amounts: string;
+  messages: string;
+}
+const FLEET: Rollups = {
+  op: "analytics.op_daily",
+  hourly: "analytics.op_hourly",
+  sims: "analytics.op_sim_daily",
+  delays: "analytics.delay_seconds",
+  amountHist: "analytics.amount_hist",
+  amounts: "analytics.amount_daily",
+  messages: "analytics.msg_daily",
+};
+const AGENT: Rollups = {
+  op: "analytics.agent_op_daily",
+  hourly: "analytics.agent_hourly",
+  sims: "analytics.agent_sim_daily",
+  delays: "analytics.agent_delay_seconds",
+  amountHist: "analytics.agent_amount_hist",
+  amounts: "analytics.agent_amount_daily",
+  messages: "analytics.agent_msg_daily",
+};
+const tablesOf = (s: Scope): Rollups => (s.fleet ? FLEET : AGENT);
+/** The scope's rows of the window in its rollups. */
+const rowsOf = (s: Scope, w: Window, prefix = "") =>
+  and(agentFilter(s, `${prefix}agent_id`), dayFilter(w, `${prefix}local_day`));
 
 const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
 
-function days(w: Window, column = "local_day"): { sql: string; params: unknown[] } {
-  return w.all
-    ? { sql: "true", params: [] }
-    : { sql: `${column} between ?::date and ?::date`, params: [w.firstDay, w.lastDay] };
+export interface Totals {
+  operations: bigint;
+  transfers: bigint;
+  balance_checks: bigint;
+  active_sims: bigint;
+  active_agents: bigint;
+  sent_xaf: bigint;
+  confirmed_transfers: bigint;
+  median_transfer: bigint;
+  largest_transfer: bigint;
+  fees_xaf: bigint;
+  fees_known_for: bigint;
+  at_risk_xaf: bigint;
+  at_risk_count: bigint;
+  lost_xaf: bigint;
+  lost_count: bigint;
+  confirmed: bigint;
+  auto_confirmed: bigint;
+  settled_by_hand: bigint;
+  failed: bigint;
+  unproven: bigint;
+  proof_delay_median_s?: number;
+  proof_delay_p90_s?: number;
+}
+
+export interface DayRow {
+  day: string;
+  operations: bigint;
+  transfers: bigint;
+  balance_checks: bigint;
+  value_xaf: bigint;
+  confirmed: bigint;
+  auto_confirmed: bigint;
+  failed: bigint;
+  unproven: bigint;
 }
 
 const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
 
 /**
- * percentile_cont(p) of the values of the window: the window's histogram (a rollup) says
- * which bucket holds rank ⌊p × (count − 1)⌋ and how many values lie below it; the ordered
- * index is walked from that bucket's floor only, and the two values around the position
- * are interpolated.
+ * The window's confirmed transfers' amounts counted per amount (domain/amount-counts.ts), in one
+ * statement so that the histogram and the counts are of one snapshot: the window's histogram
+ * says which buckets hold the two middle ranks and which is the highest, and only those buckets'
+ * amounts are read, a range of the counts' primary key per bucket.
  */
-async function percentile(
-  em: EntityManager,
-  o: { hist: "amount_hist"; values: string; column: string },
-  w: Window,
-  count: bigint,
-  p: number,
-): Promise<number | undefined> {
-  if (count === 0n) return undefined;
-  const d = days(w);
-  const pos = p * (Number(count) - 1);
-  const rank = Math.floor(pos);
-  const buckets = await rows<{ bucket: number; n: string }>(
+export async function amountCounts(em: EntityManager, scope: Scope, w: Window, p: number): Promise<AmountCount[]> {
+  const t = tablesOf(scope);
+  const h = rowsOf(scope, w);
+  const a = rowsOf(scope, w, "a.");
+  const r = await rows<Record<string, string | number>>(
     em,
-    `select bucket, sum(n) as n from analytics.${o.hist} where ${d.sql} group by bucket having sum(n) > 0 order by bucket`,
-    d.params,
+    `with h as (
+       select bucket, sum(n)::bigint as n from ${t.amountHist} where ${h.sql} group by bucket having sum(n) > 0
+     ), c as (
+       select bucket, n, (sum(n) over (order by bucket) - n)::bigint as below, (sum(n) over ())::bigint as total,
+              max(bucket) over () as top from h
+     )
+     select c.bucket, c.below, c.total, x.montant, x.n from c
+     cross join lateral (
+       select a.montant, sum(a.n)::bigint as n from ${t.amounts} a where a.bucket = c.bucket and ${a.sql}
+       group by a.montant having sum(a.n) > 0
+     ) x
+     where c.bucket = c.top
+        or floor(?::float8 * (c.total - 1)) between c.below and c.below + c.n - 1
+        or ceil(?::float8 * (c.total - 1)) between c.below and c.below + c.n - 1
+     order by x.montant`,
+    [...h.params, ...a.params, p, p],
   );
-  let below = 0;
-  let bucket = buckets.at(-1)?.bucket ?? 0;
-  for (const b of buckets) {
-    if (rank < below + Number(b.n)) {
-      bucket = b.bucket;
-      break;
-    }
-    below += Number(b.n);
-  }
-  const floor = bucket > 0 ? HISTOGRAM_FLOORS[bucket - 1] : undefined;
-  const r = await rows<{ v: string | number }>(
-    em,
-    `select ${o.column} as v from analytics.operations where ${o.values} and ${d.sql}
-       ${floor === undefined ? "" : `and ${o.column} >= ${floor}`}
-     order by ${o.column} offset ? limit 2`,
-    [...d.params, rank - below],
-  );
-  if (!r.length) return undefined;
-  const a = Number(r[0].v);
-  const b = r.length > 1 ? Number(r[1].v) : a;
-  return a + (pos - rank) * (b - a);
+  return r.map((x) => ({
+    bucket: Number(x.bucket),
+    below: Number(x.below),
+    total: Number(x.total),
+    montant: Number(x.montant),
+    n: Number(x.n),
+  }));
 }
 
 /** The window's proof delays summed per bucket, in the buckets' order (Migration0005DelaySeconds). */
-export async function delayBuckets(em: EntityManager, w: Window): Promise<DelayBucket[]> {
-  const d = days(w);
+export async function delayBuckets(
+  em: EntityManager,
+  w: Window,
+  scope: Scope = { fleet: true },
+): Promise<DelayBucket[]> {
+  const f = rowsOf(scope, w);
   const r = await rows<{ bucket: number; n: string; sum_s: number }>(
     em,
-    `select bucket, sum(n) as n, sum(sum_s) as sum_s from analytics.delay_seconds where ${d.sql}
+    `select bucket, sum(n) as n, sum(sum_s) as sum_s from ${tablesOf(scope).delays} where ${f.sql}
      group by bucket having sum(n) > 0 order by bucket`,
-    d.params,
+    f.params,
   );
   return r.map((b) => ({ bucket: Number(b.bucket), n: Number(b.n), sum_s: Number(b.sum_s) }));
 }
 
-export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals> {
-  const d = days(w);
+/** The agents with an operation in the window: the fleet's from `agent_daily`; an agent is one or none. */
+function activeAgents(scope: Scope, w: Window) {
+  const d = dayFilter(w);
+  return scope.fleet
+    ? {
+        sql: `(select count(*) from (select agent_id from analytics.agent_daily where ${and(d).sql} and n > 0
+                group by agent_id) a)`,
+        params: d.params,
+      }
+    : { sql: `least(coalesce(sum(n), 0), 1)`, params: [] };
+}
+
+/** Every windowed figure of the operations. */
+export async function operationTotals(em: EntityManager, scope: Scope, w: Window): Promise<Totals> {
+  const t = tablesOf(scope);
+  const f = rowsOf(scope, w);
+  const agents = activeAgents(scope, w);
   const r = (await one<Record<string, unknown>>(
     em,
     `select coalesce(sum(n), 0) as operations,
@@ -99,36 +178,26 @@ export async function fleetTotals(em: EntityManager, w: Window): Promise<Totals>
        coalesce(sum(n) filter (where settled), 0) as settled_by_hand,
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven,
-       coalesce(sum(delay_n), 0) as delays,
-       (select count(*) from (select agent_id from analytics.agent_daily where ${d.sql} and n > 0 group by agent_id) a)
-         as active_agents,
-       (select count(*) from (select sim_id from analytics.op_sim_daily where ${d.sql} and n > 0 and sim_id <> '${NO_SIM}'
+       ${agents.sql} as active_agents,
+       (select count(*) from (select sim_id from ${t.sims} where ${f.sql} and n > 0 and sim_id <> '${NO_SIM}'
          group by sim_id) s) as active_sims
-     from analytics.op_daily where ${d.sql}`,
-    [...d.params, ...d.params, ...d.params],
+     from ${t.op} where ${f.sql}`,
+    [...agents.params, ...f.params, ...f.params],
   ))!;
-  const t = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals & { delays: bigint };
-  const amounts = { hist: "amount_hist", values: CONFIRMED_TRANSFER, column: "montant" } as const;
-  const [median, largest, delays] = await Promise.all([
-    percentile(em, amounts, w, t.confirmed_transfers, 0.5),
-    one<{ v: string }>(
-      em,
-      `select montant as v from analytics.operations where ${CONFIRMED_TRANSFER} and ${d.sql} order by montant desc limit 1`,
-      d.params,
-    ),
-    delayBuckets(em, w),
-  ]);
+  const [amounts, delays] = await Promise.all([amountCounts(em, scope, w, 0.5), delayBuckets(em, w, scope)]);
+  const figures = amountFigures(amounts, 0.5);
   return {
-    ...t,
-    median_transfer: BigInt(Math.round(median ?? 0)),
-    largest_transfer: n(largest?.v),
+    ...(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals),
+    median_transfer: BigInt(Math.round(figures?.percentile ?? 0)),
+    largest_transfer: BigInt(figures?.largest ?? 0),
     proof_delay_median_s: delayPercentile(delays, 0.5),
     proof_delay_p90_s: delayPercentile(delays, 0.9),
   };
 }
 
-export async function fleetDailyRows(em: EntityManager, w: Window, weekly: boolean): Promise<DayRow[]> {
-  const d = days(w);
+/** The series, per local day or per week (dated by its Monday). Empty days are absent here. */
+export async function dailyRows(em: EntityManager, scope: Scope, w: Window, weekly: boolean): Promise<DayRow[]> {
+  const f = rowsOf(scope, w);
   const bucket = weekly ? `date_trunc('week', local_day)::date` : "local_day";
   const r = await rows<Record<string, unknown>>(
     em,
@@ -140,8 +209,8 @@ export async function fleetDailyRows(em: EntityManager, w: Window, weekly: boole
        coalesce(sum(n) filter (where auto), 0) as auto_confirmed,
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven
-     from analytics.op_daily where ${d.sql} group by 1 having sum(n) > 0 order by 1`,
-    d.params,
+     from ${tablesOf(scope).op} where ${f.sql} group by 1 having sum(n) > 0 order by 1`,
+    f.params,
   );
   return r.map((x) => ({
     day: x.day as string,
@@ -156,13 +225,14 @@ export async function fleetDailyRows(em: EntityManager, w: Window, weekly: boole
   }));
 }
 
-export async function fleetHourRows(em: EntityManager, w: Window) {
-  const d = days(w);
+/** Operations per local weekday and hour (non-empty cells only). */
+export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
+  const f = rowsOf(scope, w);
   const r = await rows<{ weekday: number; hour: number; operations: string }>(
     em,
     `select local_dow as weekday, local_hour as hour, sum(n) as operations
-     from analytics.op_hourly where ${d.sql} group by 1, 2 having sum(n) > 0 order by 1, 2`,
-    d.params,
+     from ${tablesOf(scope).hourly} where ${f.sql} group by 1, 2 having sum(n) > 0 order by 1, 2`,
+    f.params,
   );
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
 }
@@ -175,12 +245,12 @@ export interface AgentActivityRow {
 }
 
 export async function fleetAgentRows(em: EntityManager, w: Window): Promise<AgentActivityRow[]> {
-  const d = days(w, "o.local_day");
+  const d = dayFilter(w, "o.local_day");
   const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
     em,
     `select o.agent_id, a.full_name as name, o.operations, o.value_xaf from (
        select agent_id, sum(n) as operations, sum(value_xaf) as value_xaf
-       from analytics.agent_daily o where ${d.sql} group by agent_id having sum(n) > 0) o
+       from analytics.agent_daily o where ${and(d).sql} group by agent_id having sum(n) > 0) o
      left join analytics.agents a using (agent_id)
      order by o.operations desc, o.value_xaf desc, o.agent_id`,
     d.params,
@@ -193,33 +263,29 @@ export async function fleetAgentRows(em: EntityManager, w: Window): Promise<Agen
   }));
 }
 
-export async function fleetStatusCounts(em: EntityManager, w: Window): Promise<Record<string, bigint>> {
-  const d = days(w);
+export async function statusCounts(em: EntityManager, scope: Scope, w: Window): Promise<Record<string, bigint>> {
+  const f = rowsOf(scope, w);
   const r = await rows<{ status: string; count: string }>(
     em,
-    `select status, sum(n) as count from analytics.op_daily where ${d.sql}
+    `select status, sum(n) as count from ${tablesOf(scope).op} where ${f.sql}
      group by status having sum(n) > 0 order by status`,
-    d.params,
+    f.params,
   );
   return Object.fromEntries(r.map((x) => [x.status, n(x.count)]));
 }
 
 /**
  * Messages of the window: the fleet's from the per-day, per-SIM rollup; an agent's are the
- * messages tied to its own operations (not every message of the SIMs it used,
- * which counted other agents' work on them).
+ * messages tied to its own operations (not every message of the SIMs it used, which counted
+ * other agents' work on them), from the per-agent one.
  */
-export async function messageTotalsFromRollup(em: EntityManager, w: Window, agentId?: string) {
-  const d = days(w);
+export async function messageTotals(em: EntityManager, scope: Scope, w: Window) {
+  const f = rowsOf(scope, w);
   const r = (await one<{ total: string; ambiguous: string }>(
     em,
-    agentId
-      ? `select count(*) as total, count(*) filter (where m.is_ambiguous) as ambiguous
-         from analytics.messages m join analytics.operations o on o.operation_id = m.operation_id
-         where o.agent_id = ? and ${days(w, "m.local_day").sql}`
-      : `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
-         from analytics.msg_daily where ${d.sql}`,
-    agentId ? [agentId, ...d.params] : d.params,
+    `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
+     from ${tablesOf(scope).messages} where ${f.sql}`,
+    f.params,
   ))!;
   return { total: n(r.total), ambiguous: n(r.ambiguous) };
 }

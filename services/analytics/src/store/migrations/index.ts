@@ -3,6 +3,8 @@ import { Migration0002ReadModel } from "./Migration0002ReadModel.ts";
 import { Migration0003Rollups } from "./Migration0003Rollups.ts";
 import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 import { Migration0005DelaySeconds } from "./Migration0005DelaySeconds.ts";
+import { Migration0006AmountCounts } from "./Migration0006AmountCounts.ts";
+import { Migration0007AgentRollups } from "./Migration0007AgentRollups.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -10,4 +12,6 @@ export const migrations = [
   Migration0003Rollups,
   Migration0004InboxPurge,
   Migration0005DelaySeconds,
+  Migration0006AmountCounts,
+  Migration0007AgentRollups,
 ];
