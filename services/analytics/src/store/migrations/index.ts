@@ -5,6 +5,7 @@ import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 import { Migration0005DelaySeconds } from "./Migration0005DelaySeconds.ts";
 import { Migration0006AmountCounts } from "./Migration0006AmountCounts.ts";
 import { Migration0007AgentRollups } from "./Migration0007AgentRollups.ts";
+import { Migration0008DropUnreadIndexes } from "./Migration0008DropUnreadIndexes.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -14,4 +15,5 @@ export const migrations = [
   Migration0005DelaySeconds,
   Migration0006AmountCounts,
   Migration0007AgentRollups,
+  Migration0008DropUnreadIndexes,
 ];

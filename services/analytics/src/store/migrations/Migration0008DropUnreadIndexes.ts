@@ -1,0 +1,25 @@
+import { Migration } from "@transferops/kit";
+
+/**
+ * Two indexes of analytics.operations no statement reads any more, each written by every
+ * insert and by every update that moves its columns: `operations_proof_delay` (the proof-delay
+ * percentiles read `delay_seconds` since Migration0005DelaySeconds, whose fill of a database
+ * migrated before it still finds the index: this drop runs after every migration) and
+ * `operations_confirmed_amount` (the median and largest transfer read `amount_daily` since
+ * Migration0006AmountCounts).
+ *
+ * Dropped concurrently after the migrations (kit `concurrentDrops`): `drop index concurrently`
+ * takes SHARE UPDATE EXCLUSIVE on the table, so the consumers' writes and the routes' reads go
+ * on while it waits for the transactions that may use the index; a plain `drop index` in the
+ * migrator's transaction would hold ACCESS EXCLUSIVE on analytics.operations until the whole
+ * migration commits (docs/decisions/history.md, "Migrations on a live history").
+ */
+export class Migration0008DropUnreadIndexes extends Migration {
+  override name = "Migration0008DropUnreadIndexes";
+
+  static readonly concurrentDrops: readonly string[] = ["operations_proof_delay", "operations_confirmed_amount"];
+
+  up(): void {
+    // Nothing in the migrator's transaction: the indexes are dropped after it (openDatabase).
+  }
+}
