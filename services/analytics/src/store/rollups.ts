@@ -160,7 +160,7 @@ export async function operationTotals(em: EntityManager, scope: Scope, w: Window
   const t = tablesOf(scope);
   const f = rowsOf(scope, w);
   const agents = activeAgents(scope, w);
-  const r = (await one<Record<string, unknown>>(
+  const sums = one<Record<string, unknown>>(
     em,
     `select coalesce(sum(n), 0) as operations,
        coalesce(sum(n) filter (where is_transfer), 0) as transfers,
@@ -183,11 +183,11 @@ export async function operationTotals(em: EntityManager, scope: Scope, w: Window
          group by sim_id) s) as active_sims
      from ${t.op} where ${f.sql}`,
     [...agents.params, ...f.params, ...f.params],
-  ))!;
-  const [amounts, delays] = await Promise.all([amountCounts(em, scope, w, 0.5), delayBuckets(em, w, scope)]);
+  );
+  const [r, amounts, delays] = await Promise.all([sums, amountCounts(em, scope, w, 0.5), delayBuckets(em, w, scope)]);
   const figures = amountFigures(amounts, 0.5);
   return {
-    ...(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, n(v)])) as unknown as Totals),
+    ...(Object.fromEntries(Object.entries(r!).map(([k, v]) => [k, n(v)])) as unknown as Totals),
     median_transfer: BigInt(Math.round(figures?.percentile ?? 0)),
     largest_transfer: BigInt(figures?.largest ?? 0),
     proof_delay_median_s: delayPercentile(delays, 0.5),
