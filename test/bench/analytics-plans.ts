@@ -5,9 +5,10 @@
 // migrates analytics to this checkout's migrations first, and says how long that took.
 //
 //   npx tsx test/bench/analytics-plans.ts --url postgres://postgres@127.0.0.1:5432/history_bench_x [--days 365]
-//     [--agent <uuid>] [--log /var/log/postgresql/postgresql-15-main.log] [--plans <file>]
+//     [--agent <uuid>] [--runs 20] [--log /var/log/postgresql/postgresql-15-main.log] [--plans <file>]
 //
-// The plans come from auto_explain (every statement of the database, for the time of the run:
+// First each report is timed --runs times (p50, p95), then its plans are read. The plans come
+// from auto_explain (every statement of the database, for the time of the run:
 // `alter database ... set auto_explain.*`, reset at the end), read from the server's log as
 // the history benchmark reads them; each report runs twice and the second run is printed (with
 // --plans, the whole plans are written to that file). The agent is the one with the most
@@ -15,7 +16,7 @@
 import { appendFileSync, closeSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createLogger, openDatabase } from "@transferops/kit";
+import { createLogger, openDatabase, type Database } from "@transferops/kit";
 import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
 import { resolveWindow } from "../../services/analytics/src/domain/window.ts";
 import type { Scope } from "../../services/analytics/src/domain/scope.ts";
@@ -29,11 +30,13 @@ const { values: flags } = parseArgs({
     agent: { type: "string" },
     log: { type: "string" },
     plans: { type: "string" },
+    runs: { type: "string" },
   },
 });
 if (!flags.url) throw new Error("--url is required");
 const url = flags.url;
 const days = Number(flags.days ?? 365);
+const runs = Number(flags.runs ?? 20);
 const pgLog = flags.log ?? process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
 const dbName = new URL(url).pathname.slice(1);
 const SETTINGS = ["log_min_duration = 0", "log_analyze = on", "log_buffers = on", "log_timing = on"];
@@ -89,26 +92,38 @@ function summary(ms: number, lines: string[]): Plan {
 if (flags.plans) writeFileSync(flags.plans, "");
 const admin = new pg.Client({ connectionString: url });
 await admin.connect();
-for (const s of SETTINGS) await admin.query(`alter database "${dbName}" set auto_explain.${s}`);
-await admin.query(`alter database "${dbName}" set session_preload_libraries = 'auto_explain'`);
-const started = performance.now();
 const log = createLogger("analytics-plans", { level: "warn" });
-const db = await openDatabase({ url, schema: "analytics", migrations, log, poolMax: 4 });
-console.log(
-  `analytics opened (migrated to ${migrations.length} migrations) in ${(performance.now() - started).toFixed(0)} ms`,
-);
-try {
-  const agent =
-    flags.agent ??
-    (await admin.query(`select agent_id from analytics.operations group by 1 order by count(*) desc limit 1`)).rows[0]
-      .agent_id;
-  const config = loadAnalyticsConfig({ DATABASE_URL: url, NODE_ENV: "development", LOG_LEVEL: "warn" });
-  const now = new Date();
-  const window = resolveWindow({ days }, now);
-  const scopes: [string, Scope][] = [
-    ["fleet", { fleet: true }],
-    [`agent ${agent}`, { fleet: false, agentId: agent }],
-  ];
+const config = loadAnalyticsConfig({ DATABASE_URL: url, NODE_ENV: "development", LOG_LEVEL: "warn" });
+const now = new Date();
+const window = resolveWindow({ days }, now);
+
+type Report = Awaited<ReturnType<typeof analyticsReport>>;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+
+/** Each scope's report `runs` times (after two unmeasured), without auto_explain: p50 and p95. */
+async function timeReports(db: Database, scopes: [string, Scope][]): Promise<void> {
+  for (const [name, scope] of scopes) {
+    const times: number[] = [];
+    for (let i = -2; i < runs; i++) {
+      const t = performance.now();
+      await analyticsReport({ db, config }, scope, window, now);
+      if (i >= 0) times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `${name}, ${days} days, ${runs} runs: p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms`,
+    );
+  }
+}
+
+/** Each scope's report once more with auto_explain on: every statement's plan, summed up. */
+async function printPlans(db: Database, scopes: [string, Scope][]): Promise<void> {
+  const line = (name: string, ms: number, plans: Plan[], report: Report) =>
+    `\n${name}, ${days} days: ${ms.toFixed(1)} ms, ${plans.length} statements, ` +
+    `${plans.reduce((s, p) => s + p.rowsRead, 0)} rows read by their scans; median ${report.money!.medianTransfer}, ` +
+    `largest ${report.money!.largestTransfer}, operations ${report.activity!.operations}, ` +
+    `delay p50 ${report.reliability!.proofDelayMedianS}`;
   for (const [name, scope] of scopes) {
     await analyticsReport({ db, config }, scope, window, now);
     const from = statSync(pgLog).size;
@@ -118,12 +133,7 @@ try {
     // The log is written by the server a moment after the statement ends.
     await new Promise((r) => setTimeout(r, 500));
     const plans = plansSince(from);
-    const money = report.money!;
-    console.log(
-      `\n${name}, ${days} days: ${ms.toFixed(1)} ms, ${plans.length} statements, ` +
-        `${plans.reduce((s, p) => s + p.rowsRead, 0)} rows read by their scans; median ${money.medianTransfer}, ` +
-        `largest ${money.largestTransfer}, operations ${report.activity!.operations}, delay p50 ${report.reliability!.proofDelayMedianS}`,
-    );
+    console.log(line(name, ms, plans, report));
     for (const p of plans) {
       if (flags.plans) appendFileSync(flags.plans, `-- ${name}: ${p.ms} ms\n${p.text}\n\n`);
       console.log(
@@ -131,8 +141,36 @@ try {
       );
     }
   }
-} finally {
+}
+
+const open = () => openDatabase({ url, schema: "analytics", migrations, log, poolMax: 4 });
+try {
+  // Timings first, with auto_explain off for the sessions of the pool.
+  await admin.query(`alter database "${dbName}" set auto_explain.log_min_duration = -1`);
+  const started = performance.now();
+  let db = await open();
+  console.log(
+    `analytics opened (migrated to ${migrations.length} migrations) in ${(performance.now() - started).toFixed(0)} ms`,
+  );
+  const agent =
+    flags.agent ??
+    (await admin.query(`select agent_id from analytics.operations group by 1 order by count(*) desc limit 1`)).rows[0]
+      .agent_id;
+  const scopes: [string, Scope][] = [
+    ["fleet", { fleet: true }],
+    [`agent ${agent}`, { fleet: false, agentId: agent }],
+  ];
+  await timeReports(db, scopes);
   await db.close();
+  for (const s of SETTINGS) await admin.query(`alter database "${dbName}" set auto_explain.${s}`);
+  await admin.query(`alter database "${dbName}" set session_preload_libraries = 'auto_explain'`);
+  db = await open();
+  try {
+    await printPlans(db, scopes);
+  } finally {
+    await db.close();
+  }
+} finally {
   for (const s of SETTINGS) await admin.query(`alter database "${dbName}" reset auto_explain.${s.split(" ")[0]}`);
   await admin.end();
 }
