@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { freshDatabase } from "../../../../test/infra/context.ts";
-import { hasDown, hasPgDump, migrateUpDownUp } from "../../../../test/support/migration-down.ts";
+import { hasDown, migrateUpDownUp } from "../../../../test/support/migration-down.ts";
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down() (docs/decisions/history.md, "Migrations on a live history"): its
 // down() puts back exactly the schema of the migration before it (pg_dump --schema-only, compared
-// line for line), and the migration applies again after it. Skipped where pg_dump is missing.
+// line for line), and the migration applies again after it. Fails where pg_dump is missing.
 
 /** Operations with proof delays, as a live history has them before Migration0005DelaySeconds. */
 const SEED = `insert into analytics.operations (operation_id, agent_id, op_type, is_transfer, status, montant, created_at,
@@ -20,7 +20,7 @@ const DATA: Record<string, string> = {
   Migration0005DelaySeconds: `select local_day::text, bucket, n::int from analytics.delay_hist order by 1, 2`,
 };
 
-describe.skipIf(!hasPgDump)("the analytics migrations' down()", () => {
+describe("the analytics migrations' down()", () => {
   it("is declared by the migrations of the live history", () => {
     expect(migrations.filter(hasDown).map((m) => m.name)).toEqual(
       expect.arrayContaining(["Migration0005DelaySeconds"]),

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { freshDatabase } from "../../../../test/infra/context.ts";
-import { hasDown, hasPgDump, migrateUpDownUp } from "../../../../test/support/migration-down.ts";
+import { hasDown, migrateUpDownUp } from "../../../../test/support/migration-down.ts";
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down() (docs/decisions/history.md, "Migrations on a live history"): its
 // down() puts back exactly the schema of the migration before it (pg_dump --schema-only, compared
-// line for line), and the migration applies again after it. Skipped where pg_dump is missing.
+// line for line), and the migration applies again after it. Fails where pg_dump is missing.
 
-describe.skipIf(!hasPgDump)("the evidence migrations' down()", () => {
+describe("the evidence migrations' down()", () => {
   it("is declared by the migrations of the live history", () => {
     expect(migrations.filter(hasDown).map((m) => m.name)).toEqual(expect.arrayContaining(["Migration0010Autovacuum"]));
   });
