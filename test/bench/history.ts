@@ -41,6 +41,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
 import { buildFleet, buildHistory } from "./history-build.ts";
+import { checkDiskRoom, estimateHistoryBytes, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
 import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
 
@@ -355,6 +356,13 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const admin = new pg.Client({ connectionString: ADMIN_DB });
   await admin.connect();
+  // Refused before anything is written when the history would fill PostgreSQL's disk.
+  try {
+    log(checkDiskRoom(OPERATIONS, MESSAGES, await serverFreeBytes(admin, new URL(ADMIN_DB).hostname)));
+  } catch (err) {
+    await admin.end();
+    throw err;
+  }
   const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
   await admin.query(`create database ${dbName}`);
   // auto_explain where the server has it and its log can be read here.
@@ -437,11 +445,8 @@ async function main(): Promise<void> {
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
     );
     const built = performance.now();
-    const builder = new pg.Client({ connectionString: url.toString() });
-    builder.on("error", () => undefined);
-    await builder.connect();
-    const { steps } = await buildHistory(
-      builder,
+    const { steps, indexes } = await buildHistory(
+      url.toString(),
       {
         operations: OPERATIONS,
         messages: MESSAGES,
@@ -454,13 +459,15 @@ async function main(): Promise<void> {
     );
     const buildS = (performance.now() - built) / 1000;
     const vacuumed = performance.now();
-    await builder.query(`vacuum analyze`);
-    await builder.end();
+    await check.query(`vacuum analyze`);
     const vacuumS = (performance.now() - vacuumed) / 1000;
+    // Two connections write at once: the steps' seconds add up to more than the build's.
     for (const s of steps)
       log(
         `  ${s.step.padEnd(46)} ${s.rows.toLocaleString("en").padStart(12)} rows ${(s.ms / 1000).toFixed(1).padStart(7)} s`,
       );
+    for (const x of indexes.sort((p, q) => q.s - p.s).slice(0, 8))
+      log(`  index ${x.name.padEnd(40)} ${x.s.toFixed(1).padStart(7)} s`);
     const sizes = (
       await check.query(
         `select n.nspname || '.' || c.relname as name, pg_total_relation_size(c.oid) as bytes, c.reltuples::bigint as rows
@@ -472,7 +479,7 @@ async function main(): Promise<void> {
     const dbSize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
     log(
-      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)})`,
+      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
     );
     for (const s of sizes)
       log(
