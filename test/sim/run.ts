@@ -51,12 +51,15 @@ const { values: flags } = parseArgs({
     /** Milliseconds between two actions. */
     "tick-ms": { type: "string", default: "300" },
     handsets: { type: "string", default: "4" },
+    /** Handsets whose SIM is operator_b's (their deposit texts print the fee), besides those. */
+    "handsets-b": { type: "string", default: "2" },
   },
 });
 const seed = flags.seed !== undefined ? Number(flags.seed) >>> 0 : randomInt(1, 2 ** 31);
 const minutes = Number(flags.minutes);
 const tickMs = Number(flags["tick-ms"]);
 const HANDSETS = Number(flags.handsets);
+const HANDSETS_B = Number(flags["handsets-b"]);
 /** Balances are tight (a few creates drain a SIM), so that the free-balance rule is exercised. */
 const SIM_BALANCE = 150_000;
 const LEASE_S = 20;
@@ -231,8 +234,8 @@ async function simulate(
   });
   // Automation's operations name these contacts (contact_id): messaging counts their transfers.
   await agreement.setUp([...CUSTOMERS, ...CUSTOMERS_B]);
-  // The handsets of operator_a, and one of operator_b (its deposit texts print the fee).
-  for (let i = 0; i < HANDSETS + 1; i++) {
+  // The handsets of operator_a, then those of operator_b (its deposit texts print the fee).
+  for (let i = 0; i < HANDSETS + HANDSETS_B; i++) {
     const network = i < HANDSETS ? "operator_a" : "operator_b";
     const { device, sims } = await provisionHandset(api, admin.token, {
       balance: SIM_BALANCE,
@@ -298,7 +301,7 @@ async function simulate(
   });
   invariants.webhooks = webhookChecks;
   step(
-    `provisioned ${HANDSETS} handsets of operator_a and one of operator_b (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins, a standing webhook; actions every ${tickMs} ms`,
+    `provisioned ${HANDSETS} handsets of operator_a and ${HANDSETS_B} of operator_b (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins, a standing webhook; actions every ${tickMs} ms`,
   );
 
   let running = true;
