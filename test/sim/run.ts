@@ -290,7 +290,7 @@ async function simulate(
     if (Date.now() > until) throw new Error(`creates never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
   }
   // Every confirmation and failure from now on is owed to the standing webhook (invariant 15).
-  await actors.admins.webhooks.registerStanding(system.gatewayUrl);
+  await actors.admins.webhooks.registerAtStart(system.gatewayUrl);
   const webhookChecks = new WebhookChecks({
     query: (sql, params) => invariants.query(sql, params),
     http: (gw, method, p, auth, body) => actors.http(gw, method, p, auth, body),
@@ -301,7 +301,7 @@ async function simulate(
   });
   invariants.webhooks = webhookChecks;
   step(
-    `provisioned ${HANDSETS} handsets of operator_a and ${HANDSETS_B} of operator_b (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins, a standing webhook; actions every ${tickMs} ms`,
+    `provisioned ${HANDSETS} handsets of operator_a and ${HANDSETS_B} of operator_b (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins, 2 webhooks; actions every ${tickMs} ms`,
   );
 
   let running = true;

@@ -1,6 +1,7 @@
 // Webhooks in the simulation, the admin's side: a standing subscription registered before the
 // actions (operation.confirmed and operation.failed, never deleted: every confirmation of the
-// run is owed to it), and others registered, rotated and deleted by the admins at random, each
+// run is owed to it), and others (a first one before the actions, for every event) registered,
+// rotated and deleted by the admins at random, each
 // to a path of its own on the simulation's receiver (webhook-receiver.ts), for some of the
 // events or for all (none named), with a secret of the admin's or one fleet generates (returned
 // by the 201 only). The contract has no route that changes a webhook: a rotation registers a
@@ -89,12 +90,16 @@ export class WebhookAdmin {
     };
   }
 
-  /** The standing subscription, before the actions. */
-  async registerStanding(gw: string): Promise<Registration> {
+  /**
+   * Before the actions: the standing subscription, and one the admins may rotate or delete from
+   * the start (every event, a secret fleet generates).
+   */
+  async registerAtStart(gw: string): Promise<void> {
     const secret = `sim-standing-${this.c.random.seed}-secret`;
-    const reg = await this.register(gw, 0, "/hooks/standing", STANDING_EVENTS, secret, true);
-    if (!reg?.webhookId) throw new Error(`the standing webhook was not registered: ${reg?.status}`);
-    return reg;
+    const standing = await this.register(gw, 0, "/hooks/standing", STANDING_EVENTS, secret, true);
+    const first = await this.register(gw, 1, "/hooks/start", undefined, undefined);
+    for (const reg of [standing, first])
+      if (!reg?.webhookId) throw new Error(`webhook ${reg?.path} was not registered: ${reg?.status}`);
   }
 
   private token(admin: number): string {
