@@ -71,7 +71,9 @@ export class WebhookChecks {
     if (!batch.length) return 0;
     const parsed = batch.map((d) => ({ d, body: parse(d.body) }));
     await this.readStates(parsed.map((p) => p.body?.data?.operation?.operation_id).filter((x): x is string => !!x));
-    const alerts = await this.alertKinds(parsed.map((p) => p.body?.event_id).filter((x): x is string => !!x));
+    const alerts = await this.alertKinds(
+      parsed.filter((p) => p.body?.event_type === "alert.raised").map((p) => String(p.body?.event_id)),
+    );
     let judged = 0;
     for (const { d, body } of parsed) {
       const verdict = await this.judge(d, body, alerts, final);
@@ -178,6 +180,7 @@ export class WebhookChecks {
   }
 
   private async alertKinds(eventIds: string[]): Promise<Map<string, string>> {
+    if (!eventIds.length) return new Map();
     const rows = await this.o.query<{ id: string; kind: string }>(
       `select id::text, kind from fleet.notifications where id::text = any($1)`,
       [[...new Set(eventIds)]],
