@@ -242,7 +242,7 @@ const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|40001|40P01)$/;
 /** Socket errors of a database connection that failed or was cut. */
 const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|timeout exceeded when trying to connect|the database pool is not open yet/;
+  /Connection terminated|timeout exceeded when trying to connect|the database pool is not open yet|has encountered a connection error and is not queryable/;
 
 /**
  * True for a failure that says the database cannot serve now (no connection slot, starting
