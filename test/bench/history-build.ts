@@ -20,8 +20,11 @@
 //   ones); inbox: every event every consumer ever applied (nothing prunes an inbox).
 //
 // The operations and messages go in by chunks, each its own statement, so that progress is
-// printed and no statement holds a million rows in memory.
-import type pg from "pg";
+// printed and no statement holds a million rows in memory. The bulk tables' indexes are dropped
+// for the load and built again after it (history-load.ts says why and why it is safe), and two
+// connections write what does not depend on each other at the same time (`buildHistory`).
+import pg from "pg";
+import { BULK_TABLES, dropBulkIndexes, IndexRebuild, indexCatalogue, sameIndexes } from "./history-load.ts";
 
 export interface HistorySize {
   operations: number;
@@ -95,41 +98,41 @@ export async function buildFleet(db: pg.Client, size: Pick<HistorySize, "end" | 
   );
   return performance.now() - t;
 }
+/** One step of the build: its statements' time and rows, summed. */
+export interface Step {
+  step: string;
+  ms: number;
+  rows: number;
+}
 
-export async function buildHistory(
-  db: pg.Client,
-  size: HistorySize,
-  log: (s: string) => void,
-): Promise<{ steps: { step: string; ms: number; rows: number }[] }> {
-  const steps: { step: string; ms: number; rows: number }[] = [];
-  const step = async (name: string, sql: string, params: unknown[] = []) => {
-    const t = performance.now();
-    const r = await db.query(sql, params);
-    const ms = performance.now() - t;
-    const last = steps.find((s) => s.step === name);
-    if (last) {
-      last.ms += ms;
-      last.rows += r.rowCount ?? 0;
-    } else steps.push({ step: name, ms, rows: r.rowCount ?? 0 });
-  };
-  const spanS = size.days * 86_400;
-  const end = size.end.toISOString();
-  await db.query(`set synchronous_commit = off`);
-  await db.query(`select setseed(0.41)`);
+/** What every part of the build shares: the size, the two connections' step log, the progress log. */
+interface Build {
+  size: HistorySize;
+  end: string;
+  spanS: number;
+  sims: number;
+  agents: number;
+  customers: number;
+  steps: Step[];
+  log: (s: string) => void;
+  /** A bulk table is loaded: its indexes can be built. */
+  loaded: (table: string) => void;
+}
 
-  const sims = HISTORY_SIMS + size.sims.length;
-  const agents = HISTORY_AGENTS + 1;
-  const customers = Math.max(1000, Math.floor(size.operations / 10));
+async function step(b: Build, db: pg.Client, name: string, sql: string, params: unknown[] = []): Promise<void> {
+  const t = performance.now();
+  const r = await db.query(sql, params);
+  const ms = performance.now() - t;
+  const last = b.steps.find((s) => s.step === name);
+  if (last) {
+    last.ms += ms;
+    last.rows += r.rowCount ?? 0;
+  } else b.steps.push({ step: name, ms, rows: r.rowCount ?? 0 });
+}
 
-  // Operations, in time order (as they were inserted), each on a SIM and by an agent; their
-  // SIMs' counts (Migration0011SimCounts) recounted once after, not row by row by the triggers.
-  await db.query(`set session_replication_role = replica`);
-  for (let start = 1; start <= size.operations; start += CHUNK) {
-    const stop = Math.min(size.operations, start + CHUNK - 1);
-    const t = performance.now();
-    await step(
-      "dispatch: operations",
-      `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+/** A chunk of operations, `$1` to `$6` of `$2`, in time order. */
+const OPERATIONS_SQL = (sims: number, agents: number) =>
+  `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
          msisdn_dest, dest_name, sim_id, device_id, device_label, subscription_slot, ussd_string, ussd_response,
          device_outcome, executed_at, reject_reason, failure_reason, evidence_expires_at, evidence_message_id,
          evidence_operator_ref, evidence_amount, evidence_fee, evidence_balance_after, evidence_raw_text,
@@ -175,15 +178,36 @@ export async function buildHistory(
                            '6' || lpad(((g::bigint * 7919) % $5 + 70000000)::text, 8, '0') as dest
                          from generate_series($1::int, $6::int) g) q) q2) x
        join public.history_sims s on s.idx = x.g % ${sims}
-       join public.history_agents a on a.idx = (x.g / 7) % ${agents}`,
-      [start, size.operations, end, spanS, customers, stop],
-    );
-    log(
+       join public.history_agents a on a.idx = (x.g / 7) % ${agents}`;
+
+/**
+ * Operations, in time order (as they were inserted), each on a SIM and by an agent; their SIMs'
+ * counts (Migration0011SimCounts) recounted once after, not row by row by the triggers; the
+ * proofs of the proven ones.
+ */
+async function loadOperations(b: Build, db: pg.Client): Promise<void> {
+  const { size } = b;
+  await db.query(`set session_replication_role = replica`);
+  for (let start = 1; start <= size.operations; start += CHUNK) {
+    const stop = Math.min(size.operations, start + CHUNK - 1);
+    const t = performance.now();
+    await step(b, db, "dispatch: operations", OPERATIONS_SQL(b.sims, b.agents), [
+      start,
+      size.operations,
+      b.end,
+      b.spanS,
+      b.customers,
+      stop,
+    ]);
+    b.log(
       `  history: ${stop.toLocaleString("en")} operations (${((performance.now() - t) / 1000).toFixed(1)} s this chunk)`,
     );
   }
   await db.query(`set session_replication_role = origin`);
+  b.loaded("dispatch.operations");
   await step(
+    b,
+    db,
     "dispatch: SIMs' counts",
     `insert into dispatch.sim_operation_counts as c (sim_id, operations, confirmed, failed, no_evidence, counted)
      select sim_id, count(*), count(*) filter (where status = 'confirmed'), count(*) filter (where status = 'failed'),
@@ -193,14 +217,21 @@ export async function buildHistory(
        failed = excluded.failed, no_evidence = excluded.no_evidence, counted = true`,
   );
   await step(
+    b,
+    db,
     "dispatch: proofs",
     `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, created_at)
      select evidence_message_id, sim_id, 'confirmed', operation_id, evidence_received_at
      from dispatch.operations where evidence_message_id is not null and request_id like 'history-%'`,
   );
+  b.loaded("dispatch.proofs");
+}
 
-  // Messages: the proof of each proven operation, then orphans, movements and balance replies.
+/** Messages: the proof of each proven operation, then orphans, movements and balance replies. */
+async function loadMessages(b: Build, db: pg.Client): Promise<void> {
   await step(
+    b,
+    db,
     "evidence: linked messages",
     `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
        client_message_id, subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
@@ -216,12 +247,41 @@ export async function buildHistory(
      from dispatch.operations o where o.evidence_message_id is not null and o.request_id like 'history-%'`,
   );
   const linked = Number((await db.query(`select count(*) as n from evidence.messages`)).rows[0].n);
-  const unlinked = Math.max(0, size.messages - linked);
+  const unlinked = Math.max(0, b.size.messages - linked);
   for (let start = 1; start <= unlinked; start += CHUNK) {
     const stop = Math.min(unlinked, start + CHUNK - 1);
-    await step(
-      "evidence: orphans, movements, balance replies",
-      `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+    await step(b, db, "evidence: orphans, movements, balance replies", UNLINKED_SQL(b.sims), [
+      start,
+      unlinked,
+      b.end,
+      b.spanS,
+      stop,
+    ]);
+    b.log(`  history: ${(linked + stop).toLocaleString("en")} messages`);
+  }
+  b.loaded("evidence.messages");
+  await step(
+    b,
+    db,
+    "evidence: daily reconciliations",
+    `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched,
+       ambiguous, divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf,
+       last_balance, last_balance_at, updated_at)
+     select sim_id, (received_at at time zone 'UTC' + interval '1 hour')::date, count(*),
+       count(*) filter (where outcome = 'confirmed'), 0, 0,
+       count(*) filter (where outcome = 'orphan' and dismissed_at is null), 0, 0,
+       count(*) filter (where dismissed_at is not null), count(*) filter (where outcome = 'movement'),
+       coalesce(sum(amount) filter (where outcome = 'confirmed'), 0), 0,
+       coalesce(sum(amount) filter (where outcome = 'movement'), 0), 0, max(balance_after), max(received_at), max(received_at)
+     from evidence.messages where received_at <= $1 group by 1, 2
+     on conflict (sim_id, day) do nothing`,
+    [b.end],
+  );
+}
+
+/** A chunk of the messages no operation proves, `$1` to `$5` of `$2`, in time order. */
+const UNLINKED_SQL = (sims: number) =>
+  `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
          client_message_id, subscription_slot, kind, amount, balance_after, operator_ref, direction, language,
          parse_rule, state, outcome, balance_state, balance, dismissed_at, dismiss_reason, dismissed_by, stored_at,
          correlated_at)
@@ -241,29 +301,13 @@ export async function buildHistory(
              from (select g, random() as r,
                      $3::timestamptz - ($4::double precision * (1 - g::double precision / $2)) * interval '1 second' as t
                    from generate_series($1::int, $5::int) g) q) x
-       join public.history_sims s on s.idx = x.g % ${sims}`,
-      [start, unlinked, end, spanS, stop],
-    );
-    log(`  history: ${(linked + stop).toLocaleString("en")} messages`);
-  }
-  await step(
-    "evidence: daily reconciliations",
-    `insert into evidence.daily_reconciliations (sim_id, day, messages, confirmed, restated, attached, unmatched,
-       ambiguous, divergent, dismissed, movements, proven_xaf, fees_xaf, movements_in_xaf, movements_out_xaf,
-       last_balance, last_balance_at, updated_at)
-     select sim_id, (received_at at time zone 'UTC' + interval '1 hour')::date, count(*),
-       count(*) filter (where outcome = 'confirmed'), 0, 0,
-       count(*) filter (where outcome = 'orphan' and dismissed_at is null), 0, 0,
-       count(*) filter (where dismissed_at is not null), count(*) filter (where outcome = 'movement'),
-       coalesce(sum(amount) filter (where outcome = 'confirmed'), 0), 0,
-       coalesce(sum(amount) filter (where outcome = 'movement'), 0), 0, max(balance_after), max(received_at), max(received_at)
-     from evidence.messages where received_at <= $1 group by 1, 2
-     on conflict (sim_id, day) do nothing`,
-    [end],
-  );
+       join public.history_sims s on s.idx = x.g % ${sims}`;
 
-  // Fleet's audit log and notifications.
+/** Fleet's audit log and notifications, messaging's contacts: nothing of them depends on the operations. */
+async function loadFleetAndContacts(b: Build, db: pg.Client): Promise<void> {
   await step(
+    b,
+    db,
     "fleet: audit rows",
     `insert into fleet.audit_log (at, actor_agent_id, action, target_id, details)
      select $2::timestamptz - ($3::double precision * (1 - g::double precision / $1)) * interval '1 second',
@@ -271,9 +315,12 @@ export async function buildHistory(
        (array['operation.settle','sim.balance_recorded','agent.login','access.granted','sim.frozen','evidence.dismissed'])[1 + g % 6],
        md5('target' || g), jsonb_build_object('note', 'history ' || g)
      from generate_series(1, $1::int) g`,
-    [Math.floor(size.operations / 10), end, spanS],
+    [Math.floor(b.size.operations / 10), b.end, b.spanS],
   );
+  b.loaded("fleet.audit_log");
   await step(
+    b,
+    db,
     "fleet: notifications",
     `insert into fleet.notifications (id, kind, severity, message, sim_id, raised_at, dedupe_key, acknowledged_at, created_at)
      select gen_random_uuid(), (array['low_balance','device_silent','balance_chain_break','wording_drift'])[1 + g % 4],
@@ -281,11 +328,29 @@ export async function buildHistory(
        t, 'history-' || g, case when g % 10 <> 0 then t + interval '1 hour' end, t
      from (select g, $2::timestamptz - ($3::double precision * (1 - g::double precision / $1)) * interval '1 second' as t
            from generate_series(1, $1::int) g) q`,
-    [Math.floor(size.operations / 50), end, spanS],
+    [Math.floor(b.size.operations / 50), b.end, b.spanS],
   );
-
-  // Intake's transactions (launched and done) and messaging's contacts.
   await step(
+    b,
+    db,
+    "messaging: contacts",
+    `insert into messaging.contacts (customer_id, first_name, last_name, phone, email, created_at, updated_at,
+       last_transfer_at, transfer_count)
+     select gen_random_uuid(), (array['Aïcha','Jean','Marie','Paul','Estelle','Ibrahim','Clarisse','Serge'])[1 + g % 8] || g,
+       (array['Nkomo','Mbarga','Fotso','Tchoua','Abena','Kamga','Bello','Ndongo'])[1 + (g / 8) % 8],
+       '+2376' || lpad((g + 70000000)::text, 8, '0'), 'h' || g || '@example.cm',
+       $2::timestamptz - interval '400 days', $2::timestamptz - (g % 100) * interval '1 day', $2::timestamptz, 1 + g % 20
+     from generate_series(0, $1::int - 1) g`,
+    [b.customers, b.end],
+  );
+  b.loaded("messaging.contacts");
+}
+
+/** Intake's transactions (launched and done), one per twenty operations. */
+async function loadTransactions(b: Build, db: pg.Client): Promise<void> {
+  await step(
+    b,
+    db,
     "intake: transactions",
     `insert into intake.transactions (id, request_id, contact_id, customer_name, customer_phone, receiver_name,
        receiver_phone, operator, received_amount_xaf, rate, send_amount_eur, transaction_date, state, launched_by,
@@ -297,21 +362,14 @@ export async function buildHistory(
      from dispatch.operations o where o.op_type = 'deposit' and o.request_id like 'history-%'
        and substr(o.request_id, 9)::int % 20 = 0`,
   );
-  await step(
-    "messaging: contacts",
-    `insert into messaging.contacts (customer_id, first_name, last_name, phone, email, created_at, updated_at,
-       last_transfer_at, transfer_count)
-     select gen_random_uuid(), (array['Aïcha','Jean','Marie','Paul','Estelle','Ibrahim','Clarisse','Serge'])[1 + g % 8] || g,
-       (array['Nkomo','Mbarga','Fotso','Tchoua','Abena','Kamga','Bello','Ndongo'])[1 + (g / 8) % 8],
-       '+2376' || lpad((g + 70000000)::text, 8, '0'), 'h' || g || '@example.cm',
-       $2::timestamptz - interval '400 days', $2::timestamptz - (g % 100) * interval '1 day', $2::timestamptz, 1 + g % 20
-     from generate_series(0, $1::int - 1) g`,
-    [customers, end],
-  );
+}
 
-  // Analytics' read model of the same operations and messages, rollups rebuilt in one pass.
+/** Analytics' read model of the same operations and messages, rollups rebuilt in one pass. */
+async function loadAnalytics(b: Build, db: pg.Client): Promise<void> {
   await db.query(`set session_replication_role = replica`);
   await step(
+    b,
+    db,
     "analytics: operations",
     `insert into analytics.operations (operation_id, agent_id, sim_id, device_id, device_label, op_type, is_transfer,
        status, montant, created_at, local_day, local_dow, local_hour, finished_at, dialled, confirmed_by,
@@ -326,52 +384,158 @@ export async function buildHistory(
      from dispatch.operations o where o.request_id like 'history-%'`,
   );
   await step(
+    b,
+    db,
     "analytics: messages",
     `insert into analytics.messages (message_id, sim_id, received_at, local_day, kind, outcome, is_ambiguous, operation_id, dismissed_at)
      select id, sim_id::uuid, received_at, (received_at at time zone 'UTC' + interval '1 hour')::date, kind, outcome,
        is_ambiguous, operation_id, dismissed_at
      from evidence.messages where received_at <= $1`,
-    [end],
+    [b.end],
   );
   await db.query(`set session_replication_role = origin`);
-  await step("analytics: rollups", `select analytics.rebuild_rollups()`);
+  // Before their indexes are built (which counts their rows for the planner): the rollups are
+  // grouped as before, and their rows go in in the same order.
+  await step(b, db, "analytics: rollups", `select analytics.rebuild_rollups()`);
+  b.loaded("analytics.operations");
+  b.loaded("analytics.messages");
+}
 
-  // Outbox rows the relays published and the retention has not pruned yet (the last 7 days);
-  // inbox rows of every event every consumer applied, which nothing prunes.
+/**
+ * Outbox rows the relays published and the retention has not pruned yet (the last 7 days) of
+ * one schema's source table.
+ */
+async function loadOutbox(b: Build, db: pg.Client, schema: string, source: string, perRow: number, topic: string) {
   const week = `$1::timestamptz - interval '7 days'`;
-  for (const [schema, source, perRow, topic] of [
-    ["dispatch", "dispatch.operations where created_at >= " + week, 3, "operations"],
-    ["evidence", "evidence.messages where received_at >= " + week, 2, "messages"],
-    ["fleet", "fleet.audit_log where at >= " + week, 1, "fleet"],
-  ] as const) {
-    await step(
-      `${schema}: outbox (published, last 7 days)`,
-      `insert into ${schema}.outbox (id, topic, key, type, payload, headers, created_at, published_at)
-       select gen_random_uuid(), '${topic}', 'k' || g, 'history', ${PAYLOAD}, ${HEADERS}, $1::timestamptz, $1::timestamptz
-       from generate_series(1, (select count(*) * ${perRow} from ${source})::int) g`,
-      [end],
-    );
-  }
-  // Consumers: analytics applies every operation event (three each) and message event (two
-  // each); fleet (webhooks), intake and messaging one event per finished operation.
-  const inbox = async (schema: string, consumer: string, events: string) =>
-    step(
-      `${schema}: inbox`,
-      `insert into ${schema}.inbox (event_id, consumer, received_at)
-       select gen_random_uuid(), '${consumer}', t from (${events}) e`,
-    );
-  const opEvents = (n: number) =>
-    `select created_at + k * interval '20 seconds' as t from dispatch.operations, generate_series(1, ${n}) k`;
-  await inbox("analytics", "analytics.operations", opEvents(3));
-  await inbox(
-    "analytics",
-    "analytics.messages",
-    `select received_at + k * interval '1 second' as t from evidence.messages, generate_series(1, 2) k`,
+  await step(
+    b,
+    db,
+    `${schema}: outbox (published, last 7 days)`,
+    `insert into ${schema}.outbox (id, topic, key, type, payload, headers, created_at, published_at)
+     select gen_random_uuid(), '${topic}', 'k' || g, 'history', ${PAYLOAD}, ${HEADERS}, $1::timestamptz, $1::timestamptz
+     from generate_series(1, (select count(*) * ${perRow} from ${source.replace("$week", week)})::int) g`,
+    [b.end],
   );
-  await inbox("fleet", "fleet.operations", opEvents(1));
-  await inbox("intake", "intake.operations", opEvents(1));
-  await inbox("messaging", "messaging.operations", opEvents(1));
+  b.loaded(`${schema}.outbox`);
+}
 
-  await db.query(`drop table public.history_sims, public.history_agents`);
-  return { steps };
+/** Inbox rows of every event one consumer applied, which nothing prunes. */
+async function loadInbox(b: Build, db: pg.Client, schema: string, consumer: string, events: string, last = true) {
+  await step(
+    b,
+    db,
+    `${schema}: inbox`,
+    `insert into ${schema}.inbox (event_id, consumer, received_at)
+     select gen_random_uuid(), '${consumer}', t from (${events}) e`,
+  );
+  if (last) b.loaded(`${schema}.inbox`);
+}
+
+/** The events of each operation (`n` of them), as a consumer received them. */
+const opEvents = (n: number) =>
+  `select created_at + k * interval '20 seconds' as t from dispatch.operations, generate_series(1, ${n}) k`;
+const MESSAGE_EVENTS = `select received_at + k * interval '1 second' as t from evidence.messages, generate_series(1, 2) k`;
+
+/**
+ * What follows from the operations alone (second connection): intake's transactions, dispatch's
+ * outbox, the inboxes of the consumers of operation events (analytics applies three an
+ * operation; fleet's webhooks, intake and messaging one a finished operation).
+ */
+async function loadFromOperations(b: Build, db: pg.Client): Promise<void> {
+  await loadTransactions(b, db);
+  await loadOutbox(b, db, "dispatch", "dispatch.operations where created_at >= $week", 3, "operations");
+  await loadInbox(b, db, "fleet", "fleet.operations", opEvents(1));
+  await loadInbox(b, db, "intake", "intake.operations", opEvents(1));
+  await loadInbox(b, db, "messaging", "messaging.operations", opEvents(1));
+  await loadInbox(b, db, "analytics", "analytics.operations", opEvents(3), false);
+}
+
+/**
+ * A connection of the build: asynchronous commit (a lost build is built again), the same seed,
+ * and every scan of a table from its first page: with synchronized scans (the default) a scan
+ * of a table another connection is reading starts where that one is, and the rows it copies
+ * go in in another order than a lone build's (the tables' correlations would differ).
+ */
+async function connect(url: string): Promise<pg.Client> {
+  const db = new pg.Client({ connectionString: url, application_name: "history build" });
+  db.on("error", () => undefined);
+  await db.connect();
+  await db.query(`set synchronous_commit = off`);
+  await db.query(`set synchronize_seqscans = off`);
+  await db.query(`select setseed(0.41)`);
+  return db;
+}
+
+/**
+ * Writes the history into the database at `url` on two connections (the machine has two cores):
+ * the first writes the operations, their proofs, the messages and analytics' read model, in the
+ * order each table had them before (same statements, same seed: the same random draws); the
+ * second meanwhile the tables that do not depend on them, then those that depend only on the
+ * operations; each table is filled by one connection only, in time order. The bulk tables'
+ * indexes are dropped before (history-load.ts), and a third connection builds each table's
+ * again as soon as that table is loaded; the loading connections join it when done. At the end
+ * every index of the six schemas is checked against the schema's own.
+ */
+export async function buildHistory(
+  url: string,
+  size: HistorySize,
+  log: (s: string) => void,
+): Promise<{ steps: Step[]; indexes: { name: string; s: number }[] }> {
+  const lanes = [await connect(url), await connect(url), await connect(url)];
+  const [a, c, i] = lanes;
+  try {
+    const before = await indexCatalogue(a);
+    const dropped = await dropBulkIndexes(a);
+    log(`  history: ${dropped.length} indexes of ${BULK_TABLES.length} bulk tables dropped for the load`);
+    const rebuild = new IndexRebuild(dropped);
+    const building = rebuild.lane(i);
+    building.catch(() => undefined);
+    const b: Build = {
+      size,
+      end: size.end.toISOString(),
+      spanS: size.days * 86_400,
+      sims: HISTORY_SIMS + size.sims.length,
+      agents: HISTORY_AGENTS + 1,
+      customers: Math.max(1000, Math.floor(size.operations / 10)),
+      steps: [],
+      log,
+      loaded: (table) => rebuild.loaded(table),
+    };
+    await loadAll(b, a, c);
+    const t = performance.now();
+    rebuild.close();
+    await Promise.all([building, rebuild.lane(a), rebuild.lane(c)]);
+    log(
+      `  history: loaded; the last of the ${dropped.length} indexes built ${((performance.now() - t) / 1000).toFixed(1)} s after`,
+    );
+    sameIndexes(before, await indexCatalogue(a));
+    await a.query(`drop table public.history_sims, public.history_agents`);
+    return { steps: b.steps, indexes: rebuild.times };
+  } finally {
+    await Promise.all(lanes.map((db) => db.end()));
+  }
+}
+
+/** The rows, on the two connections: `a` the chain of what depends on what, `c` the rest. */
+async function loadAll(b: Build, a: pg.Client, c: pg.Client): Promise<void> {
+  let operationsDone!: () => void;
+  const operations = new Promise<void>((res) => (operationsDone = res));
+  const first = (async () => {
+    await loadOperations(b, a);
+    operationsDone();
+    await loadMessages(b, a);
+    await loadAnalytics(b, a);
+    await loadOutbox(b, a, "evidence", "evidence.messages where received_at >= $week", 2, "messages");
+  })();
+  const second = (async () => {
+    await loadFleetAndContacts(b, c);
+    await loadOutbox(b, c, "fleet", "fleet.audit_log where at >= $week", 1, "fleet");
+    await operations;
+    await loadFromOperations(b, c);
+  })();
+  // Either failing stops the build (the other's statement is left to finish; the benchmark's
+  // database is dropped at its end).
+  second.catch(() => undefined);
+  await Promise.all([first, second]);
+  await loadInbox(b, a, "analytics", "analytics.messages", MESSAGE_EVENTS);
 }

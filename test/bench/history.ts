@@ -26,8 +26,10 @@
 //
 // Options: --operations (100,000), --messages (as many as operations), --days (100), --runs
 // per path and phase (20), --explain-ms (20), --migrate-under-load (before the history phase: the
-// migrations' concurrent indexes dropped and built again while creates run), --max-ratio (exit 1 when a path's ratio is above
-// it; none by default), --keep-db. Database: a fresh history_bench_* one on
+// migrations' concurrent indexes dropped and built again while creates run, then the transactional
+// migrations of this history's issue reverted and run again by openDatabase while creates run, each
+// one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
+// when a path's ratio is above it; none by default), --keep-db. Database: a fresh history_bench_* one on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
 // the end unless --keep-db. The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
@@ -38,14 +40,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
-import { buildConcurrentIndexes, type ConcurrentIndex } from "@transferops/kit";
-import { migrations as analyticsMigrations } from "../../services/analytics/src/store/migrations/index.ts";
-import { migrations as dispatchMigrations } from "../../services/dispatch/src/store/migrations/index.ts";
-import { migrations as evidenceMigrations } from "../../services/evidence/src/store/migrations/index.ts";
-import { migrations as fleetMigrations } from "../../services/fleet/src/store/migrations/index.ts";
-import { migrations as intakeMigrations } from "../../services/intake/src/store/migrations/index.ts";
-import { migrations as messagingMigrations } from "../../services/messaging/src/store/migrations/index.ts";
 import { buildFleet, buildHistory } from "./history-build.ts";
+import { checkDiskRoom, estimateHistoryBytes, serverFreeBytes } from "./history-load.ts";
+import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
 import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
 
 const { values: flags } = parseArgs({
@@ -331,77 +328,41 @@ function plansSince(file: string, from: number, dbName: string): { ms: number; t
 }
 
 /**
- * The concurrent indexes of every service's migrations dropped and built again on the history
- * while creates (each cancelled at once, so no queue builds up) run against the API: how long
- * each build takes, and the creates' p95 meanwhile beside their p95 just before.
+ * `--migrate-under-load` (history-migrate.ts): the concurrent indexes built again, then the
+ * transactional migrations of MIGRATIONS_OF_THIS_ISSUE reverted and run again, while the agent's
+ * creates (each cancelled at once, so no queue builds up) run against the API.
  */
 async function migrateUnderLoad(f: Fixture, dbUrl: string, check: pg.Client): Promise<void> {
-  const declared = (m: unknown) => (m as { concurrentIndexes?: readonly ConcurrentIndex[] }).concurrentIndexes ?? [];
-  const schemas: [string, readonly unknown[]][] = [
-    ["dispatch", dispatchMigrations],
-    ["evidence", evidenceMigrations],
-    ["fleet", fleetMigrations],
-    ["intake", intakeMigrations],
-    ["analytics", analyticsMigrations],
-    ["messaging", messagingMigrations],
-  ];
-  const load = async (until: () => boolean) => {
-    const times: number[] = [];
-    let errors = 0;
-    while (!until()) {
+  const ctx: MigrateContext = {
+    dbUrl,
+    check,
+    log,
+    create: async () => {
       const c = await call(f.base, "POST", "/v1/operations", f.agent, {
         request_id: `bench-load-${randomUUID()}`,
         operator: "operator_b",
         montant: 100,
         client: { msisdn: "690000002", nom: "Load" },
       });
-      if (c.status !== 202) errors++;
-      else {
-        times.push(c.ms);
-        await call(f.base, "POST", `/v1/operations/${c.body.operation_id}/cancel`, f.admin, {});
-      }
-    }
-    return { times, errors };
+      if (c.status === 202) await call(f.base, "POST", `/v1/operations/${c.body.operation_id}/cancel`, f.admin, {});
+      return { status: c.status, ms: c.ms, id: c.body?.operation_id };
+    },
   };
-  const started = performance.now();
-  const before = await load(() => performance.now() - started > 10_000);
-  for (const [schema, list] of schemas) {
-    for (const m of list) {
-      for (const index of declared(m))
-        await check.query(`drop index concurrently if exists "${schema}"."${index.name}"`);
-    }
-  }
-  let building = true;
-  const during = load(() => !building);
-  const built: string[] = [];
-  const t0 = performance.now();
-  for (const [schema, list] of schemas) {
-    const indexes = list.flatMap(declared);
-    const t = performance.now();
-    await buildConcurrentIndexes(dbUrl, schema, indexes);
-    built.push(`${schema} ${indexes.length} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  }
-  building = false;
-  const buildS = (performance.now() - t0) / 1000;
-  const meanwhile = await during;
-  const valid = (
-    await check.query(
-      `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indexrelid where i.indisvalid and c.relname = any($1)`,
-      [schemas.flatMap(([, list]) => list.flatMap((m) => declared(m).map((x) => x.name)))],
-    )
-  ).rows[0].n;
-  log(
-    `\nthe migrations' concurrent indexes dropped and built again on the history under load: ${buildS.toFixed(1)} s (${built.join(", ")}), ${valid} valid; ` +
-      `creates meanwhile: ${meanwhile.times.length}, p95 ${p95(meanwhile.times).toFixed(1)} ms, ${meanwhile.errors} refused; ` +
-      `the 10 s before: ${before.times.length}, p95 ${p95(before.times).toFixed(1)} ms, ${before.errors} refused`,
-  );
-  await check.query(`analyze`);
+  await rebuildIndexesUnderLoad(ctx);
+  await rerunMigrationsUnderLoad(ctx);
 }
 
 async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const admin = new pg.Client({ connectionString: ADMIN_DB });
   await admin.connect();
+  // Refused before anything is written when the history would fill PostgreSQL's disk.
+  try {
+    log(checkDiskRoom(OPERATIONS, MESSAGES, await serverFreeBytes(admin, new URL(ADMIN_DB).hostname)));
+  } catch (err) {
+    await admin.end();
+    throw err;
+  }
   const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
   await admin.query(`create database ${dbName}`);
   // auto_explain where the server has it and its log can be read here.
@@ -484,11 +445,8 @@ async function main(): Promise<void> {
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
     );
     const built = performance.now();
-    const builder = new pg.Client({ connectionString: url.toString() });
-    builder.on("error", () => undefined);
-    await builder.connect();
-    const { steps } = await buildHistory(
-      builder,
+    const { steps, indexes } = await buildHistory(
+      url.toString(),
       {
         operations: OPERATIONS,
         messages: MESSAGES,
@@ -501,13 +459,15 @@ async function main(): Promise<void> {
     );
     const buildS = (performance.now() - built) / 1000;
     const vacuumed = performance.now();
-    await builder.query(`vacuum analyze`);
-    await builder.end();
+    await check.query(`vacuum analyze`);
     const vacuumS = (performance.now() - vacuumed) / 1000;
+    // Two connections write at once: the steps' seconds add up to more than the build's.
     for (const s of steps)
       log(
         `  ${s.step.padEnd(46)} ${s.rows.toLocaleString("en").padStart(12)} rows ${(s.ms / 1000).toFixed(1).padStart(7)} s`,
       );
+    for (const x of indexes.sort((p, q) => q.s - p.s).slice(0, 8))
+      log(`  index ${x.name.padEnd(40)} ${x.s.toFixed(1).padStart(7)} s`);
     const sizes = (
       await check.query(
         `select n.nspname || '.' || c.relname as name, pg_total_relation_size(c.oid) as bytes, c.reltuples::bigint as rows
@@ -519,7 +479,7 @@ async function main(): Promise<void> {
     const dbSize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
     log(
-      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)})`,
+      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
     );
     for (const s of sizes)
       log(

@@ -183,9 +183,13 @@ async function main(): Promise<void> {
       // at 6,954 in CI the same evening), room for the noise of a p99 of 2,500 polls. Before the
       // fix of issue 36 (the grant's SIM list on every row of fleet's dispatch context) the same
       // run gave 190.8 ms at hello-world 6,363: nine times today's, below the floor.
+      // The figure judged is the median of the ten one-second windows' p99: a stall of a few
+      // hundred milliseconds now and then (seen on every code tried, 2026-11-29: the whole
+      // run's p99 from 25 to 109 ms) moves one or two windows, while the regression made
+      // every poll slow and moves them all. The whole run's p99 is shown beside it.
       ...latency(
-        `realistic poll, 1,000 handsets every 4 s, p99 (${l.polls_per_s} polls/s; goal <= 150 ms at 750/s)`,
-        l.poll_p99_ms,
+        `realistic poll, 1,000 handsets every 4 s, median of the seconds' p99 (whole run's p99 ${l.poll_p99_ms} ms, ${l.polls_per_s} polls/s; goal <= 150 ms at 750/s)`,
+        l.poll_p99_window_median_ms,
         150,
       ),
       floor: 1000 / 7697 / 17.8 / 6,

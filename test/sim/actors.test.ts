@@ -7,8 +7,9 @@ import { Random } from "./random.ts";
 
 /**
  * The actions a seed chooses and the calls they make, against a gateway that answers 409 to
- * everything but intake's creates and wording rules' drafts (201, numbered ids), so that
- * transactions and rules exist to launch, rewrite, activate and retire.
+ * everything but intake's creates, wording rules' drafts and webhooks' registrations (201,
+ * numbered ids), so that transactions, rules and webhooks exist to launch, rewrite, activate,
+ * retire, rotate and delete. The second handset is operator_b's.
  */
 async function sequence(seed: number, steps: number): Promise<string[]> {
   const rows = new Map<string, OperationRow>();
@@ -25,7 +26,8 @@ async function sequence(seed: number, steps: number): Promise<string[]> {
     deviceId: `device-${index}`,
     token: `token-${index}`,
     simId: `sim-${index}`,
-    msisdn: `67000000${index}`,
+    msisdn: `${index ? 69 : 67}000000${index}`,
+    operator: index ? "operator_b" : "operator_a",
     revoked: false,
     busy: true, // a busy handset does not poll: no dial, no SMS
   })) as SimHandset[];
@@ -40,6 +42,7 @@ async function sequence(seed: number, steps: number): Promise<string[]> {
     adminToken: "admin",
     secondAdminToken: "admin-2",
     agents: [{ agentId: "agent-0", token: "t0", login: "a0", active: true, role: "agent" }],
+    webhookBaseUrl: "http://127.0.0.1:9",
     rows: () => rows,
     snapshotBalances: () => Promise.resolve(new Map()),
     onCreate: () => undefined,
@@ -68,7 +71,9 @@ async function sequence(seed: number, steps: number): Promise<string[]> {
         ? { id, receiver_phone: "670112233" }
         : method === "POST" && path === "/v1/admin/wording-rules"
           ? { version_id: id, rule_id: id }
-          : undefined;
+          : method === "POST" && path === "/v1/admin/webhooks"
+            ? { webhook_id: id, secret: `whsec_${id}`, events: (body as { events?: string[] }).events ?? [] }
+            : undefined;
     return Promise.resolve({ status: created ? 201 : 409, body: created ?? {}, retryAfter: null, at: 0, route: path });
   };
   const out: string[] = [];
@@ -85,8 +90,17 @@ describe("the simulation's choices", () => {
     const a = await sequence(42, 300);
     expect(await sequence(42, 300)).toEqual(a);
     expect(new Set(a.filter((l) => !l.startsWith("http"))).size).toBeGreaterThan(10);
-    // Intake's and the admins' actors draw from the same seed: transactions launched, rules drafted and activated.
-    for (const call of ["/launch", "/payment-confirmation", "POST /v1/admin/wording-rules", "/activate"])
+    // Intake's and the admins' actors draw from the same seed: transactions launched, rules drafted
+    // and activated, webhooks registered and deleted; automation's creates name operator_b too.
+    for (const call of [
+      "/launch",
+      "/payment-confirmation",
+      "POST /v1/admin/wording-rules",
+      "/activate",
+      "POST /v1/admin/webhooks",
+      "DELETE /v1/admin/webhooks/",
+      '"operator":"operator_b"',
+    ])
       expect(
         a.some((l) => l.includes(call)),
         call,

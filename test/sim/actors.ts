@@ -8,14 +8,15 @@ import { failure as failureText, depositConfirmation } from "../../services/evid
 import { sleep } from "../infra/util.ts";
 import { SimulatedHandset, type DialResult, type DispatchPayload, type FailureMode } from "../simulator/handset.ts";
 import { OperatorSms, referenceOf, type OutgoingSms, type SmsFault } from "../simulator/operator-sms.ts";
-import type { SimulatedOperator } from "../simulator/operator.ts";
+import { depositFee, type OperatorName, type SimulatedOperator } from "../simulator/operator.ts";
 import type { AckedCreate, AckedSms } from "../chaos/load.ts";
 import type { Random } from "./random.ts";
 import { ADMIN_ACTIONS, ADMIN_ACTOR_OF, Admins, type AdminAction } from "./admins.ts";
 import {
   ACTIVE,
-  CUSTOMERS,
   FORGER_NUMBERS,
+  SENDER_OF,
+  customersOf,
   type Balances,
   type CreateRecord,
   type KnownOperation,
@@ -47,6 +48,8 @@ export interface SimHandset {
   token: string;
   simId: string;
   msisdn: string;
+  /** Its SIM's network (default operator_a). */
+  operator?: OperatorName;
   /** While its token is revoked (until an admin issues a new one). */
   revoked: boolean;
   /** While it holds a claimed operation. */
@@ -66,6 +69,8 @@ export interface ActorsOptions {
   secondAdminToken: string;
   /** Agents at the board: the first is never deactivated. */
   agents: SimAgent[];
+  /** Where the simulation's webhook receiver listens (admins register webhooks to it). */
+  webhookBaseUrl?: string;
   /** The contact of a customer's number (its operations carry it as contact_id), if any. */
   contactOf?: (msisdn: string) => string | undefined;
   /** The current rows of the operations, by id. */
@@ -136,6 +141,32 @@ export const ACTOR_OF: Record<Action, string> = {
 };
 
 const NO_EVIDENCE_LIKE = ["no_evidence"];
+
+/** A handset's network: operator_a unless it says otherwise. */
+export const networkOf = (h: { operator?: OperatorName }): OperatorName => h.operator ?? "operator_a";
+
+/**
+ * A forged deposit confirmation in the operator's wording: operator_b's prints a fee (its
+ * wording is known in French only, and prints the customer's number without the country code).
+ */
+function forgedDeposit(
+  network: OperatorName,
+  o: { amount: number; balanceAfter: number; pick: number; english: boolean; at: Date; ref: string },
+): string {
+  const customers = customersOf(network);
+  const customer = customers[o.pick % customers.length];
+  return depositConfirmation(network, {
+    amount: o.amount,
+    fee: network === "operator_b" ? depositFee(o.amount) : null,
+    balanceAfter: o.balanceAfter,
+    ref: referenceOf(network, o.ref, o.at),
+    msisdn: network === "operator_b" ? customer : `237${customer}`,
+    name: "CLIENT SIMULE",
+    at: o.at,
+    language: o.english && network === "operator_a" ? "en" : "fr",
+  });
+}
+
 /** Debits whose money may have left without a measured balance saying so: creates aim at their SIMs. */
 const OUTSTANDING = ["no_evidence", "awaiting_evidence", "running"];
 const GRANT_MAX_AMOUNT = 100_000;
@@ -176,6 +207,8 @@ export class Actors {
       accepted: (op, record) => this.accepted(op, record),
       forward: (handset, sms, what, about) => this.forward(o.handsets[handset], sms, what, about),
       handsetCount: o.handsets.length,
+      simOperators: () => o.handsets.map(networkOf),
+      webhookBaseUrl: o.webhookBaseUrl,
       checked: (invariant) => void (this.checked[invariant] = (this.checked[invariant] ?? 0) + 1),
       note: o.note,
       log: o.log,
@@ -186,6 +219,18 @@ export class Actors {
 
   private get r(): Random {
     return this.o.random;
+  }
+
+  /** The share of the SIMs on operator_b: automation's creates name it in that proportion. */
+  private get shareB(): number {
+    const all = this.o.handsets;
+    return all.length ? all.filter((h) => networkOf(h) === "operator_b").length / all.length : 0;
+  }
+
+  /** The network of a SIM of the fleet (operator_a for one the simulation does not hold). */
+  private networkOfSim(simId: string): OperatorName {
+    const h = this.o.handsets.find((x) => x.simId === simId);
+    return h ? networkOf(h) : "operator_a";
   }
 
   /** Chooses the next action and its inputs now; the returned promise runs it. */
@@ -290,11 +335,13 @@ export class Actors {
       case "create": {
         const amount = 1000 * (1 + r.int(25)) + (r.chance(0.5) ? 0 : 500);
         const balance = r.chance(0.08);
-        const customer = r.pick(CUSTOMERS)!;
+        // The operator_b SIMs get their share of the creates (their deposits print a fee).
+        const network = r.chance(this.shareB) ? "operator_b" : "operator_a";
+        const customer = r.pick(customersOf(network))!;
         const body = {
           request_id: `sim-${this.r.seed}-${n}`,
           agent_id: this.o.agents[0].agentId,
-          operator: "operator_a",
+          operator: network,
           type_op: balance ? "balance" : "deposit",
           montant: balance ? 1 : amount,
           client: { msisdn: customer, nom: "Client Simule" },
@@ -365,8 +412,9 @@ export class Actors {
       case "refusal":
       case "forger": {
         const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const network = networkOf(h);
         const english = r.chance(0.5);
-        const sender = action === "forger" ? r.pick(FORGER_NUMBERS)! : "MobileMoney";
+        const sender = action === "forger" ? r.pick(FORGER_NUMBERS)! : SENDER_OF[network];
         const amountPick = r.int(1000);
         const balanceAfter = 10_000 + r.int(200) * 500;
         return async () => {
@@ -379,20 +427,11 @@ export class Actors {
           const at = new Date();
           const raw =
             action === "refusal"
-              ? failureText("operator_a", { language: english ? "en" : "fr", amount })
-              : depositConfirmation("operator_a", {
-                  amount,
-                  fee: null,
-                  balanceAfter,
-                  ref: referenceOf("operator_a", `forged-${n}`, at),
-                  msisdn: `237${CUSTOMERS[amountPick % CUSTOMERS.length]}`,
-                  name: "CLIENT SIMULE",
-                  at,
-                  language: english ? "en" : "fr",
-                });
+              ? failureText(network, { language: english ? "en" : "fr", amount })
+              : forgedDeposit(network, { amount, balanceAfter, pick: amountPick, english, at, ref: `forged-${n}` });
           const sms: OutgoingSms = {
             simId: h.simId,
-            operator: "operator_a",
+            operator: network,
             sender,
             raw,
             receivedAt: at,
@@ -408,12 +447,12 @@ export class Actors {
         const amount = 1000 * (1 + r.int(20));
         return async () => {
           if (action === "promotion")
-            return void (await this.forward(h, h.sms.promotionSms(h.simId, "operator_a"), "promotion"));
+            return void (await this.forward(h, h.sms.promotionSms(h.simId, networkOf(h)), "promotion"));
           const balance = this.o.operator.balanceOf(h.msisdn) + amount;
           this.o.operator.setBalance(h.msisdn, balance);
           await this.forward(
             h,
-            h.sms.movement(h.simId, "operator_a", { amount, balanceAfter: balance }),
+            h.sms.movement(h.simId, networkOf(h), { amount, balanceAfter: balance }),
             "money received",
           );
         };
@@ -639,7 +678,9 @@ export class Actors {
     const before = await this.o.snapshotBalances();
     const risky = new Map<string, number>();
     const pending = new Map<string, number>();
-    for (const x of this.rowsWhere((x) => x.sim_id !== null && x.op_type !== "balance")) {
+    // Only the SIMs of the create's operator can take it.
+    const ofNetwork = (x: OperationRow) => x.sim_id !== null && this.networkOfSim(x.sim_id) === body.operator;
+    for (const x of this.rowsWhere((x) => ofNetwork(x) && x.op_type !== "balance")) {
       const sim = x.sim_id!;
       if (OUTSTANDING.includes(x.status)) risky.set(sim, (risky.get(sim) ?? 0) + x.montant);
       if ([...ACTIVE, ...NO_EVIDENCE_LIKE].includes(x.status)) pending.set(sim, (pending.get(sim) ?? 0) + x.montant);

@@ -5,11 +5,13 @@
 // other gateway), which must be refused. Every choice is drawn when the action is chosen.
 import { referenceOf, type OutgoingSms } from "../simulator/operator-sms.ts";
 import { sleep } from "../infra/util.ts";
+import { WEBHOOK_ACTIONS, WebhookAdmin, type WebhookAction } from "./webhooks.ts";
 import {
   ACTIVE,
   CUSTOMERS,
   FORGER_NUMBERS,
   acknowledged,
+  customersOf,
   outcomeOf,
   rowsWhere,
   type SimAgent,
@@ -24,6 +26,7 @@ export const ADMIN_ACTIONS = {
   wordingText: 5,
   narrowGrant: 1.2,
   demote: 1.5,
+  ...WEBHOOK_ACTIONS,
 } as const;
 export type AdminAction = keyof typeof ADMIN_ACTIONS;
 export const ADMIN_ACTOR_OF: Record<AdminAction, string> = {
@@ -34,6 +37,9 @@ export const ADMIN_ACTOR_OF: Record<AdminAction, string> = {
   wordingText: "operator",
   narrowGrant: "admin",
   demote: "admin",
+  webhookRegister: "admin",
+  webhookRotate: "admin",
+  webhookDelete: "admin",
 };
 
 /** A wording the operator might start using, and what an admin may teach it as. */
@@ -71,8 +77,12 @@ export class Admins {
   readonly rules: KnownRule[] = [];
   /** Agents whose grant or role is being changed (one change at a time each). */
   private readonly changing = new Set<string>();
+  /** Webhooks registered to the simulation's receiver, rotated and deleted (webhooks.ts). */
+  readonly webhooks: WebhookAdmin;
 
-  constructor(private readonly c: SimContext) {}
+  constructor(private readonly c: SimContext) {
+    this.webhooks = new WebhookAdmin(c);
+  }
 
   prepare(action: AdminAction, n: number, gw: string): () => Promise<void> {
     switch (action) {
@@ -88,6 +98,10 @@ export class Admins {
         return this.prepareNarrow(n, gw);
       case "demote":
         return this.prepareDemote(gw);
+      case "webhookRegister":
+      case "webhookRotate":
+      case "webhookDelete":
+        return this.webhooks.prepare(action satisfies WebhookAction, n, gw);
     }
   }
 
@@ -169,7 +183,9 @@ export class Admins {
     const amountPick = r.int(1000);
     const balanceAfter = 10_000 + r.int(200) * 500;
     return async () => {
-      const simId = this.c.simIds()[handset];
+      // The wordings are operator_a's: texts go to its SIMs only (the draw maps onto them).
+      const ofA = this.c.simIds().filter((_, i) => this.c.simOperators()[i] === "operator_a");
+      const simId = ofA[handset % Math.max(1, ofA.length)];
       const statuses = forged ? [...ACTIVE, "no_evidence"] : DIALLED;
       const open = rowsWhere(
         this.c.rows(),
@@ -195,7 +211,7 @@ export class Admins {
         about: { kind: wording === "received" ? "movement" : wording === "failed" ? "refusal" : "deposit", amount },
       };
       await this.c.forward(
-        handset,
+        this.c.simIds().indexOf(simId),
         sms,
         `in a taught wording (${wording})${forged ? " forged" : ""}`,
         op?.operation_id,
@@ -257,13 +273,15 @@ export class Admins {
 
   /** A deposit of 5,000 F for the agent (on `simId` when named): outside every narrowed grant. */
   private async tryRevoked(gw: string, agent: SimAgent, requestId: string, simId?: string): Promise<void> {
+    // On the SIM taken away, of that SIM's operator: another would be refused for that, not the grant.
+    const network = (simId && this.c.simOperators()[this.c.simIds().indexOf(simId)]) || "operator_a";
     const body = {
       request_id: requestId,
       agent_id: agent.agentId,
-      operator: "operator_a",
+      operator: network,
       type_op: "deposit",
       montant: 5000,
-      client: { msisdn: CUSTOMERS[0], nom: "Client Simule" },
+      client: { msisdn: customersOf(network)[0], nom: "Client Simule" },
       ...(simId ? { sim_id: simId } : {}),
     };
     const a = await this.c.http(gw, "POST", "/v1/operations", { apiKey: true }, body);

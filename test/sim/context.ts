@@ -2,6 +2,7 @@
 // handsets as the actors see them. Its own module, below actors.ts, intake.ts and admins.ts, so
 // that those import it and not each other (no import circle).
 import type { OutgoingSms } from "../simulator/operator-sms.ts";
+import type { OperatorName } from "../simulator/operator.ts";
 import type { Random } from "./random.ts";
 
 /** The part of a gateway answer the actors read. */
@@ -73,6 +74,10 @@ export interface SimContext {
   /** Forwards a text as handset `handset` would (recorded when acknowledged). */
   forward: (handset: number, sms: OutgoingSms, what: string, about?: string) => Promise<void>;
   handsetCount: number;
+  /** The operator of each SIM, in the order of `simIds()`. */
+  simOperators: () => OperatorName[];
+  /** Where the simulation's webhook receiver listens (none: the webhook actions do nothing). */
+  webhookBaseUrl?: string;
   /** One more check of an invariant made from answers (counted in the report). */
   checked: (invariant: number) => void;
   /** An entity's history line; a line starting `VIOLATION-CANDIDATE(i) ` is a violation of invariant i. */
@@ -81,6 +86,11 @@ export interface SimContext {
 }
 
 export const CUSTOMERS = ["670112233", "677445566", "651234567", "680998877"];
+/** Customers of operator_b (its prefixes 69x, 655-659): the operator_b SIM's deposits go to them. */
+export const CUSTOMERS_B = ["690112233", "699445566", "656123456"];
+export const customersOf = (operator: OperatorName): string[] => (operator === "operator_b" ? CUSTOMERS_B : CUSTOMERS);
+/** The sender id of each operator's texts (services/evidence/src/domain/senders.ts). */
+export const SENDER_OF: Record<OperatorName, string> = { operator_a: "MobileMoney", operator_b: "OrangeMoney" };
 export const FORGER_NUMBERS = ["+237677001122", "699887766", "MobileMoney1", "Mobile Money Info"];
 export const ACTIVE = ["queued", "running", "awaiting_evidence"];
 

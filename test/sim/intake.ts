@@ -45,6 +45,14 @@ interface KnownTransaction {
   operationKnown?: boolean;
 }
 
+/** The transaction a 409 `request_id_exists` names (intake's `context.transaction_id`). */
+const existing = (a: Reply): string | undefined =>
+  a.status === 409 &&
+  a.body?.context?.reason === "request_id_exists" &&
+  typeof a.body.context.transaction_id === "string"
+    ? a.body.context.transaction_id
+    : undefined;
+
 /** A launch answered 200: the operation it named (invariant 3 reads them: one per transaction). */
 export interface LaunchRecord {
   transactionId: string;
@@ -55,9 +63,18 @@ export interface LaunchRecord {
 const RACES = { none: 64, second: 0, receiver: 12, close: 8, undo: 8, cancel: 8 } as const;
 type Race = keyof typeof RACES;
 
+/** A transaction create acknowledged: 201, or 409 `request_id_exists` to a create tried again. */
+export interface CreatedTransaction {
+  requestId: string;
+  id: string;
+  via: "201" | "409 request_id_exists";
+}
+
 export class Intake {
   readonly transactions: KnownTransaction[] = [];
   readonly launches: LaunchRecord[] = [];
+  /** Every acknowledged create (invariant 5: each exists at the end). */
+  readonly created: CreatedTransaction[] = [];
 
   constructor(private readonly c: SimContext) {}
 
@@ -104,22 +121,57 @@ export class Intake {
     };
     return async () => {
       const a = await this.c.http(gw, "POST", "/v1/transactions", { apiKey: true }, body);
-      const id = a.body?.id as string | undefined;
+      const id = (a.status === 201 ? a.body?.id : existing(a)) as string | undefined;
       this.c.note(
         [id ?? body.request_id],
-        `intake creates transaction ${body.request_id} (${amount} F to ${body.receiver_phone}) → ${a.status} ${outcomeOf(a)}`,
+        `intake creates transaction ${body.request_id} (${amount} F to ${body.receiver_phone}) → ${a.status} ${outcomeOf(a)} ${id ?? ""}`,
       );
-      if (a.status !== 201 || !id) return;
+      if (!id) return;
+      // A 409 `request_id_exists`: this request id is this create's own, so the first try (its
+      // answer lost with the connection) stored it; the contract's 409 says it exists.
+      const stored = a.status === 201 ? a.body : await this.storedAs(gw, id, body);
+      if (!stored) return;
+      this.created.push({ requestId: body.request_id, id, via: a.status === 201 ? "201" : "409 request_id_exists" });
       this.transactions.push({
         id,
         requestId: body.request_id,
         body,
-        state: "pending",
-        receiverPhone: String(a.body.receiver_phone ?? phone),
-        receiverName: body.receiver_name,
+        state: String(stored.state ?? "pending"),
+        receiverPhone: String(stored.receiver_phone ?? phone),
+        receiverName: String(stored.receiver_name ?? body.receiver_name),
         amount,
       });
     };
+  }
+
+  /**
+   * The transaction a 409 named, read back (admin): the one this create sent (its request id,
+   * amount and receiver), else a violation of invariant 5 (the write stored is not the one
+   * acknowledged). Unreadable: taken as the body sent.
+   */
+  private async storedAs(
+    gw: string,
+    id: string,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const a = await this.c.http(gw, "GET", `/v1/transactions/${id}`, { token: this.c.adminToken });
+    if (a.status !== 200) return {};
+    const t = a.body as Record<string, unknown>;
+    const local = (p: unknown) =>
+      String(p ?? "")
+        .replace(/\D/g, "")
+        .slice(-9);
+    if (
+      t.request_id === body.request_id &&
+      Number(t.received_amount_xaf) === body.received_amount_xaf &&
+      local(t.receiver_phone) === local(body.receiver_phone)
+    )
+      return t;
+    this.c.note(
+      [id],
+      `VIOLATION-CANDIDATE(4) transaction ${String(body.request_id)}, tried again and answered 409 request_id_exists, is stored as ${JSON.stringify(t).slice(0, 300)}, not as sent`,
+    );
+    return undefined;
   }
 
   private prepareReplay(gw: string): () => Promise<void> {

@@ -7,6 +7,7 @@ import type { Actors, CreateRecord } from "./actors.ts";
 import type { Agreement, Problem } from "./agreement.ts";
 import type { SimAgent } from "./context.ts";
 import type { Scope, ScopeRow } from "./scope.ts";
+import type { Finding, WebhookChecks } from "./webhook-checks.ts";
 
 export interface Violation {
   invariant: string;
@@ -32,6 +33,7 @@ export const INVARIANTS = [
   "every event is consumed exactly once: each consumer's inbox holds every event it takes, its effects count it once",
   "once drained, analytics and the day's reconciliation agree with dispatch and evidence to the franc",
   "scope: no list, detail or stream hint reaches an agent who may not see it (own operations, its grant's SIMs)",
+  "webhooks: each delivery signed with its endpoint's secret, of an event it asked for, true of its subject, the same body when it comes again; each event owed delivered at least once",
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
@@ -88,6 +90,8 @@ export class Invariants {
   private hintsJudged = 0;
   /** Set when the system did not drain in time: the final agreement is not judged. */
   drainedInTime = true;
+  /** Webhook deliveries (set by run.ts). */
+  webhooks?: WebhookChecks;
 
   /** Every check; `final` adds those that need the load stopped (acknowledged writes all in). */
   async run(actors: Actors, o: { final: boolean; notes: Map<string, unknown[]> }): Promise<void> {
@@ -105,7 +109,18 @@ export class Invariants {
       this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
     await this.transactions(actors);
     await this.taughtReadings();
+    await this.webhooked(o.final);
     this.candidates(actors, o.notes);
+  }
+
+  /** Invariant 15: the deliveries received since the last check; at the end, at least once. */
+  private async webhooked(final: boolean): Promise<void> {
+    if (!this.webhooks) return;
+    const inv = INVARIANTS[14];
+    const out: Finding[] = [];
+    this.count(inv, await this.webhooks.deliveries(out, final));
+    if (final) this.count(inv, await this.webhooks.atLeastOnce(out));
+    for (const p of out) this.found(inv, p.detail, p.ids);
   }
 
   /** What the actors checked from answers: `VIOLATION-CANDIDATE(i) ` lines (no index: invariant 8). */
@@ -376,6 +391,7 @@ export class Invariants {
     const inv = INVARIANTS[4];
     const lostCreates = await this.checks.lostCreates(actors.creates);
     const lostSms = await this.checks.lostSms(actors.sms);
+    await this.lostTransactions(actors);
     this.count(inv, actors.creates.length + actors.sms.length + actors.decisions.length);
     for (const c of lostCreates)
       this.found(inv, `acknowledged create ${c.requestId} (${c.operationId}) missing`, [c.operationId]);
@@ -393,6 +409,26 @@ export class Invariants {
       else if (d.route !== "attach" && r.decision === null)
         this.found(inv, `acknowledged ${d.route} of ${d.operationId} left no recorded decision`, [d.operationId]);
     }
+  }
+
+  /** Acknowledged transaction creates (201, or 409 `request_id_exists` to a create tried again) exist. */
+  private async lostTransactions(actors: Actors): Promise<void> {
+    const inv = INVARIANTS[4];
+    const created = actors.intake.created;
+    this.count(inv, created.length);
+    if (!created.length) return;
+    const rows = await this.query<{ id: string; request_id: string }>(
+      `select id::text, request_id from intake.transactions where id::text = any($1)`,
+      [created.map((t) => t.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r.request_id]));
+    for (const t of created)
+      if (byId.get(t.id) !== t.requestId)
+        this.found(
+          inv,
+          `acknowledged transaction ${t.requestId} (${t.id}, ${t.via}) ${byId.has(t.id) ? `holds request id ${byId.get(t.id)}` : "missing"}`,
+          [t.id],
+        );
   }
 
   /** Invariants 12 and 13 (13 at the end only, once drained). */

@@ -25,6 +25,7 @@ import { createDatabase, dropStaleTestDatabases, ensurePostgres } from "../infra
 import { sleep } from "../infra/util.ts";
 import { Api } from "../support/api.ts";
 import { TEST_API_KEY, TEST_BOOTSTRAP_TOKEN } from "../support/credentials.ts";
+import { LOCAL_WEBHOOKS } from "../support/constants.ts";
 import { grantAccess, provisionHandset } from "../support/fleet-fixtures.ts";
 import { SimulatedHandset } from "../simulator/handset.ts";
 import { OperatorSms } from "../simulator/operator-sms.ts";
@@ -33,10 +34,12 @@ import { cleanupsOnSignal } from "../chaos/cleanup.ts";
 import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
 import { ACTOR_OF, Actors, type Answer, type OperationRow, type SimHandset } from "./actors.ts";
 import { Agreement } from "./agreement.ts";
-import { CUSTOMERS } from "./context.ts";
+import { CUSTOMERS, CUSTOMERS_B } from "./context.ts";
 import { INVARIANTS, Invariants } from "./invariants.ts";
 import { Scope } from "./scope.ts";
 import { Random } from "./random.ts";
+import { WebhookChecks } from "./webhook-checks.ts";
+import { WebhookReceiver } from "./webhook-receiver.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -48,12 +51,15 @@ const { values: flags } = parseArgs({
     /** Milliseconds between two actions. */
     "tick-ms": { type: "string", default: "300" },
     handsets: { type: "string", default: "4" },
+    /** Handsets whose SIM is operator_b's (their deposit texts print the fee), besides those. */
+    "handsets-b": { type: "string", default: "2" },
   },
 });
 const seed = flags.seed !== undefined ? Number(flags.seed) >>> 0 : randomInt(1, 2 ** 31);
 const minutes = Number(flags.minutes);
 const tickMs = Number(flags["tick-ms"]);
 const HANDSETS = Number(flags.handsets);
+const HANDSETS_B = Number(flags["handsets-b"]);
 /** Balances are tight (a few creates drain a SIM), so that the free-balance rule is exercised. */
 const SIM_BALANCE = 150_000;
 const LEASE_S = 20;
@@ -61,6 +67,8 @@ const SWEEP_S = 1;
 const CHECK_EVERY_MS = 10_000;
 const FAULT_GRACE_MS = 20_000;
 const DATABASE_PREFIX = "tops_sim";
+/** Fleet's webhook timeout: the receiver now and then answers only after it (a delivery tried again). */
+const WEBHOOK_TIMEOUT_MS = 2000;
 
 const log = (s: string): void => void process.stdout.write(`${s}\n`);
 const t0 = performance.now();
@@ -112,6 +120,12 @@ async function main(): Promise<number> {
         SWEEP_INTERVAL_S: String(SWEEP_S),
         EVIDENCE_REDRIVE_INTERVAL_MS: "500",
         EVIDENCE_REDRIVE_GRACE_MS: "2000",
+        // Webhooks to the simulation's receiver on 127.0.0.1, tried again within seconds.
+        ...LOCAL_WEBHOOKS,
+        WEBHOOK_POLL_MS: "500",
+        WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
+        WEBHOOK_RETRY_BASE_MS: "1000",
+        WEBHOOK_RETRY_MAX_MS: "4000",
         ...(flags.replicas ? { DB_POOL_MAX: "4", EVIDENCE_DB_POOL_MAX: "4" } : {}),
       },
       logDir,
@@ -173,6 +187,10 @@ async function simulate(
   const scope = new Scope((sql, params) => invariants.query(sql, params));
   invariants.scope = { watch: scope, agents, gateways: system.gatewayUrls };
   onCleanup(() => scope.stop());
+  // The simulation's webhook endpoint; its answers from a generator of their own.
+  const receiver = new WebhookReceiver(new Random(seed ^ 0x0eb400c5), WEBHOOK_TIMEOUT_MS + 500);
+  const webhookBaseUrl = await receiver.start();
+  onCleanup(() => receiver.stop());
   const rows = new Map<string, OperationRow>();
   const notes = new Map<string, { at: number; line: string }[]>();
   /** Every step of every actor, in order (written to history.log in the log directory). */
@@ -187,6 +205,7 @@ async function simulate(
     adminToken: admin.token,
     secondAdminToken: secondAdmin.token,
     agents,
+    webhookBaseUrl,
     contactOf: (msisdn): string | undefined => agreement.contacts.get(msisdn),
     rows: () => rows,
     snapshotBalances: async () => {
@@ -214,16 +233,23 @@ async function simulate(
     log: step,
   });
   // Automation's operations name these contacts (contact_id): messaging counts their transfers.
-  await agreement.setUp(CUSTOMERS);
-  for (let i = 0; i < HANDSETS; i++) {
-    const { device, sims } = await provisionHandset(api, admin.token, { balance: SIM_BALANCE, label: `sim ${i}` });
-    operator.registerSim(sims[0].msisdn, "operator_a", { pin: sims[0].pin, balance: SIM_BALANCE });
+  await agreement.setUp([...CUSTOMERS, ...CUSTOMERS_B]);
+  // The handsets of operator_a, then those of operator_b (its deposit texts print the fee).
+  for (let i = 0; i < HANDSETS + HANDSETS_B; i++) {
+    const network = i < HANDSETS ? "operator_a" : "operator_b";
+    const { device, sims } = await provisionHandset(api, admin.token, {
+      balance: SIM_BALANCE,
+      label: `sim ${i}`,
+      operators: [network],
+    });
+    operator.registerSim(sims[0].msisdn, network, { pin: sims[0].pin, balance: SIM_BALANCE });
     const h = {
       index: i,
       deviceId: device.deviceId,
       token: device.token,
       simId: sims[0].simId,
       msisdn: sims[0].msisdn,
+      operator: network,
       revoked: false,
       busy: false,
     } as SimHandset;
@@ -231,7 +257,7 @@ async function simulate(
       baseUrl: system.gatewayUrl,
       token: device.token,
       operator,
-      sims: new Map([[h.simId, { msisdn: h.msisdn, operator: "operator_a" }]]),
+      sims: new Map([[h.simId, { msisdn: h.msisdn, operator: network }]]),
     });
     h.sms = new OperatorSms({
       baseUrl: system.gatewayUrl,
@@ -263,8 +289,19 @@ async function simulate(
     if (r.status === 202) break;
     if (Date.now() > until) throw new Error(`creates never succeeded: ${r.status} ${JSON.stringify(r.body)}`);
   }
+  // Every confirmation and failure from now on is owed to the standing webhook (invariant 15).
+  await actors.admins.webhooks.registerAtStart(system.gatewayUrl);
+  const webhookChecks = new WebhookChecks({
+    query: (sql, params) => invariants.query(sql, params),
+    http: (gw, method, p, auth, body) => actors.http(gw, method, p, auth, body),
+    gateway: () => system.gatewayUrl,
+    adminToken: admin.token,
+    admin: actors.admins.webhooks,
+    receiver,
+  });
+  invariants.webhooks = webhookChecks;
   step(
-    `provisioned ${HANDSETS} handsets (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins; actions every ${tickMs} ms`,
+    `provisioned ${HANDSETS} handsets of operator_a and ${HANDSETS_B} of operator_b (one SIM each, ${SIM_BALANCE} F), 3 agents, 2 admins, 2 webhooks; actions every ${tickMs} ms`,
   );
 
   let running = true;
@@ -351,6 +388,8 @@ async function simulate(
   // Drained: every outbox published and every event analytics and messaging take consumed.
   invariants.drainedInTime = await agreement.drained(90_000);
   if (!invariants.drainedInTime) step("not drained within 90 s: analytics and reconciliation not compared");
+  if (!(await webhookChecks.settled(60_000)))
+    step("webhooks not settled within 60 s (fleet has events to take or deliveries pending): judged as they stand");
   await invariants.run(actors, { final: true, notes });
   await scope.stop();
   writeFileSync(path.join(logDir, "history.log"), `seed ${seed}\n${timeline.join("\n")}\n`);
@@ -364,6 +403,14 @@ async function simulate(
   );
   step(
     `event streams: ${scope.hints.length} hints judged; contacts: ${counted.reduce((a, b) => a + b, 0)} transfers counted`,
+  );
+  const [fees] = await invariants.query<{ fees: string; texts: number }>(
+    `select coalesce(sum(fee), 0)::text as fees, (count(*) filter (where fee > 0))::int as texts
+       from evidence.messages where link = 'proof'`,
+  );
+  const viaConflict = actors.intake.created.filter((t) => t.via !== "201").length;
+  step(
+    `fees: ${fees.fees} F printed by ${fees.texts} proving texts; transactions acknowledged: ${actors.intake.created.length} (${viaConflict} by a 409 request_id_exists); ${webhookChecks.summary()}`,
   );
   return report(actors, invariants, notes, faults, actions);
 }

@@ -83,6 +83,25 @@ describe("a database out of connection slots", () => {
     expect(isDatabaseUnavailable(wrong)).toBe(false);
   });
 
+  it("is recognised in a connection cut under a client, whose next query node-pg refuses without a code", async () => {
+    // The simulation's database fault found it: a launch answered 500 where it must say 503.
+    const client = new pg.Client({ connectionString: tdb.url });
+    client.on("error", () => undefined);
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
+    const cut = new Promise((resolve) => client.once("error", resolve));
+    await admin.query("select pg_terminate_backend($1)", [rows[0].pid]);
+    await cut;
+    const next = await client.query("select 1").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await client.end().catch(() => undefined);
+    expect((next as Error).message).toMatch(/not queryable/);
+    expect(isDatabaseUnavailable(next)).toBe(true);
+    expect(isDatabaseUnavailable(new Error("DriverException", { cause: next }))).toBe(true);
+  });
+
   it("is waited for a moment on a new connection: a slot freed within the waits is taken, a longer refusal fails", async () => {
     const connect = async () => {
       const c = new pg.Client({ connectionString: limitedUrl });

@@ -64,6 +64,14 @@ export const HISTORY_TABLE_AUTOVACUUM =
   "autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.005, " +
   "autovacuum_vacuum_insert_scale_factor = 0.01";
 
+/**
+ * The parameters HISTORY_TABLE_AUTOVACUUM sets, for `alter table ... reset (...)` in a migration's
+ * `down()`: the table back on the server's defaults, as before the migration (SHARE UPDATE EXCLUSIVE).
+ */
+export const HISTORY_TABLE_AUTOVACUUM_RESET = HISTORY_TABLE_AUTOVACUUM.split(", ")
+  .map((setting) => setting.split(" = ")[0])
+  .join(", ");
+
 /** A migration class that may declare indexes built or dropped concurrently (see ConcurrentIndexChanges). */
 type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[]; concurrentDrops?: readonly string[] };
 
@@ -134,6 +142,20 @@ export interface DatabaseOptions {
    * such a statement runs, on the request's path (docs/decisions.md, "Database sessions").
    */
   jit?: boolean;
+  /**
+   * The name the pool's connections show in pg_stat_activity (and so beside their locks in
+   * pg_locks); none by default. A tool migrating beside the running services names its own
+   * (the history benchmark samples the migrator's locks by it).
+   */
+  applicationName?: string;
+  /**
+   * Told as each pending migration starts and ends, inside the migrator's one transaction
+   * (`allOrNothing`: every lock a migration takes is held until the last pending one commits),
+   * and awaited there: what it does while the migration's locks are held, it does before the
+   * commit (the history benchmark reads pg_locks). Then told of each once more when that
+   * transaction has committed, before the concurrent indexes.
+   */
+  onMigration?: (name: string, phase: "start" | "end" | "committed") => void | Promise<void>;
 }
 
 /**
@@ -156,33 +178,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
-  const orm = await MikroORM.init<PostgreSqlDriver>({
-    driver: preparedDriver(
-      options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false",
-      options.jit ?? process.env.DATABASE_JIT === "on",
-    ),
-    // Through PgBouncer when DATABASE_POOL_URL is set; LISTENs and the migration lock use `url`.
-    clientUrl: process.env.DATABASE_POOL_URL || options.url,
-    schema: options.schema,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    extensions: [Migrator],
-    pool: { min: 0, max: options.poolMax ?? (Number(process.env.DB_POOL_MAX) || 10) },
-    migrations: {
-      migrationsList: options.migrations.map((m) => ({ name: m.name, class: m })),
-      schema: options.schema,
-      tableName: "mikro_orm_migrations",
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      silent: true,
-    },
-    debug: false,
-  });
+  const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(options));
+  if (options.onMigration) {
+    const told = options.onMigration;
+    orm.migrator.on("migrating", (e) => told(e.name, "start"));
+    orm.migrator.on("migrated", (e) => told(e.name, "end"));
+  }
   try {
     await migrateAlone(options.url, options.schema, async () => {
       await orm.em.getConnection().execute(`create schema if not exists "${options.schema}"`);
-      await orm.migrator.up();
+      const applied = await orm.migrator.up();
+      for (const m of applied) await options.onMigration?.(m.name, "committed");
     });
     await applyConcurrentIndexes(options.url, options.schema, concurrentIndexChanges(options.migrations), options.log);
   } catch (err) {
@@ -209,12 +215,61 @@ async function openDatabaseOnce(options: DatabaseOptions): Promise<Database> {
   };
 }
 
+/** MikroORM's options for a service's database: its schema, pool and migrations. */
+function ormOptions(options: DatabaseOptions): Parameters<typeof MikroORM.init<PostgreSqlDriver>>[0] {
+  return {
+    driver: preparedDriver(
+      options.preparedStatements ?? process.env.DATABASE_PREPARED_STATEMENTS !== "false",
+      options.jit ?? process.env.DATABASE_JIT === "on",
+    ),
+    // Through PgBouncer when DATABASE_POOL_URL is set; LISTENs and the migration lock use `url`.
+    clientUrl: process.env.DATABASE_POOL_URL || options.url,
+    schema: options.schema,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    extensions: [Migrator],
+    pool: { min: 0, max: options.poolMax ?? (Number(process.env.DB_POOL_MAX) || 10) },
+    ...(options.applicationName ? { driverOptions: { application_name: options.applicationName } } : {}),
+    migrations: {
+      migrationsList: options.migrations.map((m) => ({ name: m.name, class: m })),
+      schema: options.schema,
+      tableName: "mikro_orm_migrations",
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    debug: false,
+  };
+}
+
+/**
+ * Reverts, under the schema's migration lock and in one transaction, every applied migration
+ * after `to` (a migration's name), newest first, each by its `down()`; returns their names. A
+ * migration without a `down()` cannot be reverted: MikroORM's default `down()` throws, and the
+ * transaction rolls every one back.
+ * Not part of a release: the tests check each `down()` restores the schema before its
+ * migration, and the history benchmark reverts migrations to run them again under load.
+ */
+export async function migrateDown(options: DatabaseOptions, to: string): Promise<string[]> {
+  const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(options));
+  try {
+    let reverted: string[] = [];
+    await migrateAlone(options.url, options.schema, async () => {
+      reverted = (await orm.migrator.down({ to })).map((m) => m.name);
+    });
+    return reverted;
+  } finally {
+    await orm.close(true);
+  }
+}
+
 /** SQLSTATE classes and codes of a database that cannot serve now but may in a moment. */
 const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|40001|40P01)$/;
 /** Socket errors of a database connection that failed or was cut. */
 const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|timeout exceeded when trying to connect|the database pool is not open yet/;
+  /Connection terminated|timeout exceeded when trying to connect|the database pool is not open yet|has encountered a connection error and is not queryable/;
 
 /**
  * True for a failure that says the database cannot serve now (no connection slot, starting

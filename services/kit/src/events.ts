@@ -69,6 +69,11 @@ export function outboxAutovacuumSql(schema: string): string[] {
   ];
 }
 
+/** What `outboxAutovacuumSql` sets, reset to the server's defaults: a migration's `down()`. */
+export function outboxAutovacuumResetSql(schema: string): string[] {
+  return [`alter table "${schema}".outbox reset (autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold)`];
+}
+
 /** The PostgreSQL channel a service's outbox announces its commits on. */
 export const outboxChannel = (schema: string): string => `${schema}_outbox`;
 

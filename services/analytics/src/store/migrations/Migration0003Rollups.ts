@@ -63,14 +63,7 @@ export class Migration0003Rollups extends Migration {
       n bigint not null,
       primary key (local_day, sim_id)
     )`);
-    for (const h of ["amount_hist", "delay_hist"]) {
-      this.addSql(`create table analytics.${h} (
-        local_day date not null,
-        bucket int not null,
-        n bigint not null,
-        primary key (local_day, bucket)
-      )`);
-    }
+    for (const h of ["amount_hist", "delay_hist"]) this.addSql(histogramTableSql(h));
     this.addSql(`create table analytics.msg_daily (
       local_day date not null,
       sim_id uuid not null,
@@ -89,29 +82,7 @@ export class Migration0003Rollups extends Migration {
       primary key (local_day, launched_by, cancelled)
     )`);
 
-    this.addSql(`create function analytics.op_rollup(r analytics.operations, s int) returns void language sql as $$
-      insert into analytics.op_daily as d (local_day, status, is_transfer, auto, settled, lost, n, montant, fee, fee_n, delay_n)
-      values (r.local_day, r.status, r.is_transfer,
-              r.status = 'confirmed' and r.confirmed_by is not distinct from 'proof' and not r.touched_by_hand,
-              r.settled_by_hand is not null, r.lost, s, s * r.montant, s * coalesce(r.fee, 0), s * (r.fee is not null)::int,
-              s * (r.proof_delay_s is not null)::int)
-      on conflict (local_day, status, is_transfer, auto, settled, lost) do update
-        set n = d.n + excluded.n, montant = d.montant + excluded.montant, fee = d.fee + excluded.fee,
-            fee_n = d.fee_n + excluded.fee_n, delay_n = d.delay_n + excluded.delay_n;
-      insert into analytics.agent_daily as a (local_day, agent_id, n, value_xaf)
-      values (r.local_day, r.agent_id, s, s * case when r.is_transfer and r.status = 'confirmed' then r.montant else 0 end)
-      on conflict (local_day, agent_id) do update set n = a.n + excluded.n, value_xaf = a.value_xaf + excluded.value_xaf;
-      insert into analytics.op_hourly as h (local_day, local_hour, local_dow, n) values (r.local_day, r.local_hour, r.local_dow, s)
-      on conflict (local_day, local_hour) do update set n = h.n + excluded.n;
-      insert into analytics.op_sim_daily as m (local_day, sim_id, n) values (r.local_day, coalesce(r.sim_id, '${NO_SIM}'), s)
-      on conflict (local_day, sim_id) do update set n = m.n + excluded.n;
-      insert into analytics.amount_hist as x (local_day, bucket, n)
-      select r.local_day, analytics.hist_bucket(r.montant), s where r.is_transfer and r.status = 'confirmed'
-      on conflict (local_day, bucket) do update set n = x.n + excluded.n;
-      insert into analytics.delay_hist as x (local_day, bucket, n)
-      select r.local_day, analytics.hist_bucket(r.proof_delay_s), s where r.proof_delay_s is not null
-      on conflict (local_day, bucket) do update set n = x.n + excluded.n;
-    $$`);
+    this.addSql(opRollupSql("create"));
     this.addSql(`create function analytics.msg_rollup(r analytics.messages, s int) returns void language sql as $$
       insert into analytics.msg_daily as d (local_day, sim_id, n, ambiguous)
       values (r.local_day, coalesce(r.sim_id, '${NO_SIM}'), s, s * r.is_ambiguous::int)
@@ -142,7 +113,65 @@ export class Migration0003Rollups extends Migration {
     }
 
     // The same contributions as the triggers', grouped: one pass over the rows.
-    this.addSql(`create function analytics.rebuild_rollups() returns void language sql as $$
+    this.addSql(rebuildRollupsSql("create"));
+
+    // A percentile's bucket is walked through these, in order, from the bucket's floor.
+    this.addSql(`create index operations_confirmed_amount on analytics.operations (montant, local_day)
+      where is_transfer and status = 'confirmed'`);
+    this.addSql(`create index operations_proof_delay on analytics.operations (proof_delay_s, local_day)
+      where proof_delay_s is not null`);
+    this.addSql(`create index messages_waiting on analytics.messages (received_at)
+      where operation_id is null and dismissed_at is null
+        and outcome in ('ambiguous', 'divergent', 'orphan', 'not_correlated')
+        and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))`);
+    this.addSql(`create index messages_dismissed on analytics.messages (sim_id) where dismissed_at is not null`);
+  }
+}
+
+/** A per-day histogram's table (amounts, and proof delays until Migration0005DelaySeconds). */
+export function histogramTableSql(h: string): string {
+  return `create table analytics.${h} (
+        local_day date not null,
+        bucket int not null,
+        n bigint not null,
+        primary key (local_day, bucket)
+      )`;
+}
+
+/**
+ * `op_rollup` as this migration creates it (`create`) and as Migration0005DelaySeconds' `down()`
+ * puts it back (`create or replace`): a row's contribution to every per-day rollup, delay_hist's
+ * included. The text is the migration's own, to the space: a function's body is kept as written.
+ */
+export function opRollupSql(create: "create" | "create or replace"): string {
+  return `${create} function analytics.op_rollup(r analytics.operations, s int) returns void language sql as $$
+      insert into analytics.op_daily as d (local_day, status, is_transfer, auto, settled, lost, n, montant, fee, fee_n, delay_n)
+      values (r.local_day, r.status, r.is_transfer,
+              r.status = 'confirmed' and r.confirmed_by is not distinct from 'proof' and not r.touched_by_hand,
+              r.settled_by_hand is not null, r.lost, s, s * r.montant, s * coalesce(r.fee, 0), s * (r.fee is not null)::int,
+              s * (r.proof_delay_s is not null)::int)
+      on conflict (local_day, status, is_transfer, auto, settled, lost) do update
+        set n = d.n + excluded.n, montant = d.montant + excluded.montant, fee = d.fee + excluded.fee,
+            fee_n = d.fee_n + excluded.fee_n, delay_n = d.delay_n + excluded.delay_n;
+      insert into analytics.agent_daily as a (local_day, agent_id, n, value_xaf)
+      values (r.local_day, r.agent_id, s, s * case when r.is_transfer and r.status = 'confirmed' then r.montant else 0 end)
+      on conflict (local_day, agent_id) do update set n = a.n + excluded.n, value_xaf = a.value_xaf + excluded.value_xaf;
+      insert into analytics.op_hourly as h (local_day, local_hour, local_dow, n) values (r.local_day, r.local_hour, r.local_dow, s)
+      on conflict (local_day, local_hour) do update set n = h.n + excluded.n;
+      insert into analytics.op_sim_daily as m (local_day, sim_id, n) values (r.local_day, coalesce(r.sim_id, '${NO_SIM}'), s)
+      on conflict (local_day, sim_id) do update set n = m.n + excluded.n;
+      insert into analytics.amount_hist as x (local_day, bucket, n)
+      select r.local_day, analytics.hist_bucket(r.montant), s where r.is_transfer and r.status = 'confirmed'
+      on conflict (local_day, bucket) do update set n = x.n + excluded.n;
+      insert into analytics.delay_hist as x (local_day, bucket, n)
+      select r.local_day, analytics.hist_bucket(r.proof_delay_s), s where r.proof_delay_s is not null
+      on conflict (local_day, bucket) do update set n = x.n + excluded.n;
+    $$`;
+}
+
+/** `rebuild_rollups()` as this migration creates it, delay_hist's part included (see opRollupSql). */
+export function rebuildRollupsSql(create: "create" | "create or replace"): string {
+  return `${create} function analytics.rebuild_rollups() returns void language sql as $$
       truncate analytics.op_daily, analytics.agent_daily, analytics.op_hourly, analytics.op_sim_daily,
         analytics.amount_hist, analytics.delay_hist, analytics.msg_daily, analytics.tx_daily;
       insert into analytics.op_daily (local_day, status, is_transfer, auto, settled, lost, n, montant, fee, fee_n, delay_n)
@@ -172,17 +201,5 @@ export class Migration0003Rollups extends Migration {
              coalesce(sum(received_amount_xaf) filter (where send_amount_eur > 0), 0),
              coalesce(sum(send_amount_eur::numeric) filter (where send_amount_eur > 0), 0)
       from analytics.transactions group by 1, 2, 3;
-    $$`);
-
-    // A percentile's bucket is walked through these, in order, from the bucket's floor.
-    this.addSql(`create index operations_confirmed_amount on analytics.operations (montant, local_day)
-      where is_transfer and status = 'confirmed'`);
-    this.addSql(`create index operations_proof_delay on analytics.operations (proof_delay_s, local_day)
-      where proof_delay_s is not null`);
-    this.addSql(`create index messages_waiting on analytics.messages (received_at)
-      where operation_id is null and dismissed_at is null
-        and outcome in ('ambiguous', 'divergent', 'orphan', 'not_correlated')
-        and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))`);
-    this.addSql(`create index messages_dismissed on analytics.messages (sim_id) where dismissed_at is not null`);
-  }
+    $$`;
 }

@@ -1,6 +1,6 @@
 import { Migration } from "@transferops/kit";
 import { DELAY_FINE_LIMIT_S } from "../../domain/delay-histogram.ts";
-import { NO_SIM } from "./Migration0003Rollups.ts";
+import { histogramTableSql, NO_SIM, opRollupSql, rebuildRollupsSql } from "./Migration0003Rollups.ts";
 
 /**
  * The fleet view's proof-delay percentiles (median, p90) found their bucket in `delay_hist` and
@@ -22,6 +22,12 @@ import { NO_SIM } from "./Migration0003Rollups.ts";
  * analytics.operations wait that long (analytics' lag grows, the events are applied after), the
  * routes' reads go on. `drop table analytics.delay_hist` takes ACCESS EXCLUSIVE on that table
  * alone, which nothing reads any more.
+ *
+ * `down()` puts back the schema of Migration0004InboxPurge exactly (`delay_hist`, filled from the
+ * rows, and Migration0003Rollups' `op_rollup` and `rebuild_rollups()`, to the space; the test
+ * compares the schema dumps). The operations are locked against writes first (SHARE ROW
+ * EXCLUSIVE, as `up()`), so no row changes between the refill and the old `op_rollup`; the
+ * `drop trigger`s at the end take ACCESS EXCLUSIVE, reads wait for the commit that follows.
  */
 export class Migration0005DelaySeconds extends Migration {
   override name = "Migration0005DelaySeconds";
@@ -66,6 +72,22 @@ export class Migration0005DelaySeconds extends Migration {
     this.addSql(opRollupWithoutDelayHist());
     this.addSql(`drop table analytics.delay_hist`);
     this.addSql(rebuildRollups());
+  }
+
+  override down(): void {
+    this.addSql(`lock table analytics.operations in share row exclusive mode`);
+    this.addSql(histogramTableSql("delay_hist"));
+    this.addSql(`insert into analytics.delay_hist (local_day, bucket, n)
+      select local_day, analytics.hist_bucket(proof_delay_s), count(*) from analytics.operations
+      where proof_delay_s is not null group by 1, 2`);
+    this.addSql(opRollupSql("create or replace"));
+    this.addSql(rebuildRollupsSql("create or replace"));
+    this.addSql(`drop trigger delay_rollup_update on analytics.operations`);
+    this.addSql(`drop trigger delay_rollup on analytics.operations`);
+    this.addSql(`drop function analytics.delay_rollup_trigger()`);
+    this.addSql(`drop function analytics.delay_rollup(date, double precision, int)`);
+    this.addSql(`drop table analytics.delay_seconds`);
+    this.addSql(`drop function analytics.delay_bucket(double precision)`);
   }
 }
 

@@ -20,6 +20,10 @@ import { Migration } from "@transferops/kit";
  * this migration commits, and the table is filled from the rows in that time (an index-only
  * scan of `operations_confirmed_amount`): the consumers' writes of analytics.operations wait
  * that long, the routes' reads go on (docs/decisions/history.md, "Migrations on a live history").
+ *
+ * `down()` puts back the schema of Migration0005DelaySeconds exactly (its `rebuild_rollups()`
+ * renamed back; the test compares the schema dumps); its `drop trigger`s take ACCESS EXCLUSIVE on
+ * analytics.operations until the commit that follows.
  */
 export class Migration0006AmountCounts extends Migration {
   override name = "Migration0006AmountCounts";
@@ -62,9 +66,29 @@ export class Migration0006AmountCounts extends Migration {
     // Its statistics now, not at autovacuum's first pass: the median's plan reads a bucket's range.
     this.addSql(`analyze analytics.amount_daily`);
     this.addSql(`alter function analytics.rebuild_rollups() rename to rebuild_day_rollups`);
-    this.addSql(`create function analytics.rebuild_rollups() returns void language sql as $$
+    this.addSql(rebuildRollupsWithAmountsSql("create"));
+  }
+
+  override down(): void {
+    this.addSql(`drop trigger amount_rollup_update on analytics.operations`);
+    this.addSql(`drop trigger amount_rollup on analytics.operations`);
+    this.addSql(`drop function analytics.amount_rollup_trigger()`);
+    this.addSql(`drop function analytics.amount_rollup(analytics.operations, int)`);
+    this.addSql(`drop function analytics.rebuild_rollups()`);
+    this.addSql(`alter function analytics.rebuild_day_rollups() rename to rebuild_rollups`);
+    this.addSql(`drop function analytics.rebuild_amount_counts()`);
+    this.addSql(`drop table analytics.amount_daily`);
+  }
+}
+
+/**
+ * `rebuild_rollups()` as this migration creates it (`create`) and as Migration0007AgentRollups'
+ * `down()` puts it back (`create or replace`): the text is the migration's own, to the space (a
+ * function's body is kept as written, and the down() tests compare schema dumps).
+ */
+export function rebuildRollupsWithAmountsSql(create: "create" | "create or replace"): string {
+  return `${create} function analytics.rebuild_rollups() returns void language sql as $$
       select analytics.rebuild_day_rollups();
       select analytics.rebuild_amount_counts();
-    $$`);
-  }
+    $$`;
 }

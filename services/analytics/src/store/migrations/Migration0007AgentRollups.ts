@@ -1,5 +1,6 @@
 import { Migration } from "@transferops/kit";
 import { NO_SIM } from "./Migration0003Rollups.ts";
+import { rebuildRollupsWithAmountsSql } from "./Migration0006AmountCounts.ts";
 
 /**
  * An agent's own view read the agent's rows of the window from `operations_agent_day` (an
@@ -34,6 +35,10 @@ import { NO_SIM } from "./Migration0003Rollups.ts";
  * this migration commits; the tables are filled from the rows in that time. The consumers'
  * writes wait that long (analytics' lag grows, the events are applied after), the routes' reads
  * go on (docs/decisions/history.md, "Migrations on a live history").
+ *
+ * `down()` puts back the schema of Migration0006AmountCounts exactly (its `rebuild_rollups()`, to
+ * the space; the test compares the schema dumps); its `drop trigger`s take ACCESS EXCLUSIVE on
+ * analytics.operations and analytics.messages until the commit that follows.
  */
 export class Migration0007AgentRollups extends Migration {
   override name = "Migration0007AgentRollups";
@@ -54,6 +59,23 @@ export class Migration0007AgentRollups extends Migration {
       select analytics.rebuild_amount_counts();
       select analytics.rebuild_agent_rollups();
     $$`);
+  }
+
+  override down(): void {
+    for (const [table, name] of [
+      ["operations", "agent_rollup"],
+      ["messages", "agent_msg_rollup"],
+      ["operations", "op_msg_rollup"],
+    ]) {
+      this.addSql(`drop trigger ${name}_update on analytics.${table}`);
+      this.addSql(`drop trigger ${name} on analytics.${table}`);
+      this.addSql(`drop function analytics.${name}_trigger()`);
+      this.addSql(`drop function analytics.${name}(analytics.${table}, int)`);
+    }
+    this.addSql(rebuildRollupsWithAmountsSql("create or replace"));
+    this.addSql(`drop function analytics.rebuild_agent_rollups()`);
+    this.addSql(`drop index analytics.messages_operation`);
+    this.addSql(`drop table ${AGENT_TABLES.map((t) => /analytics\.\w+/.exec(t)![0]).join(", ")}`);
   }
 }
 

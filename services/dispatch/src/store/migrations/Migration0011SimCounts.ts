@@ -1,4 +1,10 @@
-import { Migration, HISTORY_TABLE_AUTOVACUUM, outboxAutovacuumSql } from "@transferops/kit";
+import {
+  HISTORY_TABLE_AUTOVACUUM,
+  HISTORY_TABLE_AUTOVACUUM_RESET,
+  Migration,
+  outboxAutovacuumResetSql,
+  outboxAutovacuumSql,
+} from "@transferops/kit";
 
 /** The statuses a SIM's history counts (the SIM history route's totals, besides every operation). */
 export const COUNTED_STATUSES = ["confirmed", "failed", "no_evidence"] as const;
@@ -29,6 +35,10 @@ const is = (row: "old" | "new", status: string) => `(${row}.status = '${status}'
  * Autovacuum by count where the defaults wait for a share of a large table
  * (docs/decisions/history.md, "Autovacuum"): `alter table ... set (...)` takes SHARE UPDATE
  * EXCLUSIVE, which no read or write waits on.
+ *
+ * `down()` puts back the schema of Migration0010SearchIndex exactly (the test compares the
+ * schema dumps): the counts are dropped, the tables back on the server's autovacuum defaults.
+ * `drop trigger` takes ACCESS EXCLUSIVE on dispatch.operations until it commits (milliseconds).
  */
 export class Migration0011SimCounts extends Migration {
   override name = "Migration0011SimCounts";
@@ -60,6 +70,15 @@ export class Migration0011SimCounts extends Migration {
       insert into dispatch.sim_operation_counts (sim_id, counted) select sim_id, false from s where sim_id is not null`);
     this.addSql(`alter table dispatch.operations set (${HISTORY_TABLE_AUTOVACUUM})`);
     for (const sql of outboxAutovacuumSql("dispatch")) this.addSql(sql);
+  }
+
+  override down(): void {
+    this.addSql(`drop trigger sim_counts_update on dispatch.operations`);
+    this.addSql(`drop trigger sim_counts_insert on dispatch.operations`);
+    this.addSql(`drop function dispatch.count_sim_operation()`);
+    this.addSql(`drop table dispatch.sim_operation_counts`);
+    this.addSql(`alter table dispatch.operations reset (${HISTORY_TABLE_AUTOVACUUM_RESET})`);
+    for (const sql of outboxAutovacuumResetSql("dispatch")) this.addSql(sql);
   }
 }
 
