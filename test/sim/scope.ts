@@ -255,24 +255,7 @@ export class Scope {
         });
       return Array.isArray(r.reply.body) ? (r.reply.body as T[]) : [];
     };
-    const list = await ask("/v1/operations?limit=250");
-    for (const o of rowsOf<{ operation_id: string; agent_id: string | null }>(list, "the operations list")) {
-      judged++;
-      if (o.agent_id !== a.agentId)
-        problems.push({
-          detail: `operations list of ${who} shows ${o.agent_id}'s operation ${o.operation_id}`,
-          ids: [o.operation_id],
-        });
-    }
-    const others = [...ops.entries()]
-      .filter(([, o]) => o.agent_id && o.agent_id !== a.agentId)
-      .sort(([x], [y]) => x.localeCompare(y));
-    for (const [id] of others.slice(-2)) {
-      const r = await http(gateway, "GET", `/v1/operations/${id}`, { token: a.token });
-      judged++;
-      if (r.status >= 200 && r.status < 300)
-        problems.push({ detail: `${who} read another agent's operation ${id}: ${r.status}`, ids: [id] });
-    }
+    // What a grant decides first: read at once after a change, these show a leak soonest.
     const unproven = await ask("/v1/operations/unproven?all=true&limit=250");
     for (const o of rowsOf<{ operation_id: string; sim_id: string | null }>(unproven, "the arbitration queue")) {
       judged++;
@@ -291,6 +274,24 @@ export class Scope {
           detail: `orphans of ${who} show message ${m.id} on SIM ${m.sim_id}, outside its grant`,
           ids: [m.id],
         });
+    }
+    const list = await ask("/v1/operations?limit=250");
+    for (const o of rowsOf<{ operation_id: string; agent_id: string | null }>(list, "the operations list")) {
+      judged++;
+      if (o.agent_id !== a.agentId)
+        problems.push({
+          detail: `operations list of ${who} shows ${o.agent_id}'s operation ${o.operation_id}`,
+          ids: [o.operation_id],
+        });
+    }
+    const others = [...ops.entries()]
+      .filter(([, o]) => o.agent_id && o.agent_id !== a.agentId)
+      .sort(([x], [y]) => x.localeCompare(y));
+    for (const [id] of others.slice(-2)) {
+      const r = await http(gateway, "GET", `/v1/operations/${id}`, { token: a.token });
+      judged++;
+      if (r.status >= 200 && r.status < 300)
+        problems.push({ detail: `${who} read another agent's operation ${id}: ${r.status}`, ids: [id] });
     }
     const txs = await ask("/v1/transactions?limit=250");
     for (const t of rowsOf<{ id: string; state: string; launched_by: string | null }>(txs, "the transactions")) {
