@@ -103,8 +103,9 @@ export class Scope {
     this.foundAtOnce.judged += judged;
     for (const p of problems)
       this.foundAtOnce.problems.push({
-        ...p,
-        detail: `${p.detail} (read at once: ${what} acknowledged, within ${after} ms)`,
+        // the agent's own steps (the change, the revoked right tried) join the history
+        ids: [...p.ids, agentId],
+        detail: `${p.detail} (read at once after ${what} was acknowledged; the reads ended ${after} ms after it)`,
       });
   }
 
