@@ -6,6 +6,7 @@
 // operations the API lists, its per-SIM rows against dispatch's (the contract has no per-SIM
 // figure: read from the tables), the reconciliation of each day and SIM
 // (GET /v1/reconciliations/daily) against the messages evidence holds.
+import { consumerEffects } from "./consumers.ts";
 import type { Http } from "./context.ts";
 
 export type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -88,6 +89,8 @@ export class Agreement {
           ids: c.ops,
         });
     }
+    // Each consumer's effects against their source, whenever it holds an entity's latest event.
+    judged += await consumerEffects(this.query, [...this.contacts.values()], final, out);
     if (!final) return judged;
     for (const c of CONSUMED) {
       const missing = await this.query<{ id: string; type: string; key: string }>(

@@ -196,7 +196,7 @@ async function simulate(
   /** Every step of every actor, in order (written to history.log in the log directory). */
   const timeline: string[] = [];
   const handsets: SimHandset[] = [];
-  const actors: Actors = new Actors({
+  const actors: WatchedActors = new WatchedActors(scope, {
     gatewayUrls: system.gatewayUrls,
     apiKey: TEST_API_KEY,
     random,
@@ -402,7 +402,7 @@ async function simulate(
     ),
   );
   step(
-    `event streams: ${scope.hints.length} hints judged; contacts: ${counted.reduce((a, b) => a + b, 0)} transfers counted`,
+    `event streams: ${scope.hints.length} hints judged; ${scope.probesAtOnce} reads at once after a change of rights; contacts: ${counted.reduce((a, b) => a + b, 0)} transfers counted`,
   );
   const [fees] = await invariants.query<{ fees: string; texts: number }>(
     `select coalesce(sum(fee), 0)::text as fees, (count(*) filter (where fee > 0))::int as texts
@@ -413,6 +413,34 @@ async function simulate(
     `fees: ${fees.fees} F printed by ${fees.texts} proving texts; transactions acknowledged: ${actors.intake.created.length} (${viaConflict} by a 409 request_id_exists); ${webhookChecks.summary()}`,
   );
   return report(actors, invariants, notes, faults, actions);
+}
+
+/**
+ * The actors, whose every call the scope invariant sees go out and come back: a change of an
+ * agent's rights (grant, role, deactivation) is entered in its timeline as it goes out, and when
+ * it is acknowledged the agent reads its lists at once (test/sim/scope.ts).
+ */
+class WatchedActors extends Actors {
+  constructor(
+    private readonly scope: Scope,
+    o: ConstructorParameters<typeof Actors>[0],
+  ) {
+    super(o);
+  }
+
+  override async http(
+    gateway: string,
+    method: string,
+    path: string,
+    auth: { token?: string; apiKey?: boolean },
+    body?: unknown,
+    route?: string,
+  ): Promise<Answer> {
+    const answered = this.scope.calling((gw, m, p, a, b) => this.http(gw, m, p, a, b), gateway, method, path, body);
+    const a = await super.http(gateway, method, path, auth, body, route);
+    answered?.(a);
+    return a;
+  }
 }
 
 /**
