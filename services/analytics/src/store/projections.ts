@@ -136,6 +136,11 @@ export interface TransactionFacts {
   changed_at: Date;
 }
 
+/**
+ * A transaction as intake's event states it, when newer than what is stored. Each event carries
+ * intake's whole row: a released launch says `launched_by` null, and the read model follows
+ * (the operation, once linked, is never unlinked by intake).
+ */
 export async function applyTransaction(em: EntityManager, t: TransactionFacts): Promise<void> {
   await em.execute(
     `insert into analytics.transactions (transaction_id, state, received_amount_xaf, send_amount_eur, rate, operation_id,
@@ -144,7 +149,7 @@ export async function applyTransaction(em: EntityManager, t: TransactionFacts): 
      on conflict (transaction_id) do update set state = excluded.state,
        received_amount_xaf = excluded.received_amount_xaf, send_amount_eur = excluded.send_amount_eur,
        rate = excluded.rate, operation_id = coalesce(excluded.operation_id, analytics.transactions.operation_id),
-       launched_by = coalesce(excluded.launched_by, analytics.transactions.launched_by),
+       launched_by = excluded.launched_by,
        transaction_date = excluded.transaction_date, local_day = excluded.local_day, changed_at = excluded.changed_at
      where analytics.transactions.changed_at <= excluded.changed_at`,
     [
