@@ -282,8 +282,19 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     ["contact search, name", f.bearerKey, "/v1/contacts?search=clarisse&limit=20"],
   ];
   for (const [name, headers, url] of reads) {
-    for (let i = -2; i < RUNS; i++) {
+    // A read past the gateway's deadline (503 outcome_unknown) is a figure, not the end of the
+    // run: its time counts (the caller waited that long), and after two in a row the path is
+    // left, said in the output.
+    let late = 0;
+    for (let i = -2; i < RUNS && late < 2; i++) {
       const r = await call(f.base, "GET", url, headers);
+      if (r.status === 503) {
+        late += 1;
+        log(`  ${name}: 503 past the gateway's deadline after ${r.ms.toFixed(0)} ms${late === 2 ? "; path left" : ""}`);
+        add(name, r.ms);
+        continue;
+      }
+      late = 0;
       ok(name, r);
       if (i >= 0) add(name, r.ms);
     }
