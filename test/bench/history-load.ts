@@ -249,6 +249,25 @@ export class IndexRebuild {
   }
 }
 
+/** The server's WAL position and checkpoints so far (the server's: other databases' included). */
+export async function serverWrites(db: pg.Client): Promise<{ lsn: string; checkpoints: number }> {
+  const r = await db.query(
+    `select pg_current_wal_lsn()::text as lsn, checkpoints_timed + checkpoints_req as checkpoints from pg_stat_bgwriter`,
+  );
+  return { lsn: r.rows[0].lsn, checkpoints: Number(r.rows[0].checkpoints) };
+}
+
+/**
+ * What the server wrote to its WAL since `from`, and its checkpoints (max_wal_size 1 GB here: one
+ * every half gigabyte or so of WAL, each writing the dirty shared buffers; a session cannot raise
+ * it), for the build's log.
+ */
+export async function writtenSince(db: pg.Client, from: { lsn: string; checkpoints: number }): Promise<string> {
+  const now = await serverWrites(db);
+  const bytes = Number((await db.query(`select pg_wal_lsn_diff($1, $2) as n`, [now.lsn, from.lsn])).rows[0].n);
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB of WAL and ${now.checkpoints - from.checkpoints} checkpoints on the server meanwhile (all databases)`;
+}
+
 /** Measured: 4.45 kB an operation with as many messages and all they leave (decisions/history.md, "Size per year"). */
 export const BYTES_PER_OPERATION = 4450;
 /** A message beyond one an operation: its row, analytics' copy, two inbox rows (about 1.5 kB). */
