@@ -14,7 +14,7 @@
 // is timed.
 import { statfsSync } from "node:fs";
 import path from "node:path";
-import type pg from "pg";
+import pg from "pg";
 
 /** The tables the build fills by the hundred thousand (per million operations). */
 export const BULK_TABLES = [
@@ -60,6 +60,8 @@ export interface DroppedIndex {
   indexdef: string;
   /** The primary key or unique constraint it backed (attached again to the rebuilt index). */
   constraint?: { type: "p" | "u"; def: string };
+  /** Its comment, put back. */
+  comment?: string;
   bytes: number;
 }
 
@@ -102,7 +104,8 @@ export function sameIndexes(before: Map<string, string>, after: Map<string, stri
 export async function dropBulkIndexes(db: pg.Client): Promise<DroppedIndex[]> {
   const r = await db.query(
     `select n.nspname as schema, t.relname as table, i.relname as name, pg_get_indexdef(x.indexrelid) as indexdef,
-       c.contype, pg_get_constraintdef(c.oid) as condef, pg_relation_size(t.oid) as bytes
+       c.contype, pg_get_constraintdef(c.oid) as condef, obj_description(x.indexrelid, 'pg_class') as comment,
+       pg_relation_size(t.oid) as bytes
      from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
      join pg_namespace n on n.oid = t.relnamespace
      left join pg_constraint c on c.conindid = x.indexrelid and c.contype in ('p', 'u', 'x')
@@ -118,6 +121,7 @@ export async function dropBulkIndexes(db: pg.Client): Promise<DroppedIndex[]> {
     name: row.name,
     indexdef: row.indexdef,
     constraint: row.contype ? { type: row.contype, def: row.condef } : undefined,
+    comment: row.comment ?? undefined,
     bytes: Number(row.bytes),
   }));
   for (const d of dropped) {
@@ -245,6 +249,8 @@ export class IndexRebuild {
         `alter table "${d.schema}"."${d.table}" add constraint "${d.name}" ${kind} using index "${d.name}"`,
       );
     }
+    if (d.comment !== undefined)
+      await db.query(`comment on index "${d.schema}"."${d.name}" is ${pg.escapeLiteral(d.comment)}`);
     this.times.push({ name: `${d.schema}.${d.name}`, s: (performance.now() - t) / 1000 });
   }
 }

@@ -13,7 +13,8 @@
 //   4. the history written with set-based SQL (history-build.ts: operations, messages
 //      linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
 //      transactions, contacts, analytics' read model, outbox and inbox rows as the relays
-//      leave them), its build time and the database's size printed, then `vacuum analyze`
+//      leave them; the bulk tables' indexes dropped for the load and built again after it,
+//      history-load.ts), its build time and the database's size printed, then `vacuum analyze`
 //      (what autovacuum does after a load; this machine's PostgreSQL runs without it);
 //   5. the same hot paths again, and each path's p95 on the history beside its p95 on the
 //      empty database, with the ratio (goal: <= 1.5).
@@ -29,7 +30,9 @@
 // migrations' concurrent indexes dropped and built again while creates run), --max-ratio (exit 1 when a path's ratio is above
 // it; none by default), --keep-db. Database: a fresh history_bench_* one on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
-// the end unless --keep-db. The last line is the figures as JSON (bench:smoke reads it).
+// the end unless --keep-db. Before anything is written the history's size is estimated (4.45 kB
+// an operation) and the run refused if PostgreSQL's disk would keep less than 10 GB free.
+// The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readSync, statSync, closeSync, writeFileSync } from "node:fs";
