@@ -36,6 +36,7 @@
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readSync, statSync, closeSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -495,6 +496,7 @@ async function main(): Promise<void> {
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
     );
     const built = performance.now();
+    const loadBefore = loadavg()[0];
     const { steps, indexes } = await buildHistory(
       url.toString(),
       {
@@ -508,6 +510,7 @@ async function main(): Promise<void> {
       log,
     );
     const buildS = (performance.now() - built) / 1000;
+    const loadAfter = loadavg()[0];
     const vacuumed = performance.now();
     await check.query(`vacuum analyze`);
     const vacuumS = (performance.now() - vacuumed) / 1000;
@@ -529,7 +532,7 @@ async function main(): Promise<void> {
     const dbSize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
     log(
-      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
+      `history built in ${buildS.toFixed(1)} s (load average ${loadBefore.toFixed(1)} at its start, ${loadAfter.toFixed(1)} at its end), vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
     );
     for (const s of sizes)
       log(
