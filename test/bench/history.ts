@@ -30,7 +30,7 @@
 // migrations' concurrent indexes dropped and built again while creates run), --max-ratio (exit 1 when a path's ratio is above
 // it; none by default), --keep-db. Database: a fresh history_bench_* one on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
-// the end unless --keep-db. Before anything is written the history's size is estimated (4.45 kB
+// the end unless --keep-db. Before anything is written the history's size is estimated (5.2 kB
 // an operation) and the run refused if PostgreSQL's disk would keep less than 10 GB free.
 // The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
