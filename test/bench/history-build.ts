@@ -24,7 +24,15 @@
 // for the load and built again after it (history-load.ts says why and why it is safe), and two
 // connections write what does not depend on each other at the same time (`buildHistory`).
 import pg from "pg";
-import { BULK_TABLES, dropBulkIndexes, IndexRebuild, indexCatalogue, sameIndexes } from "./history-load.ts";
+import {
+  BULK_TABLES,
+  dropBulkIndexes,
+  IndexRebuild,
+  indexCatalogue,
+  sameIndexes,
+  serverWrites,
+  writtenSince,
+} from "./history-load.ts";
 
 export interface HistorySize {
   operations: number;
@@ -485,6 +493,7 @@ export async function buildHistory(
   const [a, c, i] = lanes;
   try {
     const before = await indexCatalogue(a);
+    const written = await serverWrites(a);
     const dropped = await dropBulkIndexes(a);
     log(`  history: ${dropped.length} indexes of ${BULK_TABLES.length} bulk tables dropped for the load`);
     const rebuild = new IndexRebuild(dropped);
@@ -501,13 +510,14 @@ export async function buildHistory(
       log,
       loaded: (table) => rebuild.loaded(table),
     };
+    const t0 = performance.now();
     await loadAll(b, a, c);
     const t = performance.now();
     rebuild.close();
     await Promise.all([building, rebuild.lane(a), rebuild.lane(c)]);
-    log(
-      `  history: loaded; the last of the ${dropped.length} indexes built ${((performance.now() - t) / 1000).toFixed(1)} s after`,
-    );
+    const s = (from: number, to = performance.now()) => `${((to - from) / 1000).toFixed(1)} s`;
+    log(`  history: loaded in ${s(t0, t)}; the last of the ${dropped.length} indexes built ${s(t)} after`);
+    log(`  history: ${await writtenSince(a, written)}`);
     sameIndexes(before, await indexCatalogue(a));
     await a.query(`drop table public.history_sims, public.history_agents`);
     return { steps: b.steps, indexes: rebuild.times };

@@ -13,7 +13,8 @@
 //   4. the history written with set-based SQL (history-build.ts: operations, messages
 //      linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
 //      transactions, contacts, analytics' read model, outbox and inbox rows as the relays
-//      leave them), its build time and the database's size printed, then `vacuum analyze`
+//      leave them; the bulk tables' indexes dropped for the load and built again after it,
+//      history-load.ts), its build time and the database's size printed, then `vacuum analyze`
 //      (what autovacuum does after a load; this machine's PostgreSQL runs without it);
 //   5. the same hot paths again, and each path's p95 on the history beside its p95 on the
 //      empty database, with the ratio (goal: <= 1.5).
@@ -31,10 +32,13 @@
 // one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
 // when a path's ratio is above it; none by default), --keep-db. Database: a fresh history_bench_* one on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
-// the end unless --keep-db. The last line is the figures as JSON (bench:smoke reads it).
+// the end unless --keep-db. Before anything is written the history's size is estimated (5.2 kB
+// an operation) and the run refused if PostgreSQL's disk would keep less than 10 GB free.
+// The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readSync, statSync, closeSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -456,6 +460,7 @@ async function main(): Promise<void> {
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
     );
     const built = performance.now();
+    const loadBefore = loadavg()[0];
     const { steps, indexes } = await buildHistory(
       url.toString(),
       {
@@ -469,6 +474,7 @@ async function main(): Promise<void> {
       log,
     );
     const buildS = (performance.now() - built) / 1000;
+    const loadAfter = loadavg()[0];
     const vacuumed = performance.now();
     await check.query(`vacuum analyze`);
     const vacuumS = (performance.now() - vacuumed) / 1000;
@@ -490,7 +496,7 @@ async function main(): Promise<void> {
     const dbSize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
     log(
-      `history built in ${buildS.toFixed(1)} s, vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
+      `history built in ${buildS.toFixed(1)} s (load average ${loadBefore.toFixed(1)} at its start, ${loadAfter.toFixed(1)} at its end), vacuum analyze ${vacuumS.toFixed(1)} s; database ${mb(dbSize)} (empty: ${mb(emptySize)}; estimated before the build: ${mb(emptySize + estimateHistoryBytes(OPERATIONS, MESSAGES))})`,
     );
     for (const s of sizes)
       log(
