@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
 import { Migration, one, openDatabase, rows, type Database } from "./db.ts";
+import { PLANNED_AT_EACH_CALL } from "./db-driver.ts";
 
 class Migration0001Values extends Migration {
   override name = "Migration0001Values";
@@ -181,6 +182,17 @@ describe.each([true, false])("parameters sent apart from the SQL (named statemen
     } else {
       expect(prepared).toEqual([]);
     }
+  });
+
+  it("never names a statement planned at each call, so PostgreSQL plans it for its parameters every time", async () => {
+    const sql = `${PLANNED_AT_EACH_CALL}select count(*)::int as n from drivertest.items where id > ? and label is not distinct from ?`;
+    for (let i = 0; i < 7; i++) await one(db.em(), sql, [i, "x"]);
+    const prepared = await rows<{ name: string }>(
+      db.em(),
+      `select name from pg_prepared_statements where statement like ? and statement not like ?`,
+      ["%label is not distinct from%", "%pg_prepared_statements%"],
+    );
+    expect(prepared).toEqual([]);
   });
 
   if (named) {

@@ -273,9 +273,20 @@ function toStatement(sql: string, params: readonly unknown[]): { text: string; v
     }
     text += parts[i + 1]!;
   }
-  if (names.size < MAX_NAMED && !names.has(text)) names.set(text, `s${generation}_${names.size + 1}`);
+  if (!text.startsWith(PLANNED_AT_EACH_CALL) && names.size < MAX_NAMED && !names.has(text))
+    names.set(text, `s${generation}_${names.size + 1}`);
   return { text, values };
 }
+
+/**
+ * A statement beginning with this comment is never named: PostgreSQL plans it at each call for
+ * its parameters' values. A named statement is planned generically after five calls, without
+ * them: for a list whose best plan depends on its filter (a search matching nothing, a rare
+ * status), the generic plan walks the newest-first index and, on a long history, reads every
+ * row (a search over 4,000,000 operations: 17 to 26 s; planned for its pattern, the trigram
+ * index answers in under a millisecond; docs/decisions/history.md).
+ */
+export const PLANNED_AT_EACH_CALL = "/* planned at each call */ ";
 
 /** A parameter as MikroORM would have written it, in the form `pg` sends. */
 function value(v: unknown): unknown {

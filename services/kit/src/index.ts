@@ -8,6 +8,7 @@ export * from "./values.ts";
 export * from "./server.ts";
 export * from "./client.ts";
 export * from "./db.ts";
+export { PLANNED_AT_EACH_CALL } from "./db-driver.ts";
 export * from "./bus.ts";
 export { MemoryBus } from "./bus-memory.ts";
 export { KafkaBus } from "./bus-kafka.ts";

@@ -3,6 +3,7 @@ import {
   one,
   outboxInsertSql,
   outboxValuesNow,
+  PLANNED_AT_EACH_CALL,
   rows,
   type EntityManager,
   type OutboxEvent,
@@ -471,7 +472,15 @@ export async function listOperations(em: EntityManager, f: OperationListFilter):
     }
     where.push(ors.length ? `(${ors.join(" or ")})` : "false");
   }
-  return select(em, where.join(" and "), params, `order by o.created_at desc, o.operation_id desc limit ${f.limit}`);
+  // Planned for its filters at each call: a generic plan walks the newest-first index through
+  // the whole history for a search or a rare status (kit PLANNED_AT_EACH_CALL).
+  const found = await rows<Raw>(
+    em,
+    `${PLANNED_AT_EACH_CALL}select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
+     order by o.created_at desc, o.operation_id desc limit ${f.limit}`,
+    params,
+  );
+  return found.map(toRecord);
 }
 
 /** Load of each SIM for selection: operations in flight (queued or running) and when it last finished one. */
