@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rows, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { migrations } from "./migrations/index.ts";
-import { applyTransaction, type TransactionFacts } from "./projections.ts";
+import { applyOperation, applyTransaction, type OperationFacts, type TransactionFacts } from "./projections.ts";
 
 // A transaction's read model follows intake's whole state at each change, newest wins: a launch
 // released (the transfer never reached the operator) is pending again with nobody's name on it,
@@ -70,5 +70,42 @@ describe("a transaction's read model", () => {
       [second.transaction_id],
     );
     expect(linked).toEqual([{ launched_by: agent, operation_id: operation }]);
+  });
+});
+
+describe("an operation's read model", () => {
+  it("takes an edited amount from a newer change, not from an older one", async () => {
+    const op = (at: string, montant: bigint): OperationFacts => ({
+      operation_id: "00000000-0000-4000-c000-000000000009",
+      agent_id: "00000000-0000-4000-a000-000000000001",
+      sim_id: null,
+      device_id: null,
+      device_label: null,
+      op_type: "deposit",
+      is_transfer: true,
+      status: "awaiting_manual_dial",
+      montant,
+      created_at: new Date("2026-03-02T10:00:00Z"),
+      local_day: "2026-03-02",
+      local_dow: 1,
+      local_hour: 11,
+      finished_at: null,
+      dialled: false,
+      confirmed_by: null,
+      touched_by_hand: false,
+      has_message: false,
+      settled_by_hand: null,
+      lost: false,
+      fee: null,
+      proof_delay_s: null,
+      changed_at: new Date(at),
+    });
+    const amount = async () =>
+      (await rows<{ montant: string }>(db.em(), `select montant::text from analytics.operations`))[0]?.montant;
+    await db.tx((em) => applyOperation(em, op("2026-03-02T10:00:00Z", 8500n)));
+    await db.tx((em) => applyOperation(em, op("2026-03-02T10:01:00Z", 10000n)));
+    expect(await amount()).toBe("10000");
+    await db.tx((em) => applyOperation(em, op("2026-03-02T10:00:30Z", 8500n)));
+    expect(await amount()).toBe("10000");
   });
 });

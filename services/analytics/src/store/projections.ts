@@ -60,7 +60,7 @@ const OPERATION_COLUMNS = [
 
 /**
  * Upserts an operation from one of its transitions. The state columns follow the newest
- * change; what happened once (dialled, a person's hand, the proof) is kept whatever the order.
+ * change (the amount too: a matching operation's amount is edited while it awaits its dial); what happened once (dialled, a person's hand, the proof) is kept whatever the order.
  */
 export async function applyOperation(em: EntityManager, f: OperationFacts): Promise<void> {
   const newer = `analytics.operations.changed_at <= excluded.changed_at`;
@@ -71,6 +71,7 @@ export async function applyOperation(em: EntityManager, f: OperationFacts): Prom
        sim_id = case when ${newer} then excluded.sim_id else analytics.operations.sim_id end,
        device_id = case when ${newer} then excluded.device_id else analytics.operations.device_id end,
        status = case when ${newer} then excluded.status else analytics.operations.status end,
+       montant = case when ${newer} then excluded.montant else analytics.operations.montant end,
        finished_at = coalesce(analytics.operations.finished_at, excluded.finished_at),
        dialled = analytics.operations.dialled or excluded.dialled,
        confirmed_by = coalesce(analytics.operations.confirmed_by, excluded.confirmed_by),
