@@ -126,6 +126,7 @@ export class Invariants {
 
   /** What the actors checked from answers: `VIOLATION-CANDIDATE(i) ` lines (no index: invariant 8). */
   private candidates(actors: Actors, notes: Map<string, unknown[]>): void {
+    actors.matching.judgeRows(); // invariant 16 at every check too, not only at matching actions
     for (const [i, n] of Object.entries(actors.checked)) {
       this.count(INVARIANTS[Number(i)], n - (this.checkedCounted[Number(i)] ?? 0));
       this.checkedCounted[Number(i)] = n;
