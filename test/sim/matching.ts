@@ -195,7 +195,8 @@ export class Matching {
       this.c.checked(MATCHING_INVARIANT);
       const bad = !MATCHING_STATUSES.includes(row.status)
         ? `is ${row.status}: a handset claimed it or a sweep moved it (only awaiting_manual_dial, confirmed, rejected)`
-        : op.cancelled && row.status !== "rejected"
+        : // The rows are read every second: right after the 200 they may still say awaiting_manual_dial.
+          op.cancelled && row.status === "confirmed"
           ? `was cancelled (200) and is now ${row.status}`
           : undefined;
       if (!bad) continue;
