@@ -225,10 +225,16 @@ export class Matching {
     }
   }
 
-  /** The target: one of the matching operations, awaiting or not (a terminal one must be 409). */
-  private target(pick: number): { op: Matched; status: string } | undefined {
+  /**
+   * The target: one of the matching operations, awaiting or not (a terminal one must be 409);
+   * the caller's own two times in three when it has some, else anyone's (another's must be 403).
+   */
+  private target(agent: SimAgent, pick: number): { op: Matched; status: string } | undefined {
     const rows = this.c.rows();
-    const ops = rowsWhere(rows, (x) => this.ops.some((o) => o.operationId === x.operation_id));
+    const own = (id: string) => this.ops.some((o) => o.operationId === id && o.owner.agentId === agent.agentId);
+    const mine = rowsWhere(rows, (x) => own(x.operation_id));
+    const all = rowsWhere(rows, (x) => this.ops.some((o) => o.operationId === x.operation_id));
+    const ops = pick % 3 !== 0 && mine.length ? mine : all;
     const row = ops[pick % Math.max(1, ops.length)];
     const op = row && this.ops.find((o) => o.operationId === row.operation_id);
     return op && { op, status: row.status };
@@ -257,7 +263,7 @@ export class Matching {
 
   private async edit(gw: string, agent: SimAgent, pick: number, change: string, delta: number): Promise<void> {
     this.judgeRows();
-    const t = this.target(pick);
+    const t = this.target(agent, pick);
     if (!t) return;
     const body =
       change === "montant"
@@ -269,7 +275,7 @@ export class Matching {
     const a = await this.c.http(gw, "PATCH", path, { token: agent.token }, body);
     this.c.note(
       [t.op.operationId],
-      `agent ${agent.login} edits matching operation (${t.status}) ${JSON.stringify(body)} → ${a.status} ${outcomeOf(a)}`,
+      `agent ${agent.login} edits ${t.op.owner.login}'s matching operation (${t.status}) ${JSON.stringify(body)} → ${a.status} ${outcomeOf(a)}`,
     );
     this.judgeChange("an edit", agent, t, a);
     if (a.status === 200 && body.montant) t.op.montant = body.montant;
@@ -281,14 +287,14 @@ export class Matching {
 
   private async cancel(gw: string, agent: SimAgent, pick: number): Promise<void> {
     this.judgeRows();
-    const t = this.target(pick);
+    const t = this.target(agent, pick);
     if (!t) return;
     const a = await this.c.http(gw, "POST", `/v1/operations/matching/${t.op.operationId}/cancel`, {
       token: agent.token,
     });
     this.c.note(
       [t.op.operationId],
-      `agent ${agent.login} cancels matching operation (${t.status}) → ${a.status} ${outcomeOf(a)}`,
+      `agent ${agent.login} cancels ${t.op.owner.login}'s matching operation (${t.status}) → ${a.status} ${outcomeOf(a)}`,
     );
     this.judgeChange("a cancel", agent, t, a);
     if (a.status === 200) {
