@@ -87,11 +87,12 @@ async function sequence(seed: number, steps: number): Promise<string[]> {
 
 describe("the simulation's choices", () => {
   it("are the same for the same seed, actions and their calls alike", { timeout: 60_000 }, async () => {
-    const a = await sequence(42, 300);
-    expect(await sequence(42, 300)).toEqual(a);
+    const a = await sequence(42, 500);
+    expect(await sequence(42, 500)).toEqual(a);
     expect(new Set(a.filter((l) => !l.startsWith("http"))).size).toBeGreaterThan(10);
     // Intake's and the admins' actors draw from the same seed: transactions launched, rules drafted
-    // and activated, webhooks registered and deleted; automation's creates name operator_b too.
+    // and activated, webhooks registered and deleted; automation's creates name operator_b too;
+    // agents record and list matching operations, admins record fleet limits.
     for (const call of [
       "/launch",
       "/payment-confirmation",
@@ -100,6 +101,9 @@ describe("the simulation's choices", () => {
       "POST /v1/admin/webhooks",
       "DELETE /v1/admin/webhooks/",
       '"operator":"operator_b"',
+      "POST /v1/operations/matching",
+      "GET /v1/operations/matching",
+      "PATCH /v1/admin/limits",
     ])
       expect(
         a.some((l) => l.includes(call)),

@@ -25,6 +25,8 @@ import {
   type SimContext,
 } from "./context.ts";
 import { INTAKE_ACTIONS, INTAKE_ACTOR_OF, Intake, type IntakeAction } from "./intake.ts";
+import { LIMIT_ACTIONS, LIMIT_ACTOR_OF, Limits, type LimitAction } from "./limits.ts";
+import { MATCHING_ACTIONS, MATCHING_ACTOR_OF, Matching, type MatchingAction } from "./matching.ts";
 
 export type { CreateRecord, KnownOperation, OperationRow } from "./context.ts";
 
@@ -112,6 +114,8 @@ export const ACTIONS = {
   deactivateAgent: 0.5,
   ...INTAKE_ACTIONS,
   ...ADMIN_ACTIONS,
+  ...MATCHING_ACTIONS,
+  ...LIMIT_ACTIONS,
 } as const;
 export type Action = keyof typeof ACTIONS;
 export const ACTOR_OF: Record<Action, string> = {
@@ -138,6 +142,8 @@ export const ACTOR_OF: Record<Action, string> = {
   deactivateAgent: "admin",
   ...INTAKE_ACTOR_OF,
   ...ADMIN_ACTOR_OF,
+  ...MATCHING_ACTOR_OF,
+  ...LIMIT_ACTOR_OF,
 };
 
 const NO_EVIDENCE_LIKE = ["no_evidence"];
@@ -191,6 +197,8 @@ export class Actors {
   private breakerOn = false;
   readonly intake: Intake;
   readonly admins: Admins;
+  readonly matching: Matching;
+  readonly limits: Limits;
 
   constructor(private readonly o: ActorsOptions) {
     const context: SimContext = {
@@ -215,6 +223,11 @@ export class Actors {
     };
     this.intake = new Intake(context);
     this.admins = new Admins(context);
+    this.matching = new Matching(context, {
+      operator: o.operator,
+      msisdnOf: (simId) => o.handsets.find((h) => h.simId === simId)?.msisdn,
+    });
+    this.limits = new Limits(context);
   }
 
   private get r(): Random {
@@ -329,6 +342,8 @@ export class Actors {
   private prepare(action: Action, n: number, gw: string): () => Promise<void> {
     if (action in INTAKE_ACTIONS) return this.intake.prepare(action as IntakeAction, n, gw);
     if (action in ADMIN_ACTIONS) return this.admins.prepare(action as AdminAction, n, gw);
+    if (action in MATCHING_ACTIONS) return this.matching.prepare(action as MatchingAction, n, gw);
+    if (action in LIMIT_ACTIONS) return this.limits.prepare(action as LimitAction, n, gw);
     const r = this.r;
     const note = this.o.note;
     switch (action) {

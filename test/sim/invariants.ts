@@ -34,6 +34,7 @@ export const INVARIANTS = [
   "once drained, analytics and the day's reconciliation agree with dispatch and evidence to the franc",
   "scope: no list, detail or stream hint reaches an agent who may not see it (own operations, its grant's SIMs)",
   "webhooks: each delivery signed with its endpoint's secret, of an event it asked for, true of its subject, the same body when it comes again; each event owed delivered at least once",
+  "matching operations and fleet limits as the contract says: a matching operation never claimed nor changed once settled, listed to its owner only; a limit reads back as recorded, never enforced at creation",
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
@@ -125,6 +126,7 @@ export class Invariants {
 
   /** What the actors checked from answers: `VIOLATION-CANDIDATE(i) ` lines (no index: invariant 8). */
   private candidates(actors: Actors, notes: Map<string, unknown[]>): void {
+    actors.matching.judgeRows(); // invariant 16 at every check too, not only at matching actions
     for (const [i, n] of Object.entries(actors.checked)) {
       this.count(INVARIANTS[Number(i)], n - (this.checkedCounted[Number(i)] ?? 0));
       this.checkedCounted[Number(i)] = n;
