@@ -38,6 +38,8 @@ export const INVARIANTS = [
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
+/** Failure reasons no device outcome gives (docs/decisions/dispatch.md). */
+const NOT_REPORTED = ["handset_never_reported", "parent_went_through", "sim_deleted", "device_deleted"];
 
 export class Invariants {
   readonly violations = new Map<string, Violation>();
@@ -211,18 +213,26 @@ export class Invariants {
       (l) => performance.now() - l.claimedAt > (this.o.leaseS + this.o.sweepS + 5) * 1000,
     );
     if (!due.length) return;
-    const rows = await this.query<{ operation_id: string; status: string; failure_reason: string | null }>(
-      `select operation_id::text, status, failure_reason from dispatch.operations where operation_id::text = any($1)`,
+    const rows = await this.query<{
+      operation_id: string;
+      status: string;
+      failure_reason: string | null;
+      decided_by: string | null;
+    }>(
+      `select operation_id::text, status, failure_reason, decided_by::text
+         from dispatch.operations where operation_id::text = any($1)`,
       [due.map((l) => l.operationId)],
     );
     this.count(inv, rows.length);
     for (const r of rows) {
       const l = due.find((x) => x.operationId === r.operation_id)!;
-      const byLease = r.failure_reason === "handset_never_reported";
+      // A failure after the lease: a person's (settled did_not_arrive, arbitrated), or not a device's.
+      const notReported = [...NOT_REPORTED, "did_not_arrive"].includes(r.failure_reason ?? "") || !!r.decided_by;
       const wrong =
         r.status === "running" ||
         r.status === "awaiting_evidence" ||
-        (["no_evidence", "failed"].includes(r.status) && !byLease);
+        (r.status === "no_evidence" && r.failure_reason !== "handset_never_reported") ||
+        (r.status === "failed" && !notReported);
       if (wrong)
         this.found(
           inv,
