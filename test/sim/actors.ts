@@ -27,6 +27,8 @@ import {
 import { INTAKE_ACTIONS, INTAKE_ACTOR_OF, Intake, type IntakeAction } from "./intake.ts";
 import { LIMIT_ACTIONS, LIMIT_ACTOR_OF, Limits, type LimitAction } from "./limits.ts";
 import { MATCHING_ACTIONS, MATCHING_ACTOR_OF, Matching, type MatchingAction } from "./matching.ts";
+import { DRIFT_SHARE, driftText, type DriftPick, type DriftedText } from "./drift.ts";
+import { RESTART_STAGES, Restarts } from "./restarts.ts";
 
 export type { CreateRecord, KnownOperation, OperationRow } from "./context.ts";
 
@@ -94,6 +96,7 @@ export const ACTIONS = {
   // handsets
   poll: 18,
   repeatReport: 3,
+  restartApp: 3,
   // the operator's network and forgers
   releaseDelayed: 6,
   refusal: 4,
@@ -125,6 +128,7 @@ export const ACTOR_OF: Record<Action, string> = {
   retry: "automation",
   poll: "handset",
   repeatReport: "handset",
+  restartApp: "handset",
   releaseDelayed: "operator",
   refusal: "operator",
   forger: "forger",
@@ -199,6 +203,10 @@ export class Actors {
   readonly admins: Admins;
   readonly matching: Matching;
   readonly limits: Limits;
+  /** The app restarts (restarts.ts). */
+  readonly restarts: Restarts<SimHandset>;
+  /** The operator's texts sent drifted (drift.ts). */
+  readonly drifted: DriftedText[] = [];
 
   constructor(private readonly o: ActorsOptions) {
     const context: SimContext = {
@@ -228,6 +236,14 @@ export class Actors {
       msisdnOf: (simId) => o.handsets.find((h) => h.simId === simId)?.msisdn,
     });
     this.limits = new Limits(context);
+    this.restarts = new Restarts<SimHandset>({
+      http: (gw, method, path, auth, body) => this.http(gw, method, path, auth, body),
+      forward: (h, sms, what, about) => this.forward(h, sms, what, about),
+      textsFor: (h, op, result, drift) => h.sms.smsFor(op, result).map((t, i) => this.drift(t, drift, i)),
+      reported: (h, body, operationId) => void this.dialled.push({ handset: h.index, body, operationId }),
+      poll: (gw, h) => this.poll(gw, h, "honest", 0, "none", false, null),
+      note: o.note,
+    });
   }
 
   private get r(): Random {
@@ -403,7 +419,15 @@ export class Actors {
         const delayMs = r.chance(0.3) ? 500 + r.int(3000) : 0;
         const fault = r.weighted({ none: 45, lost: 8, delayed: 22, dupHandset: 8, dupOperator: 8, reordered: 9 });
         const repeat = r.chance(0.15);
-        return () => this.poll(gw, h, mode, delayMs, fault, repeat);
+        const drift = this.driftPick(n);
+        return () => this.poll(gw, h, mode, delayMs, fault, repeat, drift);
+      }
+      case "restartApp": {
+        const h = this.o.handsets[r.int(this.o.handsets.length)];
+        const stage = r.weighted(RESTART_STAGES);
+        const pauseMs = 500 + r.int(2500);
+        const drift = this.driftPick(n);
+        return () => this.restarts.restart(gw, h, stage, pauseMs, drift);
       }
       case "repeatReport": {
         const d = this.dialled[r.int(Math.max(1, this.dialled.length))];
@@ -432,6 +456,7 @@ export class Actors {
         const sender = action === "forger" ? r.pick(FORGER_NUMBERS)! : SENDER_OF[network];
         const amountPick = r.int(1000);
         const balanceAfter = 10_000 + r.int(200) * 500;
+        const drift = action === "refusal" ? this.driftPick(n) : null;
         return async () => {
           const open = this.rowsWhere(
             (x) =>
@@ -453,13 +478,14 @@ export class Actors {
             clientMessageId: `sim-${this.r.seed}-${n}`,
             about: { kind: action === "refusal" ? "refusal" : "deposit", amount, operationId: op?.operation_id },
           };
-          await this.forward(h, sms, action === "refusal" ? "refusal" : "forged", op?.operation_id);
+          await this.forward(h, this.drift(sms, drift), action === "refusal" ? "refusal" : "forged", op?.operation_id);
         };
       }
       case "moneyReceived":
       case "promotion": {
         const h = this.o.handsets[r.int(this.o.handsets.length)];
         const amount = 1000 * (1 + r.int(20));
+        const drift = action === "moneyReceived" ? this.driftPick(n) : null;
         return async () => {
           if (action === "promotion")
             return void (await this.forward(h, h.sms.promotionSms(h.simId, networkOf(h)), "promotion"));
@@ -467,7 +493,7 @@ export class Actors {
           this.o.operator.setBalance(h.msisdn, balance);
           await this.forward(
             h,
-            h.sms.movement(h.simId, networkOf(h), { amount, balanceAfter: balance }),
+            this.drift(h.sms.movement(h.simId, networkOf(h), { amount, balanceAfter: balance }), drift),
             "money received",
           );
         };
@@ -663,6 +689,30 @@ export class Actors {
     }
   }
 
+  /** Whether the action's operator texts go drifted, drawn when it is chosen (drift.ts). */
+  private driftPick(n: number): DriftPick | null {
+    return this.r.chance(DRIFT_SHARE) ? { pick: this.r.int(1_000_000), id: `sim-${this.r.seed}-${n}` } : null;
+  }
+
+  /** The text drifted as drawn (unchanged when no drift applies to it), recorded for the checks. */
+  private drift(sms: OutgoingSms, d: DriftPick | null, i = 0): OutgoingSms {
+    const v = d && driftText(sms, d.pick, `${d.id}-${i}`);
+    if (!v) return sms;
+    this.drifted.push({
+      clientMessageId: sms.clientMessageId,
+      simId: sms.simId,
+      drift: v.drift,
+      kind: sms.about.kind,
+      amount: sms.about.amount ?? null,
+      operationId: sms.about.operationId ?? null,
+    });
+    this.o.note(
+      [...(sms.about.operationId ? [sms.about.operationId] : []), sms.simId, sms.clientMessageId],
+      `the operator's ${sms.about.kind} text (${sms.about.amount ?? ""} F) is sent drifted (${v.drift}): ${JSON.stringify(v.raw)}`,
+    );
+    return { ...sms, raw: v.raw };
+  }
+
   /** A new agent at the board in place of a deactivated one, with the same grant. */
   private async replaceAgent(gw: string, role: "agent" | "supervisor"): Promise<void> {
     const login = `sim-agent-${this.o.agents.length}`;
@@ -744,6 +794,7 @@ export class Actors {
     delayMs: number,
     fault: string,
     repeat: boolean,
+    drift: DriftPick | null,
   ): Promise<void> {
     if (h.busy) return;
     h.busy = true;
@@ -794,7 +845,7 @@ export class Actors {
         const a = await this.http(gw, "POST", "/v1/device/outcome", { token: h.token }, body);
         this.o.note([op.operation_id], `handset ${h.index} repeats its report → ${a.status}`);
       }
-      for (const text of h.sms.smsFor(op, result)) {
+      for (const text of h.sms.smsFor(op, result).map((t, i) => this.drift(t, drift, i))) {
         if (fault === "lost") {
           this.o.note([op.operation_id], `the operator's SMS is lost`);
         } else if (fault === "delayed") {

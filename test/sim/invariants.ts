@@ -4,6 +4,7 @@
 import { DEFAULT_SENDER_IDS, senderKey } from "../../services/evidence/src/domain/senders.ts";
 import { Checks } from "../chaos/checks.ts";
 import type { Actors, CreateRecord } from "./actors.ts";
+import type { DriftedText } from "./drift.ts";
 import type { Agreement, Problem } from "./agreement.ts";
 import type { SimAgent } from "./context.ts";
 import type { Scope, ScopeRow } from "./scope.ts";
@@ -38,6 +39,8 @@ export const INVARIANTS = [
 ] as const;
 
 const DEBITING = ["deposit", "withdrawal", "float_deposit"];
+/** Failure reasons no device outcome gives (docs/decisions/dispatch.md). */
+const NOT_REPORTED = ["handset_never_reported", "parent_went_through", "sim_deleted", "device_deleted"];
 
 export class Invariants {
   readonly violations = new Map<string, Violation>();
@@ -108,6 +111,8 @@ export class Invariants {
     this.count("no operation stuck past its lease");
     for (const id of stuck)
       this.found("no operation stuck past its lease", `operation ${id} running past its lease`, [id]);
+    await this.lostOutcomes(actors);
+    await this.driftedReadings(actors);
     await this.transactions(actors);
     await this.taughtReadings();
     await this.webhooked(o.final);
@@ -195,6 +200,95 @@ export class Invariants {
           inv,
           `operation ${r.operation_id} confirmed by ${r.confirmed_by ?? "?"} with message ${r.message_id}: ${problems.join("; ")}`,
           ids,
+        );
+    }
+  }
+
+  /**
+   * Invariant 7, app restarts: an operation whose outcome a kill lost (never reported) leaves
+   * `running` by its lease (`no_evidence`, `handset_never_reported`), a proof or a person, never
+   * as if reported (`awaiting_evidence`, a failure with another reason).
+   */
+  private async lostOutcomes(actors: Actors): Promise<void> {
+    const inv = INVARIANTS[6];
+    const due = actors.restarts.lost.filter(
+      (l) => performance.now() - l.claimedAt > (this.o.leaseS + this.o.sweepS + 5) * 1000,
+    );
+    if (!due.length) return;
+    const rows = await this.query<{
+      operation_id: string;
+      status: string;
+      failure_reason: string | null;
+      decided_by: string | null;
+    }>(
+      `select operation_id::text, status, failure_reason, decided_by::text
+         from dispatch.operations where operation_id::text = any($1)`,
+      [due.map((l) => l.operationId)],
+    );
+    this.count(inv, rows.length);
+    for (const r of rows) {
+      const l = due.find((x) => x.operationId === r.operation_id)!;
+      // A failure after the lease: a person's (settled did_not_arrive, arbitrated), or not a device's.
+      const notReported = [...NOT_REPORTED, "did_not_arrive"].includes(r.failure_reason ?? "") || !!r.decided_by;
+      const wrong =
+        r.status === "running" ||
+        r.status === "awaiting_evidence" ||
+        (r.status === "no_evidence" && r.failure_reason !== "handset_never_reported") ||
+        (r.status === "failed" && !notReported);
+      if (wrong)
+        this.found(
+          inv,
+          `operation ${r.operation_id}, whose outcome an app restart lost (${l.stage}), is ${r.status} (${r.failure_reason ?? "no reason"}), not ended by its lease, a proof or a person`,
+          [r.operation_id],
+        );
+    }
+  }
+
+  /**
+   * Invariant 1, wording drift: an operator's text sent drifted proves what the same text
+   * undrifted would (an operation of its amount, on its SIM, of a deposit's or balance reply's
+   * kind; the operation it is about, or one the same text could prove: same amount and
+   * customer) or nothing; what it was read as, when it proves, is its amount or balance.
+   */
+  private async driftedReadings(actors: Actors): Promise<void> {
+    const inv = INVARIANTS[0];
+    if (!actors.drifted.length) return;
+    const rows = await this.query<{
+      client_message_id: string;
+      message_id: string;
+      sim_id: string;
+      kind: string | null;
+      amount: string | null;
+      balance_after: string | null;
+      operation_id: string;
+      montant: string;
+      op_type: string;
+      msisdn_dest: string | null;
+      about_dest: string | null;
+    }>(
+      `select m.client_message_id, m.id::text as message_id, m.sim_id, m.kind, m.amount::text, m.balance_after::text,
+              o.operation_id::text, o.montant::text, o.op_type, o.msisdn_dest, a.msisdn_dest as about_dest
+         from unnest($1::text[], $2::text[], $3::text[]) as d(client_message_id, sim_id, about)
+         join evidence.messages m on m.client_message_id = d.client_message_id and m.sim_id::text = d.sim_id
+         join dispatch.operations o on o.operation_id::text = m.operation_id::text
+         left join dispatch.operations a on a.operation_id::text = d.about
+        where m.link = 'proof'`,
+      [
+        actors.drifted.map((d) => d.clientMessageId),
+        actors.drifted.map((d) => d.simId),
+        actors.drifted.map((d) => d.operationId ?? ""),
+      ],
+    );
+    this.count(inv, actors.drifted.length);
+    for (const r of rows) {
+      const d = actors.drifted.find((x) => x.clientMessageId === r.client_message_id && x.simId === r.sim_id);
+      if (!d) continue;
+      const problems = driftProblems(d, r);
+      if (problems.length)
+        this.found(
+          inv,
+          `message ${r.message_id}, an operator's ${d.kind} text (${d.amount ?? ""} F) sent drifted (${d.drift}), proves operation ${r.operation_id} (${r.op_type} ${r.montant} F): ${problems.join("; ")}`,
+          [r.operation_id, r.message_id, ...(d.operationId ? [d.operationId] : [])],
         );
     }
   }
@@ -514,4 +608,35 @@ export class Invariants {
   async close(): Promise<void> {
     await this.checks.close();
   }
+}
+
+/** What a drifted text that proves an operation must not do (invariants.ts, `driftedReadings`). */
+function driftProblems(
+  d: DriftedText,
+  r: {
+    operation_id: string;
+    kind: string | null;
+    amount: string | null;
+    balance_after: string | null;
+    montant: string;
+    op_type: string;
+    msisdn_dest: string | null;
+    about_dest: string | null;
+  },
+): string[] {
+  const problems: string[] = [];
+  const truth = d.amount === null ? null : String(d.amount);
+  if (d.kind === "balance") {
+    if (r.op_type !== "balance") problems.push(`a balance reply proves a ${r.op_type}`);
+    if (r.balance_after !== null && r.balance_after !== truth)
+      problems.push(`read as a balance of ${r.balance_after}, the text says ${truth}`);
+    return problems;
+  }
+  if (d.kind !== "deposit") return [`a ${d.kind} text proves an operation`];
+  if (r.op_type === "balance") problems.push("a deposit's receipt proves a balance check");
+  if (r.amount !== truth) problems.push(`read as ${r.amount ?? "no amount"}, the text says ${truth}`);
+  if (r.montant !== truth) problems.push(`the operation is of ${r.montant}, the text says ${truth}`);
+  if (d.operationId && d.operationId !== r.operation_id && r.msisdn_dest !== r.about_dest)
+    problems.push(`the receipt of ${d.operationId} (customer ${r.about_dest}) proves one for ${r.msisdn_dest}`);
+  return problems;
 }

@@ -412,7 +412,33 @@ async function simulate(
   step(
     `fees: ${fees.fees} F printed by ${fees.texts} proving texts; transactions acknowledged: ${actors.intake.created.length} (${viaConflict} by a 409 request_id_exists); ${webhookChecks.summary()}`,
   );
+  step(await restartsAndDrift(actors, invariants));
   return report(actors, invariants, notes, faults, actions);
+}
+
+/** The app restarts (where the kills landed, how the lost outcomes ended) and the drifted texts. */
+async function restartsAndDrift(actors: Actors, invariants: Invariants): Promise<string> {
+  const rs = actors.restarts;
+  const ended = await invariants.query<{ status: string; n: number }>(
+    `select status || coalesce(' ' || failure_reason, '') as status, count(*)::int as n from dispatch.operations
+      where operation_id::text = any($1) group by 1 order by 1`,
+    [rs.lost.map((l) => l.operationId)],
+  );
+  const proving = await invariants.query<{ n: number }>(
+    `select count(*)::int as n from evidence.messages where client_message_id = any($1) and link = 'proof'`,
+    [actors.drifted.map((d) => d.clientMessageId)],
+  );
+  const byDrift: Record<string, number> = {};
+  for (const d of actors.drifted) byDrift[`${d.kind} ${d.drift}`] = (byDrift[`${d.kind} ${d.drift}`] ?? 0) + 1;
+  const list = (o: Record<string, number>) =>
+    Object.entries(o)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ") || "none";
+  return (
+    `app restarts: killed ${list(rs.byStage)}; outcomes lost ${rs.lost.length}, now ${list(Object.fromEntries(ended.map((e) => [e.status, e.n])))}; ` +
+    `reported again ${rs.reReported}, SMS forwarded again ${rs.reForwarded}; drifted operator texts ${actors.drifted.length} ` +
+    `(${list(byDrift)}), ${proving[0]?.n ?? 0} of them proving`
+  );
 }
 
 /**

@@ -103,6 +103,15 @@ export class SimulatedHandset {
     this.failures.set(operationIdOrAny, mode);
   }
 
+  /**
+   * The app killed by Android and started again: what it held in memory (the failures it was
+   * told to play, its client) is gone. What it keeps on the phone's storage is its caller's.
+   */
+  restart(): void {
+    this.failures.clear();
+    this.api = undefined;
+  }
+
   /** The typed client of the gateway, checking each answer against the served OpenAPI document. */
   private api: Api | undefined;
 
