@@ -20,10 +20,10 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import {
   buildConcurrentIndexes,
+  concurrentIndexChanges,
   createLogger,
   migrateDown,
   openDatabase,
-  type ConcurrentIndex,
   type DatabaseOptions,
 } from "@transferops/kit";
 import { migrations as analyticsMigrations } from "../../services/analytics/src/store/migrations/index.ts";
@@ -147,24 +147,23 @@ const say = (c: CreatesFigure) => `${c.n} creates, p95 ${c.p95_ms.toFixed(1)} ms
 
 /** Step 1: the concurrent indexes dropped and built again under load (as the step always did). */
 export async function rebuildIndexesUnderLoad(ctx: MigrateContext): Promise<void> {
-  const declared = (m: unknown) => (m as { concurrentIndexes?: readonly ConcurrentIndex[] }).concurrentIndexes ?? [];
+  // What the migrations leave built concurrently, a later migration's drop winning (the kit's own reading).
+  const declared = (list: readonly unknown[]) => concurrentIndexChanges(list).build;
   const load = new CreateLoad(ctx.create);
   load.start();
   await new Promise((res) => setTimeout(res, 10_000));
   await load.stop();
   const before = creates(load.records);
   for (const [schema, list] of SCHEMAS) {
-    for (const m of list) {
-      for (const index of declared(m))
-        await ctx.check.query(`drop index concurrently if exists "${schema}"."${index.name}"`);
-    }
+    for (const index of declared(list))
+      await ctx.check.query(`drop index concurrently if exists "${schema}"."${index.name}"`);
   }
   const during = new CreateLoad(ctx.create);
   during.start();
   const built: string[] = [];
   const t0 = performance.now();
   for (const [schema, list] of SCHEMAS) {
-    const indexes = list.flatMap(declared);
+    const indexes = declared(list);
     const t = performance.now();
     await buildConcurrentIndexes(ctx.dbUrl, schema, indexes);
     built.push(`${schema} ${indexes.length} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -175,7 +174,7 @@ export async function rebuildIndexesUnderLoad(ctx: MigrateContext): Promise<void
   const valid = (
     await ctx.check.query(
       `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indexrelid where i.indisvalid and c.relname = any($1)`,
-      [SCHEMAS.flatMap(([, list]) => list.flatMap((m) => declared(m).map((x) => x.name)))],
+      [SCHEMAS.flatMap(([, list]) => declared(list).map((x) => x.name))],
     )
   ).rows[0].n;
   ctx.log(
