@@ -1,4 +1,4 @@
-import { one, rows, type EntityManager } from "@transferops/kit";
+import { one, PLANNED_AT_EACH_CALL, rows, type EntityManager } from "@transferops/kit";
 import { CONTACT_COLUMNS, type ContactRow } from "./contacts.ts";
 
 export interface ContactListQuery {
@@ -43,7 +43,11 @@ export async function listContacts(em: EntityManager, q: ContactListQuery): Prom
   const source = q.phonePrefix
     ? `(select * from ${S}.contacts c where ${where.join(" and ")} offset 0) c`
     : `${S}.contacts c where ${where.join(" and ")}`;
-  return rows<ContactRow>(em, `select ${CONTACT_COLUMNS} from ${source} order by c.seq limit ?`, params);
+  // A search is planned for its text at each call (kit PLANNED_AT_EACH_CALL): under a generic
+  // plan a LIKE on a parameter uses neither the phone's prefix index nor the trigram index as
+  // its value would, and a rare name or a prefix reads every contact (docs/decisions/history.md).
+  const planned = q.phonePrefix || q.text ? PLANNED_AT_EACH_CALL : "";
+  return rows<ContactRow>(em, `${planned}select ${CONTACT_COLUMNS} from ${source} order by c.seq limit ?`, params);
 }
 
 export interface CountsRow {
