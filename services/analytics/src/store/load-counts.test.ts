@@ -167,7 +167,10 @@ describe("the load block's kept counts", () => {
   });
 
   it("equal a rebuild, and are empty after the reset", async () => {
-    const before = await rows(db.em(), `select * from analytics.agent_load_counts where unproven <> 0 or settled <> 0 order by 1`);
+    const before = await rows(
+      db.em(),
+      `select * from analytics.agent_load_counts where unproven <> 0 or settled <> 0 order by 1`,
+    );
     await db.em().execute(`select analytics.rebuild_rollups()`);
     expect(await rows(db.em(), `select * from analytics.agent_load_counts order by 1`)).toEqual(before);
     for (const table of ["operations", "messages"]) await db.em().execute(`delete from analytics.${table}`);

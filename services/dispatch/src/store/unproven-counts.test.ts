@@ -102,9 +102,10 @@ describe("fleet health's unproven backlog, from the SIMs' counts rows", () => {
     const [a, b] = [await queue(s), await queue(s)];
     await set(a, "status", "no_evidence");
     await set(b, "status", "no_evidence");
-    await h.query(`update dispatch.sim_operation_counts set unproven = 0, operations = 0, counted = false where sim_id = $1`, [
-      s,
-    ]);
+    await h.query(
+      `update dispatch.sim_operation_counts set unproven = 0, operations = 0, counted = false where sim_id = $1`,
+      [s],
+    );
     expect(await backlog()).toBe(await truth());
     while (await db.tx((em) => countSimHistory(em)));
     await expectExact();
@@ -116,7 +117,10 @@ describe("fleet health's unproven backlog, from the SIMs' counts rows", () => {
     await set(ids[2]!, "status", "no_evidence");
     await set(ids[3]!, "status", "no_evidence");
     const before = await backlog();
-    const [w1, w2] = [new pg.Client({ connectionString: h.databaseUrl }), new pg.Client({ connectionString: h.databaseUrl })];
+    const [w1, w2] = [
+      new pg.Client({ connectionString: h.databaseUrl }),
+      new pg.Client({ connectionString: h.databaseUrl }),
+    ];
     await Promise.all([w1.connect(), w2.connect()]);
     try {
       await w1.query(`begin`);
