@@ -29,8 +29,8 @@ const UNPROVEN = (r: string) => `${r}status = 'no_evidence' and ${r}is_transfer`
  * On a live history: `create trigger` takes SHARE ROW EXCLUSIVE on analytics.operations and
  * analytics.messages until this migration commits; the fill reads the backlog and the settled
  * operations through their partial indexes (`operations_waiting`, `operations_settled`) and the
- * messages whole (no index has the dismissed ones: 300,000 messages in well under a second). The
- * consumers' writes wait that long, the routes' reads go on.
+ * dismissed messages through `messages_dismissed`: the backlog and the settled and dismissed rows,
+ * not the history. The consumers' writes wait that long, the routes' reads go on.
  *
  * `down()` puts back the schema of Migration0008DropUnreadIndexes exactly (Migration0007's
  * `rebuild_rollups()`, to the space; the test compares the schema dumps); its `drop trigger`s
