@@ -217,12 +217,13 @@ async function loadOperations(b: Build, db: pg.Client): Promise<void> {
     b,
     db,
     "dispatch: SIMs' counts",
-    `insert into dispatch.sim_operation_counts as c (sim_id, operations, confirmed, failed, no_evidence, counted)
+    `insert into dispatch.sim_operation_counts as c (sim_id, operations, confirmed, failed, no_evidence, unproven, counted)
      select sim_id, count(*), count(*) filter (where status = 'confirmed'), count(*) filter (where status = 'failed'),
-       count(*) filter (where status = 'no_evidence'), true
+       count(*) filter (where status = 'no_evidence'),
+       count(*) filter (where status = 'no_evidence' and op_type not in ('balance', 'mini_statement')), true
      from dispatch.operations where sim_id is not null group by sim_id
      on conflict (sim_id) do update set operations = excluded.operations, confirmed = excluded.confirmed,
-       failed = excluded.failed, no_evidence = excluded.no_evidence, counted = true`,
+       failed = excluded.failed, no_evidence = excluded.no_evidence, unproven = excluded.unproven, counted = true`,
   );
   await step(
     b,

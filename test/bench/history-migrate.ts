@@ -56,7 +56,7 @@ const SCHEMAS: [string, Migrations][] = [
  * index, which step 1 builds again.
  */
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
-  dispatch: ["Migration0011SimCounts"],
+  dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts"],
   evidence: ["Migration0010Autovacuum"],
   fleet: ["Migration0006Autovacuum"],
   intake: ["Migration0005Autovacuum"],
@@ -65,6 +65,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0006AmountCounts",
     "Migration0007AgentRollups",
     "Migration0008DropUnreadIndexes",
+    "Migration0009LoadCounts",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

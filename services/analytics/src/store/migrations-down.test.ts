@@ -28,6 +28,7 @@ describe("the analytics migrations' down()", () => {
         "Migration0006AmountCounts",
         "Migration0007AgentRollups",
         "Migration0008DropUnreadIndexes",
+        "Migration0009LoadCounts",
       ]),
     );
   });

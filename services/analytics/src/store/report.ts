@@ -103,7 +103,8 @@ async function messageLoad(em: EntityManager, scope: Scope) {
       `select count(*) as messages_waiting, min(received_at) as oldest_message
        from analytics.messages where ${WAITING_MESSAGE}`,
     ),
-    one<{ c: string }>(em, `select count(*) as c from analytics.messages where dismissed_at is not null`),
+    // Kept at each change (Migration0009LoadCounts): one row, whatever the history.
+    one<{ c: string }>(em, `select coalesce(sum(dismissed), 0) as c from analytics.message_load_counts`),
   ]);
   return {
     messages_waiting: n(msgs!.messages_waiting),
@@ -112,20 +113,26 @@ async function messageLoad(em: EntityManager, scope: Scope) {
   };
 }
 
+/**
+ * The load block. The unproven backlog's and the settled operations' counts are kept per agent
+ * at each change (`agent_load_counts`, Migration0009LoadCounts): an agent's row, or a row per
+ * agent for the fleet, whatever the history. The oldest unproven is the first entry of
+ * `operations_waiting` (the fleet) or `operations_agent_waiting` (an agent).
+ */
 export async function loadFigures(em: EntityManager, scope: Scope, staleBefore: Date): Promise<LoadRow> {
-  // Each count walks its own partial index (never the whole projection).
   const o = and(opScope(scope));
   const s = and(simScope(scope));
-  const [ops, settled, messages, sims] = await Promise.all([
-    one<Record<string, unknown>>(
+  const [ops, oldest, messages, sims] = await Promise.all([
+    one<{ unproven: string; settled: string }>(
       em,
-      `select count(*) as unproven_waiting, min(coalesce(finished_at, created_at)) as oldest_unproven
-       from analytics.operations where status = 'no_evidence' and is_transfer and ${o.sql}`,
+      `select coalesce(sum(unproven), 0) as unproven, coalesce(sum(settled), 0) as settled
+       from analytics.agent_load_counts where ${o.sql}`,
       o.params,
     ),
-    one<{ c: string }>(
+    one<{ oldest: unknown }>(
       em,
-      `select count(*) as c from analytics.operations where settled_by_hand is not null and ${o.sql}`,
+      `select min(coalesce(finished_at, created_at)) as oldest
+       from analytics.operations where status = 'no_evidence' and is_transfer and ${o.sql}`,
       o.params,
     ),
     messageLoad(em, scope),
@@ -140,10 +147,10 @@ export async function loadFigures(em: EntityManager, scope: Scope, staleBefore: 
     ),
   ]);
   return {
-    unproven_waiting: n(ops!.unproven_waiting),
-    oldest_unproven: dateOf(ops!.oldest_unproven),
+    unproven_waiting: n(ops!.unproven),
+    oldest_unproven: dateOf(oldest!.oldest),
     ...messages,
-    settled: n(settled!.c),
+    settled: n(ops!.settled),
     sims_unmeasured: n(sims!.sims_unmeasured),
     sims_stale: n(sims!.sims_stale),
     sims_frozen: n(sims!.sims_frozen),

@@ -1,4 +1,5 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import { unprovenOf } from "./migrations/Migration0012UnprovenCounts.ts";
 import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
 
 export interface SimActivity {
@@ -19,7 +20,8 @@ const SIM_TOTALS = `select c.operations, c.confirmed, c.failed, c.no_evidence, c
 const SIM_TOTALS_FROM_ROWS = `select count(*) as operations,
        count(*) filter (where status = 'confirmed') as confirmed,
        count(*) filter (where status = 'failed') as failed,
-       count(*) filter (where status = 'no_evidence') as no_evidence
+       count(*) filter (where status = 'no_evidence') as no_evidence,
+       coalesce(sum(${unprovenOf("operations")}), 0) as unproven
      from dispatch.operations where sim_id = ?`;
 
 /**
@@ -66,7 +68,7 @@ export async function countSimHistory(em: EntityManager): Promise<boolean> {
   await em.execute(
     `update dispatch.sim_operation_counts c
         set operations = n.operations, confirmed = n.confirmed, failed = n.failed, no_evidence = n.no_evidence,
-            counted = true
+            unproven = n.unproven, counted = true
        from (${SIM_TOTALS_FROM_ROWS}) n
       where c.sim_id = ?`,
     [next.sim_id, next.sim_id],
@@ -82,6 +84,13 @@ export async function deleteAllOperations(em: EntityManager): Promise<{ operatio
   return { operations: operations.length, proofs: proofs.length };
 }
 
+/**
+ * The sweep's backlog: operations past their evidence window not swept yet (the
+ * `operations_awaiting_evidence` range), and the unproven backlog (`no_evidence` transfers) from
+ * the SIMs' counts rows (Migration0012UnprovenCounts), a row a SIM whatever the history; a SIM
+ * not counted yet (Migration0011SimCounts) from its rows, operations of no SIM (a deleted SIM's)
+ * from `operations_unproven_no_sim`.
+ */
 export async function sweepBacklog(
   em: EntityManager,
   now: Date,
@@ -90,7 +99,11 @@ export async function sweepBacklog(
     em,
     `select
        (select count(*) from dispatch.operations where status = 'awaiting_evidence' and evidence_expires_at <= ?) as past,
-       (select count(*) from dispatch.operations where status = 'no_evidence' and op_type not in ('balance', 'mini_statement')) as unproven`,
+       (select coalesce(sum(unproven), 0) from dispatch.sim_operation_counts where counted)
+       + (select count(*) from dispatch.operations o
+           where o.sim_id in (select sim_id from dispatch.sim_operation_counts where not counted)
+             and o.status = 'no_evidence' and ${unprovenOf("o")} = 1)
+       + (select count(*) from dispatch.operations where sim_id is null and ${unprovenOf("operations")} = 1) as unproven`,
     [now],
   );
   return { past_window_not_swept: Number(r?.past ?? 0), unproven_waiting: Number(r?.unproven ?? 0) };

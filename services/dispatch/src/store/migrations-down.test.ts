@@ -2,4 +2,4 @@ import { describeMigrationDowns } from "../../../../test/support/migration-down-
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down(): it puts back exactly the schema before it (test/support/migration-down.ts).
-describeMigrationDowns("dispatch", migrations, ["Migration0011SimCounts"]);
+describeMigrationDowns("dispatch", migrations, ["Migration0011SimCounts", "Migration0012UnprovenCounts"]);

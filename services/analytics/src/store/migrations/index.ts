@@ -6,6 +6,7 @@ import { Migration0005DelaySeconds } from "./Migration0005DelaySeconds.ts";
 import { Migration0006AmountCounts } from "./Migration0006AmountCounts.ts";
 import { Migration0007AgentRollups } from "./Migration0007AgentRollups.ts";
 import { Migration0008DropUnreadIndexes } from "./Migration0008DropUnreadIndexes.ts";
+import { Migration0009LoadCounts } from "./Migration0009LoadCounts.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -16,4 +17,5 @@ export const migrations = [
   Migration0006AmountCounts,
   Migration0007AgentRollups,
   Migration0008DropUnreadIndexes,
+  Migration0009LoadCounts,
 ];

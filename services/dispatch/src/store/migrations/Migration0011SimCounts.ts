@@ -87,7 +87,7 @@ export class Migration0011SimCounts extends Migration {
  * moves the counts between statuses; a new operation, or one moved to another SIM, adds one
  * (and takes one from the SIM it left). A SIM's first operation creates its row, counted.
  */
-function countFunction(): string {
+export function countFunction(): string {
   const delta = (c: string) => `${c} = ${c} + ${is("new", c)} - ${is("old", c)}`;
   const minus = (c: string) => `${c} = ${c} - ${is("old", c)}`;
   const plus = (c: string) => `${c} = c.${c} + excluded.${c}`;

@@ -9,6 +9,7 @@ import { Migration0008SimCreatedIndex } from "./Migration0008SimCreatedIndex.ts"
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010SearchIndex } from "./Migration0010SearchIndex.ts";
 import { Migration0011SimCounts } from "./Migration0011SimCounts.ts";
+import { Migration0012UnprovenCounts } from "./Migration0012UnprovenCounts.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   Migration0009InboxPurge,
   Migration0010SearchIndex,
   Migration0011SimCounts,
+  Migration0012UnprovenCounts,
 ];
