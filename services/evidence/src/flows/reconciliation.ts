@@ -3,7 +3,7 @@ import { dayLinks, reconcileDay, type ChainLink, type ChainMessage, type DayBala
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { chainOfPeriod } from "../store/messages.ts";
+import { chainOfPeriod, chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
@@ -52,13 +52,19 @@ export async function dailyReconciliation(
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
   }
   const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
-  const sims: SimDay[] = [];
-  for (const row of stored) {
-    const { before, messages } = await chainOfPeriod(em, row.sim_id, from, to);
-    const balance = reconcileDay(before ?? null, messages as ChainMessage[]);
+  // Every SIM's chain of the day in one statement: the day's messages and a last balance a SIM.
+  const chains = await chainsOfPeriod(
+    em,
+    stored.map((row) => row.sim_id),
+    from,
+    to,
+  );
+  const sims: SimDay[] = stored.map((row) => {
+    const { before, messages } = chains.get(row.sim_id)!;
+    const balance = reconcileDay(before ?? null, messages);
     const { proven_xaf, fees_xaf, ...counts } = row;
-    sims.push({ ...balance, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf });
-  }
+    return { ...balance, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf };
+  });
   return { fleet: fleetOf(day, sims), sims };
 }
 

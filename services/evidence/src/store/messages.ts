@@ -1,4 +1,5 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
+import type { ChainMessage } from "../domain/balance-chain.ts";
 import type { BalanceState, Link, MessageRecord } from "../domain/message.ts";
 import { MOVEMENT_KINDS, UNMATCHED_QUEUE_KINDS, type Outcome } from "../domain/outcomes.ts";
 import type { Scope } from "../domain/scope.ts";
@@ -465,6 +466,76 @@ export async function chainOfPeriod(
     [simId, from, to],
   );
   return { before: before && record(before), messages: messages.map(record) };
+}
+
+/** What the balance chain reads of a message (domain/balance-chain.ts, ChainMessage), and its SIM. */
+const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, commission, balance_after, direction,
+  operator_ref, outcome`;
+
+/** One SIM's chain of a period: its chain messages, and the last one before that printed a balance. */
+export interface PeriodChain {
+  before?: ChainMessage;
+  messages: ChainMessage[];
+}
+
+/**
+ * `chainOfPeriod` for many SIMs in one statement (a day's reconciliation of the fleet): for
+ * each SIM, a descent of `messages_sim_received` to its last balance before `from`, and its
+ * entries of [from, to). The rows read are the period's and one a SIM, never a statement a
+ * SIM. Only the columns the chain reads (not the text, nor the operation's snapshot).
+ */
+export async function chainsOfPeriod(
+  em: EntityManager,
+  simIds: readonly string[],
+  from: Date,
+  to: Date,
+): Promise<Map<string, PeriodChain>> {
+  const chains = new Map<string, PeriodChain>(simIds.map((id) => [id, { messages: [] }]));
+  if (simIds.length === 0) return chains;
+  const found = await rows<ChainRow & { before: boolean }>(
+    em,
+    `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
+     select true as before, b.* from sims s cross join lateral (
+       select ${CHAIN_COLUMNS} from evidence.messages m
+        where m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
+        order by m.received_at desc, m.stored_at desc limit 1) b
+     union all
+     select false, ${CHAIN_COLUMNS} from evidence.messages m
+      where m.sim_id in (select sim_id from sims) and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?`,
+    [JSON.stringify(simIds), from, from, to],
+  );
+  for (const r of found) {
+    const chain = chains.get(r.sim_id)!;
+    const m = chainMessage(r);
+    if (r.before) chain.before = m;
+    else chain.messages.push(m);
+  }
+  return chains;
+}
+
+type ChainRow = Pick<Row, "id" | "sim_id" | "kind" | "direction" | "operator_ref" | "outcome"> & {
+  received_at: Date | string;
+  stored_at: Date | string;
+  amount: string | number | null;
+  fee: string | number | null;
+  commission: string | number | null;
+  balance_after: string | number | null;
+};
+
+function chainMessage(r: ChainRow): ChainMessage {
+  return {
+    id: r.id,
+    received_at: date(r.received_at)!,
+    stored_at: date(r.stored_at)!,
+    kind: r.kind,
+    amount: num(r.amount),
+    fee: num(r.fee),
+    commission: num(r.commission),
+    balance_after: num(r.balance_after),
+    direction: r.direction,
+    operator_ref: r.operator_ref,
+    outcome: r.outcome,
+  };
 }
 
 /** What a wording rule may read again: finished, unlinked, undismissed orphans and unknown texts. */
