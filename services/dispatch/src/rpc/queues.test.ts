@@ -222,6 +222,35 @@ describe("arbitration queue (unproven)", () => {
     expect(byId.get(old)).toMatchObject({ selfResolving: false, evidenceCount: 0 });
   });
 
+  it("lists the contradicted first, then newest finished first, a tie by id, and stops at the limit", async () => {
+    const older = await operation(admin, otherSim, { status: "no_evidence", finishedAgoS: 30 });
+    const tieA = await operation(admin, otherSim, { status: "no_evidence", finishedAgoS: 20 });
+    const tieB = await operation(admin, otherSim, { status: "no_evidence", finishedAgoS: 20 });
+    await h.query(
+      `update dispatch.operations set finished_at = (select finished_at from dispatch.operations
+      where operation_id = $1) where operation_id = $2`,
+      [tieA, tieB],
+    );
+    const contradictedOld = await operation(admin, otherSim, { status: "failed", finishedAgoS: 3000 });
+    const contradictedNew = await operation(admin, otherSim, { status: "rejected", finishedAgoS: 2000 });
+    // Failed before it dialled: a person's word on a transfer never sent, not the queue's.
+    const neverDialled = await operation(admin, otherSim, { status: "failed", finishedAgoS: 10 });
+    await h.query(
+      `update dispatch.operations set contradicting_message_id = gen_random_uuid()::text
+      where operation_id = any($1)`,
+      [[contradictedOld, contradictedNew, neverDialled]],
+    );
+    await h.query(`update dispatch.operations set started_at = null where operation_id = $1`, [neverDialled]);
+    const ids = (await h.client.listUnproven({ caller: session(admin, "admin"), limit: 500 })).operations.map(
+      (o) => o.operationId,
+    );
+    const ties = [tieA, tieB].sort();
+    const mine = ids.filter((id) => [older, tieA, tieB, contradictedOld, contradictedNew, neverDialled].includes(id));
+    expect(mine).toEqual([contradictedNew, contradictedOld, ...ties, older]);
+    const two = (await h.client.listUnproven({ caller: session(admin, "admin"), limit: 2 })).operations;
+    expect(two.map((o) => o.operationId)).toEqual(ids.slice(0, 2));
+  });
+
   it("is windowed on finished_at: days, from/to, all; a reversed range is 422", async () => {
     const ancient = await operation(agent, mySim, { status: "no_evidence", finishedAgoS: 40 * 86400, amount: 9100 });
     const ids = async (window: object) =>

@@ -40,20 +40,42 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  * Transfers that dialled and got no proof (no_evidence), and first of all those failed or
  * rejected that an operator's message then proved (contradicting evidence: a person said it
  * failed, the operator says it went); newest finished first; windowed on finished_at.
+ *
+ * The page is read in the order of the partial indexes (docs/decisions/history.md): each part
+ * of the order (contradicted or not, finished_at known or not) is a walk of its index newest
+ * first that stops at the page (`operations_contradicted`, `operations_no_evidence`; an
+ * incremental sort breaks finished_at's ties by id), and only the page's rows are read whole.
+ * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
+ * the contradicted first) read and sorted the window's whole backlog.
  */
 export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
-  const where = [
-    `(o.status = 'no_evidence' or (o.status in ('failed', 'rejected') and o.contradicting_message_id is not null
-      and (o.started_at is not null or o.origin = 'matching')))`,
-    `o.op_type not in ('balance', 'mini_statement')`,
-  ];
+  const filters: string[] = [`o.op_type not in ('balance', 'mini_statement')`];
+  const filterParams: unknown[] = [];
+  scoped(filters, filterParams, f.scope);
+  window(filters, filterParams, "o.finished_at", f);
+  const contradicted = `o.contradicting_message_id is not null and (o.status = 'no_evidence' or
+    (o.status in ('failed', 'rejected') and (o.started_at is not null or o.origin = 'matching')))`;
+  const plain = `o.contradicting_message_id is null and o.status = 'no_evidence'`;
+  const parts: string[] = [];
   const params: unknown[] = [];
-  scoped(where, params, f.scope);
-  window(where, params, "o.finished_at", f);
+  for (const which of [contradicted, plain]) {
+    for (const [finished, order] of [
+      ["o.finished_at is not null", "o.finished_at desc, o.operation_id"],
+      ["o.finished_at is null", "o.operation_id"],
+    ]) {
+      parts.push(`(select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
+        from dispatch.operations o where ${which} and ${finished} and ${filters.join(" and ")}
+        order by ${order} limit ${f.limit})`);
+      params.push(...filterParams);
+    }
+  }
   const found = await rows<Record<string, unknown>>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
-      order by (o.contradicting_message_id is null), o.finished_at desc nulls last, o.operation_id limit ${f.limit}`,
+    `with page as (
+       select * from (${parts.join("\n union all ")}) u
+        order by u.plain, u.finished_at desc nulls last, u.operation_id limit ${f.limit})
+     select ${OPERATION_COLUMNS} from page p join dispatch.operations o on o.operation_id = p.operation_id
+      order by p.plain, p.finished_at desc nulls last, p.operation_id`,
     params,
   );
   return found.map(toRecord);
