@@ -1,9 +1,9 @@
 import type { Caller } from "@transferops/kit";
-import { dayLinks, reconcileDay, type ChainLink, type ChainMessage, type DayBalance } from "../domain/balance-chain.ts";
+import { dayLinks, reconcileDay, type ChainLink, type DayBalance } from "../domain/balance-chain.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { chainOfPeriod, chainsOfPeriod } from "../store/messages.ts";
+import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
@@ -107,10 +107,10 @@ export async function balanceChain(
   if (req.offset < 0) throw invalid("offset", "must be 0 or more", String(req.offset));
   if (req.limit < 0 || req.limit > CHAIN_PAGE_MAX)
     throw invalid("limit", `must be 1 to ${CHAIN_PAGE_MAX}`, String(req.limit));
-  const { before, messages } = await chainOfPeriod(deps.db.em(), req.simId, from, to);
+  const { before, messages } = (await chainsOfPeriod(deps.db.em(), [req.simId], from, to)).get(req.simId)!;
   if (!before && messages.length === 0 && !(await lookupSim(deps, req.simId)))
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
-  const links = dayLinks((before as ChainMessage | undefined) ?? null, messages as ChainMessage[]);
+  const links = dayLinks(before ?? null, messages);
   return {
     sim_id: req.simId,
     day,

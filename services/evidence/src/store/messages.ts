@@ -446,28 +446,6 @@ export async function chainNeighbours(
   return { previous: side("previous"), next: side("next"), repeat: found.some((f) => f.side === "repeat") };
 }
 
-/** A SIM's chain messages of [from, to), and the last chain message that printed a balance before `from`. */
-export async function chainOfPeriod(
-  em: EntityManager,
-  simId: string,
-  from: Date,
-  to: Date,
-): Promise<{ before?: MessageRecord; messages: MessageRecord[] }> {
-  const before = await one<Row>(
-    em,
-    `select ${COLUMNS} from evidence.messages where sim_id = ? and ${IN_CHAIN} and balance_after is not null
-       and received_at < ? order by received_at desc, stored_at desc limit 1`,
-    [simId, from],
-  );
-  const messages = await rows<Row>(
-    em,
-    `select ${COLUMNS} from evidence.messages where sim_id = ? and ${IN_CHAIN} and received_at >= ? and received_at < ?
-       order by received_at, stored_at`,
-    [simId, from, to],
-  );
-  return { before: before && record(before), messages: messages.map(record) };
-}
-
 /** What the balance chain reads of a message (domain/balance-chain.ts, ChainMessage), and its SIM. */
 const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, commission, balance_after, direction,
   operator_ref, outcome`;
@@ -479,10 +457,14 @@ export interface PeriodChain {
 }
 
 /**
- * `chainOfPeriod` for many SIMs in one statement (a day's reconciliation of the fleet): for
- * each SIM, a descent of `messages_sim_received` to its last balance before `from`, and its
- * entries of [from, to). The rows read are the period's and one a SIM, never a statement a
- * SIM. Only the columns the chain reads (not the text, nor the operation's snapshot).
+ * The SIMs' chain messages of [from, to), and for each the last chain message before `from`
+ * that printed a balance, in one statement (a day's reconciliation of the fleet, or of one
+ * SIM, and its balance chain): per SIM, a descent of `messages_sim_received` to its last
+ * balance before `from`; the period's messages through `messages_received`, whose range
+ * starts at the period. What it reads is the period's messages and a few entries a SIM, never
+ * a statement a SIM. One SIM is named as such: the planner then reads its day through
+ * `messages_sim_received`, where for a list (estimated at 100 SIMs) it reads the period's
+ * messages. Only the columns the chain reads (not the text, nor the operation's snapshot).
  */
 export async function chainsOfPeriod(
   em: EntityManager,
@@ -494,7 +476,7 @@ export async function chainsOfPeriod(
   if (simIds.length === 0) return chains;
   const found = await rows<ChainRow & { before: boolean }>(
     em,
-    `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
+    `with sims as (${simIds.length === 1 ? "select ?::text as sim_id" : "select distinct jsonb_array_elements_text(?::jsonb) as sim_id"})
      select true as before, b.* from sims s cross join lateral (
        select ${CHAIN_COLUMNS} from evidence.messages m
         where m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
@@ -502,7 +484,7 @@ export async function chainsOfPeriod(
      union all
      select false, ${CHAIN_COLUMNS} from evidence.messages m
       where m.sim_id in (select sim_id from sims) and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?`,
-    [JSON.stringify(simIds), from, from, to],
+    [simIds.length === 1 ? simIds[0] : JSON.stringify(simIds), from, from, to],
   );
   for (const r of found) {
     const chain = chains.get(r.sim_id)!;
