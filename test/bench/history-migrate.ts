@@ -58,7 +58,7 @@ const SCHEMAS: [string, Migrations][] = [
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
   dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts"],
   evidence: ["Migration0010Autovacuum"],
-  fleet: ["Migration0006Autovacuum"],
+  fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum"],
   analytics: [
     "Migration0005DelaySeconds",

@@ -280,6 +280,16 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     ["analytics fleet 365 days", f.admin, "/v1/analytics?days=365"],
     ["analytics agent 365 days", f.agent, "/v1/analytics?days=365"],
     ["audit log page", f.admin, "/v1/audit"],
+    // The filters (Migration0007AuditFilters): an action the history holds on one row in six, one
+    // only the fixture wrote (a few rows), one absent; a prefix; the fixture agent as target and
+    // as actor (a few rows among the history's).
+    ["audit log ?action (common)", f.admin, "/v1/audit?action=agent.login"],
+    ["audit log ?action (rare)", f.admin, "/v1/audit?action=sim.create"],
+    ["audit log ?action (absent)", f.admin, "/v1/audit?action=zzqx.none"],
+    ["audit log ?action=sim.*", f.admin, "/v1/audit?action=sim.*"],
+    ["audit log ?target", f.admin, `/v1/audit?target=${f.agentId}`],
+    ["audit log ?actor", f.admin, `/v1/audit?actor=${f.agentId}`],
+    ["audit log ?action&actor", f.admin, `/v1/audit?action=agent.login&actor=${f.agentId}`],
     ["notifications", f.admin, "/v1/admin/notifications"],
     ["fleet health", f.admin, "/v1/admin/health"],
     ["contact search, phone prefix", f.bearerKey, "/v1/contacts?search=%2B23767000012&limit=20"],

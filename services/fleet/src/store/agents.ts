@@ -1,4 +1,4 @@
-import { one, rows, type EntityManager } from "@transferops/kit";
+import { one, PLANNED_AT_EACH_CALL, rows, type EntityManager } from "@transferops/kit";
 import type { AuditFilter } from "../domain/audit.ts";
 import { date } from "./values.ts";
 import type { AgentRecord, Role } from "../domain/agents.ts";
@@ -107,7 +107,15 @@ export interface AuditRecord {
   details: Record<string, unknown>;
 }
 
-/** The audit log, newest first (id order, numeric: the order rows were written). */
+/**
+ * The audit log, newest first (id order, numeric: the order rows were written). Each filter has
+ * an index that starts with its column and ends with `id` (Migration0007AuditFilters): a filtered
+ * page reads its entries newest first and stops at the page. With an action (exact or a prefix)
+ * the statement is planned at each call for its values (kit PLANNED_AT_EACH_CALL): under a
+ * generic plan a rare or absent action walks the primary key through the whole window, and a
+ * prefix reads the whole log (docs/decisions/history.md). A prefix no action starts with still
+ * reads the whole log (left, docs/decisions/fleet.md).
+ */
 export async function listAudit(em: EntityManager, f: AuditFilter): Promise<AuditRecord[]> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -122,9 +130,10 @@ export async function listAudit(em: EntityManager, f: AuditFilter): Promise<Audi
   if (f.from) add(`at >= ?`, f.from);
   if (f.to) add(`at < ?`, f.to);
   if (f.before) add(`id < ?::bigint`, f.before);
+  const planned = f.action ? PLANNED_AT_EACH_CALL : "";
   const list = await rows<AuditRecord>(
     em,
-    `select id::text as id, at, actor_agent_id, action, target_id, details from fleet.audit_log
+    `${planned}select id::text as id, at, actor_agent_id, action, target_id, details from fleet.audit_log
      ${where.length ? `where ${where.join(" and ")}` : ""} order by audit_log.id desc limit ?`,
     [...params, f.limit],
   );

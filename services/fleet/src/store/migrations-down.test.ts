@@ -2,4 +2,4 @@ import { describeMigrationDowns } from "../../../../test/support/migration-down-
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down(): it puts back exactly the schema before it (test/support/migration-down.ts).
-describeMigrationDowns("fleet", migrations, ["Migration0006Autovacuum"]);
+describeMigrationDowns("fleet", migrations, ["Migration0006Autovacuum", "Migration0007AuditFilters"]);
