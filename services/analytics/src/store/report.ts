@@ -173,8 +173,8 @@ export interface HandsetUnprovenRow {
 
 /**
  * Transfers that dialled, per handset, and those no operator message confirmed. The sums come
- * from `handset_daily` (Migration0010HandsetDaily): the scope's rows of the window's days, per
- * day and handset, never per operation. The label is the devices table's, else the largest of
+ * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
+ * the scope's rows of the window's days, per day and handset, never per operation. The label is the devices table's, else the largest of
  * the operations' (`''` kept for none). The oldest waiting transfer, a min no count can keep, is
  * read for the answer's handsets only, each the first entry of `operations_device_waiting` in
  * the scope and window: at most that handset's backlog, never its history.
@@ -194,7 +194,7 @@ export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Wind
              sum(unproven) as unproven, sum(unproven_xaf) as unproven_xaf, sum(waiting) as waiting,
              sum(waiting_xaf) as waiting_xaf, sum(settled_arrived) as settled_arrived,
              sum(settled_not_arrived) as settled_not_arrived
-           from analytics.handset_daily where ${f.sql} group by device_id) h
+           from analytics.${scope.fleet ? "handset_daily" : "agent_handset_daily"} where ${f.sql} group by device_id) h
      left join analytics.devices d on d.device_id = h.device_id
      where h.unproven > 0
      order by h.unproven desc, h.unproven_xaf desc, h.device_id`,

@@ -28,9 +28,10 @@ const COLUMNS = [
  * `GET /v1/analytics/unproven-by-handset` (store/report.ts `unprovenByHandset`) grouped every
  * dialled transfer of its window by device: 94,952 rows, 2,692 buffers, 178 ms for the fleet's
  * 365 days on a 100,000-operation history (docs/decisions/history.md, "Not bounded yet"). Its
- * sums are now kept per agent, local day, device and label in `handset_daily`, as the other
- * rollups are (Migration0007AgentRollups): the fleet reads the window's rows, an agent its own
- * (the primary key's range), rows per day and handset, never per operation.
+ * sums are now kept per local day, device and label, as the other rollups are
+ * (Migration0007AgentRollups): `handset_daily` for the fleet (rows per day and handset, whatever
+ * the agents), `agent_handset_daily` per agent (an agent's view reads its own rows, a range of
+ * the primary key: rows per day and handset it used). Never a row per operation.
  *
  * - The device is `coalesce(device_id, '')` (the report's own: a deleted device is `''`).
  * - The label: the report shows the devices table's label, else the operations' max
@@ -69,33 +70,23 @@ export class Migration0010HandsetDaily extends Migration {
 
   up(): void {
     this.addSql(`create table analytics.handset_daily (
+      local_day date not null,
+      device_id text not null,
+      label text not null,
+      ${FIGURES.map((c) => `${c} bigint not null`).join(",\n      ")},
+      primary key (local_day, device_id, label)
+    )`);
+    this.addSql(`create table analytics.agent_handset_daily (
       agent_id uuid not null,
       local_day date not null,
       device_id text not null,
       label text not null,
-      dialled bigint not null,
-      unproven bigint not null,
-      unproven_xaf bigint not null,
-      waiting bigint not null,
-      waiting_xaf bigint not null,
-      settled_arrived bigint not null,
-      settled_not_arrived bigint not null,
+      ${FIGURES.map((c) => `${c} bigint not null`).join(",\n      ")},
       primary key (agent_id, local_day, device_id, label)
     )`);
-    this.addSql(`create index handset_daily_day on analytics.handset_daily (local_day)`);
     this.addSql(`create function analytics.handset_rollup(r analytics.operations, s int) returns void language sql as $$
-      insert into analytics.handset_daily as h (agent_id, local_day, device_id, label, dialled, unproven, unproven_xaf,
-        waiting, waiting_xaf, settled_arrived, settled_not_arrived)
-      select r.agent_id, r.local_day, coalesce(r.device_id, ''), coalesce(r.device_label, ''), s,
-        s * ${UNPROVEN("r.")}::int, s * r.montant * ${UNPROVEN("r.")}::int,
-        s * (${WAITING("r.")})::int, s * r.montant * (${WAITING("r.")})::int,
-        s * (${SETTLED_ARRIVED("r.")})::int, s * (${SETTLED_NOT_ARRIVED("r.")})::int
-      where ${DIALLED("r.")}
-      on conflict (agent_id, local_day, device_id, label) do update
-        set dialled = h.dialled + excluded.dialled, unproven = h.unproven + excluded.unproven,
-            unproven_xaf = h.unproven_xaf + excluded.unproven_xaf, waiting = h.waiting + excluded.waiting,
-            waiting_xaf = h.waiting_xaf + excluded.waiting_xaf, settled_arrived = h.settled_arrived + excluded.settled_arrived,
-            settled_not_arrived = h.settled_not_arrived + excluded.settled_not_arrived;
+      ${contribution("handset_daily", [], "r.")};
+      ${contribution("agent_handset_daily", ["agent_id"], "r.")};
     $$`);
     this.addSql(`create function analytics.handset_rollup_trigger() returns trigger language plpgsql as $$
       begin
@@ -109,17 +100,12 @@ export class Migration0010HandsetDaily extends Migration {
       for each row when ((${COLUMNS.map((c) => `old.${c}`).join(", ")}) is distinct from (${COLUMNS.map((c) => `new.${c}`).join(", ")}))
       execute function analytics.handset_rollup_trigger()`);
     this.addSql(`create function analytics.rebuild_handset_daily() returns void language sql set work_mem = '256MB' as $$
-      truncate analytics.handset_daily;
-      insert into analytics.handset_daily (agent_id, local_day, device_id, label, dialled, unproven, unproven_xaf, waiting,
-        waiting_xaf, settled_arrived, settled_not_arrived)
-      select agent_id, local_day, coalesce(device_id, ''), coalesce(device_label, ''), count(*),
-        count(*) filter (where ${UNPROVEN("")}), coalesce(sum(montant) filter (where ${UNPROVEN("")}), 0),
-        count(*) filter (where ${WAITING("")}), coalesce(sum(montant) filter (where ${WAITING("")}), 0),
-        count(*) filter (where ${SETTLED_ARRIVED("")}), count(*) filter (where ${SETTLED_NOT_ARRIVED("")})
-      from analytics.operations where ${DIALLED("")} group by 1, 2, 3, 4;
+      truncate analytics.handset_daily, analytics.agent_handset_daily;
+      ${grouped("handset_daily", [])};
+      ${grouped("agent_handset_daily", ["agent_id"])};
     $$`);
     this.addSql(`select analytics.rebuild_handset_daily()`);
-    this.addSql(`analyze analytics.handset_daily`);
+    this.addSql(`analyze analytics.handset_daily, analytics.agent_handset_daily`);
     this.addSql(`create or replace function analytics.rebuild_rollups() returns void language sql as $$
       select analytics.rebuild_day_rollups();
       select analytics.rebuild_amount_counts();
@@ -143,6 +129,39 @@ export class Migration0010HandsetDaily extends Migration {
     this.addSql(`drop trigger handset_rollup on analytics.operations`);
     this.addSql(`drop function analytics.handset_rollup_trigger()`);
     this.addSql(`drop function analytics.handset_rollup(analytics.operations, int)`);
-    this.addSql(`drop table analytics.handset_daily`);
+    this.addSql(`drop table analytics.handset_daily, analytics.agent_handset_daily`);
   }
+}
+
+const FIGURES = [
+  "dialled",
+  "unproven",
+  "unproven_xaf",
+  "waiting",
+  "waiting_xaf",
+  "settled_arrived",
+  "settled_not_arrived",
+];
+
+/** A row's contribution (s = 1 or -1) to a table keyed by `keys`, local day, device and label. */
+function contribution(table: string, keys: string[], r: string): string {
+  const key = [...keys, "local_day", "device_id", "label"];
+  return `insert into analytics.${table} as h (${[...key, ...FIGURES].join(", ")})
+      select ${keys.map((k) => `${r}${k}, `).join("")}${r}local_day, coalesce(${r}device_id, ''), coalesce(${r}device_label, ''), s,
+        s * ${UNPROVEN(r)}::int, s * ${r}montant * ${UNPROVEN(r)}::int,
+        s * (${WAITING(r)})::int, s * ${r}montant * (${WAITING(r)})::int,
+        s * (${SETTLED_ARRIVED(r)})::int, s * (${SETTLED_NOT_ARRIVED(r)})::int
+      where ${DIALLED(r)}
+      on conflict (${key.join(", ")}) do update
+        set ${FIGURES.map((c) => `${c} = h.${c} + excluded.${c}`).join(", ")}`;
+}
+
+/** The same contributions, grouped: one pass over the dialled transfers. */
+function grouped(table: string, keys: string[]): string {
+  return `insert into analytics.${table} (${[...keys, "local_day", "device_id", "label", ...FIGURES].join(", ")})
+      select ${keys.map((k) => `${k}, `).join("")}local_day, coalesce(device_id, ''), coalesce(device_label, ''), count(*),
+        count(*) filter (where ${UNPROVEN("")}), coalesce(sum(montant) filter (where ${UNPROVEN("")}), 0),
+        count(*) filter (where ${WAITING("")}), coalesce(sum(montant) filter (where ${WAITING("")}), 0),
+        count(*) filter (where ${SETTLED_ARRIVED("")}), count(*) filter (where ${SETTLED_NOT_ARRIVED("")})
+      from analytics.operations where ${DIALLED("")} group by ${[...keys, "local_day", "device_id", "label"].map((_, i) => i + 1).join(", ")}`;
 }
