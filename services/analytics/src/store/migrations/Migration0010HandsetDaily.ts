@@ -39,8 +39,9 @@ const COLUMNS = [
  *   (`''` for none): the report takes the max over the window's rows still counting a transfer
  *   (`dialled > 0`), which is the operations' max. A device keeps one label in practice: a row.
  * - `oldest_waiting` (a min) is not kept: it is read, for the handsets of the answer only, from
- *   `operations_device_waiting`, a partial index of the waiting dialled transfers by device and
- *   time (agent and day included, so the read is index-only), built concurrently after this
+ *   `operations_device_waiting` (the fleet) or `operations_agent_device_waiting` (an agent, its
+ *   id first), partial indexes of the waiting dialled transfers by device and time (the day
+ *   included, so the window's filter reads no row), built concurrently after this
  *   migration (SHARE UPDATE EXCLUSIVE: the consumers' writes go on). Its walk per handset stops
  *   at the first waiting transfer of the scope and window: it reads no more than that device's
  *   backlog, never its history.
@@ -63,7 +64,12 @@ export class Migration0010HandsetDaily extends Migration {
   static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
     {
       name: "operations_device_waiting",
-      on: `analytics.operations (coalesce(device_id, ''), coalesce(finished_at, created_at)) include (local_day, agent_id)
+      on: `analytics.operations (coalesce(device_id, ''), coalesce(finished_at, created_at)) include (local_day)
+        where ${WAITING("")} and ${DIALLED("")}`,
+    },
+    {
+      name: "operations_agent_device_waiting",
+      on: `analytics.operations (agent_id, coalesce(device_id, ''), coalesce(finished_at, created_at)) include (local_day)
         where ${WAITING("")} and ${DIALLED("")}`,
     },
   ];
@@ -117,6 +123,7 @@ export class Migration0010HandsetDaily extends Migration {
 
   override down(): void {
     this.addSql(`drop index if exists analytics.operations_device_waiting`);
+    this.addSql(`drop index if exists analytics.operations_agent_device_waiting`);
     // Migration0009LoadCounts' text, to the space.
     this.addSql(`create or replace function analytics.rebuild_rollups() returns void language sql as $$
       select analytics.rebuild_day_rollups();
@@ -156,12 +163,17 @@ function contribution(table: string, keys: string[], r: string): string {
         set ${FIGURES.map((c) => `${c} = h.${c} + excluded.${c}`).join(", ")}`;
 }
 
-/** The same contributions, grouped: one pass over the dialled transfers. */
+/**
+ * The same contributions, grouped: one pass over the dialled transfers, written in the order the
+ * reads take them (an agent's days together, not one row per page).
+ */
 function grouped(table: string, keys: string[]): string {
   return `insert into analytics.${table} (${[...keys, "local_day", "device_id", "label", ...FIGURES].join(", ")})
       select ${keys.map((k) => `${k}, `).join("")}local_day, coalesce(device_id, ''), coalesce(device_label, ''), count(*),
         count(*) filter (where ${UNPROVEN("")}), coalesce(sum(montant) filter (where ${UNPROVEN("")}), 0),
         count(*) filter (where ${WAITING("")}), coalesce(sum(montant) filter (where ${WAITING("")}), 0),
         count(*) filter (where ${SETTLED_ARRIVED("")}), count(*) filter (where ${SETTLED_NOT_ARRIVED("")})
-      from analytics.operations where ${DIALLED("")} group by ${[...keys, "local_day", "device_id", "label"].map((_, i) => i + 1).join(", ")}`;
+      from analytics.operations where ${DIALLED("")}
+      group by ${[...keys, "local_day", "device_id", "label"].map((_, i) => i + 1).join(", ")}
+      order by ${[...keys, "local_day"].map((_, i) => i + 1).join(", ")}`;
 }
