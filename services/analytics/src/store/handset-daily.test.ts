@@ -96,9 +96,15 @@ async function reference(em: EntityManager, scope: Scope, w: Window) {
 const asText = (x: Record<string, unknown>) => ({
   device_id: String(x.device_id),
   label: String(x.label),
-  figures: [x.dialled, x.unproven, x.unproven_xaf, x.waiting, x.waiting_xaf, x.settled_arrived, x.settled_not_arrived].map(
-    (v) => String(v),
-  ),
+  figures: [
+    x.dialled,
+    x.unproven,
+    x.unproven_xaf,
+    x.waiting,
+    x.waiting_xaf,
+    x.settled_arrived,
+    x.settled_not_arrived,
+  ].map((v) => String(v)),
   oldest_waiting: x.oldest_waiting ? new Date(x.oldest_waiting as string).toISOString() : null,
 });
 
@@ -118,9 +124,11 @@ beforeAll(async () => {
   tdb = await freshDatabase();
   // A history migrated live: rows before Migration0010HandsetDaily, summed by its fill.
   db = await openDatabase({ url: tdb.url, schema: "analytics", migrations: migrations.slice(0, 9), poolMax: 2 });
-  await db.em().execute(
-    `insert into analytics.devices (device_id, label) values ('dev-a', 'Tecno A'), ('dev-b', 'Itel B'), ('dev-c', 'Tecno C')`,
-  );
+  await db
+    .em()
+    .execute(
+      `insert into analytics.devices (device_id, label) values ('dev-a', 'Tecno A'), ('dev-b', 'Itel B'), ('dev-c', 'Tecno C')`,
+    );
   await insertOps(0, 500);
   await db.close();
   db = await openDatabase({ url: tdb.url, schema: "analytics", migrations, poolMax: 3 });
@@ -180,7 +188,9 @@ describe("the unproven-by-handset sums kept per day and handset", () => {
     const kept = (table: string) => `select * from analytics.${table} where dialled <> 0 order by 1, 2, 3, 4`;
     const before = [await rows(db.em(), kept("handset_daily")), await rows(db.em(), kept("agent_handset_daily"))];
     await db.em().execute(`select analytics.rebuild_rollups()`);
-    expect([await rows(db.em(), kept("handset_daily")), await rows(db.em(), kept("agent_handset_daily"))]).toEqual(before);
+    expect([await rows(db.em(), kept("handset_daily")), await rows(db.em(), kept("agent_handset_daily"))]).toEqual(
+      before,
+    );
     await db.em().execute(`delete from analytics.operations`);
     expect(await expectExact()).toBe(0);
   });

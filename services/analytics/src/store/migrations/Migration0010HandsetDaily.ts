@@ -3,7 +3,8 @@ import { Migration, type ConcurrentIndex } from "@transferops/kit";
 /** A row the unproven-by-handset report reads: a transfer that dialled. */
 const DIALLED = (r: string) => `${r}is_transfer and ${r}dialled`;
 /** Its figures, as store/report.ts `unprovenByHandset` sums them (true or false, never null: a 0 or 1 each). */
-const UNPROVEN = (r: string) => `(${r}status = 'no_evidence' or (${r}settled_by_hand is not null and not ${r}has_message))`;
+const UNPROVEN = (r: string) =>
+  `(${r}status = 'no_evidence' or (${r}settled_by_hand is not null and not ${r}has_message))`;
 const WAITING = (r: string) => `${r}status = 'no_evidence'`;
 const SETTLED_ARRIVED = (r: string) =>
   `(${r}status = 'confirmed' and ${r}settled_by_hand in ('arrived', 'confirmed') and not ${r}has_message) is true`;
@@ -105,7 +106,8 @@ export class Migration0010HandsetDaily extends Migration {
     this.addSql(`create trigger handset_rollup_update after update of ${COLUMNS.join(", ")} on analytics.operations
       for each row when ((${COLUMNS.map((c) => `old.${c}`).join(", ")}) is distinct from (${COLUMNS.map((c) => `new.${c}`).join(", ")}))
       execute function analytics.handset_rollup_trigger()`);
-    this.addSql(`create function analytics.rebuild_handset_daily() returns void language sql set work_mem = '256MB' as $$
+    this
+      .addSql(`create function analytics.rebuild_handset_daily() returns void language sql set work_mem = '256MB' as $$
       truncate analytics.handset_daily, analytics.agent_handset_daily;
       ${grouped("handset_daily", [])};
       ${grouped("agent_handset_daily", ["agent_id"])};
