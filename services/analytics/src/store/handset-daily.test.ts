@@ -93,20 +93,23 @@ async function reference(em: EntityManager, scope: Scope, w: Window) {
   );
 }
 
-const asText = (x: Record<string, unknown>) => ({
-  device_id: String(x.device_id),
-  label: String(x.label),
-  figures: [
-    x.dialled,
-    x.unproven,
-    x.unproven_xaf,
-    x.waiting,
-    x.waiting_xaf,
-    x.settled_arrived,
-    x.settled_not_arrived,
-  ].map((v) => String(v)),
-  oldest_waiting: x.oldest_waiting ? new Date(x.oldest_waiting as string).toISOString() : null,
-});
+const asText = (row: object) => {
+  const x = row as Record<string, unknown>;
+  return {
+    device_id: String(x.device_id),
+    label: String(x.label),
+    figures: [
+      x.dialled,
+      x.unproven,
+      x.unproven_xaf,
+      x.waiting,
+      x.waiting_xaf,
+      x.settled_arrived,
+      x.settled_not_arrived,
+    ].map((v) => String(v)),
+    oldest_waiting: x.oldest_waiting ? new Date(x.oldest_waiting as string).toISOString() : null,
+  };
+};
 
 async function expectExact(em: EntityManager = db.em()) {
   let handsets = 0;

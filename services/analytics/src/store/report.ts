@@ -176,9 +176,8 @@ export interface HandsetUnprovenRow {
  * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
  * the scope's rows of the window's days, per day and handset, never per operation. The label is the devices table's, else the largest of
  * the operations' (`''` kept for none). The oldest waiting transfer, a min no count can keep, is
- * read for the answer's handsets only, each the first entry of `operations_device_waiting` (the
- * fleet) or `operations_agent_device_waiting` (an agent) in
- * the scope and window: at most that handset's backlog, never its history.
+ * read for the answer's handsets only, from their waiting entries of the window in
+ * `operations_device_waiting` (index-only): at most each handset's backlog, never its history.
  */
 export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window): Promise<HandsetUnprovenRow[]> {
   const f = and(opScope(scope), dayFilter(w));
