@@ -66,6 +66,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0007AgentRollups",
     "Migration0008DropUnreadIndexes",
     "Migration0009LoadCounts",
+    "Migration0010HandsetDaily",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

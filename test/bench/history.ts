@@ -279,6 +279,8 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     ["balance chain, SIM day", f.admin, `/v1/reconciliations/daily/${sim}/chain?day=${yesterday}`],
     ["analytics fleet 365 days", f.admin, "/v1/analytics?days=365"],
     ["analytics agent 365 days", f.agent, "/v1/analytics?days=365"],
+    ["unproven by handset fleet 365 days", f.admin, "/v1/analytics/unproven-by-handset?days=365"],
+    ["unproven by handset agent 365 days", f.agent, "/v1/analytics/unproven-by-handset?days=365"],
     ["audit log page", f.admin, "/v1/audit"],
     // The filters (Migration0007AuditFilters): an action the history holds on one row in six, one
     // only the fixture wrote (a few rows), one absent; a prefix; the fixture agent as target and

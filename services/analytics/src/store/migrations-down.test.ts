@@ -29,6 +29,7 @@ describe("the analytics migrations' down()", () => {
         "Migration0007AgentRollups",
         "Migration0008DropUnreadIndexes",
         "Migration0009LoadCounts",
+        "Migration0010HandsetDaily",
       ]),
     );
   });

@@ -171,28 +171,34 @@ export interface HandsetUnprovenRow {
   oldest_waiting: Date | null;
 }
 
-/** Transfers that dialled, per handset, and those no operator message confirmed. */
+/**
+ * Transfers that dialled, per handset, and those no operator message confirmed. The sums come
+ * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
+ * the scope's rows of the window's days, per day and handset, never per operation. The label is the devices table's, else the largest of
+ * the operations' (`''` kept for none). The oldest waiting transfer, a min no count can keep, is
+ * read for the answer's handsets only, from their waiting entries of the window in
+ * `operations_device_waiting` (index-only): at most each handset's backlog, never its history.
+ */
 export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window): Promise<HandsetUnprovenRow[]> {
-  const f = and(opScope(scope), dayFilter(w), { sql: "is_transfer and dialled", params: [] });
-  const unproven = `status = 'no_evidence' or (settled_by_hand is not null and not has_message)`;
+  const f = and(opScope(scope), dayFilter(w));
+  const waiting = and(agentFilter(scope, "o.agent_id"), dayFilter(w, "o.local_day"));
   const r = await rows<Record<string, unknown>>(
     em,
-    `select coalesce(o.device_id, '') as device_id, coalesce(d.label, o.label, '') as label, o.dialled, o.unproven,
-       o.unproven_xaf, o.waiting, o.waiting_xaf, o.settled_arrived, o.settled_not_arrived, o.oldest_waiting
-     from (select device_id, max(device_label) as label, count(*) as dialled,
-             count(*) filter (where ${unproven}) as unproven,
-             coalesce(sum(montant) filter (where ${unproven}), 0) as unproven_xaf,
-             count(*) filter (where status = 'no_evidence') as waiting,
-             coalesce(sum(montant) filter (where status = 'no_evidence'), 0) as waiting_xaf,
-             count(*) filter (where status = 'confirmed' and settled_by_hand in ('arrived', 'confirmed') and not has_message)
-               as settled_arrived,
-             count(*) filter (where status = 'failed' and settled_by_hand in ('did_not_arrive', 'failed')) as settled_not_arrived,
-             min(coalesce(finished_at, created_at)) filter (where status = 'no_evidence') as oldest_waiting
-           from analytics.operations where ${f.sql} group by device_id) o
-     left join analytics.devices d on d.device_id = o.device_id
-     where o.unproven > 0
-     order by o.unproven desc, o.unproven_xaf desc, device_id`,
-    f.params,
+    `select h.device_id, coalesce(d.label, h.label, '') as label, h.dialled, h.unproven, h.unproven_xaf, h.waiting,
+       h.waiting_xaf, h.settled_arrived, h.settled_not_arrived,
+       case when h.waiting > 0 then
+         (select min(coalesce(o.finished_at, o.created_at)) from analytics.operations o
+          where coalesce(o.device_id, '') = h.device_id and o.status = 'no_evidence' and o.is_transfer and o.dialled
+            and ${waiting.sql}) end as oldest_waiting
+     from (select device_id, max(nullif(label, '')) filter (where dialled > 0) as label, sum(dialled) as dialled,
+             sum(unproven) as unproven, sum(unproven_xaf) as unproven_xaf, sum(waiting) as waiting,
+             sum(waiting_xaf) as waiting_xaf, sum(settled_arrived) as settled_arrived,
+             sum(settled_not_arrived) as settled_not_arrived
+           from analytics.${scope.fleet ? "handset_daily" : "agent_handset_daily"} where ${f.sql} group by device_id) h
+     left join analytics.devices d on d.device_id = h.device_id
+     where h.unproven > 0
+     order by h.unproven desc, h.unproven_xaf desc, h.device_id`,
+    [...waiting.params, ...f.params],
   );
   return r.map((x) => ({
     device_id: x.device_id as string,

@@ -7,6 +7,7 @@ import { Migration0006AmountCounts } from "./Migration0006AmountCounts.ts";
 import { Migration0007AgentRollups } from "./Migration0007AgentRollups.ts";
 import { Migration0008DropUnreadIndexes } from "./Migration0008DropUnreadIndexes.ts";
 import { Migration0009LoadCounts } from "./Migration0009LoadCounts.ts";
+import { Migration0010HandsetDaily } from "./Migration0010HandsetDaily.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -18,4 +19,5 @@ export const migrations = [
   Migration0007AgentRollups,
   Migration0008DropUnreadIndexes,
   Migration0009LoadCounts,
+  Migration0010HandsetDaily,
 ];
