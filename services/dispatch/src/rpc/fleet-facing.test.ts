@@ -17,6 +17,7 @@ import {
   session,
   useDispatchHarness,
   type DispatchHarness,
+  queueOn,
 } from "../../../../test/support/dispatch-harness.ts";
 
 let h: DispatchHarness;
@@ -34,19 +35,8 @@ function sim(deviceId = `dev-${randomUUID().slice(0, 6)}`): { simId: string; dev
   h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: deviceId });
   return { simId, deviceId };
 }
-const queue = async (simId: string, amount = 5000) =>
-  (
-    await h.client.createOperation({
-      caller: apiKey(),
-      agentId: admin,
-      requestId: randomUUID(),
-      operator: "operator_b",
-      clientMsisdn: "690000001",
-      clientNom: "Jean",
-      montant: BigInt(amount),
-      simId,
-    })
-  ).operation!.operationId;
+const queue = (simId: string, amount = 5000) =>
+  queueOn(h, admin, simId, { caller: apiKey(), agentId: admin, montant: BigInt(amount) });
 const row = async (id: string) => (await h.query(`select * from dispatch.operations where operation_id = $1`, [id]))[0];
 
 async function publishFleet<S extends DescMessage>(schema: S, message: MessageShape<S>, key: string): Promise<void> {

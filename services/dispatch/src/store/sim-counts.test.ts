@@ -10,6 +10,7 @@ import {
   eventually,
   useDispatchHarness,
   type DispatchHarness,
+  queueOn,
 } from "../../../../test/support/dispatch-harness.ts";
 import { countSimHistory } from "./fleet-facing.ts";
 import { migrations } from "./migrations/index.ts";
@@ -28,19 +29,8 @@ function sim(): { simId: string; deviceId: string } {
   h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: deviceId });
   return { simId, deviceId };
 }
-const queue = async (simId: string, amount = 5000) =>
-  (
-    await h.client.createOperation({
-      caller: apiKey(),
-      agentId: admin,
-      requestId: randomUUID(),
-      operator: "operator_b",
-      clientMsisdn: "690000001",
-      clientNom: "Jean",
-      montant: BigInt(amount),
-      simId,
-    })
-  ).operation!.operationId;
+const queue = (simId: string, amount = 5000) =>
+  queueOn(h, admin, simId, { caller: apiKey(), agentId: admin, montant: BigInt(amount) });
 
 /** Counts every SIM left uncounted, a SIM per transaction, as the start does (flows/fleet-facing.ts). */
 async function countAll(db: Database): Promise<number> {

@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@transferops/kit";
-import { apiKey, useDispatchHarness, type DispatchHarness } from "../../../../test/support/dispatch-harness.ts";
+import {
+  apiKey,
+  useDispatchHarness,
+  type DispatchHarness,
+  queueOn,
+} from "../../../../test/support/dispatch-harness.ts";
 import { countSimHistory, deleteAllOperations, sweepBacklog } from "./fleet-facing.ts";
 import { forgetReference } from "./fleet-changes.ts";
 import { migrations } from "./migrations/index.ts";
@@ -25,19 +30,7 @@ function sim(): string {
   h.fleet.addSim({ sim_id: simId, operator: "operator_b", device_id: `dev-${randomUUID().slice(0, 6)}` });
   return simId;
 }
-const queue = async (simId: string) =>
-  (
-    await h.client.createOperation({
-      caller: apiKey(),
-      agentId: admin,
-      requestId: randomUUID(),
-      operator: "operator_b",
-      clientMsisdn: "690000001",
-      clientNom: "Jean",
-      montant: 5000n,
-      simId,
-    })
-  ).operation!.operationId;
+const queue = (simId: string) => queueOn(h, admin, simId, { caller: apiKey(), agentId: admin });
 const set = (id: string, column: string, value: string | null) =>
   h.query(`update dispatch.operations set ${column} = $2 where operation_id = $1`, [id, value]);
 
