@@ -44,7 +44,7 @@ export async function openHarness(): Promise<Harness> {
       await db
         .em()
         .execute(
-          `truncate evidence.messages, evidence.daily_reconciliations, evidence.wording_rules, evidence.outbox, evidence.inbox`,
+          `truncate evidence.messages, evidence.daily_reconciliations, evidence.day_chains, evidence.wording_rules, evidence.outbox, evidence.inbox`,
         );
       h.dispatch = new FakeDispatch();
       h.fleet = new FakeFleet();

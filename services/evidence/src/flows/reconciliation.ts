@@ -1,8 +1,9 @@
-import type { Caller } from "@transferops/kit";
+import type { Caller, EntityManager } from "@transferops/kit";
 import { dayLinks, reconcileDay, type ChainLink, type DayBalance } from "../domain/balance-chain.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
+import { beforeKey, keepDays, keptDays, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
 import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -36,8 +37,9 @@ export interface FleetDay {
 /**
  * One local day (UTC+1) per SIM and for the fleet: supervisors and admins only. The stored
  * daily rows say which SIMs had messages and how many of each outcome; the balance account
- * and the chain breaks are recomputed from the messages, so a message that arrived late and
- * closed a gap leaves no break.
+ * and the chain breaks are summed from the messages (balancesOfDay: a closed day's sums kept
+ * until one of its messages changes), so a message that arrived late and closed a gap leaves
+ * no break.
  */
 export async function dailyReconciliation(
   deps: FlowDeps,
@@ -52,20 +54,51 @@ export async function dailyReconciliation(
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
   }
   const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
-  // Every SIM's chain of the day in one statement: the day's messages and a last balance a SIM.
-  const chains = await chainsOfPeriod(
+  const balances = await balancesOfDay(
     em,
     stored.map((row) => row.sim_id),
-    from,
-    to,
+    { day, from, to },
   );
   const sims: SimDay[] = stored.map((row) => {
-    const { before, messages } = chains.get(row.sim_id)!;
-    const balance = reconcileDay(before ?? null, messages);
     const { proven_xaf, fees_xaf, ...counts } = row;
-    return { ...balance, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf };
+    return { ...balances.get(row.sim_id)!, ...counts, day, proven_xaf, proven_fees_xaf: fees_xaf };
   });
   return { fleet: fleetOf(day, sims), sims };
+}
+
+/**
+ * Each SIM's balance account of a day. A closed day (before today) is read from its kept sums
+ * where no chain message of that SIM's day changed since and the day still starts from the
+ * same message (store/day-chains.ts); the other SIMs' days are summed from their messages, all
+ * in one statement (the day's messages and a last balance a SIM), and a closed day's sums are
+ * kept for the next read. Today is always summed: its messages are still arriving.
+ */
+async function balancesOfDay(
+  em: EntityManager,
+  simIds: readonly string[],
+  { day, from, to }: { day: string; from: Date; to: Date },
+): Promise<Map<string, DayBalance>> {
+  const balances = new Map<string, DayBalance>();
+  const closed = day < localDayOf(new Date());
+  const known = closed ? await keptDays(em, simIds, day, from) : new Map<string, KeptDay>();
+  const toSum: string[] = [];
+  for (const id of simIds) {
+    const k = known.get(id);
+    if (k?.kept && k.kept.changes === k.changes && k.kept.beforeKey === beforeKey(k.before))
+      balances.set(id, k.kept.balance);
+    else toSum.push(id);
+  }
+  if (toSum.length === 0) return balances;
+  const chains = await chainsOfPeriod(em, toSum, from, to);
+  const keep: DayToKeep[] = [];
+  for (const id of toSum) {
+    const { before, messages } = chains.get(id)!;
+    const balance = reconcileDay(before ?? null, messages);
+    balances.set(id, balance);
+    if (closed) keep.push({ simId: id, changes: known.get(id)!.changes, balance, beforeKey: beforeKey(before) });
+  }
+  await keepDays(em, day, keep);
+  return balances;
 }
 
 /** Who may read a day of money, and which day: supervisors and admins, a calendar day (today when empty). */

@@ -391,6 +391,7 @@ export async function deleteSimMessages(
     `with d as (delete from evidence.daily_reconciliations where sim_id = ? returning 1) select count(*) as n from d`,
     [simId],
   );
+  await em.execute(`delete from evidence.day_chains where sim_id = ?`, [simId]);
   return { messages: Number(m.n), reconciliations: Number(d.n) };
 }
 
@@ -403,6 +404,7 @@ export async function deleteAllMessages(em: EntityManager): Promise<{ messages: 
     em,
     `with d as (delete from evidence.daily_reconciliations returning 1) select count(*) as n from d`,
   );
+  await em.execute(`delete from evidence.day_chains`);
   return { messages: Number(m.n), reconciliations: Number(d.n) };
 }
 
@@ -450,6 +452,14 @@ export async function chainNeighbours(
 const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, commission, balance_after, direction,
   operator_ref, outcome`;
 
+/**
+ * A SIM's last chain message before a time (the parameter) that printed a balance: a lateral
+ * subquery over `s.sim_id`, one descent of `messages_sim_received`.
+ */
+export const LAST_BALANCE_BEFORE = `select ${CHAIN_COLUMNS} from evidence.messages m
+  where m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
+  order by m.received_at desc, m.stored_at desc limit 1`;
+
 /** One SIM's chain of a period: its chain messages, and the last one before that printed a balance. */
 export interface PeriodChain {
   before?: ChainMessage;
@@ -477,10 +487,7 @@ export async function chainsOfPeriod(
   const found = await rows<ChainRow & { before: boolean }>(
     em,
     `with sims as (${simIds.length === 1 ? "select ?::text as sim_id" : "select distinct jsonb_array_elements_text(?::jsonb) as sim_id"})
-     select true as before, b.* from sims s cross join lateral (
-       select ${CHAIN_COLUMNS} from evidence.messages m
-        where m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
-        order by m.received_at desc, m.stored_at desc limit 1) b
+     select true as before, b.* from sims s cross join lateral (${LAST_BALANCE_BEFORE}) b
      union all
      select false, ${CHAIN_COLUMNS} from evidence.messages m
       where m.sim_id in (select sim_id from sims) and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?`,
@@ -495,7 +502,7 @@ export async function chainsOfPeriod(
   return chains;
 }
 
-type ChainRow = Pick<Row, "id" | "sim_id" | "kind" | "direction" | "operator_ref" | "outcome"> & {
+export type ChainRow = Pick<Row, "id" | "sim_id" | "kind" | "direction" | "operator_ref" | "outcome"> & {
   received_at: Date | string;
   stored_at: Date | string;
   amount: string | number | null;
@@ -504,7 +511,7 @@ type ChainRow = Pick<Row, "id" | "sim_id" | "kind" | "direction" | "operator_ref
   balance_after: string | number | null;
 };
 
-function chainMessage(r: ChainRow): ChainMessage {
+export function chainMessage(r: ChainRow): ChainMessage {
   return {
     id: r.id,
     received_at: date(r.received_at)!,

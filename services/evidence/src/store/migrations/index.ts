@@ -8,6 +8,7 @@ import { Migration0007ContradictionLink } from "./Migration0007ContradictionLink
 import { Migration0008HistoryIndexes } from "./Migration0008HistoryIndexes.ts";
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010Autovacuum } from "./Migration0010Autovacuum.ts";
+import { Migration0011DayChains } from "./Migration0011DayChains.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   Migration0008HistoryIndexes,
   Migration0009InboxPurge,
   Migration0010Autovacuum,
+  Migration0011DayChains,
 ];

@@ -1,0 +1,202 @@
+// A closed day's balance account kept once summed (Migration0011DayChains, store/day-chains.ts),
+// against real PostgreSQL: read again while nothing changed, summed again after any change of
+// what its chain reads, whatever wrote it, and never kept over a change it did not see.
+
+import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { transferReceived } from "../domain/sms-templates.ts";
+import { localDayOf } from "../domain/window.ts";
+import {
+  newRef,
+  one,
+  OTHER_SIM,
+  session,
+  SIM,
+  useHarness,
+  type Harness,
+} from "../../../../test/support/evidence-harness.ts";
+import { keepDays, keptDays } from "../store/day-chains.ts";
+import { deleteSimMessages } from "../store/messages.ts";
+import { dailyReconciliation } from "./reconciliation.ts";
+
+let h: Harness;
+useHarness((opened) => (h = opened));
+
+const ADMIN = "33333333-3333-4333-8333-333333333333";
+const DAY = "2026-11-20";
+const NEXT_DAY = "2026-11-21";
+/** A minute of 2026-11-20 or 2026-11-21 (local days, UTC+1: 08:00 UTC is 09:00 there). */
+const at = (minute: number, date = 20) => new Date(Date.UTC(2026, 10, date, 8, minute));
+const received = (amount: number, balanceAfter: number, when: Date) =>
+  transferReceived("operator_b", {
+    amount,
+    fee: 0,
+    balanceAfter,
+    ref: newRef(),
+    msisdn: "690000123",
+    name: "PAUL NJOYA",
+    at: when,
+    language: "fr",
+  });
+const receive = (amount: number, balanceAfter: number, when: Date, simId = SIM) =>
+  one(h, received(amount, balanceAfter, when), { receivedAt: when, simId });
+
+const fleetDay = (day = DAY) => dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day, simId: "" });
+const simDay = async (simId: string, day = DAY) => (await fleetDay(day)).sims.find((s) => s.sim_id === simId)!;
+
+async function dayChain(simId: string, day = DAY) {
+  const [row] = (await h.db
+    .em()
+    .execute(`select changes, balance, balance_changes from evidence.day_chains where sim_id = ? and day = ?::date`, [
+      simId,
+      day,
+    ])) as { changes: string; balance: { closing_balance: number } | null; balance_changes: string | null }[];
+  return (
+    row && {
+      changes: Number(row.changes),
+      closing: row.balance?.closing_balance,
+      at: row.balance_changes === null ? undefined : Number(row.balance_changes),
+    }
+  );
+}
+
+/** Writes a closing balance into a kept day that its messages do not say: an answer that shows it was read from the kept row. */
+async function tamper(simId: string, closing: number, day = DAY) {
+  await h.db
+    .em()
+    .execute(
+      `update evidence.day_chains set balance = jsonb_set(balance, '{closing_balance}', ?::jsonb) where sim_id = ? and day = ?::date`,
+      [String(closing), simId, day],
+    );
+}
+
+describe("a closed day's balance account, kept once summed", () => {
+  it("keeps a closed day's sums at its first read and answers the next reads from them", async () => {
+    await receive(1000, 1000, at(0));
+    await receive(200, 1200, at(1));
+    const first = await fleetDay();
+    expect(first.sims[0]).toMatchObject({ opening_balance: 0, closing_balance: 1200, in_xaf: 1200, breaks: [] });
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: 1200, at: 2 });
+    expect(await fleetDay()).toEqual(first);
+    await tamper(SIM, 777);
+    expect((await simDay(SIM)).closing_balance).toBe(777);
+  });
+
+  it("sums today from its messages every time: its messages are still arriving", async () => {
+    const now = new Date(Date.now() - 60_000);
+    const today = localDayOf(now);
+    await receive(1000, 1000, now);
+    expect((await simDay(SIM, today)).closing_balance).toBe(1000);
+    expect(await dayChain(SIM, today)).toEqual({ changes: 1, closing: undefined, at: undefined });
+  });
+
+  it("sums the day again after a late message of that day, and keeps the new sums", async () => {
+    await receive(1000, 1000, at(0));
+    await fleetDay();
+    await tamper(SIM, 777);
+    await receive(300, 1300, at(5));
+    expect(await simDay(SIM)).toMatchObject({ closing_balance: 1300, in_xaf: 1300, breaks: [] });
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: 1300, at: 2 });
+  });
+
+  it("sums the day again after any write of what its chain reads, by whatever path, and not after others", async () => {
+    const m = await receive(1000, 1000, at(0));
+    await fleetDay();
+    const em = h.db.em();
+    // What the chain does not read: the message's attempts, its dismissal.
+    await em.execute(`update evidence.messages set attempts = attempts + 1, dismissed_at = now() where id = ?`, [
+      m.messageId,
+    ]);
+    expect((await dayChain(SIM))!.changes).toBe(1);
+    await tamper(SIM, 777);
+    expect((await simDay(SIM)).closing_balance).toBe(777);
+    // A new reading of the message (a wording rule's, written by a raw update here).
+    await em.execute(`update evidence.messages set balance_after = 1500, amount = 1500 where id = ?`, [m.messageId]);
+    expect(await simDay(SIM)).toMatchObject({ closing_balance: 1500, in_xaf: 1500 });
+    // The message moved out of the chain, then its day.
+    await em.execute(`update evidence.messages set outcome = 'restated' where id = ?`, [m.messageId]);
+    expect(await simDay(SIM)).toMatchObject({ closing_balance: null, in_xaf: 0 });
+    await em.execute(`update evidence.messages set outcome = 'stored', received_at = ? where id = ?`, [
+      at(0, 21),
+      m.messageId,
+    ]);
+    expect(await simDay(SIM)).toMatchObject({ closing_balance: null, in_xaf: 0 });
+    // The raw update moved no day's counts: the SIM's own day, asked by its id.
+    const next = await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: NEXT_DAY, simId: SIM });
+    expect(next.sims[0]).toMatchObject({ closing_balance: 1500, in_xaf: 1500 });
+  });
+
+  it("sums a day again when the day before it changes where it starts", async () => {
+    await receive(1000, 1000, at(0));
+    await receive(100, 1100, at(0, 21));
+    expect(await simDay(SIM, NEXT_DAY)).toMatchObject({ opening_balance: 1000, closing_balance: 1100, breaks: [] });
+    await tamper(SIM, 777, NEXT_DAY);
+    // A late message of the day before: the next day now opens at 1500, and its chain breaks.
+    await receive(500, 1500, at(30));
+    const next = await simDay(SIM, NEXT_DAY);
+    expect(next).toMatchObject({ opening_balance: 1500, closing_balance: 1100 });
+    expect(next.breaks).toHaveLength(1);
+  });
+
+  it("sums again only the SIMs whose day changed", async () => {
+    await receive(1000, 1000, at(0), SIM);
+    await receive(2000, 2000, at(0), OTHER_SIM);
+    await fleetDay();
+    await tamper(SIM, 777);
+    await tamper(OTHER_SIM, 888);
+    await receive(100, 2100, at(1), OTHER_SIM);
+    const day = await fleetDay();
+    expect(day.sims.map((s) => [s.sim_id, s.closing_balance])).toEqual(
+      [
+        [SIM, 777],
+        [OTHER_SIM, 2100],
+      ].sort(),
+    );
+    expect(day.fleet.closing_balance).toBe(777 + 2100);
+  });
+
+  it("never keeps sums over a change they did not see", async () => {
+    await receive(1000, 1000, at(0));
+    const em = h.db.em();
+    const from = new Date(Date.UTC(2026, 10, 19, 23));
+    // Read at one count, a message changes the day, then the sums of the first read are offered.
+    const read = (await keptDays(em, [SIM], DAY, from)).get(SIM)!;
+    expect(read.changes).toBe(1);
+    await receive(300, 1300, at(5));
+    const stale = { opening_balance: 0, closing_balance: 1000 } as never;
+    await keepDays(em, DAY, [{ simId: SIM, changes: read.changes, balance: stale, beforeKey: "" }]);
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
+    // A day never counted (no row) whose first message's row appears meanwhile: not kept either.
+    await keepDays(em, "2026-11-22", [{ simId: SIM, changes: 0, balance: stale, beforeKey: "" }]);
+    expect(await dayChain(SIM, "2026-11-22")).toMatchObject({ changes: 0, closing: 1000 });
+    await receive(10, 1310, at(0, 23));
+    await keepDays(em, "2026-11-23", [{ simId: SIM, changes: 0, balance: stale, beforeKey: "" }]);
+    expect(await dayChain(SIM, "2026-11-23")).toEqual({ changes: 1, closing: undefined, at: undefined });
+    // A row a submission holds (its change not committed yet): skipped, without waiting for it.
+    const other = new pg.Client({ connectionString: h.tdb.url });
+    await other.connect();
+    try {
+      await other.query("begin");
+      await other.query(`update evidence.day_chains set changes = changes + 1 where sim_id = $1 and day = $2`, [
+        SIM,
+        DAY,
+      ]);
+      await keepDays(em, DAY, [{ simId: SIM, changes: 2, balance: stale, beforeKey: "" }]);
+      await other.query("rollback");
+    } finally {
+      await other.end();
+    }
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
+    expect((await simDay(SIM)).closing_balance).toBe(1300);
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: 1300, at: 2 });
+  });
+
+  it("forgets a SIM's kept days with its messages", async () => {
+    await receive(1000, 1000, at(0), SIM);
+    await receive(2000, 2000, at(0), OTHER_SIM);
+    await fleetDay();
+    await deleteSimMessages(h.db.em(), SIM);
+    expect(await dayChain(SIM)).toBeUndefined();
+    expect(await dayChain(OTHER_SIM)).toMatchObject({ closing: 2000 });
+  });
+});

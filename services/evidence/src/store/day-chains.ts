@@ -1,0 +1,123 @@
+import { rows, type EntityManager } from "@transferops/kit";
+import type { ChainMessage, DayBalance } from "../domain/balance-chain.ts";
+import { chainMessage, LAST_BALANCE_BEFORE, type ChainRow } from "./messages.ts";
+
+/**
+ * What `evidence.day_chains` holds of a SIM's day (Migration0011DayChains): how many times a
+ * chain message of the day changed (`changes`, 0 with no row), the day's sums when they were
+ * kept, at which count and from which message before the day, and that message as it is now.
+ */
+export interface KeptDay {
+  changes: number;
+  kept?: { balance: DayBalance; changes: number; beforeKey: string };
+  before?: ChainMessage;
+}
+
+/**
+ * What identifies the message a day's chain starts from: everything the chain reads of it.
+ * A kept day is valid only while the message before it is the same, read the same way (a
+ * late message on an earlier day, or a new reading of that one, changes the opening balance).
+ */
+export function beforeKey(m: ChainMessage | undefined): string {
+  if (!m) return "";
+  return JSON.stringify([
+    m.id,
+    m.received_at.toISOString(),
+    m.stored_at?.toISOString() ?? null,
+    m.kind,
+    m.amount,
+    m.fee,
+    m.commission ?? null,
+    m.balance_after,
+    m.direction,
+    m.operator_ref,
+    m.outcome,
+  ]);
+}
+
+/**
+ * Each SIM's row of `day` and its last balance before `from` (the day's local midnight), in
+ * one statement: a primary-key lookup and one descent of `messages_sim_received` a SIM,
+ * whatever the day's traffic.
+ */
+export async function keptDays(
+  em: EntityManager,
+  simIds: readonly string[],
+  day: string,
+  from: Date,
+): Promise<Map<string, KeptDay>> {
+  const found = await rows<{
+    sim_id: string;
+    changes: string | number | null;
+    balance: DayBalance | null;
+    balance_changes: string | number | null;
+    before_key: string | null;
+    before: ChainRow | null;
+  }>(
+    em,
+    `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
+     select s.sim_id, c.changes, c.balance, c.balance_changes, c.before_key, row_to_json(b) as before
+       from sims s
+       left join evidence.day_chains c on c.sim_id = s.sim_id and c.day = ?::date
+       left join lateral (${LAST_BALANCE_BEFORE}) b on true`,
+    [JSON.stringify(simIds), day, from],
+  );
+  return new Map(
+    found.map((r) => [
+      r.sim_id,
+      {
+        changes: Number(r.changes ?? 0),
+        kept:
+          r.balance === null
+            ? undefined
+            : { balance: r.balance, changes: Number(r.balance_changes), beforeKey: r.before_key ?? "" },
+        before: r.before ? chainMessage(r.before) : undefined,
+      },
+    ]),
+  );
+}
+
+/** A day's sums to keep: computed from the day as it was when its row counted `changes`. */
+export interface DayToKeep {
+  simId: string;
+  changes: number;
+  balance: DayBalance;
+  beforeKey: string;
+}
+
+/**
+ * Keeps a closed day's sums, each only if no chain message of that SIM's day changed since
+ * they were read (its count still `changes`; a change the sums did not see has counted one
+ * more, or holds the row and is skipped: `skip locked`, so a reader never waits on a
+ * submission nor holds a row one waits on). Two statements in their own transactions: the
+ * rows that exist, then the days never counted (no row: 0), inserted unless a message's
+ * trigger inserted the row first.
+ */
+export async function keepDays(em: EntityManager, day: string, kept: readonly DayToKeep[]): Promise<void> {
+  if (kept.length === 0) return;
+  const json = JSON.stringify(
+    [...kept]
+      .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
+      .map((k) => ({ sim_id: k.simId, changes: k.changes, balance: k.balance, before_key: k.beforeKey })),
+  );
+  const recordset = `jsonb_to_recordset(?::jsonb) as k(sim_id text, changes bigint, balance jsonb, before_key text)`;
+  await em.execute(
+    `update evidence.day_chains c set balance = k.balance, balance_changes = k.changes, before_key = k.before_key,
+        kept_at = now()
+       from ${recordset}
+      where (c.sim_id, c.day) in (
+              select l.sim_id, l.day from evidence.day_chains l
+               where l.day = ?::date and l.sim_id in (select sim_id from ${recordset})
+               order by l.sim_id for update skip locked)
+        and c.sim_id = k.sim_id and c.day = ?::date and c.changes = k.changes`,
+    [json, day, json, day],
+  );
+  if (!kept.some((k) => k.changes === 0)) return;
+  await em.execute(
+    `insert into evidence.day_chains (sim_id, day, changes, balance, balance_changes, before_key, kept_at)
+     select k.sim_id, ?::date, 0, k.balance, 0, k.before_key, now() from ${recordset} where k.changes = 0
+     order by k.sim_id
+     on conflict (sim_id, day) do nothing`,
+    [day, json],
+  );
+}
