@@ -59,7 +59,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
   dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts"],
   evidence: ["Migration0010Autovacuum"],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
-  intake: ["Migration0005Autovacuum"],
+  intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],
   analytics: [
     "Migration0005DelaySeconds",
     "Migration0006AmountCounts",

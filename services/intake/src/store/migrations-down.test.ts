@@ -2,4 +2,4 @@ import { describeMigrationDowns } from "../../../../test/support/migration-down-
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down(): it puts back exactly the schema before it (test/support/migration-down.ts).
-describeMigrationDowns("intake", migrations, ["Migration0005Autovacuum"]);
+describeMigrationDowns("intake", migrations, ["Migration0005Autovacuum", "Migration0006ListIndexes"]);

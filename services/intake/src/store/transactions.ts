@@ -1,5 +1,11 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
-import { checkWrite, type ReceiverFields, type TransactionState, type Writer } from "../domain/index.ts";
+import {
+  checkWrite,
+  TRANSACTION_STATES,
+  type ReceiverFields,
+  type TransactionState,
+  type Writer,
+} from "../domain/index.ts";
 
 /** A row as PostgreSQL returns it through `em.execute` (timestamps may arrive as text). */
 export interface TransactionRecord {
@@ -89,22 +95,41 @@ export interface ListScope {
   agentId: string | null;
 }
 
+/** A part of the list: rows one index range holds in the list's order (Migration0006ListIndexes). */
+interface ListPart {
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * The list's rows as disjoint parts, each read newest first from an index that starts with its
+ * equalities: everything (`transactions_newest`), a state (`transactions_state_newest`), an
+ * agent's launches in a state (`transactions_agent_state`). An agent sees every pending
+ * transaction and what it launched in the other states: one part each.
+ */
+function listParts(q: ListScope): ListPart[] {
+  if (!q.agentId) return [q.state ? { where: "state = ?", params: [q.state] } : { where: "true", params: [] }];
+  return (q.state ? [q.state] : TRANSACTION_STATES).map((state) =>
+    state === "pending"
+      ? { where: "state = ?", params: [state] }
+      : { where: "launched_by = ? and state = ?", params: [q.agentId, state] },
+  );
+}
+
+/**
+ * Newest first. Each part's page is read from its index and the pages merged (a Merge Append
+ * pulls from each only the rows the limit takes), the same plan generic or planned for its
+ * values: a page reads about a page of entries whatever the history holds. As one filtered walk
+ * of `transactions_newest` it read every transaction for a rare state or an agent with few
+ * launches (docs/decisions/history.md, "Per table").
+ */
 export async function listTransactions(em: EntityManager, q: ListScope): Promise<TransactionRecord[]> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (q.state) {
-    where.push("state = ?");
-    params.push(q.state);
-  }
-  if (q.agentId) {
-    where.push("(state = 'pending' or launched_by = ?)");
-    params.push(q.agentId);
-  }
+  const parts = listParts(q);
+  const pages = parts.map((p) => `(select * from ${T} where ${p.where} order by created_at desc, id desc limit ?)`);
   return rows<TransactionRecord>(
     em,
-    `select * from ${T} ${where.length ? `where ${where.join(" and ")}` : ""}
-     order by created_at desc, id desc limit ?`,
-    [...params, q.limit],
+    `select * from (${pages.join(" union all ")}) t order by created_at desc, id desc limit ?`,
+    [...parts.flatMap((p) => [...p.params, q.limit]), q.limit],
   );
 }
 

@@ -3,6 +3,7 @@ import { Migration0002OutboxNotify } from "./Migration0002OutboxNotify.ts";
 import { Migration0003ReceiverChanges } from "./Migration0003ReceiverChanges.ts";
 import { Migration0004InboxPurge } from "./Migration0004InboxPurge.ts";
 import { Migration0005Autovacuum } from "./Migration0005Autovacuum.ts";
+import { Migration0006ListIndexes } from "./Migration0006ListIndexes.ts";
 
 export const migrations = [
   Migration0001Transactions,
@@ -10,4 +11,5 @@ export const migrations = [
   Migration0003ReceiverChanges,
   Migration0004InboxPurge,
   Migration0005Autovacuum,
+  Migration0006ListIndexes,
 ];
