@@ -82,6 +82,18 @@ describe("a closed day's balance account, kept once summed", () => {
     expect((await simDay(SIM)).closing_balance).toBe(777);
   });
 
+  it("answers a kept day that starts from a message of an earlier day from its row", async () => {
+    // Received at a time with microseconds, as the server stores a handset's report.
+    await receive(1000, 1000, at(0));
+    await h.db
+      .em()
+      .execute(`update evidence.messages set received_at = received_at + interval '123 microseconds', stored_at = stored_at + interval '456 microseconds'`);
+    await receive(100, 1100, at(0, 21));
+    expect(await simDay(SIM, NEXT_DAY)).toMatchObject({ opening_balance: 1000, closing_balance: 1100 });
+    await tamper(SIM, 777, NEXT_DAY);
+    expect((await simDay(SIM, NEXT_DAY)).closing_balance).toBe(777);
+  });
+
   it("sums today from its messages every time: its messages are still arriving", async () => {
     const now = new Date(Date.now() - 60_000);
     const today = localDayOf(now);
