@@ -22,6 +22,8 @@ export interface FaultHooks {
   afterProof?: (messageId: string) => void | Promise<void>;
   /** After the link committed, before the proven balance reached fleet. */
   beforeBalance?: (messageId: string) => void | Promise<void>;
+  /** After a closed day's SIMs were summed from their messages, before their sums are kept. */
+  beforeKeep?: (day: string) => void | Promise<void>;
 }
 
 export interface FlowDeps {

@@ -87,7 +87,9 @@ describe("a closed day's balance account, kept once summed", () => {
     await receive(1000, 1000, at(0));
     await h.db
       .em()
-      .execute(`update evidence.messages set received_at = received_at + interval '123 microseconds', stored_at = stored_at + interval '456 microseconds'`);
+      .execute(
+        `update evidence.messages set received_at = received_at + interval '123 microseconds', stored_at = stored_at + interval '456 microseconds'`,
+      );
     await receive(100, 1100, at(0, 21));
     expect(await simDay(SIM, NEXT_DAY)).toMatchObject({ opening_balance: 1000, closing_balance: 1100 });
     await tamper(SIM, 777, NEXT_DAY);
@@ -198,6 +200,40 @@ describe("a closed day's balance account, kept once summed", () => {
     } finally {
       await other.end();
     }
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
+    expect((await simDay(SIM)).closing_balance).toBe(1300);
+    expect(await dayChain(SIM)).toEqual({ changes: 2, closing: 1300, at: 2 });
+  });
+
+  it("answers what a fresh sum answers while reads and late messages of the day run at once", async () => {
+    await receive(1000, 1000, at(0), SIM);
+    await receive(1000, 1000, at(0), OTHER_SIM);
+    for (let i = 1; i <= 30; i++) {
+      // A read and two late messages at once, then the day read again (from what was kept, or
+      // summed) against a sum of its messages with nothing kept.
+      await Promise.all([
+        fleetDay(),
+        receive(10, 1000 + 10 * i, at(i), SIM),
+        fleetDay(),
+        receive(10, 1000 + 10 * i, at(i), OTHER_SIM),
+      ]);
+      const kept = await fleetDay();
+      await h.db.em().execute(`update evidence.day_chains set balance = null, balance_changes = null`);
+      expect(kept).toEqual(await fleetDay());
+    }
+    expect((await fleetDay()).sims.map((s) => s.closing_balance)).toEqual([1300, 1300]);
+  });
+
+  it("does not keep sums a late message committed after their read made stale", async () => {
+    await receive(1000, 1000, at(0));
+    let late = true;
+    h.hooks.beforeKeep = async () => {
+      if (!late) return;
+      late = false;
+      await receive(300, 1300, at(5));
+    };
+    // This read summed the day before the late message: it answers what it read, keeps nothing.
+    expect((await simDay(SIM)).closing_balance).toBe(1000);
     expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
     expect((await simDay(SIM)).closing_balance).toBe(1300);
     expect(await dayChain(SIM)).toEqual({ changes: 2, closing: 1300, at: 2 });

@@ -1,4 +1,4 @@
-import type { Caller, EntityManager } from "@transferops/kit";
+import type { Caller } from "@transferops/kit";
 import { dayLinks, reconcileDay, type ChainLink, type DayBalance } from "../domain/balance-chain.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
@@ -55,7 +55,7 @@ export async function dailyReconciliation(
   }
   const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
   const balances = await balancesOfDay(
-    em,
+    deps,
     stored.map((row) => row.sim_id),
     { day, from, to },
   );
@@ -74,10 +74,11 @@ export async function dailyReconciliation(
  * kept for the next read. Today is always summed: its messages are still arriving.
  */
 async function balancesOfDay(
-  em: EntityManager,
+  deps: FlowDeps,
   simIds: readonly string[],
   { day, from, to }: { day: string; from: Date; to: Date },
 ): Promise<Map<string, DayBalance>> {
+  const em = deps.db.em();
   const balances = new Map<string, DayBalance>();
   const closed = day < localDayOf(new Date());
   const known = closed ? await keptDays(em, simIds, day, from) : new Map<string, KeptDay>();
@@ -97,6 +98,7 @@ async function balancesOfDay(
     balances.set(id, balance);
     if (closed) keep.push({ simId: id, changes: known.get(id)!.changes, balance, beforeKey: beforeKey(before) });
   }
+  if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepDays(em, day, keep);
   return balances;
 }
