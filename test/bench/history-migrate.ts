@@ -67,6 +67,8 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0008DropUnreadIndexes",
     "Migration0009LoadCounts",
     "Migration0010HandsetDaily",
+    "Migration0011WaitingMessages",
+    "Migration0012HandsetOldest",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

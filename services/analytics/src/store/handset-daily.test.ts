@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rows, type Database, type EntityManager } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import type { Scope } from "../domain/scope.ts";
-import type { Window } from "../domain/window.ts";
+import { windowSince, type Window } from "../domain/window.ts";
 import { and, agentFilter, dayFilter } from "./filters.ts";
 import { migrations } from "./migrations/index.ts";
-import { unprovenByHandset } from "./report.ts";
+import { unprovenByHandset, unprovenByHandsetQuery } from "./report.ts";
 
-// The unproven-by-handset sums kept per agent, day, device and label (Migration0010HandsetDaily):
+// The unproven-by-handset sums kept per agent, day, device and label (Migration0010HandsetDaily)
+// and each handset's oldest waiting transfer read from the window's start (Migration0012HandsetOldest):
 // filled by the migration from the rows already there, then, after every change of a column the
 // report reads, equal to the statement that grouped the window's rows (kept below as the
 // reference), for the fleet and each agent, over several windows.
@@ -52,7 +53,8 @@ async function insertOps(from: number, count: number) {
        '2026-03-01'::timestamptz + o.day * interval '1 day' + o.minute * interval '1 minute',
        case when o.finished then '2026-03-01'::timestamptz + o.day * interval '1 day' + o.minute * interval '1 minute'
          + interval '1 hour' end,
-       '2026-03-01'::date + o.day, 1, 10, o.settled_by_hand, o.has_message, now()
+       (('2026-03-01'::timestamptz + o.day * interval '1 day' + o.minute * interval '1 minute') at time zone 'UTC'
+         + interval '1 hour')::date, 1, 10, o.settled_by_hand, o.has_message, now()
      from jsonb_to_recordset(?::jsonb) as o(operation_id uuid, agent_id uuid, device_id text, device_label text,
        is_transfer boolean, dialled boolean, status text, settled_by_hand text, has_message boolean, montant bigint,
        day int, minute int, finished boolean)`,
@@ -66,6 +68,7 @@ const WINDOWS: Window[] = [
   { all: false, firstDay: "2026-03-01", lastDay: "2026-03-31" },
   { all: false, firstDay: "2026-03-05", lastDay: "2026-03-09" },
   { all: false, firstDay: "2026-03-12", lastDay: "2026-03-12" },
+  { all: false, firstDay: "2026-03-09", lastDay: "2026-03-09" },
 ];
 
 /** The statement the report read before Migration0010HandsetDaily: every dialled transfer of the window. */
@@ -165,7 +168,21 @@ describe("the unproven-by-handset sums kept per day and handset", () => {
       `update analytics.operations set device_label = 'label dev-d zz' where device_id = 'dev-d' and local_day = '2026-03-14'`,
       `update analytics.operations set agent_id = '${AGENTS[0]}' where agent_id = '${AGENTS[1]}' and local_day = '2026-03-15'`,
       `update analytics.operations set local_day = local_day + 1 where local_day = '2026-03-16'`,
+      // Finished before it was created (two clocks): read without the window's bound.
       `update analytics.operations set finished_at = created_at - interval '2 days' where status = 'no_evidence' and local_day = '2026-03-12'`,
+      // Created before a window and finished in it (walked from the window's start, not counted),
+      // created in it and finished after it (later ones walked before it).
+      `update analytics.operations set finished_at = created_at + interval '3 days' where status = 'no_evidence' and local_day = '2026-03-04'`,
+      `update analytics.operations set finished_at = created_at + interval '10 days' where status = 'no_evidence' and local_day = '2026-03-09'`,
+      `update analytics.operations set finished_at = null where status = 'no_evidence' and local_day = '2026-03-08'`,
+      // Unfinished, created at the first instant of the window 2026-03-05 (its bound, 00:00 at
+      // UTC+1) and one just before it (a day earlier, outside).
+      `insert into analytics.operations (operation_id, agent_id, device_id, op_type, is_transfer, dialled, status, montant,
+         created_at, local_day, local_dow, local_hour, changed_at)
+       values ('${uuid("c000", 9000)}', '${AGENTS[0]}', 'dev-a', 'deposit', true, true, 'no_evidence', 1000,
+           '2026-03-04T23:00:00Z', '2026-03-05', 4, 0, now()),
+         ('${uuid("c000", 9001)}', '${AGENTS[0]}', 'dev-a', 'deposit', true, true, 'no_evidence', 1000,
+           '2026-03-04T22:59:59.999Z', '2026-03-04', 3, 23, now())`,
       // The last labelled row of dev-d's window goes: its label no longer counts.
       `delete from analytics.operations where device_label = 'label dev-d zz'`,
       `delete from analytics.operations where local_day = '2026-03-17'`,
@@ -198,15 +215,54 @@ describe("the unproven-by-handset sums kept per day and handset", () => {
     expect(await expectExact()).toBe(0);
   });
 
-  it("read the oldest waiting transfer from operations_device_waiting, per handset", async () => {
+  it("read each handset's oldest waiting transfer in two descents of its ordered index, the fleet's or the agent's", async () => {
     await insertOps(2000, 300);
     await db.em().execute(`analyze analytics.operations`);
-    const plan = await rows<{ "QUERY PLAN": string }>(
-      db.em(),
-      `explain select min(coalesce(o.finished_at, o.created_at)) from analytics.operations o
-       where coalesce(o.device_id, '') = 'dev-a' and o.status = 'no_evidence' and o.is_transfer and o.dialled
-         and o.local_day between '2026-03-01' and '2026-03-31'`,
-    );
-    expect(plan.map((p) => p["QUERY PLAN"]).join("\n")).toContain("operations_device_waiting");
+    const w: Window = { all: false, firstDay: "2026-03-05", lastDay: "2026-03-20" };
+    for (const [scope, index] of [
+      [SCOPES[0]!, "operations_device_oldest"],
+      [SCOPES[1]!, "operations_agent_device_oldest"],
+    ] as const) {
+      const q = unprovenByHandsetQuery(scope, w);
+      const [plan] = await rows<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+        db.em(),
+        `explain (analyze, format json) ${q.sql}`,
+        q.params,
+      );
+      const reads = scansOf(plan!["QUERY PLAN"][0].Plan).filter((p) => p["Relation Name"] === "operations");
+      expect(reads.map((p) => [p["Node Type"], p["Index Name"]])).toEqual([
+        ["Index Only Scan", index],
+        ["Index Only Scan", index],
+      ]);
+      // The first from the window's start, a row each: before it, only transfers created before
+      // the window and finished in it (their day checked in the index), not the handset's backlog.
+      const mine = and(agentFilter(scope), { sql: "status = 'no_evidence' and is_transfer and dialled", params: [] });
+      const [before] = await rows<{ total: string; crossing: string }>(
+        db.em(),
+        `select count(*) as total, count(*) filter (where coalesce(finished_at, created_at) >= ?) as crossing
+         from analytics.operations where ${mine.sql} and local_day < ?`,
+        [windowSince(w), ...mine.params, w.firstDay],
+      );
+      const [first] = reads;
+      expect(first!["Actual Rows"]).toBe(1);
+      expect(first!["Actual Loops"]).toBeGreaterThan(1);
+      expect((first!["Rows Removed by Filter"] ?? 0) * first!["Actual Loops"]).toBeLessThanOrEqual(
+        Number(before!.crossing) + 0.5,
+      );
+      expect(Number(before!.crossing)).toBeLessThan(Number(before!.total));
+    }
   });
 });
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops": number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+}
+
+/** The plan's nodes, depth first. */
+const scansOf = (p: PlanNode): PlanNode[] => [p, ...(p.Plans ?? []).flatMap(scansOf)];

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { openDatabase, rows, type Database } from "@transferops/kit";
+import { openDatabase, rows, type Database, type EntityManager } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import type { Scope } from "../domain/scope.ts";
 import { migrations } from "./migrations/index.ts";
 import { loadFigures } from "./report.ts";
 
-// The load block's counts kept at each change (Migration0009LoadCounts): the unproven backlog
-// and the settled operations per agent, the fleet's dismissed messages. Filled by the migration
-// from the rows already there, then equal after every change to count(*) over the rows, for the
-// fleet and each agent, as loadFigures reads them.
+// The load block's counts kept at each change (Migration0009LoadCounts, Migration0011WaitingMessages):
+// the unproven backlog and the settled operations per agent, the fleet's dismissed and waiting
+// messages. Filled by the migrations from the rows already there, then equal after every change
+// to count(*) over the rows, for the fleet and each agent, as loadFigures reads them.
 
 let tdb: TestDatabase;
 let db: Database;
@@ -44,45 +44,70 @@ async function insertOps(from: number, count: number) {
   );
 }
 
+const OUTCOMES = ["ambiguous", "divergent", "orphan", "orphan", "not_correlated", "attached", "pending"];
+const KINDS = ["DEP", "BAL", "FAIL", "OTHER", null];
+
+/** Messages of every outcome and kind, some naming an operation, some dismissed: a part of them waiting. */
 async function insertMessages(from: number, count: number) {
+  const msgs = Array.from({ length: count }, (_, k) => ({
+    message_id: uuid("d000", from + k),
+    minutes: Math.floor(next() * 20 * 1440),
+    kind: pick(KINDS),
+    outcome: pick(OUTCOMES),
+    operation_id: next() < 0.3 ? uuid("c000", Math.floor(next() * 400)) : null,
+    dismissed: next() < 0.25,
+  }));
   await db.em().execute(
-    `insert into analytics.messages (message_id, received_at, local_day, kind, outcome, dismissed_at)
-     select ('00000000-0000-4000-d000-' || lpad((? + g)::text, 12, '0'))::uuid, now(), '2026-03-02', 'DEP', 'orphan',
-       case when g % 4 = 0 then now() end
-     from generate_series(1, ?) g`,
-    [from, count],
+    `insert into analytics.messages (message_id, received_at, local_day, kind, outcome, operation_id, dismissed_at)
+     select m.message_id, '2026-03-01'::timestamptz + m.minutes * interval '1 minute', '2026-03-02', m.kind, m.outcome,
+       m.operation_id, case when m.dismissed then now() end
+     from jsonb_to_recordset(?::jsonb) as m(message_id uuid, minutes int, kind text, outcome text, operation_id uuid,
+       dismissed boolean)`,
+    [JSON.stringify(msgs)],
   );
 }
 
 const SCOPES: Scope[] = [{ fleet: true }, ...AGENTS.map((agentId) => ({ fleet: false as const, agentId }))];
 
-/** The old statements: counts over the rows. */
-async function truth(scope: Scope) {
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+
+/** The old statements: counts over the rows (the waiting messages': the one loadFigures read before Migration0011). */
+async function truth(scope: Scope, em: EntityManager) {
   const where = scope.fleet ? "true" : `agent_id = '${scope.agentId}'`;
-  const [r] = await rows<{ unproven: string; settled: string; oldest: Date | null; dismissed: string }>(
-    db.em(),
+  const [r] = await rows<Record<string, string | null>>(
+    em,
     `select (select count(*) from analytics.operations where status = 'no_evidence' and is_transfer and ${where}) as unproven,
        (select count(*) from analytics.operations where settled_by_hand is not null and ${where}) as settled,
        (select min(coalesce(finished_at, created_at)) from analytics.operations
          where status = 'no_evidence' and is_transfer and ${where}) as oldest,
-       (select count(*) from analytics.messages where dismissed_at is not null) as dismissed`,
+       (select count(*) from analytics.messages where dismissed_at is not null) as dismissed,
+       w.messages_waiting, w.oldest_message
+     from (select count(*) as messages_waiting, min(received_at) as oldest_message
+           from analytics.messages where operation_id is null and dismissed_at is null
+             and outcome in ('ambiguous', 'divergent', 'orphan', 'not_correlated')
+             and (kind is null or kind in ('DEP', 'BAL', 'FAIL'))) w`,
   );
   return {
-    unproven_waiting: BigInt(r!.unproven),
-    settled: BigInt(r!.settled),
-    oldest_unproven: r!.oldest ? new Date(r!.oldest).toISOString() : null,
-    dismissed: scope.fleet ? BigInt(r!.dismissed) : undefined,
+    unproven_waiting: BigInt(r!.unproven!),
+    settled: BigInt(r!.settled!),
+    oldest_unproven: iso(r!.oldest),
+    // An agent's view has no waiting message (a waiting message names no operation).
+    messages_waiting: scope.fleet ? BigInt(r!.messages_waiting!) : 0n,
+    oldest_message: scope.fleet ? iso(r!.oldest_message) : null,
+    dismissed: scope.fleet ? BigInt(r!.dismissed!) : undefined,
   };
 }
 
-async function expectExact() {
+async function expectExact(em: EntityManager = db.em()) {
   for (const scope of SCOPES) {
-    const load = await loadFigures(db.em(), scope, new Date());
-    const t = await truth(scope);
+    const load = await loadFigures(em, scope, new Date());
+    const t = await truth(scope, em);
     expect({
       unproven_waiting: load.unproven_waiting,
       settled: load.settled,
-      oldest_unproven: load.oldest_unproven?.toISOString() ?? null,
+      oldest_unproven: iso(load.oldest_unproven),
+      messages_waiting: load.messages_waiting,
+      oldest_message: iso(load.oldest_message),
       dismissed: scope.fleet ? load.dismissed : undefined,
     }).toEqual(t);
   }
@@ -107,7 +132,9 @@ afterAll(async () => {
 
 describe("the load block's kept counts", () => {
   it("are filled by the migration from the rows already there", async () => {
-    expect((await truth({ fleet: true })).unproven_waiting).toBeGreaterThan(0n);
+    const fleet = await truth({ fleet: true }, db.em());
+    expect(fleet.unproven_waiting).toBeGreaterThan(0n);
+    expect(fleet.messages_waiting).toBeGreaterThan(0n);
     await expectExact();
   });
 
@@ -128,6 +155,15 @@ describe("the load block's kept counts", () => {
       `update analytics.messages set dismissed_at = now() where dismissed_at is null and message_id::text like '%1'`,
       `update analytics.messages set dismissed_at = null where message_id::text like '%4'`,
       `delete from analytics.messages where message_id::text like '%8'`,
+      // Into and out of the unmatched queue: correlated, linked, re-kinded, restated, resolved.
+      `update analytics.messages set outcome = 'orphan' where outcome in ('pending', 'attached') and message_id::text like '%5'`,
+      `update analytics.messages set outcome = 'attached' where outcome = 'orphan' and message_id::text like '%6'`,
+      `update analytics.messages set kind = 'OTHER' where kind = 'DEP' and message_id::text like '%7'`,
+      `update analytics.messages set kind = null where kind = 'OTHER'`,
+      `update analytics.messages set operation_id = '${uuid("c000", 1)}' where operation_id is null and message_id::text like '%9'`,
+      `update analytics.messages set operation_id = null where message_id::text like '%0'`,
+      `update analytics.messages set received_at = received_at - interval '30 days' where message_id::text like '%5'`,
+      `delete from analytics.messages where operation_id is null and dismissed_at is null and message_id::text like '%6'`,
     ];
     for (const sql of statements) {
       await em.execute(sql);
@@ -166,13 +202,29 @@ describe("the load block's kept counts", () => {
     await expectExact();
   });
 
+  it("are what loadFigures reads: the waiting messages differ from the rows once the trigger is dropped", async () => {
+    const dropped = db.tx(async (em) => {
+      await em.execute(`drop trigger message_load_counts_update on analytics.messages`);
+      // Into the queue, the dismissed left as they are: only the waiting count can tell.
+      await em.execute(
+        `update analytics.messages set outcome = 'orphan', kind = 'DEP', operation_id = null where dismissed_at is null`,
+      );
+      await expectExact(em);
+    });
+    // The comparison fails, and its transaction (the drop with it) is rolled back.
+    await expect(dropped).rejects.toThrow(/deeply equal/);
+    await expectExact();
+  });
+
   it("equal a rebuild, and are empty after the reset", async () => {
-    const before = await rows(
-      db.em(),
-      `select * from analytics.agent_load_counts where unproven <> 0 or settled <> 0 order by 1`,
-    );
+    const kept = async () => [
+      await rows(db.em(), `select * from analytics.agent_load_counts where unproven <> 0 or settled <> 0 order by 1`),
+      await rows(db.em(), `select * from analytics.message_load_counts`),
+    ];
+    const before = await kept();
+    expect(Number((before[1]![0] as { waiting: string }).waiting)).toBeGreaterThan(0);
     await db.em().execute(`select analytics.rebuild_rollups()`);
-    expect(await rows(db.em(), `select * from analytics.agent_load_counts order by 1`)).toEqual(before);
+    expect(await kept()).toEqual(before);
     for (const table of ["operations", "messages"]) await db.em().execute(`delete from analytics.${table}`);
     await expectExact();
     expect((await loadFigures(db.em(), { fleet: true }, new Date())).unproven_waiting).toBe(0n);

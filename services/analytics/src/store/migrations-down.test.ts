@@ -30,6 +30,8 @@ describe("the analytics migrations' down()", () => {
         "Migration0008DropUnreadIndexes",
         "Migration0009LoadCounts",
         "Migration0010HandsetDaily",
+        "Migration0011WaitingMessages",
+        "Migration0012HandsetOldest",
       ]),
     );
   });

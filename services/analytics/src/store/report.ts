@@ -1,6 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import type { Scope } from "../domain/scope.ts";
-import type { Window } from "../domain/window.ts";
+import { windowSince, type Window } from "../domain/window.ts";
 import { agentFilter, and, dayFilter, type Filter } from "./filters.ts";
 
 const opScope = (s: Scope): Filter => agentFilter(s);
@@ -86,7 +86,9 @@ const dateOf = (v: unknown): Date | null => (v ? new Date(v as string) : null);
  * are those tied to its own operations: none of the queue (a waiting message names no
  * operation), and its dismissed ones from its per-day counts (`agent_msg_daily`,
  * Migration0007AgentRollups), where the join read every dismissed message and every operation
- * of the agent.
+ * of the agent. The fleet's counts are kept at each change in one row (`message_load_counts`,
+ * Migration0009LoadCounts and Migration0011WaitingMessages), whatever the history; the oldest
+ * waiting message is the first entry of `messages_waiting`.
  */
 async function messageLoad(em: EntityManager, scope: Scope) {
   if (!scope.fleet) {
@@ -97,19 +99,16 @@ async function messageLoad(em: EntityManager, scope: Scope) {
     );
     return { messages_waiting: 0n, oldest_message: null, dismissed: n(r!.c) };
   }
-  const [msgs, dismissed] = await Promise.all([
-    one<Record<string, unknown>>(
-      em,
-      `select count(*) as messages_waiting, min(received_at) as oldest_message
-       from analytics.messages where ${WAITING_MESSAGE}`,
-    ),
-    // Kept at each change (Migration0009LoadCounts): one row, whatever the history.
-    one<{ c: string }>(em, `select coalesce(sum(dismissed), 0) as c from analytics.message_load_counts`),
-  ]);
+  const r = (await one<Record<string, unknown>>(
+    em,
+    `select coalesce(sum(waiting), 0) as messages_waiting, coalesce(sum(dismissed), 0) as dismissed,
+       (select min(received_at) from analytics.messages where ${WAITING_MESSAGE}) as oldest_message
+     from analytics.message_load_counts`,
+  ))!;
   return {
-    messages_waiting: n(msgs!.messages_waiting),
-    oldest_message: dateOf(msgs!.oldest_message),
-    dismissed: n(dismissed!.c),
+    messages_waiting: n(r.messages_waiting),
+    oldest_message: dateOf(r.oldest_message),
+    dismissed: n(r.dismissed),
   };
 }
 
@@ -171,25 +170,56 @@ export interface HandsetUnprovenRow {
   oldest_waiting: Date | null;
 }
 
+/** A waiting dialled transfer of the outer row's handset, and the time the report shows for it. */
+const WAITING_ON_HANDSET = `coalesce(o.device_id, '') = h.device_id and o.status = 'no_evidence' and o.is_transfer and o.dialled`;
+const WAITING_AT = "coalesce(o.finished_at, o.created_at)";
+/** Finished before it was created: two clocks (`finished_at` and `created_at` come from different writes). */
+const FINISHED_FIRST = "coalesce(o.finished_at < o.created_at, false)";
+
 /**
- * Transfers that dialled, per handset, and those no operator message confirmed. The sums come
- * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
- * the scope's rows of the window's days, per day and handset, never per operation. The label is the devices table's, else the largest of
- * the operations' (`''` kept for none). The oldest waiting transfer, a min no count can keep, is
- * read for the answer's handsets only, from their waiting entries of the window in
- * `operations_device_waiting` (index-only): at most each handset's backlog, never its history.
+ * The oldest waiting transfer of a handset in the scope's window, as the min() over its waiting
+ * entries of the window, in two descents of `operations_device_oldest` (the fleet) or
+ * `operations_agent_device_oldest` (an agent), Migration0012HandsetOldest, whatever the history:
+ *
+ * - among the transfers not finished before they were created, the first entry from the
+ *   window's start in the handset's order by that time;
+ * - the min over those finished before they were created (none, unless two clocks disagreed),
+ *   without that bound.
+ *
+ * The bound skips no transfer of the window: `local_day` is the local day of `created_at`
+ * (events/operations.ts, the fixed UTC+1 of domain/local-time.ts; both written by the insert
+ * only, store/projections.ts `applyOperation`), so a transfer of the window
+ * has `created_at >= windowSince(w)` (the window's first local midnight), and one not finished
+ * before it was created has `coalesce(finished_at, created_at) >= created_at`. The walk from the
+ * bound reads, before its first entry of the window, those created before the window and
+ * finished in it (and, were every transfer of the window finished after it, those created
+ * after it and finished before that): not the handset's history.
  */
-export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window): Promise<HandsetUnprovenRow[]> {
+function oldestWaiting(scope: Scope, w: Window): Filter {
+  const mine = and(agentFilter(scope, "o.agent_id"), dayFilter(w, "o.local_day"));
+  const since = windowSince(w);
+  const ordered = and(
+    { sql: `${WAITING_ON_HANDSET} and not ${FINISHED_FIRST}`, params: [] },
+    since ? { sql: `${WAITING_AT} >= ?`, params: [since] } : { sql: "", params: [] },
+    mine,
+  );
+  const early = and({ sql: `${WAITING_ON_HANDSET} and ${FINISHED_FIRST}`, params: [] }, mine);
+  return {
+    sql: `least(
+      (select ${WAITING_AT} from analytics.operations o where ${ordered.sql} order by ${WAITING_AT} limit 1),
+      (select min(${WAITING_AT}) from analytics.operations o where ${early.sql}))`,
+    params: [...ordered.params, ...early.params],
+  };
+}
+
+/** `unprovenByHandset`'s statement (its store test reads its plan). */
+export function unprovenByHandsetQuery(scope: Scope, w: Window): Filter {
   const f = and(opScope(scope), dayFilter(w));
-  const waiting = and(agentFilter(scope, "o.agent_id"), dayFilter(w, "o.local_day"));
-  const r = await rows<Record<string, unknown>>(
-    em,
-    `select h.device_id, coalesce(d.label, h.label, '') as label, h.dialled, h.unproven, h.unproven_xaf, h.waiting,
+  const oldest = oldestWaiting(scope, w);
+  return {
+    sql: `select h.device_id, coalesce(d.label, h.label, '') as label, h.dialled, h.unproven, h.unproven_xaf, h.waiting,
        h.waiting_xaf, h.settled_arrived, h.settled_not_arrived,
-       case when h.waiting > 0 then
-         (select min(coalesce(o.finished_at, o.created_at)) from analytics.operations o
-          where coalesce(o.device_id, '') = h.device_id and o.status = 'no_evidence' and o.is_transfer and o.dialled
-            and ${waiting.sql}) end as oldest_waiting
+       case when h.waiting > 0 then ${oldest.sql} end as oldest_waiting
      from (select device_id, max(nullif(label, '')) filter (where dialled > 0) as label, sum(dialled) as dialled,
              sum(unproven) as unproven, sum(unproven_xaf) as unproven_xaf, sum(waiting) as waiting,
              sum(waiting_xaf) as waiting_xaf, sum(settled_arrived) as settled_arrived,
@@ -198,8 +228,21 @@ export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Wind
      left join analytics.devices d on d.device_id = h.device_id
      where h.unproven > 0
      order by h.unproven desc, h.unproven_xaf desc, h.device_id`,
-    [...waiting.params, ...f.params],
-  );
+    params: [...oldest.params, ...f.params],
+  };
+}
+
+/**
+ * Transfers that dialled, per handset, and those no operator message confirmed. The sums come
+ * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
+ * the scope's rows of the window's days, per day and handset, never per operation. The label is
+ * the devices table's, else the largest of the operations' (`''` kept for none). The oldest
+ * waiting transfer, a min no count can keep, is read for the answer's handsets only, in two
+ * descents each (`oldestWaiting`).
+ */
+export async function unprovenByHandset(em: EntityManager, scope: Scope, w: Window): Promise<HandsetUnprovenRow[]> {
+  const q = unprovenByHandsetQuery(scope, w);
+  const r = await rows<Record<string, unknown>>(em, q.sql, q.params);
   return r.map((x) => ({
     device_id: x.device_id as string,
     label: x.label as string,

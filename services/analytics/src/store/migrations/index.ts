@@ -8,6 +8,8 @@ import { Migration0007AgentRollups } from "./Migration0007AgentRollups.ts";
 import { Migration0008DropUnreadIndexes } from "./Migration0008DropUnreadIndexes.ts";
 import { Migration0009LoadCounts } from "./Migration0009LoadCounts.ts";
 import { Migration0010HandsetDaily } from "./Migration0010HandsetDaily.ts";
+import { Migration0011WaitingMessages } from "./Migration0011WaitingMessages.ts";
+import { Migration0012HandsetOldest } from "./Migration0012HandsetOldest.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -20,4 +22,6 @@ export const migrations = [
   Migration0008DropUnreadIndexes,
   Migration0009LoadCounts,
   Migration0010HandsetDaily,
+  Migration0011WaitingMessages,
+  Migration0012HandsetOldest,
 ];
