@@ -9,7 +9,7 @@ import { CallerSchema, type Caller } from "@transferops/kit/gen/transferops/comm
 import { SubmitMessagesRequestSchema } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import { freshDatabase, type TestDatabase } from "../infra/context.ts";
 import { FakeDispatch, FakeFleet } from "./evidence-fakes.ts";
-import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
+import { depositConfirmation, transferReceived } from "../../services/evidence/src/domain/sms-templates.ts";
 import { migrations } from "../../services/evidence/src/store/migrations/index.ts";
 import type { DispatchPort, FaultHooks, FleetPort, FlowDeps } from "../../services/evidence/src/flows/ports.ts";
 import { submitMessages } from "../../services/evidence/src/flows/submit.ts";
@@ -107,6 +107,20 @@ export function deposit(
     msisdn: o.msisdn ?? "690000001",
     name: o.name ?? "AMINA NGONO",
     at: new Date("2026-03-14T09:30:00Z"),
+    language: "fr",
+  });
+}
+
+/** An operator_b receipt of money received at `at` (a transfer in), with the balance after it. */
+export function transferIn(amount: number, balanceAfter: number, at: Date): string {
+  return transferReceived("operator_b", {
+    amount,
+    fee: 0,
+    balanceAfter,
+    ref: newRef(),
+    msisdn: "690000123",
+    name: "PAUL NJOYA",
+    at,
     language: "fr",
   });
 }

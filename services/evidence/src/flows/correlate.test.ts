@@ -15,6 +15,7 @@ import {
   OTHER_SIM,
   session,
   SIM,
+  transferIn,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
@@ -583,18 +584,9 @@ describe("concurrency", () => {
 });
 
 describe("the operator's sender ids and the balance chain", () => {
-  const received = (amount: number, balanceAfter: number, minute: number) =>
-    transferReceived("operator_b", {
-      amount,
-      fee: 0,
-      balanceAfter,
-      ref: newRef(),
-      msisdn: "690000123",
-      name: "PAUL NJOYA",
-      at: new Date(Date.UTC(2026, 10, 20, 8, minute)),
-      language: "fr",
-    });
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 8, minute));
+  const received = (amount: number, balanceAfter: number, minute: number) =>
+    transferIn(amount, balanceAfter, at(minute));
 
   it("stores another sender's copy as unknown_sender with an alert, and still takes the operator's own copy", async () => {
     const text = deposit(4200, { msisdn: "699000111" });

@@ -4,14 +4,13 @@
 
 import { describe, expect, it } from "vitest";
 import pg from "pg";
-import { transferReceived } from "../domain/sms-templates.ts";
 import { localDayOf } from "../domain/window.ts";
 import {
-  newRef,
   one,
   OTHER_SIM,
   session,
   SIM,
+  transferIn,
   useHarness,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
@@ -27,19 +26,8 @@ const DAY = "2026-11-20";
 const NEXT_DAY = "2026-11-21";
 /** A minute of 2026-11-20 or 2026-11-21 (local days, UTC+1: 08:00 UTC is 09:00 there). */
 const at = (minute: number, date = 20) => new Date(Date.UTC(2026, 10, date, 8, minute));
-const received = (amount: number, balanceAfter: number, when: Date) =>
-  transferReceived("operator_b", {
-    amount,
-    fee: 0,
-    balanceAfter,
-    ref: newRef(),
-    msisdn: "690000123",
-    name: "PAUL NJOYA",
-    at: when,
-    language: "fr",
-  });
 const receive = (amount: number, balanceAfter: number, when: Date, simId = SIM) =>
-  one(h, received(amount, balanceAfter, when), { receivedAt: when, simId });
+  one(h, transferIn(amount, balanceAfter, when), { receivedAt: when, simId });
 
 const fleetDay = (day = DAY) => dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day, simId: "" });
 const simDay = async (simId: string, day = DAY) => (await fleetDay(day)).sims.find((s) => s.sim_id === simId)!;
