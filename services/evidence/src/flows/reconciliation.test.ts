@@ -166,13 +166,13 @@ describe("a closed day's balance account, kept once summed", () => {
     expect(read.changes).toBe(1);
     await receive(300, 1300, at(5));
     const stale = { opening_balance: 0, closing_balance: 1000 } as never;
-    await keepDays(em, DAY, [{ simId: SIM, changes: read.changes, balance: stale, beforeKey: "" }]);
+    await keepDays(em, DAY, [{ simId: SIM, counted: true, changes: read.changes, balance: stale, beforeKey: "" }]);
     expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
     // A day never counted (no row) whose first message's row appears meanwhile: not kept either.
-    await keepDays(em, "2026-11-22", [{ simId: SIM, changes: 0, balance: stale, beforeKey: "" }]);
+    await keepDays(em, "2026-11-22", [{ simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "" }]);
     expect(await dayChain(SIM, "2026-11-22")).toMatchObject({ changes: 0, closing: 1000 });
     await receive(10, 1310, at(0, 23));
-    await keepDays(em, "2026-11-23", [{ simId: SIM, changes: 0, balance: stale, beforeKey: "" }]);
+    await keepDays(em, "2026-11-23", [{ simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "" }]);
     expect(await dayChain(SIM, "2026-11-23")).toEqual({ changes: 1, closing: undefined, at: undefined });
     // A row a submission holds (its change not committed yet): skipped, without waiting for it.
     const other = new pg.Client({ connectionString: h.tdb.url });
@@ -183,7 +183,7 @@ describe("a closed day's balance account, kept once summed", () => {
         SIM,
         DAY,
       ]);
-      await keepDays(em, DAY, [{ simId: SIM, changes: 2, balance: stale, beforeKey: "" }]);
+      await keepDays(em, DAY, [{ simId: SIM, counted: true, changes: 2, balance: stale, beforeKey: "" }]);
       await other.query("rollback");
     } finally {
       await other.end();

@@ -96,7 +96,10 @@ async function balancesOfDay(
     const { before, messages } = chains.get(id)!;
     const balance = reconcileDay(before ?? null, messages);
     balances.set(id, balance);
-    if (closed) keep.push({ simId: id, changes: known.get(id)!.changes, balance, beforeKey: beforeKey(before) });
+    if (closed) {
+      const { counted, changes } = known.get(id)!;
+      keep.push({ simId: id, counted, changes, balance, beforeKey: beforeKey(before) });
+    }
   }
   if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepDays(em, day, keep);

@@ -8,6 +8,8 @@ import { chainMessage, LAST_BALANCE_BEFORE, type ChainRow } from "./messages.ts"
  * kept, at which count and from which message before the day, and that message as it is now.
  */
 export interface KeptDay {
+  /** Whether the day has a row (a message of it changed since the migration, or it was kept). */
+  counted: boolean;
   changes: number;
   kept?: { balance: DayBalance; changes: number; beforeKey: string };
   before?: ChainMessage;
@@ -66,6 +68,7 @@ export async function keptDays(
     found.map((r) => [
       r.sim_id,
       {
+        counted: r.changes !== null,
         changes: Number(r.changes ?? 0),
         kept:
           r.balance === null
@@ -77,9 +80,10 @@ export async function keptDays(
   );
 }
 
-/** A day's sums to keep: computed from the day as it was when its row counted `changes`. */
+/** A day's sums to keep: computed from the day as it was when its row counted `changes` (no row: not `counted`). */
 export interface DayToKeep {
   simId: string;
+  counted: boolean;
   changes: number;
   balance: DayBalance;
   beforeKey: string;
@@ -87,37 +91,41 @@ export interface DayToKeep {
 
 /**
  * Keeps a closed day's sums, each only if no chain message of that SIM's day changed since
- * they were read (its count still `changes`; a change the sums did not see has counted one
- * more, or holds the row and is skipped: `skip locked`, so a reader never waits on a
- * submission nor holds a row one waits on). Two statements in their own transactions: the
- * rows that exist, then the days never counted (no row: 0), inserted unless a message's
- * trigger inserted the row first.
+ * they were read: a day with a row only while its count is still `changes` (a change the sums
+ * did not see has counted one more, or holds the row and is skipped: `skip locked`, so a reader
+ * never waits on a submission nor holds a row one waits on); a day without one (never counted)
+ * inserted, unless a message's trigger inserted the row first. Each statement in its own
+ * transaction, each given only its days (the sums of a day of many breaks are large).
  */
 export async function keepDays(em: EntityManager, day: string, kept: readonly DayToKeep[]): Promise<void> {
-  if (kept.length === 0) return;
-  const json = JSON.stringify(
-    [...kept]
-      .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
-      .map((k) => ({ sim_id: k.simId, changes: k.changes, balance: k.balance, before_key: k.beforeKey })),
-  );
-  const recordset = `jsonb_to_recordset(?::jsonb) as k(sim_id text, changes bigint, balance jsonb, before_key text)`;
-  await em.execute(
-    `update evidence.day_chains c set balance = k.balance, balance_changes = k.changes, before_key = k.before_key,
-        kept_at = now()
-       from ${recordset}
-      where (c.sim_id, c.day) in (
-              select l.sim_id, l.day from evidence.day_chains l
-               where l.day = ?::date and l.sim_id in (select sim_id from ${recordset})
-               order by l.sim_id for update skip locked)
-        and c.sim_id = k.sim_id and c.day = ?::date and c.changes = k.changes`,
-    [json, day, json, day],
-  );
-  if (!kept.some((k) => k.changes === 0)) return;
-  await em.execute(
-    `insert into evidence.day_chains (sim_id, day, changes, balance, balance_changes, before_key, kept_at)
-     select k.sim_id, ?::date, 0, k.balance, 0, k.before_key, now() from ${recordset} where k.changes = 0
-     order by k.sim_id
-     on conflict (sim_id, day) do nothing`,
-    [day, json],
-  );
+  const recordset = (of: readonly DayToKeep[]) =>
+    JSON.stringify(
+      [...of]
+        .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
+        .map((k) => ({ sim_id: k.simId, changes: k.changes, balance: k.balance, before_key: k.beforeKey })),
+    );
+  const columns = `k(sim_id text, changes bigint, balance jsonb, before_key text)`;
+  const counted = kept.filter((k) => k.counted);
+  if (counted.length)
+    await em.execute(
+      `with k as (select * from jsonb_to_recordset(?::jsonb) as ${columns}),
+       free as (select l.sim_id from evidence.day_chains l
+                 where l.day = ?::date and l.sim_id in (select sim_id from k)
+                 order by l.sim_id for update skip locked)
+       update evidence.day_chains c set balance = k.balance, balance_changes = k.changes, before_key = k.before_key,
+          kept_at = now()
+         from k
+        where c.sim_id in (select sim_id from free) and c.sim_id = k.sim_id and c.day = ?::date
+          and c.changes = k.changes`,
+      [recordset(counted), day, day],
+    );
+  const uncounted = kept.filter((k) => !k.counted);
+  if (uncounted.length)
+    await em.execute(
+      `insert into evidence.day_chains (sim_id, day, changes, balance, balance_changes, before_key, kept_at)
+       select k.sim_id, ?::date, 0, k.balance, 0, k.before_key, now() from jsonb_to_recordset(?::jsonb) as ${columns}
+       order by k.sim_id
+       on conflict (sim_id, day) do nothing`,
+      [day, recordset(uncounted)],
+    );
 }
