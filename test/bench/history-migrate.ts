@@ -69,6 +69,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0010HandsetDaily",
     "Migration0011WaitingMessages",
     "Migration0012HandsetOldest",
+    "Migration0013AgentCovering",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

@@ -10,6 +10,7 @@ import { Migration0009LoadCounts } from "./Migration0009LoadCounts.ts";
 import { Migration0010HandsetDaily } from "./Migration0010HandsetDaily.ts";
 import { Migration0011WaitingMessages } from "./Migration0011WaitingMessages.ts";
 import { Migration0012HandsetOldest } from "./Migration0012HandsetOldest.ts";
+import { Migration0013AgentCovering } from "./Migration0013AgentCovering.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -24,4 +25,5 @@ export const migrations = [
   Migration0010HandsetDaily,
   Migration0011WaitingMessages,
   Migration0012HandsetOldest,
+  Migration0013AgentCovering,
 ];

@@ -1,0 +1,112 @@
+// An agent's window reads from indexes that hold what they read (Migration0013AgentCovering),
+// against real PostgreSQL: the statements the store sends, planned for their values, read
+// the agent's SIMs, hours and statuses index-only, never the scattered rows of its rollups.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { EntityManager as OrmEntityManager } from "@mikro-orm/postgresql";
+import { openDatabase, rows, type Database } from "@transferops/kit";
+import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
+import type { Window } from "../domain/window.ts";
+import { migrations } from "./migrations/index.ts";
+import { hourRows, operationTotals, statusCounts } from "./rollups.ts";
+
+let tdb: TestDatabase;
+let db: Database;
+
+const AGENTS = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i + 1).padStart(12, "0")}`);
+const AGENT = AGENTS[7]!;
+const WINDOW: Window = { all: false, firstDay: "2026-01-01", lastDay: "2026-11-29" };
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  db = await openDatabase({ url: tdb.url, schema: "analytics", migrations });
+  // Day after day for every agent, as the consumers write them: one agent's rows spread over
+  // the table (20 agents, 300 days, 10 SIMs, 12 hours, 3 statuses).
+  const em = db.em();
+  await em.execute(
+    `insert into analytics.agent_sim_daily (agent_id, local_day, sim_id, n)
+    select a::uuid, '2026-02-01'::date + d, ('00000000-0000-4000-9000-' || lpad(s::text, 12, '0'))::uuid, 1 + (d + s) % 3
+    from generate_series(0, 299) d, jsonb_array_elements_text(?::jsonb) a, generate_series(1, 10) s`,
+    [JSON.stringify(AGENTS)],
+  );
+  await em.execute(
+    `insert into analytics.agent_hourly (agent_id, local_day, local_hour, local_dow, n)
+    select a::uuid, '2026-02-01'::date + d, h, extract(isodow from '2026-02-01'::date + d), 1
+    from generate_series(0, 299) d, jsonb_array_elements_text(?::jsonb) a, generate_series(8, 19) h`,
+    [JSON.stringify(AGENTS)],
+  );
+  await em.execute(
+    `insert into analytics.agent_op_daily (agent_id, local_day, status, is_transfer, auto, settled, lost, n,
+      montant, fee, fee_n, delay_n)
+    select a::uuid, '2026-02-01'::date + d, st, true, false, false, false, 2, 1000, 10, 2, 0
+    from generate_series(0, 299) d, jsonb_array_elements_text(?::jsonb) a, unnest(array['confirmed', 'failed', 'no_evidence']) st`,
+    [JSON.stringify(AGENTS)],
+  );
+  await em.execute(`vacuum analyze analytics.agent_sim_daily, analytics.agent_hourly, analytics.agent_op_daily`);
+});
+afterAll(async () => {
+  await db?.close();
+  await tdb?.drop();
+});
+
+/** The statements `run` sends through the ORM, with their parameters. */
+async function sent(run: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
+  const got: { sql: string; params: unknown[] }[] = [];
+  const original = OrmEntityManager.prototype.execute;
+  const spy = vi.spyOn(OrmEntityManager.prototype, "execute").mockImplementation(function (
+    this: OrmEntityManager,
+    ...args: unknown[]
+  ) {
+    got.push({ sql: String(args[0]), params: (args[1] as unknown[]) ?? [] });
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as never);
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return got;
+}
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  Plans?: PlanNode[];
+}
+const nodesOf = (p: PlanNode): PlanNode[] => [p, ...(p.Plans ?? []).flatMap(nodesOf)];
+
+describe("an agent's window over its rollups", () => {
+  it("reads the agent's SIMs, hours and statuses index-only, and answers as the rows say", async () => {
+    const scope = { fleet: false as const, agentId: AGENT };
+    const statements = [
+      ...(await sent(() => operationTotals(db.em(), scope, WINDOW))),
+      ...(await sent(() => hourRows(db.em(), scope, WINDOW))),
+      ...(await sent(() => statusCounts(db.em(), scope, WINDOW))),
+    ];
+    const scans = new Map<string, string[]>();
+    for (const s of statements) {
+      const [plan] = await rows<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+        db.em(),
+        `explain (analyze, format json) ${s.sql}`,
+        s.params,
+      );
+      for (const n of nodesOf(plan!["QUERY PLAN"][0].Plan)) {
+        if (!n["Relation Name"]) continue;
+        if (!/^agent_(sim_daily|hourly|op_daily)$/.test(n["Relation Name"])) continue;
+        const seen = scans.get(n["Relation Name"]) ?? [];
+        scans.set(n["Relation Name"], [...seen, `${n["Node Type"]} ${n["Index Name"] ?? ""}`.trim()]);
+      }
+    }
+    expect(scans.get("agent_sim_daily")).toEqual(["Index Only Scan agent_sim_daily_active"]);
+    expect(scans.get("agent_hourly")).toEqual(["Index Only Scan agent_hourly_covering"]);
+    // The totals read every column of the agent's days (a heap read); the statuses their index.
+    expect(scans.get("agent_op_daily")).toContain("Index Only Scan agent_op_daily_status");
+
+    const totals = await operationTotals(db.em(), scope, WINDOW);
+    expect(totals.active_sims).toBe(10n);
+    const hours = await hourRows(db.em(), scope, WINDOW);
+    expect(hours.length).toBe(7 * 12);
+    expect(await statusCounts(db.em(), scope, WINDOW)).toEqual({ confirmed: 600n, failed: 600n, no_evidence: 600n });
+  });
+});
