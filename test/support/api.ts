@@ -122,6 +122,21 @@ export class Api {
   }
 
   get = <T = any>(path: string, o?: RequestOptions) => this.request<T>("GET", path, o);
+
+  /**
+   * A handset's poll for work just queued for it: asked again (every 25 ms, for 5 s at most)
+   * while it answers 204, as a handset polls again. A poll may be answered 204 while dispatch's
+   * announcement of the new work is on its way to the gateway's memory of idle handsets
+   * (gateway/src/http/idle-polls.ts); the next poll gets the work.
+   */
+  async nextWork<T = any>(token: string): Promise<ApiResponse<T>> {
+    const until = Date.now() + 5_000;
+    for (;;) {
+      const next = await this.get<T>("/v1/device/next", { token });
+      if (next.status !== 204 || Date.now() > until) return next;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
   post = <T = any>(path: string, o?: RequestOptions) => this.request<T>("POST", path, o);
   patch = <T = any>(path: string, o?: RequestOptions) => this.request<T>("PATCH", path, o);
   put = <T = any>(path: string, o?: RequestOptions) => this.request<T>("PUT", path, o);

@@ -247,7 +247,7 @@ describe("outcome report: failure_reason, replay and 409 as docs/decisions/dispa
   const claim = async () => {
     const created = await create({ operator: "operator_a", client: { msisdn: "670000001", nom: "Jean" } });
     expect(created.status).toBe(202);
-    const next = await sys.api.get("/v1/device/next", { token: dialer.device.token });
+    const next = await sys.api.nextWork(dialer.device.token);
     expect(next.body.operation_id).toBe(created.body.operation_id);
     return created.body.operation_id as string;
   };

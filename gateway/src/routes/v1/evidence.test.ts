@@ -146,7 +146,7 @@ async function createDeposit(
 
 /** The handset claims its next operation and reports the outcome. */
 async function dial(device: Device, operationId: string, outcome = "ussd_ok") {
-  const next = await sys.api.get("/v1/device/next", { token: device.token });
+  const next = await sys.api.nextWork(device.token);
   expect(next.status).toBe(200);
   expect(next.body.operation_id).toBe(operationId);
   const done = await sys.api.post("/v1/device/outcome", {

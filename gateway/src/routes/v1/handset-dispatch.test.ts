@@ -314,7 +314,7 @@ describe("journeys with the simulated handset and operator", () => {
     expect([cancelled.status, cancelled.body.reject_reason]).toEqual([200, "Cancelled by Jules Journey."]);
     expect((await handset.pollOnce()).status).toBe(204);
     const running = await create({ montant: 5600 });
-    const polled = await sys.api.get("/v1/device/next", { token: handsetDevice.token });
+    const polled = await sys.api.nextWork(handsetDevice.token);
     expect([polled.status, polled.body.operation_id]).toEqual([200, running]);
     expect((await sys.api.get("/v1/device/next", { token: handsetDevice.token })).status).toBe(409);
     expect((await sys.api.post(`/v1/operations/${running}/cancel`, { token: agent.token })).body.status).toBe(

@@ -81,7 +81,7 @@ async function created(simId: string, amount: number, msisdn: string): Promise<s
 
 /** The handset claims `operationId` (its only work); `outcome` reported unless null. */
 async function claim(device: Device, operationId: string) {
-  const next = await sys.api.get("/v1/device/next", { token: device.token });
+  const next = await sys.api.nextWork(device.token);
   expect(next.status).toBe(200);
   expect(next.body.operation_id).toBe(operationId);
 }

@@ -285,7 +285,7 @@ describe("the balance rules hold back every debit not yet proven or ended", () =
       createAs(dialler.token, { operator: "operator_a", client: { msisdn: "670000001", nom: "X" }, montant });
     const first = await deposit(70_000);
     expect(first.status).toBe(202);
-    const claimed = await sys.api.get("/v1/device/next", { token: handset.device.token });
+    const claimed = await sys.api.nextWork(handset.device.token);
     expect([claimed.status, claimed.body.operation_id]).toEqual([200, first.body.operation_id]);
     const reported = await sys.api.post("/v1/device/outcome", {
       token: handset.device.token,

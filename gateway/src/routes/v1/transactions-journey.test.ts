@@ -134,7 +134,7 @@ describe("an intake transaction from intake to settlement", () => {
     const operationId = launched.body.operation_id;
 
     // The handset dials but the operator never answers: the operation is left unproven.
-    const next = await sys.api.get("/v1/device/next", { token: device.token });
+    const next = await sys.api.nextWork(device.token);
     expect(next.body.operation_id).toBe(operationId);
     const reported = await sys.api.post("/v1/device/outcome", {
       token: device.token,

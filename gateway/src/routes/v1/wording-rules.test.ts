@@ -159,7 +159,7 @@ describe("wording rules taught at run time", () => {
     const [msisdnA, msisdnB, msisdnC] = ["690001234", "690005678", "690009012"];
     const opA = await createDeposit(queued.sim.simId, amountA, msisdnA);
     const opB = await createDeposit(late.sim.simId, amountB, msisdnB);
-    const next = await sys.api.get("/v1/device/next", { token: late.device.token });
+    const next = await sys.api.nextWork(late.device.token);
     expect(next.body.operation_id).toBe(opB);
     const outcome = await sys.api.post("/v1/device/outcome", {
       token: late.device.token,
