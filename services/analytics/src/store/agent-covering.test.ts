@@ -2,10 +2,10 @@
 // against real PostgreSQL: the statements the store sends, planned for their values, read
 // the agent's SIMs, hours and statuses index-only, never the scattered rows of its rollups.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { EntityManager as OrmEntityManager } from "@mikro-orm/postgresql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rows, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
 import type { Window } from "../domain/window.ts";
 import { migrations } from "./migrations/index.ts";
 import { hourRows, operationTotals, statusCounts } from "./rollups.ts";
@@ -51,21 +51,13 @@ afterAll(async () => {
 
 /** The statements `run` sends through the ORM, with their parameters. */
 async function sent(run: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
-  const got: { sql: string; params: unknown[] }[] = [];
-  const original = OrmEntityManager.prototype.execute;
-  const spy = vi.spyOn(OrmEntityManager.prototype, "execute").mockImplementation(function (
-    this: OrmEntityManager,
-    ...args: unknown[]
-  ) {
-    got.push({ sql: String(args[0]), params: (args[1] as unknown[]) ?? [] });
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as never);
+  const recorded = recordStatements();
   try {
     await run();
   } finally {
-    spy.mockRestore();
+    recorded.stop();
   }
-  return got;
+  return recorded.statements.map((sql, i) => ({ sql, params: recorded.params[i]! }));
 }
 
 interface PlanNode {
