@@ -1,7 +1,7 @@
 import { LOCAL_OFFSET_MS, Migration } from "@transferops/kit";
 
 /** What the balance chain reads of a message besides its SIM and day (store/messages.ts CHAIN_COLUMNS, and IN_CHAIN's state). */
-export const CHAIN_CHANGE_COLUMNS = [
+const CHAIN_CHANGE_COLUMNS = [
   "state",
   "outcome",
   "stored_at",
@@ -15,7 +15,7 @@ export const CHAIN_CHANGE_COLUMNS = [
 ] as const;
 
 /** The local day (UTC+1, kit local-day.ts) of a message's `received_at`, in SQL. */
-export const localDaySql = (column: string) =>
+const localDaySql = (column: string) =>
   `((${column} at time zone 'UTC') + interval '${LOCAL_OFFSET_MS / 1000} seconds')::date`;
 
 /**
