@@ -53,14 +53,12 @@ afterAll(async () => {
   await sys?.stop();
 });
 
+/** A handset's forward of one SMS, sent again as it is while the answer is 503 (retry with the same body). */
 async function submit(to: { device: Device; sim: Sim }, raw: string, sender = "OrangeMoney") {
-  const res = await sys.api.post("/v1/device/messages", {
-    token: to.device.token,
-    body: {
-      sim_id: to.sim.simId,
-      messages: [{ sender, raw, received_at: new Date().toISOString() }],
-    },
-  });
+  const body = { sim_id: to.sim.simId, messages: [{ sender, raw, received_at: new Date().toISOString() }] };
+  let res = await sys.api.post("/v1/device/messages", { token: to.device.token, body });
+  for (let tries = 1; res.status === 503 && tries < 3; tries++)
+    res = await sys.api.post("/v1/device/messages", { token: to.device.token, body });
   expect(res.status).toBe(200);
   return res.body.results[0] as { message_id: string; outcome: string; kind: string | null; duplicate: boolean };
 }
