@@ -68,7 +68,10 @@ export function useHashItem(page: string): [string | undefined, (id: string | un
   }, []);
   const open = (next: string | undefined) => {
     const hash = next ? `#/${page}/${encodeURIComponent(next)}` : `#/${page}`;
-    if (location.hash !== hash) location.hash = hash;
+    // A dialog's close event comes a task after its close(): by then the person may have gone
+    // to another page, which closing must not undo.
+    const here = hashPath()[0] === page;
+    if (location.hash !== hash && (next !== undefined || here)) location.hash = hash;
     setId(next);
   };
   return [id, open];
