@@ -32,7 +32,9 @@
 // one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
 // when a path's ratio is above it; none by default), --keep-db. Database: a fresh history_bench_* one on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
-// the end unless --keep-db. Before anything is written the history's size is estimated (5.2 kB
+// the end unless --keep-db. With BENCH_HISTORY_DUMP=1, after the paths: `pg_dump -Fc -Z 1` of the
+// history and `pg_restore -j 2` into a new database, both timed (the source dropped first when
+// the disk cannot hold both; the restore is dropped at the end). Before anything is written the history's size is estimated (5.2 kB
 // an operation) and the run refused if PostgreSQL's disk would keep less than 10 GB free.
 // The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
@@ -45,7 +47,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
 import { buildFleet, buildHistory } from "./history-build.ts";
-import { checkDiskRoom, estimateHistoryBytes, serverFreeBytes } from "./history-load.ts";
+import { checkDiskRoom, estimateHistoryBytes, FREE_FLOOR_BYTES, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
 import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
 
@@ -421,6 +423,7 @@ async function main(): Promise<void> {
   const check = new pg.Client({ connectionString: url.toString() });
   // Dropping the database at the end ends its connections: expected, not a failure.
   check.on("error", () => undefined);
+  let checkEnded = false;
   const historyEnd = new Date(Date.now() - 60_000);
   try {
     const hello = await startChild("hello.ts", {});
@@ -589,6 +592,18 @@ async function main(): Promise<void> {
       const dump = `/tmp/${dbName}.dump`;
       execFileSync("pg_dump", ["-Fc", "-Z", "1", "-f", dump, url.toString()]);
       const dumpS = (performance.now() - t) / 1000;
+      // A restore beside the source needs the database's size again: where the disk would keep
+      // less than the floor, the source (already measured) is dropped first and the restore
+      // stands in for it.
+      const free = await serverFreeBytes(admin, new URL(ADMIN_DB).hostname);
+      const dropSource = free !== undefined && free - dbSize < FREE_FLOOR_BYTES;
+      if (dropSource) {
+        system.child.kill("SIGTERM");
+        await new Promise((res) => (system.child.exitCode !== null ? res(null) : system.child.once("exit", res)));
+        await check.end().catch(() => undefined);
+        checkEnded = true;
+        await admin.query(`drop database ${dbName} with (force)`);
+      }
       const restoreDb = `${dbName}_restore`;
       await admin.query(`create database ${restoreDb}`);
       const restoreUrl = new URL(ADMIN_DB);
@@ -596,8 +611,10 @@ async function main(): Promise<void> {
       const r = performance.now();
       execFileSync("pg_restore", ["-j", "2", "-d", restoreUrl.toString(), dump]);
       const restoreS = (performance.now() - r) / 1000;
+      const restored = Number((await admin.query(`select pg_database_size($1) as n`, [restoreDb])).rows[0].n);
       log(
-        `pg_dump -Fc -Z 1: ${dumpS.toFixed(1)} s, ${mb(statSync(dump).size)}; pg_restore -j 2: ${restoreS.toFixed(1)} s`,
+        `pg_dump -Fc -Z 1: ${dumpS.toFixed(1)} s, ${mb(statSync(dump).size)}; pg_restore -j 2: ${restoreS.toFixed(1)} s, restored database ${mb(restored)}` +
+          (dropSource ? ` (the source was dropped before the restore: the disk had ${mb(free!)} free)` : ""),
       );
       await admin.query(`drop database ${restoreDb} with (force)`);
       execFileSync("rm", ["-f", dump]);
@@ -620,7 +637,7 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     closeConnections();
-    await check.end().catch(() => undefined);
+    if (!checkEnded) await check.end().catch(() => undefined);
     if (!flags["keep-db"]) await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
   }
