@@ -241,11 +241,15 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
   // Without the trigger that counts a day's chain changes (Migration0011DayChains): the days
   // have no row, as on a history the migration found, and each is summed at its first read.
   await db.query(`set session_replication_role = replica`);
+  // Written first to an unlogged copy without balances that chain, then moved over SIM by SIM
+  // with each SIM's balances chained (chainedMessages): each message's balance after is the
+  // one before moved by it, as an operator prints them, so a day's chain has no break.
+  await db.query(`create unlogged table public.history_messages (like evidence.messages including defaults)`);
   await step(
     b,
     db,
     "evidence: linked messages",
-    `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+    `insert into public.history_messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
        client_message_id, subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn,
        direction, language, parse_rule, state, outcome, operation_id, link, linked_at, linked_by, balance_state,
        balance, previous_balance, stored_at, correlated_at)
@@ -258,7 +262,7 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
        o.evidence_balance_after + o.montant, o.evidence_received_at, o.evidence_received_at
      from dispatch.operations o where o.evidence_message_id is not null and o.request_id like 'history-%'`,
   );
-  const linked = Number((await db.query(`select count(*) as n from evidence.messages`)).rows[0].n);
+  const linked = Number((await db.query(`select count(*) as n from public.history_messages`)).rows[0].n);
   const unlinked = Math.max(0, b.size.messages - linked);
   for (let start = 1; start <= unlinked; start += CHUNK) {
     const stop = Math.min(unlinked, start + CHUNK - 1);
@@ -271,6 +275,20 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
     ]);
     b.log(`  history: ${(linked + stop).toLocaleString("en")} messages`);
   }
+  const columns = (
+    await db.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = 'evidence' and table_name = 'messages'
+       order by ordinal_position`,
+    )
+  ).rows.map((r) => r.column_name);
+  for (let first = 0; first < b.sims; first += SIMS_A_STEP) {
+    await step(b, db, "evidence: messages with their balances chained", chainedMessages(columns), [
+      first,
+      first + SIMS_A_STEP - 1,
+    ]);
+    b.log(`  history: balances chained for ${Math.min(b.sims, first + SIMS_A_STEP)} of ${b.sims} SIMs`);
+  }
+  await db.query(`drop table public.history_messages`);
   await db.query(`set session_replication_role = origin`);
   b.loaded("evidence.messages");
   await step(
@@ -285,16 +303,49 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
        count(*) filter (where outcome = 'orphan' and dismissed_at is null), 0, 0,
        count(*) filter (where dismissed_at is not null), count(*) filter (where outcome = 'movement'),
        coalesce(sum(amount) filter (where outcome = 'confirmed'), 0), 0,
-       coalesce(sum(amount) filter (where outcome = 'movement'), 0), 0, max(balance_after), max(received_at), max(received_at)
+       coalesce(sum(amount) filter (where outcome = 'movement'), 0), 0,
+       (array_agg(balance_after order by received_at desc, stored_at desc, id desc))[1], max(received_at), max(received_at)
      from evidence.messages where received_at <= $1 group by 1, 2
      on conflict (sim_id, day) do nothing`,
     [b.end],
   );
 }
 
+/** SIMs whose messages move from the unlogged copy to evidence.messages in one statement. */
+const SIMS_A_STEP = 10;
+
+/**
+ * The messages of SIMs `$1` to `$2` (history_sims' idx), with every balance chained: in the
+ * chain's order (received, stored, id: domain/balance-chain.ts), each message's balance after
+ * is the previous one's moved by this message (out: amount and fee debited; in: credited; a
+ * balance reply: nothing), starting where the SIM's lowest balance comes to 1,000,000 FCFA. A
+ * proof's balance before is its balance after less what it moved, and its text prints the
+ * balance after, as the parser reads them. (The operations keep the balance written with them:
+ * no route compares the two.)
+ */
+const chainedMessages = (columns: readonly string[]) => {
+  const value = (c: string) =>
+    c === "balance_after" || c === "balance"
+      ? `case when x.${c} is not null then 1000000 - x.lowest + x.run end`
+      : c === "previous_balance"
+        ? `case when x.${c} is not null then 1000000 - x.lowest + x.run - x.delta end`
+        : c === "raw_text"
+          ? `case when x.link = 'proof' then regexp_replace(x.raw_text, 'Solde : [0-9]+', 'Solde : ' || (1000000 - x.lowest + x.run)) else x.raw_text end`
+          : `x.${c}`;
+  return `insert into evidence.messages (${columns.join(", ")})
+     select ${columns.map(value).join(", ")}
+     from (select r.*, min(r.run) over (partition by r.sim_id) as lowest
+           from (select d.*, sum(d.delta) over (partition by d.sim_id order by d.received_at, d.stored_at, d.id) as run
+                 from (select m.*, case when m.kind = 'BAL' then 0
+                                        when m.direction = 'in' then m.amount - coalesce(m.fee, 0)
+                                        else -m.amount - coalesce(m.fee, 0) end as delta
+                       from public.history_messages m
+                       where m.sim_id in (select sim_id from public.history_sims where idx between $1 and $2)) d) r) x`;
+};
+
 /** A chunk of the messages no operation proves, `$1` to `$5` of `$2`, in time order. */
 const UNLINKED_SQL = (sims: number) =>
-  `insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
+  `insert into public.history_messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
          client_message_id, subscription_slot, kind, amount, balance_after, operator_ref, direction, language,
          parse_rule, state, outcome, balance_state, balance, dismissed_at, dismiss_reason, dismissed_by, stored_at,
          correlated_at)
