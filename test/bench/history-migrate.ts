@@ -56,7 +56,7 @@ const SCHEMAS: [string, Migrations][] = [
  * index, which step 1 builds again.
  */
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
-  dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts"],
+  dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts", "Migration0013SearchWindows"],
   evidence: ["Migration0010Autovacuum", "Migration0011DayChains"],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],

@@ -2,4 +2,8 @@ import { describeMigrationDowns } from "../../../../test/support/migration-down-
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down(): it puts back exactly the schema before it (test/support/migration-down.ts).
-describeMigrationDowns("dispatch", migrations, ["Migration0011SimCounts", "Migration0012UnprovenCounts"]);
+describeMigrationDowns("dispatch", migrations, [
+  "Migration0011SimCounts",
+  "Migration0012UnprovenCounts",
+  "Migration0013SearchWindows",
+]);

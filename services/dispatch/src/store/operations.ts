@@ -21,6 +21,7 @@ import {
 import { PROOF_INSERT, proofValues, type NewProof } from "./proof-rows.ts";
 import { likeEscape, toDate, toNumber } from "./sql.ts";
 import { OPERATION_SEARCH_TEXT } from "./migrations/Migration0010SearchIndex.ts";
+import { OPERATION_SEARCH_WINDOWS, searchWindows } from "./migrations/Migration0013SearchWindows.ts";
 
 /** An operation row as the service works with it. Amounts in FCFA. */
 export interface OperationRecord {
@@ -459,17 +460,24 @@ export async function listOperations(em: EntityManager, f: OperationListFilter):
   if (f.from) add("o.created_at >= ?", f.from);
   if (f.to) add("o.created_at < ?", f.to);
   if (f.search_text || f.search_digits) {
-    // On the trigram-indexed text (Migration0010SearchIndex): the text within the name,
-    // request_id or operation_id, the digits within the number's (after chr(2)).
+    // On the searched text (Migration0010SearchIndex): the text within the name, request_id or
+    // operation_id, the digits within the number's (after chr(2)). A part with a run of six
+    // digits is found through the windows' index (Migration0013SearchWindows), the text then
+    // checked; a shorter one through the text's trigrams.
     const ors: string[] = [];
-    if (f.search_text && !/[\u0001\u0002]/.test(f.search_text)) {
-      ors.push(`${OPERATION_SEARCH_TEXT} like ?`);
-      params.push(`%${likeEscape(f.search_text)}%`);
-    }
-    if (f.search_digits) {
-      ors.push(`${OPERATION_SEARCH_TEXT} like ?`);
-      params.push(`%\u0002%${f.search_digits}%`);
-    }
+    const part = (pattern: string, windows: string[]) => {
+      if (windows.length === 0) {
+        ors.push(`${OPERATION_SEARCH_TEXT} like ?`);
+        params.push(pattern);
+      } else {
+        ors.push(`(${OPERATION_SEARCH_WINDOWS} @> ?::text[] and ${OPERATION_SEARCH_TEXT} like ?)`);
+        // As an array's text: the driver would spread a list into one value per item.
+        params.push(`{${windows.map((w) => `"${w}"`).join(",")}}`, pattern);
+      }
+    };
+    if (f.search_text && !/[\u0001\u0002]/.test(f.search_text))
+      part(`%${likeEscape(f.search_text)}%`, searchWindows(f.search_text));
+    if (f.search_digits) part(`%\u0002%${f.search_digits}%`, searchWindows(f.search_digits, true));
     where.push(ors.length ? `(${ors.join(" or ")})` : "false");
   }
   // Planned for its filters at each call: a generic plan walks the newest-first index through

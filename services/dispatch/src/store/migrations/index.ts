@@ -10,6 +10,7 @@ import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010SearchIndex } from "./Migration0010SearchIndex.ts";
 import { Migration0011SimCounts } from "./Migration0011SimCounts.ts";
 import { Migration0012UnprovenCounts } from "./Migration0012UnprovenCounts.ts";
+import { Migration0013SearchWindows } from "./Migration0013SearchWindows.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   Migration0010SearchIndex,
   Migration0011SimCounts,
   Migration0012UnprovenCounts,
+  Migration0013SearchWindows,
 ];
