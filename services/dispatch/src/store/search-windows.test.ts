@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rows, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
+import { parseOperationListQuery } from "../domain/list-filters.ts";
 import { searchWindows } from "./migrations/Migration0013SearchWindows.ts";
 import { migrations } from "./migrations/index.ts";
 import { listOperations, type OperationListFilter } from "./operations.ts";
@@ -35,18 +36,19 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
+/** The list's filters for a search alone, as the route parses them. */
 const filter = (search: string): OperationListFilter => {
-  const digits = search.replace(/\D/g, "");
-  return {
-    status: null,
-    sim_id: null,
-    agent_id: null,
-    from: null,
-    to: null,
-    search_text: search.toLowerCase(),
-    search_digits: digits === "" ? null : digits,
-    limit: 50,
-  };
+  const parsed = parseOperationListQuery({
+    status: "",
+    sim_id: "",
+    date: "",
+    date_from: "",
+    date_to: "",
+    search,
+    limit: 0,
+  });
+  if (!parsed.ok) throw new Error(`search ${search} refused`);
+  return { ...parsed.value, agent_id: null };
 };
 
 const windowsOf = (name: string | null, requestId: string, operationId: string, msisdn: string) =>
