@@ -57,7 +57,7 @@ const SCHEMAS: [string, Migrations][] = [
  */
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
   dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts", "Migration0013SearchWindows"],
-  evidence: ["Migration0010Autovacuum", "Migration0011DayChains"],
+  evidence: ["Migration0010Autovacuum", "Migration0011DayChains", "Migration0012ChainBalances"],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],
   analytics: [
@@ -70,6 +70,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0011WaitingMessages",
     "Migration0012HandsetOldest",
     "Migration0013AgentCovering",
+    "Migration0014MonthlyRollups",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

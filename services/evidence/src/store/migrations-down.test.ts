@@ -2,4 +2,8 @@ import { describeMigrationDowns } from "../../../../test/support/migration-down-
 import { migrations } from "./migrations/index.ts";
 
 // Each migration with a down(): it puts back exactly the schema before it (test/support/migration-down.ts).
-describeMigrationDowns("evidence", migrations, ["Migration0010Autovacuum"]);
+describeMigrationDowns("evidence", migrations, [
+  "Migration0010Autovacuum",
+  "Migration0011DayChains",
+  "Migration0012ChainBalances",
+]);

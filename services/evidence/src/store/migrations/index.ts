@@ -9,6 +9,7 @@ import { Migration0008HistoryIndexes } from "./Migration0008HistoryIndexes.ts";
 import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010Autovacuum } from "./Migration0010Autovacuum.ts";
 import { Migration0011DayChains } from "./Migration0011DayChains.ts";
+import { Migration0012ChainBalances } from "./Migration0012ChainBalances.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   Migration0009InboxPurge,
   Migration0010Autovacuum,
   Migration0011DayChains,
+  Migration0012ChainBalances,
 ];
