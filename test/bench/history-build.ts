@@ -457,10 +457,12 @@ async function loadAnalytics(b: Build, db: pg.Client): Promise<void> {
      from evidence.messages where received_at <= $1`,
     [b.end],
   );
-  await db.query(`set session_replication_role = origin`);
   // Before their indexes are built (which counts their rows for the planner): the rollups are
-  // grouped as before, and their rows go in in the same order.
+  // grouped as before, and their rows go in in the same order; triggers still off, so that the
+  // monthly copies are summed once from the daily tables, not upserted a daily row at a time.
   await step(b, db, "analytics: rollups", `select analytics.rebuild_rollups()`);
+  await step(b, db, "analytics: monthly rollups", `select analytics.rebuild_monthly_rollups()`);
+  await db.query(`set session_replication_role = origin`);
   b.loaded("analytics.operations");
   b.loaded("analytics.messages");
 }

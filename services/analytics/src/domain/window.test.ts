@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { localFields, mondayOf } from "./local-time.ts";
+import { addDays, daysBetween, localFields, mondayOf } from "./local-time.ts";
 import { operationFacts } from "./operation-facts.ts";
 import { fillSeries, isWeekly } from "./series.ts";
-import { previousWindow, resolveWindow, windowSince, windowUntil } from "./window.ts";
+import { previousWindow, resolveWindow, windowParts, windowSince, windowUntil } from "./window.ts";
 
 // 2026-03-04 22:30 UTC is Wednesday 23:30 local; 23:30 UTC is already Thursday 00:30 local.
 const WED_LATE = new Date("2026-03-04T22:30:00Z");
@@ -149,5 +149,72 @@ describe("operationFacts", () => {
       fee: null,
       proof_delay_s: null,
     });
+  });
+});
+
+describe("a window's whole months and edge days (the monthly rollups' reads)", () => {
+  it("splits known windows", () => {
+    expect(windowParts({ all: true })).toEqual({ all: true });
+    expect(windowParts({ all: false, firstDay: "2026-03-01", lastDay: "2026-03-31" })).toEqual({
+      all: false,
+      months: { first: "2026-03-01", last: "2026-03-01" },
+      days: [],
+    });
+    expect(windowParts({ all: false, firstDay: "2026-03-02", lastDay: "2026-03-31" })).toEqual({
+      all: false,
+      days: [{ firstDay: "2026-03-02", lastDay: "2026-03-31" }],
+    });
+    // 365 days to 2026-11-30: December 2025 to November 2026 less its first day.
+    expect(windowParts({ all: false, firstDay: "2025-12-01", lastDay: "2026-11-30" })).toEqual({
+      all: false,
+      months: { first: "2025-12-01", last: "2026-11-01" },
+      days: [],
+    });
+    expect(windowParts({ all: false, firstDay: "2025-11-29", lastDay: "2026-11-28" })).toEqual({
+      all: false,
+      months: { first: "2025-12-01", last: "2026-10-01" },
+      days: [
+        { firstDay: "2025-11-29", lastDay: "2025-11-30" },
+        { firstDay: "2026-11-01", lastDay: "2026-11-28" },
+      ],
+    });
+    // February of a leap year ends on the 29th.
+    expect(windowParts({ all: false, firstDay: "2028-02-01", lastDay: "2028-02-29" }).all).toBe(false);
+    expect(windowParts({ all: false, firstDay: "2028-02-01", lastDay: "2028-02-29" })).toMatchObject({ days: [] });
+  });
+
+  it("covers every day of every window up to 365 days once, with at most 12 months and 61 edge days", () => {
+    const monthEnd = (first: string) => addDays(first.slice(0, 8) + "28", 4).slice(0, 8) + "01";
+    // Every last day over two years (a leap February among them), every length to a year.
+    for (let end = 0; end < 731; end += 1) {
+      const lastDay = addDays("2027-01-01", end);
+      for (let length = 1; length <= 365; length += 1) {
+        const firstDay = addDays(lastDay, -(length - 1));
+        const parts = windowParts({ all: false, firstDay, lastDay });
+        if (parts.all) throw new Error("a window with bounds came back whole");
+        const pieces = parts.days.map((d) => [d.firstDay, d.lastDay]);
+        let months = 0;
+        if (parts.months) {
+          pieces.push([parts.months.first, addDays(monthEnd(parts.months.last), -1)]);
+          months =
+            (Number(parts.months.last.slice(0, 4)) - Number(parts.months.first.slice(0, 4))) * 12 +
+            Number(parts.months.last.slice(5, 7)) -
+            Number(parts.months.first.slice(5, 7)) +
+            1;
+        }
+        pieces.sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+        const contiguous = pieces.every((p, k) => k === 0 || p[0] === addDays(pieces[k - 1]![1]!, 1));
+        const edge = parts.days.reduce((n, d) => n + daysBetween(d.firstDay, d.lastDay) + 1, 0);
+        const ok =
+          pieces[0]![0] === firstDay &&
+          pieces.at(-1)![1] === lastDay &&
+          contiguous &&
+          pieces.every((p) => p[0]! <= p[1]!) &&
+          (!parts.months || parts.months.first.endsWith("-01")) &&
+          months <= 12 &&
+          edge <= 61;
+        if (!ok) expect({ firstDay, lastDay, parts, edge, months }).toBe("covered once, bounded");
+      }
+    }
   });
 });

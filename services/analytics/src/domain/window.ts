@@ -55,3 +55,30 @@ export function previousWindow(w: Window): Window | undefined {
 
 export const windowSince = (w: Window) => (w.all ? undefined : localMidnight(w.firstDay));
 export const windowUntil = (w: Window) => (w.all ? undefined : localMidnight(addDays(w.lastDay, 1)));
+
+/**
+ * A window's days as the monthly rollups read them (store/window-rows.ts): the calendar months
+ * it holds whole (`months`, their first days, inclusive; absent when it holds none) and the days
+ * outside them (`days`, at most two ranges, at its edges). `all` holds every month whole.
+ */
+export type WindowParts =
+  | { all: true }
+  | { all: false; months?: { first: string; last: string }; days: { firstDay: string; lastDay: string }[] };
+
+const firstOfMonth = (day: string) => `${day.slice(0, 7)}-01`;
+const nextMonth = (day: string) => {
+  const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, "0")}-01`;
+};
+
+export function windowParts(w: Window): WindowParts {
+  if (w.all) return { all: true };
+  // The first month starting on or after the window's first day, and the first month after its last day's.
+  const start = w.firstDay === firstOfMonth(w.firstDay) ? w.firstDay : nextMonth(w.firstDay);
+  const end = nextMonth(w.lastDay) === addDays(w.lastDay, 1) ? nextMonth(w.lastDay) : firstOfMonth(w.lastDay);
+  if (start >= end) return { all: false, days: [{ firstDay: w.firstDay, lastDay: w.lastDay }] };
+  const days = [];
+  if (w.firstDay < start) days.push({ firstDay: w.firstDay, lastDay: addDays(start, -1) });
+  if (end <= w.lastDay) days.push({ firstDay: end, lastDay: w.lastDay });
+  return { all: false, months: { first: start, last: addDays(end, -1).slice(0, 7) + "-01" }, days };
+}

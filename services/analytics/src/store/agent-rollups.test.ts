@@ -293,6 +293,9 @@ const WINDOWS: Window[] = [
   { all: false, firstDay: day(14), lastDay: day(14) },
   { all: false, firstDay: day(12), lastDay: day(12) },
   { all: false, firstDay: "2026-02-01", lastDay: "2026-02-07" },
+  // Whole months from the monthly copies (Migration0014MonthlyRollups), with and without edges.
+  { all: false, firstDay: "2026-03-01", lastDay: "2026-03-31" },
+  { all: false, firstDay: "2026-02-20", lastDay: "2026-04-02" },
 ];
 
 describe("an agent's view read from its rollups", () => {

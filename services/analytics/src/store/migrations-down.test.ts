@@ -32,6 +32,8 @@ describe("the analytics migrations' down()", () => {
         "Migration0010HandsetDaily",
         "Migration0011WaitingMessages",
         "Migration0012HandsetOldest",
+        "Migration0013AgentCovering",
+        "Migration0014MonthlyRollups",
       ]),
     );
   });

@@ -2,6 +2,7 @@ import { one, rows, type EntityManager } from "@transferops/kit";
 import type { Scope } from "../domain/scope.ts";
 import { windowSince, type Window } from "../domain/window.ts";
 import { agentFilter, and, dayFilter, type Filter } from "./filters.ts";
+import { windowRows } from "./window-rows.ts";
 
 const opScope = (s: Scope): Filter => agentFilter(s);
 /**
@@ -22,7 +23,6 @@ const simScope = (s: Scope): Filter =>
               select sim_id from s where sim_id is not null)`,
         params: [s.agentId, s.agentId],
       };
-const txScope = (s: Scope): Filter => agentFilter(s, "launched_by");
 
 const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
 
@@ -36,15 +36,16 @@ export interface TxTotals {
 
 /**
  * Intake money of the window (by transaction date, cancelled transactions excluded), from
- * the per-day rollup; an agent's are the ones it launched.
+ * the per-day rollup and its monthly copy (store/window-rows.ts); an agent's are the ones it
+ * launched.
  */
 export async function transactionTotals(em: EntityManager, scope: Scope, w: Window): Promise<TxTotals> {
-  const f = and(txScope(scope), dayFilter(w), { sql: "not cancelled", params: [] });
+  const f = windowRows("tx_daily", scope, w);
   const r = (await one<{ eur: number | null; xaf: string; rate_xaf: string; rate_eur: number | null }>(
     em,
     `select coalesce(sum(eur), 0) as eur, coalesce(sum(xaf), 0) as xaf,
        coalesce(sum(rate_xaf), 0) as rate_xaf, coalesce(sum(rate_eur), 0) as rate_eur
-     from analytics.tx_daily where ${f.sql}`,
+     from ${f.sql} where not cancelled`,
     f.params,
   ))!;
   return { eur: Number(r.eur ?? 0), xaf: n(r.xaf), rate_xaf: Number(r.rate_xaf), rate_eur: Number(r.rate_eur ?? 0) };
@@ -84,9 +85,9 @@ const dateOf = (v: unknown): Date | null => (v ? new Date(v as string) : null);
 /**
  * The load's messages: the fleet's unmatched queue and dismissed messages. An agent's messages
  * are those tied to its own operations: none of the queue (a waiting message names no
- * operation), and its dismissed ones from its per-day counts (`agent_msg_daily`,
- * Migration0007AgentRollups), where the join read every dismissed message and every operation
- * of the agent. The fleet's counts are kept at each change in one row (`message_load_counts`,
+ * operation), and its dismissed ones from its per-month counts (`agent_msg_daily_monthly`,
+ * Migration0014MonthlyRollups; per day since Migration0007AgentRollups, where the join read
+ * every dismissed message and every operation of the agent). The fleet's counts are kept at each change in one row (`message_load_counts`,
  * Migration0009LoadCounts and Migration0011WaitingMessages), whatever the history; the oldest
  * waiting message is the first entry of `messages_waiting`.
  */
@@ -94,7 +95,7 @@ async function messageLoad(em: EntityManager, scope: Scope) {
   if (!scope.fleet) {
     const r = await one<{ c: string }>(
       em,
-      `select coalesce(sum(dismissed), 0) as c from analytics.agent_msg_daily where agent_id = ?`,
+      `select coalesce(sum(dismissed), 0) as c from analytics.agent_msg_daily_monthly where agent_id = ?`,
       [scope.agentId],
     );
     return { messages_waiting: 0n, oldest_message: null, dismissed: n(r!.c) };
@@ -214,7 +215,7 @@ function oldestWaiting(scope: Scope, w: Window): Filter {
 
 /** `unprovenByHandset`'s statement (its store test reads its plan). */
 export function unprovenByHandsetQuery(scope: Scope, w: Window): Filter {
-  const f = and(opScope(scope), dayFilter(w));
+  const f = windowRows(scope.fleet ? "handset_daily" : "agent_handset_daily", scope, w, "d");
   const oldest = oldestWaiting(scope, w);
   return {
     sql: `select h.device_id, coalesce(d.label, h.label, '') as label, h.dialled, h.unproven, h.unproven_xaf, h.waiting,
@@ -224,7 +225,7 @@ export function unprovenByHandsetQuery(scope: Scope, w: Window): Filter {
              sum(unproven) as unproven, sum(unproven_xaf) as unproven_xaf, sum(waiting) as waiting,
              sum(waiting_xaf) as waiting_xaf, sum(settled_arrived) as settled_arrived,
              sum(settled_not_arrived) as settled_not_arrived
-           from analytics.${scope.fleet ? "handset_daily" : "agent_handset_daily"} where ${f.sql} group by device_id) h
+           from ${f.sql} group by device_id) h
      left join analytics.devices d on d.device_id = h.device_id
      where h.unproven > 0
      order by h.unproven desc, h.unproven_xaf desc, h.device_id`,
@@ -235,7 +236,9 @@ export function unprovenByHandsetQuery(scope: Scope, w: Window): Filter {
 /**
  * Transfers that dialled, per handset, and those no operator message confirmed. The sums come
  * from `handset_daily` (the fleet) or `agent_handset_daily` (an agent), Migration0010HandsetDaily:
- * the scope's rows of the window's days, per day and handset, never per operation. The label is
+ * the scope's rows of the window's whole months from their monthly copies and of its edge days
+ * (store/window-rows.ts, Migration0014MonthlyRollups), per month or day and handset, never per
+ * operation. The label is
  * the devices table's, else the largest of the operations' (`''` kept for none). The oldest
  * waiting transfer, a min no count can keep, is read for the answer's handsets only, in two
  * descents each (`oldestWaiting`).

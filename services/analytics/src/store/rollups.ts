@@ -5,14 +5,18 @@ import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
 import { agentFilter, and, dayFilter } from "./filters.ts";
 import { NO_SIM } from "./migrations/Migration0003Rollups.ts";
+import { windowRows } from "./window-rows.ts";
 
 /**
  * The operations' and messages' figures of a report, read from per-day rollups: the fleet's
  * (Migration0003Rollups, Migration0005DelaySeconds, Migration0006AmountCounts) or one agent's
- * rows of the per-agent ones (Migration0007AgentRollups), never the operations: rows per day of
- * the window (and per status, hour, SIM or bucket), whatever the operations behind them. Every
- * figure equals what SQL over the rows gives (the tests compare both), the proof-delay
- * percentiles within their bucket's width (domain/delay-histogram.ts).
+ * rows of the per-agent ones (Migration0007AgentRollups), never the operations. A window's
+ * figures read its whole months from the rollups' monthly copies and its edge days from the
+ * daily tables (store/window-rows.ts, Migration0014MonthlyRollups): at most 12 months and 61
+ * days of rows (and per status, hour, SIM or bucket), whatever the history; the daily series
+ * alone reads a row per day, its answer's. Every figure equals what SQL over the rows gives
+ * (the tests compare both), the proof-delay percentiles within their bucket's width
+ * (domain/delay-histogram.ts).
  */
 
 /** A scope's rollup tables: the fleet's, or the per-agent ones (read with the agent's id). */
@@ -26,27 +30,26 @@ interface Rollups {
   messages: string;
 }
 const FLEET: Rollups = {
-  op: "analytics.op_daily",
-  hourly: "analytics.op_hourly",
-  sims: "analytics.op_sim_daily",
-  delays: "analytics.delay_seconds",
-  amountHist: "analytics.amount_hist",
-  amounts: "analytics.amount_daily",
-  messages: "analytics.msg_daily",
+  op: "op_daily",
+  hourly: "op_hourly",
+  sims: "op_sim_daily",
+  delays: "delay_seconds",
+  amountHist: "amount_hist",
+  amounts: "amount_daily",
+  messages: "msg_daily",
 };
 const AGENT: Rollups = {
-  op: "analytics.agent_op_daily",
-  hourly: "analytics.agent_hourly",
-  sims: "analytics.agent_sim_daily",
-  delays: "analytics.agent_delay_seconds",
-  amountHist: "analytics.agent_amount_hist",
-  amounts: "analytics.agent_amount_daily",
-  messages: "analytics.agent_msg_daily",
+  op: "agent_op_daily",
+  hourly: "agent_hourly",
+  sims: "agent_sim_daily",
+  delays: "agent_delay_seconds",
+  amountHist: "agent_amount_hist",
+  amounts: "agent_amount_daily",
+  messages: "agent_msg_daily",
 };
 const tablesOf = (s: Scope): Rollups => (s.fleet ? FLEET : AGENT);
-/** The scope's rows of the window in its rollups. */
-const rowsOf = (s: Scope, w: Window, prefix = "") =>
-  and(agentFilter(s, `${prefix}agent_id`), dayFilter(w, `${prefix}local_day`));
+/** The scope's rows of the window in a daily rollup, a row a day (the daily series). */
+const rowsOf = (s: Scope, w: Window) => and(agentFilter(s), dayFilter(w));
 
 const n = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
 
@@ -97,19 +100,19 @@ const CONFIRMED_TRANSFER = `is_transfer and status = 'confirmed'`;
  */
 export async function amountCounts(em: EntityManager, scope: Scope, w: Window, p: number): Promise<AmountCount[]> {
   const t = tablesOf(scope);
-  const h = rowsOf(scope, w);
-  const a = rowsOf(scope, w, "a.");
+  const h = windowRows(t.amountHist, scope, w);
+  const a = windowRows(t.amounts, scope, w, "a");
   const r = await rows<Record<string, string | number>>(
     em,
     `with h as (
-       select bucket, sum(n)::bigint as n from ${t.amountHist} where ${h.sql} group by bucket having sum(n) > 0
+       select bucket, sum(n)::bigint as n from ${h.sql} group by bucket having sum(n) > 0
      ), c as (
        select bucket, n, (sum(n) over (order by bucket) - n)::bigint as below, (sum(n) over ())::bigint as total,
               max(bucket) over () as top from h
      )
      select c.bucket, c.below, c.total, x.montant, x.n from c
      cross join lateral (
-       select a.montant, sum(a.n)::bigint as n from ${t.amounts} a where a.bucket = c.bucket and ${a.sql}
+       select a.montant, sum(a.n)::bigint as n from ${a.sql} where a.bucket = c.bucket
        group by a.montant having sum(a.n) > 0
      ) x
      where c.bucket = c.top
@@ -133,10 +136,10 @@ export async function delayBuckets(
   w: Window,
   scope: Scope = { fleet: true },
 ): Promise<DelayBucket[]> {
-  const f = rowsOf(scope, w);
+  const f = windowRows(tablesOf(scope).delays, scope, w);
   const r = await rows<{ bucket: number; n: string; sum_s: number }>(
     em,
-    `select bucket, sum(n) as n, sum(sum_s) as sum_s from ${tablesOf(scope).delays} where ${f.sql}
+    `select bucket, sum(n) as n, sum(sum_s) as sum_s from ${f.sql}
      group by bucket having sum(n) > 0 order by bucket`,
     f.params,
   );
@@ -145,11 +148,10 @@ export async function delayBuckets(
 
 /** The agents with an operation in the window: the fleet's from `agent_daily`; an agent is one or none. */
 function activeAgents(scope: Scope, w: Window) {
-  const d = dayFilter(w);
+  const d = windowRows("agent_daily", scope, w, "d");
   return scope.fleet
     ? {
-        sql: `(select count(*) from (select agent_id from analytics.agent_daily where ${and(d).sql} and n > 0
-                group by agent_id) a)`,
+        sql: `(select count(*) from (select agent_id from ${d.sql} where n > 0 group by agent_id) a)`,
         params: d.params,
       }
     : { sql: `least(coalesce(sum(n), 0), 1)`, params: [] };
@@ -158,7 +160,8 @@ function activeAgents(scope: Scope, w: Window) {
 /** Every windowed figure of the operations. */
 export async function operationTotals(em: EntityManager, scope: Scope, w: Window): Promise<Totals> {
   const t = tablesOf(scope);
-  const f = rowsOf(scope, w);
+  const f = windowRows(t.op, scope, w);
+  const sims = windowRows(t.sims, scope, w, "s");
   const agents = activeAgents(scope, w);
   const sums = one<Record<string, unknown>>(
     em,
@@ -179,10 +182,10 @@ export async function operationTotals(em: EntityManager, scope: Scope, w: Window
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven,
        ${agents.sql} as active_agents,
-       (select count(*) from (select sim_id from ${t.sims} where ${f.sql} and n > 0 and sim_id <> '${NO_SIM}'
+       (select count(*) from (select sim_id from ${sims.sql} where n > 0 and sim_id <> '${NO_SIM}'
          group by sim_id) s) as active_sims
-     from ${t.op} where ${f.sql}`,
-    [...agents.params, ...f.params, ...f.params],
+     from ${f.sql}`,
+    [...agents.params, ...sims.params, ...f.params],
   );
   const [r, amounts, delays] = await Promise.all([sums, amountCounts(em, scope, w, 0.5), delayBuckets(em, w, scope)]);
   const figures = amountFigures(amounts, 0.5);
@@ -209,7 +212,7 @@ export async function dailyRows(em: EntityManager, scope: Scope, w: Window, week
        coalesce(sum(n) filter (where auto), 0) as auto_confirmed,
        coalesce(sum(n) filter (where status = 'failed'), 0) as failed,
        coalesce(sum(n) filter (where status = 'no_evidence'), 0) as unproven
-     from ${tablesOf(scope).op} where ${f.sql} group by 1 having sum(n) > 0 order by 1`,
+     from analytics.${tablesOf(scope).op} where ${f.sql} group by 1 having sum(n) > 0 order by 1`,
     f.params,
   );
   return r.map((x) => ({
@@ -227,11 +230,11 @@ export async function dailyRows(em: EntityManager, scope: Scope, w: Window, week
 
 /** Operations per local weekday and hour (non-empty cells only). */
 export async function hourRows(em: EntityManager, scope: Scope, w: Window) {
-  const f = rowsOf(scope, w);
+  const f = windowRows(tablesOf(scope).hourly, scope, w);
   const r = await rows<{ weekday: number; hour: number; operations: string }>(
     em,
     `select local_dow as weekday, local_hour as hour, sum(n) as operations
-     from ${tablesOf(scope).hourly} where ${f.sql} group by 1, 2 having sum(n) > 0 order by 1, 2`,
+     from ${f.sql} group by 1, 2 having sum(n) > 0 order by 1, 2`,
     f.params,
   );
   return r.map((x) => ({ weekday: Number(x.weekday), hour: Number(x.hour), operations: n(x.operations) }));
@@ -245,12 +248,12 @@ export interface AgentActivityRow {
 }
 
 export async function fleetAgentRows(em: EntityManager, w: Window): Promise<AgentActivityRow[]> {
-  const d = dayFilter(w, "o.local_day");
+  const d = windowRows("agent_daily", { fleet: true }, w, "d");
   const r = await rows<{ agent_id: string; name: string | null; operations: string; value_xaf: string }>(
     em,
     `select o.agent_id, a.full_name as name, o.operations, o.value_xaf from (
        select agent_id, sum(n) as operations, sum(value_xaf) as value_xaf
-       from analytics.agent_daily o where ${and(d).sql} group by agent_id having sum(n) > 0) o
+       from ${d.sql} group by agent_id having sum(n) > 0) o
      left join analytics.agents a using (agent_id)
      order by o.operations desc, o.value_xaf desc, o.agent_id`,
     d.params,
@@ -264,10 +267,10 @@ export async function fleetAgentRows(em: EntityManager, w: Window): Promise<Agen
 }
 
 export async function statusCounts(em: EntityManager, scope: Scope, w: Window): Promise<Record<string, bigint>> {
-  const f = rowsOf(scope, w);
+  const f = windowRows(tablesOf(scope).op, scope, w);
   const r = await rows<{ status: string; count: string }>(
     em,
-    `select status, sum(n) as count from ${tablesOf(scope).op} where ${f.sql}
+    `select status, sum(n) as count from ${f.sql}
      group by status having sum(n) > 0 order by status`,
     f.params,
   );
@@ -280,11 +283,11 @@ export async function statusCounts(em: EntityManager, scope: Scope, w: Window): 
  * other agents' work on them), from the per-agent one.
  */
 export async function messageTotals(em: EntityManager, scope: Scope, w: Window) {
-  const f = rowsOf(scope, w);
+  const f = windowRows(tablesOf(scope).messages, scope, w);
   const r = (await one<{ total: string; ambiguous: string }>(
     em,
     `select coalesce(sum(n), 0) as total, coalesce(sum(ambiguous), 0) as ambiguous
-     from ${tablesOf(scope).messages} where ${f.sql}`,
+     from ${f.sql}`,
     f.params,
   ))!;
   return { total: n(r.total), ambiguous: n(r.ambiguous) };

@@ -11,6 +11,7 @@ import { Migration0010HandsetDaily } from "./Migration0010HandsetDaily.ts";
 import { Migration0011WaitingMessages } from "./Migration0011WaitingMessages.ts";
 import { Migration0012HandsetOldest } from "./Migration0012HandsetOldest.ts";
 import { Migration0013AgentCovering } from "./Migration0013AgentCovering.ts";
+import { Migration0014MonthlyRollups } from "./Migration0014MonthlyRollups.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -26,4 +27,5 @@ export const migrations = [
   Migration0011WaitingMessages,
   Migration0012HandsetOldest,
   Migration0013AgentCovering,
+  Migration0014MonthlyRollups,
 ];
