@@ -5,6 +5,7 @@ import { FleetService } from "@transferops/kit/gen/transferops/fleet/v1/fleet_se
 import type { EvidenceConfig } from "./config.ts";
 import { fleetHandlers, fleetTopics } from "./events/fleet.ts";
 import type { DispatchPort, FaultHooks, FleetPort } from "./flows/ports.ts";
+import { DayKeeper } from "./flows/day-keeper.ts";
 import { Redrive } from "./flows/redrive.ts";
 import { Reread } from "./flows/reread.ts";
 import { evidenceHandlers } from "./rpc/evidence.ts";
@@ -26,10 +27,11 @@ export interface RunningEvidence {
   port: number;
   redrive: Redrive;
   reread: Reread;
+  dayKeeper: DayKeeper;
   stop(): Promise<void>;
 }
 
-/** Wires the evidence service: database, outbox relay, fleet consumer, re-drive, gRPC server. */
+/** Wires the evidence service: database, outbox relay, fleet consumer, re-drive, day keeper, gRPC server. */
 export async function startEvidence(options: EvidenceOptions): Promise<RunningEvidence> {
   const { config, log, bus } = options;
   const rt = await ServiceRuntime.open({
@@ -54,6 +56,7 @@ export async function startEvidence(options: EvidenceOptions): Promise<RunningEv
   const reread = await rt.run(
     new Reread(deps, { intervalMs: config.redrive.intervalMs, marginMs: config.redrive.graceMs }),
   );
+  const dayKeeper = await rt.run(new DayKeeper(deps, config.dayKeep));
   const running = await rt.serve(options.port, [served(EvidenceService, evidenceHandlers(deps, reread))]);
-  return { ...running, redrive, reread };
+  return { ...running, redrive, reread, dayKeeper };
 }

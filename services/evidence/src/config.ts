@@ -19,6 +19,13 @@ export const evidenceConfigShape = {
   EVIDENCE_REDRIVE_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   /** The re-drive leaves a message this long to the submission that stored it. */
   EVIDENCE_REDRIVE_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * How often the day keeper sums the closed days' balance accounts not kept yet (ahead of their
+   * first read; flows/day-keeper.ts).
+   */
+  EVIDENCE_DAY_KEEP_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  /** The closed days the day keeper keeps, counted back from yesterday (0: none, each is summed at its first read). */
+  EVIDENCE_DAY_KEEP_DAYS: z.coerce.number().int().min(0).max(366).default(7),
   /** Database connections; correlation holds one across its call to dispatch. */
   EVIDENCE_DB_POOL_MAX: z.coerce.number().int().positive().default(20),
   /** operator_a's sender ids (comma-separated); a message from any other sender never confirms. */
@@ -33,6 +40,7 @@ export interface EvidenceConfig {
   env: EvidenceEnv;
   databaseUrl: string;
   redrive: { intervalMs: number; graceMs: number };
+  dayKeep: { intervalMs: number; days: number };
   poolMax: number;
   senders: SenderIds;
 }
@@ -44,6 +52,7 @@ export function loadEvidenceConfig(env = process.env): EvidenceConfig {
     env: e,
     databaseUrl: requireInProduction(e.NODE_ENV, "DATABASE_URL", e.DATABASE_URL, ""),
     redrive: { intervalMs: e.EVIDENCE_REDRIVE_INTERVAL_MS, graceMs: e.EVIDENCE_REDRIVE_GRACE_MS },
+    dayKeep: { intervalMs: e.EVIDENCE_DAY_KEEP_INTERVAL_MS, days: e.EVIDENCE_DAY_KEEP_DAYS },
     poolMax: e.EVIDENCE_DB_POOL_MAX,
     senders: { operator_a: e.OPERATOR_A_SENDERS, operator_b: e.OPERATOR_B_SENDERS },
   };

@@ -54,7 +54,7 @@ export async function dailyReconciliation(
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
   }
   const stored = req.simId && rowsOfDay.length === 0 ? [emptyRow(req.simId)] : rowsOfDay;
-  const balances = await balancesOfDay(
+  const { balances } = await balancesOfDay(
     deps,
     stored.map((row) => row.sim_id),
     { day, from, to },
@@ -71,13 +71,14 @@ export async function dailyReconciliation(
  * where no chain message of that SIM's day changed since and the day still starts from the
  * same message (store/day-chains.ts); the other SIMs' days are summed from their messages, all
  * in one statement (the day's messages and a last balance a SIM), and a closed day's sums are
- * kept for the next read. Today is always summed: its messages are still arriving.
+ * kept for the next read (and ahead of it, by the DayKeeper, flows/day-keeper.ts). Today is
+ * always summed: its messages are still arriving. `summed`: the SIMs whose day was summed.
  */
-async function balancesOfDay(
+export async function balancesOfDay(
   deps: FlowDeps,
   simIds: readonly string[],
   { day, from, to }: { day: string; from: Date; to: Date },
-): Promise<Map<string, DayBalance>> {
+): Promise<{ balances: Map<string, DayBalance>; summed: number }> {
   const em = deps.db.em();
   const balances = new Map<string, DayBalance>();
   const closed = day < localDayOf(new Date());
@@ -89,7 +90,7 @@ async function balancesOfDay(
       balances.set(id, k.kept.balance);
     else toSum.push(id);
   }
-  if (toSum.length === 0) return balances;
+  if (toSum.length === 0) return { balances, summed: 0 };
   const chains = await chainsOfPeriod(em, toSum, from, to);
   const keep: DayToKeep[] = [];
   for (const id of toSum) {
@@ -103,7 +104,7 @@ async function balancesOfDay(
   }
   if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepDays(em, day, keep);
-  return balances;
+  return { balances, summed: toSum.length };
 }
 
 /** Who may read a day of money, and which day: supervisors and admins, a calendar day (today when empty). */
