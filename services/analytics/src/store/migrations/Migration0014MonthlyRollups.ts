@@ -134,6 +134,15 @@ export const MONTHLY_ROLLUPS: readonly MonthlyRollup[] = [
 
 export const monthlyOf = (daily: string) => `${daily}_monthly`;
 
+/**
+ * An agent's rows are written month after month among every agent's, so they lie about a row a
+ * heap page: a copy keyed by agent first carries its sums in its primary key (`include`), and an
+ * agent's year is read from the index alone, a few pages (as Migration0013AgentCovering did for
+ * the daily tables: through the heap an agent's active SIMs read 526 pages for 1,200 rows at
+ * 1,000,000 operations over a year).
+ */
+const agentLed = (r: MonthlyRollup) => r.monthAt > 0 && r.keys[0]?.[0] === r.agent;
+
 /** The monthly table's primary key: the daily keys with `month` where the day was. */
 const monthlyKey = (r: MonthlyRollup) => {
   const keys = r.keys.map(([c]) => c);
@@ -189,7 +198,7 @@ export class Migration0014MonthlyRollups extends Migration {
       this.addSql(`create table analytics.${monthly} (
         month date not null,
         ${[...r.keys, ...r.sums].map(([c, t]) => `${c} ${t} not null`).join(",\n        ")},
-        primary key (${monthlyKey(r).join(", ")}))`);
+        primary key (${monthlyKey(r).join(", ")})${agentLed(r) ? ` include (${r.sums.map(([c]) => c).join(", ")})` : ""})`);
       this.addSql(`comment on table analytics.${monthly} is
         'analytics.${r.daily} summed by calendar month, kept by its trigger (Migration0014MonthlyRollups)'`);
       const same = ["date_trunc('month', old.local_day)", ...keys.map((k) => `old.${k}`)];
