@@ -110,11 +110,13 @@ async function load(db: pg.Client): Promise<void> {
     );
     console.log(`loaded ${end} operations (+ messages, transactions) — chunk in ${Date.now() - t0} ms`);
   }
-  await db.query(`set session_replication_role = origin`);
   // Bulk load: the rows go in with the rollup triggers off, then the rollups are computed
-  // in one pass by the migration's rebuild_rollups() (the same sums the triggers keep).
+  // in one pass by the migration's rebuild_rollups() (the same sums the triggers keep), and
+  // their monthly copies from them by rebuild_monthly_rollups(), triggers still off.
   const t0 = Date.now();
   await db.query(`select analytics.rebuild_rollups()`);
+  await db.query(`select analytics.rebuild_monthly_rollups()`);
+  await db.query(`set session_replication_role = origin`);
   console.log(`rollups rebuilt in ${Date.now() - t0} ms`);
   await db.query(`vacuum analyze`);
 }
