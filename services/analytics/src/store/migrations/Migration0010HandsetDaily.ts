@@ -137,7 +137,8 @@ export class Migration0010HandsetDaily extends Migration {
   }
 }
 
-const FIGURES = [
+/** The handset rollups' sums (also their monthly copies', Migration0014MonthlyRollups). */
+export const FIGURES = [
   "dialled",
   "unproven",
   "unproven_xaf",

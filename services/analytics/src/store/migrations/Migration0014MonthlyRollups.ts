@@ -1,4 +1,5 @@
 import { Migration } from "@transferops/kit";
+import { FIGURES } from "./Migration0010HandsetDaily.ts";
 
 /** A per-day rollup and what its monthly copy keeps: its keys besides the day, and its sums. */
 export interface MonthlyRollup {
@@ -22,15 +23,7 @@ const OP_KEYS: [string, string][] = [
   ["lost", "boolean"],
 ];
 const OP_SUMS: [string, string][] = ["n", "montant", "fee", "fee_n", "delay_n"].map((c) => [c, COUNT]);
-const HANDSET_SUMS: [string, string][] = [
-  "dialled",
-  "unproven",
-  "unproven_xaf",
-  "waiting",
-  "waiting_xaf",
-  "settled_arrived",
-  "settled_not_arrived",
-].map((c) => [c, COUNT]);
+const HANDSET_SUMS: [string, string][] = FIGURES.map((c) => [c, COUNT]);
 const DELAY_SUMS: [string, string][] = [
   ["n", COUNT],
   ["sum_s", "double precision"],
