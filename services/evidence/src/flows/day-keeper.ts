@@ -1,10 +1,8 @@
-import { SerialJob } from "@transferops/kit";
+import { DAY_MS, SerialJob } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import { dayRows } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { balancesOfDay } from "./reconciliation.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface DayKeeperOptions {
   intervalMs: number;

@@ -143,8 +143,9 @@ const monthlyKey = (r: MonthlyRollup) => {
 };
 
 /**
- * The upsert of a daily row's change into its month: `sign` 1 for `new`, -1 for `old`, or the
- * difference of the two when an update keeps the row in its month and keys.
+ * The upsert of a daily row's change into its month, keyed by `row`'s month and keys, adding
+ * `value` of each sum: `new`'s, `old`'s negated, or their difference when an update keeps the
+ * row in its month and keys.
  */
 function upsert(r: MonthlyRollup, row: "old" | "new", value: (sum: string) => string): string {
   const keys = r.keys.map(([c]) => c);
