@@ -24,8 +24,11 @@ export const evidenceConfigShape = {
    * first read; flows/day-keeper.ts).
    */
   EVIDENCE_DAY_KEEP_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
-  /** The closed days the day keeper keeps, counted back from yesterday (0: none, each is summed at its first read). */
-  EVIDENCE_DAY_KEEP_DAYS: z.coerce.number().int().min(0).max(366).default(7),
+  /**
+   * The most closed days one pass of the day keeper sums, newest first, of any age (0: none, each
+   * day is summed at its first read).
+   */
+  EVIDENCE_DAY_KEEP_DAYS_PER_PASS: z.coerce.number().int().min(0).max(366).default(31),
   /** Database connections; correlation holds one across its call to dispatch. */
   EVIDENCE_DB_POOL_MAX: z.coerce.number().int().positive().default(20),
   /** operator_a's sender ids (comma-separated); a message from any other sender never confirms. */
@@ -40,7 +43,7 @@ export interface EvidenceConfig {
   env: EvidenceEnv;
   databaseUrl: string;
   redrive: { intervalMs: number; graceMs: number };
-  dayKeep: { intervalMs: number; days: number };
+  dayKeep: { intervalMs: number; daysPerPass: number };
   poolMax: number;
   senders: SenderIds;
 }
@@ -52,7 +55,7 @@ export function loadEvidenceConfig(env = process.env): EvidenceConfig {
     env: e,
     databaseUrl: requireInProduction(e.NODE_ENV, "DATABASE_URL", e.DATABASE_URL, ""),
     redrive: { intervalMs: e.EVIDENCE_REDRIVE_INTERVAL_MS, graceMs: e.EVIDENCE_REDRIVE_GRACE_MS },
-    dayKeep: { intervalMs: e.EVIDENCE_DAY_KEEP_INTERVAL_MS, days: e.EVIDENCE_DAY_KEEP_DAYS },
+    dayKeep: { intervalMs: e.EVIDENCE_DAY_KEEP_INTERVAL_MS, daysPerPass: e.EVIDENCE_DAY_KEEP_DAYS_PER_PASS },
     poolMax: e.EVIDENCE_DB_POOL_MAX,
     senders: { operator_a: e.OPERATOR_A_SENDERS, operator_b: e.OPERATOR_B_SENDERS },
   };

@@ -1,6 +1,6 @@
 // The day keeper (flows/day-keeper.ts) against real PostgreSQL: it sums the closed days' balance
 // accounts ahead of their first read, the same sums a read makes; the first read then finds
-// them kept; it sums again only what changed since, and never today nor past its days.
+// them kept; it sums again only what changed since, of any age, and never today.
 
 import { describe, expect, it } from "vitest";
 import {
@@ -12,6 +12,8 @@ import {
   useHarness,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
+import { GIVE_EACH_SIM_DAY_A_ROW } from "../store/migrations/Migration0013UnkeptDays.ts";
+import { UNKEPT_DAYS } from "../store/day-chains.ts";
 import { DayKeeper } from "./day-keeper.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 
@@ -27,7 +29,7 @@ const MORNING_AFTER = new Date(Date.UTC(2026, 10, 21, 6, 0));
 const receive = (amount: number, balanceAfter: number, when: Date, simId = SIM) =>
   one(h, transferIn(amount, balanceAfter, when), { receivedAt: when, simId });
 const fleetDay = (day = DAY) => dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day, simId: "" });
-const keeper = (days = 7) => new DayKeeper(h.deps, { intervalMs: 3_600_000, days });
+const keeper = (daysPerPass = 31) => new DayKeeper(h.deps, { intervalMs: 3_600_000, daysPerPass });
 
 /** The kept closing balance of a SIM's day, if its sums are kept. */
 async function keptClosing(simId: string, day = DAY): Promise<number | null | undefined> {
@@ -70,17 +72,65 @@ describe("the day keeper", () => {
     expect(await keptClosing(SIM)).toBe(1300);
   });
 
-  it("leaves today, and the days before its count, to their first read", async () => {
-    await receive(1000, 1000, at(0, 10));
+  it("keeps closed days of any age, newest first, as many a pass as it is given; never today", async () => {
+    await receive(1000, 1000, at(0, 3));
+    await receive(100, 1100, at(0, 10));
+    await receive(100, 1200, at(0, 20));
     await receive(200, 200, at(0, 21));
-    // The 21st is the keeper's today; the 10th is 11 days back, past its 7.
-    expect(await keeper().pass(MORNING_AFTER)).toBe(0);
-    expect([await keptClosing(SIM, "2026-11-10"), await keptClosing(SIM, "2026-11-21")]).toEqual([
-      undefined,
-      undefined,
-    ]);
-    expect(await keeper(11).pass(MORNING_AFTER)).toBe(1);
-    expect(await keptClosing(SIM, "2026-11-10")).toBe(1000);
+    // The 21st is the keeper's today: never kept. Two days a pass: the 20th and the 10th first.
+    expect(await keeper(2).pass(MORNING_AFTER)).toBe(2);
+    expect(
+      await Promise.all(["2026-11-03", "2026-11-10", "2026-11-20", "2026-11-21"].map((d) => keptClosing(SIM, d))),
+    ).toEqual([undefined, 1100, 1200, undefined]);
+    expect(await keeper(2).pass(MORNING_AFTER)).toBe(1);
+    expect(await keptClosing(SIM, "2026-11-03")).toBe(1000);
+    expect(await keeper(2).pass(MORNING_AFTER)).toBe(0);
+    expect(await keptClosing(SIM, "2026-11-21")).toBeUndefined();
+    // A late SMS 18 days back is summed again at the next pass; none with 0 days a pass.
+    await receive(50, 1050, at(30, 3));
     expect(await keeper(0).pass(MORNING_AFTER)).toBe(0);
+    expect(await keeper(2).pass(MORNING_AFTER)).toBe(1);
+    expect(await keptClosing(SIM, "2026-11-03")).toBe(1050);
+  });
+
+  it("finds the days of a history older than the keeping once the migration gives them a row", async () => {
+    await receive(1000, 1000, at(0, 12));
+    await receive(500, 500, at(1, 12), OTHER_SIM);
+    // As on a history written before Migration0011DayChains: no row, nothing for the keeper.
+    await h.db.em().execute(`delete from evidence.day_chains`);
+    expect(await keeper().pass(MORNING_AFTER)).toBe(0);
+    await h.db.em().execute(GIVE_EACH_SIM_DAY_A_ROW);
+    expect(await keeper().pass(MORNING_AFTER)).toBe(2);
+    expect([await keptClosing(SIM, "2026-11-12"), await keptClosing(OTHER_SIM, "2026-11-12")]).toEqual([1000, 500]);
+    // Given again, nothing changes: each row is there, kept.
+    await h.db.em().execute(GIVE_EACH_SIM_DAY_A_ROW);
+    expect(await keeper().pass(MORNING_AFTER)).toBe(0);
+  });
+
+  it("reads the days left to keep through the partial index, not the table", async () => {
+    const plan = await h.db.em().transactional(async (em) => {
+      await em.execute(`set local enable_seqscan = off`);
+      return JSON.stringify(await em.execute(`explain (format json) ${UNKEPT_DAYS}`, ["2026-11-21", 31]));
+    });
+    expect(plan).toContain('"Index Name":"day_chains_unkept"');
+    expect(plan).not.toContain("Seq Scan");
+  });
+
+  it("goes on to the other days when one day's summing fails", async () => {
+    await receive(1000, 1000, at(0, 10));
+    await receive(100, 1100, at(0, 20));
+    let failed = 0;
+    h.hooks.beforeKeep = (day: string) => {
+      if (day === "2026-11-20") {
+        failed += 1;
+        throw new Error("one day's summing fails");
+      }
+    };
+    expect(await keeper().pass(MORNING_AFTER)).toBe(1);
+    expect(failed).toBe(1);
+    expect([await keptClosing(SIM, "2026-11-10"), await keptClosing(SIM, "2026-11-20")]).toEqual([1000, undefined]);
+    h.hooks.beforeKeep = undefined;
+    expect(await keeper().pass(MORNING_AFTER)).toBe(1);
+    expect(await keptClosing(SIM, "2026-11-20")).toBe(1100);
   });
 });

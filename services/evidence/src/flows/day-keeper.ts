@@ -1,13 +1,13 @@
 import { DAY_MS, SerialJob } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { dayRows } from "../store/reconciliations.ts";
+import { unkeptDays } from "../store/day-chains.ts";
 import type { FlowDeps } from "./ports.ts";
 import { balancesOfDay } from "./reconciliation.ts";
 
 export interface DayKeeperOptions {
   intervalMs: number;
-  /** The closed days it keeps, counted back from yesterday. */
-  days: number;
+  /** The most closed days one pass sums, newest first (0: none). */
+  daysPerPass: number;
 }
 
 /**
@@ -15,12 +15,15 @@ export interface DayKeeperOptions {
  * summed (store/day-chains.ts), but the first read of a closed day summed all its messages on
  * the request's path (100,000 at the fleet's rate, 416 ms at 10,000,000 operations;
  * docs/decisions/history.md, "A closed day's first read: summed ahead by the day keeper"). Each
- * pass sums, for the last `days` closed days, the SIM days with no kept sums or with a message
- * changed since they were kept (a late SMS, a correction), the same function and rule as a
- * read (`balancesOfDay`), so the supervisor's morning read of yesterday finds it kept. Today is
+ * pass takes the closed days, of any age, with SIM days whose sums are not kept or changed
+ * since (a late SMS, a correction): at most `daysPerPass` of them, newest first, found through
+ * `day_chains_unkept` (Migration0013UnkeptDays), and sums only those SIM days with the same
+ * function and rule as a read (`balancesOfDay`), so a supervisor's read of any closed day finds
+ * it kept. A history older than the keeping is worked through `daysPerPass` days a pass. Today is
  * never kept: its messages are still arriving. Each replica runs it: two passes at the same
  * moment sum the same day twice and keep the same sums (keepDays keeps only what nothing
- * changed since), never a wrong one.
+ * changed since), never a wrong one. A day whose summing fails is logged and left to the next
+ * pass; the others go on.
  */
 export class DayKeeper extends SerialJob<number> {
   constructor(
@@ -32,13 +35,16 @@ export class DayKeeper extends SerialJob<number> {
 
   /** One pass; returns how many SIM days it summed (none when every one was kept and unchanged). */
   protected async runPass(now: Date): Promise<number> {
-    const today = localMidnight(localDayOf(now))!;
+    if (this.options.daysPerPass === 0) return 0;
     let summed = 0;
-    for (let back = 1; back <= this.options.days && !this.stopped; back++) {
-      const from = new Date(today.getTime() - back * DAY_MS);
-      const day = localDayOf(from);
-      const sims = (await dayRows(this.deps.db.em(), day, null)).map((r) => r.sim_id);
-      summed += (await balancesOfDay(this.deps, sims, { day, from, to: new Date(from.getTime() + DAY_MS) })).summed;
+    for (const { day, simIds } of await unkeptDays(this.deps.db.em(), localDayOf(now), this.options.daysPerPass)) {
+      if (this.stopped) break;
+      const from = localMidnight(day)!;
+      try {
+        summed += (await balancesOfDay(this.deps, simIds, { day, from, to: new Date(from.getTime() + DAY_MS) })).summed;
+      } catch (err) {
+        this.deps.log.error({ err, day }, "a closed day's balances not kept; the next pass tries again");
+      }
     }
     if (summed) this.deps.log.info({ summed }, "closed days' balances kept");
     return summed;

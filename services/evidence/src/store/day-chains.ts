@@ -129,3 +129,25 @@ export async function keepDays(em: EntityManager, day: string, kept: readonly Da
       [day, recordset(uncounted)],
     );
 }
+
+/** A closed day and its SIMs whose sums are not kept, or changed since they were kept. */
+export interface UnkeptDay {
+  day: string;
+  simIds: string[];
+}
+
+/**
+ * The closed days (before `$1`) with SIM days whose sums are not kept or are stale, newest
+ * first, at most `$2` days: read through `day_chains_unkept` (Migration0013UnkeptDays), the rows
+ * left to keep, whatever the history behind them.
+ */
+export const UNKEPT_DAYS = `select to_char(day, 'YYYY-MM-DD') as day, array_agg(sim_id order by sim_id) as sim_ids
+    from evidence.day_chains
+   where balance_changes is distinct from changes and day < ?::date
+   group by day order by day desc limit ?`;
+
+/** UNKEPT_DAYS: the closed days before `today` left to keep, newest first, at most `limit`. */
+export async function unkeptDays(em: EntityManager, today: string, limit: number): Promise<UnkeptDay[]> {
+  const found = await rows<{ day: string; sim_ids: string[] }>(em, UNKEPT_DAYS, [today, limit]);
+  return found.map((r) => ({ day: r.day, simIds: r.sim_ids }));
+}

@@ -6,4 +6,5 @@ describeMigrationDowns("evidence", migrations, [
   "Migration0010Autovacuum",
   "Migration0011DayChains",
   "Migration0012ChainBalances",
+  "Migration0013UnkeptDays",
 ]);

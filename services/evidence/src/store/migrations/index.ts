@@ -10,6 +10,7 @@ import { Migration0009InboxPurge } from "./Migration0009InboxPurge.ts";
 import { Migration0010Autovacuum } from "./Migration0010Autovacuum.ts";
 import { Migration0011DayChains } from "./Migration0011DayChains.ts";
 import { Migration0012ChainBalances } from "./Migration0012ChainBalances.ts";
+import { Migration0013UnkeptDays } from "./Migration0013UnkeptDays.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   Migration0010Autovacuum,
   Migration0011DayChains,
   Migration0012ChainBalances,
+  Migration0013UnkeptDays,
 ];
