@@ -71,6 +71,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0012HandsetOldest",
     "Migration0013AgentCovering",
     "Migration0014MonthlyRollups",
+    "Migration0015AgentSeries",
   ],
   messaging: ["Migration0005Autovacuum"],
 };

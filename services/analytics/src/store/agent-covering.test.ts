@@ -1,6 +1,7 @@
 // An agent's window reads from indexes that hold what they read (Migration0013AgentCovering),
 // against real PostgreSQL: the statements the store sends, planned for their values, read
-// the agent's SIMs, hours and statuses index-only, never the scattered rows of its rollups.
+// the agent's SIMs, hours, statuses and series index-only (Migration0015AgentSeries for the
+// series), never the scattered rows of its rollups.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rows, type Database } from "@transferops/kit";
@@ -8,7 +9,7 @@ import { freshDatabase, type TestDatabase } from "../../../../test/infra/context
 import { recordStatements } from "../../../../test/support/statements.ts";
 import type { Window } from "../domain/window.ts";
 import { migrations } from "./migrations/index.ts";
-import { hourRows, operationTotals, statusCounts } from "./rollups.ts";
+import { dailyRows, hourRows, operationTotals, statusCounts } from "./rollups.ts";
 
 let tdb: TestDatabase;
 let db: Database;
@@ -75,6 +76,8 @@ describe("an agent's window over its rollups", () => {
       ...(await sent(() => operationTotals(db.em(), scope, WINDOW))),
       ...(await sent(() => hourRows(db.em(), scope, WINDOW))),
       ...(await sent(() => statusCounts(db.em(), scope, WINDOW))),
+      ...(await sent(() => dailyRows(db.em(), scope, WINDOW, false))),
+      ...(await sent(() => dailyRows(db.em(), scope, WINDOW, true))),
     ];
     const scans = new Map<string, string[]>();
     for (const s of statements) {
@@ -92,13 +95,29 @@ describe("an agent's window over its rollups", () => {
     }
     expect(scans.get("agent_sim_daily")).toEqual(["Index Only Scan agent_sim_daily_active"]);
     expect(scans.get("agent_hourly")).toEqual(["Index Only Scan agent_hourly_covering"]);
-    // The totals read every column of the agent's days (a heap read); the statuses their index.
-    expect(scans.get("agent_op_daily")).toContain("Index Only Scan agent_op_daily_status");
+    // The totals read every column of the agent's edge days (a heap read); the statuses and the
+    // series, daily and weekly, their index (Migration0015AgentSeries).
+    expect(scans.get("agent_op_daily")?.filter((s) => s === "Index Only Scan agent_op_daily_series").length).toBe(3);
 
     const totals = await operationTotals(db.em(), scope, WINDOW);
     expect(totals.active_sims).toBe(10n);
     const hours = await hourRows(db.em(), scope, WINDOW);
     expect(hours.length).toBe(7 * 12);
     expect(await statusCounts(db.em(), scope, WINDOW)).toEqual({ confirmed: 600n, failed: 600n, no_evidence: 600n });
+    // A point a day from 1 February (300 days), or a week dated by its Monday.
+    const days = await dailyRows(db.em(), scope, WINDOW, false);
+    expect(days.length).toBe(300);
+    expect(days[0]).toMatchObject({
+      day: "2026-02-01",
+      operations: 6n,
+      transfers: 6n,
+      confirmed: 2n,
+      failed: 2n,
+      unproven: 2n,
+      value_xaf: 1000n,
+    });
+    const weeks = await dailyRows(db.em(), scope, WINDOW, true);
+    expect(weeks[0]).toMatchObject({ day: "2026-01-26", operations: 6n });
+    expect(weeks.reduce((t, w) => t + w.operations, 0n)).toBe(1800n);
   });
 });

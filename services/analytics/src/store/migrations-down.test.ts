@@ -34,6 +34,7 @@ describe("the analytics migrations' down()", () => {
         "Migration0012HandsetOldest",
         "Migration0013AgentCovering",
         "Migration0014MonthlyRollups",
+        "Migration0015AgentSeries",
       ]),
     );
   });

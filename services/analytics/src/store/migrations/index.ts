@@ -12,6 +12,7 @@ import { Migration0011WaitingMessages } from "./Migration0011WaitingMessages.ts"
 import { Migration0012HandsetOldest } from "./Migration0012HandsetOldest.ts";
 import { Migration0013AgentCovering } from "./Migration0013AgentCovering.ts";
 import { Migration0014MonthlyRollups } from "./Migration0014MonthlyRollups.ts";
+import { Migration0015AgentSeries } from "./Migration0015AgentSeries.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -28,4 +29,5 @@ export const migrations = [
   Migration0012HandsetOldest,
   Migration0013AgentCovering,
   Migration0014MonthlyRollups,
+  Migration0015AgentSeries,
 ];
