@@ -57,7 +57,12 @@ const SCHEMAS: [string, Migrations][] = [
  */
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
   dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts", "Migration0013SearchWindows"],
-  evidence: ["Migration0010Autovacuum", "Migration0011DayChains", "Migration0012ChainBalances", "Migration0013UnkeptDays"],
+  evidence: [
+    "Migration0010Autovacuum",
+    "Migration0011DayChains",
+    "Migration0012ChainBalances",
+    "Migration0013UnkeptDays",
+  ],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],
   analytics: [
