@@ -1,38 +1,42 @@
 // The history benchmark (`npm run bench:history`). Not a test: it measures and prints.
 //
 // Does every hot path cost as much on months of history as on an empty database? In one run,
-// on one system and one database:
+// on two databases side by side, each with its system:
 //   1. the reference: a bare express hello-world saturated by the same client;
-//   2. the system (one process, BENCH_TOPOLOGY=single) on a fresh database, with the
-//      benchmark's admin, agent, handsets and SIMs created through the API;
-//   3. every hot path measured RUNS times through the HTTP API on that empty database: the
-//      write path (create with all its gates, poll and claim, outcome, SMS to confirmation)
-//      and the reads (queues, lists with each contract filter and `search`, an operation,
-//      a SIM's history, a day's reconciliation and balance chain, analytics, audit log,
-//      notifications, contact search);
-//   4. the history written with set-based SQL (history-build.ts: operations, messages
-//      linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
+//   2. two fresh databases, the empty one and the one the history goes into, and on each the
+//      system (one process, BENCH_TOPOLOGY=single), the benchmark's admin, agent, handsets and
+//      SIMs created through the API, and the history's fleet (100 SIMs, 51 agents);
+//   3. the history written into the second with set-based SQL (history-build.ts: operations,
+//      messages linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
 //      transactions, contacts, analytics' read model, outbox and inbox rows as the relays
 //      leave them; the bulk tables' indexes dropped for the load and built again after it,
 //      history-load.ts), its build time and the database's size printed, then `vacuum analyze`
 //      (what autovacuum does after a load; this machine's PostgreSQL runs without it);
-//   5. the same hot paths again, and each path's p95 on the history beside its p95 on the
-//      empty database, with the ratio (goal: <= 1.5).
+//   4. every hot path measured RUNS times on each database through the HTTP API, the two
+//      databases' calls alternated (measureBoth): the write path (create with all its gates,
+//      poll and claim, outcome, SMS to confirmation) and the reads (queues, lists with each
+//      contract filter and `search`, an operation, a SIM's history, a day's reconciliation and
+//      balance chain, analytics, audit log, notifications, contact search), the reads in rounds
+//      of every path, so that what the machine does meanwhile falls on both databases and on
+//      every path alike;
+//   5. each path's p95 on the history beside its p95 on the empty database, with the ratio
+//      (goal: <= 1.5), and a list's rows on each (a page of the history is full, the empty
+//      database's holds the few rows the run wrote).
 // With BENCH_PG_LOG naming PostgreSQL's server log (default Debian's), every statement of the
-// benchmark's database slower than --explain-ms (default 20 ms) during the history phase has
+// benchmark's database slower than --explain-ms (default 20 ms) while the paths are measured has
 // its plan, `explain (analyze, buffers)`, logged by auto_explain and copied to
-// .cache/history-explain-<size>.txt, slowest first (auto_explain is loaded for both phases).
+// .cache/history-explain-<size>.txt, slowest first (auto_explain is loaded for both databases).
 //
 //   npm run bench:history -- --operations 1000000 --messages 1000000 [--days 100]
 //
 // Options: --operations (100,000), --messages (as many as operations), --days (100), --runs
-// per path and phase (20), --explain-ms (20), --migrate-under-load (before the history phase: the
+// per path and database (20), --explain-ms (20), --migrate-under-load (before the paths are measured: the
 // migrations' concurrent indexes dropped and built again while creates run, then the transactional
 // migrations of this history's issue reverted and run again by openDatabase while creates run, each
 // one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
-// when a path's ratio is above it; none by default), --keep-db. Database: a fresh history_bench_* one on
+// when a path's ratio is above it; none by default), --keep-db. Databases: two fresh history_bench_* ones on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
-// the end unless --keep-db. With BENCH_HISTORY_DUMP=1, after the paths: `pg_dump -Fc -Z 1` of the
+// the end (the history's kept with --keep-db). With BENCH_HISTORY_DUMP=1, after the paths: `pg_dump -Fc -Z 1` of the
 // history and `pg_restore -j 2` into a new database, both timed (the source dropped first when
 // the disk cannot hold both; the restore is dropped at the end). Before anything is written the history's size is estimated (5.2 kB
 // an operation, and 0.5 kB a message for the copy its balances are chained from) and the run
@@ -158,98 +162,125 @@ async function fixtures(base: string): Promise<Fixture> {
 
 type Samples = Map<string, number[]>;
 
+/** One database and the system on it: the empty one, or the one the history is built into. */
+interface Side {
+  label: "empty" | "history";
+  dbName: string;
+  url: URL;
+  check: pg.Client;
+  system: { child: ChildProcess; line: any };
+  f: Fixture;
+  /** Distinct amounts and request ids between the two databases' transfers. */
+  phase: number;
+  samples: Samples;
+  /** Each read's page (the rows of its answer, where it is a list), at its last call. */
+  rows: Map<string, number>;
+  created: string[];
+}
+
 /** The local day (UTC+1) of an instant, YYYY-MM-DD. */
 const localDay = (at: Date) => new Date(at.getTime() + 3_600_000).toISOString().slice(0, 10);
 
+const add = (s: Samples, name: string, ms: number) => s.set(name, [...(s.get(name) ?? []), ms]);
+const ok = (what: string, r: { status: number; body: unknown }, expected: number[] = [200]) => {
+  if (!expected.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+};
+
+/** The rows of an answer: a list's length, or its first list field's; undefined for a single object. */
+function rowsOf(body: unknown): number | undefined {
+  if (Array.isArray(body)) return body.length;
+  if (body && typeof body === "object") for (const v of Object.values(body)) if (Array.isArray(v)) return v.length;
+  return undefined;
+}
+
 /**
- * One phase: RUNS transfers end to end, each step timed, then every read RUNS times (after
- * two unmeasured calls). `phase` keeps amounts and request ids apart between the phases.
+ * One transfer end to end on a side, each step timed (`i` from -2: the two unmeasured calls).
+ * `side.phase` keeps amounts and request ids apart between the databases.
  */
-async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: string | undefined): Promise<Samples> {
-  const samples: Samples = new Map();
-  const add = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
-  const ok = (what: string, r: { status: number; body: unknown }, expected: number[] = [200]) => {
-    if (!expected.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-  };
-  const created: string[] = [];
-  for (let i = -2; i < RUNS; i++) {
-    // A distinct amount and recipient each: the SMS proves exactly one operation.
-    const montant = 1000 + phase * 10_000 + (i + 2) * 25;
-    const dest = `69${String(5_000_000 + phase * 1000 + i + 2).padStart(7, "0")}`;
-    // By the agent at the board: its grant's SIMs are the benchmark's.
-    const c = await call(f.base, "POST", "/v1/operations", f.agent, {
-      request_id: `bench-${randomUUID()}`,
-      operator: "operator_b",
-      montant,
-      client: { msisdn: dest, nom: "Bench" },
-    });
-    ok("create", c, [202]);
-    // Selection picked the SIM: its handset polls.
-    const placed = await check.query(`select sim_id from dispatch.operations where operation_id = $1`, [
+async function transfer(side: Side, i: number): Promise<void> {
+  const { f, check, phase } = side;
+  // A distinct amount and recipient each: the SMS proves exactly one operation.
+  const montant = 1000 + phase * 10_000 + (i + 2) * 25;
+  const dest = `69${String(5_000_000 + phase * 1000 + i + 2).padStart(7, "0")}`;
+  // By the agent at the board: its grant's SIMs are the benchmark's.
+  const c = await call(f.base, "POST", "/v1/operations", f.agent, {
+    request_id: `bench-${randomUUID()}`,
+    operator: "operator_b",
+    montant,
+    client: { msisdn: dest, nom: "Bench" },
+  });
+  ok("create", c, [202]);
+  // Selection picked the SIM: its handset polls.
+  const placed = await check.query(`select sim_id from dispatch.operations where operation_id = $1`, [
+    c.body.operation_id,
+  ]);
+  const d = f.devices.find((x) => x.simId === placed.rows[0]?.sim_id);
+  if (!d) throw new Error(`the operation went to no SIM of the benchmark: ${JSON.stringify(placed.rows)}`);
+  const headers = { authorization: `Bearer ${d.token}` };
+  const next = await call(f.base, "GET", "/v1/device/next", headers);
+  ok("poll", next);
+  if (next.body.operation_id !== c.body.operation_id) throw new Error("the poll claimed another operation");
+  const outcome = await call(f.base, "POST", "/v1/device/outcome", headers, {
+    operation_id: next.body.operation_id,
+    outcome: "ussd_ok",
+    ussd_response: "Transaction en cours",
+    executed_at: new Date().toISOString(),
+  });
+  ok("outcome", outcome, [200, 204]);
+  d.balance -= montant;
+  const at = new Date();
+  const raw = depositConfirmation("operator_b", {
+    amount: montant,
+    fee: 0,
+    balanceAfter: d.balance,
+    ref: `CI${localDay(at).slice(2).replace(/-/g, "")}.${String(Math.floor(Math.random() * 9000) + 1000)}.B${String(phase * 1000 + i + 2).padStart(5, "0")}`,
+    msisdn: dest,
+    name: "AMINA NGONO",
+    at,
+    language: "fr",
+    commission: 0,
+  });
+  const sent = performance.now();
+  const sms = await call(f.base, "POST", "/v1/device/messages", headers, {
+    sim_id: d.simId,
+    subscription_slot: 0,
+    messages: [
+      {
+        sender: "OrangeMoney",
+        raw,
+        received_at: at.toISOString(),
+        device_received_at: at.toISOString(),
+        client_message_id: randomUUID(),
+      },
+    ],
+  });
+  ok("SMS", sms, [200, 202]);
+  for (let waited = 0; ; waited++) {
+    const s = await check.query(`select status from dispatch.operations where operation_id = $1`, [
       c.body.operation_id,
     ]);
-    const d = f.devices.find((x) => x.simId === placed.rows[0]?.sim_id);
-    if (!d) throw new Error(`the operation went to no SIM of the benchmark: ${JSON.stringify(placed.rows)}`);
-    const headers = { authorization: `Bearer ${d.token}` };
-    const next = await call(f.base, "GET", "/v1/device/next", headers);
-    ok("poll", next);
-    if (next.body.operation_id !== c.body.operation_id) throw new Error("the poll claimed another operation");
-    const outcome = await call(f.base, "POST", "/v1/device/outcome", headers, {
-      operation_id: next.body.operation_id,
-      outcome: "ussd_ok",
-      ussd_response: "Transaction en cours",
-      executed_at: new Date().toISOString(),
-    });
-    ok("outcome", outcome, [200, 204]);
-    d.balance -= montant;
-    const at = new Date();
-    const raw = depositConfirmation("operator_b", {
-      amount: montant,
-      fee: 0,
-      balanceAfter: d.balance,
-      ref: `CI${localDay(at).slice(2).replace(/-/g, "")}.${String(Math.floor(Math.random() * 9000) + 1000)}.B${String(phase * 1000 + i + 2).padStart(5, "0")}`,
-      msisdn: dest,
-      name: "AMINA NGONO",
-      at,
-      language: "fr",
-      commission: 0,
-    });
-    const sent = performance.now();
-    const sms = await call(f.base, "POST", "/v1/device/messages", headers, {
-      sim_id: d.simId,
-      subscription_slot: 0,
-      messages: [
-        {
-          sender: "OrangeMoney",
-          raw,
-          received_at: at.toISOString(),
-          device_received_at: at.toISOString(),
-          client_message_id: randomUUID(),
-        },
-      ],
-    });
-    ok("SMS", sms, [200, 202]);
-    for (let waited = 0; ; waited++) {
-      const s = await check.query(`select status from dispatch.operations where operation_id = $1`, [
-        c.body.operation_id,
-      ]);
-      if (s.rows[0]?.status === "confirmed") break;
-      if (waited > 2000)
-        throw new Error(`operation not confirmed by its SMS: ${s.rows[0]?.status}; ${JSON.stringify(sms.body)}`);
-      await new Promise((res) => setTimeout(res, 2));
-    }
-    const confirmedMs = performance.now() - sent;
-    created.push(c.body.operation_id);
-    if (i < 0) continue;
-    add("create (all gates)", c.ms);
-    add("poll and claim", next.ms);
-    add("outcome", outcome.ms);
-    add("SMS to confirmation", confirmedMs);
+    if (s.rows[0]?.status === "confirmed") break;
+    if (waited > 2000)
+      throw new Error(`operation not confirmed by its SMS: ${s.rows[0]?.status}; ${JSON.stringify(sms.body)}`);
+    await new Promise((res) => setTimeout(res, 2));
   }
+  const confirmedMs = performance.now() - sent;
+  side.created.push(c.body.operation_id);
+  if (i < 0) return;
+  add(side.samples, "create (all gates)", c.ms);
+  add(side.samples, "poll and claim", next.ms);
+  add(side.samples, "outcome", outcome.ms);
+  add(side.samples, "SMS to confirmation", confirmedMs);
+}
+
+type Read = [string, Record<string, string>, string | ((i: number) => string)];
+
+/** The reads of a side, each a url or one a call (`i` from -2, the two unmeasured calls, to RUNS - 1). */
+function readsOf(side: Side, historyOp: string | undefined): Read[] {
+  const { f } = side;
   const sim = f.devices[0].simId;
   const yesterday = localDay(new Date(Date.now() - 86_400_000));
-  // A read's url, or one a call (`i` from -2, the two unmeasured calls, to RUNS - 1).
-  const reads: [string, Record<string, string>, string | ((i: number) => string)][] = [
+  return [
     ["unmatched queue", f.admin, "/v1/evidences?unmatched=true"],
     ["movements", f.admin, "/v1/evidences/movements"],
     ["arbitration queue (unproven)", f.admin, "/v1/operations/unproven"],
@@ -269,14 +300,8 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     ["operations ?search=name", f.admin, "/v1/operations?search=ngono"],
     ["operations ?search=digits", f.admin, "/v1/operations?search=5000001"],
     ["operations ?search=none", f.admin, "/v1/operations?search=zzqx"],
-    ["operation detail (new)", f.admin, `/v1/operations/${created.at(-1)}`],
-    ...(historyOp
-      ? ([["operation detail (history)", f.admin, `/v1/operations/${historyOp}`]] as [
-          string,
-          Record<string, string>,
-          string | ((i: number) => string),
-        ][])
-      : []),
+    ["operation detail (new)", f.admin, `/v1/operations/${side.created.at(-1)}`],
+    ...(historyOp ? ([["operation detail (history)", f.admin, `/v1/operations/${historyOp}`]] as Read[]) : []),
     ["SIM history", f.admin, `/v1/sims/${sim}/history`],
     ["reconciliation, fleet day", f.admin, `/v1/reconciliations/daily?day=${yesterday}`],
     // Older closed days, each call another (14 days back and before): kept by the day keeper
@@ -310,25 +335,48 @@ async function measure(f: Fixture, check: pg.Client, phase: number, historyOp: s
     // A name no contact bears: the page cannot fill from the first rows of the seq order.
     ["contact search, name matching nothing", f.bearerKey, "/v1/contacts?search=zzqx&limit=20"],
   ];
-  for (const [name, headers, url] of reads) {
-    // A read past the gateway's deadline (503 outcome_unknown) is a figure, not the end of the
-    // run: its time counts (the caller waited that long), and after two in a row the path is
-    // left, said in the output.
-    let late = 0;
-    for (let i = -2; i < RUNS && late < 2; i++) {
-      const r = await call(f.base, "GET", typeof url === "string" ? url : url(i), headers);
-      if (r.status === 503) {
-        late += 1;
-        log(`  ${name}: 503 past the gateway's deadline after ${r.ms.toFixed(0)} ms${late === 2 ? "; path left" : ""}`);
-        add(name, r.ms);
-        continue;
+}
+
+/**
+ * Both databases measured together, their calls alternated: RUNS transfers on each (one here,
+ * one there, the first side changing each time), then RUNS rounds of every read, each read
+ * called on both sides in turn. Whatever the machine does meanwhile (a vacuum, the day
+ * keeper's pass, another process) falls on both sides and on every path alike, not on one
+ * path's consecutive calls on one side.
+ */
+async function measureBoth(sides: [Side, Side], historyOp: string | undefined): Promise<void> {
+  const turn = (k: number): Side[] => (k % 2 === 0 ? sides : [sides[1], sides[0]]);
+  for (let i = -2; i < RUNS; i++) for (const side of turn(i)) await transfer(side, i);
+  const reads = new Map(sides.map((s) => [s, readsOf(s, s.label === "history" ? historyOp : undefined)]));
+  // A read past the gateway's deadline (503 outcome_unknown) is a figure, not the end of the
+  // run: its time counts (the caller waited that long), and after two in a row the path is
+  // left on that side, said in the output.
+  const late = new Map<string, number>();
+  for (let i = -2; i < RUNS; i++) {
+    const names = reads.get(sides[1])!.map(([name]) => name);
+    for (const [k, name] of names.entries()) {
+      for (const side of turn(i + k)) {
+        const read = reads.get(side)!.find(([n]) => n === name);
+        const key = `${side.label} ${name}`;
+        if (!read || (late.get(key) ?? 0) >= 2) continue;
+        const [, headers, url] = read;
+        const r = await call(side.f.base, "GET", typeof url === "string" ? url : url(i), headers);
+        if (r.status === 503) {
+          late.set(key, (late.get(key) ?? 0) + 1);
+          log(
+            `  ${key}: 503 past the gateway's deadline after ${r.ms.toFixed(0)} ms${late.get(key) === 2 ? "; path left" : ""}`,
+          );
+          add(side.samples, name, r.ms);
+          continue;
+        }
+        late.set(key, 0);
+        ok(`${key}`, r);
+        const rows = rowsOf(r.body);
+        if (rows !== undefined) side.rows.set(name, rows);
+        if (i >= 0) add(side.samples, name, r.ms);
       }
-      late = 0;
-      ok(name, r);
-      if (i >= 0) add(name, r.ms);
     }
   }
-  return samples;
 }
 
 const p50 = (xs: number[]) =>
@@ -420,6 +468,84 @@ async function waitForKeptDays(check: pg.Client, builtAt: number, left: number):
   );
 }
 
+/**
+ * A side: a fresh database (auto_explain where it can log), the system on it (one process,
+ * BENCH_TOPOLOGY=single), the benchmark's admin, agent, handsets and SIMs through the API, and
+ * the history's fleet (100 SIMs, 51 agents) written around them.
+ */
+async function startSide(
+  admin: pg.Client,
+  label: Side["label"],
+  phase: number,
+  explaining: boolean,
+  historyEnd: Date,
+  children: ChildProcess[],
+  databases: string[],
+): Promise<Side> {
+  const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
+  await admin.query(`create database ${dbName}`);
+  databases.push(dbName);
+  if (explaining) {
+    // Both sides pay auto_explain's instrumentation alike; only slow statements are logged.
+    await admin.query(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_min_duration = ${EXPLAIN_MS}`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_analyze = on`);
+    await admin.query(`alter database ${dbName} set auto_explain.log_buffers = on`);
+  }
+  const url = new URL(ADMIN_DB);
+  url.pathname = `/${dbName}`;
+  const check = new pg.Client({ connectionString: url.toString() });
+  // Dropping the database at the end ends its connections: expected, not a failure.
+  check.on("error", () => undefined);
+  const system = await startChild("system.ts", {
+    BENCH_TOPOLOGY: "single",
+    NODE_ENV: "development",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: url.toString(),
+    API_KEYS: API_KEY,
+    BOOTSTRAP_TOKEN: BOOTSTRAP,
+    RATE_LIMIT_RPS: "1000000",
+    RATE_LIMIT_BURST: "1000000",
+    DEVICE_COOLDOWN_S: "0",
+    // The history's closed days are kept by the day keeper before the history's paths are
+    // measured, as a running system kept each day after it closed (waitForKeptDays); a pass a
+    // second rather than every 5 minutes, so that takes the summing's time, not the interval's.
+    EVIDENCE_DAY_KEEP_INTERVAL_MS: "1000",
+  });
+  children.push(system.child);
+  const f = await fixtures(system.line.gatewayUrl);
+  await check.connect();
+  // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
+  for (const until = performance.now() + 60_000; ;) {
+    const probe = await call(f.base, "POST", "/v1/operations", f.agent, {
+      request_id: `bench-probe-${randomUUID()}`,
+      operator: "operator_b",
+      montant: 1,
+      client: { msisdn: "690000001", nom: "Probe" },
+    });
+    if (probe.status === 202) {
+      // Its queued operation would be claimed by a measured poll: cancelled.
+      const cancel = await call(f.base, "POST", `/v1/operations/${probe.body.operation_id}/cancel`, f.admin, {});
+      if (cancel.status !== 200)
+        throw new Error(`probe not cancelled: ${cancel.status} ${JSON.stringify(cancel.body)}`);
+      break;
+    }
+    if (performance.now() > until)
+      throw new Error(`creation never succeeded: ${probe.status} ${JSON.stringify(probe.body)}`);
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  const fleetMs = await buildFleet(check, {
+    end: historyEnd,
+    sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
+    agentId: f.agentId,
+  });
+  log(
+    `${label} database ${dbName}: the history's fleet (100 SIMs, 51 agents) written in ${(fleetMs / 1000).toFixed(1)} s`,
+  );
+  await check.query(`vacuum analyze`);
+  return { label, dbName, url, check, system, f, phase, samples: new Map(), rows: new Map(), created: [] };
+}
+
 async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const admin = new pg.Client({ connectionString: ADMIN_DB });
@@ -431,8 +557,6 @@ async function main(): Promise<void> {
     await admin.end();
     throw err;
   }
-  const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
-  await admin.query(`create database ${dbName}`);
   // auto_explain where the server has it and its log can be read here.
   const explaining =
     existsSync(PG_LOG) &&
@@ -440,20 +564,10 @@ async function main(): Promise<void> {
       () => true,
       () => false,
     ));
-  if (explaining) {
-    // Both phases pay auto_explain's instrumentation alike; only slow statements are logged.
-    await admin.query(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
-    await admin.query(`alter database ${dbName} set auto_explain.log_min_duration = ${EXPLAIN_MS}`);
-    await admin.query(`alter database ${dbName} set auto_explain.log_analyze = on`);
-    await admin.query(`alter database ${dbName} set auto_explain.log_buffers = on`);
-  }
-  const url = new URL(ADMIN_DB);
-  url.pathname = `/${dbName}`;
-  const check = new pg.Client({ connectionString: url.toString() });
-  // Dropping the database at the end ends its connections: expected, not a failure.
-  check.on("error", () => undefined);
-  let checkEnded = false;
   const historyEnd = new Date(Date.now() - 60_000);
+  const sides: Side[] = [];
+  const databases: string[] = [];
+  let checkEnded = false;
   try {
     const hello = await startChild("hello.ts", {});
     children.push(hello.child);
@@ -463,56 +577,12 @@ async function main(): Promise<void> {
       `reference: express hello-world ${ref.rps.toFixed(0)} req/s (p50 ${ref.p50.toFixed(2)} ms, p99 ${ref.p99.toFixed(2)} ms)`,
     );
 
-    const system = await startChild("system.ts", {
-      BENCH_TOPOLOGY: "single",
-      NODE_ENV: "development",
-      LOG_LEVEL: "warn",
-      DATABASE_URL: url.toString(),
-      API_KEYS: API_KEY,
-      BOOTSTRAP_TOKEN: BOOTSTRAP,
-      RATE_LIMIT_RPS: "1000000",
-      RATE_LIMIT_BURST: "1000000",
-      DEVICE_COOLDOWN_S: "0",
-      // The history's closed days are kept by the day keeper before the history's paths are
-      // measured, as a running system kept each day after it closed (waitForKeptDays); a pass a
-      // second rather than every 5 minutes, so that takes the summing's time, not the interval's.
-      EVIDENCE_DAY_KEEP_INTERVAL_MS: "1000",
-    });
-    children.push(system.child);
-    const f = await fixtures(system.line.gatewayUrl);
-    await check.connect();
-    // Fleet's view of the new agent and SIMs reaches dispatch asynchronously: wait for it.
-    for (const until = performance.now() + 60_000; ;) {
-      const probe = await call(f.base, "POST", "/v1/operations", f.agent, {
-        request_id: `bench-probe-${randomUUID()}`,
-        operator: "operator_b",
-        montant: 1,
-        client: { msisdn: "690000001", nom: "Probe" },
-      });
-      if (probe.status === 202) {
-        // Its queued operation would be claimed by a measured poll: cancelled.
-        const cancel = await call(f.base, "POST", `/v1/operations/${probe.body.operation_id}/cancel`, f.admin, {});
-        if (cancel.status !== 200)
-          throw new Error(`probe not cancelled: ${cancel.status} ${JSON.stringify(cancel.body)}`);
-        break;
-      }
-      if (performance.now() > until)
-        throw new Error(`creation never succeeded: ${probe.status} ${JSON.stringify(probe.body)}`);
-      await new Promise((res) => setTimeout(res, 500));
-    }
-    const fleetMs = await buildFleet(check, {
-      end: historyEnd,
-      sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
-      agentId: f.agentId,
-    });
-    log(
-      `the fleet of the history (100 SIMs, 51 agents) written in ${(fleetMs / 1000).toFixed(1)} s, before both phases`,
-    );
-    await check.query(`vacuum analyze`);
-
-    log(`\nempty database: ${RUNS} runs of each path`);
-    const empty = await measure(f, check, 1, undefined);
-    const emptySize = Number((await check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
+    const empty = await startSide(admin, "empty", 1, explaining, historyEnd, children, databases);
+    sides.push(empty);
+    const hist = await startSide(admin, "history", 2, explaining, historyEnd, children, databases);
+    sides.push(hist);
+    const { check, f, url, dbName, system } = hist;
+    const emptySize = Number((await empty.check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
 
     log(
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
@@ -574,17 +644,29 @@ async function main(): Promise<void> {
 
     let logFrom = 0;
     if (explaining) logFrom = statSync(PG_LOG).size;
-    log(`\nhistory: ${RUNS} runs of each path`);
-    const history = await measure(f, check, 2, historyOp);
+    log(`\nboth databases, their calls alternated: ${RUNS} runs of each path on each`);
+    await measureBoth([empty, hist], historyOp);
 
-    log(`\n${"path".padEnd(44)} ${"empty p95".padStart(10)} ${"history p95".padStart(12)} ${"ratio".padStart(7)}`);
+    // A list's rows on each side: a page of the history holds more rows than the empty
+    // database has (50 against a few), which a path pays for per row, whatever the history's size.
+    log(
+      `\n${"path".padEnd(44)} ${"empty p95".padStart(10)} ${"history p95".padStart(12)} ${"ratio".padStart(7)} ${"rows".padStart(9)}`,
+    );
     const figures: Record<
       string,
-      { empty_p95_ms: number; history_p95_ms: number; ratio: number; empty_p50_ms: number; history_p50_ms: number }
+      {
+        empty_p95_ms: number;
+        history_p95_ms: number;
+        ratio: number;
+        empty_p50_ms: number;
+        history_p50_ms: number;
+        empty_rows?: number;
+        history_rows?: number;
+      }
     > = {};
     let worst = 0;
-    for (const [name, xs] of history) {
-      const before = empty.get(name);
+    for (const [name, xs] of hist.samples) {
+      const before = empty.samples.get(name);
       if (!before) {
         // An operation of the history has no counterpart on the empty database.
         log(`${name.padEnd(44)} ${"-".padStart(10)} ${`${p95(xs).toFixed(1)} ms`.padStart(12)} ${"-".padStart(7)}`);
@@ -594,15 +676,18 @@ async function main(): Promise<void> {
       const h = p95(xs);
       const ratio = h / e;
       worst = Math.max(worst, ratio);
+      const rows = [empty.rows.get(name), hist.rows.get(name)];
       figures[name] = {
         empty_p95_ms: Number(e.toFixed(2)),
         history_p95_ms: Number(h.toFixed(2)),
         ratio: Number(ratio.toFixed(2)),
         empty_p50_ms: Number(p50(before).toFixed(2)),
         history_p50_ms: Number(p50(xs).toFixed(2)),
+        ...(rows[0] !== undefined ? { empty_rows: rows[0] } : {}),
+        ...(rows[1] !== undefined ? { history_rows: rows[1] } : {}),
       };
       log(
-        `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)}${ratio > 1.5 ? "  above 1.5" : ""}`,
+        `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)} ${(rows[1] === undefined ? "-" : `${rows[0]}/${rows[1]}`).padStart(9)}${ratio > 1.5 ? "  above 1.5" : ""}`,
       );
     }
     if (explaining) {
@@ -621,7 +706,7 @@ async function main(): Promise<void> {
       const slowest = [...distinct.values()].slice(0, 40);
       writeFileSync(file, slowest.map((p) => p.text).join("\n\n"));
       log(
-        `\n${plans.length} runs of ${distinct.size} statements over ${EXPLAIN_MS} ms during the history phase; the slowest run of the ${slowest.length} slowest (explain analyze, buffers): ${file}`,
+        `\n${plans.length} runs of ${distinct.size} statements of the history's database over ${EXPLAIN_MS} ms while the paths were measured; the slowest run of the ${slowest.length} slowest (explain analyze, buffers): ${file}`,
       );
     } else log(`\nno plans saved: ${PG_LOG} (BENCH_PG_LOG) does not exist`);
     if (process.env.BENCH_HISTORY_DUMP === "1") {
@@ -669,13 +754,19 @@ async function main(): Promise<void> {
       }),
     );
     if (MAX_RATIO !== undefined && worst > MAX_RATIO) process.exitCode = 1;
-    system.child.kill("SIGTERM");
-    await new Promise((res) => (system.child.exitCode !== null ? res(null) : system.child.once("exit", res)));
+    for (const side of sides) {
+      side.system.child.kill("SIGTERM");
+      await new Promise((res) =>
+        side.system.child.exitCode !== null ? res(null) : side.system.child.once("exit", res),
+      );
+    }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     closeConnections();
-    if (!checkEnded) await check.end().catch(() => undefined);
-    if (!flags["keep-db"]) await admin.query(`drop database if exists ${dbName} with (force)`);
+    for (const side of sides) if (side.label === "empty" || !checkEnded) await side.check.end().catch(() => undefined);
+    // --keep-db keeps the history's database (its name is printed when its side starts).
+    for (const [k, name] of databases.entries())
+      if (k === 0 || !flags["keep-db"]) await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
 }
