@@ -62,6 +62,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0011DayChains",
     "Migration0012ChainBalances",
     "Migration0013UnkeptDays",
+    "Migration0014PreviousDayCount",
   ],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],

@@ -469,6 +469,50 @@ async function waitForKeptDays(check: pg.Client, builtAt: number, left: number):
 }
 
 /**
+ * What a page's rows cost on the history, apart from the history: three lists read with
+ * `limit=1` and with their default page (50 rows), the calls alternated, RUNS each. The
+ * difference is what the empty database's pages (a few rows, or none) do not pay.
+ */
+async function pageCost(
+  side: Side,
+): Promise<Record<string, { one_row_p50_ms: number; page_p50_ms: number; rows: number }>> {
+  const { f } = side;
+  const lists: [string, string, string][] = [
+    ["operations, no filter", "/v1/operations?limit=1", "/v1/operations"],
+    ["unmatched queue", "/v1/evidences?unmatched=true&limit=1", "/v1/evidences?unmatched=true"],
+    ["audit log page", "/v1/audit?limit=1", "/v1/audit"],
+  ];
+  const out: Record<string, { one_row_p50_ms: number; page_p50_ms: number; rows: number }> = {};
+  log(
+    `\n${"a page's rows on the history (p50)".padEnd(44)} ${"1 row".padStart(10)} ${"page".padStart(12)} ${"rows".padStart(7)} ${"a row".padStart(9)}`,
+  );
+  for (const [name, one, page] of lists) {
+    const ones: number[] = [];
+    const pages: number[] = [];
+    let rows = 0;
+    for (let i = -2; i < RUNS; i++) {
+      for (const url of i % 2 === 0 ? [one, page] : [page, one]) {
+        const r = await call(f.base, "GET", url, f.admin);
+        ok(`${name} ${url}`, r);
+        if (i < 0) continue;
+        if (url === one) ones.push(r.ms);
+        else {
+          pages.push(r.ms);
+          rows = rowsOf(r.body) ?? 0;
+        }
+      }
+    }
+    const a = p50(ones);
+    const b = p50(pages);
+    out[name] = { one_row_p50_ms: Number(a.toFixed(2)), page_p50_ms: Number(b.toFixed(2)), rows };
+    log(
+      `${name.padEnd(44)} ${`${a.toFixed(1)} ms`.padStart(10)} ${`${b.toFixed(1)} ms`.padStart(12)} ${String(rows).padStart(7)} ${rows > 1 ? `${(((b - a) / (rows - 1)) * 1000).toFixed(0)} µs`.padStart(9) : "-".padStart(9)}`,
+    );
+  }
+  return out;
+}
+
+/**
  * A side: a fresh database (auto_explain where it can log), the system on it (one process,
  * BENCH_TOPOLOGY=single), the benchmark's admin, agent, handsets and SIMs through the API, and
  * the history's fleet (100 SIMs, 51 agents) written around them.
@@ -690,6 +734,7 @@ async function main(): Promise<void> {
         `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)} ${(rows[1] === undefined ? "-" : `${rows[0]}/${rows[1]}`).padStart(9)}${ratio > 1.5 ? "  above 1.5" : ""}`,
       );
     }
+    const pages = await pageCost(hist);
     if (explaining) {
       const plans = plansSince(PG_LOG, logFrom, dbName);
       mkdirSync(path.join(root, ".cache"), { recursive: true });
@@ -751,6 +796,7 @@ async function main(): Promise<void> {
         hello_world_rps: Math.round(ref.rps),
         worst_ratio: Number(worst.toFixed(2)),
         paths: figures,
+        page_cost: pages,
       }),
     );
     if (MAX_RATIO !== undefined && worst > MAX_RATIO) process.exitCode = 1;

@@ -48,6 +48,16 @@ async function dayChain(simId: string, day = DAY) {
   );
 }
 
+/** The day before's count a kept day holds (Migration0014PreviousDayCount). */
+async function previousChanges(day: string, simId = SIM) {
+  const [row] = (await h.db
+    .em()
+    .execute(`select previous_changes from evidence.day_chains where sim_id = ? and day = ?::date`, [simId, day])) as {
+    previous_changes: string | null;
+  }[];
+  return row.previous_changes === null ? null : Number(row.previous_changes);
+}
+
 /** Writes a closing balance into a kept day that its messages do not say: an answer that shows it was read from the kept row. */
 async function tamper(simId: string, closing: number, day = DAY) {
   await h.db
@@ -140,6 +150,60 @@ describe("a closed day's balance account, kept once summed", () => {
     expect(next.breaks).toHaveLength(1);
   });
 
+  it("keeps the day before's count with sums that start from a message of that day, and none otherwise", async () => {
+    await receive(1000, 1000, at(0));
+    await receive(100, 1100, at(0, 21));
+    await simDay(SIM, NEXT_DAY);
+    expect(await previousChanges(NEXT_DAY)).toBe(1);
+    // The day after next starts from a message two days back: the day between has no row.
+    await receive(10, 1110, at(0, 23));
+    await simDay(SIM, "2026-11-23");
+    expect(await previousChanges("2026-11-23")).toBeNull();
+  });
+
+  it("reads no message for a kept day whose day before's count is unchanged, and the message otherwise", async () => {
+    const start = await receive(1000, 1000, at(0));
+    const middle = await receive(100, 1100, at(0, 21));
+    await receive(10, 1110, at(0, 23));
+    await simDay(SIM, NEXT_DAY);
+    await simDay(SIM, "2026-11-23");
+    // A change no path makes: the messages the two days start from rewritten with the trigger
+    // that counts them off. The 21st starts from the 20th's message and that day's count vouches
+    // for it: kept, answered without reading the message. The 23rd starts from the 21st's, two
+    // days back: the message is read again, shows the change, and the day is summed again.
+    const em = h.db.em();
+    await em.execute(`alter table evidence.messages disable trigger messages_chain_update`);
+    try {
+      await em.execute(`update evidence.messages set balance_after = 900 where id = ?`, [start.messageId]);
+      await em.execute(`update evidence.messages set balance_after = 1050 where id = ?`, [middle.messageId]);
+    } finally {
+      await em.execute(`alter table evidence.messages enable trigger messages_chain_update`);
+    }
+    expect((await simDay(SIM, NEXT_DAY)).opening_balance).toBe(1000);
+    expect((await simDay(SIM, "2026-11-23")).opening_balance).toBe(1050);
+    // Counted, as every path's change is: the 21st is summed again.
+    await em.execute(`update evidence.messages set balance_after = 950 where id = ?`, [start.messageId]);
+    expect((await simDay(SIM, NEXT_DAY)).opening_balance).toBe(950);
+  });
+
+  it("sums a day again when the day before changes between the count's read and the keep", async () => {
+    await receive(1000, 1000, at(0));
+    await receive(100, 1100, at(0, 21));
+    let late = true;
+    h.hooks.beforeKeep = async (day) => {
+      if (!late || day !== NEXT_DAY) return;
+      late = false;
+      await receive(500, 1500, at(30));
+    };
+    // Summed before the late message of the day before: kept with the count read before it.
+    expect((await simDay(SIM, NEXT_DAY)).opening_balance).toBe(1000);
+    expect(await previousChanges(NEXT_DAY)).toBe(1);
+    const next = await simDay(SIM, NEXT_DAY);
+    expect(next).toMatchObject({ opening_balance: 1500, closing_balance: 1100 });
+    expect(next.breaks).toHaveLength(1);
+    expect(await previousChanges(NEXT_DAY)).toBe(2);
+  });
+
   it("sums again only the SIMs whose day changed", async () => {
     await receive(1000, 1000, at(0), SIM);
     await receive(2000, 2000, at(0), OTHER_SIM);
@@ -166,13 +230,19 @@ describe("a closed day's balance account, kept once summed", () => {
     expect(read.changes).toBe(1);
     await receive(300, 1300, at(5));
     const stale = { opening_balance: 0, closing_balance: 1000 } as never;
-    await keepDays(em, DAY, [{ simId: SIM, counted: true, changes: read.changes, balance: stale, beforeKey: "" }]);
+    await keepDays(em, DAY, [
+      { simId: SIM, counted: true, changes: read.changes, balance: stale, beforeKey: "", previousChanges: null },
+    ]);
     expect(await dayChain(SIM)).toEqual({ changes: 2, closing: undefined, at: undefined });
     // A day never counted (no row) whose first message's row appears meanwhile: not kept either.
-    await keepDays(em, "2026-11-22", [{ simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "" }]);
+    await keepDays(em, "2026-11-22", [
+      { simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "", previousChanges: null },
+    ]);
     expect(await dayChain(SIM, "2026-11-22")).toMatchObject({ changes: 0, closing: 1000 });
     await receive(10, 1310, at(0, 23));
-    await keepDays(em, "2026-11-23", [{ simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "" }]);
+    await keepDays(em, "2026-11-23", [
+      { simId: SIM, counted: false, changes: 0, balance: stale, beforeKey: "", previousChanges: null },
+    ]);
     expect(await dayChain(SIM, "2026-11-23")).toEqual({ changes: 1, closing: undefined, at: undefined });
     // A row a submission holds (its change not committed yet): skipped, without waiting for it.
     const other = new pg.Client({ connectionString: h.tdb.url });
@@ -183,7 +253,9 @@ describe("a closed day's balance account, kept once summed", () => {
         SIM,
         DAY,
       ]);
-      await keepDays(em, DAY, [{ simId: SIM, counted: true, changes: 2, balance: stale, beforeKey: "" }]);
+      await keepDays(em, DAY, [
+        { simId: SIM, counted: true, changes: 2, balance: stale, beforeKey: "", previousChanges: null },
+      ]);
       await other.query("rollback");
     } finally {
       await other.end();

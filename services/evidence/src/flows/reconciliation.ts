@@ -3,7 +3,7 @@ import { dayLinks, reconcileDay, type ChainLink, type DayBalance } from "../doma
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { beforeKey, keepDays, keptDays, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
+import { beforeKey, keepDays, keptDays, keptStillHolds, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
 import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -86,20 +86,29 @@ export async function balancesOfDay(
   const toSum: string[] = [];
   for (const id of simIds) {
     const k = known.get(id);
-    if (k?.kept && k.kept.changes === k.changes && k.kept.beforeKey === beforeKey(k.before))
-      balances.set(id, k.kept.balance);
+    if (keptStillHolds(k)) balances.set(id, k.kept.balance);
     else toSum.push(id);
   }
   if (toSum.length === 0) return { balances, summed: 0 };
   const chains = await chainsOfPeriod(em, toSum, from, to);
+  const dayBefore = localDayOf(new Date(from.getTime() - DAY_MS));
   const keep: DayToKeep[] = [];
   for (const id of toSum) {
     const { before, messages } = chains.get(id)!;
     const balance = reconcileDay(before ?? null, messages);
     balances.set(id, balance);
     if (closed) {
-      const { counted, changes } = known.get(id)!;
-      keep.push({ simId: id, counted, changes, balance, beforeKey: beforeKey(before) });
+      const { counted, changes, previousChanges } = known.get(id)!;
+      // The day before's count vouches for the start only if the start lies on that day.
+      const startsOnDayBefore = before !== undefined && localDayOf(before.received_at) === dayBefore;
+      keep.push({
+        simId: id,
+        counted,
+        changes,
+        balance,
+        beforeKey: beforeKey(before),
+        previousChanges: startsOnDayBefore ? previousChanges : null,
+      });
     }
   }
   if (keep.length) await deps.hooks?.beforeKeep?.(day);

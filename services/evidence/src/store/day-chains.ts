@@ -1,19 +1,45 @@
 import { rows, type EntityManager } from "@transferops/kit";
 import type { ChainMessage, DayBalance } from "../domain/balance-chain.ts";
-import { chainMessage, LAST_BALANCE_BEFORE, type ChainRow } from "./messages.ts";
+import { chainMessage, lastBalanceBefore, type ChainRow } from "./messages.ts";
 
 /**
  * What `evidence.day_chains` holds of a SIM's day (Migration0011DayChains): how many times a
  * chain message of the day changed (`changes`, 0 with no row), the day's sums when they were
- * kept, at which count and from which message before the day, and that message as it is now.
+ * kept, at which count and from which message before the day, the day before's count now, and,
+ * when it is needed to check the kept sums, the message before the day as it is now.
  */
 export interface KeptDay {
   /** Whether the day has a row (a message of it changed since the migration, or it was kept). */
   counted: boolean;
   changes: number;
-  kept?: { balance: DayBalance; changes: number; beforeKey: string };
+  /** The day before's count now (null: it has no row). */
+  previousChanges: number | null;
+  kept?: {
+    balance: DayBalance;
+    changes: number;
+    beforeKey: string;
+    /** The day before's count when the sums were summed, if they start from a message of it (Migration0014PreviousDayCount). */
+    previousChanges: number | null;
+  };
+  /** Read only for a kept day whose count is unchanged and whose day before's count does not vouch for its start. */
   before?: ChainMessage;
 }
+
+/**
+ * Whether a kept day still holds: nothing of its own changed, and it starts from the same
+ * message. That message is the same when it lay on the day before and the day before's count
+ * is unchanged (no chain message of it added, changed, moved or removed since); otherwise it is
+ * compared as it is now (`before`).
+ */
+export function keptStillHolds(k: KeptDay | undefined): k is KeptDay & { kept: NonNullable<KeptDay["kept"]> } {
+  if (!k?.kept || k.kept.changes !== k.changes) return false;
+  if (k.kept.previousChanges !== null && k.kept.previousChanges === k.previousChanges) return true;
+  return k.kept.beforeKey === beforeKey(k.before);
+}
+
+/** When `keptStillHolds` needs the message before the day, in SQL over the row `c` and the day before's `p`. */
+const NEEDS_BEFORE = `c.balance is not null and c.balance_changes = c.changes
+  and (c.previous_changes is null or c.previous_changes is distinct from p.changes)`;
 
 /**
  * What identifies the message a day's chain starts from: everything the chain reads of it.
@@ -38,9 +64,10 @@ export function beforeKey(m: ChainMessage | undefined): string {
 }
 
 /**
- * Each SIM's row of `day` and its last balance before `from` (the day's local midnight), in
- * one statement: a primary-key lookup and one descent of `messages_sim_received` a SIM,
- * whatever the day's traffic.
+ * Each SIM's row of `day`, the day before's count, and where the kept sums need it
+ * (NEEDS_BEFORE) its last balance before `from` (the day's local midnight), in one statement:
+ * two primary-key lookups a SIM in a table of a row per SIM day, and one descent of
+ * `messages_sim_balance` for the SIMs whose kept sums the day before's count does not vouch for.
  */
 export async function keptDays(
   em: EntityManager,
@@ -54,26 +81,37 @@ export async function keptDays(
     balance: DayBalance | null;
     balance_changes: string | number | null;
     before_key: string | null;
+    previous_changes: string | number | null;
+    previous_now: string | number | null;
     before: ChainRow | null;
   }>(
     em,
     `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
-     select s.sim_id, c.changes, c.balance, c.balance_changes, c.before_key, row_to_json(b) as before
+     select s.sim_id, c.changes, c.balance, c.balance_changes, c.before_key, c.previous_changes,
+            p.changes as previous_now, row_to_json(b) as before
        from sims s
        left join evidence.day_chains c on c.sim_id = s.sim_id and c.day = ?::date
-       left join lateral (${LAST_BALANCE_BEFORE}) b on true`,
-    [JSON.stringify(simIds), day, from],
+       left join evidence.day_chains p on p.sim_id = s.sim_id and p.day = ?::date - 1
+       left join lateral (${lastBalanceBefore(NEEDS_BEFORE)}) b on true`,
+    [JSON.stringify(simIds), day, day, from],
   );
+  const count = (n: string | number | null) => (n === null ? null : Number(n));
   return new Map(
     found.map((r) => [
       r.sim_id,
       {
         counted: r.changes !== null,
         changes: Number(r.changes ?? 0),
+        previousChanges: count(r.previous_now),
         kept:
           r.balance === null
             ? undefined
-            : { balance: r.balance, changes: Number(r.balance_changes), beforeKey: r.before_key ?? "" },
+            : {
+                balance: r.balance,
+                changes: Number(r.balance_changes),
+                beforeKey: r.before_key ?? "",
+                previousChanges: count(r.previous_changes),
+              },
         before: r.before ? chainMessage(r.before) : undefined,
       },
     ]),
@@ -87,6 +125,8 @@ export interface DayToKeep {
   changes: number;
   balance: DayBalance;
   beforeKey: string;
+  /** The day before's count read before the day was summed, if the sums start from a message of that day; else null. */
+  previousChanges: number | null;
 }
 
 /**
@@ -102,9 +142,15 @@ export async function keepDays(em: EntityManager, day: string, kept: readonly Da
     JSON.stringify(
       [...of]
         .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
-        .map((k) => ({ sim_id: k.simId, changes: k.changes, balance: k.balance, before_key: k.beforeKey })),
+        .map((k) => ({
+          sim_id: k.simId,
+          changes: k.changes,
+          balance: k.balance,
+          before_key: k.beforeKey,
+          previous_changes: k.previousChanges,
+        })),
     );
-  const columns = `k(sim_id text, changes bigint, balance jsonb, before_key text)`;
+  const columns = `k(sim_id text, changes bigint, balance jsonb, before_key text, previous_changes bigint)`;
   const counted = kept.filter((k) => k.counted);
   if (counted.length)
     await em.execute(
@@ -113,7 +159,7 @@ export async function keepDays(em: EntityManager, day: string, kept: readonly Da
                  where l.day = ?::date and l.sim_id in (select sim_id from k)
                  order by l.sim_id for update skip locked)
        update evidence.day_chains c set balance = k.balance, balance_changes = k.changes, before_key = k.before_key,
-          kept_at = now()
+          previous_changes = k.previous_changes, kept_at = now()
          from k
         where c.sim_id in (select sim_id from free) and c.sim_id = k.sim_id and c.day = ?::date
           and c.changes = k.changes`,
@@ -122,8 +168,8 @@ export async function keepDays(em: EntityManager, day: string, kept: readonly Da
   const uncounted = kept.filter((k) => !k.counted);
   if (uncounted.length)
     await em.execute(
-      `insert into evidence.day_chains (sim_id, day, changes, balance, balance_changes, before_key, kept_at)
-       select k.sim_id, ?::date, 0, k.balance, 0, k.before_key, now() from jsonb_to_recordset(?::jsonb) as ${columns}
+      `insert into evidence.day_chains (sim_id, day, changes, balance, balance_changes, before_key, previous_changes, kept_at)
+       select k.sim_id, ?::date, 0, k.balance, 0, k.before_key, k.previous_changes, now() from jsonb_to_recordset(?::jsonb) as ${columns}
        order by k.sim_id
        on conflict (sim_id, day) do nothing`,
       [day, recordset(uncounted)],

@@ -454,11 +454,13 @@ const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, co
 
 /**
  * A SIM's last chain message before a time (the parameter) that printed a balance: a lateral
- * subquery over `s.sim_id`, one descent of `messages_sim_received`.
+ * subquery over `s.sim_id`, one descent of `messages_sim_balance`. With `only`, a condition
+ * over the outer row alone, the descent runs only where it holds (a one-time filter).
  */
-export const LAST_BALANCE_BEFORE = `select ${CHAIN_COLUMNS} from evidence.messages m
-  where m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
+export const lastBalanceBefore = (only = "true") => `select ${CHAIN_COLUMNS} from evidence.messages m
+  where (${only}) and m.sim_id = s.sim_id and ${IN_CHAIN} and m.balance_after is not null and m.received_at < ?
   order by m.received_at desc, m.stored_at desc limit 1`;
+export const LAST_BALANCE_BEFORE = lastBalanceBefore();
 
 /** One SIM's chain of a period: its chain messages, and the last one before that printed a balance. */
 export interface PeriodChain {

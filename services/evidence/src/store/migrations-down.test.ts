@@ -7,4 +7,5 @@ describeMigrationDowns("evidence", migrations, [
   "Migration0011DayChains",
   "Migration0012ChainBalances",
   "Migration0013UnkeptDays",
+  "Migration0014PreviousDayCount",
 ]);

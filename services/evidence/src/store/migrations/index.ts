@@ -11,6 +11,7 @@ import { Migration0010Autovacuum } from "./Migration0010Autovacuum.ts";
 import { Migration0011DayChains } from "./Migration0011DayChains.ts";
 import { Migration0012ChainBalances } from "./Migration0012ChainBalances.ts";
 import { Migration0013UnkeptDays } from "./Migration0013UnkeptDays.ts";
+import { Migration0014PreviousDayCount } from "./Migration0014PreviousDayCount.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   Migration0011DayChains,
   Migration0012ChainBalances,
   Migration0013UnkeptDays,
+  Migration0014PreviousDayCount,
 ];
