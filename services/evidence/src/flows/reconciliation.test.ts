@@ -14,7 +14,7 @@ import {
   useHarness,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
-import { keepDays, keptDays } from "../store/day-chains.ts";
+import { keepDays, keptDays, KEPT_DAYS } from "../store/day-chains.ts";
 import { deleteSimMessages } from "../store/messages.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 
@@ -181,6 +181,20 @@ describe("a closed day's balance account, kept once summed", () => {
     }
     expect((await simDay(SIM, NEXT_DAY)).opening_balance).toBe(1000);
     expect((await simDay(SIM, "2026-11-23")).opening_balance).toBe(1050);
+    // The statement's plan: the descent runs under a one-time filter, never for the 21st.
+    const plan = async (day: string) =>
+      (
+        (await em.execute(`explain (analyze, costs off) ${KEPT_DAYS}`, [
+          JSON.stringify([SIM]),
+          day,
+          day,
+          new Date(`${day}T00:00:00+01:00`),
+        ])) as { "QUERY PLAN": string }[]
+      )
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
+    expect(await plan(NEXT_DAY)).toMatch(/One-Time Filter[\s\S]*on messages m \(never executed\)/);
+    expect(await plan("2026-11-23")).toMatch(/on messages m \(actual time=[\d.]+\.\.[\d.]+ rows=1 loops=1\)/);
     // Counted, as every path's change is: the 21st is summed again.
     await em.execute(`update evidence.messages set balance_after = 950 where id = ?`, [start.messageId]);
     expect((await simDay(SIM, NEXT_DAY)).opening_balance).toBe(950);

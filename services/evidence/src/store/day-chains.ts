@@ -63,6 +63,15 @@ export function beforeKey(m: ChainMessage | undefined): string {
   ]);
 }
 
+/** keptDays' statement: the SIMs (a JSON array), the day twice, the day's local midnight. */
+export const KEPT_DAYS = `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
+     select s.sim_id, c.changes, c.balance, c.balance_changes, c.before_key, c.previous_changes,
+            p.changes as previous_now, row_to_json(b) as before
+       from sims s
+       left join evidence.day_chains c on c.sim_id = s.sim_id and c.day = ?::date
+       left join evidence.day_chains p on p.sim_id = s.sim_id and p.day = ?::date - 1
+       left join lateral (${lastBalanceBefore(NEEDS_BEFORE)}) b on true`;
+
 /**
  * Each SIM's row of `day`, the day before's count, and where the kept sums need it
  * (NEEDS_BEFORE) its last balance before `from` (the day's local midnight), in one statement:
@@ -84,17 +93,7 @@ export async function keptDays(
     previous_changes: string | number | null;
     previous_now: string | number | null;
     before: ChainRow | null;
-  }>(
-    em,
-    `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id)
-     select s.sim_id, c.changes, c.balance, c.balance_changes, c.before_key, c.previous_changes,
-            p.changes as previous_now, row_to_json(b) as before
-       from sims s
-       left join evidence.day_chains c on c.sim_id = s.sim_id and c.day = ?::date
-       left join evidence.day_chains p on p.sim_id = s.sim_id and p.day = ?::date - 1
-       left join lateral (${lastBalanceBefore(NEEDS_BEFORE)}) b on true`,
-    [JSON.stringify(simIds), day, day, from],
-  );
+  }>(em, KEPT_DAYS, [JSON.stringify(simIds), day, day, from]);
   const count = (n: string | number | null) => (n === null ? null : Number(n));
   return new Map(
     found.map((r) => [
