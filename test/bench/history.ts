@@ -1,27 +1,30 @@
 // The history benchmark (`npm run bench:history`). Not a test: it measures and prints.
 //
 // Does every hot path cost as much on months of history as on an empty database? In one run,
-// on two databases side by side, each with its system:
+// on two or three databases side by side, each with its system:
 //   1. the reference: a bare express hello-world saturated by the same client;
-//   2. two fresh databases, the empty one and the one the history goes into, and on each the
+//   2. fresh databases, the empty one, the small history's (a hundredth of the history, when
+//      that is 10,000 operations or more) and the history's, and on each the
 //      system (one process, BENCH_TOPOLOGY=single), the benchmark's admin, agent, handsets and
 //      SIMs created through the API, and the history's fleet (100 SIMs, 51 agents);
-//   3. the history written into the second with set-based SQL (history-build.ts: operations,
+//   3. the small history, then the history, written with set-based SQL (history-build.ts: operations,
 //      messages linked and orphaned, proofs, reconciliations, audit rows, notifications, intake
 //      transactions, contacts, analytics' read model, outbox and inbox rows as the relays
 //      leave them; the bulk tables' indexes dropped for the load and built again after it,
 //      history-load.ts), its build time and the database's size printed, then `vacuum analyze`
 //      (what autovacuum does after a load; this machine's PostgreSQL runs without it);
-//   4. every hot path measured RUNS times on each database through the HTTP API, the two
-//      databases' calls alternated (measureBoth): the write path (create with all its gates,
+//   4. every hot path measured RUNS times on each database through the HTTP API, the
+//      databases' calls alternated (measureAll): the write path (create with all its gates,
 //      poll and claim, outcome, SMS to confirmation) and the reads (queues, lists with each
 //      contract filter and `search`, an operation, a SIM's history, a day's reconciliation and
 //      balance chain, analytics, audit log, notifications, contact search), the reads in rounds
-//      of every path, so that what the machine does meanwhile falls on both databases and on
+//      of every path, so that what the machine does meanwhile falls on every database and on
 //      every path alike;
 //   5. each path's p95 on the history beside its p95 on the empty database, with the ratio
 //      (goal: <= 1.5), and a list's rows on each (a page of the history is full, the empty
-//      database's holds the few rows the run wrote).
+//      database's holds the few rows the run wrote); and beside its p95 on the small history,
+//      whose pages are full too: that ratio is what a hundred times the history costs, the
+//      page's rows apart (docs/decisions/history.md, "Against a small history").
 // With BENCH_PG_LOG naming PostgreSQL's server log (default Debian's), every statement of the
 // benchmark's database slower than --explain-ms (default 20 ms) while the paths are measured has
 // its plan, `explain (analyze, buffers)`, logged by auto_explain and copied to
@@ -30,11 +33,12 @@
 //   npm run bench:history -- --operations 1000000 --messages 1000000 [--days 100]
 //
 // Options: --operations (100,000), --messages (as many as operations), --days (100), --runs
-// per path and database (20), --explain-ms (20), --migrate-under-load (before the paths are measured: the
+// per path and database (20), --small-operations (a hundredth of --operations when that is
+// 10,000 or more, else none; 0 for none), --explain-ms (20), --migrate-under-load (before the paths are measured: the
 // migrations' concurrent indexes dropped and built again while creates run, then the transactional
 // migrations of this history's issue reverted and run again by openDatabase while creates run, each
 // one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
-// when a path's ratio is above it; none by default), --keep-db. Databases: two fresh history_bench_* ones on
+// when a path's ratio is above it; none by default), --keep-db. Databases: fresh history_bench_* ones on
 // BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at
 // the end (the history's kept with --keep-db). With BENCH_HISTORY_DUMP=1, after the paths: `pg_dump -Fc -Z 1` of the
 // history and `pg_restore -j 2` into a new database, both timed (the source dropped first when
@@ -66,6 +70,7 @@ const { values: flags } = parseArgs({
     "max-ratio": { type: "string" },
     "keep-db": { type: "boolean", default: false },
     "migrate-under-load": { type: "boolean", default: false },
+    "small-operations": { type: "string" },
   },
 });
 const OPERATIONS = Number(flags.operations ?? 100_000);
@@ -74,6 +79,19 @@ const DAYS = Number(flags.days ?? 100);
 const RUNS = Number(flags.runs ?? 20);
 const EXPLAIN_MS = Number(flags["explain-ms"] ?? 20);
 const MAX_RATIO = flags["max-ratio"] ? Number(flags["max-ratio"]) : undefined;
+/**
+ * The small history: the same builder, days and fleet, a hundredth of the operations and
+ * messages by default, measured beside the two others when it holds at least 10,000 operations
+ * (so that its pages are full, as the history's are). `--small-operations 0` leaves it out.
+ */
+const SMALL =
+  flags["small-operations"] !== undefined
+    ? Number(flags["small-operations"])
+    : Math.floor(OPERATIONS / 100) >= 10_000
+      ? Math.floor(OPERATIONS / 100)
+      : 0;
+if (!(SMALL >= 0 && SMALL < OPERATIONS)) throw new Error(`--small-operations ${SMALL}: 0, or fewer than --operations`);
+const SMALL_MESSAGES = Math.round((MESSAGES * SMALL) / OPERATIONS);
 const ADMIN_DB = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PG_LOG = process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
 const API_KEY = `bench-${randomBytes(8).toString("hex")}`;
@@ -162,9 +180,9 @@ async function fixtures(base: string): Promise<Fixture> {
 
 type Samples = Map<string, number[]>;
 
-/** One database and the system on it: the empty one, or the one the history is built into. */
+/** One database and the system on it: the empty one, the small history's, or the history's. */
 interface Side {
-  label: "empty" | "history";
+  label: "empty" | "small" | "history";
   dbName: string;
   url: URL;
   check: pg.Client;
@@ -338,22 +356,23 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
 }
 
 /**
- * Both databases measured together, their calls alternated: RUNS transfers on each (one here,
- * one there, the first side changing each time), then RUNS rounds of every read, each read
- * called on both sides in turn. Whatever the machine does meanwhile (a vacuum, the day
- * keeper's pass, another process) falls on both sides and on every path alike, not on one
- * path's consecutive calls on one side.
+ * The databases measured together, their calls alternated: RUNS transfers on each (one on
+ * each in turn, the first side changing each time), then RUNS rounds of every read, each read
+ * called on every side in turn. Whatever the machine does meanwhile (a vacuum, the day
+ * keeper's pass, another process) falls on every side and on every path alike, not on one
+ * path's consecutive calls on one side. `historyOps`: an operation of each built history.
  */
-async function measureBoth(sides: [Side, Side], historyOp: string | undefined): Promise<void> {
-  const turn = (k: number): Side[] => (k % 2 === 0 ? sides : [sides[1], sides[0]]);
+async function measureAll(sides: Side[], historyOps: Map<Side, string | undefined>): Promise<void> {
+  const turn = (k: number): Side[] =>
+    sides.map((_, j) => sides[(((j + k) % sides.length) + sides.length) % sides.length]);
   for (let i = -2; i < RUNS; i++) for (const side of turn(i)) await transfer(side, i);
-  const reads = new Map(sides.map((s) => [s, readsOf(s, s.label === "history" ? historyOp : undefined)]));
+  const reads = new Map(sides.map((s) => [s, readsOf(s, historyOps.get(s))]));
   // A read past the gateway's deadline (503 outcome_unknown) is a figure, not the end of the
   // run: its time counts (the caller waited that long), and after two in a row the path is
   // left on that side, said in the output.
   const late = new Map<string, number>();
   for (let i = -2; i < RUNS; i++) {
-    const names = reads.get(sides[1])!.map(([name]) => name);
+    const names = reads.get(sides.at(-1)!)!.map(([name]) => name);
     for (const [k, name] of names.entries()) {
       for (const side of turn(i + k)) {
         const read = reads.get(side)!.find(([n]) => n === name);
@@ -457,14 +476,15 @@ const unkeptSimDays = async (check: pg.Client) =>
  * ran through those months kept each day after it closed. The keeper starts on them as soon as
  * the build writes them (`builtAt`, `left` then).
  */
-async function waitForKeptDays(check: pg.Client, builtAt: number, left: number): Promise<void> {
+async function waitForKeptDays(side: Side, builtAt: number, left: number): Promise<void> {
+  const { check } = side;
   for (let n = await unkeptSimDays(check); n > 0; n = await unkeptSimDays(check)) {
     if (performance.now() - builtAt > 3_600_000)
       throw new Error(`the day keeper left ${n} SIM days unkept after an hour`);
     await new Promise((res) => setTimeout(res, 500));
   }
   log(
-    `the history's closed days kept by the day keeper: ${left.toLocaleString("en")} SIM days, all kept ${((performance.now() - builtAt) / 1000).toFixed(1)} s after the build`,
+    `${side.label === "small" ? "the small history" : "the history"}'s closed days kept by the day keeper: ${left.toLocaleString("en")} SIM days, all kept ${((performance.now() - builtAt) / 1000).toFixed(1)} s after the build`,
   );
 }
 
@@ -623,28 +643,45 @@ async function main(): Promise<void> {
 
     const empty = await startSide(admin, "empty", 1, explaining, historyEnd, children, databases);
     sides.push(empty);
+    const small = SMALL ? await startSide(admin, "small", 3, explaining, historyEnd, children, databases) : undefined;
+    if (small) sides.push(small);
     const hist = await startSide(admin, "history", 2, explaining, historyEnd, children, databases);
     sides.push(hist);
     const { check, f, url, dbName, system } = hist;
     const emptySize = Number((await empty.check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
+    const sizeOf = (side: Side, operations: number, messages: number) => ({
+      operations,
+      messages,
+      days: DAYS,
+      end: historyEnd,
+      sims: side.f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
+      agentId: side.f.agentId,
+    });
+    // The small history first (a minute at 100,000 operations), built as the history is; its
+    // closed days kept by its own system's keeper meanwhile.
+    let smallUnkept = 0;
+    let smallBuiltAt = 0;
+    if (small) {
+      log(
+        `\nbuilding the small history: ${SMALL.toLocaleString("en")} operations, ${SMALL_MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
+      );
+      const t = performance.now();
+      await buildHistory(small.url.toString(), sizeOf(small, SMALL, SMALL_MESSAGES), () => undefined);
+      smallBuiltAt = performance.now();
+      smallUnkept = await unkeptSimDays(small.check);
+      await small.check.query(`vacuum analyze`);
+      const bytes = Number((await small.check.query(`select pg_database_size(current_database()) as n`)).rows[0].n);
+      log(
+        `small history built in ${((performance.now() - t) / 1000).toFixed(1)} s, ${(bytes / 1048576).toFixed(0)} MB`,
+      );
+    }
 
     log(
       `\nbuilding the history: ${OPERATIONS.toLocaleString("en")} operations, ${MESSAGES.toLocaleString("en")} messages over ${DAYS} days`,
     );
     const built = performance.now();
     const loadBefore = loadavg()[0];
-    const { steps, indexes } = await buildHistory(
-      url.toString(),
-      {
-        operations: OPERATIONS,
-        messages: MESSAGES,
-        days: DAYS,
-        end: historyEnd,
-        sims: f.devices.map((d) => ({ simId: d.simId, deviceId: d.deviceId, msisdn: d.msisdn })),
-        agentId: f.agentId,
-      },
-      log,
-    );
+    const { steps, indexes } = await buildHistory(url.toString(), sizeOf(hist, OPERATIONS, MESSAGES), log);
     const buildS = (performance.now() - built) / 1000;
     const builtAt = performance.now();
     const unkept = await unkeptSimDays(check);
@@ -676,25 +713,34 @@ async function main(): Promise<void> {
       log(
         `  ${s.name.padEnd(36)} ${mb(Number(s.bytes)).padStart(9)} ${Number(s.rows).toLocaleString("en").padStart(12)} rows`,
       );
-    const historyOp = (
-      await check.query(`select operation_id from dispatch.operations where request_id = 'history-' || $1`, [
-        Math.floor(OPERATIONS / 2),
-      ])
-    ).rows[0]?.operation_id as string | undefined;
+    // An operation from the middle of each built history (its detail read).
+    const middleOp = async (side: Side, operations: number) =>
+      (
+        await side.check.query(`select operation_id from dispatch.operations where request_id = 'history-' || $1`, [
+          Math.floor(operations / 2),
+        ])
+      ).rows[0]?.operation_id as string | undefined;
+    const historyOps = new Map<Side, string | undefined>([[hist, await middleOp(hist, OPERATIONS)]]);
+    if (small) historyOps.set(small, await middleOp(small, SMALL));
 
     if (flags["migrate-under-load"]) await migrateUnderLoad(f, url.toString(), check);
 
-    await waitForKeptDays(check, builtAt, unkept);
+    if (small) await waitForKeptDays(small, smallBuiltAt, smallUnkept);
+    await waitForKeptDays(hist, builtAt, unkept);
 
     let logFrom = 0;
     if (explaining) logFrom = statSync(PG_LOG).size;
-    log(`\nboth databases, their calls alternated: ${RUNS} runs of each path on each`);
-    await measureBoth([empty, hist], historyOp);
+    log(`\n${sides.length} databases, their calls alternated: ${RUNS} runs of each path on each`);
+    await measureAll(sides, historyOps);
 
     // A list's rows on each side: a page of the history holds more rows than the empty
-    // database has (50 against a few), which a path pays for per row, whatever the history's size.
+    // database has (50 against a few), which a path pays for per row, whatever the history's
+    // size. The small history's pages are full as the history's are: its ratio is what the
+    // history's size alone costs.
+    const col = (x: string, w: number) => x.padStart(w);
+    const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(1)} ms`);
     log(
-      `\n${"path".padEnd(44)} ${"empty p95".padStart(10)} ${"history p95".padStart(12)} ${"ratio".padStart(7)} ${"rows".padStart(9)}`,
+      `\n${"path".padEnd(44)} ${col("empty p95", 10)} ${small ? col("small p95", 10) : ""}${col("history p95", 12)} ${col("ratio", 7)}${small ? col("to small", 9) : ""} ${col("rows", small ? 13 : 9)}`,
     );
     const figures: Record<
       string,
@@ -706,32 +752,48 @@ async function main(): Promise<void> {
         history_p50_ms: number;
         empty_rows?: number;
         history_rows?: number;
+        small_p95_ms?: number;
+        small_p50_ms?: number;
+        small_rows?: number;
+        ratio_to_small?: number;
       }
     > = {};
     let worst = 0;
+    let worstToSmall = 0;
+    const round = (x: number) => Number(x.toFixed(2));
     for (const [name, xs] of hist.samples) {
       const before = empty.samples.get(name);
+      const smaller = small?.samples.get(name);
+      const h = p95(xs);
       if (!before) {
         // An operation of the history has no counterpart on the empty database.
-        log(`${name.padEnd(44)} ${"-".padStart(10)} ${`${p95(xs).toFixed(1)} ms`.padStart(12)} ${"-".padStart(7)}`);
+        log(
+          `${name.padEnd(44)} ${col("-", 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col("-", 7)}${small ? col(smaller ? (h / p95(smaller)).toFixed(2) : "-", 9) : ""}`,
+        );
         continue;
       }
       const e = p95(before);
-      const h = p95(xs);
       const ratio = h / e;
       worst = Math.max(worst, ratio);
-      const rows = [empty.rows.get(name), hist.rows.get(name)];
+      const toSmall = smaller ? h / p95(smaller) : undefined;
+      if (toSmall !== undefined) worstToSmall = Math.max(worstToSmall, toSmall);
+      const rows = [empty.rows.get(name), small?.rows.get(name), hist.rows.get(name)];
       figures[name] = {
-        empty_p95_ms: Number(e.toFixed(2)),
-        history_p95_ms: Number(h.toFixed(2)),
-        ratio: Number(ratio.toFixed(2)),
-        empty_p50_ms: Number(p50(before).toFixed(2)),
-        history_p50_ms: Number(p50(xs).toFixed(2)),
+        empty_p95_ms: round(e),
+        history_p95_ms: round(h),
+        ratio: round(ratio),
+        empty_p50_ms: round(p50(before)),
+        history_p50_ms: round(p50(xs)),
         ...(rows[0] !== undefined ? { empty_rows: rows[0] } : {}),
-        ...(rows[1] !== undefined ? { history_rows: rows[1] } : {}),
+        ...(rows[2] !== undefined ? { history_rows: rows[2] } : {}),
+        ...(smaller
+          ? { small_p95_ms: round(p95(smaller)), small_p50_ms: round(p50(smaller)), ratio_to_small: round(toSmall!) }
+          : {}),
+        ...(rows[1] !== undefined ? { small_rows: rows[1] } : {}),
       };
+      const shownRows = rows[2] === undefined ? "-" : (small ? rows : [rows[0], rows[2]]).join("/");
       log(
-        `${name.padEnd(44)} ${`${e.toFixed(1)} ms`.padStart(10)} ${`${h.toFixed(1)} ms`.padStart(12)} ${ratio.toFixed(2).padStart(7)} ${(rows[1] === undefined ? "-" : `${rows[0]}/${rows[1]}`).padStart(9)}${ratio > 1.5 ? "  above 1.5" : ""}`,
+        `${name.padEnd(44)} ${col(ms(e), 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col(ratio.toFixed(2), 7)}${small ? col(toSmall?.toFixed(2) ?? "-", 9) : ""} ${col(shownRows, small ? 13 : 9)}${ratio > 1.5 ? "  above 1.5" : ""}${toSmall !== undefined && toSmall > 1.5 ? " (to small)" : ""}`,
       );
     }
     const pages = await pageCost(hist);
@@ -795,6 +857,7 @@ async function main(): Promise<void> {
         database_bytes: dbSize,
         hello_world_rps: Math.round(ref.rps),
         worst_ratio: Number(worst.toFixed(2)),
+        ...(small ? { small_operations: SMALL, worst_ratio_to_small: round(worstToSmall) } : {}),
         paths: figures,
         page_cost: pages,
       }),
@@ -809,10 +872,11 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     closeConnections();
-    for (const side of sides) if (side.label === "empty" || !checkEnded) await side.check.end().catch(() => undefined);
+    for (const side of sides)
+      if (side.label !== "history" || !checkEnded) await side.check.end().catch(() => undefined);
     // --keep-db keeps the history's database (its name is printed when its side starts).
-    for (const [k, name] of databases.entries())
-      if (k === 0 || !flags["keep-db"]) await admin.query(`drop database if exists ${name} with (force)`);
+    const kept = flags["keep-db"] ? sides.find((s) => s.label === "history")?.dbName : undefined;
+    for (const name of databases) if (name !== kept) await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
 }
