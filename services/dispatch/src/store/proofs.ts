@@ -217,7 +217,14 @@ export async function proofCandidatesTo(
   });
 }
 
-/** How many messages named each operation as an ambiguous candidate (the unproven row's evidence_count). */
+/**
+ * How many messages named each operation as an ambiguous candidate (the unproven row's
+ * evidence_count). The containment (`@> any`, one one-element array an operation) is what the
+ * partial GIN index `proofs_ambiguous` answers: only the proofs naming one of these operations
+ * are read. Without it every ambiguous proof of the history was read at each call of the
+ * arbitration queue (a sequential scan of the proofs on a million of them: 297 ms against
+ * 0.25; docs/decisions/history.md).
+ */
 export async function ambiguousCounts(
   em: EntityManager,
   operationIds: readonly string[],
@@ -228,9 +235,10 @@ export async function ambiguousCounts(
     em,
     `select c.operation_id, count(*) as n
        from dispatch.proofs p, jsonb_array_elements_text(p.candidate_operation_ids) as c(operation_id)
-      where p.outcome = 'ambiguous' and c.operation_id in (?)
+      where p.outcome = 'ambiguous' and p.candidate_operation_ids @> any(array[?]::jsonb[])
+        and c.operation_id in (?)
       group by c.operation_id`,
-    [[...operationIds]],
+    [operationIds.map((id) => JSON.stringify([id])), [...operationIds]],
   );
   for (const r of found) counts.set(r.operation_id, Number(r.n));
   return counts;
