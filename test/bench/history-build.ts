@@ -6,7 +6,9 @@
 //   (so that none of them counts against a SIM's free balance), every one finished: 88 %
 //   confirmed (96 % of those by their SMS, the rest attached, settled or arbitrated), 6 %
 //   failed, 4 % rejected, 1 % balance checks, the rest left `no_evidence` (the arbitration
-//   queue's backlog), a few contradicted; the proofs of the proven ones; each SIM's counts.
+//   queue's backlog), a few contradicted; the proofs of the proven ones, and an ambiguous one
+//   (a text naming two operations) for every arbitrated operation and one unproven in four;
+//   each SIM's counts.
 // - evidence: one message per proven operation, linked, then as many more as `messages`
 //   asks: orphan deposits (a fifth, a tenth of them dismissed), movements (three fifths),
 //   balance replies (dismissed as balance readings); the daily
@@ -191,7 +193,7 @@ const OPERATIONS_SQL = (sims: number, agents: number) =>
 /**
  * Operations, in time order (as they were inserted), each on a SIM and by an agent; their SIMs'
  * counts (Migration0011SimCounts) recounted once after, not row by row by the triggers; the
- * proofs of the proven ones.
+ * proofs of the proven ones, and the ambiguous ones.
  */
 async function loadOperations(b: Build, db: pg.Client): Promise<void> {
   const { size } = b;
@@ -232,6 +234,20 @@ async function loadOperations(b: Build, db: pg.Client): Promise<void> {
     `insert into dispatch.proofs (message_id, sim_id, outcome, operation_id, created_at)
      select evidence_message_id, sim_id, 'confirmed', operation_id, evidence_received_at
      from dispatch.operations where evidence_message_id is not null and request_id like 'history-%'`,
+  );
+  // A text that named two operations of its SIM (the arbitration queue's evidence_count): for
+  // every arbitrated operation and one unproven in four, naming it and the one before it among
+  // those of its SIM. The message itself is not written (the queue reads the proofs alone).
+  await step(
+    b,
+    db,
+    "dispatch: ambiguous proofs",
+    `insert into dispatch.proofs (message_id, sim_id, outcome, candidate_operation_ids, created_at)
+     select 'history-ambiguous-' || operation_id, sim_id, 'ambiguous',
+       jsonb_build_array(operation_id::text) || coalesce(jsonb_build_array(before::text), '[]'), created_at + interval '40 seconds'
+     from (select operation_id, sim_id, created_at, lag(operation_id) over (partition by sim_id order by created_at) as before
+           from dispatch.operations
+           where request_id like 'history-%' and (confirmed_by = 'arbitrate' or (status = 'no_evidence' and random() < 0.25))) x`,
   );
   b.loaded("dispatch.proofs");
 }

@@ -56,7 +56,12 @@ const SCHEMAS: [string, Migrations][] = [
  * index, which step 1 builds again.
  */
 export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
-  dispatch: ["Migration0011SimCounts", "Migration0012UnprovenCounts", "Migration0013SearchWindows"],
+  dispatch: [
+    "Migration0011SimCounts",
+    "Migration0012UnprovenCounts",
+    "Migration0013SearchWindows",
+    "Migration0014OperatorRefIndex",
+  ],
   evidence: [
     "Migration0010Autovacuum",
     "Migration0011DayChains",

@@ -1,6 +1,7 @@
-// The arbitration queue's evidence counts (ambiguousCounts) against real PostgreSQL, over many
-// ambiguous proofs: each operation's count is the number of ambiguous proofs naming it, and the
-// statement reads the proofs through the partial GIN index, not every ambiguous proof.
+// The proof's reads that a long history could make dear, against real PostgreSQL: the arbitration
+// queue's evidence counts (ambiguousCounts) over many ambiguous proofs, read through the partial
+// GIN index, not every ambiguous proof; and the restated reference (answeredBefore) over a SIM's
+// many confirmed operations of one amount, read through the reference's index, not every one.
 
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,10 +9,11 @@ import { openDatabase, rows, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
-import { ambiguousCounts } from "./proofs.ts";
+import { ambiguousCounts, answeredBefore } from "./proofs.ts";
 
 let tdb: TestDatabase;
 let db: Database;
+const SIM = randomUUID();
 const named = [randomUUID(), randomUUID(), randomUUID()];
 const proof = (outcome: string, candidates: string[]) =>
   db
@@ -37,7 +39,17 @@ beforeAll(async () => {
   await proof("ambiguous", [named[0], randomUUID()]);
   await proof("ambiguous", [randomUUID(), named[1], named[0]]);
   await proof("no_candidate", [named[2]]);
+  // 20,000 confirmed operations of one SIM, all of one amount, each with its reference.
+  await db.em().execute(
+    `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+       msisdn_dest, sim_id, evidence_message_id, evidence_operator_ref, created_at)
+     select gen_random_uuid(), 'order-' || g, 'confirmed', 'aggregated', 'deposit', ?, 'operator_b', 10000,
+       '690000000', ?, 'message-' || g, 'CI261130.' || g, now() - g * interval '1 minute'
+     from generate_series(1, 20000) g`,
+    [randomUUID(), SIM],
+  );
   await db.em().execute(`vacuum analyze dispatch.proofs`);
+  await db.em().execute(`vacuum analyze dispatch.operations`);
 });
 afterAll(async () => {
   await db?.close();
@@ -70,5 +82,32 @@ describe("ambiguousCounts", () => {
       recorded.stop();
     }
     expect(recorded.statements).toEqual([]);
+  });
+});
+
+describe("answeredBefore", () => {
+  it("finds the operation a restated reference confirmed, from the reference's index", async () => {
+    const restating = { sim_id: SIM, operator_ref: "CI261130.12345", amount: 10000 };
+    const recorded = recordStatements();
+    let found: Awaited<ReturnType<typeof answeredBefore>>;
+    try {
+      found = await answeredBefore(db.em(), "message-new", restating);
+    } finally {
+      recorded.stop();
+    }
+    expect(found.stored).toBeUndefined();
+    expect(found.restated?.request_id).toBe("order-12345");
+    // Another amount, or the same message, restates nothing.
+    expect((await answeredBefore(db.em(), "message-new", { ...restating, amount: 5000 })).restated).toBeUndefined();
+    expect((await answeredBefore(db.em(), "message-12345", restating)).restated).toBeUndefined();
+    const [sql, params] = [recorded.statements.at(-1)!, recorded.params.at(-1)!];
+    const plan = (
+      await rows<{ "QUERY PLAN": string }>(db.em(), `explain (analyze, buffers, costs off) ${sql}`, params)
+    ).map((r) => r["QUERY PLAN"]);
+    expect(plan.some((l) => l.includes("operations_sim_operator_ref"))).toBe(true);
+    // A few pages in all (the first Buffers line, the statement's), not the SIM's 20,000
+    // operations of that amount.
+    const pages = Number(/shared hit=(\d+)/.exec(plan.find((l) => l.includes("Buffers:"))!)![1]);
+    expect(pages).toBeLessThan(20);
   });
 });
