@@ -60,7 +60,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0011SimCounts",
     "Migration0012UnprovenCounts",
     "Migration0013SearchWindows",
-    "Migration0014OperatorRefIndex",
+    "Migration0014LookupIndexes",
   ],
   evidence: [
     "Migration0010Autovacuum",

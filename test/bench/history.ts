@@ -307,6 +307,9 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     ["operations, agent's own scope", f.agent, "/v1/operations"],
     ["operations ?status=confirmed", f.admin, "/v1/operations?status=confirmed"],
     ["operations ?status=no_evidence", f.admin, "/v1/operations?status=no_evidence"],
+    // A status a handful of operations are in (none in the history): from its own index
+    // (dispatch Migration0014LookupIndexes), not a walk of the whole history.
+    ["operations ?status=awaiting_manual_dial", f.admin, "/v1/operations?status=awaiting_manual_dial"],
     ["operations ?sim_id", f.admin, `/v1/operations?sim_id=${sim}`],
     ["operations ?agent_id", f.admin, `/v1/operations?agent_id=${f.agentId}`],
     ["operations ?date (yesterday)", f.admin, `/v1/operations?date=${yesterday}`],
@@ -322,12 +325,14 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     ...(historyOp ? ([["operation detail (history)", f.admin, `/v1/operations/${historyOp}`]] as Read[]) : []),
     ["SIM history", f.admin, `/v1/sims/${sim}/history`],
     ["reconciliation, fleet day", f.admin, `/v1/reconciliations/daily?day=${yesterday}`],
-    // Older closed days, each call another (14 days back and before): kept by the day keeper
+    // Older closed days, each call another (14 days back and before, within the history's days,
+    // again from 14 when the runs outnumber them): kept by the day keeper
     // (flows/day-keeper.ts) since they closed, read from a row a SIM, from pages no call read yet.
     [
       "reconciliation, fleet day (older days)",
       f.admin,
-      (i) => `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (i + 14) * 86_400_000))}`,
+      (i) =>
+        `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (14 + ((i + 2) % Math.max(1, DAYS - 16))) * 86_400_000))}`,
     ],
     ["reconciliation, SIM day", f.admin, `/v1/reconciliations/daily/${sim}?day=${yesterday}`],
     ["balance chain, SIM day", f.admin, `/v1/reconciliations/daily/${sim}/chain?day=${yesterday}`],

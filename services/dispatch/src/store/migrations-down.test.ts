@@ -6,5 +6,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0011SimCounts",
   "Migration0012UnprovenCounts",
   "Migration0013SearchWindows",
-  "Migration0014OperatorRefIndex",
+  "Migration0014LookupIndexes",
 ]);

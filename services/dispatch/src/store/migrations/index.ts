@@ -11,7 +11,7 @@ import { Migration0010SearchIndex } from "./Migration0010SearchIndex.ts";
 import { Migration0011SimCounts } from "./Migration0011SimCounts.ts";
 import { Migration0012UnprovenCounts } from "./Migration0012UnprovenCounts.ts";
 import { Migration0013SearchWindows } from "./Migration0013SearchWindows.ts";
-import { Migration0014OperatorRefIndex } from "./Migration0014OperatorRefIndex.ts";
+import { Migration0014LookupIndexes } from "./Migration0014LookupIndexes.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -28,5 +28,5 @@ export const migrations = [
   Migration0011SimCounts,
   Migration0012UnprovenCounts,
   Migration0013SearchWindows,
-  Migration0014OperatorRefIndex,
+  Migration0014LookupIndexes,
 ];
