@@ -61,6 +61,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0012UnprovenCounts",
     "Migration0013SearchWindows",
     "Migration0014LookupIndexes",
+    "Migration0015UnprovenOrder",
   ],
   evidence: [
     "Migration0010Autovacuum",

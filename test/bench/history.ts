@@ -303,6 +303,10 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     ["movements", f.admin, "/v1/evidences/movements"],
     ["arbitration queue (unproven)", f.admin, "/v1/operations/unproven"],
     ["settled on word", f.admin, "/v1/operations/settled-on-word"],
+    // The same queues in an agent's scope: the SIMs of its grant (4 of the history's 100).
+    ["unmatched queue, agent's SIMs", f.agent, "/v1/evidences?unmatched=true"],
+    ["movements, agent's SIMs", f.agent, "/v1/evidences/movements"],
+    ["arbitration queue, agent's scope", f.agent, "/v1/operations/unproven"],
     ["operations, no filter", f.admin, "/v1/operations"],
     ["operations, agent's own scope", f.agent, "/v1/operations"],
     ["operations ?status=confirmed", f.admin, "/v1/operations?status=confirmed"],

@@ -7,4 +7,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0012UnprovenCounts",
   "Migration0013SearchWindows",
   "Migration0014LookupIndexes",
+  "Migration0015UnprovenOrder",
 ]);

@@ -43,8 +43,10 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  *
  * The page is read in the order of the partial indexes (docs/decisions/history.md): each part
  * of the order (contradicted or not, finished_at known or not) is a walk of its index newest
- * first that stops at the page (`operations_contradicted`, `operations_no_evidence`; an
- * incremental sort breaks finished_at's ties by id), and only the page's rows are read whole.
+ * first that stops at the page (`operations_contradicted`, where an incremental sort breaks
+ * finished_at's ties by id; `operations_no_evidence_page`, in the branch's order, so that even
+ * the statement's generic plan walks it: Migration0015UnprovenOrder), and only the page's rows
+ * are read whole.
  * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
  * the contradicted first) read and sorted the window's whole backlog.
  */

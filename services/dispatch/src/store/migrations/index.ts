@@ -12,6 +12,7 @@ import { Migration0011SimCounts } from "./Migration0011SimCounts.ts";
 import { Migration0012UnprovenCounts } from "./Migration0012UnprovenCounts.ts";
 import { Migration0013SearchWindows } from "./Migration0013SearchWindows.ts";
 import { Migration0014LookupIndexes } from "./Migration0014LookupIndexes.ts";
+import { Migration0015UnprovenOrder } from "./Migration0015UnprovenOrder.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   Migration0012UnprovenCounts,
   Migration0013SearchWindows,
   Migration0014LookupIndexes,
+  Migration0015UnprovenOrder,
 ];
