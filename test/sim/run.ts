@@ -384,6 +384,11 @@ async function simulate(
   await Promise.all(inFlight);
   running = false;
   await Promise.all([refresher, faulter]);
+  // A last read of the agents' rights once the actions are done: an action still in flight when
+  // the refresher stopped (a deactivated agent's replacement, created and granted then) would
+  // otherwise reach the final checks unknown to the rights timeline, and its every answer be
+  // judged a leak (seed 568662945).
+  await scope.snapshot();
   await sleep((SWEEP_S + 5) * 1000);
   // Drained: every outbox published and every event analytics and messaging take consumed.
   invariants.drainedInTime = await agreement.drained(90_000);
