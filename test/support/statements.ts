@@ -28,3 +28,28 @@ export function recordStatements(): {
   } as never);
   return { statements, params, inTransaction, stop: () => recorder.mockRestore() };
 }
+
+/**
+ * Runs `run`, then `explain (analyze, buffers, costs off)` the last statement it sent through
+ * MikroORM, with its parameters: its answer, the plan's lines, and the pages the statement read
+ * (the first Buffers line's hits: the whole statement's).
+ */
+export async function planOfLast<T>(
+  em: EntityManager,
+  run: () => Promise<T>,
+): Promise<{ result: T; plan: string[]; pages: number }> {
+  const recorded = recordStatements();
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    recorded.stop();
+  }
+  const found = (await em.execute(
+    `explain (analyze, buffers, costs off) ${recorded.statements.at(-1)!}`,
+    recorded.params.at(-1)! as never[],
+  )) as { "QUERY PLAN": string }[];
+  const plan = found.map((r) => r["QUERY PLAN"]);
+  const buffers = plan.find((l) => l.includes("Buffers:"));
+  return { result, plan, pages: Number(/shared hit=(\d+)/.exec(buffers ?? "")?.[1] ?? 0) };
+}

@@ -4,9 +4,9 @@
 
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, rows, type Database } from "@transferops/kit";
+import { openDatabase, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
-import { recordStatements } from "../../../../test/support/statements.ts";
+import { planOfLast } from "../../../../test/support/statements.ts";
 import type { OperationStatus } from "../domain/operation-state.ts";
 import { migrations } from "./migrations/index.ts";
 import { listOperations } from "./operations.ts";
@@ -40,10 +40,12 @@ afterAll(async () => {
 
 describe("the operations list by an in-flight status", () => {
   it.each(RARE)("%s: its two operations, from a few pages", async (status) => {
-    const recorded = recordStatements();
-    let found: { status: string }[];
-    try {
-      found = await listOperations(db.em(), {
+    const {
+      result: found,
+      plan,
+      pages,
+    } = await planOfLast(db.em(), () =>
+      listOperations(db.em(), {
         status,
         sim_id: null,
         agent_id: null,
@@ -52,17 +54,10 @@ describe("the operations list by an in-flight status", () => {
         search_text: null,
         search_digits: null,
         limit: 50,
-      });
-    } finally {
-      recorded.stop();
-    }
+      }),
+    );
     expect(found.map((o) => o.status)).toEqual([status, status]);
-    const [sql, params] = [recorded.statements.at(-1)!, recorded.params.at(-1)!];
-    const plan = (
-      await rows<{ "QUERY PLAN": string }>(db.em(), `explain (analyze, buffers, costs off) ${sql}`, params)
-    ).map((r) => r["QUERY PLAN"]);
-    // The statement's pages (its first Buffers line), not the 20,000 operations' (about 900).
-    const pages = Number(/shared hit=(\d+)/.exec(plan.find((l) => l.includes("Buffers:"))!)![1]);
+    // The statement's pages, not the 20,000 operations' (about 900).
     expect([status, pages < 60, plan.join("\n")]).toEqual([status, true, plan.join("\n")]);
   });
 });

@@ -5,9 +5,9 @@
 
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, rows, type Database } from "@transferops/kit";
+import { openDatabase, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
-import { recordStatements } from "../../../../test/support/statements.ts";
+import { planOfLast, recordStatements } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
 import { ambiguousCounts, answeredBefore } from "./proofs.ts";
 
@@ -58,18 +58,10 @@ afterAll(async () => {
 
 describe("ambiguousCounts", () => {
   it("counts the ambiguous proofs naming each operation, read from the partial GIN index", async () => {
-    const recorded = recordStatements();
-    let counts: Map<string, number>;
-    try {
-      counts = await ambiguousCounts(db.em(), [...named, randomUUID()]);
-    } finally {
-      recorded.stop();
-    }
-    expect(Object.fromEntries(counts)).toEqual({ [named[0]]: 2, [named[1]]: 1 });
-    const [sql, params] = [recorded.statements.at(-1)!, recorded.params.at(-1)!];
-    const plan = (await rows<{ "QUERY PLAN": string }>(db.em(), `explain (analyze, costs off) ${sql}`, params)).map(
-      (r) => r["QUERY PLAN"],
+    const { result: counts, plan } = await planOfLast(db.em(), () =>
+      ambiguousCounts(db.em(), [...named, randomUUID()]),
     );
+    expect(Object.fromEntries(counts)).toEqual({ [named[0]]: 2, [named[1]]: 1 });
     expect(plan.some((l) => l.includes("Bitmap Index Scan on proofs_ambiguous"))).toBe(true);
     expect(plan.filter((l) => l.includes("Seq Scan"))).toEqual([]);
   });
@@ -88,26 +80,18 @@ describe("ambiguousCounts", () => {
 describe("answeredBefore", () => {
   it("finds the operation a restated reference confirmed, from the reference's index", async () => {
     const restating = { sim_id: SIM, operator_ref: "CI261130.12345", amount: 10000 };
-    const recorded = recordStatements();
-    let found: Awaited<ReturnType<typeof answeredBefore>>;
-    try {
-      found = await answeredBefore(db.em(), "message-new", restating);
-    } finally {
-      recorded.stop();
-    }
+    const {
+      result: found,
+      plan,
+      pages,
+    } = await planOfLast(db.em(), () => answeredBefore(db.em(), "message-new", restating));
     expect(found.stored).toBeUndefined();
     expect(found.restated?.request_id).toBe("order-12345");
     // Another amount, or the same message, restates nothing.
     expect((await answeredBefore(db.em(), "message-new", { ...restating, amount: 5000 })).restated).toBeUndefined();
     expect((await answeredBefore(db.em(), "message-12345", restating)).restated).toBeUndefined();
-    const [sql, params] = [recorded.statements.at(-1)!, recorded.params.at(-1)!];
-    const plan = (
-      await rows<{ "QUERY PLAN": string }>(db.em(), `explain (analyze, buffers, costs off) ${sql}`, params)
-    ).map((r) => r["QUERY PLAN"]);
     expect(plan.some((l) => l.includes("operations_sim_operator_ref"))).toBe(true);
-    // A few pages in all (the first Buffers line, the statement's), not the SIM's 20,000
-    // operations of that amount.
-    const pages = Number(/shared hit=(\d+)/.exec(plan.find((l) => l.includes("Buffers:"))!)![1]);
+    // A few pages in all (the statement's), not the SIM's 20,000 operations of that amount.
     expect(pages).toBeLessThan(20);
   });
 });
