@@ -447,9 +447,13 @@ export class Invariants {
           where sim_id = $1 and op_type = any($2) and created_at <= $3
             and status not in ('failed', 'rejected')
             -- not gone before the measurement: neither dialled before it nor confirmed before it
-            -- (a proof with no dial recorded: a text attached to, or proving, a queued transfer)
-            and (coalesce(executed_at, case when status = 'confirmed' then finished_at end) is null
-                 or coalesce(executed_at, case when status = 'confirmed' then finished_at end) > $4)
+            -- (a proof with no dial recorded: a text attached to, or proving, a queued transfer),
+            -- nor out of a handset's hands before it: a no_evidence with no dial recorded (its
+            -- handset never reported, its lease ran out) was dialled, if ever, before it left
+            -- running, and no handset takes it after (seed 568662945: a dial the network refused,
+            -- its outcome lost by the app's kill, counted as leaving after a later measurement)
+            and (coalesce(executed_at, case when status in ('confirmed', 'no_evidence') then finished_at end) is null
+                 or coalesce(executed_at, case when status in ('confirmed', 'no_evidence') then finished_at end) > $4)
             -- nor proven by a text received by then: the balance it printed (the measurement,
             -- when fleet took it from that text) is after the debit
             and not exists (select 1 from evidence.messages m
