@@ -69,6 +69,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0012ChainBalances",
     "Migration0013UnkeptDays",
     "Migration0014PreviousDayCount",
+    "Migration0015ScopedQueues",
   ],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],

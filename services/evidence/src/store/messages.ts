@@ -311,13 +311,6 @@ export async function unfinished(
   );
 }
 
-function scopeSql(scope: Scope, params: unknown[]): string {
-  if (scope.fleet) return "";
-  // As JSON: the driver would expand an array parameter into a list, and an empty one into nothing.
-  params.push(JSON.stringify([...scope.simIds]));
-  return " and sim_id in (select jsonb_array_elements_text(?::jsonb))";
-}
-
 function windowSql(window: Window, params: unknown[]): string {
   let sql = "";
   if (window.from) {
@@ -336,45 +329,66 @@ const MOVEMENTS_SQL = kindsSql(MOVEMENT_KINDS);
 const QUEUE_SQL = kindsSql(UNMATCHED_QUEUE_KINDS);
 
 /**
+ * A board list's page, newest first, of the messages `where` admits in the caller's scope. The
+ * fleet's page walks the list's own index. An agent's is read SIM by SIM of its grant, a page at
+ * most from each SIM's entries (`messages_unmatched_sim`, `messages_movements_sim`), then the
+ * newest of those: walking the fleet's entries for the grant's read about as many entries as
+ * the fleet has for each one shown, and all of the window's when the grant's SIMs had fewer
+ * than a page (Migration0015ScopedQueues).
+ */
+async function boardPage(
+  em: EntityManager,
+  where: string,
+  scope: Scope,
+  window: Window,
+  limit: number,
+): Promise<MessageRecord[]> {
+  const params: unknown[] = [];
+  let sql: string;
+  if (scope.fleet) {
+    sql = `select ${COLUMNS} from evidence.messages where ${where}${windowSql(window, params)}
+      order by received_at desc, id desc limit ?`;
+  } else {
+    // As JSON: the driver would expand an array parameter into a list, and an empty one into nothing.
+    params.push(JSON.stringify([...scope.simIds]));
+    sql = `select m.* from jsonb_array_elements_text(?::jsonb) as g(sim)
+      cross join lateral (select ${COLUMNS} from evidence.messages
+        where sim_id = g.sim and ${where}${windowSql(window, params)}
+        order by received_at desc, id desc limit ?) as m
+      order by m.received_at desc, m.id desc limit ?`;
+    params.push(limit);
+  }
+  params.push(limit);
+  return (await rows<Row>(em, sql, params)).map(record);
+}
+
+/**
  * The unmatched queue: finished messages that name no operation, nobody dismissed, of a
  * kind that could prove something or tells of a refusal (outcomes.ts `inUnmatchedQueue`).
  */
-export async function listUnmatched(
+export function listUnmatched(
   em: EntityManager,
   scope: Scope,
   window: Window,
   limit: number,
 ): Promise<MessageRecord[]> {
-  const params: unknown[] = [];
-  const where =
-    `state = 'done' and operation_id is null and dismissed_at is null and (kind is null or kind in ${QUEUE_SQL})` +
-    scopeSql(scope, params) +
-    windowSql(window, params);
-  params.push(limit);
-  const r = await rows<Row>(
+  return boardPage(
     em,
-    `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`,
-    params,
+    `state = 'done' and operation_id is null and dismissed_at is null and (kind is null or kind in ${QUEUE_SQL})`,
+    scope,
+    window,
+    limit,
   );
-  return r.map(record);
 }
 
 /** Movements, newest first; dismissed ones included. */
-export async function listMovements(
+export function listMovements(
   em: EntityManager,
   scope: Scope,
   window: Window,
   limit: number,
 ): Promise<MessageRecord[]> {
-  const params: unknown[] = [];
-  const where = `kind in ${MOVEMENTS_SQL}` + scopeSql(scope, params) + windowSql(window, params);
-  params.push(limit);
-  const r = await rows<Row>(
-    em,
-    `select ${COLUMNS} from evidence.messages where ${where} order by received_at desc, id desc limit ?`,
-    params,
-  );
-  return r.map(record);
+  return boardPage(em, `kind in ${MOVEMENTS_SQL}`, scope, window, limit);
 }
 
 export async function deleteSimMessages(

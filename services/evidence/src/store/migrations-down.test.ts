@@ -8,4 +8,5 @@ describeMigrationDowns("evidence", migrations, [
   "Migration0012ChainBalances",
   "Migration0013UnkeptDays",
   "Migration0014PreviousDayCount",
+  "Migration0015ScopedQueues",
 ]);

@@ -12,6 +12,7 @@ import { Migration0011DayChains } from "./Migration0011DayChains.ts";
 import { Migration0012ChainBalances } from "./Migration0012ChainBalances.ts";
 import { Migration0013UnkeptDays } from "./Migration0013UnkeptDays.ts";
 import { Migration0014PreviousDayCount } from "./Migration0014PreviousDayCount.ts";
+import { Migration0015ScopedQueues } from "./Migration0015ScopedQueues.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   Migration0012ChainBalances,
   Migration0013UnkeptDays,
   Migration0014PreviousDayCount,
+  Migration0015ScopedQueues,
 ];
