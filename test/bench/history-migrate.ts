@@ -62,6 +62,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0013SearchWindows",
     "Migration0014LookupIndexes",
     "Migration0015UnprovenOrder",
+    "Migration0016ScopedQueues",
   ],
   evidence: [
     "Migration0010Autovacuum",

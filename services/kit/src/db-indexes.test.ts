@@ -160,6 +160,26 @@ describe("indexes built concurrently", () => {
     ]);
   });
 
+  it("builds an index before it drops the one it replaces, so the old one serves until the new is built", async () => {
+    await admin.query(`create index events_old on indextest.events (kind)`);
+    const done: string[] = [];
+    const log = {
+      info: (o: { index: string }, msg: string) => {
+        done.push(`${msg}: ${o.index}`);
+      },
+    } as unknown as Parameters<typeof applyConcurrentIndexes>[3];
+    await applyConcurrentIndexes(
+      tdb.url,
+      "indextest",
+      { build: [{ name: "events_new", on: `indextest.events (kind, at)` }], drop: ["events_old"] },
+      log,
+    );
+    expect(done).toEqual(["index built concurrently: events_new", "index dropped concurrently: events_old"]);
+    expect(await indexState("events_old")).toEqual([]);
+    expect(await indexState("events_new")).toEqual([expect.objectContaining({ valid: true })]);
+    await admin.query(`drop index indextest.events_new`);
+  });
+
   it("keeps the table readable and writable while an index is dropped (SHARE UPDATE EXCLUSIVE)", async () => {
     // The drop waits for a transaction that holds a lock on the table; meanwhile a read and an
     // insert from other sessions go through, which a plain DROP INDEX (ACCESS EXCLUSIVE) would block.

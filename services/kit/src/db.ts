@@ -378,8 +378,8 @@ export async function buildConcurrentIndexes(
 }
 
 /**
- * Drops the indexes migrations declare as dropped concurrently that are still there, then
- * builds the ones declared as built concurrently that are missing or invalid, one at a time,
+ * Builds the indexes migrations declare as built concurrently that are missing or invalid,
+ * then drops the ones declared as dropped concurrently that are still there, one at a time,
  * on a connection of its own outside any transaction. Not under the migration lock:
  * `create index concurrently` and `drop index concurrently` wait for every transaction older
  * than them, and a replica waiting for that lock is one. One replica does it (a session
@@ -409,12 +409,7 @@ export async function applyConcurrentIndexes(
          from (select 'public' as nspname
                union select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace) n`,
     );
-    for (const name of changes.drop) {
-      if (!(await indexValidity(client, schema, name))) continue;
-      const started = Date.now();
-      await client.query(`drop index concurrently if exists "${schema}"."${name}"`);
-      log?.info({ schema, index: name, ms: Date.now() - started }, "index dropped concurrently");
-    }
+    // The builds first: an index a new one replaces keeps serving its reads until that is built.
     for (const index of changes.build) {
       const found = await indexValidity(client, schema, index.name);
       if (found?.valid) continue;
@@ -422,6 +417,12 @@ export async function applyConcurrentIndexes(
       const started = Date.now();
       await client.query(`create index concurrently "${index.name}" on ${index.on}`);
       log?.info({ schema, index: index.name, ms: Date.now() - started }, "index built concurrently");
+    }
+    for (const name of changes.drop) {
+      if (!(await indexValidity(client, schema, name))) continue;
+      const started = Date.now();
+      await client.query(`drop index concurrently if exists "${schema}"."${name}"`);
+      log?.info({ schema, index: name, ms: Date.now() - started }, "index dropped concurrently");
     }
   } finally {
     // Ending the session releases its advisory lock.

@@ -8,4 +8,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0013SearchWindows",
   "Migration0014LookupIndexes",
   "Migration0015UnprovenOrder",
+  "Migration0016ScopedQueues",
 ]);

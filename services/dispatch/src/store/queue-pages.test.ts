@@ -1,7 +1,9 @@
-// The arbitration queue's page over a long backlog, against real PostgreSQL and under the plan
-// a prepared statement ends with (generic, made without the window's values): an agent's scope
-// walks the unproven operations in the queue's order and stops at its page, not sorting the
-// window's whole backlog (Migration0015UnprovenOrder).
+// The arbitration queue's page and the settled-on-word list over a long backlog, against real
+// PostgreSQL and under the plan a prepared statement ends with (generic, made without the
+// window's values): an agent's scope reads its page SIM by SIM of its grant and from its own
+// operations, so a quiet scope's few are found in a few pages (Migration0016ScopedQueues), and
+// a busy scope's page is walked in the queue's order, not sorted from the window's whole backlog
+// (Migration0015UnprovenOrder); settled on word walks its own few, not every decision.
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -10,12 +12,16 @@ import { openDatabase, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
-import { listUnproven, type QueueFilter } from "./queues.ts";
+import { listSettledOnWord, listUnproven, type QueueFilter } from "./queues.ts";
 
 let tdb: TestDatabase;
 let db: Database;
 const AGENT = randomUUID();
 const SIMS = Array.from({ length: 100 }, (_, i) => `sim-${i}`);
+const QUIET_AGENT = randomUUID();
+const QUIET_SIM = "sim-quiet";
+/** The operations confirmed on word, in the list's order. */
+const WORD: string[] = [];
 
 beforeAll(async () => {
   tdb = await freshDatabase();
@@ -29,6 +35,45 @@ beforeAll(async () => {
        now() - g * interval '1 minute'
      from generate_series(1, 40000) g`,
   );
+  // A quiet SIM's two unproven and a quiet agent's own on a busy SIM, older than all of those.
+  await db.em().execute(
+    `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+       msisdn_dest, sim_id, started_at, finished_at, created_at)
+     select gen_random_uuid(), 'quiet-' || g, 'no_evidence', 'aggregated', 'deposit',
+       case when g = 3 then ?::uuid else gen_random_uuid() end, 'operator_b', 1000, '690000000',
+       case when g = 3 then 'sim-50' else ? end, now() - interval '29 days' - g * interval '1 minute',
+       now() - interval '29 days' - g * interval '1 minute', now() - interval '29 days' - g * interval '1 minute'
+     from generate_series(1, 3) g`,
+    [QUIET_AGENT, QUIET_SIM],
+  );
+  // The quiet agent's own history on its SIM: 10,000 transfers proven in the window, which a
+  // read of its scope's operations would go through to find its three.
+  await db.em().execute(
+    `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+       msisdn_dest, sim_id, started_at, finished_at, created_at)
+     select gen_random_uuid(), 'proven-' || g, 'confirmed', 'aggregated', 'deposit', ?, 'operator_b', 1000,
+       '690000000', ?, now() - g * interval '3 minutes', now() - g * interval '3 minutes', now() - g * interval '3 minutes'
+     from generate_series(1, 10000) g`,
+    [QUIET_AGENT, QUIET_SIM],
+  );
+  // 10,000 decisions in the window (failed on word), 30 of them confirmed on word with no proof.
+  await db.em().execute(
+    `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+       msisdn_dest, sim_id, started_at, finished_at, created_at, decision, decided_by, decided_at, confirmed_by,
+       failure_reason)
+     select gen_random_uuid(), 'decided-' || g, case when g % 333 = 0 then 'confirmed' else 'failed' end, 'aggregated',
+       'deposit', gen_random_uuid(), 'operator_b', 1000, '690000000', 'sim-' || (g % 100),
+       now() - g * interval '2 minutes', now() - g * interval '2 minutes', now() - g * interval '2 minutes',
+       case when g % 333 = 0 then 'arrived' else 'did_not_arrive' end, gen_random_uuid(), now() - g * interval '2 minutes',
+       case when g % 333 = 0 then 'settle' end, case when g % 333 = 0 then null else 'did_not_arrive' end
+     from generate_series(1, 10000) g`,
+  );
+  const word = await db
+    .em()
+    .execute(
+      `select operation_id::text from dispatch.operations where confirmed_by = 'settle' order by decided_at desc, operation_id`,
+    );
+  WORD.push(...(word as { operation_id: string }[]).map((r) => r.operation_id));
   await db.em().execute(`vacuum analyze dispatch.operations`);
 });
 afterAll(async () => {
@@ -48,49 +93,87 @@ function numbered(sql: string, params: unknown[]): { text: string; values: unkno
   return { text, values };
 }
 
+/**
+ * `run`'s last statement explained under the plan a prepared statement ends with: its page, its
+ * plan, the entries a filter passed over (the most in one node) and its pages.
+ */
+async function genericPlanOf<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; plan: string; passedOver: number; pages: number }> {
+  const recorded = recordStatements();
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    recorded.stop();
+  }
+  const { text, values } = numbered(recorded.statements.at(-1)!, recorded.params.at(-1)!);
+  const client = new pg.Client({ connectionString: tdb.url });
+  await client.connect();
+  try {
+    await client.query(`set plan_cache_mode = force_generic_plan`);
+    await client.query({ name: "queue_page", text, values });
+    const args = values
+      .map((v) =>
+        v === null || v === undefined ? "null" : client.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
+      )
+      .join(", ");
+    const lines = (await client.query(`explain (analyze, buffers, costs off) execute queue_page(${args})`)).rows.map(
+      (r: { "QUERY PLAN": string }) => r["QUERY PLAN"],
+    );
+    const passedOver = Math.max(
+      0,
+      ...lines.map((l) => Number(/Rows Removed by (?:Join )?Filter: (\d+)/.exec(l)?.[1] ?? 0)),
+    );
+    const pages = Number(/shared hit=(\d+)/.exec(lines.find((l) => l.includes("Buffers:")) ?? "")?.[1] ?? 0);
+    return { result, plan: lines.join("\n"), passedOver, pages };
+  } finally {
+    await client.end();
+  }
+}
+
+const thirtyDays = (limit = 50): Pick<QueueFilter, "from" | "to" | "limit"> => {
+  const to = new Date(Date.now() + 60_000);
+  return { from: new Date(to.getTime() - 30 * 86_400_000), to, limit };
+};
+
 describe("the arbitration queue's page", () => {
   it("in an agent's scope, under the generic plan: its page, walked in the queue's order", async () => {
-    const to = new Date(Date.now() + 60_000);
-    const filter: QueueFilter = {
-      scope: { agent_id: AGENT, sim_ids: SIMS.slice(0, 4) },
-      from: new Date(to.getTime() - 30 * 86_400_000),
-      to,
-      limit: 50,
-    };
-    const recorded = recordStatements();
-    let page: { sim_id: string | null; finished_at: Date | null }[];
-    try {
-      page = await listUnproven(db.em(), filter);
-    } finally {
-      recorded.stop();
-    }
+    const filter: QueueFilter = { scope: { agent_id: AGENT, sim_ids: SIMS.slice(0, 4) }, ...thirtyDays() };
+    const { result: page, plan, passedOver } = await genericPlanOf(() => listUnproven(db.em(), filter));
     expect(page).toHaveLength(50);
     expect(page.every((o) => SIMS.slice(0, 4).includes(o.sim_id!))).toBe(true);
     const times = page.map((o) => o.finished_at!.getTime());
     expect(times).toEqual([...times].sort((a, b) => b - a));
+    // The page's walk: a page a SIM at most, not the window's 40,000 entries (nor, walking the
+    // fleet's backlog, 1,200 passed over for the scope's 4 SIMs of 100).
+    expect([passedOver < 200, plan]).toEqual([true, plan]);
+  });
 
-    const { text, values } = numbered(recorded.statements.at(-1)!, recorded.params.at(-1)!);
-    const client = new pg.Client({ connectionString: tdb.url });
-    await client.connect();
-    try {
-      await client.query(`set plan_cache_mode = force_generic_plan`);
-      await client.query({ name: "unproven_page", text, values });
-      const args = values
-        .map((v) =>
-          v === null || v === undefined
-            ? "null"
-            : client.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
-        )
-        .join(", ");
-      const plan = (
-        await client.query(`explain (analyze, buffers, costs off) execute unproven_page(${args})`)
-      ).rows.map((r: { "QUERY PLAN": string }) => r["QUERY PLAN"]);
-      // The page's walk: about 50 over the scope's share of the backlog (4 SIMs of 100: 1,250
-      // entries, 1,200 of them passed over), not the window's 40,000 entries.
-      const passedOver = Math.max(...plan.map((l) => Number(/Rows Removed by Filter: (\d+)/.exec(l)?.[1] ?? 0)));
-      expect([passedOver < 4000, plan.join("\n")]).toEqual([true, plan.join("\n")]);
-    } finally {
-      await client.end();
-    }
+  it("in a quiet scope, under the generic plan: its three, from a few pages", async () => {
+    // The quiet SIM's two unproven and the agent's own on a busy SIM, older than the fleet's 40,000.
+    const filter: QueueFilter = { scope: { agent_id: QUIET_AGENT, sim_ids: [QUIET_SIM] }, ...thirtyDays() };
+    const { result: page, plan, pages } = await genericPlanOf(() => listUnproven(db.em(), filter));
+    expect(page.map((o) => [o.sim_id, o.agent_id])).toEqual([
+      [QUIET_SIM, expect.any(String)],
+      [QUIET_SIM, expect.any(String)],
+      ["sim-50", QUIET_AGENT],
+    ]);
+    // Not the window's 40,000 entries, nor the scope's 10,000 proven operations.
+    expect([pages < 100, plan]).toEqual([true, plan]);
+  });
+});
+
+describe("settled on word", () => {
+  it("a page of the few among the window's decisions, under the generic plan", async () => {
+    const fleet = await genericPlanOf(() => listSettledOnWord(db.em(), { scope: null, ...thirtyDays(20) }));
+    expect(fleet.result.map((o) => o.operation_id)).toEqual(WORD.slice(0, 20));
+    expect([fleet.pages < 200, fleet.plan]).toEqual([true, fleet.plan]);
+    const agent = await genericPlanOf(() =>
+      listSettledOnWord(db.em(), { scope: { agent_id: QUIET_AGENT, sim_ids: [QUIET_SIM] }, ...thirtyDays() }),
+    );
+    expect(agent.result).toEqual([]);
+    // The window's 30 decisions on word walked, not its 10,000 decisions.
+    expect([agent.pages < 200, agent.plan]).toEqual([true, agent.plan]);
   });
 });

@@ -46,15 +46,18 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  * first that stops at the page (`operations_contradicted`, where an incremental sort breaks
  * finished_at's ties by id; `operations_no_evidence_page`, in the branch's order, so that even
  * the statement's generic plan walks it: Migration0015UnprovenOrder), and only the page's rows
- * are read whole.
+ * are read whole. In an agent's scope the backlog's part is read SIM by SIM of the grant and
+ * from the agent's own (`scopedUnprovenPage`).
  * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
  * the contradicted first) read and sorted the window's whole backlog.
  */
 export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
-  const filters: string[] = [`o.op_type not in ('balance', 'mini_statement')`];
-  const filterParams: unknown[] = [];
+  const base: string[] = [`o.op_type not in ('balance', 'mini_statement')`];
+  const baseParams: unknown[] = [];
+  window(base, baseParams, "o.finished_at", f);
+  const filters = [...base];
+  const filterParams = [...baseParams];
   scoped(filters, filterParams, f.scope);
-  window(filters, filterParams, "o.finished_at", f);
   const contradicted = `o.contradicting_message_id is not null and (o.status = 'no_evidence' or
     (o.status in ('failed', 'rejected') and (o.started_at is not null or o.origin = 'matching')))`;
   const plain = `o.contradicting_message_id is null and o.status = 'no_evidence'`;
@@ -65,8 +68,15 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
       ["o.finished_at is not null", "o.finished_at desc, o.operation_id"],
       ["o.finished_at is null", "o.operation_id"],
     ]) {
+      const where = `${which} and ${finished}`;
+      if (which === plain && finished === "o.finished_at is not null" && f.scope !== null) {
+        // The backlog itself in an agent's scope: SIM by SIM of the grant, and its own.
+        parts.push(scopedUnprovenPage(where, base, f.limit));
+        params.push(JSON.stringify([...f.scope.sim_ids]), ...baseParams, f.scope.agent_id, ...baseParams);
+        continue;
+      }
       parts.push(`(select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
-        from dispatch.operations o where ${which} and ${finished} and ${filters.join(" and ")}
+        from dispatch.operations o where ${where} and ${filters.join(" and ")}
         order by ${order} limit ${f.limit})`);
       params.push(...filterParams);
     }
@@ -84,9 +94,33 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
 }
 
 /**
+ * The unproven backlog's page in an agent's scope (its grant's SIMs, then its own operations):
+ * for each SIM of the grant, a page at most of its newest (`operations_no_evidence_sim`), and a
+ * page at most of the agent's own (`operations_no_evidence_agent`), their newest page merged
+ * (an operation both on a granted SIM and the agent's counted once). Walking the fleet's backlog
+ * for the scope read about 50 entries over the scope's share, and the whole window's (the whole
+ * backlog with `all`) when the scope had fewer than a page (Migration0016ScopedQueues).
+ * Parameters: the grant's SIM ids as JSON, `base`'s, the agent, `base`'s again.
+ */
+function scopedUnprovenPage(where: string, base: string[], limit: number): string {
+  const cond = `${where} and ${base.join(" and ")}`;
+  const newest = `order by o.finished_at desc, o.operation_id limit ${limit}`;
+  return `(select * from (
+      select x.operation_id, x.plain, x.finished_at from jsonb_array_elements_text(?::jsonb) as g(sim)
+        cross join lateral (select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
+          from dispatch.operations o where o.sim_id = g.sim and ${cond} ${newest}) as x
+      union
+      (select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
+        from dispatch.operations o where o.agent_id = ? and ${cond} ${newest})) s
+    order by s.finished_at desc, s.operation_id limit ${limit})`;
+}
+
+/**
  * Confirmed by a person (board settle `arrived`, admin arbitration `confirmed`) while no
  * operator message proves it: it leaves the list as soon as any evidence attaches.
- * Windowed on the decision time.
+ * Windowed on the decision time. Walks `operations_settled_on_word` (partial on this
+ * predicate, in this order: Migration0016ScopedQueues), which holds these alone: a page
+ * reads a page, and an agent's scope what the window holds of them at most.
  */
 export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
   const where = [

@@ -14,9 +14,9 @@ import { Migration, type ConcurrentIndex } from "@transferops/kit";
  * an agent's about 50 over its share of the fleet.
  *
  * Built and dropped concurrently after the migrations (kit `concurrentIndexes`,
- * `concurrentDrops`; the drop first): SHARE UPDATE EXCLUSIVE on dispatch.operations, whose reads
- * and writes go on meanwhile; until the build ends the queue reads the backlog without either
- * index (a walk of the window). The same entries as the index it replaces (one a transfer left
+ * `concurrentDrops`; the build first since Migration0016ScopedQueues, so the old index serves the
+ * queue until the new one is built): SHARE UPDATE EXCLUSIVE on dispatch.operations, whose reads
+ * and writes go on meanwhile. The same entries as the index it replaces (one a transfer left
  * unproven), each an id wider.
  *
  * `down()` puts back the schema before it (the test compares the schema dumps): `drop index`

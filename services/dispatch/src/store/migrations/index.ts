@@ -13,6 +13,7 @@ import { Migration0012UnprovenCounts } from "./Migration0012UnprovenCounts.ts";
 import { Migration0013SearchWindows } from "./Migration0013SearchWindows.ts";
 import { Migration0014LookupIndexes } from "./Migration0014LookupIndexes.ts";
 import { Migration0015UnprovenOrder } from "./Migration0015UnprovenOrder.ts";
+import { Migration0016ScopedQueues } from "./Migration0016ScopedQueues.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   Migration0013SearchWindows,
   Migration0014LookupIndexes,
   Migration0015UnprovenOrder,
+  Migration0016ScopedQueues,
 ];
