@@ -198,7 +198,7 @@ export class OperationCreation {
         },
         {
           circuit_breaker_active: context.breaker_active,
-          candidates: await candidatesOf(em, context.sims, this.pending),
+          candidates: await candidatesOf(em, context.sims, config.runningTimeoutS, this.pending),
           now,
           staleness_ms: config.balanceStalenessMs,
         },
@@ -240,6 +240,7 @@ export class OperationCreation {
         amount: op.montant,
         now,
         staleness_ms: config.balanceStalenessMs,
+        lease_s: config.runningTimeoutS,
       },
       { inserted: true },
     );

@@ -67,7 +67,7 @@ async function admitCreate(deps: DispatchDeps, actor: Actor, caller: Caller | un
       },
       {
         circuit_breaker_active: context.breaker_active,
-        candidates: await candidatesOf(deps.db.em(), context.sims),
+        candidates: await candidatesOf(deps.db.em(), context.sims, deps.config.runningTimeoutS),
         now,
         staleness_ms: deps.config.balanceStalenessMs,
       },
@@ -94,6 +94,7 @@ export async function createMatching(
       amount: m.amount,
       now,
       staleness_ms: deps.config.balanceStalenessMs,
+      lease_s: deps.config.runningTimeoutS,
     };
     const short = await reserveBalance(em, admission.sim, reservation, { inserted: false });
     if (short) throw short;
@@ -213,7 +214,7 @@ async function admitEdit(
       { amount: edit.change.montant ?? null, beneficiary_msisdn: edit.destination?.msisdn ?? null },
       {
         circuit_breaker_active: false,
-        candidates: context ? await candidatesOf(em, context.sims) : [],
+        candidates: context ? await candidatesOf(em, context.sims, deps.config.runningTimeoutS) : [],
         now,
         staleness_ms: deps.config.balanceStalenessMs,
       },
@@ -249,6 +250,7 @@ export async function editMatching(
         amount: edited.montant,
         now,
         staleness_ms: deps.config.balanceStalenessMs,
+        lease_s: deps.config.runningTimeoutS,
       };
       const short = await reserveBalance(em, admission.sim, reservation, { inserted: true });
       if (short) throw short;

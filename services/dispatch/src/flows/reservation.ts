@@ -18,11 +18,13 @@ import type { FleetSim } from "./ports.ts";
 export async function candidatesOf(
   em: EntityManager,
   sims: FleetSim[],
+  leaseS: number,
   pending?: PendingDebits,
 ): Promise<SimCandidate[]> {
   const loads = await simLoads(
     em,
     sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.balance_updated_at })),
+    leaseS,
   );
   return sims.map((s) => ({
     sim_id: s.sim_id,
@@ -49,7 +51,15 @@ export async function candidatesOf(
 export async function reserveBalance(
   tx: EntityManager,
   sim: SimCandidate,
-  request: { operator: Operator; op_type: OpType; amount: number; now: Date; staleness_ms: number },
+  request: {
+    operator: Operator;
+    op_type: OpType;
+    amount: number;
+    now: Date;
+    staleness_ms: number;
+    /** RUNNING_TIMEOUT_S: how long a dial no handset reported may run (HELD_DEBITS). */
+    lease_s: number;
+  },
   read: {
     /** The operation is already written with its amount: its own amount is not counted against it. */
     inserted: boolean;
@@ -57,6 +67,6 @@ export async function reserveBalance(
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
   const own = read.inserted ? request.amount : 0;
-  const reserved = (await lockSimReservation(tx, sim.sim_id, sim.balance_updated_at)) - own;
+  const reserved = (await lockSimReservation(tx, sim.sim_id, sim.balance_updated_at, request.lease_s)) - own;
   return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
 }

@@ -419,7 +419,11 @@ describe("create operation: its statements", () => {
       await c.query(`set enable_seqscan = off; set enable_bitmapscan = off`);
       const measured = new Date().toISOString();
       const sims = [b1, a1].map((sim_id) => ({ sim_id, measured_at: measured }));
-      const plan = await c.query(`explain ${loads.replace("?", "$1")}`, [JSON.stringify(sims)]);
+      let n = 0;
+      const plan = await c.query(`explain ${loads.replace(/\?/g, () => `$${++n}`)}`, [
+        JSON.stringify(sims),
+        ...Array.from({ length: n - 1 }, () => 900),
+      ]);
       const text = plan.rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
       expect(text).toMatch(/Index Only Scan using operations_sim_holding on operations/);
       // What may have left since the measurement: the SIM's entries changed after it.
@@ -553,6 +557,8 @@ describe("create operation: queued and running debits are reserved against the m
   // written as the flows leave it; a second 9,000 on that SIM is accepted only if it holds nothing.
   const now = () => new Date();
   const before = () => new Date(Date.now() - 2 * HOUR);
+  /** Minutes before the measurement (an hour ago). */
+  const beforeMeasurement = (minutes: number) => new Date(Date.now() - HOUR - minutes * 60_000);
   const actor = randomUUID();
   const states: [string, Record<string, unknown>, boolean][] = [
     ["queued", {}, true],
@@ -610,6 +616,35 @@ describe("create operation: queued and running debits are reserved against the m
     [
       "cancelled while dialling, then reported ussd_failed",
       { status: "rejected", started_at: now(), device_outcome: "ussd_failed" },
+      false,
+    ],
+    // Changed before the measurement, but handed to a handset that never reported its dial,
+    // less than the lease (RUNNING_TIMEOUT_S, 900 s) before it: the dial may have gone on
+    // after the measurement, which then does not show it.
+    [
+      "no_evidence by its handset's deletion while it dialled, claimed 10 minutes before the measurement",
+      { status: "no_evidence", started_at: beforeMeasurement(10), updated_at: beforeMeasurement(5) },
+      true,
+    ],
+    [
+      "cancelled while dialling, no report, claimed 10 minutes before the measurement",
+      { status: "rejected", started_at: beforeMeasurement(10), updated_at: beforeMeasurement(5) },
+      true,
+    ],
+    [
+      "no_evidence by its handset's deletion while it dialled, claimed 20 minutes before the measurement",
+      { status: "no_evidence", started_at: beforeMeasurement(20), updated_at: beforeMeasurement(15) },
+      false,
+    ],
+    [
+      "no_evidence after ussd_timeout reported before the measurement, claimed 10 minutes before it",
+      {
+        status: "no_evidence",
+        started_at: beforeMeasurement(10),
+        executed_at: beforeMeasurement(9),
+        device_outcome: "ussd_timeout",
+        updated_at: beforeMeasurement(5),
+      },
       false,
     ],
   ];

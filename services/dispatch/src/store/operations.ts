@@ -237,7 +237,10 @@ const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
  *
  * - in flight or awaiting its proof (HOLDING_STATUSES: queued, running, awaiting_evidence,
  *   awaiting_manual_dial), whenever it was created;
- * - changed after the measurement (`updated_at` later than it) and
+ * - changed after the measurement (`updated_at` later than it), or handed to a handset that
+ *   reported no dial (`executed_at` null) less than the lease (`leaseS`, RUNNING_TIMEOUT_S)
+ *   before it: a dial no one reported may run until then (a handset deleted, or its operation
+ *   cancelled, while it dialled), so a measurement before that end does not show it; and
  *   - no_evidence (a ussd_timeout, the sweep, a lost handset): a late SMS can still prove it;
  *   - confirmed, unless its proof carried the balance after it and the measurement is that
  *     reading or a newer one (settled or arbitrated on word, or proven without a balance:
@@ -255,12 +258,15 @@ const HOLDING = `status in (${sqlList(HOLDING_STATUSES)})`;
  * measurement (`operations_sim_changed`), so the cost does not grow with the SIM's history.
  */
 const DEBITING = `op_type in (${sqlList(DEBITING_OP_TYPES)})`;
-const HELD_DEBITS = (sim: string, measured: string) => `(
+const HELD_DEBITS = (sim: string, measured: string, leaseS: string) => `(
   (select coalesce(sum(montant), 0) from dispatch.operations
     where sim_id = ${sim} and ${HOLDING} and ${DEBITING})
   + (select coalesce(sum(montant), 0) from dispatch.operations
     where sim_id = ${sim} and status in ('no_evidence', 'confirmed', 'failed', 'rejected') and ${DEBITING}
-      and updated_at > coalesce(${measured}, '-infinity'::timestamptz)
+      -- within the index's range: updated_at is never before started_at
+      and updated_at > coalesce(${measured}, '-infinity'::timestamptz) - make_interval(secs => ${leaseS})
+      and (updated_at > coalesce(${measured}, '-infinity'::timestamptz)
+        or (executed_at is null and started_at > coalesce(${measured}, '-infinity'::timestamptz) - make_interval(secs => ${leaseS})))
       and (status = 'no_evidence'
         or (status = 'confirmed'
             and (evidence_balance_after is null or evidence_received_at is null or evidence_received_at > ${measured}))
@@ -502,6 +508,7 @@ export interface SimLoad {
 export async function simLoads(
   em: EntityManager,
   sims: readonly { sim_id: string; measured_at: Date | null }[],
+  leaseS: number,
 ): Promise<Map<string, SimLoad>> {
   const loads = new Map<string, SimLoad>();
   if (sims.length === 0) return loads;
@@ -521,8 +528,12 @@ export async function simLoads(
          select count(*) filter (where status in ('queued', 'running')) as in_flight
            from dispatch.operations
           where sim_id = s.sim_id and status in ('queued', 'running')) as l
-       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at")} as reserved) as h`,
-    [JSON.stringify(sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.measured_at?.toISOString() ?? null })))],
+       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at", "?::int")} as reserved) as h`,
+    [
+      JSON.stringify(sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.measured_at?.toISOString() ?? null }))),
+      leaseS,
+      leaseS,
+    ],
   );
   for (const r of found) {
     loads.set(r.sim_id, {
@@ -534,13 +545,18 @@ export async function simLoads(
   return loads;
 }
 
-/** What the SIM's free balance holds (`HELD_DEBITS`), measured at `measuredAt`. */
-export async function reservedOn(em: EntityManager, simId: string, measuredAt: Date | null): Promise<number> {
+/** What the SIM's free balance holds (`HELD_DEBITS`), measured at `measuredAt`, with a handset's lease of `leaseS`. */
+export async function reservedOn(
+  em: EntityManager,
+  simId: string,
+  measuredAt: Date | null,
+  leaseS: number,
+): Promise<number> {
   const r = await one<{ reserved: unknown }>(
     em,
-    `select ${HELD_DEBITS("p.sim_id", "p.measured_at")} as reserved
-       from (select ?::text as sim_id, ?::timestamptz as measured_at) as p`,
-    [simId, measuredAt],
+    `select ${HELD_DEBITS("p.sim_id", "p.measured_at", "p.lease_s")} as reserved
+       from (select ?::text as sim_id, ?::timestamptz as measured_at, ?::int as lease_s) as p`,
+    [simId, measuredAt, leaseS],
   );
   return Number(r?.reserved ?? 0);
 }
@@ -550,9 +566,14 @@ export async function reservedOn(em: EntityManager, simId: string, measuredAt: D
  * advisory lock, held until commit) and answers what it holds, so that two concurrent creates
  * cannot both spend the same balance.
  */
-export async function lockSimReservation(em: EntityManager, simId: string, measuredAt: Date | null): Promise<number> {
+export async function lockSimReservation(
+  em: EntityManager,
+  simId: string,
+  measuredAt: Date | null,
+  leaseS: number,
+): Promise<number> {
   await lockSim(em, simId);
-  return reservedOn(em, simId, measuredAt);
+  return reservedOn(em, simId, measuredAt, leaseS);
 }
 
 /** The SIM's lock alone (see lockSimReservation), for a change that adds to what the SIM holds. */
