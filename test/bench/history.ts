@@ -108,6 +108,8 @@ interface Fixture {
   admin: Record<string, string>;
   agent: Record<string, string>;
   agentId: string;
+  /** An agent granted one SIM that has no traffic (a SIM just granted, a handset off for weeks). */
+  quiet: Record<string, string>;
   bearerKey: Record<string, string>;
   devices: { token: string; deviceId: string; simId: string; msisdn: string; balance: number }[];
 }
@@ -167,12 +169,42 @@ async function fixtures(base: string): Promise<Fixture> {
     {},
     { login: "bench-agent", password: "bench-password-1" },
   );
+  // The quiet agent's SIM: on a handset of its own, outside the history's fleet (no traffic).
+  const quietDevice = await call(base, "POST", "/v1/devices", admin, { label: "history quiet" });
+  const quietSim = await call(base, "POST", "/v1/sims", admin, {
+    operator: "operator_b",
+    msisdn: `69${String(3_000_000 + HANDSETS).padStart(7, "0")}`,
+    pin: PIN,
+    device_id: quietDevice.body.device_id,
+    subscription_slot: "0",
+  });
+  ok("quiet SIM", quietSim, [201]);
+  const quietId: string = (
+    await call(base, "POST", "/v1/agents/admin", admin, {
+      login: "bench-quiet",
+      full_name: "Bench Quiet Agent",
+      password: "bench-password-1",
+    })
+  ).body.agent_id;
+  await call(base, "PATCH", `/v1/admin/agents/${quietId}/access`, admin, {
+    allowed_sim_ids: [quietSim.body.sim_id],
+    allowed_op_types: ["deposit"],
+    max_amount: 500_000,
+  });
+  const quietLogin = await call(
+    base,
+    "POST",
+    "/v1/agents/login",
+    {},
+    { login: "bench-quiet", password: "bench-password-1" },
+  );
   return {
     base,
     key,
     admin,
     agent: { authorization: `Bearer ${agentLogin.body.token}` },
     agentId,
+    quiet: { authorization: `Bearer ${quietLogin.body.token}` },
     bearerKey: { authorization: `Bearer ${API_KEY}` },
     devices,
   };
@@ -307,6 +339,12 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     ["unmatched queue, agent's SIMs", f.agent, "/v1/evidences?unmatched=true"],
     ["movements, agent's SIMs", f.agent, "/v1/evidences/movements"],
     ["arbitration queue, agent's scope", f.agent, "/v1/operations/unproven"],
+    // An agent whose one SIM has no traffic, over the whole history (`all`): read SIM by SIM,
+    // nothing to walk (Migration0015ScopedQueues, dispatch Migration0016ScopedQueues); walking
+    // the fleet's entries for its grant read every entry of the history.
+    ["unmatched queue, a quiet agent (all)", f.quiet, "/v1/evidences?unmatched=true&all=true"],
+    ["movements, a quiet agent (all)", f.quiet, "/v1/evidences/movements?all=true"],
+    ["arbitration queue, a quiet agent (all)", f.quiet, "/v1/operations/unproven?all=true"],
     ["operations, no filter", f.admin, "/v1/operations"],
     ["operations, agent's own scope", f.agent, "/v1/operations"],
     ["operations ?status=confirmed", f.admin, "/v1/operations?status=confirmed"],
