@@ -114,6 +114,30 @@ interface Fixture {
   devices: { token: string; deviceId: string; simId: string; msisdn: string; balance: number }[];
 }
 
+/** An agent created by the admin, granted deposits on `simIds`, signed in. */
+async function grantedAgent(
+  base: string,
+  admin: Record<string, string>,
+  login: string,
+  fullName: string,
+  simIds: string[],
+): Promise<{ agentId: string; session: Record<string, string> }> {
+  const made = await call(base, "POST", "/v1/agents/admin", admin, {
+    login,
+    full_name: fullName,
+    password: "bench-password-1",
+  });
+  ok(`agent ${login}`, made, [201]);
+  const agentId: string = made.body.agent_id;
+  await call(base, "PATCH", `/v1/admin/agents/${agentId}/access`, admin, {
+    allowed_sim_ids: simIds,
+    allowed_op_types: ["deposit"],
+    max_amount: 500_000,
+  });
+  const signedIn = await call(base, "POST", "/v1/agents/login", {}, { login, password: "bench-password-1" });
+  return { agentId, session: { authorization: `Bearer ${signedIn.body.token}` } };
+}
+
 async function fixtures(base: string): Promise<Fixture> {
   const key = { "x-api-key": API_KEY };
   await call(
@@ -129,13 +153,6 @@ async function fixtures(base: string): Promise<Fixture> {
   );
   const login = await call(base, "POST", "/v1/agents/login", {}, { login: "bench", password: "bench-password-1" });
   const admin = { authorization: `Bearer ${login.body.token}` };
-  const agentId: string = (
-    await call(base, "POST", "/v1/agents/admin", admin, {
-      login: "bench-agent",
-      full_name: "Bench Agent",
-      password: "bench-password-1",
-    })
-  ).body.agent_id;
   const devices: Fixture["devices"] = [];
   for (let i = 0; i < HANDSETS; i++) {
     const d = await call(base, "POST", "/v1/devices", admin, { label: `history ${i}` });
@@ -157,17 +174,12 @@ async function fixtures(base: string): Promise<Fixture> {
       balance: START_BALANCE,
     });
   }
-  await call(base, "PATCH", `/v1/admin/agents/${agentId}/access`, admin, {
-    allowed_sim_ids: devices.map((d) => d.simId),
-    allowed_op_types: ["deposit"],
-    max_amount: 500_000,
-  });
-  const agentLogin = await call(
+  const agent = await grantedAgent(
     base,
-    "POST",
-    "/v1/agents/login",
-    {},
-    { login: "bench-agent", password: "bench-password-1" },
+    admin,
+    "bench-agent",
+    "Bench Agent",
+    devices.map((d) => d.simId),
   );
   // The quiet agent's SIM: on a handset of its own, outside the history's fleet (no traffic).
   const quietDevice = await call(base, "POST", "/v1/devices", admin, { label: "history quiet" });
@@ -179,32 +191,14 @@ async function fixtures(base: string): Promise<Fixture> {
     subscription_slot: "0",
   });
   ok("quiet SIM", quietSim, [201]);
-  const quietId: string = (
-    await call(base, "POST", "/v1/agents/admin", admin, {
-      login: "bench-quiet",
-      full_name: "Bench Quiet Agent",
-      password: "bench-password-1",
-    })
-  ).body.agent_id;
-  await call(base, "PATCH", `/v1/admin/agents/${quietId}/access`, admin, {
-    allowed_sim_ids: [quietSim.body.sim_id],
-    allowed_op_types: ["deposit"],
-    max_amount: 500_000,
-  });
-  const quietLogin = await call(
-    base,
-    "POST",
-    "/v1/agents/login",
-    {},
-    { login: "bench-quiet", password: "bench-password-1" },
-  );
+  const quiet = await grantedAgent(base, admin, "bench-quiet", "Bench Quiet Agent", [quietSim.body.sim_id]);
   return {
     base,
     key,
     admin,
-    agent: { authorization: `Bearer ${agentLogin.body.token}` },
-    agentId,
-    quiet: { authorization: `Bearer ${quietLogin.body.token}` },
+    agent: agent.session,
+    agentId: agent.agentId,
+    quiet: quiet.session,
     bearerKey: { authorization: `Bearer ${API_KEY}` },
     devices,
   };

@@ -29,6 +29,20 @@ export function recordStatements(): {
   return { statements, params, inTransaction, stop: () => recorder.mockRestore() };
 }
 
+/** Runs `run` and answers its answer and the last statement it sent through MikroORM, with its parameters. */
+export async function lastStatementOf<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; sql: string; params: unknown[] }> {
+  const recorded = recordStatements();
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    recorded.stop();
+  }
+  return { result, sql: recorded.statements.at(-1)!, params: recorded.params.at(-1)! };
+}
+
 /**
  * Runs `run`, then `explain (analyze, buffers, costs off)` the last statement it sent through
  * MikroORM, with its parameters: its answer, the plan's lines, and the pages the statement read
@@ -38,17 +52,10 @@ export async function planOfLast<T>(
   em: EntityManager,
   run: () => Promise<T>,
 ): Promise<{ result: T; plan: string[]; pages: number }> {
-  const recorded = recordStatements();
-  let result: T;
-  try {
-    result = await run();
-  } finally {
-    recorded.stop();
-  }
-  const found = (await em.execute(
-    `explain (analyze, buffers, costs off) ${recorded.statements.at(-1)!}`,
-    recorded.params.at(-1)! as never[],
-  )) as { "QUERY PLAN": string }[];
+  const { result, sql, params } = await lastStatementOf(run);
+  const found = (await em.execute(`explain (analyze, buffers, costs off) ${sql}`, params as never[])) as {
+    "QUERY PLAN": string;
+  }[];
   const plan = found.map((r) => r["QUERY PLAN"]);
   const buffers = plan.find((l) => l.includes("Buffers:"));
   return { result, plan, pages: Number(/shared hit=(\d+)/.exec(buffers ?? "")?.[1] ?? 0) };

@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
-import { recordStatements } from "../../../../test/support/statements.ts";
+import { lastStatementOf } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
 import { listSettledOnWord, listUnproven, type QueueFilter } from "./queues.ts";
 
@@ -100,14 +100,8 @@ function numbered(sql: string, params: unknown[]): { text: string; values: unkno
 async function genericPlanOf<T>(
   run: () => Promise<T>,
 ): Promise<{ result: T; plan: string; passedOver: number; pages: number }> {
-  const recorded = recordStatements();
-  let result: T;
-  try {
-    result = await run();
-  } finally {
-    recorded.stop();
-  }
-  const { text, values } = numbered(recorded.statements.at(-1)!, recorded.params.at(-1)!);
+  const { result, sql, params } = await lastStatementOf(run);
+  const { text, values } = numbered(sql, params);
   const client = new pg.Client({ connectionString: tdb.url });
   await client.connect();
   try {
