@@ -142,6 +142,8 @@ describe("the arbitration queue's page", () => {
     // The page's walk: a page a SIM at most, not the window's 40,000 entries (nor, walking the
     // fleet's backlog, 1,200 passed over for the scope's 4 SIMs of 100).
     expect([passedOver < 200, plan]).toEqual([true, plan]);
+    // Each SIM's entries from its index alone; only the page's rows are read whole.
+    expect(plan).toMatch(/Index Only Scan using operations_no_evidence_sim/);
   });
 
   it("in a quiet scope, under the generic plan: its three, from a few pages", async () => {

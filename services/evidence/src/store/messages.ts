@@ -351,11 +351,16 @@ async function boardPage(
   } else {
     // As JSON: the driver would expand an array parameter into a list, and an empty one into nothing.
     params.push(JSON.stringify([...scope.simIds]));
-    sql = `select m.* from jsonb_array_elements_text(?::jsonb) as g(sim)
-      cross join lateral (select ${COLUMNS} from evidence.messages
-        where sim_id = g.sim and ${where}${windowSql(window, params)}
-        order by received_at desc, id desc limit ?) as m
-      order by m.received_at desc, m.id desc limit ?`;
+    // The page's keys from the SIMs' index entries (index-only), then its rows alone: a grant
+    // of many SIMs reads a page of entries from each, not a page of whole rows.
+    sql = `with page as (
+        select x.id from jsonb_array_elements_text(?::jsonb) as g(sim)
+        cross join lateral (select id, received_at from evidence.messages
+          where sim_id = g.sim and ${where}${windowSql(window, params)}
+          order by received_at desc, id desc limit ?) as x
+        order by x.received_at desc, x.id desc limit ?)
+      select ${COLUMNS} from evidence.messages where id in (select id from page)
+      order by received_at desc, id desc`;
     params.push(limit);
   }
   params.push(limit);

@@ -81,6 +81,22 @@ describe("a board list in an agent's scope", () => {
     expect(scoped).toHaveLength(50);
   });
 
+  it.each(lists)(
+    "%s: a grant of every SIM reads a page of entries from each, then the page's rows",
+    async (_name, list) => {
+      const every = agent(QUIET, ...Array.from({ length: 100 }, (_, i) => `sim-busy-${i}`));
+      const { result, plan, pages } = await planOfLast(db.em(), () => list(db.em(), every, ALL, 50));
+      const fleet = await list(db.em(), { fleet: true }, ALL, 50);
+      expect(result.map((m) => m.id)).toEqual(fleet.map((m) => m.id));
+      // Each SIM's 50 entries from its index alone (no row read for them), then the page's 50
+      // rows: not the 5,050 rows whole (about 150 more pages).
+      expect([
+        plan.some((l) => /Index Only Scan using messages_(unmatched|movements)_sim/.test(l)),
+        pages < 1000,
+      ]).toEqual([true, true]);
+    },
+  );
+
   it.each(lists)("%s: a window and a grant of no SIM", async (_name, list) => {
     const from = new Date(NOW.getTime() - 360 * 60_000);
     const windowed = await list(db.em(), agent(BUSY), { from, to: null }, 50);

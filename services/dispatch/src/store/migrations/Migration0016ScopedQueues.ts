@@ -18,8 +18,10 @@ import { Migration, type ConcurrentIndex } from "@transferops/kit";
  *   attaches. `operations_decided`, which nothing else reads, is dropped (concurrently, after
  *   the builds: the kit builds first), one entry fewer for each decision.
  *
- * Partial on `no_evidence` (one entry a transfer left unproven, as `operations_no_evidence_page`)
- * and on the list's own predicate, spelled as the query spells it. Built concurrently (SHARE
+ * Partial on `no_evidence` (one entry a transfer left unproven, as `operations_no_evidence_page`),
+ * with what the queue filters on besides (`op_type`, `contradicting_message_id`) in the entry, so
+ * a grant of many SIMs reads a page of entries from each, not a page of rows (index-only), and
+ * the page's rows alone; and on the list's own predicate, spelled as the query spells it. Built concurrently (SHARE
  * UPDATE EXCLUSIVE: creates, claims and proofs go on while they build); until built, the reads
  * go as before. `down()` drops them and builds `operations_decided` again.
  */
@@ -29,11 +31,13 @@ export class Migration0016ScopedQueues extends Migration {
   static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
     {
       name: "operations_no_evidence_sim",
-      on: `dispatch.operations (sim_id, finished_at desc, operation_id) where status = 'no_evidence'`,
+      on: `dispatch.operations (sim_id, finished_at desc, operation_id) include (op_type, contradicting_message_id)
+        where status = 'no_evidence'`,
     },
     {
       name: "operations_no_evidence_agent",
-      on: `dispatch.operations (agent_id, finished_at desc, operation_id) where status = 'no_evidence'`,
+      on: `dispatch.operations (agent_id, finished_at desc, operation_id) include (op_type, contradicting_message_id)
+        where status = 'no_evidence'`,
     },
     {
       name: "operations_settled_on_word",
