@@ -524,14 +524,14 @@ export async function simLoads(
               where f.sim_id = s.sim_id and f.finished_at is not null
               order by f.finished_at desc limit 1) as last_finished_at
        from jsonb_to_recordset(?::jsonb) as s(sim_id text, measured_at timestamptz)
+       cross join (select ?::int as lease_s) as p
        cross join lateral (
          select count(*) filter (where status in ('queued', 'running')) as in_flight
            from dispatch.operations
           where sim_id = s.sim_id and status in ('queued', 'running')) as l
-       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at", "?::int")} as reserved) as h`,
+       cross join lateral (select ${HELD_DEBITS("s.sim_id", "s.measured_at", "p.lease_s")} as reserved) as h`,
     [
       JSON.stringify(sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.measured_at?.toISOString() ?? null }))),
-      leaseS,
       leaseS,
     ],
   );
