@@ -198,7 +198,7 @@ export class OperationCreation {
         },
         {
           circuit_breaker_active: context.breaker_active,
-          candidates: await candidatesOf(em, context.sims, config.runningTimeoutS, this.pending),
+          candidates: await candidatesOf(em, context.sims, config, this.pending),
           now,
           staleness_ms: config.balanceStalenessMs,
         },
@@ -239,9 +239,8 @@ export class OperationCreation {
         op_type: op.op_type,
         amount: op.montant,
         now,
-        staleness_ms: config.balanceStalenessMs,
-        lease_s: config.runningTimeoutS,
       },
+      config,
       { inserted: true },
     );
     if (short) throw short;

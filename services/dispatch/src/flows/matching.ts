@@ -67,7 +67,7 @@ async function admitCreate(deps: DispatchDeps, actor: Actor, caller: Caller | un
       },
       {
         circuit_breaker_active: context.breaker_active,
-        candidates: await candidatesOf(deps.db.em(), context.sims, deps.config.runningTimeoutS),
+        candidates: await candidatesOf(deps.db.em(), context.sims, deps.config),
         now,
         staleness_ms: deps.config.balanceStalenessMs,
       },
@@ -93,10 +93,8 @@ export async function createMatching(
       op_type: MATCHING_OP_TYPE,
       amount: m.amount,
       now,
-      staleness_ms: deps.config.balanceStalenessMs,
-      lease_s: deps.config.runningTimeoutS,
     };
-    const short = await reserveBalance(em, admission.sim, reservation, { inserted: false });
+    const short = await reserveBalance(em, admission.sim, reservation, deps.config, { inserted: false });
     if (short) throw short;
     const row = (await insertOperation(em, {
       operation_id: operationId,
@@ -214,7 +212,7 @@ async function admitEdit(
       { amount: edit.change.montant ?? null, beneficiary_msisdn: edit.destination?.msisdn ?? null },
       {
         circuit_breaker_active: false,
-        candidates: context ? await candidatesOf(em, context.sims, deps.config.runningTimeoutS) : [],
+        candidates: context ? await candidatesOf(em, context.sims, deps.config) : [],
         now,
         staleness_ms: deps.config.balanceStalenessMs,
       },
@@ -249,10 +247,8 @@ export async function editMatching(
         op_type: MATCHING_OP_TYPE,
         amount: edited.montant,
         now,
-        staleness_ms: deps.config.balanceStalenessMs,
-        lease_s: deps.config.runningTimeoutS,
       };
-      const short = await reserveBalance(em, admission.sim, reservation, { inserted: true });
+      const short = await reserveBalance(em, admission.sim, reservation, deps.config, { inserted: true });
       if (short) throw short;
     }
     return edited;

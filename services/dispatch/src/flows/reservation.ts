@@ -1,4 +1,5 @@
 import type { EntityManager } from "@transferops/kit";
+import type { DispatchConfig } from "../config.ts";
 import {
   checkBalance,
   isDebiting,
@@ -12,19 +13,26 @@ import type { PendingDebits } from "./pending-debits.ts";
 import type { FleetSim } from "./ports.ts";
 
 /**
+ * The free-balance rule's two durations, from config: how old a SIM's measured balance may be
+ * (BALANCE_STALENESS_S) and how long a dial no handset reported may run (RUNNING_TIMEOUT_S, the
+ * handset's lease: `HELD_DEBITS`, store/operations.ts).
+ */
+export type BalanceRule = Pick<DispatchConfig, "balanceStalenessMs" | "runningTimeoutS">;
+
+/**
  * Joins fleet's SIMs with dispatch's own knowledge of their load: what the table says,
  * plus the creates of this replica not yet committed (`pending`), counted as in flight.
  */
 export async function candidatesOf(
   em: EntityManager,
   sims: FleetSim[],
-  leaseS: number,
+  rule: BalanceRule,
   pending?: PendingDebits,
 ): Promise<SimCandidate[]> {
   const loads = await simLoads(
     em,
     sims.map((s) => ({ sim_id: s.sim_id, measured_at: s.balance_updated_at })),
-    leaseS,
+    rule.runningTimeoutS,
   );
   return sims.map((s) => ({
     sim_id: s.sim_id,
@@ -56,10 +64,8 @@ export async function reserveBalance(
     op_type: OpType;
     amount: number;
     now: Date;
-    staleness_ms: number;
-    /** RUNNING_TIMEOUT_S: how long a dial no handset reported may run (HELD_DEBITS). */
-    lease_s: number;
   },
+  rule: BalanceRule,
   read: {
     /** The operation is already written with its amount: its own amount is not counted against it. */
     inserted: boolean;
@@ -67,6 +73,6 @@ export async function reserveBalance(
 ): Promise<DomainError | null> {
   if (!isDebiting(request.op_type)) return null;
   const own = read.inserted ? request.amount : 0;
-  const reserved = (await lockSimReservation(tx, sim.sim_id, sim.balance_updated_at, request.lease_s)) - own;
-  return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id });
+  const reserved = (await lockSimReservation(tx, sim.sim_id, sim.balance_updated_at, rule.runningTimeoutS)) - own;
+  return checkBalance({ ...sim, reserved }, { ...request, sim_id: sim.sim_id, staleness_ms: rule.balanceStalenessMs });
 }

@@ -71,8 +71,9 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
       const where = `${which} and ${finished}`;
       if (which === plain && finished === "o.finished_at is not null" && f.scope !== null) {
         // The backlog itself in an agent's scope: SIM by SIM of the grant, and its own.
-        parts.push(scopedUnprovenPage(where, base, f.limit));
-        params.push(JSON.stringify([...f.scope.sim_ids]), ...baseParams, f.scope.agent_id, ...baseParams);
+        const page = scopedUnprovenPage(`${where} and ${base.join(" and ")}`, baseParams, f.scope, f.limit);
+        parts.push(page.sql);
+        params.push(...page.params);
         continue;
       }
       parts.push(`(select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
@@ -100,12 +101,16 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
  * (an operation both on a granted SIM and the agent's counted once). Walking the fleet's backlog
  * for the scope read about 50 entries over the scope's share, and the whole window's (the whole
  * backlog with `all`) when the scope had fewer than a page (Migration0016ScopedQueues).
- * Parameters: the grant's SIM ids as JSON, `base`'s, the agent, `base`'s again.
+ * `cond` is the backlog's condition and the window; `condParams` its parameters.
  */
-function scopedUnprovenPage(where: string, base: string[], limit: number): string {
-  const cond = `${where} and ${base.join(" and ")}`;
+function scopedUnprovenPage(
+  cond: string,
+  condParams: readonly unknown[],
+  scope: QueueScopeFilter,
+  limit: number,
+): { sql: string; params: unknown[] } {
   const newest = `order by o.finished_at desc, o.operation_id limit ${limit}`;
-  return `(select * from (
+  const sql = `(select * from (
       select x.operation_id, x.plain, x.finished_at from jsonb_array_elements_text(?::jsonb) as g(sim)
         cross join lateral (select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
           from dispatch.operations o where o.sim_id = g.sim and ${cond} ${newest}) as x
@@ -113,6 +118,7 @@ function scopedUnprovenPage(where: string, base: string[], limit: number): strin
       (select o.operation_id, o.contradicting_message_id is null as plain, o.finished_at
         from dispatch.operations o where o.agent_id = ? and ${cond} ${newest})) s
     order by s.finished_at desc, s.operation_id limit ${limit})`;
+  return { sql, params: [JSON.stringify([...scope.sim_ids]), ...condParams, scope.agent_id, ...condParams] };
 }
 
 /**
