@@ -55,6 +55,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { depositConfirmation } from "../../services/evidence/src/domain/sms-templates.ts";
+import { addHandset } from "./fleet.ts";
 import { buildFleet, buildHistory } from "./history-build.ts";
 import { checkDiskRoom, estimateHistoryBytes, FREE_FLOOR_BYTES, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
@@ -155,24 +156,14 @@ async function fixtures(base: string): Promise<Fixture> {
   const admin = { authorization: `Bearer ${login.body.token}` };
   const devices: Fixture["devices"] = [];
   for (let i = 0; i < HANDSETS; i++) {
-    const d = await call(base, "POST", "/v1/devices", admin, { label: `history ${i}` });
     const msisdn = `69${String(3_000_000 + i).padStart(7, "0")}`;
-    const sim = await call(base, "POST", "/v1/sims", admin, {
-      operator: "operator_b",
-      msisdn,
-      pin: PIN,
-      device_id: d.body.device_id,
-      subscription_slot: "0",
-    });
-    if (sim.status !== 201) throw new Error(`SIM not created: ${sim.status} ${JSON.stringify(sim.body)}`);
-    await call(base, "PATCH", `/v1/sims/${sim.body.sim_id}/balance`, key, { balance: START_BALANCE });
-    devices.push({
-      token: d.body.device_token,
-      deviceId: d.body.device_id,
-      simId: sim.body.sim_id,
-      msisdn,
-      balance: START_BALANCE,
-    });
+    const handset = await addHandset(
+      base,
+      admin,
+      { label: `history ${i}`, msisdn, pin: PIN },
+      { key, amount: START_BALANCE },
+    );
+    devices.push({ ...handset, balance: START_BALANCE });
   }
   const agent = await grantedAgent(
     base,
@@ -182,16 +173,12 @@ async function fixtures(base: string): Promise<Fixture> {
     devices.map((d) => d.simId),
   );
   // The quiet agent's SIM: on a handset of its own, outside the history's fleet (no traffic).
-  const quietDevice = await call(base, "POST", "/v1/devices", admin, { label: "history quiet" });
-  const quietSim = await call(base, "POST", "/v1/sims", admin, {
-    operator: "operator_b",
+  const quietSim = await addHandset(base, admin, {
+    label: "history quiet",
     msisdn: `69${String(3_000_000 + HANDSETS).padStart(7, "0")}`,
     pin: PIN,
-    device_id: quietDevice.body.device_id,
-    subscription_slot: "0",
   });
-  ok("quiet SIM", quietSim, [201]);
-  const quiet = await grantedAgent(base, admin, "bench-quiet", "Bench Quiet Agent", [quietSim.body.sim_id]);
+  const quiet = await grantedAgent(base, admin, "bench-quiet", "Bench Quiet Agent", [quietSim.simId]);
   return {
     base,
     key,

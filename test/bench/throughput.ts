@@ -33,6 +33,7 @@ import pg from "pg";
 import { OperatorSms } from "../simulator/operator-sms.ts";
 import { SimulatedHandset } from "../simulator/handset.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
+import { addHandset, type BenchHandset } from "./fleet.ts";
 import { call, closeConnections, percentile, pool, saturate, setConnections, startChild } from "./http.ts";
 
 const { values: flags } = parseArgs({
@@ -247,26 +248,19 @@ async function main(): Promise<void> {
         password: "bench-password-1",
       })
     ).body.agent_id;
-    const devices: { token: string; deviceId: string; simId: string; msisdn: string }[] = [];
+    const devices: BenchHandset[] = [];
     await pool(
       Array.from({ length: HANDSETS }, (_, i) => i),
       8,
       async (i) => {
-        const d = await call(base, "POST", "/v1/devices", auth, { label: `tp ${i}` });
-        const sim = await call(base, "POST", "/v1/sims", auth, {
-          operator: "operator_b",
-          msisdn: `69${String(2_000_000 + i).padStart(7, "0")}`,
-          pin: PIN,
-          device_id: d.body.device_id,
-          subscription_slot: "0",
-        });
-        await call(base, "PATCH", `/v1/sims/${sim.body.sim_id}/balance`, key, { balance: 1_000_000_000_000 });
-        devices.push({
-          token: d.body.device_token,
-          deviceId: d.body.device_id,
-          simId: sim.body.sim_id,
-          msisdn: `69${String(2_000_000 + i).padStart(7, "0")}`,
-        });
+        devices.push(
+          await addHandset(
+            base,
+            auth,
+            { label: `tp ${i}`, msisdn: `69${String(2_000_000 + i).padStart(7, "0")}`, pin: PIN },
+            { key, amount: 1_000_000_000_000 },
+          ),
+        );
       },
     );
     await call(base, "PATCH", `/v1/admin/agents/${agentId}/access`, auth, {
