@@ -63,6 +63,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0014LookupIndexes",
     "Migration0015UnprovenOrder",
     "Migration0016ScopedQueues",
+    "Migration0017ScopedContradicted",
   ],
   evidence: [
     "Migration0010Autovacuum",

@@ -9,4 +9,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0014LookupIndexes",
   "Migration0015UnprovenOrder",
   "Migration0016ScopedQueues",
+  "Migration0017ScopedContradicted",
 ]);

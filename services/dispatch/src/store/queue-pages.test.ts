@@ -1,7 +1,8 @@
 // The arbitration queue's page and the settled-on-word list over a long backlog, against real
 // PostgreSQL and under the plan a prepared statement ends with (generic, made without the
 // window's values): an agent's scope reads its page SIM by SIM of its grant and from its own
-// operations, so a quiet scope's few are found in a few pages (Migration0016ScopedQueues), and
+// operations, so a quiet scope's few are found in a few pages (Migration0016ScopedQueues, and
+// Migration0017ScopedContradicted for the contradicted), and
 // a busy scope's page is walked in the queue's order, not sorted from the window's whole backlog
 // (Migration0015UnprovenOrder); settled on word walks its own few, not every decision.
 
@@ -45,6 +46,18 @@ beforeAll(async () => {
        now() - interval '29 days' - g * interval '1 minute', now() - interval '29 days' - g * interval '1 minute'
      from generate_series(1, 3) g`,
     [QUIET_AGENT, QUIET_SIM],
+  );
+  // 5,000 failed transfers an operator's message then proved (contradicted), on the fleet's
+  // SIMs outside the busy scope's, by other agents; and one on the quiet SIM, the newest of its.
+  await db.em().execute(
+    `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+       msisdn_dest, sim_id, started_at, finished_at, created_at, failure_reason, contradicting_message_id)
+     select gen_random_uuid(), 'contradicted-' || g, 'failed', 'aggregated', 'deposit', gen_random_uuid(), 'operator_b',
+       1000, '690000000', case when g = 0 then ? else 'sim-' || (10 + g % 90) end,
+       now() - interval '28 days' - g * interval '5 seconds', now() - interval '28 days' - g * interval '5 seconds',
+       now() - interval '28 days' - g * interval '5 seconds', 'ussd_error', gen_random_uuid()
+     from generate_series(0, 5000) g`,
+    [QUIET_SIM],
   );
   // The quiet agent's own history on its SIM: 10,000 transfers proven in the window, which a
   // read of its scope's operations would go through to find its three.
@@ -151,11 +164,15 @@ describe("the arbitration queue's page", () => {
     const filter: QueueFilter = { scope: { agent_id: QUIET_AGENT, sim_ids: [QUIET_SIM] }, ...thirtyDays() };
     const { result: page, plan, pages } = await genericPlanOf(() => listUnproven(db.em(), filter));
     expect(page.map((o) => [o.sim_id, o.agent_id])).toEqual([
+      // The contradicted first, the one of its SIM among the fleet's 5,000.
+      [QUIET_SIM, expect.any(String)],
       [QUIET_SIM, expect.any(String)],
       [QUIET_SIM, expect.any(String)],
       ["sim-50", QUIET_AGENT],
     ]);
-    // Not the window's 40,000 entries, nor the scope's 10,000 proven operations.
+    expect(page[0]!.contradicting_message_id).not.toBeNull();
+    // Not the window's 40,000 entries, nor the scope's 10,000 proven operations, nor the
+    // fleet's 5,000 contradicted (Migration0017ScopedContradicted).
     expect([pages < 100, plan]).toEqual([true, plan]);
   });
 });

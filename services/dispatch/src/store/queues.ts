@@ -46,8 +46,8 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  * first that stops at the page (`operations_contradicted`, where an incremental sort breaks
  * finished_at's ties by id; `operations_no_evidence_page`, in the branch's order, so that even
  * the statement's generic plan walks it: Migration0015UnprovenOrder), and only the page's rows
- * are read whole. In an agent's scope the backlog's part is read SIM by SIM of the grant and
- * from the agent's own (`scopedUnprovenPage`).
+ * are read whole. In an agent's scope each part with a `finished_at` (the contradicted and the
+ * backlog) is read SIM by SIM of the grant and from the agent's own (`scopedUnprovenPage`).
  * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
  * the contradicted first) read and sorted the window's whole backlog.
  */
@@ -69,8 +69,8 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
       ["o.finished_at is null", "o.operation_id"],
     ]) {
       const where = `${which} and ${finished}`;
-      if (which === plain && finished === "o.finished_at is not null" && f.scope !== null) {
-        // The backlog itself in an agent's scope: SIM by SIM of the grant, and its own.
+      if (finished === "o.finished_at is not null" && f.scope !== null) {
+        // Each part in an agent's scope: SIM by SIM of the grant, and its own.
         const page = scopedUnprovenPage(`${where} and ${base.join(" and ")}`, baseParams, f.scope, f.limit);
         parts.push(page.sql);
         params.push(...page.params);
@@ -95,12 +95,14 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
 }
 
 /**
- * The unproven backlog's page in an agent's scope (its grant's SIMs, then its own operations):
- * for each SIM of the grant, a page at most of its newest (`operations_no_evidence_sim`), and a
- * page at most of the agent's own (`operations_no_evidence_agent`), their newest page merged
- * (an operation both on a granted SIM and the agent's counted once). Walking the fleet's backlog
- * for the scope read about 50 entries over the scope's share, and the whole window's (the whole
- * backlog with `all`) when the scope had fewer than a page (Migration0016ScopedQueues).
+ * A part of the arbitration queue in an agent's scope (its grant's SIMs, then its own
+ * operations): for each SIM of the grant, a page at most of its newest, and a page at most of the
+ * agent's own, their newest page merged (an operation both on a granted SIM and the agent's
+ * counted once). The backlog's part reads `operations_no_evidence_sim` and `_agent`
+ * (Migration0016ScopedQueues), the contradicted part `operations_contradicted_sim` and `_agent`
+ * (Migration0017ScopedContradicted). Walking the fleet's entries for the scope read about 50 over
+ * the scope's share, and every entry of the window (of the history, with `all`) when the scope
+ * had fewer than a page.
  * `cond` is the backlog's condition and the window; `condParams` its parameters.
  */
 function scopedUnprovenPage(

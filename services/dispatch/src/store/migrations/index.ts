@@ -14,6 +14,7 @@ import { Migration0013SearchWindows } from "./Migration0013SearchWindows.ts";
 import { Migration0014LookupIndexes } from "./Migration0014LookupIndexes.ts";
 import { Migration0015UnprovenOrder } from "./Migration0015UnprovenOrder.ts";
 import { Migration0016ScopedQueues } from "./Migration0016ScopedQueues.ts";
+import { Migration0017ScopedContradicted } from "./Migration0017ScopedContradicted.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   Migration0014LookupIndexes,
   Migration0015UnprovenOrder,
   Migration0016ScopedQueues,
+  Migration0017ScopedContradicted,
 ];
