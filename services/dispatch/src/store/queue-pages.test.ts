@@ -174,6 +174,8 @@ describe("the arbitration queue's page", () => {
     // Not the window's 40,000 entries, nor the scope's 10,000 proven operations, nor the
     // fleet's 5,000 contradicted (Migration0017ScopedContradicted).
     expect([pages < 100, plan]).toEqual([true, plan]);
+    // The contradicted part from the SIM's entries alone.
+    expect(plan).toMatch(/Index Only Scan using operations_contradicted_sim/);
   });
 });
 

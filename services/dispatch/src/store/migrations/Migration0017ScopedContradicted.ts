@@ -13,8 +13,10 @@ import { Migration, type ConcurrentIndex } from "@transferops/kit";
  *   than a page, as nearly every scope has (about 6 in 10,000 transfers are contradicted).
  *
  * Partial on `contradicting_message_id is not null`, as `operations_contradicted`: a handful of
- * entries. What the queue's condition reads besides (`status`, `started_at`, `origin`,
- * `op_type`) is in the entry, so a grant of many SIMs reads entries, not rows. Built
+ * entries. What the queue reads besides (`status`, `started_at`, `origin`, `op_type`,
+ * `contradicting_message_id`) is in the entry, so a grant of many SIMs reads entries, not rows
+ * (index-only; at 10,000,000 operations an agent's part read 52 pages, against 804 for the
+ * fleet's walk). Built
  * concurrently (SHARE UPDATE EXCLUSIVE: creates, claims and proofs go on while they build);
  * until built, the queue reads as before. `down()` drops them.
  */
@@ -24,12 +26,12 @@ export class Migration0017ScopedContradicted extends Migration {
   static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
     {
       name: "operations_contradicted_sim",
-      on: `dispatch.operations (sim_id, finished_at desc, operation_id) include (op_type, status, started_at, origin)
+      on: `dispatch.operations (sim_id, finished_at desc, operation_id) include (op_type, status, started_at, origin, contradicting_message_id)
         where contradicting_message_id is not null`,
     },
     {
       name: "operations_contradicted_agent",
-      on: `dispatch.operations (agent_id, finished_at desc, operation_id) include (op_type, status, started_at, origin)
+      on: `dispatch.operations (agent_id, finished_at desc, operation_id) include (op_type, status, started_at, origin, contradicting_message_id)
         where contradicting_message_id is not null`,
     },
   ];
