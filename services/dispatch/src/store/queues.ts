@@ -103,7 +103,7 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
  * (Migration0017ScopedContradicted). Walking the fleet's entries for the scope read about 50 over
  * the scope's share, and every entry of the window (of the history, with `all`) when the scope
  * had fewer than a page.
- * `cond` is the backlog's condition and the window; `condParams` its parameters.
+ * `cond` is the part's condition and the window; `condParams` its parameters.
  */
 function scopedUnprovenPage(
   cond: string,

@@ -16,9 +16,8 @@ import { Migration, type ConcurrentIndex } from "@transferops/kit";
  * entries. What the queue reads besides (`status`, `started_at`, `origin`, `op_type`,
  * `contradicting_message_id`) is in the entry, so a grant of many SIMs reads entries, not rows
  * (index-only; at 10,000,000 operations an agent's part read 52 pages, against 804 for the
- * fleet's walk). Built
- * concurrently (SHARE UPDATE EXCLUSIVE: creates, claims and proofs go on while they build);
- * until built, the queue reads as before. `down()` drops them.
+ * fleet's walk). Built concurrently (SHARE UPDATE EXCLUSIVE: creates, claims and proofs go on
+ * while they build); until built, the queue reads as before. `down()` drops them.
  */
 export class Migration0017ScopedContradicted extends Migration {
   override name = "Migration0017ScopedContradicted";
