@@ -2,7 +2,7 @@
 // database and the real Kafka broker. Each process can be killed with SIGKILL and started
 // again on the same port with the same environment, as an orchestrator would.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { QUIET_KAFKAJS, freePorts, sleep } from "../infra/util.ts";
 import { serviceClient } from "@transferops/kit";
@@ -18,6 +18,29 @@ export interface Exit {
   code: number | null;
   signal: string | null;
   at: number;
+  /** The process's log (every run of it, appended). */
+  logFile: string;
+  /** What the process printed last before it exited: its error lines, or its last lines. */
+  lastWords: string[];
+}
+
+/** One line for a report: which process, how it ended, and what it said last. */
+export function describeExit(e: Exit): string {
+  const words = e.lastWords.length ? `; it said last:\n    ${e.lastWords.join("\n    ")}` : "";
+  return `${path.basename(e.logFile, ".log")} exited by itself (${e.signal ?? `code ${e.code}`}; log ${e.logFile}), started again${words}`;
+}
+
+/** The error lines of the end of a log (a crash's stack is not JSON), or its last lines. */
+function lastWords(logFile: string): string[] {
+  let text = "";
+  try {
+    text = readFileSync(logFile, "utf8").slice(-16_384);
+  } catch {
+    return [];
+  }
+  const lines = text.split("\n").filter((l) => l.trim());
+  const said = lines.filter((l) => !l.startsWith("{") || /"level":"(error|fatal)"/.test(l));
+  return (said.length ? said : lines).slice(-12).map((l) => (l.length > 400 ? `${l.slice(0, 400)}…` : l));
 }
 
 class Component {
@@ -50,7 +73,15 @@ class Component {
           resolve();
           if (this.child !== child || this.stopping) return;
           // As an orchestrator would: the process is started again, and the exit reported.
-          this.onUnexpectedExit({ name: this.name, code, signal, at: performance.now() });
+          const at = performance.now();
+          this.onUnexpectedExit({
+            name: this.name,
+            code,
+            signal,
+            at,
+            logFile: this.logFile,
+            lastWords: lastWords(this.logFile),
+          });
           setTimeout(() => !this.stopping && this.child === child && this.start(), 1000).unref();
         }),
       );

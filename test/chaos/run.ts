@@ -47,7 +47,14 @@ import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal, type Cleanups } from "./cleanup.ts";
 import { Checks, EventFlow } from "./checks.ts";
 import { KINDS, Load, type Kind, type LoadHandset } from "./load.ts";
-import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName, type Exit } from "./processes.ts";
+import {
+  SERVICES,
+  startProcesses,
+  waitServing,
+  type ChaosSystem,
+  type ComponentName,
+  describeExit,
+} from "./processes.ts";
 
 const PROFILES = {
   short: {
@@ -183,7 +190,7 @@ async function run(db: TestDatabase, kafka: KafkaHandle, logDir: string, cleanup
 
   load.start();
   await sleep(P.warmupS * 1000);
-  for (const e of system.unexpectedExits) step(`before the faults: ${exitText(e)} (started again)`);
+  for (const e of system.unexpectedExits) step(`before the faults: ${describeExit(e)}`);
   const t0 = performance.now();
   await sleep(P.baselineS * 1000);
   const baseline = rates(load, t0, performance.now());
@@ -206,7 +213,7 @@ async function run(db: TestDatabase, kafka: KafkaHandle, logDir: string, cleanup
   for (const fault of faults) {
     const exits = system.unexpectedExits.length;
     const row = await inject(fault, load, baseline, checks, flow);
-    for (const e of system.unexpectedExits.slice(exits)) row.problems.push(exitText(e));
+    for (const e of system.unexpectedExits.slice(exits)) row.problems.push(describeExit(e));
     rows.push(row);
   }
 
@@ -214,13 +221,10 @@ async function run(db: TestDatabase, kafka: KafkaHandle, logDir: string, cleanup
   const exits = system.unexpectedExits.length;
   await load.stop();
   const row = await settle(load, baseline, checks, flow);
-  for (const e of system.unexpectedExits.slice(exits)) row.problems.push(exitText(e));
+  for (const e of system.unexpectedExits.slice(exits)) row.problems.push(describeExit(e));
   rows.push(row);
   return rows;
 }
-
-const exitText = (e: Exit) =>
-  `${e.name} exited by itself (${e.signal ?? `code ${e.code}`}; see its log), started again`;
 
 /** An admin, an agent allowed on every SIM, and the handsets, each with one SIM. */
 async function provision(system: ChaosSystem): Promise<Load> {

@@ -56,7 +56,14 @@ import { OperatorSms, type OutgoingSms } from "../simulator/operator-sms.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
 import { cleanupsOnSignal, type Cleanups } from "../chaos/cleanup.ts";
 import { Checks } from "../chaos/checks.ts";
-import { SERVICES, startProcesses, waitServing, type ChaosSystem, type ComponentName } from "../chaos/processes.ts";
+import {
+  SERVICES,
+  describeExit,
+  startProcesses,
+  waitServing,
+  type ChaosSystem,
+  type ComponentName,
+} from "../chaos/processes.ts";
 import {
   chartValues,
   components,
@@ -262,7 +269,7 @@ async function run(
   step(
     `serving after ${startS.toFixed(1)} s: ${replicas} replicas of each service, ${system.gatewayUrls.length} gateways`,
   );
-  for (const e of system.unexpectedExits) problems.push(`start: ${e.name} exited (${e.signal ?? `code ${e.code}`})`);
+  for (const e of system.unexpectedExits) problems.push(`start: ${describeExit(e)}`);
   rows.push({
     phase: "start",
     requests: 0,
@@ -283,8 +290,12 @@ async function run(
   const checks = new Checks(databaseUrl, "replicas-checks");
   cleanups.push(() => checks.close());
 
+  // When each phase began, to say in which one a process exited by itself.
+  const began: [string, number][] = [["provision", performance.now()]];
+  const phaseAt = (at: number) => began.findLast(([, t]) => t <= at)?.[0] ?? "provision";
   const phase = async (name: string, during: () => Promise<string>) => {
     ledger.phase = name;
+    began.push([name, performance.now()]);
     const from = ledger.answers.length;
     const recovery = await during();
     rows.push(summarize(name, ledger.answers.slice(from), recovery));
@@ -317,6 +328,7 @@ async function run(
     return `max ${Math.max(...times).toFixed(1)} s per replica`;
   });
   ledger.phase = "settle";
+  began.push(["settle", performance.now()]);
   await load.stop();
   const settleFrom = performance.now();
   await sleep(REDRIVE_GRACE_MS + 3 * REDRIVE_INTERVAL_MS);
@@ -350,8 +362,8 @@ async function run(
   const peak = await connections.stop();
   goals.push(`database connections of the system: peak ${peak} (the chart allows ${allowed} at these replicas)`);
   if (peak > allowed) problems.push(`the system held ${peak} database connections, more than the chart's ${allowed}`);
-  const exitsAfterStart = system.unexpectedExits.length - (rows[0].failed ?? 0);
-  if (exitsAfterStart > 0) problems.push(`${exitsAfterStart} process exit(s) nobody asked for after the start`);
+  for (const e of system.unexpectedExits.slice(rows[0].failed ?? 0))
+    problems.push(`${phaseAt(e.at)}: ${describeExit(e)}`);
   problems.push(...(await verify(checks, ledger)));
   return { rows, problems, goals };
 }
