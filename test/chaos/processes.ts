@@ -20,17 +20,17 @@ export interface Exit {
   at: number;
   /** The process's log (every run of it, appended). */
   logFile: string;
-  /** What the process printed last before it exited: its error lines, or its last lines. */
+  /** What the process printed last before it exited. */
   lastWords: string[];
 }
 
-/** One line for a report: which process, how it ended, and what it said last. */
+/** One line for a report (CI's summary keeps whole lines): the process, how it ended, what it said last. */
 export function describeExit(e: Exit): string {
-  const words = e.lastWords.length ? `; it said last:\n    ${e.lastWords.join("\n    ")}` : "";
+  const words = e.lastWords.length ? `; it said last: ${e.lastWords.join(" ⏎ ")}` : "";
   return `${path.basename(e.logFile, ".log")} exited by itself (${e.signal ?? `code ${e.code}`}; log ${e.logFile}), started again${words}`;
 }
 
-/** The error lines of the end of a log (a crash's stack is not JSON), or its last lines. */
+/** The last lines of a log: a crash's stack, or the last thing the process logged. */
 function lastWords(logFile: string): string[] {
   let text = "";
   try {
@@ -39,8 +39,7 @@ function lastWords(logFile: string): string[] {
     return [];
   }
   const lines = text.split("\n").filter((l) => l.trim());
-  const said = lines.filter((l) => !l.startsWith("{") || /"level":"(error|fatal)"/.test(l));
-  return (said.length ? said : lines).slice(-12).map((l) => (l.length > 400 ? `${l.slice(0, 400)}…` : l));
+  return lines.slice(-6).map((l) => (l.length > 240 ? `${l.slice(0, 240)}…` : l));
 }
 
 class Component {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/infra/context.ts";
-import { Migration, migrateDown, openDatabase } from "./db.ts";
+import { Migration, migrateAlone, migrateDown, openDatabase } from "./db.ts";
 
 // A migration reverted by its down() (migrateDown, what the store tests and the history
 // benchmark use), and what a tool migrating beside the services sees of the migrator: its
@@ -104,5 +104,18 @@ describe("migrations seen and reverted", () => {
     );
     expect(await applied()).toEqual(["Migration0001Table", "Migration0002Column", "Migration0003Irreversible"]);
     expect(await columns()).toEqual(["events.id", "events.kind", "other.id"]);
+  });
+});
+
+describe("the migration lock's connection", () => {
+  it("cut while the migration runs, fails the start instead of ending the process", async () => {
+    const migrating = migrateAlone(tdb.url, "cutlock", async () => {
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'migrate cutlock'`,
+      );
+      // The cut reaches the idle lock connection as an 'error' event.
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await expect(migrating).rejects.toThrow("the migration lock of cutlock was lost with its connection");
   });
 });

@@ -297,13 +297,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  */
 export async function migrateAlone(url: string, schema: string, migrate: () => Promise<void>): Promise<void> {
   const lock = new pg.Client({ connectionString: url, application_name: `migrate ${schema}` });
+  // The lock's connection is idle while `migrate` runs: cut then, it emits 'error', which
+  // with no listener would end the process. The lock went with it, so the start fails
+  // (and is tried again: `openDatabase`) rather than report a migration done alone.
+  let lost: unknown;
+  lock.on("error", (err) => (lost ??= err));
   await lock.connect();
   try {
     await lock.query(`select pg_advisory_lock(hashtext('transferops.migrations'), hashtext($1))`, [schema]);
     await migrate();
+    if (lost) throw new Error(`the migration lock of ${schema} was lost with its connection`, { cause: lost });
   } finally {
     // Ending the session releases its advisory locks.
-    await lock.end();
+    await lock.end().catch(() => undefined);
   }
 }
 
@@ -395,6 +401,9 @@ export async function applyConcurrentIndexes(
 ): Promise<void> {
   if (changes.build.length === 0 && changes.drop.length === 0) return;
   const client = new pg.Client({ connectionString: url, application_name: `index ${schema}` });
+  // A connection cut between two statements emits 'error' (the next statement fails and
+  // says so); with no listener it would end the process.
+  client.on("error", () => undefined);
   await client.connect();
   try {
     const lock = await client.query<{ ok: boolean }>(
@@ -426,7 +435,7 @@ export async function applyConcurrentIndexes(
     }
   } finally {
     // Ending the session releases its advisory lock.
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
