@@ -64,6 +64,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0015UnprovenOrder",
     "Migration0016ScopedQueues",
     "Migration0017ScopedContradicted",
+    "Migration0018ContradictedPage",
   ],
   evidence: [
     "Migration0010Autovacuum",

@@ -10,4 +10,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0015UnprovenOrder",
   "Migration0016ScopedQueues",
   "Migration0017ScopedContradicted",
+  "Migration0018ContradictedPage",
 ]);

@@ -2,7 +2,8 @@
 // PostgreSQL and under the plan a prepared statement ends with (generic, made without the
 // window's values): an agent's scope reads its page SIM by SIM of its grant and from its own
 // operations, so a quiet scope's few are found in a few pages (Migration0016ScopedQueues, and
-// Migration0017ScopedContradicted for the contradicted), and
+// Migration0017ScopedContradicted for the contradicted), the fleet's contradicted part is walked
+// to its page (Migration0018ContradictedPage), and
 // a busy scope's page is walked in the queue's order, not sorted from the window's whole backlog
 // (Migration0015UnprovenOrder); settled on word walks its own few, not every decision.
 
@@ -176,6 +177,22 @@ describe("the arbitration queue's page", () => {
     expect([pages < 100, plan]).toEqual([true, plan]);
     // The contradicted part from the SIM's entries alone.
     expect(plan).toMatch(/Index Only Scan using operations_contradicted_sim/);
+  });
+});
+
+describe("the fleet's arbitration queue (no scope)", () => {
+  it("its page of the contradicted first, walked newest first, not the window's 5,000 read and sorted", async () => {
+    const filter: QueueFilter = { scope: null, ...thirtyDays() };
+    const { result: page, plan } = await genericPlanOf(() => listUnproven(db.em(), filter));
+    expect(page).toHaveLength(50);
+    expect(page.every((o) => o.contradicting_message_id !== null)).toBe(true);
+    const times = page.map((o) => o.finished_at!.getTime());
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    // Each part read up to its page (the contradicted from the entries of
+    // Migration0018ContradictedPage), not the window's 5,001 contradicted fetched and sorted.
+    const scanned = Math.max(...[...plan.matchAll(/Scan [^\n]*rows=(\d+)/g)].map((m) => Number(m[1])));
+    expect([scanned <= 50, plan]).toEqual([true, plan]);
+    expect(plan).toMatch(/Index Only Scan using operations_contradicted_page/);
   });
 });
 

@@ -15,6 +15,7 @@ import { Migration0014LookupIndexes } from "./Migration0014LookupIndexes.ts";
 import { Migration0015UnprovenOrder } from "./Migration0015UnprovenOrder.ts";
 import { Migration0016ScopedQueues } from "./Migration0016ScopedQueues.ts";
 import { Migration0017ScopedContradicted } from "./Migration0017ScopedContradicted.ts";
+import { Migration0018ContradictedPage } from "./Migration0018ContradictedPage.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   Migration0015UnprovenOrder,
   Migration0016ScopedQueues,
   Migration0017ScopedContradicted,
+  Migration0018ContradictedPage,
 ];
