@@ -72,12 +72,11 @@ class Component {
           resolve();
           if (this.child !== child || this.stopping) return;
           // As an orchestrator would: the process is started again, and the exit reported.
-          const at = performance.now();
           this.onUnexpectedExit({
             name: this.name,
             code,
             signal,
-            at,
+            at: performance.now(),
             logFile: this.logFile,
             lastWords: lastWords(this.logFile),
           });

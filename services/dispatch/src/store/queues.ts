@@ -44,9 +44,9 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  * The page is read in the order of the partial indexes (docs/decisions/history.md): each part
  * of the order (contradicted or not, finished_at known or not) is a walk of its index newest
  * first that stops at the page (`operations_contradicted_page`, in the branch's order with what
- * its filter reads: Migration0018ContradictedPage; `operations_no_evidence_page`, in the branch's order, so that even
- * the statement's generic plan walks it: Migration0015UnprovenOrder), and only the page's rows
- * are read whole. In an agent's scope each part with a `finished_at` (the contradicted and the
+ * its filter reads: Migration0018ContradictedPage; `operations_no_evidence_page`, in the
+ * branch's order, so that even the statement's generic plan walks it: Migration0015UnprovenOrder),
+ * and only the page's rows are read whole. In an agent's scope each part with a `finished_at` (the contradicted and the
  * backlog) is read SIM by SIM of the grant and from the agent's own (`scopedUnprovenPage`).
  * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
  * the contradicted first) read and sorted the window's whole backlog.
