@@ -24,7 +24,11 @@
 //      (goal: <= 1.5), and a list's rows on each (a page of the history is full, the empty
 //      database's holds the few rows the run wrote); and beside its p95 on the small history,
 //      whose pages are full too: that ratio is what a hundred times the history costs, the
-//      page's rows apart (docs/decisions/history.md, "Against a small history").
+//      page's rows apart (docs/decisions/history.md, "Against a small history");
+//   6. what each side's system process and database did, 30 s with no call and then while its
+//      paths were measured: their CPU, the database's commits, the blocks it found in its
+//      shared buffers and those it read from outside them, the time it waited for those, rows
+//      read and written (activityOf); and what the machine's disks read meanwhile.
 // With BENCH_PG_LOG naming PostgreSQL's server log (default Debian's), every statement of the
 // benchmark's database slower than --explain-ms (default 20 ms) while the paths are measured has
 // its plan, `explain (analyze, buffers)`, logged by auto_explain and copied to
@@ -60,6 +64,7 @@ import { buildFleet, buildHistory } from "./history-build.ts";
 import { checkDiskRoom, estimateHistoryBytes, FREE_FLOOR_BYTES, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
 import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
+import { cpuTicks, diskSectorsRead } from "./proc.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -80,6 +85,8 @@ const DAYS = Number(flags.days ?? 100);
 const RUNS = Number(flags.runs ?? 20);
 const EXPLAIN_MS = Number(flags["explain-ms"] ?? 20);
 const MAX_RATIO = flags["max-ratio"] ? Number(flags["max-ratio"]) : undefined;
+/** The window before the paths in which no call is made (activityOf). */
+const IDLE_S = 30;
 /**
  * The small history: the same builder, days and fleet, a hundredth of the operations and
  * messages by default, measured beside the two others when it holds at least 10,000 operations
@@ -517,6 +524,69 @@ async function waitForKeptDays(side: Side, builtAt: number, left: number): Promi
 }
 
 /**
+ * What a side's system and database have done so far, counters to difference over a window:
+ * the CPU of the system's process and of the database's backends (ticks of 10 ms; a backend
+ * that ends within the window loses its ticks), and the database's statistics. `blocksRead`:
+ * the blocks its backends asked of the operating system (its page cache or the disk), not
+ * found in PostgreSQL's shared buffers; `readMs`: the time they waited for them
+ * (track_io_timing, on for the benchmark's databases).
+ */
+interface Activity {
+  nodeTicks: number;
+  pgTicks: Map<number, number>;
+  commits: number;
+  blocksHit: number;
+  blocksRead: number;
+  readMs: number;
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+async function activityOf(side: Side): Promise<Activity> {
+  const backends = await side.check.query(`select pid from pg_stat_activity where datname = current_database()`);
+  const s = (
+    await side.check.query(
+      `select xact_commit + xact_rollback as commits, blks_hit, blks_read, blk_read_time,
+              tup_returned + tup_fetched as rows_read, tup_inserted + tup_updated + tup_deleted as rows_written
+       from pg_stat_database where datname = current_database()`,
+    )
+  ).rows[0];
+  return {
+    nodeTicks: cpuTicks(side.system.child.pid!),
+    pgTicks: new Map((backends.rows as { pid: number }[]).map((r) => [r.pid, cpuTicks(r.pid)])),
+    commits: Number(s.commits),
+    blocksHit: Number(s.blks_hit),
+    blocksRead: Number(s.blks_read),
+    readMs: Number(s.blk_read_time),
+    rowsRead: Number(s.rows_read),
+    rowsWritten: Number(s.rows_written),
+  };
+}
+
+/** Between two readings: CPU in ms, the rest as counted. */
+function activityBetween(a: Activity, b: Activity) {
+  let pgTicks = 0;
+  for (const [pid, t] of b.pgTicks) pgTicks += t - (a.pgTicks.get(pid) ?? 0);
+  return {
+    node_cpu_ms: (b.nodeTicks - a.nodeTicks) * 10,
+    postgres_cpu_ms: pgTicks * 10,
+    commits: b.commits - a.commits,
+    blocks_hit: b.blocksHit - a.blocksHit,
+    blocks_read: b.blocksRead - a.blocksRead,
+    read_ms: Math.round(b.readMs - a.readMs),
+    rows_read: b.rowsRead - a.rowsRead,
+    rows_written: b.rowsWritten - a.rowsWritten,
+  };
+}
+
+/**
+ * A backend adds its statistics to pg_stat_database at most once a second while it works, and
+ * 10 s after it goes idle with some unreported (PGSTAT_IDLE_INTERVAL): a reading after a
+ * window waits for them.
+ */
+const statsReported = () => new Promise((res) => setTimeout(res, 11_000));
+
+/**
  * What a page's rows cost on the history, apart from the history: three lists read with
  * `limit=1` and with their default page (50 rows), the calls alternated, RUNS each. The
  * difference is what the empty database's pages (a few rows, or none) do not pay.
@@ -577,6 +647,8 @@ async function startSide(
   const dbName = `history_bench_${randomBytes(4).toString("hex")}`;
   await admin.query(`create database ${dbName}`);
   databases.push(dbName);
+  // The time its backends wait for the blocks they read (activityOf): both sides alike.
+  await admin.query(`alter database ${dbName} set track_io_timing = on`);
   if (explaining) {
     // Both sides pay auto_explain's instrumentation alike; only slow statements are logged.
     await admin.query(`alter database ${dbName} set session_preload_libraries = 'auto_explain'`);
@@ -756,10 +828,49 @@ async function main(): Promise<void> {
     if (small) await waitForKeptDays(small, smallBuiltAt, smallUnkept);
     await waitForKeptDays(hist, builtAt, unkept);
 
+    // What each side does on its own, no call made (its system's jobs, relays and sweeps), then
+    // while its paths are measured: where a path is slower on the history on every call, even
+    // one that answers nothing, this says whether its process or its database was busier
+    // meanwhile, or its blocks came from outside PostgreSQL's memory.
+    const reading = async () => new Map(await Promise.all(sides.map(async (s) => [s, await activityOf(s)] as const)));
+    await statsReported();
+    const idleFrom = await reading();
+    await new Promise((res) => setTimeout(res, IDLE_S * 1000));
+    const idleTo = await reading();
+    const sectorsFrom = diskSectorsRead();
     let logFrom = 0;
     if (explaining) logFrom = statSync(PG_LOG).size;
     log(`\n${sides.length} databases, their calls alternated: ${RUNS} runs of each path on each`);
     await measureAll(sides, historyOps);
+    const sectorsTo = diskSectorsRead();
+    await statsReported();
+    const measuredTo = await reading();
+    const activity = Object.fromEntries(
+      sides.map((s) => [
+        s.label,
+        {
+          idle: activityBetween(idleFrom.get(s)!, idleTo.get(s)!),
+          paths: activityBetween(idleTo.get(s)!, measuredTo.get(s)!),
+        },
+      ]),
+    );
+    const diskReadMb =
+      sectorsFrom === undefined || sectorsTo === undefined ? undefined : ((sectorsTo - sectorsFrom) * 512) / 1048576;
+    log(
+      `\nwhat each side did, ${IDLE_S} s with no call, then while its paths were measured (CPU of its system's process and of its database's backends; blocks its database read outside its shared buffers, and the time it waited for them)`,
+    );
+    const n = (x: number) => x.toLocaleString("en").padStart(11);
+    log(
+      `${"".padEnd(8)} ${"idle: node".padStart(11)} ${"postgres".padStart(11)} ${"commits".padStart(11)} ${"blk read".padStart(11)}  ${"paths: node".padStart(11)} ${"postgres".padStart(11)} ${"commits".padStart(11)} ${"blk hit".padStart(11)} ${"blk read".padStart(11)} ${"read ms".padStart(11)} ${"rows read".padStart(11)} ${"written".padStart(11)}`,
+    );
+    for (const s of sides) {
+      const { idle, paths } = activity[s.label];
+      log(
+        `${s.label.padEnd(8)} ${n(idle.node_cpu_ms)} ${n(idle.postgres_cpu_ms)} ${n(idle.commits)} ${n(idle.blocks_read)}  ${n(paths.node_cpu_ms)} ${n(paths.postgres_cpu_ms)} ${n(paths.commits)} ${n(paths.blocks_hit)} ${n(paths.blocks_read)} ${n(paths.read_ms)} ${n(paths.rows_read)} ${n(paths.rows_written)}`,
+      );
+    }
+    if (diskReadMb !== undefined)
+      log(`the machine's disks read ${diskReadMb.toFixed(0)} MB while the paths were measured (every process)`);
 
     // A list's rows on each side: a page of the history holds more rows than the empty
     // database has (50 against a few), which a path pays for per row, whatever the history's
@@ -888,6 +999,8 @@ async function main(): Promise<void> {
         ...(small ? { small_operations: SMALL, worst_ratio_to_small: round(worstToSmall) } : {}),
         paths: figures,
         page_cost: pages,
+        activity,
+        ...(diskReadMb !== undefined ? { disk_read_mb: Math.round(diskReadMb) } : {}),
       }),
     );
     if (MAX_RATIO !== undefined && worst > MAX_RATIO) process.exitCode = 1;

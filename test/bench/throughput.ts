@@ -35,6 +35,7 @@ import { SimulatedHandset } from "../simulator/handset.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
 import { addHandset, type BenchHandset } from "./fleet.ts";
 import { call, closeConnections, percentile, pool, saturate, setConnections, startChild } from "./http.ts";
+import { cpuTicks } from "./proc.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -117,16 +118,6 @@ function listenOverflows(): number | undefined {
     return Number.isFinite(v) ? v : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
   }
 }
 
