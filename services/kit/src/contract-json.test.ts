@@ -80,7 +80,7 @@ describe("a proto message as the contract's JSON", () => {
     expect(toContractJson(ErrorDetailSchema, create(ErrorDetailSchema, {})).context).toBeNull();
   });
 
-  it("gives every row of a page the same keys in the same order", () => {
+  it("gives every row of a page the same keys, in the proto's order", () => {
     const rows = [
       create(ContactSchema, { customerId: "c-1" }),
       create(ContactSchema, { customerId: "c-2", phone: "+237677000001" }),
