@@ -178,19 +178,38 @@ export class KafkaBus implements EventBus {
     return consumer;
   }
 
+  /** Connects and subscribes `consumer`; one that fails is disconnected, not left half open. */
+  private async connect(consumer: Consumer, topics: string[], options: SubscribeOptions): Promise<void> {
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: !options.fromNow });
+    } catch (err) {
+      await consumer.disconnect().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Starts the group's consumer; `joined` resolves once the group is joined. Where the first
+   * start fails (the broker unreachable past kafkajs' own retries, or refusing the topics, the
+   * connect or the subscribe), the subscription is returned all the same and the start tried
+   * again every second or so until it succeeds or the subscription is closed, as after a
+   * consumer's crash (`replace`): the service serves meanwhile and reports itself not ready,
+   * rather than exit at its start and wait for an orchestrator's restart back-off.
+   */
   private async join(
     group: string,
     topics: string[],
     options: SubscribeOptions,
     run: ConsumerRunConfig,
   ): Promise<Subscription> {
-    await this.ensureTopics(topics.map((t) => this.prefix + t));
     const groupId = this.prefix + group;
     let closed = false;
     let current: Consumer | undefined;
     let onJoin: () => void = () => undefined;
     const joined = new Promise<void>((resolve) => (onJoin = resolve));
     const open = async (): Promise<Consumer> => {
+      await this.ensureTopics(topics.map((t) => this.prefix + t));
       const consumer = this.groupConsumer(groupId, () => closed);
       consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
       // After any other crash kafkajs leaves the consumer stopped for good (seen after a broker
@@ -200,17 +219,20 @@ export class KafkaBus implements EventBus {
         this.options.log.error({ err: payload.error, group: groupId }, "kafka: consumer stopped; starting a new one");
         void replace();
       });
-      await consumer.connect();
-      await consumer.subscribe({ topics: topics.map((t) => this.prefix + t), fromBeginning: !options.fromNow });
-      // Not awaited: run() resolves only once the group is joined, and a service restarted
-      // after a crash would not serve until then (the dead member holds the rebalance until
-      // its session times out). It answers calls meanwhile; its readiness waits (`joined`). Nothing is missed meanwhile: the group resumes from its
-      // committed offsets (a new group from the beginning), and kafkajs retries a failed join.
+      await this.connect(consumer, topics, options);
+      // Not awaited: run() resolves once the group is joined, which a dead member delays until
+      // its session times out. Calls are answered meanwhile, readiness waits (`joined`); the
+      // group resumes from its committed offsets, and kafkajs retries a failed join.
       void consumer
         .run(run)
         .catch((err: unknown) => this.options.log.error({ err, group: groupId }, "kafka: consumer did not start"));
       return consumer;
     };
+    const attempt = () =>
+      open().catch((err: unknown) => {
+        this.options.log.warn({ err, group: groupId }, "kafka: starting the consumer failed; trying again");
+        return undefined;
+      });
     const replace = async (): Promise<void> => {
       const old = current;
       current = undefined;
@@ -220,10 +242,7 @@ export class KafkaBus implements EventBus {
       }
       while (!closed) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        const next = await open().catch((err: unknown) => {
-          this.options.log.warn({ err, group: groupId }, "kafka: starting the consumer failed; trying again");
-          return undefined;
-        });
+        const next = await attempt();
         if (!next) continue;
         if (closed) await next.disconnect().catch(() => undefined);
         else {
@@ -233,8 +252,9 @@ export class KafkaBus implements EventBus {
         return;
       }
     };
-    current = await open();
-    this.consumers.add(current);
+    current = await attempt();
+    if (current) this.consumers.add(current);
+    else void replace();
     return {
       joined,
       close: async () => {
