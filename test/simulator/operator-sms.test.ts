@@ -271,3 +271,44 @@ describe("a simulated day of one SIM's SMS", () => {
     expect(r.breaks[0].gap).toBe(moved);
   });
 });
+
+describe("the network's references", () => {
+  it("never give two transfers one reference, where operator_b's format would (then the second reads as a restatement)", () => {
+    // Two simulator references whose operator_b references collide in one minute.
+    const at = new Date(Date.UTC(2026, 11, 1, 9, 30));
+    const seen = new Map<string, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const ref = referenceOf("operator_b", `CI261201.${i}`, at);
+      const other = seen.get(ref);
+      if (other) pair = [other, `CI261201.${i}`];
+      else seen.set(ref, `CI261201.${i}`);
+    }
+    expect(referenceOf("operator_b", pair[0], at)).toBe(referenceOf("operator_b", pair[1], at));
+    const sms = new OperatorSms({ baseUrl: "", token: "", seed: 7, transport: noTransport });
+    const receipt = (reference: string, amount: number): Receipt => ({
+      kind: "deposit",
+      operator: "operator_b",
+      sim_msisdn: "690100100",
+      amount,
+      fee: 50,
+      balance_after: 100_000,
+      reference,
+      counterparty_msisdn: "690555555",
+      counterparty_name: null,
+      at,
+    });
+    const refOf = (r: Receipt) => {
+      const [out] = sms.smsFor(op("operator_b"), dialled(r));
+      return out.about.kind === "deposit" ? out.about.reference : undefined;
+    };
+    const first = refOf(receipt(pair[0], 1000));
+    const second = refOf(receipt(pair[1], 2000));
+    expect(first).toBe(referenceOf("operator_b", pair[0], at));
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^CI261201\.1030\.[A-D]\d{5}$/);
+    // Every SMS about one transfer still carries its one reference.
+    expect(refOf(receipt(pair[1], 2000))).toBe(second);
+    expect(sms.depositText(receipt(pair[1], 2000))).toContain(second);
+  });
+});

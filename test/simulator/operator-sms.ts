@@ -153,6 +153,9 @@ export class OperatorSms {
   readonly deliveries: Delivery[] = [];
   /** SMS the network sent that never reached the service. */
   readonly lost: OutgoingSms[] = [];
+  /** The references issued, by the simulator's reference of their transfer (referenceFor). */
+  private readonly issued = new Map<string, string>();
+  private readonly used = new Set<string>();
 
   constructor(private readonly o: OperatorSmsOptions) {
     this.random = seeded(o.seed ?? 20261122);
@@ -207,7 +210,7 @@ export class OperatorSms {
       return [
         base(
           this.depositText(r),
-          { kind: "deposit", amount: r.amount, reference: referenceOf(r.operator, r.reference, r.at) },
+          { kind: "deposit", amount: r.amount, reference: this.referenceFor(r.operator, r.reference, r.at) },
           r.at,
         ),
       ];
@@ -224,6 +227,23 @@ export class OperatorSms {
     return [];
   }
 
+  /**
+   * The reference a transfer's SMS carry, as referenceOf prints it, but never one this network
+   * already gave another transfer: a real one does not reuse them, and the service takes a
+   * message whose reference is already proven on its SIM for a restatement of that proof.
+   * operator_b's format holds 400,000 references a minute: a run's busy SIM met a collision
+   * about once in a hundred runs, and the run failed on a transfer left unproven.
+   */
+  private referenceFor(operator: OperatorName, simulatorRef: string, at: Date): string {
+    const known = this.issued.get(simulatorRef);
+    if (known) return known;
+    let ref = referenceOf(operator, simulatorRef, at);
+    for (let again = 1; this.used.has(ref); again++) ref = referenceOf(operator, `${simulatorRef}/${again}`, at);
+    this.issued.set(simulatorRef, ref);
+    this.used.add(ref);
+    return ref;
+  }
+
   /** The deposit confirmation of a receipt, in the operator's format. */
   depositText(r: Receipt): string {
     const language = this.language(r.operator, "deposit");
@@ -231,7 +251,7 @@ export class OperatorSms {
       amount: r.amount,
       fee: r.operator === "operator_b" ? r.fee : null,
       balanceAfter: r.balance_after,
-      ref: referenceOf(r.operator, r.reference, r.at),
+      ref: this.referenceFor(r.operator, r.reference, r.at),
       msisdn: printedMsisdn(r.operator, r.counterparty_msisdn ?? "690000000"),
       name: nameOf(r.counterparty_msisdn ?? "", r.counterparty_name),
       at: r.at,
@@ -249,7 +269,7 @@ export class OperatorSms {
     const amount = o.amount ?? 500 + Math.floor(this.random() * 200) * 25;
     const from = `${operator === "operator_a" ? "67" : "69"}${String(Math.floor(this.random() * 10_000_000)).padStart(7, "0")}`;
     const at = o.at ?? new Date();
-    const ref = referenceOf(operator, randomUUID(), at);
+    const ref = this.referenceFor(operator, randomUUID(), at);
     const raw = transferReceived(operator, {
       amount,
       fee: operator === "operator_b" ? 0 : null,
@@ -293,7 +313,7 @@ export class OperatorSms {
       if (roll < 0.5 && balance >= amount + (fee ?? 0)) {
         balance -= amount + (fee ?? 0);
         const msisdn = `${operator === "operator_a" ? "67" : "69"}${String(Math.floor(this.random() * 10_000_000)).padStart(7, "0")}`;
-        const ref = referenceOf(operator, randomUUID(), at);
+        const ref = this.referenceFor(operator, randomUUID(), at);
         const raw = depositConfirmation(operator, {
           amount,
           fee,
