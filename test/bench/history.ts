@@ -64,7 +64,7 @@ import { buildFleet, buildHistory } from "./history-build.ts";
 import { checkDiskRoom, estimateHistoryBytes, FREE_FLOOR_BYTES, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
 import { call, closeConnections, percentile, saturate, startChild } from "./http.ts";
-import { cpuTicks, diskSectorsRead } from "./proc.ts";
+import { cpuTicks, diskSectorsRead, statsReported } from "./proc.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -578,13 +578,6 @@ function activityBetween(a: Activity, b: Activity) {
     rows_written: b.rowsWritten - a.rowsWritten,
   };
 }
-
-/**
- * A backend adds its statistics to pg_stat_database at most once a second while it works, and
- * 10 s after it goes idle with some unreported (PGSTAT_IDLE_INTERVAL): a reading after a
- * window waits for them.
- */
-const statsReported = () => new Promise((res) => setTimeout(res, 11_000));
 
 /**
  * What a page's rows cost on the history, apart from the history: three lists read with

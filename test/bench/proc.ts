@@ -1,4 +1,4 @@
-// What the benchmarks read of the machine from /proc (Linux).
+// What the benchmarks read of the machine (from /proc, Linux) and when PostgreSQL's statistics hold it.
 import { readFileSync } from "node:fs";
 
 /** A process's CPU time so far, user and system, in ticks (10 ms); 0 once it is gone. */
@@ -29,3 +29,12 @@ export function diskSectorsRead(): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * Waits until PostgreSQL's statistics hold a window's work. A backend adds its counts to
+ * pg_stat_database at most once a second while it works, and one that goes idle with some
+ * unreported reports them only 10 s later (PGSTAT_IDLE_INTERVAL): a count read at once misses
+ * the last second of every backend that just went idle (a phase's end), and a window that
+ * follows a busy moment (a vacuum, a phase) counts that moment's late.
+ */
+export const statsReported = () => new Promise((res) => setTimeout(res, 11_000));

@@ -263,7 +263,7 @@ async function main(): Promise<void> {
       ratio: 8 / transferTx,
       goalRatio: 1,
       // 13 transactions (12.4-12.6 beyond idle without Kafka, as here, the SMS phase alone at
-      // this size), counted once PostgreSQL has reported them (throughput.ts, statsReported;
+      // this size), counted once PostgreSQL has reported them (proc.ts, statsReported;
       // docs/benchmarks.md, "Seventh round"). A third of today's ratio fails at 39, a path three
       // times dearer.
       todayRatio: 8 / 13,

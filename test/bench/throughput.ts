@@ -35,7 +35,7 @@ import { SimulatedHandset } from "../simulator/handset.ts";
 import { SimulatedOperator } from "../simulator/operator.ts";
 import { addHandset, type BenchHandset } from "./fleet.ts";
 import { call, closeConnections, percentile, pool, saturate, setConnections, startChild } from "./http.ts";
-import { cpuTicks } from "./proc.ts";
+import { cpuTicks, statsReported } from "./proc.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -332,13 +332,6 @@ async function main(): Promise<void> {
         `  autovacuum is off on this PostgreSQL: vacuum analyze before ${before} (${((performance.now() - t0) / 1000).toFixed(1)} s, not measured)`,
       );
     };
-
-    // PostgreSQL adds a backend's transactions to pg_stat_database when the backend reports
-    // them: at most once a second while it works, and a backend that goes idle with some
-    // unreported reports them only 10 s later (PGSTAT_IDLE_INTERVAL). A count read at once
-    // misses the last second of every backend that just went idle (a phase's end), and a
-    // window that follows a busy moment (the vacuum, a phase) counts that moment's late.
-    const statsReported = () => new Promise((res) => setTimeout(res, 11_000));
 
     /** One burst; prints its figures and returns its p99 (ms). */
     const measureBurst = async (what: string, bySession: boolean): Promise<number> => {
