@@ -65,6 +65,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0016ScopedQueues",
     "Migration0017ScopedContradicted",
     "Migration0018ContradictedPage",
+    "Migration0019DropContradicted",
   ],
   evidence: [
     "Migration0010Autovacuum",

@@ -11,4 +11,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0016ScopedQueues",
   "Migration0017ScopedContradicted",
   "Migration0018ContradictedPage",
+  "Migration0019DropContradicted",
 ]);

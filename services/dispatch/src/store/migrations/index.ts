@@ -16,6 +16,7 @@ import { Migration0015UnprovenOrder } from "./Migration0015UnprovenOrder.ts";
 import { Migration0016ScopedQueues } from "./Migration0016ScopedQueues.ts";
 import { Migration0017ScopedContradicted } from "./Migration0017ScopedContradicted.ts";
 import { Migration0018ContradictedPage } from "./Migration0018ContradictedPage.ts";
+import { Migration0019DropContradicted } from "./Migration0019DropContradicted.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   Migration0016ScopedQueues,
   Migration0017ScopedContradicted,
   Migration0018ContradictedPage,
+  Migration0019DropContradicted,
 ];
