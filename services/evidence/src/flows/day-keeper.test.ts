@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  DEVICE,
   one,
   OTHER_SIM,
   session,
@@ -12,11 +13,11 @@ import {
   useHarness,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
-import { planOfLast } from "../../../../test/support/statements.ts";
+import { planOfLast, recordStatements } from "../../../../test/support/statements.ts";
 import { GIVE_EACH_SIM_DAY_A_ROW } from "../store/migrations/Migration0013UnkeptDays.ts";
 import { unkeptDays } from "../store/day-chains.ts";
 import { DayKeeper } from "./day-keeper.ts";
-import { dailyReconciliation } from "./reconciliation.ts";
+import { dailyReconciliation, SIMS_PER_SUM } from "./reconciliation.ts";
 
 let h: Harness;
 useHarness((opened) => (h = opened));
@@ -125,6 +126,24 @@ describe("the day keeper", () => {
     expect(plan.join("\n")).not.toContain("Seq Scan");
     // The table is about 300 pages; the two entries' walk reads a handful.
     expect(pages).toBeLessThan(20);
+  });
+
+  it("sums a day's SIMs ten at a time, each SIM's sums as one SIM alone gives", async () => {
+    const sims = Array.from({ length: SIMS_PER_SUM + 2 }, (_, i) => `sim-b-day-${i}`);
+    for (const [i, simId] of sims.entries()) {
+      h.fleet.sims.set(simId, { operator: "operator_b", deviceId: DEVICE });
+      await receive(100 + i, 1000 + i, at(i), simId);
+    }
+    const recorded = recordStatements();
+    try {
+      expect(await keeper().pass(MORNING_AFTER)).toBe(sims.length);
+    } finally {
+      recorded.stop();
+    }
+    // The messages of at most SIMS_PER_SUM SIM days a statement: two statements for twelve.
+    const reads = recorded.params.filter((_, i) => recorded.statements[i].includes("cross join lateral"));
+    expect(reads.map((p) => JSON.parse(String(p[0])).length)).toEqual([SIMS_PER_SUM, 2]);
+    expect(await Promise.all(sims.map((simId) => keptClosing(simId)))).toEqual(sims.map((_, i) => 1000 + i));
   });
 
   it("goes on to the other days when one day's summing fails", async () => {

@@ -4,7 +4,7 @@ import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import { beforeKey, keepDays, keptDays, keptStillHolds, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
-import { chainsOfPeriod } from "../store/messages.ts";
+import { chainsOfPeriod, type PeriodChain } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
@@ -67,10 +67,18 @@ export async function dailyReconciliation(
 }
 
 /**
+ * The most SIM days whose messages are read in one statement to be summed. The fleet's whole
+ * day in one statement was every message of the day in the process's memory at once (100,000
+ * at the fleet's rate, the issue's; docs/decisions/history.md, "The day keeper's memory"); ten
+ * SIMs' days are a tenth of that, the same sums in ten statements.
+ */
+export const SIMS_PER_SUM = 10;
+
+/**
  * Each SIM's balance account of a day. A closed day (before today) is read from its kept sums
  * where no chain message of that SIM's day changed since and the day still starts from the
- * same message (store/day-chains.ts); the other SIMs' days are summed from their messages, all
- * in one statement (the day's messages and a last balance a SIM), and a closed day's sums are
+ * same message (store/day-chains.ts); the other SIMs' days are summed from their messages,
+ * SIMS_PER_SUM SIMs a statement (their day's messages and a last balance a SIM), and a closed day's sums are
  * kept for the next read (and ahead of it, by the DayKeeper, flows/day-keeper.ts). Today is
  * always summed: its messages are still arriving. `summed`: the SIMs whose day was summed.
  */
@@ -90,10 +98,13 @@ export async function balancesOfDay(
     else toSum.push(id);
   }
   if (toSum.length === 0) return { balances, summed: 0 };
-  const chains = await chainsOfPeriod(em, toSum, from, to);
   const dayBefore = localDayOf(new Date(from.getTime() - DAY_MS));
   const keep: DayToKeep[] = [];
-  for (const id of toSum) {
+  // SIMS_PER_SUM SIMs' messages at a time: what the process holds is bounded by those SIMs'
+  // day, not the fleet's.
+  let chains = new Map<string, PeriodChain>();
+  for (const [i, id] of toSum.entries()) {
+    if (i % SIMS_PER_SUM === 0) chains = await chainsOfPeriod(em, toSum.slice(i, i + SIMS_PER_SUM), from, to);
     const { before, messages } = chains.get(id)!;
     const balance = reconcileDay(before ?? null, messages);
     balances.set(id, balance);
