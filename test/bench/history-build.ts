@@ -257,9 +257,9 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
   // Without the trigger that counts a day's chain changes (Migration0011DayChains): the days'
   // rows are written once the indexes are built again (buildHistory, "days' chain counts").
   await db.query(`set session_replication_role = replica`);
-  // Written first to an unlogged copy without balances that chain, then moved over SIM by SIM
-  // with each SIM's balances chained (chainedMessages): each message's balance after is the
-  // one before moved by it, as an operator prints them, so a day's chain has no break.
+  // Written first to an unlogged copy without balances that chain, then chained SIM by SIM into
+  // a second (chainedMessages): each message's balance after is the one before moved by it, as
+  // an operator prints them, so a day's chain has no break; then moved over in time order.
   await db.query(`create unlogged table public.history_messages (like evidence.messages including defaults)`);
   await step(
     b,
@@ -297,6 +297,7 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
        order by ordinal_position`,
     )
   ).rows.map((r) => r.column_name);
+  await db.query(`create unlogged table public.history_chained (like evidence.messages including defaults)`);
   for (let first = 0; first < b.sims; first += SIMS_A_STEP) {
     await step(b, db, "evidence: messages with their balances chained", chainedMessages(columns), [
       first,
@@ -305,6 +306,18 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
     b.log(`  history: balances chained for ${Math.min(b.sims, first + SIMS_A_STEP)} of ${b.sims} SIMs`);
   }
   await db.query(`drop table public.history_messages`);
+  // Moved in the order they arrive, as production writes them: a page holds the messages of a
+  // moment, of every SIM, and a SIM's day is spread over the day's pages. Moved SIM by SIM, a
+  // page held one SIM's messages (a day's messages of a SIM on 67 pages, where production
+  // spreads them over a thousand), and every read of a SIM's messages looked cheaper than it is.
+  await step(
+    b,
+    db,
+    "evidence: messages in the order they arrive",
+    `insert into evidence.messages (${columns.join(", ")})
+     select ${columns.join(", ")} from public.history_chained order by received_at, stored_at, id`,
+  );
+  await db.query(`drop table public.history_chained`);
   await db.query(`set session_replication_role = origin`);
   b.loaded("evidence.messages");
   await step(
@@ -331,7 +344,7 @@ async function loadMessages(b: Build, db: pg.Client): Promise<void> {
 const SIMS_A_STEP = 10;
 
 /**
- * The messages of SIMs `$1` to `$2` (history_sims' idx), with every balance chained: in the
+ * The messages of SIMs `$1` to `$2` (history_sims' idx) into `history_chained`, with every balance chained: in the
  * chain's order (received, stored, id: domain/balance-chain.ts), each message's balance after
  * is the previous one's moved by this message (out: amount and fee debited; in: credited; a
  * balance reply: nothing), starting where the SIM's lowest balance comes to 1,000,000 FCFA. A
@@ -348,7 +361,7 @@ const chainedMessages = (columns: readonly string[]) => {
         : c === "raw_text"
           ? `case when x.link = 'proof' then regexp_replace(x.raw_text, 'Solde : [0-9]+', 'Solde : ' || (1000000 - x.lowest + x.run)) else x.raw_text end`
           : `x.${c}`;
-  return `insert into evidence.messages (${columns.join(", ")})
+  return `insert into public.history_chained (${columns.join(", ")})
      select ${columns.map(value).join(", ")}
      from (select r.*, min(r.run) over (partition by r.sim_id) as lowest
            from (select d.*, sum(d.delta) over (partition by d.sim_id order by d.received_at, d.stored_at, d.id) as run

@@ -47,7 +47,7 @@
 // the end (the history's kept with --keep-db). With BENCH_HISTORY_DUMP=1, after the paths: `pg_dump -Fc -Z 1` of the
 // history and `pg_restore -j 2` into a new database, both timed (the source dropped first when
 // the disk cannot hold both; the restore is dropped at the end). Before anything is written the history's size is estimated (5.2 kB
-// an operation, and 0.5 kB a message for the copy its balances are chained from) and the run
+// an operation, and 1 kB a message for the two copies its balances are chained through) and the run
 // refused if PostgreSQL's disk would keep less than 10 GB free.
 // The last line is the figures as JSON (bench:smoke reads it).
 import { execFileSync, type ChildProcess } from "node:child_process";
