@@ -1,4 +1,10 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+// Files run in parallel: vitest's default is a fork fewer than the cores (one on two cores),
+// and these tests mostly wait on PostgreSQL, Kafka and timers (one fork left the two cores
+// 60 to 78 % idle). At least two.
+const FORKS = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   test: {
@@ -13,7 +19,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: "forks",
     // kafkajs's negative-timeout warning on every broker connection (test/infra/util.ts, QUIET_KAFKAJS).
-    poolOptions: { forks: { execArgv: ["--disable-warning=TimeoutNegativeWarning"] } },
+    poolOptions: { forks: { execArgv: ["--disable-warning=TimeoutNegativeWarning"], maxForks: FORKS, minForks: FORKS } },
     reporters: ["default"],
   },
 });

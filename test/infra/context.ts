@@ -21,6 +21,8 @@ declare module "vitest" {
     databaseAdminUrl: string;
     /** Comma separated Kafka bootstrap servers, e.g. "127.0.0.1:40123". */
     kafkaBrokers: string;
+    /** This run's id, the same in every file (e.g. to build the board once: buildBoardOnce). */
+    testRun: string;
   }
 }
 

@@ -2,6 +2,7 @@
 // REAL Kafka broker exist for the whole run, and hands their addresses to the tests
 // (read them with infra() from test/infra/context.ts).
 
+import { randomUUID } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import type {} from "./context.ts"; // ProvidedContext typing (type-only: no runtime import of "vitest")
 import { ensureKafka, type KafkaHandle } from "./kafka.ts";
@@ -45,6 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide("databaseAdminUrl", postgres.adminUrl);
   project.provide("kafkaBrokers", kafka.brokers);
+  project.provide("testRun", randomUUID());
 
   return async () => {
     const results = await Promise.allSettled([kafka.stop(), postgres.stop()]);

@@ -1,9 +1,9 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sendHeartbeat } from "../../../test/support/fleet-fixtures.ts";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { axeScan } from "./axe.ts";
-import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { buildBoardOnce, launchChromium, signIn } from "./browser.ts";
 import {
   ADMIN_LOGIN,
   ADMIN_PASSWORD,
@@ -24,7 +24,7 @@ let browser: Browser;
 let admin: Page;
 
 beforeAll(async () => {
-  await buildBoard();
+  await buildBoardOnce(inject("testRun"));
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   await sendHeartbeat(world.api, world.alice.device.token, {

@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { axeScan } from "./axe.ts";
-import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { buildBoardOnce, launchChromium, signIn } from "./browser.ts";
 import {
   createOperation,
   dial,
@@ -28,7 +28,7 @@ let loads = 0;
 const cspViolations: string[] = [];
 
 beforeAll(async () => {
-  await buildBoard();
+  await buildBoardOnce(inject("testRun"));
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   browser = await launchChromium();

@@ -4,12 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createLogger } from "@transferops/kit";
 import { createGatewayApp } from "../../src/app.ts";
 import { BOARD_DIR } from "../../src/http/board.ts";
 import type { Services } from "../../src/services.ts";
-import { buildBoard, launchChromium } from "./browser.ts";
+import { buildBoard, buildBoardOnce, launchChromium } from "./browser.ts";
 
 // The first usable page on Chrome's "Slow 3G" profile (2 s of latency a request, 400 kbit/s
 // each way, emulated over the DevTools protocol): the sign-in form of a fresh browser. The
@@ -99,7 +99,7 @@ const figure = (l: FirstLoad) =>
 
 beforeAll(async () => {
   referenceDir = mkdtempSync(path.join(os.tmpdir(), "board-reference-"));
-  await buildBoard();
+  await buildBoardOnce(inject("testRun"));
   await buildBoard({ outDir: referenceDir, inline: false });
   browser = await launchChromium();
 }, 240_000);

@@ -3,12 +3,12 @@ import { request } from "node:http";
 import path from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import type { Browser, Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { BOARD_DIR } from "../../src/http/board.ts";
 import { allRoutes } from "../../src/routes/v1/index.ts";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
-import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { buildBoardOnce, launchChromium, signIn } from "./browser.ts";
 import {
   ADMIN_LOGIN,
   ADMIN_PASSWORD,
@@ -30,7 +30,7 @@ let world: BoardWorld;
 let browser: Browser;
 
 beforeAll(async () => {
-  await buildBoard();
+  await buildBoardOnce(inject("testRun"));
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   browser = await launchChromium();

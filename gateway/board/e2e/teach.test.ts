@@ -1,8 +1,8 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTestSystem, type TestSystem } from "../../../test/support/system.ts";
 import { axeScan } from "./axe.ts";
-import { buildBoard, launchChromium, signIn } from "./browser.ts";
+import { buildBoardOnce, launchChromium, signIn } from "./browser.ts";
 import { ADMIN_LOGIN, ADMIN_PASSWORD, createOperation, RECIPIENTS, seedWorld, type BoardWorld } from "./world.ts";
 
 // Teaching a new wording through the board, in a real browser against the whole system: a
@@ -17,7 +17,7 @@ let world: BoardWorld;
 let browser: Browser;
 
 beforeAll(async () => {
-  await buildBoard();
+  await buildBoardOnce(inject("testRun"));
   sys = await startTestSystem({ DEVICE_COOLDOWN_S: "0" });
   world = await seedWorld(sys.url);
   browser = await launchChromium();
