@@ -19,7 +19,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: "forks",
     // kafkajs's negative-timeout warning on every broker connection (test/infra/util.ts, QUIET_KAFKAJS).
-    poolOptions: { forks: { execArgv: ["--disable-warning=TimeoutNegativeWarning"], maxForks: FORKS, minForks: FORKS } },
+    poolOptions: {
+      forks: { execArgv: ["--disable-warning=TimeoutNegativeWarning"], maxForks: FORKS, minForks: FORKS },
+    },
     reporters: ["default"],
   },
 });
