@@ -4,7 +4,7 @@ import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import { beforeKey, keepDays, keptDays, keptStillHolds, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
-import { chainsOfPeriod, type PeriodChain } from "../store/messages.ts";
+import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
@@ -78,9 +78,10 @@ export const SIMS_PER_SUM = 10;
  * Each SIM's balance account of a day. A closed day (before today) is read from its kept sums
  * where no chain message of that SIM's day changed since and the day still starts from the
  * same message (store/day-chains.ts); the other SIMs' days are summed from their messages,
- * SIMS_PER_SUM SIMs a statement (their day's messages and a last balance a SIM), and a closed day's sums are
- * kept for the next read (and ahead of it, by the DayKeeper, flows/day-keeper.ts). Today is
- * always summed: its messages are still arriving. `summed`: the SIMs whose day was summed.
+ * SIMS_PER_SUM SIMs a statement (their day's messages and a last balance a SIM), and a closed
+ * day's sums are kept for the next read (and ahead of it, by the DayKeeper,
+ * flows/day-keeper.ts). Today is always summed: its messages are still arriving. `summed`: the
+ * SIMs whose day was summed.
  */
 export async function balancesOfDay(
   deps: FlowDeps,
@@ -102,24 +103,23 @@ export async function balancesOfDay(
   const keep: DayToKeep[] = [];
   // SIMS_PER_SUM SIMs' messages at a time: what the process holds is bounded by those SIMs'
   // day, not the fleet's.
-  let chains = new Map<string, PeriodChain>();
-  for (const [i, id] of toSum.entries()) {
-    if (i % SIMS_PER_SUM === 0) chains = await chainsOfPeriod(em, toSum.slice(i, i + SIMS_PER_SUM), from, to);
-    const { before, messages } = chains.get(id)!;
-    const balance = reconcileDay(before ?? null, messages);
-    balances.set(id, balance);
-    if (closed) {
-      const { counted, changes, previousChanges } = known.get(id)!;
-      // The day before's count vouches for the start only if the start lies on that day.
-      const startsOnDayBefore = before !== undefined && localDayOf(before.received_at) === dayBefore;
-      keep.push({
-        simId: id,
-        counted,
-        changes,
-        balance,
-        beforeKey: beforeKey(before),
-        previousChanges: startsOnDayBefore ? previousChanges : null,
-      });
+  for (let i = 0; i < toSum.length; i += SIMS_PER_SUM) {
+    for (const [id, { before, messages }] of await chainsOfPeriod(em, toSum.slice(i, i + SIMS_PER_SUM), from, to)) {
+      const balance = reconcileDay(before ?? null, messages);
+      balances.set(id, balance);
+      if (closed) {
+        const { counted, changes, previousChanges } = known.get(id)!;
+        // The day before's count vouches for the start only if the start lies on that day.
+        const startsOnDayBefore = before !== undefined && localDayOf(before.received_at) === dayBefore;
+        keep.push({
+          simId: id,
+          counted,
+          changes,
+          balance,
+          beforeKey: beforeKey(before),
+          previousChanges: startsOnDayBefore ? previousChanges : null,
+        });
+      }
     }
   }
   if (keep.length) await deps.hooks?.beforeKeep?.(day);

@@ -495,9 +495,9 @@ export interface PeriodChain {
  * (`sim_id = any(...)`, which the planner estimates at 10 SIMs, as many as a reconciliation
  * asks at once: flows/reconciliation.ts, SIMS_PER_SUM). What it reads is those SIMs' messages
  * of the period and a few entries a SIM, never a statement a SIM. Read through
- * `messages_received` with `sim_id in (...)`, as until 2026-12-01, ten SIMs of a
- * fleet's day read all the day's messages to keep a tenth of them (7,553 pages for 857 at
- * 100,000 messages a day). Only the columns the chain reads (not the text, nor the operation's
+ * `messages_received` with `sim_id in (...)`, as until 2026-12-01, ten SIMs of a fleet's day
+ * read all the day's messages to keep a tenth of them (100,001 rows for 10,137 at 100,000
+ * messages a day). Only the columns the chain reads (not the text, nor the operation's
  * snapshot).
  */
 export async function chainsOfPeriod(
