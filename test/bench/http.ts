@@ -95,6 +95,43 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/**
+ * How far the ratio of two samples' p-th percentiles can be trusted: the 5th and 95th
+ * percentiles of that ratio over `resamples` bootstrap resamples of each sample (drawn with
+ * replacement, as many as it holds), a 90 % interval. A p95 of 200 calls is their tenth slowest,
+ * and a few calls slowed by whatever else ran move it; where the interval holds 1.5, the run
+ * cannot say on which side of the goal the path is. Seeded, so that a run's figures are
+ * reproducible from its samples.
+ */
+export function percentileRatioInterval(
+  a: number[],
+  b: number[],
+  p: number,
+  resamples = 2000,
+  seed = 1,
+): [number, number] {
+  if (a.length === 0 || b.length === 0) return [NaN, NaN];
+  // mulberry32: a small seeded generator, enough to draw indexes.
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const drawn = (xs: number[]) => {
+    const out = new Float64Array(xs.length);
+    for (let i = 0; i < xs.length; i++) out[i] = xs[Math.floor(random() * xs.length)];
+    out.sort();
+    return out[Math.min(out.length - 1, Math.floor((p / 100) * out.length))];
+  };
+  const ratios = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) ratios[r] = drawn(a) / drawn(b);
+  ratios.sort();
+  return [ratios[Math.floor(0.05 * resamples)], ratios[Math.min(resamples - 1, Math.floor(0.95 * resamples))]];
+}
+
 // ---------------------------------------------------------------------------------------
 // Child processes
 
