@@ -348,10 +348,9 @@ const SIMS_A_STEP = 10;
  * balance chained: in the chain's order (received, stored, id: domain/balance-chain.ts), each
  * message's balance after is the previous one's moved by this message (out: amount and fee
  * debited; in: credited; a balance reply: nothing), starting where the SIM's lowest balance
- * comes to 1,000,000 FCFA. A
- * proof's balance before is its balance after less what it moved, and its text prints the
- * balance after, as the parser reads them. (The operations keep the balance written with them:
- * no route compares the two.)
+ * comes to 1,000,000 FCFA. A proof's balance before is its balance after less what it moved,
+ * and its text prints the balance after, as the parser reads them. (The operations keep the
+ * balance written with them: no route compares the two.)
  */
 const chainedMessages = (columns: readonly string[]) => {
   const value = (c: string) =>

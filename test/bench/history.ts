@@ -22,10 +22,11 @@
 //      every path alike;
 //   5. each path's p95 on the history beside its p95 on the empty database, with the ratio
 //      (goal: <= 1.5) and its 90 % bootstrap interval (percentileRatioInterval: where it holds
-//      1.5, the run cannot say on which side of the goal the path is), and a list's rows on each (a page of the history is full, the empty
-//      database's holds the few rows the run wrote); and beside its p95 on the small history,
-//      whose pages hold what the history's hold (its last days, at its rate): that ratio is what
-//      the months behind those pages cost (docs/decisions/history.md, "Against a small history");
+//      1.5, the run cannot say on which side of the goal the path is), and a list's rows on each
+//      (a page of the history is full, the empty database's holds the few rows the run wrote);
+//      and beside its p95 on the small history, whose pages hold what the history's hold (its
+//      last days, at its rate): that ratio is what the months behind those pages cost
+//      (docs/decisions/history.md, "Against a small history");
 //   6. what each side's system process and database did, 30 s with no call and then while its
 //      paths were measured: their CPU, the database's commits, the blocks it found in its
 //      shared buffers and those it read from outside them, the time it waited for those, rows
@@ -38,8 +39,9 @@
 //   npm run bench:history -- --operations 1000000 --messages 1000000 [--days 100]
 //
 // Options: --operations (100,000), --messages (as many as operations), --days (100), --runs
-// per path and database (20), --small-days (3: the small history is the history's last days at its
-// rate, built when that is 10,000 operations or more; 0 for none), --explain-ms (20), --migrate-under-load (before the paths are measured: the
+// per path and database (20), --small-days (3: the small history is the history's last days at
+// its rate, built when that is 10,000 operations or more; 0 for none), --explain-ms (20),
+// --migrate-under-load (before the paths are measured: the
 // migrations' concurrent indexes dropped and built again while creates run, then the transactional
 // migrations of this history's issue reverted and run again by openDatabase while creates run, each
 // one's duration, locks and the creates meanwhile printed: history-migrate.ts), --max-ratio (exit 1
@@ -97,7 +99,8 @@ const IDLE_S = 30;
 const SMALL_DAYS = Number(flags["small-days"] ?? 3);
 if (!(Number.isInteger(SMALL_DAYS) && SMALL_DAYS >= 0 && SMALL_DAYS < DAYS))
   throw new Error(`--small-days ${SMALL_DAYS}: 0, or a whole number of days fewer than --days`);
-const SMALL = Math.round((OPERATIONS * SMALL_DAYS) / DAYS) >= 10_000 ? Math.round((OPERATIONS * SMALL_DAYS) / DAYS) : 0;
+const SMALL_AT_RATE = Math.round((OPERATIONS * SMALL_DAYS) / DAYS);
+const SMALL = SMALL_AT_RATE >= 10_000 ? SMALL_AT_RATE : 0;
 const SMALL_MESSAGES = Math.round((MESSAGES * SMALL) / OPERATIONS);
 const ADMIN_DB = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PG_LOG = process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
@@ -874,6 +877,7 @@ async function main(): Promise<void> {
     // months behind them cost.
     const col = (x: string, w: number) => x.padStart(w);
     const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(1)} ms`);
+    const span = (x: [number, number] | undefined) => (x ? `${x[0].toFixed(2)}-${x[1].toFixed(2)}` : "-");
     log(
       `\n${"path".padEnd(44)} ${col("empty p95", 10)} ${small ? col("small p95", 10) : ""}${col("history p95", 12)} ${col("ratio", 7)} ${col("90 %", 10)}${small ? `${col("to small", 9)} ${col("90 %", 10)}` : ""} ${col("rows", small ? 13 : 9)}`,
     );
@@ -919,7 +923,6 @@ async function main(): Promise<void> {
       const toSmallInterval = smaller
         ? (percentileRatioInterval(xs, smaller, 95).map(round) as [number, number])
         : undefined;
-      const span = (x: [number, number] | undefined) => (x ? `${x[0].toFixed(2)}-${x[1].toFixed(2)}` : "-");
       const rows = [empty.rows.get(name), small?.rows.get(name), hist.rows.get(name)];
       figures[name] = {
         empty_p95_ms: round(e),

@@ -90,7 +90,7 @@ export async function pool<T>(
   );
 }
 
-export function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -123,13 +123,12 @@ export function percentileRatioInterval(
   const drawn = (xs: number[]) => {
     const out = new Float64Array(xs.length);
     for (let i = 0; i < xs.length; i++) out[i] = xs[Math.floor(random() * xs.length)];
-    out.sort();
-    return out[Math.min(out.length - 1, Math.floor((p / 100) * out.length))];
+    return percentile(out.sort(), p);
   };
   const ratios = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) ratios[r] = drawn(a) / drawn(b);
   ratios.sort();
-  return [ratios[Math.floor(0.05 * resamples)], ratios[Math.min(resamples - 1, Math.floor(0.95 * resamples))]];
+  return [percentile(ratios, 5), percentile(ratios, 95)];
 }
 
 // ---------------------------------------------------------------------------------------
