@@ -2,10 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   chainBreaks,
   chainOf,
+  closeDay,
+  dayChainOf,
   dayLinks,
+  foldDay,
   linkBreak,
   movementOf,
   reconcileDay,
+  startDay,
   type ChainMessage,
 } from "./balance-chain.ts";
 
@@ -162,5 +166,51 @@ describe("the day of one SIM", () => {
   it("has no unexplained difference to name without any balance", () => {
     expect(reconcileDay(null, [msg(1, { amount: 5 })]).unexplained_xaf).toBeNull();
     expect(reconcileDay(null, [])).toMatchObject({ opening_balance: null, closing_balance: null, breaks: [] });
+  });
+
+  it("sums a day in two parts as it sums it whole, wherever the day is cut", () => {
+    // Seeded draws (mulberry32): days of movements, balance replies, unreadable texts, repeated
+    // references, breaks and messages with no balance, with and without a message before the day.
+    let seed = 7;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(of: readonly T[]) => of[Math.floor(random() * of.length)];
+    for (let round = 0; round < 300; round++) {
+      let balance = 10_000;
+      const day: ChainMessage[] = [];
+      for (let i = 0, count = Math.floor(random() * 12); i < count; i++) {
+        const amount = 100 * (1 + Math.floor(random() * 20));
+        const direction = pick(["in", "out", null] as const);
+        const kind = pick(["DEP", "UV_IN", "BAL", "AIRTIME", null] as const);
+        if (direction === "in") balance += amount;
+        else if (direction === "out") balance -= amount;
+        day.push(
+          msg(1 + Math.floor(random() * 30), {
+            kind,
+            direction,
+            amount: pick([amount, amount, null]),
+            fee: pick([null, 0, 25]),
+            commission: pick([null, null, 32]),
+            balance_after: pick([balance, balance, balance - 500, null]),
+            operator_ref: pick([`R${i}`, "R-same", null]),
+            outcome: pick(["confirmed", "orphan", "restated", "unknown_sender"] as const),
+          }),
+        );
+      }
+      const before = random() < 0.5 ? msg(0, { balance_after: 10_000 }) : null;
+      if (before) before.received_at = new Date(at(0).getTime() - 3_600_000);
+      const whole = reconcileDay(before, day);
+      const chain = dayChainOf(before, day);
+      for (let cut = 0; cut <= chain.length; cut++) {
+        const first = foldDay(startDay(before), chain.slice(0, cut));
+        // Kept as JSON between the two parts, as today's run is.
+        const kept = JSON.parse(JSON.stringify(first)) as typeof first;
+        expect(closeDay(foldDay(kept, chain.slice(cut)))).toEqual(whole);
+      }
+    }
   });
 });

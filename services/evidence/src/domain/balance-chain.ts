@@ -54,7 +54,7 @@ export function movementOf(m: ChainMessage): number | null {
 export function chainOf(messages: readonly ChainMessage[]): ChainMessage[] {
   const seenRefs = new Set<string>();
   return [...messages]
-    .filter((m) => m.outcome !== "unknown_sender" && m.outcome !== "restated")
+    .filter(inChain)
     .sort(
       (a, b) =>
         a.received_at.getTime() - b.received_at.getTime() ||
@@ -70,8 +70,13 @@ export function chainOf(messages: readonly ChainMessage[]): ChainMessage[] {
     });
 }
 
+/** Whether a message is an operator's word the chain counts: not an unknown sender's, not a restatement. */
+function inChain(m: ChainMessage): boolean {
+  return m.outcome !== "unknown_sender" && m.outcome !== "restated";
+}
+
 /** The link between two consecutive balance-bearing messages, or null when it holds or cannot be checked. */
-export function linkBreak(previous: ChainMessage, m: ChainMessage): ChainBreak | null {
+export function linkBreak(previous: Pick<ChainMessage, "id" | "balance_after">, m: ChainMessage): ChainBreak | null {
   if (previous.balance_after === null || m.balance_after === null) return null;
   const moved = movementOf(m);
   if (moved === null) return null;
@@ -136,7 +141,8 @@ export function chainBreaks(chain: readonly ChainMessage[]): ChainBreak[] {
  * is the first link's reference and is not listed itself.
  */
 export function dayLinks(before: ChainMessage | null, day: readonly ChainMessage[]): ChainLink[] {
-  return chainLinks(chainOf(before ? [before, ...day] : day)).filter((l) => l.message !== before);
+  const chain = chainOf(before ? [before, ...day] : day);
+  return chainLinks(chain).filter((l) => l.message !== before);
 }
 
 export interface DayBalance {
@@ -165,58 +171,116 @@ export interface DayBalance {
 }
 
 /**
- * The day's balance account of one SIM: `before` is the last chain message before the day
- * (or null), `day` the day's messages in any order.
+ * A day's sums part way along its chain, as a left fold: reconcileDay is `closeDay(foldDay(
+ * startDay(before), chain))`, so the sums of a day's messages up to a time can be kept and
+ * completed from the messages after it (today's, store/day-chains.ts; docs/decisions/
+ * history.md, "Today's balance account: kept up to a time"). JSON as it is, to be kept.
  */
-export function reconcileDay(before: ChainMessage | null, day: readonly ChainMessage[]): DayBalance {
-  const chain = chainOf(before ? [before, ...day] : day);
-  const todays = chain.filter((m) => m !== before);
-  let inXaf = 0;
-  let outXaf = 0;
-  let fees = 0;
-  let commissions = 0;
-  let unreadable = 0;
-  for (const m of todays) {
-    if (m.kind === "BAL") continue;
+export interface DayRun {
+  /**
+   * The opening balance once known: the message before the day's, or the first balance the
+   * day printed less what the messages up to it moved (null when one of them did not say).
+   * Until then, what the day's messages moved so far.
+   */
+  opening: { known: true; balance: number | null } | { known: false; moved: number };
+  /** The last chain message that printed a balance, the one before the day included: the next link's reference. */
+  previous: (Pick<ChainMessage, "id"> & { balance_after: number }) | null;
+  /** The balance after the day's last message that printed one (null: none yet). */
+  last_balance: number | null;
+  in_xaf: number;
+  out_xaf: number;
+  fees_xaf: number;
+  commissions_xaf: number;
+  unreadable_movements: number;
+  breaks: ChainBreak[];
+}
+
+/** A day's run before its first message: `before` is the last chain message before the day (or null). */
+export function startDay(before: ChainMessage | null): DayRun {
+  return {
+    opening: before ? { known: true, balance: before.balance_after } : { known: false, moved: 0 },
+    previous:
+      before && before.balance_after !== null && inChain(before)
+        ? { id: before.id, balance_after: before.balance_after }
+        : null,
+    last_balance: null,
+    in_xaf: 0,
+    out_xaf: 0,
+    fees_xaf: 0,
+    commissions_xaf: 0,
+    unreadable_movements: 0,
+    breaks: [],
+  };
+}
+
+/**
+ * The run moved along `chain`: the day's next messages in chain order (chainOf), none of them
+ * the message before the day nor one the run already holds. `run` is left as it was.
+ */
+export function foldDay(run: DayRun, chain: readonly ChainMessage[]): DayRun {
+  const next: DayRun = { ...run, breaks: [...run.breaks] };
+  for (const m of chain) {
     const moved = movementOf(m);
-    if (moved === null) {
-      if (m.amount !== null || m.balance_after !== null) unreadable += 1;
-      continue;
+    if (next.previous && m.balance_after !== null && moved !== null) {
+      const found = linkBreak(next.previous, m);
+      if (found) next.breaks.push(found);
     }
-    if (m.direction === "in") inXaf += m.amount!;
-    else outXaf += m.amount!;
-    fees += m.fee ?? 0;
-    commissions += m.commission ?? 0;
+    if (!next.opening.known) {
+      const total = next.opening.moved + (moved ?? 0);
+      if (moved === null && (m.amount !== null || m.balance_after !== null))
+        next.opening = { known: true, balance: null };
+      else if (m.balance_after !== null) next.opening = { known: true, balance: m.balance_after - total };
+      else next.opening = { known: false, moved: total };
+    }
+    if (m.kind !== "BAL") {
+      if (moved === null) {
+        if (m.amount !== null || m.balance_after !== null) next.unreadable_movements += 1;
+      } else {
+        if (m.direction === "in") next.in_xaf += m.amount!;
+        else next.out_xaf += m.amount!;
+        next.fees_xaf += m.fee ?? 0;
+        next.commissions_xaf += m.commission ?? 0;
+      }
+    }
+    if (m.balance_after !== null) {
+      next.previous = { id: m.id, balance_after: m.balance_after };
+      next.last_balance = m.balance_after;
+    }
   }
-  const opening = before ? before.balance_after : openingFromFirst(todays);
-  const lastWithBalance = [...todays].reverse().find((m) => m.balance_after !== null);
-  const closing = lastWithBalance?.balance_after ?? opening;
-  const explained = inXaf - outXaf - fees + commissions;
+  return next;
+}
+
+/** The day's balance account from its run over the whole day. */
+export function closeDay(run: DayRun): DayBalance {
+  const opening = run.opening.known ? run.opening.balance : null;
+  const closing = run.last_balance ?? opening;
+  const explained = run.in_xaf - run.out_xaf - run.fees_xaf + run.commissions_xaf;
   return {
     opening_balance: opening,
     closing_balance: closing,
     explained_xaf: explained,
-    in_xaf: inXaf,
-    out_xaf: outXaf,
-    fees_xaf: fees,
-    commissions_xaf: commissions,
-    unreadable_movements: unreadable,
-    breaks: chainBreaks(chain),
+    in_xaf: run.in_xaf,
+    out_xaf: run.out_xaf,
+    fees_xaf: run.fees_xaf,
+    commissions_xaf: run.commissions_xaf,
+    unreadable_movements: run.unreadable_movements,
+    breaks: run.breaks,
     unexplained_xaf: opening === null || closing === null ? null : closing - opening - explained,
   };
 }
 
 /**
- * Without an earlier message, the day opened at the first balance it printed, less what the
- * messages up to it moved; null when one of them does not say what it moved.
+ * The day's chain messages after `before` (the last chain message before the day, or null),
+ * in chain order: `day` in any order, `before`'s operator reference counted as seen.
  */
-function openingFromFirst(todays: readonly ChainMessage[]): number | null {
-  let moved = 0;
-  for (const m of todays) {
-    const step = movementOf(m);
-    if (step === null && (m.amount !== null || m.balance_after !== null)) return null;
-    moved += step ?? 0;
-    if (m.balance_after !== null) return m.balance_after - moved;
-  }
-  return null;
+export function dayChainOf(before: ChainMessage | null, day: readonly ChainMessage[]): ChainMessage[] {
+  return chainOf(before ? [before, ...day] : day).filter((m) => m !== before);
+}
+
+/**
+ * The day's balance account of one SIM: `before` is the last chain message before the day
+ * (or null), `day` the day's messages in any order.
+ */
+export function reconcileDay(before: ChainMessage | null, day: readonly ChainMessage[]): DayBalance {
+  return closeDay(foldDay(startDay(before), dayChainOf(before, day)));
 }

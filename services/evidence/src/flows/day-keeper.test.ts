@@ -16,6 +16,7 @@ import {
 import { planOfLast, recordStatements } from "../../../../test/support/statements.ts";
 import { GIVE_EACH_SIM_DAY_A_ROW } from "../store/migrations/Migration0013UnkeptDays.ts";
 import { unkeptDays } from "../store/day-chains.ts";
+import { localDayOf, localMidnight } from "../domain/window.ts";
 import { DayKeeper } from "./day-keeper.ts";
 import { dailyReconciliation, SIMS_PER_SUM } from "./reconciliation.ts";
 
@@ -162,5 +163,28 @@ describe("the day keeper", () => {
     h.hooks.beforeKeep = undefined;
     expect(await keeper().pass(MORNING_AFTER)).toBe(1);
     expect(await keptClosing(SIM, "2026-11-20")).toBe(1100);
+  });
+
+  it("brings today's run up to its pass, so that a read of today folds only what came since", async () => {
+    // A minute into today at the earliest: the three messages are today's.
+    const now = new Date(Math.max(Date.now(), localMidnight(localDayOf(new Date()))!.getTime() + 60_000));
+    const earlier = (s: number) => new Date(now.getTime() - 1000 * s);
+    await receive(1000, 1000, earlier(30));
+    await receive(200, 1200, earlier(20));
+    await receive(300, 300, earlier(10), OTHER_SIM);
+    await keeper().pass(now);
+    const runs = (await h.db
+      .em()
+      .execute(`select sim_id, running_until from evidence.day_chains where day = ?::date order by sim_id`, [
+        localDayOf(now),
+      ])) as { sim_id: string; running_until: string | Date }[];
+    expect(runs.map((r) => [r.sim_id, new Date(r.running_until).getTime()])).toEqual(
+      [
+        [SIM, earlier(20).getTime()],
+        [OTHER_SIM, earlier(10).getTime()],
+      ].sort(),
+    );
+    const read = await fleetDay(localDayOf(now));
+    expect(read.sims.map((s) => s.closing_balance)).toEqual([1200, 300]);
   });
 });

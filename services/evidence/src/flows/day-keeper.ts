@@ -1,8 +1,9 @@
 import { DAY_MS, SerialJob } from "@transferops/kit";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import { unkeptDays } from "../store/day-chains.ts";
+import { dayRows } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
-import { balancesOfDay } from "./reconciliation.ts";
+import { balancesOfDay, balancesOfToday } from "./reconciliation.ts";
 
 export interface DayKeeperOptions {
   intervalMs: number;
@@ -19,8 +20,10 @@ export interface DayKeeperOptions {
  * since (a late SMS, a correction): at most `daysPerPass` of them, newest first, found through
  * `day_chains_unkept` (Migration0013UnkeptDays), and sums only those SIM days with the same
  * function and rule as a read (`balancesOfDay`), so a supervisor's read of any closed day finds
- * it kept. A history older than the keeping is worked through `daysPerPass` days a pass. Today is
- * never kept: its messages are still arriving. Each replica runs it: two passes at the same
+ * it kept. A history older than the keeping is worked through `daysPerPass` days a pass. Today's
+ * sums are kept up to a time and completed from the messages since (balancesOfDay): each pass
+ * brings them up to its time too, so a read of today folds at most a pass's messages. Each
+ * replica runs it: two passes at the same
  * moment sum the same day twice and keep the same sums (keepDays keeps only what nothing
  * changed since), never a wrong one. A day whose summing fails is logged and left to the next
  * pass; the others go on.
@@ -47,6 +50,19 @@ export class DayKeeper extends SerialJob<number> {
       }
     }
     if (summed) this.deps.log.info({ summed }, "closed days' balances kept");
+    if (!this.stopped) await this.keepToday(now);
     return summed;
+  }
+
+  /** Today's runs brought up to now; a failure is logged and left to the next pass or read. */
+  private async keepToday(now: Date): Promise<void> {
+    const day = localDayOf(now);
+    const from = localMidnight(day)!;
+    try {
+      const simIds = (await dayRows(this.deps.db.em(), day, null)).map((r) => r.sim_id);
+      await balancesOfToday(this.deps, simIds, { day, from, to: new Date(from.getTime() + DAY_MS) });
+    } catch (err) {
+      this.deps.log.error({ err, day }, "today's balances not kept; the next pass tries again");
+    }
   }
 }

@@ -2,9 +2,9 @@
 // against real PostgreSQL: read again while nothing changed, summed again after any change of
 // what its chain reads, whatever wrote it, and never kept over a change it did not see.
 
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { localDayOf } from "../domain/window.ts";
+import { localDayOf, localMidnight } from "../domain/window.ts";
 import {
   one,
   OTHER_SIM,
@@ -92,14 +92,6 @@ describe("a closed day's balance account, kept once summed", () => {
     expect(await simDay(SIM, NEXT_DAY)).toMatchObject({ opening_balance: 1000, closing_balance: 1100 });
     await tamper(SIM, 777, NEXT_DAY);
     expect((await simDay(SIM, NEXT_DAY)).closing_balance).toBe(777);
-  });
-
-  it("sums today from its messages every time: its messages are still arriving", async () => {
-    const now = new Date(Date.now() - 60_000);
-    const today = localDayOf(now);
-    await receive(1000, 1000, now);
-    expect((await simDay(SIM, today)).closing_balance).toBe(1000);
-    expect(await dayChain(SIM, today)).toEqual({ changes: 1, closing: undefined, at: undefined });
   });
 
   it("sums the day again after a late message of that day, and keeps the new sums", async () => {
@@ -320,5 +312,190 @@ describe("a closed day's balance account, kept once summed", () => {
     await deleteSimMessages(h.db.em(), SIM);
     expect(await dayChain(SIM)).toBeUndefined();
     expect(await dayChain(OTHER_SIM)).toMatchObject({ closing: 2000 });
+  });
+});
+
+describe("today's balance account, kept up to a time", () => {
+  const today = () => localDayOf(new Date());
+  /** `s` seconds into today (local), or into the last half hour when today is older than that. */
+  let start = 0;
+  beforeEach(() => void (start = Math.max(localMidnight(today())!.getTime() + 1000, Date.now() - 1_800_000)));
+  const todayAt = (s: number) => new Date(start + 1000 * s);
+  const todayOf = () => fleetDay(today());
+  const simToday = async (simId = SIM) => (await todayOf()).sims.find((s) => s.sim_id === simId)!;
+
+  async function run(simId = SIM) {
+    const [row] = (await h.db
+      .em()
+      .execute(`select running, running_until from evidence.day_chains where sim_id = ? and day = ?::date`, [
+        simId,
+        today(),
+      ])) as { running: { run: { in_xaf: number } } | null; running_until: string | Date | null }[];
+    return row.running ? { in_xaf: row.running.run.in_xaf, until: new Date(row.running_until!).getTime() } : undefined;
+  }
+
+  /** Today as a sum of its messages answers it, no run kept. */
+  async function summedWhole() {
+    await h.db.em().execute(`update evidence.day_chains set running = null, running_until = null`);
+    return todayOf();
+  }
+
+  it("keeps today's sums up to its latest message's millisecond and completes them from the messages since", async () => {
+    await receive(1000, 1000, todayAt(0));
+    await receive(200, 1200, todayAt(1));
+    await receive(300, 1500, todayAt(2));
+    expect(await simToday()).toMatchObject({ opening_balance: 0, closing_balance: 1500, in_xaf: 1500, breaks: [] });
+    // Kept: the first two; the latest is read again at the next read.
+    expect(await run()).toEqual({ in_xaf: 1200, until: todayAt(2).getTime() });
+    // A run written over shows in the answer: the next read starts from it.
+    await h.db
+      .em()
+      .execute(`update evidence.day_chains set running = jsonb_set(running, '{run,in_xaf}', '5000') where sim_id = ?`, [
+        SIM,
+      ]);
+    expect((await simToday()).in_xaf).toBe(5300);
+    await receive(100, 1600, todayAt(3));
+    expect((await simToday()).in_xaf).toBe(5400);
+    expect(await run()).toEqual({ in_xaf: 5300, until: todayAt(3).getTime() });
+    expect((await summedWhole()).sims[0]).toMatchObject({ closing_balance: 1600, in_xaf: 1600 });
+  });
+
+  it("drops the run when a message received before its time changes, by whatever path, and not after one since", async () => {
+    const early = await receive(1000, 1000, todayAt(0));
+    await receive(200, 1200, todayAt(10));
+    const latest = await receive(300, 1500, todayAt(20));
+    await todayOf();
+    expect(await run()).toBeDefined();
+    const em = h.db.em();
+    // The latest message is read at each read: a change of it keeps the run.
+    await em.execute(`update evidence.messages set balance_after = 1501 where id = ?`, [latest.messageId]);
+    expect(await run()).toBeDefined();
+    // A late message received before the run's time.
+    await receive(50, 1050, todayAt(5));
+    expect(await run()).toBeUndefined();
+    const afterLate = await todayOf();
+    expect(afterLate.sims[0]).toMatchObject({ in_xaf: 1550, closing_balance: 1501 });
+    expect(afterLate).toEqual(await summedWhole());
+    // A new reading of an early message (a wording rule's, written by a raw update here).
+    expect(await run()).toBeDefined();
+    await em.execute(`update evidence.messages set balance_after = 900, amount = 900 where id = ?`, [early.messageId]);
+    expect(await run()).toBeUndefined();
+    const reread = await todayOf();
+    expect(reread.sims[0].in_xaf).toBe(1450);
+    expect(reread).toEqual(await summedWhole());
+    // An early message moved to another SIM: both SIMs' runs dropped.
+    await receive(2000, 2000, todayAt(0), OTHER_SIM);
+    await receive(100, 2100, todayAt(30), OTHER_SIM);
+    await todayOf();
+    expect([await run(SIM), await run(OTHER_SIM)].every(Boolean)).toBe(true);
+    await em.execute(`update evidence.messages set sim_id = ? where id = ?`, [OTHER_SIM, early.messageId]);
+    expect([await run(SIM), await run(OTHER_SIM)]).toEqual([undefined, undefined]);
+    const moved = await todayOf();
+    expect(moved).toEqual(await summedWhole());
+    // A message moved since the run's time, into the day: the run holds, the message is read.
+    await todayOf();
+    const since = await receive(10, 2110, todayAt(40), OTHER_SIM);
+    await todayOf();
+    await em.execute(`update evidence.messages set received_at = ? where id = ?`, [todayAt(50), since.messageId]);
+    expect(await run(OTHER_SIM)).toBeDefined();
+    const kept = await todayOf();
+    expect(kept).toEqual(await summedWhole());
+  });
+
+  it("leaves out a message since that repeats a reference the run counted, as the chain does", async () => {
+    const first = await receive(1000, 1000, todayAt(0));
+    await receive(200, 1200, todayAt(10));
+    const repeat = await receive(300, 1500, todayAt(20));
+    await todayOf();
+    const em = h.db.em();
+    // The operator sends the first text's reference again (a raw update here: the same kind and reference).
+    await em.execute(
+      `update evidence.messages set operator_ref = (select operator_ref from evidence.messages where id = ?) where id = ?`,
+      [first.messageId, repeat.messageId],
+    );
+    expect(await run()).toBeDefined();
+    const read = await todayOf();
+    expect(read.sims[0]).toMatchObject({ in_xaf: 1200, closing_balance: 1200 });
+    expect(read).toEqual(await summedWhole());
+  });
+
+  it("reads the day whole when the day before changes where it starts", async () => {
+    const yesterday = new Date(localMidnight(today())!.getTime() - 3_600_000);
+    await receive(1000, 1000, yesterday);
+    await receive(100, 1100, todayAt(0));
+    await receive(100, 1200, todayAt(10));
+    expect((await simToday()).opening_balance).toBe(1000);
+    expect(await run()).toBeDefined();
+    await receive(500, 1500, new Date(yesterday.getTime() + 60_000));
+    const read = await simToday();
+    expect(read).toMatchObject({ opening_balance: 1500, closing_balance: 1200 });
+    expect(read.breaks).toHaveLength(1);
+    expect(await run()).toMatchObject({ until: todayAt(10).getTime() });
+  });
+
+  it("orders the messages of one millisecond as a whole sum does, microseconds and all", async () => {
+    await receive(1000, 1000, todayAt(0));
+    const a = await receive(100, 1100, todayAt(10));
+    await todayOf();
+    const em = h.db.em();
+    const until = (await run())!.until;
+    expect(until).toBe(todayAt(10).getTime());
+    // A message later in the run's millisecond, whose microseconds sort it before the latest one:
+    // read again at each read, it keeps the run.
+    const b = await receive(100, 1200, todayAt(20));
+    await em.execute(
+      `update evidence.messages set received_at = ?::timestamptz + interval '700 microseconds' where id = ?`,
+      [todayAt(10), b.messageId],
+    );
+    await em.execute(
+      `update evidence.messages set received_at = ?::timestamptz + interval '900 microseconds' where id = ?`,
+      [todayAt(10), a.messageId],
+    );
+    expect(await run()).toEqual({ in_xaf: 1000, until });
+    const read = await todayOf();
+    expect(read.sims[0]).toMatchObject({ in_xaf: 1200, closing_balance: 1200 });
+    expect(read).toEqual(await summedWhole());
+    // A message in the millisecond before the run's time, by a microsecond: the run is dropped.
+    await todayOf();
+    const c = await receive(10, 1210, todayAt(30));
+    await em.execute(
+      `update evidence.messages set received_at = ?::timestamptz - interval '1 microsecond' where id = ?`,
+      [todayAt(10), c.messageId],
+    );
+    expect(await run()).toBeUndefined();
+    expect(await todayOf()).toEqual(await summedWhole());
+  });
+
+  it("does not keep a run that a message committed after its read made stale", async () => {
+    await receive(1000, 1000, todayAt(0));
+    await receive(200, 1200, todayAt(10));
+    let late = true;
+    h.hooks.beforeKeep = async () => {
+      if (!late) return;
+      late = false;
+      await receive(300, 1300, todayAt(5));
+    };
+    expect((await simToday()).in_xaf).toBe(1200);
+    expect(await run()).toBeUndefined();
+    expect(await simToday()).toMatchObject({ in_xaf: 1500 });
+    expect(await run()).toMatchObject({ in_xaf: 1300 });
+  });
+
+  it("answers what a whole sum answers while reads and messages of today, late ones too, run at once", async () => {
+    await receive(1000, 1000, todayAt(0), SIM);
+    await receive(1000, 1000, todayAt(0), OTHER_SIM);
+    for (let i = 1; i <= 30; i++) {
+      // A read, a message received now and one received earlier, at once; then the day read
+      // again (from the run, or summed) against a sum of its messages with no run kept.
+      await Promise.all([
+        todayOf(),
+        receive(10, 1000 + 10 * i, todayAt(10 * i), SIM),
+        todayOf(),
+        receive(10, 1000 + 10 * i, todayAt(10 * i - (i % 3 === 0 ? 25 : 0)), OTHER_SIM),
+      ]);
+      const kept = await todayOf();
+      expect(kept).toEqual(await summedWhole());
+    }
+    expect((await todayOf()).sims.map((s) => s.in_xaf)).toEqual([1300, 1300]);
   });
 });

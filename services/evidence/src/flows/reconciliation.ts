@@ -1,9 +1,29 @@
 import type { Caller } from "@transferops/kit";
-import { dayLinks, reconcileDay, type ChainLink, type DayBalance } from "../domain/balance-chain.ts";
+import {
+  closeDay,
+  dayChainOf,
+  dayLinks,
+  foldDay,
+  reconcileDay,
+  startDay,
+  type ChainLink,
+  type ChainMessage,
+  type DayBalance,
+} from "../domain/balance-chain.ts";
 import { invalid, refusal } from "../domain/reasons.ts";
 import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
-import { beforeKey, keepDays, keptDays, keptStillHolds, type DayToKeep, type KeptDay } from "../store/day-chains.ts";
+import {
+  beforeKey,
+  keepDays,
+  keepRuns,
+  keptDays,
+  keptStillHolds,
+  todaysChains,
+  type DayToKeep,
+  type KeptDay,
+  type RunToKeep,
+} from "../store/day-chains.ts";
 import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
@@ -80,17 +100,21 @@ export const SIMS_PER_SUM = 10;
  * same message (store/day-chains.ts); the other SIMs' days are summed from their messages,
  * SIMS_PER_SUM SIMs a statement (their day's messages and a last balance a SIM), and a closed
  * day's sums are kept for the next read (and ahead of it, by the DayKeeper,
- * flows/day-keeper.ts). Today is always summed: its messages are still arriving. `summed`: the
- * SIMs whose day was summed.
+ * flows/day-keeper.ts). Today's messages are still arriving: its sums are kept up to a time and
+ * completed from the messages since (balancesOfToday). `summed`: the SIMs whose day was summed
+ * from its first message.
  */
 export async function balancesOfDay(
   deps: FlowDeps,
   simIds: readonly string[],
-  { day, from, to }: { day: string; from: Date; to: Date },
+  period: { day: string; from: Date; to: Date },
 ): Promise<{ balances: Map<string, DayBalance>; summed: number }> {
+  const { day, from, to } = period;
+  const today = localDayOf(new Date());
+  if (day === today) return balancesOfToday(deps, simIds, period);
   const em = deps.db.em();
   const balances = new Map<string, DayBalance>();
-  const closed = day < localDayOf(new Date());
+  const closed = day < today;
   const known = closed ? await keptDays(em, simIds, day, from) : new Map<string, KeptDay>();
   const toSum: string[] = [];
   for (const id of simIds) {
@@ -125,6 +149,83 @@ export async function balancesOfDay(
   if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepDays(em, day, keep);
   return { balances, summed: toSum.length };
+}
+
+/**
+ * Today's balance account of each SIM, from its run kept up to a time (store/day-chains.ts,
+ * Migration0016TodayRuns) and the chain messages received since, SIMS_PER_SUM SIMs a statement:
+ * what a read costs is the messages since the last read, not the day's. A SIM without a run
+ * that holds (none kept yet, or a message received before its time changed: the trigger drops
+ * it) is summed from its day's first message, as is one whose run started from another message
+ * before the day (a late message of yesterday). Each read keeps the run over what it read up to
+ * the millisecond of the latest message, which the next read reads again: a message arriving
+ * later in that millisecond sorts among them. `summed`: the SIMs summed from the day's start.
+ */
+export async function balancesOfToday(
+  deps: FlowDeps,
+  simIds: readonly string[],
+  { day, from, to }: { day: string; from: Date; to: Date },
+): Promise<{ balances: Map<string, DayBalance>; summed: number }> {
+  const em = deps.db.em();
+  const balances = new Map<string, DayBalance>();
+  const keep: RunToKeep[] = [];
+  let summed = 0;
+  for (let i = 0; i < simIds.length; i += SIMS_PER_SUM) {
+    const found = await todaysChains(em, simIds.slice(i, i + SIMS_PER_SUM), day, from, to);
+    // A run that started from another message before the day: the day is read whole again.
+    const startsElsewhere = [...found].filter(([, t]) => t.kept && t.kept.running.before_key !== beforeKey(t.before));
+    const whole = await chainsOfPeriod(
+      em,
+      startsElsewhere.map(([id]) => id),
+      from,
+      to,
+    );
+    for (const [id, t] of found) {
+      const kept = whole.has(id) ? undefined : t.kept;
+      const messages = whole.get(id)?.messages ?? t.messages;
+      if (!kept) summed += 1;
+      const before = t.before ?? null;
+      const chain = dayChainOf(before, messages);
+      // Kept: the run over the messages received before the latest one's millisecond.
+      const until = latestMillisecond(messages);
+      const start = kept ? kept.running.run : startDay(before);
+      const upTo =
+        until === null
+          ? start
+          : foldDay(
+              start,
+              chain.filter((m) => m.received_at.getTime() < until),
+            );
+      balances.set(
+        id,
+        closeDay(
+          until === null
+            ? upTo
+            : foldDay(
+                upTo,
+                chain.filter((m) => m.received_at.getTime() >= until),
+              ),
+        ),
+      );
+      if (t.counted && until !== null && (!kept || until > kept.until.getTime()))
+        keep.push({
+          simId: id,
+          changes: t.changes,
+          running: { run: upTo, before_key: beforeKey(t.before) },
+          until: new Date(until),
+        });
+    }
+  }
+  if (keep.length) await deps.hooks?.beforeKeep?.(day);
+  await keepRuns(em, day, keep);
+  return { balances, summed };
+}
+
+/** The millisecond of the latest message received (null: none); the driver reads a timestamp to the millisecond, truncated. */
+function latestMillisecond(messages: readonly ChainMessage[]): number | null {
+  let latest: number | null = null;
+  for (const m of messages) latest = Math.max(latest ?? 0, m.received_at.getTime());
+  return latest;
 }
 
 /** Who may read a day of money, and which day: supervisors and admins, a calendar day (today when empty). */

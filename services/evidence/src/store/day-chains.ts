@@ -1,6 +1,15 @@
 import { rows, type EntityManager } from "@transferops/kit";
-import type { ChainMessage, DayBalance } from "../domain/balance-chain.ts";
-import { chainMessage, lastBalanceBefore, type ChainRow } from "./messages.ts";
+import type { ChainMessage, DayBalance, DayRun } from "../domain/balance-chain.ts";
+import {
+  CHAIN_COLUMNS,
+  chainMessage,
+  IN_CHAIN,
+  inChain,
+  LAST_BALANCE_BEFORE,
+  lastBalanceBefore,
+  type ChainRow,
+  type PeriodChain,
+} from "./messages.ts";
 
 /**
  * What `evidence.day_chains` holds of a SIM's day (Migration0011DayChains): how many times a
@@ -198,4 +207,120 @@ export const UNKEPT_DAYS = `select to_char(c.day, 'YYYY-MM-DD') as day, array_ag
 export async function unkeptDays(em: EntityManager, today: string, limit: number): Promise<UnkeptDay[]> {
   const found = await rows<{ day: string; sim_ids: string[] }>(em, UNKEPT_DAYS, [today, limit]);
   return found.map((r) => ({ day: r.day, simIds: r.sim_ids }));
+}
+
+/** Today's run as kept (Migration0016TodayRuns): the sums over the chain messages received before `until`, and where they start. */
+export interface KeptRun {
+  run: DayRun;
+  /** beforeKey of the message before the day the run started from. */
+  before_key: string;
+}
+
+/** A SIM's today as one read finds it: its count, its kept run if it holds one, and the messages to fold. */
+export interface TodaysChain extends PeriodChain {
+  /** Whether the day has a row (a chain message of it was counted). */
+  counted: boolean;
+  changes: number;
+  /** The kept run and its time; `messages` are then those received since, and none its run already counted. */
+  kept?: { running: KeptRun; until: Date };
+}
+
+/**
+ * Each SIM's today in one statement, one snapshot: its row of `day_chains` (count, kept run),
+ * its last balance before the day, and its chain messages of the day received since the kept
+ * run's time (`messages_sim_received`, the messages since the last read), or all of them when
+ * it has none. A message since that repeats an operator reference of a message the run already
+ * counted (same kind, received that day before the run's time: `messages_sim_ref`) is left
+ * out, as the chain leaves out a repeated reference (domain/balance-chain.ts chainOf).
+ */
+export const TODAYS_CHAINS = `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id),
+     r as materialized (
+       select s.sim_id, c.sim_id is not null as counted, coalesce(c.changes, 0) as changes, c.running,
+              case when c.running is not null then c.running_until end as until
+         from sims s left join evidence.day_chains c on c.sim_id = s.sim_id and c.day = ?::date)
+     select 'message' as part, null::boolean as counted, null::bigint as changes, null::jsonb as running,
+            null::timestamptz as until, ${CHAIN_COLUMNS.split(",")
+              .map((c) => `m.${c.trim()}`)
+              .join(", ")}
+       from r cross join lateral (
+         select ${CHAIN_COLUMNS} from evidence.messages m
+          where m.sim_id = r.sim_id and ${IN_CHAIN} and m.received_at >= coalesce(r.until, ?) and m.received_at < ?
+            and not (r.until is not null and m.operator_ref is not null and m.kind is distinct from 'BAL'
+                     and exists (select 1 from evidence.messages e
+                                  where e.sim_id = m.sim_id and e.operator_ref = m.operator_ref
+                                    and e.kind is not distinct from m.kind and ${inChain("e")}
+                                    and e.received_at >= ? and e.received_at < r.until))) m
+     union all
+     select 'before', null, null, null, null, b.* from sims s cross join lateral (${LAST_BALANCE_BEFORE}) b
+     union all
+     select 'run', r.counted, r.changes, r.running, r.until, null, r.sim_id, null, null, null, null, null, null, null, null, null, null
+       from r`;
+
+/** TODAYS_CHAINS for `simIds` on `day`, from its local midnight `from` to the next one `to`. */
+export async function todaysChains(
+  em: EntityManager,
+  simIds: readonly string[],
+  day: string,
+  from: Date,
+  to: Date,
+): Promise<Map<string, TodaysChain>> {
+  const found = await rows<
+    ChainRow & {
+      part: "message" | "before" | "run";
+      counted: boolean | null;
+      changes: string | number | null;
+      running: KeptRun | null;
+      until: Date | string | null;
+    }
+  >(em, TODAYS_CHAINS, [JSON.stringify(simIds), day, from, to, from, from]);
+  const chains = new Map<string, TodaysChain>();
+  const of = (id: string) => {
+    let chain = chains.get(id);
+    if (!chain) chains.set(id, (chain = { counted: false, changes: 0, messages: [] }));
+    return chain;
+  };
+  for (const r of found) {
+    const chain = of(r.sim_id);
+    if (r.part === "run") {
+      chain.counted = r.counted!;
+      chain.changes = Number(r.changes);
+      if (r.running && r.until !== null) chain.kept = { running: r.running, until: new Date(r.until) };
+    } else if (r.part === "before") chain.before = chainMessage(r);
+    else chain.messages.push(chainMessage(r));
+  }
+  return chains;
+}
+
+/** Today's run to keep: summed from the day as it was when its row counted `changes`. */
+export interface RunToKeep {
+  simId: string;
+  changes: number;
+  running: KeptRun;
+  /** The run's time: it counts the chain messages received before it, a whole millisecond. */
+  until: Date;
+}
+
+/**
+ * Keeps today's runs, each only if no chain message of that SIM's day changed since its read
+ * (the count read with it is still the row's; a change not committed yet holds the row and it
+ * is skipped, as keepDays does). A run older than the one kept is not written over it.
+ */
+export async function keepRuns(em: EntityManager, day: string, kept: readonly RunToKeep[]): Promise<void> {
+  if (kept.length === 0) return;
+  const recordset = JSON.stringify(
+    [...kept]
+      .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
+      .map((k) => ({ sim_id: k.simId, changes: k.changes, running: k.running, until: k.until.toISOString() })),
+  );
+  await em.execute(
+    `with k as (select * from jsonb_to_recordset(?::jsonb) as k(sim_id text, changes bigint, running jsonb, until timestamptz)),
+     free as (select l.sim_id from evidence.day_chains l
+               where l.day = ?::date and l.sim_id in (select sim_id from k)
+               order by l.sim_id for update skip locked)
+     update evidence.day_chains c set running = k.running, running_until = k.until
+       from k
+      where c.sim_id in (select sim_id from free) and c.sim_id = k.sim_id and c.day = ?::date
+        and c.changes = k.changes and (c.running_until is null or c.running_until < k.until)`,
+    [recordset, day, day],
+  );
 }

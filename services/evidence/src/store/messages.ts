@@ -428,7 +428,12 @@ export async function deleteAllMessages(em: EntityManager): Promise<{ messages: 
 }
 
 /** Messages the balance chain reads: finished, the operator's word, not a restatement. */
-const IN_CHAIN = `state = 'done' and outcome not in ('unknown_sender', 'restated')`;
+/** What puts a message in the balance chain, of the table's row `alias` (none: unqualified). */
+export const inChain = (alias?: string) => {
+  const t = alias ? `${alias}.` : "";
+  return `${t}state = 'done' and ${t}outcome not in ('unknown_sender', 'restated')`;
+};
+export const IN_CHAIN = inChain();
 
 /**
  * The chain messages that print a balance just before and just after `m` on its SIM, in
@@ -468,7 +473,7 @@ export async function chainNeighbours(
 }
 
 /** What the balance chain reads of a message (domain/balance-chain.ts, ChainMessage), and its SIM. */
-const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, commission, balance_after, direction,
+export const CHAIN_COLUMNS = `id, sim_id, received_at, stored_at, kind, amount, fee, commission, balance_after, direction,
   operator_ref, outcome`;
 
 /**

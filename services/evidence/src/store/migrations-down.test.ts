@@ -9,4 +9,5 @@ describeMigrationDowns("evidence", migrations, [
   "Migration0013UnkeptDays",
   "Migration0014PreviousDayCount",
   "Migration0015ScopedQueues",
+  "Migration0016TodayRuns",
 ]);

@@ -15,8 +15,21 @@ const CHAIN_CHANGE_COLUMNS = [
 ] as const;
 
 /** The local day (UTC+1, kit local-day.ts) of a message's `received_at`, in SQL. */
-const localDaySql = (column: string) =>
+export const localDaySql = (column: string) =>
   `((${column} at time zone 'UTC') + interval '${LOCAL_OFFSET_MS / 1000} seconds')::date`;
+
+/** The trigger function's body as this migration wrote it (Migration0016TodayRuns' `down()` puts it back). */
+export const COUNT_CHAIN_CHANGE = `
+      begin
+        if tg_op = 'UPDATE'
+           and (old.sim_id, ${localDaySql("old.received_at")}) is distinct from (new.sim_id, ${localDaySql("new.received_at")}) then
+          insert into evidence.day_chains as c (sim_id, day, changes) values (old.sim_id, ${localDaySql("old.received_at")}, 1)
+            on conflict (sim_id, day) do update set changes = c.changes + 1;
+        end if;
+        insert into evidence.day_chains as c (sim_id, day, changes) values (new.sim_id, ${localDaySql("new.received_at")}, 1)
+          on conflict (sim_id, day) do update set changes = c.changes + 1;
+        return null;
+      end `;
 
 /**
  * The fleet's day of reconciliation read every message of the day and summed each SIM's
@@ -57,17 +70,9 @@ export class Migration0011DayChains extends Migration {
       primary key (sim_id, day))`);
     this.addSql(`comment on table evidence.day_chains is
       'A SIM''s local day: how often its chain messages changed; a closed day''s sums kept (store/day-chains.ts)'`);
-    this.addSql(`create function evidence.count_chain_change() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'UPDATE'
-           and (old.sim_id, ${localDaySql("old.received_at")}) is distinct from (new.sim_id, ${localDaySql("new.received_at")}) then
-          insert into evidence.day_chains as c (sim_id, day, changes) values (old.sim_id, ${localDaySql("old.received_at")}, 1)
-            on conflict (sim_id, day) do update set changes = c.changes + 1;
-        end if;
-        insert into evidence.day_chains as c (sim_id, day, changes) values (new.sim_id, ${localDaySql("new.received_at")}, 1)
-          on conflict (sim_id, day) do update set changes = c.changes + 1;
-        return null;
-      end $$`);
+    this.addSql(
+      `create function evidence.count_chain_change() returns trigger language plpgsql as $$${COUNT_CHAIN_CHANGE}$$`,
+    );
     const changed = ["sim_id", "received_at", ...CHAIN_CHANGE_COLUMNS];
     this.addSql(`create trigger messages_chain_insert after insert on evidence.messages
       for each row when (new.state = 'done') execute function evidence.count_chain_change()`);

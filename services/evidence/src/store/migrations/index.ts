@@ -13,6 +13,7 @@ import { Migration0012ChainBalances } from "./Migration0012ChainBalances.ts";
 import { Migration0013UnkeptDays } from "./Migration0013UnkeptDays.ts";
 import { Migration0014PreviousDayCount } from "./Migration0014PreviousDayCount.ts";
 import { Migration0015ScopedQueues } from "./Migration0015ScopedQueues.ts";
+import { Migration0016TodayRuns } from "./Migration0016TodayRuns.ts";
 
 /** Every migration of the evidence schema, in order. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   Migration0013UnkeptDays,
   Migration0014PreviousDayCount,
   Migration0015ScopedQueues,
+  Migration0016TodayRuns,
 ];
