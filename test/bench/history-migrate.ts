@@ -74,6 +74,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0013UnkeptDays",
     "Migration0014PreviousDayCount",
     "Migration0015ScopedQueues",
+    "Migration0016TodayRuns",
   ],
   fleet: ["Migration0006Autovacuum", "Migration0007AuditFilters"],
   intake: ["Migration0005Autovacuum", "Migration0006ListIndexes"],

@@ -358,8 +358,9 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     ...(historyOp ? ([["operation detail (history)", f.admin, `/v1/operations/${historyOp}`]] as Read[]) : []),
     ["SIM history", f.admin, `/v1/sims/${sim}/history`],
     ["reconciliation, fleet day", f.admin, `/v1/reconciliations/daily?day=${yesterday}`],
-    // Today, still open: summed on each call from the day's messages (the keeper keeps a day once
-    // it closed), as much of the day as has passed when the benchmark runs.
+    // Today, still open, as much of the day as has passed when the benchmark runs: its sums kept
+    // up to a time and completed from the messages since (Migration0016TodayRuns), by each call
+    // and each pass of the day keeper (a pass a second here, every 5 minutes by default).
     ["reconciliation, fleet day (today)", f.admin, `/v1/reconciliations/daily?day=${today}`],
     // Older closed days, each call another (14 days back and before, within the history's days,
     // again from 14 when the runs outnumber them): kept by the day keeper

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import {
+  DEVICE,
   one,
   OTHER_SIM,
   session,
@@ -14,9 +15,10 @@ import {
   useHarness,
   type Harness,
 } from "../../../../test/support/evidence-harness.ts";
-import { keepDays, keptDays, KEPT_DAYS } from "../store/day-chains.ts";
+import { recordStatements } from "../../../../test/support/statements.ts";
+import { keepDays, keptDays, KEPT_DAYS, TODAYS_CHAINS } from "../store/day-chains.ts";
 import { deleteSimMessages } from "../store/messages.ts";
-import { dailyReconciliation } from "./reconciliation.ts";
+import { dailyReconciliation, SIMS_PER_SUM } from "./reconciliation.ts";
 
 let h: Harness;
 useHarness((opened) => (h = opened));
@@ -358,6 +360,37 @@ describe("today's balance account, kept up to a time", () => {
     expect((await simToday()).in_xaf).toBe(5400);
     expect(await run()).toEqual({ in_xaf: 5300, until: todayAt(3).getTime() });
     expect((await summedWhole()).sims[0]).toMatchObject({ closing_balance: 1600, in_xaf: 1600 });
+  });
+
+  it("reads every SIM with a run in one statement, and a SIM without one from its day's first message", async () => {
+    const sims = Array.from({ length: SIMS_PER_SUM + 2 }, (_, i) => `sim-b-today-${i}`);
+    for (const [i, simId] of sims.entries()) {
+      h.fleet.sims.set(simId, { operator: "operator_b", deviceId: DEVICE });
+      await receive(100, 100, todayAt(0), simId);
+      await receive(10 + i, 110 + i, todayAt(10), simId);
+    }
+    const read = async () => {
+      const recorded = recordStatements();
+      try {
+        const day = await todayOf();
+        return { day, statements: recorded.statements };
+      } finally {
+        recorded.stop();
+      }
+    };
+    const wholeDay = (statements: string[]) =>
+      statements.filter((q) => q.includes("union all") && !q.includes("'run'"));
+    // No run yet: every SIM's day read whole, SIMS_PER_SUM a statement, and the runs kept.
+    const first = await read();
+    expect(wholeDay(first.statements)).toHaveLength(2);
+    // Then one statement for the twelve, nothing read whole; the same answer.
+    const second = await read();
+    expect(second.statements.filter((q) => q === TODAYS_CHAINS)).toHaveLength(1);
+    expect(wholeDay(second.statements)).toHaveLength(0);
+    expect(second.day).toEqual(first.day);
+    expect(Object.fromEntries(second.day.sims.map((s) => [s.sim_id, s.closing_balance]))).toEqual(
+      Object.fromEntries(sims.map((simId, i) => [simId, 110 + i])),
+    );
   });
 
   it("drops the run when a message received before its time changes, by whatever path, and not after one since", async () => {

@@ -23,6 +23,7 @@ import {
   type DayToKeep,
   type KeptDay,
   type RunToKeep,
+  type TodaysChain,
 } from "../store/day-chains.ts";
 import { chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
@@ -153,13 +154,14 @@ export async function balancesOfDay(
 
 /**
  * Today's balance account of each SIM, from its run kept up to a time (store/day-chains.ts,
- * Migration0016TodayRuns) and the chain messages received since, SIMS_PER_SUM SIMs a statement:
- * what a read costs is the messages since the last read, not the day's. A SIM without a run
- * that holds (none kept yet, or a message received before its time changed: the trigger drops
- * it) is summed from its day's first message, as is one whose run started from another message
- * before the day (a late message of yesterday). Each read keeps the run over what it read up to
- * the millisecond of the latest message, which the next read reads again: a message arriving
- * later in that millisecond sorts among them. `summed`: the SIMs summed from the day's start.
+ * Migration0016TodayRuns) and the chain messages received since: one statement for every SIM
+ * with a run, so that a read costs the messages since the last read or pass, not the day's. A
+ * SIM without a run that holds (none kept yet, or a message received before its time changed:
+ * the trigger drops it), or whose run started from another message before the day (a late
+ * message of yesterday), is summed from its day's first message, SIMS_PER_SUM SIMs a statement
+ * as a closed day is. Each read keeps the run over what it read up to the millisecond of the
+ * latest message, which the next read reads again: a message arriving later in that millisecond
+ * sorts among them. `summed`: the SIMs summed from the day's start.
  */
 export async function balancesOfToday(
   deps: FlowDeps,
@@ -169,56 +171,38 @@ export async function balancesOfToday(
   const em = deps.db.em();
   const balances = new Map<string, DayBalance>();
   const keep: RunToKeep[] = [];
-  let summed = 0;
-  for (let i = 0; i < simIds.length; i += SIMS_PER_SUM) {
-    const found = await todaysChains(em, simIds.slice(i, i + SIMS_PER_SUM), day, from, to);
-    // A run that started from another message before the day: the day is read whole again.
-    const startsElsewhere = [...found].filter(([, t]) => t.kept && t.kept.running.before_key !== beforeKey(t.before));
-    const whole = await chainsOfPeriod(
-      em,
-      startsElsewhere.map(([id]) => id),
-      from,
-      to,
-    );
-    for (const [id, t] of found) {
-      const kept = whole.has(id) ? undefined : t.kept;
-      const messages = whole.get(id)?.messages ?? t.messages;
-      if (!kept) summed += 1;
-      const before = t.before ?? null;
-      const chain = dayChainOf(before, messages);
-      // Kept: the run over the messages received before the latest one's millisecond.
-      const until = latestMillisecond(messages);
-      const start = kept ? kept.running.run : startDay(before);
-      const upTo =
-        until === null
-          ? start
-          : foldDay(
-              start,
-              chain.filter((m) => m.received_at.getTime() < until),
-            );
-      balances.set(
-        id,
-        closeDay(
-          until === null
-            ? upTo
-            : foldDay(
-                upTo,
-                chain.filter((m) => m.received_at.getTime() >= until),
-              ),
-        ),
-      );
-      if (t.counted && until !== null && (!kept || until > kept.until.getTime()))
-        keep.push({
-          simId: id,
-          changes: t.changes,
-          running: { run: upTo, before_key: beforeKey(t.before) },
-          until: new Date(until),
-        });
-    }
+  const found = await todaysChains(em, simIds, day, from, to);
+  const holds = (t: TodaysChain) => t.kept !== undefined && t.kept.running.before_key === beforeKey(t.before);
+  const whole = [...found].filter(([, t]) => !holds(t)).map(([id]) => id);
+  for (let i = 0; i < whole.length; i += SIMS_PER_SUM)
+    for (const [id, { messages }] of await chainsOfPeriod(em, whole.slice(i, i + SIMS_PER_SUM), from, to))
+      found.set(id, { ...found.get(id)!, kept: undefined, messages });
+  for (const [id, t] of found) {
+    const before = t.before ?? null;
+    const chain = dayChainOf(before, t.messages);
+    // Kept: the run over the messages received before the latest one's millisecond.
+    const until = latestMillisecond(t.messages);
+    const start = t.kept ? t.kept.running.run : startDay(before);
+    const upTo =
+      until === null
+        ? start
+        : foldDay(
+            start,
+            chain.filter((m) => m.received_at.getTime() < until),
+          );
+    const rest = until === null ? [] : chain.filter((m) => m.received_at.getTime() >= until);
+    balances.set(id, closeDay(foldDay(upTo, rest)));
+    if (t.counted && until !== null && (!t.kept || until > t.kept.until.getTime()))
+      keep.push({
+        simId: id,
+        changes: t.changes,
+        running: { run: upTo, before_key: beforeKey(t.before) },
+        until: new Date(until),
+      });
   }
   if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepRuns(em, day, keep);
-  return { balances, summed };
+  return { balances, summed: whole.length };
 }
 
 /** The millisecond of the latest message received (null: none); the driver reads a timestamp to the millisecond, truncated. */

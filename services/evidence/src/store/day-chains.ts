@@ -221,17 +221,18 @@ export interface TodaysChain extends PeriodChain {
   /** Whether the day has a row (a chain message of it was counted). */
   counted: boolean;
   changes: number;
-  /** The kept run and its time; `messages` are then those received since, and none its run already counted. */
+  /** The kept run and its time; `messages` are those received since, none its run already counted (none without a run). */
   kept?: { running: KeptRun; until: Date };
 }
 
 /**
  * Each SIM's today in one statement, one snapshot: its row of `day_chains` (count, kept run),
- * its last balance before the day, and its chain messages of the day received since the kept
- * run's time (`messages_sim_received`, the messages since the last read), or all of them when
- * it has none. A message since that repeats an operator reference of a message the run already
+ * its last balance before the day, and, for a SIM with a kept run, its chain messages of the
+ * day received since the run's time (`messages_sim_received`: what arrived since the last read
+ * or pass). A message since that repeats an operator reference of a message the run already
  * counted (same kind, received that day before the run's time: `messages_sim_ref`) is left
- * out, as the chain leaves out a repeated reference (domain/balance-chain.ts chainOf).
+ * out, as the chain leaves out a repeated reference (domain/balance-chain.ts chainOf). A SIM
+ * without a run gets no message here: its day is read whole (`chainsOfPeriod`).
  */
 export const TODAYS_CHAINS = `with sims as (select distinct jsonb_array_elements_text(?::jsonb) as sim_id),
      r as materialized (
@@ -244,8 +245,8 @@ export const TODAYS_CHAINS = `with sims as (select distinct jsonb_array_elements
               .join(", ")}
        from r cross join lateral (
          select ${CHAIN_COLUMNS} from evidence.messages m
-          where m.sim_id = r.sim_id and ${IN_CHAIN} and m.received_at >= coalesce(r.until, ?) and m.received_at < ?
-            and not (r.until is not null and m.operator_ref is not null and m.kind is distinct from 'BAL'
+          where r.until is not null and m.sim_id = r.sim_id and ${IN_CHAIN} and m.received_at >= r.until and m.received_at < ?
+            and not (m.operator_ref is not null and m.kind is distinct from 'BAL'
                      and exists (select 1 from evidence.messages e
                                   where e.sim_id = m.sim_id and e.operator_ref = m.operator_ref
                                     and e.kind is not distinct from m.kind and ${inChain("e")}
@@ -264,6 +265,8 @@ export async function todaysChains(
   from: Date,
   to: Date,
 ): Promise<Map<string, TodaysChain>> {
+  const chains = new Map<string, TodaysChain>();
+  if (simIds.length === 0) return chains;
   const found = await rows<
     ChainRow & {
       part: "message" | "before" | "run";
@@ -272,8 +275,7 @@ export async function todaysChains(
       running: KeptRun | null;
       until: Date | string | null;
     }
-  >(em, TODAYS_CHAINS, [JSON.stringify(simIds), day, from, to, from, from]);
-  const chains = new Map<string, TodaysChain>();
+  >(em, TODAYS_CHAINS, [JSON.stringify(simIds), day, to, from, from]);
   const of = (id: string) => {
     let chain = chains.get(id);
     if (!chain) chains.set(id, (chain = { counted: false, changes: 0, messages: [] }));
