@@ -176,7 +176,10 @@ export interface DayBalance {
  * completed from the messages after it (today's, store/day-chains.ts; docs/decisions/
  * history.md, "Today's balance account: kept up to a time"). JSON as it is, to be kept.
  */
-export interface DayRun {
+export interface DayRun extends Pick<
+  DayBalance,
+  "in_xaf" | "out_xaf" | "fees_xaf" | "commissions_xaf" | "unreadable_movements" | "breaks"
+> {
   /**
    * The opening balance once known: the message before the day's, or the first balance the
    * day printed less what the messages up to it moved (null when one of them did not say).
@@ -187,12 +190,6 @@ export interface DayRun {
   previous: (Pick<ChainMessage, "id"> & { balance_after: number }) | null;
   /** The balance after the day's last message that printed one (null: none yet). */
   last_balance: number | null;
-  in_xaf: number;
-  out_xaf: number;
-  fees_xaf: number;
-  commissions_xaf: number;
-  unreadable_movements: number;
-  breaks: ChainBreak[];
 }
 
 /** A day's run before its first message: `before` is the last chain message before the day (or null). */
