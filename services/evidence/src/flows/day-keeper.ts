@@ -21,11 +21,10 @@ export interface DayKeeperOptions {
  * `day_chains_unkept` (Migration0013UnkeptDays), and sums only those SIM days with the same
  * function and rule as a read (`balancesOfDay`), so a supervisor's read of any closed day finds
  * it kept. A history older than the keeping is worked through `daysPerPass` days a pass. Today's
- * sums are kept up to a time and completed from the messages since (balancesOfDay): each pass
+ * sums are kept up to a time and completed from the messages since (balancesOfToday): each pass
  * brings them up to its time too, so a read of today folds at most a pass's messages. Each
- * replica runs it: two passes at the same
- * moment sum the same day twice and keep the same sums (keepDays keeps only what nothing
- * changed since), never a wrong one. A day whose summing fails is logged and left to the next
+ * replica runs it: two passes at the same moment sum the same day twice and keep the same sums
+ * (keepDays and keepRuns keep only what nothing changed since), never a wrong one. A day whose summing fails is logged and left to the next
  * pass; the others go on.
  */
 export class DayKeeper extends SerialJob<number> {

@@ -172,12 +172,7 @@ export async function balancesOfToday(
   const balances = new Map<string, DayBalance>();
   const keep: RunToKeep[] = [];
   const found = await todaysChains(em, simIds, day, from, to);
-  const holds = (t: TodaysChain) => t.kept !== undefined && t.kept.running.before_key === beforeKey(t.before);
-  const whole = [...found].filter(([, t]) => !holds(t)).map(([id]) => id);
-  for (let i = 0; i < whole.length; i += SIMS_PER_SUM)
-    for (const [id, { messages }] of await chainsOfPeriod(em, whole.slice(i, i + SIMS_PER_SUM), from, to))
-      found.set(id, { ...found.get(id)!, kept: undefined, messages });
-  for (const [id, t] of found) {
+  const settle = (id: string, t: TodaysChain) => {
     const before = t.before ?? null;
     const chain = dayChainOf(before, t.messages);
     // Kept: the run over the messages received before the latest one's millisecond.
@@ -199,7 +194,16 @@ export async function balancesOfToday(
         running: { run: upTo, before_key: beforeKey(t.before) },
         until: new Date(until),
       });
+  };
+  const whole: string[] = [];
+  for (const [id, t] of found) {
+    if (t.kept && t.kept.running.before_key === beforeKey(t.before)) settle(id, t);
+    else whole.push(id);
   }
+  // Each SIMS_PER_SUM SIMs' days summed as soon as read: the process holds a few SIMs' days.
+  for (let i = 0; i < whole.length; i += SIMS_PER_SUM)
+    for (const [id, { before, messages }] of await chainsOfPeriod(em, whole.slice(i, i + SIMS_PER_SUM), from, to))
+      settle(id, { ...found.get(id)!, kept: undefined, before, messages });
   if (keep.length) await deps.hooks?.beforeKeep?.(day);
   await keepRuns(em, day, keep);
   return { balances, summed: whole.length };
