@@ -175,17 +175,16 @@ export async function balancesOfToday(
   const settle = (id: string, t: TodaysChain) => {
     const before = t.before ?? null;
     const chain = dayChainOf(before, t.messages);
-    // Kept: the run over the messages received before the latest one's millisecond.
+    // Kept: the run over the messages received before the latest one's millisecond (none
+    // without a message: the run stays as it was).
     const until = latestMillisecond(t.messages);
+    const cut = until ?? Infinity;
     const start = t.kept ? t.kept.running.run : startDay(before);
-    const upTo =
-      until === null
-        ? start
-        : foldDay(
-            start,
-            chain.filter((m) => m.received_at.getTime() < until),
-          );
-    const rest = until === null ? [] : chain.filter((m) => m.received_at.getTime() >= until);
+    const upTo = foldDay(
+      start,
+      chain.filter((m) => m.received_at.getTime() < cut),
+    );
+    const rest = chain.filter((m) => m.received_at.getTime() >= cut);
     balances.set(id, closeDay(foldDay(upTo, rest)));
     if (t.counted && until !== null && (!t.kept || until > t.kept.until.getTime()))
       keep.push({

@@ -126,6 +126,18 @@ export async function keptDays(
   );
 }
 
+/** Rows to keep, in the SIMs' order: two keepers lock a day's rows in the same order. */
+const bySim = <T extends { simId: string }>(of: readonly T[]): T[] =>
+  [...of].sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0));
+
+/**
+ * The rows of `day` (the parameter) for the SIMs of `k` that no one holds: a keeper never waits
+ * on a submission nor holds a row one waits on (`skip locked`).
+ */
+const FREE_ROWS = `free as (select l.sim_id from evidence.day_chains l
+                 where l.day = ?::date and l.sim_id in (select sim_id from k)
+                 order by l.sim_id for update skip locked)`;
+
 /** A day's sums to keep: computed from the day as it was when its row counted `changes` (no row: not `counted`). */
 export interface DayToKeep {
   simId: string;
@@ -148,24 +160,20 @@ export interface DayToKeep {
 export async function keepDays(em: EntityManager, day: string, kept: readonly DayToKeep[]): Promise<void> {
   const recordset = (of: readonly DayToKeep[]) =>
     JSON.stringify(
-      [...of]
-        .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
-        .map((k) => ({
-          sim_id: k.simId,
-          changes: k.changes,
-          balance: k.balance,
-          before_key: k.beforeKey,
-          previous_changes: k.previousChanges,
-        })),
+      bySim(of).map((k) => ({
+        sim_id: k.simId,
+        changes: k.changes,
+        balance: k.balance,
+        before_key: k.beforeKey,
+        previous_changes: k.previousChanges,
+      })),
     );
   const columns = `k(sim_id text, changes bigint, balance jsonb, before_key text, previous_changes bigint)`;
   const counted = kept.filter((k) => k.counted);
   if (counted.length)
     await em.execute(
       `with k as (select * from jsonb_to_recordset(?::jsonb) as ${columns}),
-       free as (select l.sim_id from evidence.day_chains l
-                 where l.day = ?::date and l.sim_id in (select sim_id from k)
-                 order by l.sim_id for update skip locked)
+       ${FREE_ROWS}
        update evidence.day_chains c set balance = k.balance, balance_changes = k.changes, before_key = k.before_key,
           previous_changes = k.previous_changes, kept_at = now()
          from k
@@ -265,7 +273,7 @@ export async function todaysChains(
   from: Date,
   to: Date,
 ): Promise<Map<string, TodaysChain>> {
-  const chains = new Map<string, TodaysChain>();
+  const chains = new Map<string, TodaysChain>(simIds.map((id) => [id, { counted: false, changes: 0, messages: [] }]));
   if (simIds.length === 0) return chains;
   const found = await rows<
     ChainRow & {
@@ -276,13 +284,8 @@ export async function todaysChains(
       until: Date | string | null;
     }
   >(em, TODAYS_CHAINS, [JSON.stringify(simIds), day, to, from, from]);
-  const of = (id: string) => {
-    let chain = chains.get(id);
-    if (!chain) chains.set(id, (chain = { counted: false, changes: 0, messages: [] }));
-    return chain;
-  };
   for (const r of found) {
-    const chain = of(r.sim_id);
+    const chain = chains.get(r.sim_id)!;
     if (r.part === "run") {
       chain.counted = r.counted!;
       chain.changes = Number(r.changes);
@@ -310,15 +313,11 @@ export interface RunToKeep {
 export async function keepRuns(em: EntityManager, day: string, kept: readonly RunToKeep[]): Promise<void> {
   if (kept.length === 0) return;
   const recordset = JSON.stringify(
-    [...kept]
-      .sort((a, b) => (a.simId < b.simId ? -1 : a.simId > b.simId ? 1 : 0))
-      .map((k) => ({ sim_id: k.simId, changes: k.changes, running: k.running, until: k.until.toISOString() })),
+    bySim(kept).map((k) => ({ sim_id: k.simId, changes: k.changes, running: k.running, until: k.until.toISOString() })),
   );
   await em.execute(
     `with k as (select * from jsonb_to_recordset(?::jsonb) as k(sim_id text, changes bigint, running jsonb, until timestamptz)),
-     free as (select l.sim_id from evidence.day_chains l
-               where l.day = ?::date and l.sim_id in (select sim_id from k)
-               order by l.sim_id for update skip locked)
+     ${FREE_ROWS}
      update evidence.day_chains c set running = k.running, running_until = k.until
        from k
       where c.sim_id in (select sim_id from free) and c.sim_id = k.sim_id and c.day = ?::date

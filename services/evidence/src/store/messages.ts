@@ -427,8 +427,10 @@ export async function deleteAllMessages(em: EntityManager): Promise<{ messages: 
   return { messages: Number(m.n), reconciliations: Number(d.n) };
 }
 
-/** Messages the balance chain reads: finished, the operator's word, not a restatement. */
-/** What puts a message in the balance chain, of the table's row `alias` (none: unqualified). */
+/**
+ * Messages the balance chain reads: finished, the operator's word, not a restatement; of the
+ * table's row `alias` (none: unqualified).
+ */
 export const inChain = (alias?: string) => {
   const t = alias ? `${alias}.` : "";
   return `${t}state = 'done' and ${t}outcome not in ('unknown_sender', 'restated')`;
