@@ -16,6 +16,7 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { retryFlags, ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
+import type { SettledOnWordRecord, UnprovenRecord } from "../store/queues.ts";
 import type { EvidenceFacts } from "../domain/evidence-facts.ts";
 
 export function toEvidence(o: OperationRecord): EvidenceSummary | undefined {
@@ -99,7 +100,7 @@ export function toDeviceOperation(o: OperationRecord): DeviceOperation {
   });
 }
 
-export function toUnproven(o: OperationRecord, evidenceCount: number, selfResolving: boolean): UnprovenOperation {
+export function toUnproven(o: UnprovenRecord, selfResolving: boolean): UnprovenOperation {
   return create(UnprovenOperationSchema, {
     operationId: o.operation_id,
     requestId: o.request_id,
@@ -112,14 +113,14 @@ export function toUnproven(o: OperationRecord, evidenceCount: number, selfResolv
     contactId: opt(o.contact_id),
     finishedAt: ts(o.finished_at),
     ussdResponse: opt(o.ussd_response),
-    evidenceCount,
+    evidenceCount: o.ambiguous,
     selfResolving,
     status: o.status,
     contradictingMessageId: opt(o.contradicting_message_id),
   });
 }
 
-export function toSettledOnWord(o: OperationRecord): SettledOnWordRow {
+export function toSettledOnWord(o: SettledOnWordRecord): SettledOnWordRow {
   return create(SettledOnWordRowSchema, {
     operationId: o.operation_id,
     requestId: o.request_id,

@@ -1,11 +1,12 @@
 import { check } from "@transferops/kit";
 import { checkQueueScope, seesFleet, type Actor } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
-import { ambiguousCounts } from "../store/proofs.ts";
 import {
   listSettledOnWord as settledOnWordRows,
   listUnproven as unprovenRows,
   type QueueFilter,
+  type SettledOnWordRecord,
+  type UnprovenRecord,
 } from "../store/queues.ts";
 import type { DispatchDeps } from "./ports.ts";
 import { refuseWordOverPaidChain, watchRetryChain } from "./proof.ts";
@@ -18,21 +19,12 @@ export async function grantedSims(deps: DispatchDeps, actor: Actor): Promise<str
 }
 
 /** The unproven operations the filter selects, each with its count of ambiguous messages. */
-export async function listUnproven(
-  deps: DispatchDeps,
-  filter: QueueFilter,
-): Promise<{ operation: OperationRecord; ambiguous: number }[]> {
-  const em = deps.db.em();
-  const found = await unprovenRows(em, filter);
-  const counts = await ambiguousCounts(
-    em,
-    found.map((o) => o.operation_id),
-  );
-  return found.map((o) => ({ operation: o, ambiguous: counts.get(o.operation_id) ?? 0 }));
+export async function listUnproven(deps: DispatchDeps, filter: QueueFilter): Promise<UnprovenRecord[]> {
+  return unprovenRows(deps.db.em(), filter);
 }
 
 /** The operations settled on an agent's word the filter selects. */
-export async function listSettledOnWord(deps: DispatchDeps, filter: QueueFilter): Promise<OperationRecord[]> {
+export async function listSettledOnWord(deps: DispatchDeps, filter: QueueFilter): Promise<SettledOnWordRecord[]> {
   return settledOnWordRows(deps.db.em(), filter);
 }
 

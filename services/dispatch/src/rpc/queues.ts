@@ -43,9 +43,7 @@ export function queueHandlers(deps: DispatchDeps): Impl {
       const scope = queueScope(actor, await grantedSims(deps, actor));
       const found = await listUnproven(deps, { scope, ...range, limit: clampLimit(req.limit) });
       return {
-        operations: found.map(({ operation: o, ambiguous }) =>
-          toUnproven(o, ambiguous, isWithinLateWindow(o.finished_at, now, config.lateEvidenceS)),
-        ),
+        operations: found.map((o) => toUnproven(o, isWithinLateWindow(o.finished_at, now, config.lateEvidenceS))),
       };
     },
 

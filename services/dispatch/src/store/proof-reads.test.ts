@@ -1,5 +1,5 @@
 // The proof's reads that a long history could make dear, against real PostgreSQL: the arbitration
-// queue's evidence counts (ambiguousCounts) over many ambiguous proofs, read through the partial
+// queue's evidence counts (listUnproven) over many ambiguous proofs, read through the partial
 // GIN index, not every ambiguous proof; and the restated reference (answeredBefore) over a SIM's
 // many confirmed operations of one amount, read through the reference's index, not every one.
 
@@ -7,9 +7,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
-import { planOfLast, recordStatements } from "../../../../test/support/statements.ts";
+import { planOfLast } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
-import { ambiguousCounts, answeredBefore } from "./proofs.ts";
+import { answeredBefore } from "./proofs.ts";
+import { listUnproven } from "./queues.ts";
 
 let tdb: TestDatabase;
 let db: Database;
@@ -56,24 +57,29 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-describe("ambiguousCounts", () => {
+describe("the arbitration queue's evidence counts", () => {
   it("counts the ambiguous proofs naming each operation, read from the partial GIN index", async () => {
-    const { result: counts, plan } = await planOfLast(db.em(), () =>
-      ambiguousCounts(db.em(), [...named, randomUUID()]),
+    // The three named operations unproven, and one no proof names.
+    const unnamed = randomUUID();
+    await db.em().execute(
+      `insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+         msisdn_dest, sim_id, created_at, started_at, finished_at)
+       select id::uuid, 'unproven-' || id, 'no_evidence', 'aggregated', 'deposit', ?, 'operator_b', 5000,
+         '690000000', 'sim-2', now(), now(), now()
+       from jsonb_array_elements_text(?::jsonb) as id`,
+      [randomUUID(), JSON.stringify([...named, unnamed])],
     );
-    expect(Object.fromEntries(counts)).toEqual({ [named[0]]: 2, [named[1]]: 1 });
+    const { result: page, plan } = await planOfLast(db.em(), () =>
+      listUnproven(db.em(), { scope: null, from: null, to: null, limit: 50 }),
+    );
+    expect(Object.fromEntries(page.map((o) => [o.operation_id, o.ambiguous]))).toEqual({
+      [named[0]]: 2,
+      [named[1]]: 1,
+      [named[2]]: 0,
+      [unnamed]: 0,
+    });
     expect(plan.some((l) => l.includes("Bitmap Index Scan on proofs_ambiguous"))).toBe(true);
     expect(plan.filter((l) => l.includes("Seq Scan"))).toEqual([]);
-  });
-
-  it("answers nothing for no operation, without a statement", async () => {
-    const recorded = recordStatements();
-    try {
-      expect((await ambiguousCounts(db.em(), [])).size).toBe(0);
-    } finally {
-      recorded.stop();
-    }
-    expect(recorded.statements).toEqual([]);
   });
 });
 

@@ -216,30 +216,3 @@ export async function proofCandidatesTo(
     };
   });
 }
-
-/**
- * How many messages named each operation as an ambiguous candidate (the unproven row's
- * evidence_count). The containment (`@> any`, one one-element array an operation) is what the
- * partial GIN index `proofs_ambiguous` answers: only the proofs naming one of these operations
- * are read. Without it every ambiguous proof of the history was read at each call of the
- * arbitration queue (a sequential scan of the proofs on a million of them: 297 ms against
- * 0.25; docs/decisions/history.md).
- */
-export async function ambiguousCounts(
-  em: EntityManager,
-  operationIds: readonly string[],
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (operationIds.length === 0) return counts;
-  const found = await rows<{ operation_id: string; n: unknown }>(
-    em,
-    `select c.operation_id, count(*) as n
-       from dispatch.proofs p, jsonb_array_elements_text(p.candidate_operation_ids) as c(operation_id)
-      where p.outcome = 'ambiguous' and p.candidate_operation_ids @> any(array[?]::jsonb[])
-        and c.operation_id in (?)
-      group by c.operation_id`,
-    [operationIds.map((id) => JSON.stringify([id])), [...operationIds]],
-  );
-  for (const r of found) counts.set(r.operation_id, Number(r.n));
-  return counts;
-}

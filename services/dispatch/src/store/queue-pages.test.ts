@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@transferops/kit";
+import { openDatabase, rows, type Database } from "@transferops/kit";
 import { freshDatabase, type TestDatabase } from "../../../../test/infra/context.ts";
 import { lastStatementOf } from "../../../../test/support/statements.ts";
 import { migrations } from "./migrations/index.ts";
@@ -164,7 +164,17 @@ describe("the arbitration queue's page", () => {
     // The quiet SIM's two unproven and the agent's own on a busy SIM, older than the fleet's 40,000.
     const filter: QueueFilter = { scope: { agent_id: QUIET_AGENT, sim_ids: [QUIET_SIM] }, ...thirtyDays() };
     const { result: page, plan, pages } = await genericPlanOf(() => listUnproven(db.em(), filter));
-    expect(page.map((o) => [o.sim_id, o.agent_id])).toEqual([
+    // The row shows no agent (the contract's unproven row): read beside it.
+    const agentOf = new Map(
+      (
+        await rows<{ operation_id: string; agent_id: string }>(
+          db.em(),
+          `select operation_id, agent_id from dispatch.operations where operation_id in (?)`,
+          [page.map((o) => o.operation_id)],
+        )
+      ).map((r) => [r.operation_id, r.agent_id]),
+    );
+    expect(page.map((o) => [o.sim_id, agentOf.get(o.operation_id)])).toEqual([
       // The contradicted first, the one of its SIM among the fleet's 5,000.
       [QUIET_SIM, expect.any(String)],
       [QUIET_SIM, expect.any(String)],

@@ -1,5 +1,6 @@
 import { rows, type EntityManager } from "@transferops/kit";
-import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+import type { OperationRecord } from "./operations.ts";
+import { toDate, toNumber } from "./sql.ts";
 
 /** null: the whole fleet; otherwise the agent's own operations plus those on its granted SIMs. */
 export interface QueueScopeFilter {
@@ -36,6 +37,47 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
   }
 }
 
+/** What the arbitration queue shows of an operation (flows/mappers.ts, `toUnproven`). */
+export interface UnprovenRecord extends Pick<
+  OperationRecord,
+  | "operation_id"
+  | "request_id"
+  | "status"
+  | "op_type"
+  | "montant"
+  | "msisdn_dest"
+  | "dest_name"
+  | "contact_id"
+  | "sim_id"
+  | "device_id"
+  | "ussd_response"
+  | "contradicting_message_id"
+  | "finished_at"
+> {
+  /** The ambiguous proofs naming the operation among their candidates. */
+  ambiguous: number;
+}
+
+/**
+ * A queue row's columns, and no more: a page of 50 read every operation column (46, and a probe
+ * of the retries for each), of which the row shows 13; each column a row is a parse in the
+ * driver. The ambiguous proofs naming each are counted in the same statement, a probe of the
+ * partial GIN index `proofs_ambiguous` a row.
+ */
+const UNPROVEN_COLUMNS = `o.operation_id, o.request_id, o.status, o.op_type, o.montant, o.msisdn_dest, o.dest_name,
+  o.contact_id, o.sim_id, o.device_id, o.ussd_response, o.contradicting_message_id, o.finished_at,
+  (select count(*) from dispatch.proofs a
+    where a.outcome = 'ambiguous' and a.candidate_operation_ids @> jsonb_build_array(o.operation_id)) as ambiguous`;
+
+function toUnprovenRecord(raw: Record<string, unknown>): UnprovenRecord {
+  return {
+    ...(raw as unknown as UnprovenRecord),
+    montant: Number(raw.montant),
+    finished_at: toDate(raw.finished_at),
+    ambiguous: toNumber(raw.ambiguous) ?? 0,
+  };
+}
+
 /**
  * Transfers that dialled and got no proof (no_evidence), and first of all those failed or
  * rejected that an operator's message then proved (contradicting evidence: a person said it
@@ -51,7 +93,7 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
  * One statement whose order the indexes cannot give (`desc nulls last` on an ascending index,
  * the contradicted first) read and sorted the window's whole backlog.
  */
-export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
+export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<UnprovenRecord[]> {
   const base: string[] = [`o.op_type not in ('balance', 'mini_statement')`];
   const baseParams: unknown[] = [];
   window(base, baseParams, "o.finished_at", f);
@@ -87,11 +129,11 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<O
     `with page as (
        select * from (${parts.join("\n union all ")}) u
         order by u.plain, u.finished_at desc nulls last, u.operation_id limit ${f.limit})
-     select ${OPERATION_COLUMNS} from page p join dispatch.operations o on o.operation_id = p.operation_id
+     select ${UNPROVEN_COLUMNS} from page p join dispatch.operations o on o.operation_id = p.operation_id
       order by p.plain, p.finished_at desc nulls last, p.operation_id`,
     params,
   );
-  return found.map(toRecord);
+  return found.map(toUnprovenRecord);
 }
 
 /**
@@ -123,6 +165,27 @@ function scopedUnprovenPage(
   return { sql, params: [JSON.stringify([...scope.sim_ids]), ...condParams, scope.agent_id, ...condParams] };
 }
 
+/** What the settled-on-word queue shows of an operation (flows/mappers.ts, `toSettledOnWord`). */
+export type SettledOnWordRecord = Pick<
+  OperationRecord,
+  | "operation_id"
+  | "request_id"
+  | "montant"
+  | "msisdn_dest"
+  | "dest_name"
+  | "contact_id"
+  | "sim_id"
+  | "device_id"
+  | "finished_at"
+  | "decided_at"
+  | "decided_by_name"
+  | "decision_note"
+>;
+
+/** Its columns, and no more (as `UNPROVEN_COLUMNS`). */
+const SETTLED_ON_WORD_COLUMNS = `o.operation_id, o.request_id, o.montant, o.msisdn_dest, o.dest_name, o.contact_id,
+  o.sim_id, o.device_id, o.finished_at, o.decided_at, o.decided_by_name, o.decision_note`;
+
 /**
  * Confirmed by a person (board settle `arrived`, admin arbitration `confirmed`) while no
  * operator message proves it: it leaves the list as soon as any evidence attaches.
@@ -130,7 +193,7 @@ function scopedUnprovenPage(
  * predicate, in this order: Migration0016ScopedQueues), which holds these alone: a page
  * reads a page, and an agent's scope what the window holds of them at most.
  */
-export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Promise<OperationRecord[]> {
+export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Promise<SettledOnWordRecord[]> {
   const where = [
     `o.status = 'confirmed'`,
     `o.confirmed_by in ('settle', 'arbitrate')`,
@@ -141,9 +204,14 @@ export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Prom
   window(where, params, "o.decided_at", f);
   const found = await rows<Record<string, unknown>>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
+    `select ${SETTLED_ON_WORD_COLUMNS} from dispatch.operations o where ${where.join(" and ")}
       order by o.decided_at desc, o.operation_id limit ${f.limit}`,
     params,
   );
-  return found.map(toRecord);
+  return found.map((raw) => ({
+    ...(raw as unknown as SettledOnWordRecord),
+    montant: Number(raw.montant),
+    finished_at: toDate(raw.finished_at),
+    decided_at: toDate(raw.decided_at),
+  }));
 }
