@@ -16,6 +16,7 @@ import {
 } from "@transferops/kit/gen/transferops/dispatch/v1/dispatch_pb";
 import { retryFlags, ROLES, type Actor, type ActorKind, type Role } from "../domain/index.ts";
 import type { OperationRecord } from "../store/operations.ts";
+import type { SimOperationRecord } from "../store/fleet-facing.ts";
 import type { SettledOnWordRecord, UnprovenRecord } from "../store/queues.ts";
 import type { EvidenceFacts } from "../domain/evidence-facts.ts";
 
@@ -137,7 +138,7 @@ export function toSettledOnWord(o: SettledOnWordRecord): SettledOnWordRow {
   });
 }
 
-export function toSimOperation(o: OperationRecord): SimOperation {
+export function toSimOperation(o: SimOperationRecord): SimOperation {
   return create(SimOperationSchema, {
     operationId: o.operation_id,
     status: o.status,

@@ -1,6 +1,19 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import { unprovenOf } from "./migrations/Migration0012UnprovenCounts.ts";
-import { OPERATION_COLUMNS, toRecord, type OperationRecord } from "./operations.ts";
+import type { OperationRecord } from "./operations.ts";
+import { toDate } from "./sql.ts";
+
+/** What a SIM's history shows of an operation (flows/mappers.ts, `toSimOperation`). */
+export type SimOperationRecord = Pick<
+  OperationRecord,
+  "operation_id" | "status" | "op_type" | "montant" | "msisdn_dest" | "created_at" | "finished_at"
+>;
+
+/**
+ * Its columns, and no more: a page of 250 read every operation column (46, and a probe of the
+ * retries for each), of which the row shows 7; each column a row is a parse in the driver.
+ */
+const SIM_OPERATION_COLUMNS = `o.operation_id, o.status, o.op_type, o.montant, o.msisdn_dest, o.created_at, o.finished_at`;
 
 export interface SimActivity {
   queued_or_running: number;
@@ -8,7 +21,7 @@ export interface SimActivity {
   total_confirmed: number;
   total_failed: number;
   total_no_evidence: number;
-  operations: OperationRecord[];
+  operations: SimOperationRecord[];
 }
 
 /** The SIM's totals from its row (Migration0011SimCounts), what is queued or running from the in-flight index. */
@@ -35,7 +48,7 @@ export async function simActivity(em: EntityManager, simId: string, limit: numbe
     totals.counted === false ? await one<Record<string, unknown>>(em, SIM_TOTALS_FROM_ROWS, [simId]) : totals;
   const found = await rows<Record<string, unknown>>(
     em,
-    `select ${OPERATION_COLUMNS} from dispatch.operations o where o.sim_id = ?
+    `select ${SIM_OPERATION_COLUMNS} from dispatch.operations o where o.sim_id = ?
       order by o.created_at desc, o.operation_id desc limit ${limit}`,
     [simId],
   );
@@ -45,7 +58,12 @@ export async function simActivity(em: EntityManager, simId: string, limit: numbe
     total_confirmed: Number(counts?.confirmed ?? 0),
     total_failed: Number(counts?.failed ?? 0),
     total_no_evidence: Number(counts?.no_evidence ?? 0),
-    operations: found.map(toRecord),
+    operations: found.map((raw) => ({
+      ...(raw as unknown as SimOperationRecord),
+      montant: Number(raw.montant),
+      created_at: toDate(raw.created_at)!,
+      finished_at: toDate(raw.finished_at),
+    })),
   };
 }
 
