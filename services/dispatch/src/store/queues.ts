@@ -37,46 +37,43 @@ function window(where: string[], params: unknown[], column: string, f: { from: D
   }
 }
 
-/** What the arbitration queue shows of an operation (flows/mappers.ts, `toUnproven`). */
-export interface UnprovenRecord extends Pick<
+/** What both queues show of an operation (flows/mappers.ts, `toUnproven` and `toSettledOnWord`). */
+type QueueRowRecord = Pick<
   OperationRecord,
   | "operation_id"
   | "request_id"
-  | "status"
-  | "op_type"
   | "montant"
   | "msisdn_dest"
   | "dest_name"
   | "contact_id"
   | "sim_id"
   | "device_id"
-  | "ussd_response"
-  | "contradicting_message_id"
   | "finished_at"
-> {
+>;
+
+/**
+ * A queue row's columns, and no more: a page of 50 read every operation column (46, and a probe
+ * of the retries for each), of which a row shows 12 or 13; each column a row is a parse in the
+ * driver (docs/decisions/history.md, "A page's rows: the columns a row shows").
+ */
+const QUEUE_ROW_COLUMNS = `o.operation_id, o.request_id, o.montant, o.msisdn_dest, o.dest_name, o.contact_id,
+  o.sim_id, o.device_id, o.finished_at`;
+
+function queueRow<T extends QueueRowRecord>(raw: Record<string, unknown>): T {
+  return { ...(raw as unknown as T), montant: Number(raw.montant), finished_at: toDate(raw.finished_at) };
+}
+
+/** What the arbitration queue shows of an operation. */
+export interface UnprovenRecord
+  extends QueueRowRecord, Pick<OperationRecord, "status" | "op_type" | "ussd_response" | "contradicting_message_id"> {
   /** The ambiguous proofs naming the operation among their candidates. */
   ambiguous: number;
 }
 
-/**
- * A queue row's columns, and no more: a page of 50 read every operation column (46, and a probe
- * of the retries for each), of which the row shows 13; each column a row is a parse in the
- * driver. The ambiguous proofs naming each are counted in the same statement, a probe of the
- * partial GIN index `proofs_ambiguous` a row.
- */
-const UNPROVEN_COLUMNS = `o.operation_id, o.request_id, o.status, o.op_type, o.montant, o.msisdn_dest, o.dest_name,
-  o.contact_id, o.sim_id, o.device_id, o.ussd_response, o.contradicting_message_id, o.finished_at,
+/** The ambiguous proofs naming each are counted in the page's statement, a probe of the partial GIN index `proofs_ambiguous` a row. */
+const UNPROVEN_COLUMNS = `${QUEUE_ROW_COLUMNS}, o.status, o.op_type, o.ussd_response, o.contradicting_message_id,
   (select count(*) from dispatch.proofs a
     where a.outcome = 'ambiguous' and a.candidate_operation_ids @> jsonb_build_array(o.operation_id)) as ambiguous`;
-
-function toUnprovenRecord(raw: Record<string, unknown>): UnprovenRecord {
-  return {
-    ...(raw as unknown as UnprovenRecord),
-    montant: Number(raw.montant),
-    finished_at: toDate(raw.finished_at),
-    ambiguous: toNumber(raw.ambiguous) ?? 0,
-  };
-}
 
 /**
  * Transfers that dialled and got no proof (no_evidence), and first of all those failed or
@@ -133,7 +130,7 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<U
       order by p.plain, p.finished_at desc nulls last, p.operation_id`,
     params,
   );
-  return found.map(toUnprovenRecord);
+  return found.map((raw) => ({ ...queueRow<UnprovenRecord>(raw), ambiguous: toNumber(raw.ambiguous) ?? 0 }));
 }
 
 /**
@@ -165,26 +162,11 @@ function scopedUnprovenPage(
   return { sql, params: [JSON.stringify([...scope.sim_ids]), ...condParams, scope.agent_id, ...condParams] };
 }
 
-/** What the settled-on-word queue shows of an operation (flows/mappers.ts, `toSettledOnWord`). */
-export type SettledOnWordRecord = Pick<
-  OperationRecord,
-  | "operation_id"
-  | "request_id"
-  | "montant"
-  | "msisdn_dest"
-  | "dest_name"
-  | "contact_id"
-  | "sim_id"
-  | "device_id"
-  | "finished_at"
-  | "decided_at"
-  | "decided_by_name"
-  | "decision_note"
->;
+/** What the settled-on-word queue shows of an operation. */
+export type SettledOnWordRecord = QueueRowRecord &
+  Pick<OperationRecord, "decided_at" | "decided_by_name" | "decision_note">;
 
-/** Its columns, and no more (as `UNPROVEN_COLUMNS`). */
-const SETTLED_ON_WORD_COLUMNS = `o.operation_id, o.request_id, o.montant, o.msisdn_dest, o.dest_name, o.contact_id,
-  o.sim_id, o.device_id, o.finished_at, o.decided_at, o.decided_by_name, o.decision_note`;
+const SETTLED_ON_WORD_COLUMNS = `${QUEUE_ROW_COLUMNS}, o.decided_at, o.decided_by_name, o.decision_note`;
 
 /**
  * Confirmed by a person (board settle `arrived`, admin arbitration `confirmed`) while no
@@ -208,10 +190,5 @@ export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Prom
       order by o.decided_at desc, o.operation_id limit ${f.limit}`,
     params,
   );
-  return found.map((raw) => ({
-    ...(raw as unknown as SettledOnWordRecord),
-    montant: Number(raw.montant),
-    finished_at: toDate(raw.finished_at),
-    decided_at: toDate(raw.decided_at),
-  }));
+  return found.map((raw) => ({ ...queueRow<SettledOnWordRecord>(raw), decided_at: toDate(raw.decided_at) }));
 }
