@@ -115,6 +115,24 @@ export class Agreement {
     return judged;
   }
 
+  /**
+   * Until no operation is awaiting its evidence or running (at most `ms`): the states the
+   * system's own jobs still move once the actions have stopped (the sweep at the end of the
+   * evidence window, the running timeout). Without it, an operation the sweep moved between the
+   * analytics report's read and the operations' list read as a disagreement (seed 1899218594:
+   * "reliability.by_status.no_evidence is 1; the operations listed say 2", the report read
+   * while the last one still awaited its evidence).
+   */
+  async settled(ms: number): Promise<boolean> {
+    for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 500))) {
+      const [m] = await this.query<{ n: number }>(
+        `select count(*)::int as n from dispatch.operations where status in ('awaiting_evidence', 'running')`,
+      );
+      if (m.n === 0) return true;
+      if (Date.now() >= until) return false;
+    }
+  }
+
   /** Until every outbox is published and analytics' inbox holds every event it takes (at most `ms`). */
   async drained(ms: number): Promise<boolean> {
     for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 1000))) {
