@@ -6,11 +6,6 @@ import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
 import { dayUpsert } from "./reconciliations.ts";
 
-const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, device_received_at, client_message_id,
-  subscription_slot, kind, amount, fee, commission, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
-  language, parse_rule, state, outcome, is_ambiguous, operation_id, link, linked_at, linked_by, operation_snapshot,
-  balance_state, balance, previous_balance, dismissed_at, dismiss_reason, dismissed_by, stored_at, correlated_at, attempts`;
-
 type Row = Omit<
   MessageRecord,
   "amount" | "fee" | "commission" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"
@@ -67,6 +62,10 @@ export type EvidenceRecord = Pick<
 const EVIDENCE_COLUMNS = `id, sim_id, source, sender, raw_text, received_at, device_received_at, client_message_id,
   subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
   language, outcome, is_ambiguous, operation_id, link, dismissed_at, dismiss_reason, dismissed_by, stored_at`;
+
+/** Every column of a message: the board row's and the rest. */
+const COLUMNS = `${EVIDENCE_COLUMNS}, sms_hash, commission, parse_rule, state, linked_at, linked_by, operation_snapshot,
+  balance_state, balance, previous_balance, correlated_at, attempts`;
 
 /** bigint columns come back as strings from the driver; amounts are FCFA, far below 2^53. */
 function evidenceRecord(r: Pick<Row, keyof EvidenceRecord>): EvidenceRecord {
