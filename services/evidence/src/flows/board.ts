@@ -20,6 +20,7 @@ import {
   listMovements,
   listUnmatched,
   lockSimMessage,
+  type EvidenceRecord,
 } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
 import { pushBalance } from "./correlate.ts";
@@ -50,7 +51,7 @@ const windowRequest = (w: DayWindow | undefined) => ({
 export async function unmatchedEvidence(
   deps: FlowDeps,
   req: { caller?: Caller; unmatched: boolean; limit: number; window?: DayWindow },
-): Promise<MessageRecord[]> {
+): Promise<EvidenceRecord[]> {
   const { scope } = await boardScope(deps, req.caller);
   if (!req.unmatched) throw refusal("unmatched_required", "unmatched must be true", { unmatched: req.unmatched });
   const limit = limitOf(req.limit);
@@ -61,7 +62,7 @@ export async function unmatchedEvidence(
 export async function movements(
   deps: FlowDeps,
   req: { caller?: Caller; limit: number; window?: DayWindow },
-): Promise<MessageRecord[]> {
+): Promise<EvidenceRecord[]> {
   const { scope } = await boardScope(deps, req.caller);
   const limit = limitOf(req.limit);
   const window = windowOf(windowRequest(req.window), new Date());

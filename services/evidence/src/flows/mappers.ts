@@ -9,11 +9,12 @@ import {
 } from "@transferops/kit/gen/transferops/evidence/v1/evidence_service_pb";
 import type { ChainLink } from "../domain/balance-chain.ts";
 import type { MessageRecord } from "../domain/message.ts";
+import type { EvidenceRecord } from "../store/messages.ts";
 import type { MessageRefusal } from "../domain/submission.ts";
 import { isMatched, isRestated } from "../domain/outcomes.ts";
 import { proofStanding } from "../domain/proof-standing.ts";
 
-export function toEvidence(m: MessageRecord): Evidence {
+export function toEvidence(m: EvidenceRecord): Evidence {
   return create(EvidenceSchema, {
     id: m.id,
     simId: m.sim_id,
@@ -45,7 +46,7 @@ export function toEvidence(m: MessageRecord): Evidence {
   });
 }
 
-function standingOf(m: MessageRecord) {
+function standingOf(m: EvidenceRecord) {
   const s = proofStanding(m);
   return {
     senderIsOperator: s.sender_is_operator,

@@ -6,11 +6,6 @@ import type { Scope } from "../domain/scope.ts";
 import type { Window } from "../domain/window.ts";
 import { dayUpsert } from "./reconciliations.ts";
 
-const COLUMNS = `id, sim_id, sms_hash, source, sender, raw_text, received_at, device_received_at, client_message_id,
-  subscription_slot, kind, amount, fee, commission, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
-  language, parse_rule, state, outcome, is_ambiguous, operation_id, link, linked_at, linked_by, operation_snapshot,
-  balance_state, balance, previous_balance, dismissed_at, dismiss_reason, dismissed_by, stored_at, correlated_at, attempts`;
-
 type Row = Omit<
   MessageRecord,
   "amount" | "fee" | "commission" | "balance_after" | "balance" | "previous_balance" | "operation_snapshot"
@@ -28,20 +23,71 @@ const num = (v: string | number | null): number | null => (v === null ? null : N
 /** timestamptz columns come back as text from the driver's raw queries. */
 const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
+/** What the board's lists show of a message: the contract's evidence row (flows/mappers.ts `toEvidence`). */
+export type EvidenceRecord = Pick<
+  MessageRecord,
+  | "id"
+  | "sim_id"
+  | "source"
+  | "sender"
+  | "raw_text"
+  | "received_at"
+  | "device_received_at"
+  | "client_message_id"
+  | "subscription_slot"
+  | "kind"
+  | "amount"
+  | "fee"
+  | "balance_after"
+  | "operator_ref"
+  | "counterparty_msisdn"
+  | "counterparty_name"
+  | "direction"
+  | "language"
+  | "outcome"
+  | "is_ambiguous"
+  | "operation_id"
+  | "link"
+  | "dismissed_at"
+  | "dismiss_reason"
+  | "dismissed_by"
+  | "stored_at"
+>;
+
+/**
+ * Its columns, and no more: a board page of 50 read every message column (38, its operation's
+ * snapshot among them), of which the row shows 26; each column a row is a parse in the driver
+ * (docs/decisions/history.md, "A page's rows: the columns a row shows").
+ */
+const EVIDENCE_COLUMNS = `id, sim_id, source, sender, raw_text, received_at, device_received_at, client_message_id,
+  subscription_slot, kind, amount, fee, balance_after, operator_ref, counterparty_msisdn, counterparty_name, direction,
+  language, outcome, is_ambiguous, operation_id, link, dismissed_at, dismiss_reason, dismissed_by, stored_at`;
+
+/** Every column of a message: the board row's and the rest. */
+const COLUMNS = `${EVIDENCE_COLUMNS}, sms_hash, commission, parse_rule, state, linked_at, linked_by, operation_snapshot,
+  balance_state, balance, previous_balance, correlated_at, attempts`;
+
 /** bigint columns come back as strings from the driver; amounts are FCFA, far below 2^53. */
-function record(r: Row): MessageRecord {
+function evidenceRecord(r: Pick<Row, keyof EvidenceRecord>): EvidenceRecord {
   return {
     ...r,
     received_at: date(r.received_at)!,
     device_received_at: date(r.device_received_at),
-    linked_at: date(r.linked_at),
     dismissed_at: date(r.dismissed_at),
     stored_at: date(r.stored_at)!,
-    correlated_at: date(r.correlated_at),
     amount: num(r.amount),
     fee: num(r.fee),
-    commission: num(r.commission),
     balance_after: num(r.balance_after),
+  };
+}
+
+function record(r: Row): MessageRecord {
+  return {
+    ...r,
+    ...evidenceRecord(r),
+    linked_at: date(r.linked_at),
+    correlated_at: date(r.correlated_at),
+    commission: num(r.commission),
     balance: num(r.balance),
     previous_balance: num(r.previous_balance),
     operation_snapshot: r.operation_snapshot ? new Uint8Array(r.operation_snapshot) : null,
@@ -342,11 +388,11 @@ async function boardPage(
   scope: Scope,
   window: Window,
   limit: number,
-): Promise<MessageRecord[]> {
+): Promise<EvidenceRecord[]> {
   const params: unknown[] = [];
   let sql: string;
   if (scope.fleet) {
-    sql = `select ${COLUMNS} from evidence.messages where ${where}${windowSql(window, params)}
+    sql = `select ${EVIDENCE_COLUMNS} from evidence.messages where ${where}${windowSql(window, params)}
       order by received_at desc, id desc limit ?`;
   } else {
     // As JSON: the driver would expand an array parameter into a list, and an empty one into nothing.
@@ -359,12 +405,12 @@ async function boardPage(
           where sim_id = g.sim and ${where}${windowSql(window, params)}
           order by received_at desc, id desc limit ?) as x
         order by x.received_at desc, x.id desc limit ?)
-      select ${COLUMNS} from evidence.messages where id in (select id from page)
+      select ${EVIDENCE_COLUMNS} from evidence.messages where id in (select id from page)
       order by received_at desc, id desc`;
     params.push(limit);
   }
   params.push(limit);
-  return (await rows<Row>(em, sql, params)).map(record);
+  return (await rows<Pick<Row, keyof EvidenceRecord>>(em, sql, params)).map(evidenceRecord);
 }
 
 /**
@@ -376,7 +422,7 @@ export function listUnmatched(
   scope: Scope,
   window: Window,
   limit: number,
-): Promise<MessageRecord[]> {
+): Promise<EvidenceRecord[]> {
   return boardPage(
     em,
     `state = 'done' and operation_id is null and dismissed_at is null and (kind is null or kind in ${QUEUE_SQL})`,
@@ -392,7 +438,7 @@ export function listMovements(
   scope: Scope,
   window: Window,
   limit: number,
-): Promise<MessageRecord[]> {
+): Promise<EvidenceRecord[]> {
   return boardPage(em, `kind in ${MOVEMENTS_SQL}`, scope, window, limit);
 }
 
