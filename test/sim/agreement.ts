@@ -116,24 +116,13 @@ export class Agreement {
   }
 
   /**
-   * Until no operation is awaiting its evidence or running (at most `ms`): the states the
+   * Until every outbox is published, analytics' inbox holds every event it takes, and no
+   * operation awaits its evidence or runs (at most `ms`). Those two states are the ones the
    * system's own jobs still move once the actions have stopped (the sweep at the end of the
-   * evidence window, the running timeout). Without it, an operation the sweep moved between the
-   * analytics report's read and the operations' list read as a disagreement (seed 1899218594:
-   * "reliability.by_status.no_evidence is 1; the operations listed say 2", the report read
-   * while the last one still awaited its evidence).
+   * evidence window, the running timeout): without them, an operation moved between the
+   * analytics report's read and the operations list's read was judged a disagreement (seed
+   * 1899218594: "reliability.by_status.no_evidence is 1; the operations listed say 2").
    */
-  async settled(ms: number): Promise<boolean> {
-    for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 500))) {
-      const [m] = await this.query<{ n: number }>(
-        `select count(*)::int as n from dispatch.operations where status in ('awaiting_evidence', 'running')`,
-      );
-      if (m.n === 0) return true;
-      if (Date.now() >= until) return false;
-    }
-  }
-
-  /** Until every outbox is published and analytics' inbox holds every event it takes (at most `ms`). */
   async drained(ms: number): Promise<boolean> {
     for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 1000))) {
       const probe: Problem[] = [];
@@ -141,7 +130,8 @@ export class Agreement {
       const [u] = await this.query<{ n: number }>(
         `select ((select count(*) from dispatch.outbox where published_at is null) +
                  (select count(*) from evidence.outbox where published_at is null) +
-                 (select count(*) from intake.outbox where published_at is null))::int as n`,
+                 (select count(*) from intake.outbox where published_at is null) +
+                 (select count(*) from dispatch.operations where status in ('awaiting_evidence', 'running')))::int as n`,
       );
       if (!probe.some((p) => / never consumed /.test(p.detail)) && u.n === 0) return true;
     }

@@ -1,7 +1,6 @@
 import { one, rows, type EntityManager } from "@transferops/kit";
 import { unprovenOf } from "./migrations/Migration0012UnprovenCounts.ts";
-import type { OperationRecord } from "./operations.ts";
-import { toDate } from "./sql.ts";
+import { fromRow, type OperationRecord } from "./operations.ts";
 
 /** What a SIM's history shows of an operation (flows/mappers.ts, `toSimOperation`). */
 export type SimOperationRecord = Pick<
@@ -58,12 +57,7 @@ export async function simActivity(em: EntityManager, simId: string, limit: numbe
     total_confirmed: Number(counts?.confirmed ?? 0),
     total_failed: Number(counts?.failed ?? 0),
     total_no_evidence: Number(counts?.no_evidence ?? 0),
-    operations: found.map((raw) => ({
-      ...(raw as unknown as SimOperationRecord),
-      montant: Number(raw.montant),
-      created_at: toDate(raw.created_at)!,
-      finished_at: toDate(raw.finished_at),
-    })),
+    operations: found.map((raw) => fromRow<SimOperationRecord>(raw)),
   };
 }
 

@@ -128,12 +128,21 @@ const NUMBER_FIELDS = [
   "subscription_slot",
 ] as const;
 
-export function toRecord(raw: Raw): OperationRecord {
+/**
+ * A row of some of the operation's columns as the service works with it: each date and number
+ * column the row holds converted (a page that reads the columns its row shows: store/queues.ts).
+ */
+export function fromRow<T extends Partial<OperationRecord>>(raw: Raw): T {
   const r: Raw = { ...raw };
-  for (const f of DATE_FIELDS) r[f] = toDate(r[f]);
-  for (const f of NUMBER_FIELDS) r[f] = toNumber(r[f]);
+  for (const f of DATE_FIELDS) if (f in r) r[f] = toDate(r[f]);
+  for (const f of NUMBER_FIELDS) if (f in r) r[f] = toNumber(r[f]);
+  return r as T;
+}
+
+export function toRecord(raw: Raw): OperationRecord {
+  const r = fromRow<OperationRecord>(raw);
   r.has_retry = Boolean(r.has_retry);
-  return r as unknown as OperationRecord;
+  return r;
 }
 
 async function select(em: EntityManager, where: string, params: unknown[], tail = ""): Promise<OperationRecord[]> {

@@ -1,6 +1,6 @@
 import { rows, type EntityManager } from "@transferops/kit";
-import type { OperationRecord } from "./operations.ts";
-import { toDate, toNumber } from "./sql.ts";
+import { fromRow, type OperationRecord } from "./operations.ts";
+import { toNumber } from "./sql.ts";
 
 /** null: the whole fleet; otherwise the agent's own operations plus those on its granted SIMs. */
 export interface QueueScopeFilter {
@@ -58,10 +58,6 @@ type QueueRowRecord = Pick<
  */
 const QUEUE_ROW_COLUMNS = `o.operation_id, o.request_id, o.montant, o.msisdn_dest, o.dest_name, o.contact_id,
   o.sim_id, o.device_id, o.finished_at`;
-
-function queueRow<T extends QueueRowRecord>(raw: Record<string, unknown>): T {
-  return { ...(raw as unknown as T), montant: Number(raw.montant), finished_at: toDate(raw.finished_at) };
-}
 
 /** What the arbitration queue shows of an operation. */
 export interface UnprovenRecord
@@ -130,7 +126,7 @@ export async function listUnproven(em: EntityManager, f: QueueFilter): Promise<U
       order by p.plain, p.finished_at desc nulls last, p.operation_id`,
     params,
   );
-  return found.map((raw) => ({ ...queueRow<UnprovenRecord>(raw), ambiguous: toNumber(raw.ambiguous) ?? 0 }));
+  return found.map((raw) => ({ ...fromRow<UnprovenRecord>(raw), ambiguous: toNumber(raw.ambiguous) ?? 0 }));
 }
 
 /**
@@ -190,5 +186,5 @@ export async function listSettledOnWord(em: EntityManager, f: QueueFilter): Prom
       order by o.decided_at desc, o.operation_id limit ${f.limit}`,
     params,
   );
-  return found.map((raw) => ({ ...queueRow<SettledOnWordRecord>(raw), decided_at: toDate(raw.decided_at) }));
+  return found.map((raw) => fromRow<SettledOnWordRecord>(raw));
 }
