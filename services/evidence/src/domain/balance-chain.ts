@@ -163,6 +163,8 @@ export interface DayBalance {
   /** Day's messages that moved money without saying how much or which way. */
   unreadable_movements: number;
   breaks: ChainBreak[];
+  /** The day's chain messages: its balance chain's links (dayLinks), each counted once. */
+  links: number;
   /**
    * closing − opening − explained: money that moved without a message here to say so (a lost
    * or withheld SMS, a forged balance). Null when the day has no opening or closing balance.
@@ -178,7 +180,7 @@ export interface DayBalance {
  */
 export interface DayRun extends Pick<
   DayBalance,
-  "in_xaf" | "out_xaf" | "fees_xaf" | "commissions_xaf" | "unreadable_movements" | "breaks"
+  "in_xaf" | "out_xaf" | "fees_xaf" | "commissions_xaf" | "unreadable_movements" | "breaks" | "links"
 > {
   /**
    * The opening balance once known: the message before the day's, or the first balance the
@@ -207,6 +209,7 @@ export function startDay(before: ChainMessage | null): DayRun {
     commissions_xaf: 0,
     unreadable_movements: 0,
     breaks: [],
+    links: 0,
   };
 }
 
@@ -215,7 +218,7 @@ export function startDay(before: ChainMessage | null): DayRun {
  * the message before the day nor one the run already holds. `run` is left as it was.
  */
 export function foldDay(run: DayRun, chain: readonly ChainMessage[]): DayRun {
-  const next: DayRun = { ...run, breaks: [...run.breaks] };
+  const next: DayRun = { ...run, breaks: [...run.breaks], links: run.links + chain.length };
   for (const m of chain) {
     const moved = movementOf(m);
     if (next.previous && m.balance_after !== null && moved !== null) {
@@ -262,6 +265,7 @@ export function closeDay(run: DayRun): DayBalance {
     commissions_xaf: run.commissions_xaf,
     unreadable_movements: run.unreadable_movements,
     breaks: run.breaks,
+    links: run.links,
     unexplained_xaf: opening === null || closing === null ? null : closing - opening - explained,
   };
 }

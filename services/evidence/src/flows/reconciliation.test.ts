@@ -17,8 +17,9 @@ import {
 } from "../../../../test/support/evidence-harness.ts";
 import { recordStatements } from "../../../../test/support/statements.ts";
 import { keepDays, keptDays, KEPT_DAYS, TODAYS_CHAINS } from "../store/day-chains.ts";
-import { deleteSimMessages } from "../store/messages.ts";
-import { dailyReconciliation, SIMS_PER_SUM } from "./reconciliation.ts";
+import { dayLinks } from "../domain/balance-chain.ts";
+import { chainBeginning, chainsOfPeriod, deleteSimMessages } from "../store/messages.ts";
+import { balanceChain, dailyReconciliation, SIMS_PER_SUM } from "./reconciliation.ts";
 
 let h: Harness;
 useHarness((opened) => (h = opened));
@@ -530,5 +531,118 @@ describe("today's balance account, kept up to a time", () => {
       expect(kept).toEqual(await summedWhole());
     }
     expect((await todayOf()).sims.map((s) => s.in_xaf)).toEqual([1300, 1300]);
+  });
+});
+
+describe("a page of a SIM's balance chain, placed from the chain's beginning", () => {
+  const chainPage = (day: string, offset: number, limit: number) =>
+    balanceChain(h.deps, { caller: session(ADMIN, "admin"), day, simId: SIM, offset, limit });
+
+  /** The day's links as the whole day gives them (every message read, then placed). */
+  async function wholeDay(day: string) {
+    const from = localMidnight(day)!;
+    const { before, messages } = (
+      await chainsOfPeriod(h.db.em(), [SIM], from, new Date(from.getTime() + 86_400_000))
+    ).get(SIM)!;
+    return dayLinks(before ?? null, messages);
+  }
+
+  /**
+   * 40 messages from `when(0)`, a balance each: a break at the 12th (10 more than its movement
+   * explains), three in one millisecond whose microseconds sort them against their storage
+   * order (the 19th to 21st), and the 25th repeating the 24th's reference (left out of the chain).
+   */
+  async function busyDay(when: (i: number) => Date) {
+    const ids: string[] = [];
+    let balance = 0;
+    for (let i = 0; i < 40; i++) {
+      balance += 100 + (i === 12 ? 10 : 0);
+      ids.push((await receive(100, balance, when(i))).messageId);
+    }
+    const em = h.db.em();
+    for (const [i, us] of [
+      [19, 900],
+      [20, 100],
+      [21, 500],
+    ] as const)
+      await em.execute(
+        `update evidence.messages set received_at = ?::timestamptz + make_interval(secs => ? / 1e6) where id = ?`,
+        [when(19), us, ids[i]],
+      );
+    await em.execute(
+      `update evidence.messages set operator_ref = (select operator_ref from evidence.messages where id = ?) where id = ?`,
+      [ids[24], ids[25]],
+    );
+  }
+
+  const PAGES = [
+    [0, 5],
+    [0, 200],
+    [18, 1],
+    [18, 2],
+    [19, 2],
+    [20, 4],
+    [23, 2],
+    [35, 10],
+    [39, 200],
+    [60, 5],
+  ] as const;
+
+  async function expectPagesOfWholeDay(day: string) {
+    const whole = await wholeDay(day);
+    expect(whole.length).toBe(39);
+    const breaks = whole.filter((l) => l.break).length;
+    expect(breaks).toBeGreaterThanOrEqual(2);
+    for (const [offset, limit] of PAGES)
+      expect(await chainPage(day, offset, limit), `offset ${offset}, limit ${limit}`).toEqual({
+        sim_id: SIM,
+        day,
+        total: whole.length,
+        breaks,
+        offset,
+        links: whole.slice(offset, offset + limit),
+      });
+  }
+
+  it("answers a closed day's pages as the whole day places them: summed, kept, and kept before links were counted", async () => {
+    await busyDay((i) => at(i));
+    await expectPagesOfWholeDay(DAY);
+    expect((await dayChain(SIM))!.at).toBeDefined();
+    await expectPagesOfWholeDay(DAY);
+    // Sums kept before they counted their links: summed again, and kept with the count.
+    await h.db.em().execute(`update evidence.day_chains set balance = balance - 'links'`);
+    await expectPagesOfWholeDay(DAY);
+    const [kept] = (await h.db
+      .em()
+      .execute(`select balance->'links' as links from evidence.day_chains where sim_id = ? and day = ?::date`, [
+        SIM,
+        DAY,
+      ])) as { links: number | null }[];
+    expect(kept.links).toBe(39);
+  });
+
+  it("answers today's pages as the whole day places them, from its kept run and without", async () => {
+    const today = localDayOf(new Date());
+    const start = Math.max(localMidnight(today)!.getTime() + 1000, Date.now() - 1_800_000);
+    await busyDay((i) => new Date(start + 10_000 * i));
+    await expectPagesOfWholeDay(today);
+    await dailyReconciliation(h.deps, { caller: session(ADMIN, "admin"), day: today, simId: "" });
+    await expectPagesOfWholeDay(today);
+    await h.db
+      .em()
+      .execute(`update evidence.day_chains set running = jsonb_set(running, '{run}', (running->'run') - 'links')`);
+    await expectPagesOfWholeDay(today);
+  });
+
+  it("reads the chain's beginning up to the page's end, the last millisecond whole", async () => {
+    await busyDay((i) => at(i));
+    const from = localMidnight(DAY)!;
+    const to = new Date(from.getTime() + 86_400_000);
+    const em = h.db.em();
+    expect(await chainBeginning(em, SIM, from, to, 5)).toMatchObject({ whole: false, messages: { length: 5 } });
+    // The 20th message read lies in the millisecond of the 19th to 21st: all three are read.
+    expect(await chainBeginning(em, SIM, from, to, 20)).toMatchObject({ whole: false, messages: { length: 22 } });
+    expect(await chainBeginning(em, SIM, from, to, 40)).toMatchObject({ whole: false, messages: { length: 40 } });
+    expect(await chainBeginning(em, SIM, from, to, 41)).toMatchObject({ whole: true, messages: { length: 40 } });
   });
 });

@@ -15,6 +15,7 @@ import { needsGrant, requireBoard } from "../domain/scope.ts";
 import { localDayOf, localMidnight } from "../domain/window.ts";
 import {
   beforeKey,
+  countsLinks,
   keepDays,
   keepRuns,
   keptDays,
@@ -25,7 +26,7 @@ import {
   type RunToKeep,
   type TodaysChain,
 } from "../store/day-chains.ts";
-import { chainsOfPeriod } from "../store/messages.ts";
+import { chainBeginning, chainsOfPeriod } from "../store/messages.ts";
 import { dayRows, type DayRow } from "../store/reconciliations.ts";
 import type { FlowDeps } from "./ports.ts";
 import { lookupSim } from "./submit.ts";
@@ -196,7 +197,7 @@ export async function balancesOfToday(
   };
   const whole: string[] = [];
   for (const [id, t] of found) {
-    if (t.kept && t.kept.running.before_key === beforeKey(t.before)) settle(id, t);
+    if (t.kept && t.kept.running.before_key === beforeKey(t.before) && countsLinks(t.kept.running.run)) settle(id, t);
     else whole.push(id);
   }
   // Each SIMS_PER_SUM SIMs' days summed as soon as read: the process holds a few SIMs' days.
@@ -243,8 +244,12 @@ export interface BalanceChainPage {
 /**
  * One SIM's balance chain of one local day, link by link, a page at a time: the same
  * messages and the same rule as the day's reconciliation (dayLinks), so the links flagged
- * here are its `breaks`. The whole day is read to place each link (as the reconciliation
- * does); only the page is answered. Same callers and scope as the reconciliation.
+ * here are its `breaks`. A link depends only on the chain before it, so the page is placed
+ * from the chain's beginning up to the page's end (chainBeginning), read again further in the
+ * rare case repeated references left it short; the day's count of links and of breaks are its
+ * balance account's (balancesOfDay: a closed day's kept sums, today's kept run), unless the
+ * beginning read was the whole day. A first page of a busy SIM's day (1,000 messages) reads
+ * its 200 links, not the day. Same callers and scope as the reconciliation.
  */
 export async function balanceChain(
   deps: FlowDeps,
@@ -254,18 +259,36 @@ export async function balanceChain(
   if (req.offset < 0) throw invalid("offset", "must be 0 or more", String(req.offset));
   if (req.limit < 0 || req.limit > CHAIN_PAGE_MAX)
     throw invalid("limit", `must be 1 to ${CHAIN_PAGE_MAX}`, String(req.limit));
-  const { before, messages } = (await chainsOfPeriod(deps.db.em(), [req.simId], from, to)).get(req.simId)!;
-  if (!before && messages.length === 0 && !(await lookupSim(deps, req.simId)))
+  const end = req.offset + (req.limit || CHAIN_PAGE_DEFAULT);
+  let read = await chainBeginning(deps.db.em(), req.simId, from, to, end);
+  let links = dayLinks(read.before ?? null, read.messages);
+  while (links.length < end && !read.whole) {
+    read = await chainBeginning(deps.db.em(), req.simId, from, to, read.messages.length * 2);
+    links = dayLinks(read.before ?? null, read.messages);
+  }
+  if (!read.before && read.messages.length === 0 && !(await lookupSim(deps, req.simId)))
     throw refusal("sim_not_found", `SIM ${req.simId} not found`, { sim_id: req.simId });
-  const links = dayLinks(before ?? null, messages);
+  const counts = read.whole
+    ? { links: links.length, breaks: links.filter((l) => l.break).length }
+    : await dayCounts(deps, req.simId, { day, from, to });
   return {
     sim_id: req.simId,
     day,
-    total: links.length,
-    breaks: links.filter((l) => l.break).length,
+    total: counts.links,
+    breaks: counts.breaks,
     offset: req.offset,
-    links: links.slice(req.offset, req.offset + (req.limit || CHAIN_PAGE_DEFAULT)),
+    links: links.slice(req.offset, end),
   };
+}
+
+/** A SIM's day's count of links and of breaks, from its balance account. */
+async function dayCounts(
+  deps: FlowDeps,
+  simId: string,
+  period: { day: string; from: Date; to: Date },
+): Promise<{ links: number; breaks: number }> {
+  const balance = (await balancesOfDay(deps, [simId], period)).balances.get(simId)!;
+  return { links: balance.links, breaks: balance.breaks.length };
 }
 
 function emptyRow(simId: string): DayRow {

@@ -41,9 +41,17 @@ export interface KeptDay {
  * compared as it is now (`before`).
  */
 export function keptStillHolds(k: KeptDay | undefined): k is KeptDay & { kept: NonNullable<KeptDay["kept"]> } {
-  if (!k?.kept || k.kept.changes !== k.changes) return false;
+  if (!k?.kept || k.kept.changes !== k.changes || !countsLinks(k.kept.balance)) return false;
   if (k.kept.previousChanges !== null && k.kept.previousChanges === k.previousChanges) return true;
   return k.kept.beforeKey === beforeKey(k.before);
+}
+
+/**
+ * Whether kept sums count their day's links (DayBalance.links): sums kept before the count was
+ * added lack it, and are summed again at their next read and kept with it.
+ */
+export function countsLinks(kept: Pick<DayBalance, "links">): boolean {
+  return typeof kept.links === "number";
 }
 
 /** When `keptStillHolds` needs the message before the day, in SQL over the row `c` and the day before's `p`. */

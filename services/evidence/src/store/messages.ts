@@ -579,6 +579,42 @@ export async function chainsOfPeriod(
   return chains;
 }
 
+/**
+ * One SIM's chain messages of [from, to) from the start, at least `atLeast` of them if it has
+ * that many, and the last chain message before `from` that printed a balance (a page of its
+ * balance chain: flows/reconciliation.ts balanceChain). The cut falls after the whole
+ * millisecond of the `atLeast`-th message (`messages_sim_received`'s order): the chain orders
+ * messages by the millisecond of their time (domain/balance-chain.ts chainOf, as the driver
+ * reads a time), so what is read is the chain's beginning, whatever order the messages within
+ * that millisecond take in it. `whole`: the day was read to its end.
+ */
+export async function chainBeginning(
+  em: EntityManager,
+  simId: string,
+  from: Date,
+  to: Date,
+  atLeast: number,
+): Promise<PeriodChain & { whole: boolean }> {
+  const found = await rows<ChainRow & { before: boolean }>(
+    em,
+    `with k as (select m.received_at from evidence.messages m
+                 where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?
+                 order by m.received_at offset ? limit 1)
+     select true as before, b.* from (select ?::text as sim_id) s cross join lateral (${LAST_BALANCE_BEFORE}) b
+     union all
+     select false, ${CHAIN_COLUMNS} from evidence.messages m
+      where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= ?
+        and m.received_at < coalesce((select date_trunc('milliseconds', k.received_at) + interval '1 millisecond' from k), ?)`,
+    [simId, from, to, atLeast - 1, simId, from, simId, from, to],
+  );
+  const chain: PeriodChain = { messages: [] };
+  for (const r of found) {
+    if (r.before) chain.before = chainMessage(r);
+    else chain.messages.push(chainMessage(r));
+  }
+  return { ...chain, whole: chain.messages.length < atLeast };
+}
+
 export type ChainRow = Pick<Row, "id" | "sim_id" | "kind" | "direction" | "operator_ref" | "outcome"> & {
   received_at: Date | string;
   stored_at: Date | string;
