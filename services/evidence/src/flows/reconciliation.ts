@@ -245,8 +245,8 @@ export interface BalanceChainPage {
  * One SIM's balance chain of one local day, link by link, a page at a time: the same
  * messages and the same rule as the day's reconciliation (dayLinks), so the links flagged
  * here are its `breaks`. A link depends only on the chain before it, so the page is placed
- * from the chain's beginning up to the page's end (chainBeginning), read again further in the
- * rare case repeated references left it short; the day's count of links and of breaks are its
+ * from the chain's beginning up to the page's end (chainBeginning), or from the whole day when
+ * repeated references left that short; the day's count of links and of breaks are its
  * balance account's (balancesOfDay: a closed day's kept sums, today's kept run), unless the
  * beginning read was the whole day. A first page of a busy SIM's day (1,000 messages) reads
  * its 200 links, not the day. Same callers and scope as the reconciliation.
@@ -260,10 +260,11 @@ export async function balanceChain(
   if (req.limit < 0 || req.limit > CHAIN_PAGE_MAX)
     throw invalid("limit", `must be 1 to ${CHAIN_PAGE_MAX}`, String(req.limit));
   const end = req.offset + (req.limit || CHAIN_PAGE_DEFAULT);
-  let read = await chainBeginning(deps.db.em(), req.simId, from, to, end);
+  const em = deps.db.em();
+  let read = await chainBeginning(em, req.simId, from, to, end);
   let links = dayLinks(read.before ?? null, read.messages);
-  while (links.length < end && !read.whole) {
-    read = await chainBeginning(deps.db.em(), req.simId, from, to, read.messages.length * 2);
+  if (links.length < end && !read.whole) {
+    read = { ...(await chainsOfPeriod(em, [req.simId], from, to)).get(req.simId)!, whole: true };
     links = dayLinks(read.before ?? null, read.messages);
   }
   if (!read.before && read.messages.length === 0 && !(await lookupSim(deps, req.simId)))

@@ -582,11 +582,12 @@ export async function chainsOfPeriod(
 /**
  * One SIM's chain messages of [from, to) from the start, at least `atLeast` of them if it has
  * that many, and the last chain message before `from` that printed a balance (a page of its
- * balance chain: flows/reconciliation.ts balanceChain). The cut falls after the whole
- * millisecond of the `atLeast`-th message (`messages_sim_received`'s order): the chain orders
- * messages by the millisecond of their time (domain/balance-chain.ts chainOf, as the driver
- * reads a time), so what is read is the chain's beginning, whatever order the messages within
- * that millisecond take in it. `whole`: the day was read to its end.
+ * balance chain: flows/reconciliation.ts balanceChain). The first `atLeast` in
+ * `messages_sim_received`'s order, then the rest of the last one's millisecond: the chain
+ * orders messages by the millisecond of their time (domain/balance-chain.ts chainOf, as the
+ * driver reads a time), so what is read is the chain's beginning, whatever order the messages
+ * of that millisecond take in it. One walk of the index, stopped at `atLeast`, and a probe of
+ * that millisecond. `whole`: the day was read to its end.
  */
 export async function chainBeginning(
   em: EntityManager,
@@ -597,15 +598,20 @@ export async function chainBeginning(
 ): Promise<PeriodChain & { whole: boolean }> {
   const found = await rows<ChainRow & { before: boolean }>(
     em,
-    `with k as (select m.received_at from evidence.messages m
-                 where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?
-                 order by m.received_at offset ? limit 1)
+    `with p as materialized (
+       select ${CHAIN_COLUMNS} from evidence.messages m
+        where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= ? and m.received_at < ?
+        order by m.received_at limit ?),
+     last as (select date_trunc('milliseconds', max(p.received_at)) as ms from p)
      select true as before, b.* from (select ?::text as sim_id) s cross join lateral (${LAST_BALANCE_BEFORE}) b
      union all
+     select false, p.* from p
+     union all
      select false, ${CHAIN_COLUMNS} from evidence.messages m
-      where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= ?
-        and m.received_at < coalesce((select date_trunc('milliseconds', k.received_at) + interval '1 millisecond' from k), ?)`,
-    [simId, from, to, atLeast - 1, simId, from, simId, from, to],
+      where m.sim_id = ? and ${IN_CHAIN} and m.received_at >= (select ms from last)
+        and m.received_at < least((select ms from last) + interval '1 millisecond', ?)
+        and m.id not in (select id from p)`,
+    [simId, from, to, atLeast, simId, from, simId, to],
   );
   const chain: PeriodChain = { messages: [] };
   for (const r of found) {
