@@ -1,7 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import "./abort-reason.ts";
 import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { CORRELATION_HEADER, currentContext } from "./context.ts";
 import { inSpan, openSpan, SpanKind, traceHeaders } from "./tracing.ts";
 
@@ -64,6 +64,32 @@ async function unrefused<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A session's own `error` listener: see SessionManager. */
+const ignoreLateError = () => undefined;
+const guarded = new WeakSet<object>();
+
+/**
+ * connect-node's HTTP/2 session manager, with an `error` listener of our own on each session it
+ * hands a stream from, kept for the session's life. A peer that restarts (a rolling restart)
+ * sends GOAWAY; on a session with no open stream the manager destroys the session with an
+ * error that Node raises only once the socket has closed. A call made meanwhile opens a new
+ * session and the manager removes its listeners from the old one, so that late error had no
+ * listener and ended the process (connect-es issue 1768, open at 2.2.0; seen as evidence-2
+ * exiting in the replicas' rolling restart). The manager has already moved to a new session:
+ * the old one's late error has nothing left to tell.
+ */
+export class SessionManager extends Http2SessionManager {
+  override async request(...args: Parameters<Http2SessionManager["request"]>) {
+    const stream = await super.request(...args);
+    const session = stream.session;
+    if (session && !guarded.has(session)) {
+      guarded.add(session);
+      session.on("error", ignoreLateError);
+    }
+    return stream;
+  }
+}
+
 const transports = new Map<string, Transport>();
 
 /**
@@ -77,7 +103,9 @@ const transports = new Map<string, Transport>();
 export function serviceClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
   let transport = transports.get(baseUrl);
   if (!transport) {
-    transport = propagating(createGrpcTransport({ baseUrl, acceptCompression: [] }));
+    transport = propagating(
+      createGrpcTransport({ baseUrl, acceptCompression: [], sessionManager: new SessionManager(baseUrl) }),
+    );
     transports.set(baseUrl, transport);
   }
   return createClient(service, transport);
