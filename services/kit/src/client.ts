@@ -66,7 +66,6 @@ async function unrefused<T>(call: () => Promise<T>): Promise<T> {
 
 /** A session's own `error` listener: see SessionManager. */
 const ignoreLateError = () => undefined;
-const guarded = new WeakSet<object>();
 
 /**
  * connect-node's HTTP/2 session manager, with an `error` listener of our own on each session it
@@ -82,10 +81,7 @@ export class SessionManager extends Http2SessionManager {
   override async request(...args: Parameters<Http2SessionManager["request"]>) {
     const stream = await super.request(...args);
     const session = stream.session;
-    if (session && !guarded.has(session)) {
-      guarded.add(session);
-      session.on("error", ignoreLateError);
-    }
+    if (session && !session.listeners("error").includes(ignoreLateError)) session.on("error", ignoreLateError);
     return stream;
   }
 }

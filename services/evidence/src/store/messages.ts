@@ -543,7 +543,7 @@ export interface PeriodChain {
 /**
  * The SIMs' chain messages of [from, to), and for each the last chain message before `from`
  * that printed a balance, in one statement (a day's reconciliation of the fleet, or of one
- * SIM, and its balance chain): per SIM, a descent of `messages_sim_balance` to its last
+ * SIM; a page of its balance chain when the chain's beginning fell short): per SIM, a descent of `messages_sim_balance` to its last
  * balance before `from`; the SIMs' messages of the period through `messages_sim_received`
  * (`sim_id = any(...)`, which the planner estimates at 10 SIMs, as many as a reconciliation
  * asks at once: flows/reconciliation.ts, SIMS_PER_SUM). What it reads is those SIMs' messages
