@@ -21,6 +21,7 @@ import {
 import { recordStatements } from "../../../../test/support/statements.ts";
 import type { MessageRecord } from "../domain/message.ts";
 import { lockSim, lockSimMessage } from "../store/messages.ts";
+import { addToDay } from "../store/reconciliations.ts";
 import { dailyReconciliation } from "./reconciliation.ts";
 import { Redrive } from "./redrive.ts";
 import { storeMessage } from "./submit.ts";
@@ -530,6 +531,64 @@ describe("concurrency", () => {
     release();
     await Promise.all([holder, waiter]);
     expect(read).toMatchObject({ id: stored.messageId, attempts: 7 });
+  });
+
+  it("stores a new message of a SIM's day while another write of that day is under way, without a deadlock", async () => {
+    // A write of a SIM's day that locks the chain's row of the day first (the messages' row
+    // trigger) and its counts second (addToDay), as a person's attach or a re-reading does,
+    // while a refusal of the same SIM arrives. The insert adds to the counts, then its trigger
+    // to the chain's row: the other order. Without the SIM's lock first (insertMessage), each
+    // waited for the row the other held and PostgreSQL rolled one back (seed 486216758).
+    const stored = await one(h, balanceReply("operator_b", { language: "fr", balance: 70_000 }));
+    let release!: () => void;
+    let changed!: () => void;
+    const chainRowHeld = new Promise<void>((r) => (changed = r));
+    const writer = h.db.tx(async (em) => {
+      const m = (await lockSimMessage(em, SIM, stored.messageId))!;
+      // A chain column changes: the trigger takes the day's row of day_chains.
+      await em.execute(`update evidence.messages set stored_at = stored_at + interval '1 millisecond' where id = ?`, [
+        m.id,
+      ]);
+      changed();
+      await new Promise<void>((r) => (release = r));
+      await addToDay(em, m, m);
+    });
+    await chainRowHeld;
+    const refusal = storeMessage(h.deps, {
+      simId: SIM,
+      operator: "operator_b",
+      rules: [],
+      subscriptionSlot: null,
+      correlate: true,
+      sender: "OrangeMoney",
+      raw: failure("operator_b", { language: "fr", amount: 5000 }),
+      receivedAt: new Date(),
+      deviceReceivedAt: null,
+      clientMessageId: "refusal-1",
+    });
+    await eventually(
+      async () =>
+        (
+          await h.db.tx((em) =>
+            em.execute(
+              `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+            ),
+          )
+        ).length > 0
+          ? true
+          : undefined,
+      20_000,
+      "the refusal's insert waits",
+    );
+    release();
+    const [, saved] = await Promise.all([writer, refusal]);
+    expect(saved).toMatchObject({ duplicate: false, message: { kind: "FAIL", outcome: "stored" } });
+    expect(await messageRows(h)).toHaveLength(2);
+    // Both counted by the day, and both changes of its chain.
+    const [counts] = await h.db
+      .em()
+      .execute(`select sum(messages)::int as n from evidence.daily_reconciliations where sim_id = ?`, [SIM]);
+    expect(counts.n).toBe(2);
   });
 
   it("stores one message and confirms once when the same message is submitted three times at once", async () => {

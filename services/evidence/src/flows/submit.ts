@@ -21,7 +21,7 @@ import { refusedResult, toResult } from "./mappers.ts";
 import { findByHash, insertMessage } from "../store/messages.ts";
 import { addToDay } from "../store/reconciliations.ts";
 import { unrecognisedCounts } from "../store/wording-drift.ts";
-import { checkChain, inChain } from "./chain.ts";
+import { checkChain } from "./chain.ts";
 import { correlateMessage, pushBalance } from "./correlate.ts";
 import type { FlowDeps } from "./ports.ts";
 import { SingleFlight } from "./serial.ts";
@@ -114,8 +114,8 @@ export interface StoreInput {
  * nothing and returns the stored row (which may still be pending after a crash: the caller
  * finishes it). Messages that will never be correlated are stored finished. One transaction
  * either way, the taught rules' check, when asked for, its first statement: the insert's
- * conflict on (sim_id, sms_hash) is the duplicate check (a concurrent copy's insert waits for
- * the first to commit, then reads its row).
+ * conflict on (sim_id, sms_hash) is the duplicate check (a concurrent copy waits at the SIM's
+ * lock, which the insert takes, for the first to commit, then reads its row).
  */
 export async function storeMessage(
   deps: FlowDeps,
@@ -130,9 +130,6 @@ export async function storeMessage(
     const parsed = parseMessage(input.operator, input.raw, rules);
     const outcome = initialOutcome(routeOf(parsed.kind, input.correlate, parsed.rule, senderKnown));
     const state = outcome === "pending" ? "pending" : "done";
-    // The day's addition rides on the insert unless the chain is checked (under the SIM's
-    // lock, which comes before the day's row: see insertMessage).
-    const dayWithInsert = !inChain({ state, outcome, balance_after: parsed.balance_after });
     const message = {
       id: randomUUID(),
       sim_id: input.simId,
@@ -157,13 +154,12 @@ export async function storeMessage(
       state,
       outcome,
     } as const;
-    const inserted = await insertMessage(em, message, dayWithInsert);
+    const inserted = await insertMessage(em, message);
     if (!inserted) return { duplicate: (await findByHash(em, input.simId, hash))! };
     await messageStored(em, inserted);
     if (inserted.outcome === "unknown_sender") await unknownSenderAlert(em, inserted, input.operator);
     if (inserted.parse_rule === UNRECOGNISED_RULE) await checkWording(em, inserted, input.operator);
-    if (dayWithInsert) await readingPublished(em, inserted);
-    else await readingRecorded(em, undefined, inserted);
+    await readingPublished(em, inserted);
     return inserted;
   });
   if ("duplicate" in stored) return { message: stored.duplicate, duplicate: true };
@@ -172,9 +168,9 @@ export async function storeMessage(
 }
 
 /**
- * What follows a reading written to a message, new (`before` undefined) or read again by a
- * wording rule: its correlation published when final, its place in the SIM's balance chain,
- * and its day's counts and reported balance moved by what changed.
+ * What follows a reading a wording rule wrote to a message: its correlation published when
+ * final, its place in the SIM's balance chain, and its day's counts and reported balance moved
+ * by what changed.
  */
 export async function readingRecorded(
   em: EntityManager,
@@ -185,7 +181,7 @@ export async function readingRecorded(
   await addToDay(em, before, after);
 }
 
-/** readingRecorded but for the day's counts, which the statement that wrote the reading added. */
+/** readingRecorded but for the day's counts, which the statement that wrote the reading added (a new message's insert). */
 async function readingPublished(em: EntityManager, after: MessageRecord): Promise<void> {
   if (after.state === "done") await messageCorrelated(em, after);
   await checkChain(em, after);

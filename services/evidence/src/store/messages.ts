@@ -110,36 +110,40 @@ export type NewMessage = Pick<
   Reading;
 
 /**
- * Inserts a message; undefined when (sim_id, sms_hash) is already stored (a duplicate). With
- * `addToDay`, the same statement adds the new message to its day's row (`dayUpsert`, a CTE
- * that changes nothing when the insert met a duplicate): one round trip for both. The caller
- * asks for it only when nothing locks between the two (a message the balance chain will
- * check takes its SIM's lock first, then the day's row: addToDay after the check, as a
- * correlation does, so the two locks are always taken in that order).
+ * Inserts a message and adds it to its day's counts (`dayUpsert`, a CTE that changes nothing
+ * when the insert met a duplicate), under its SIM's lock, in one statement; undefined when
+ * (sim_id, sms_hash) is already stored (a duplicate). The lock is taken before the statement
+ * writes (a one-time filter, as in lockSimMessage) and held to the transaction's end, so the
+ * balance chain's check that follows needs no statement of its own.
+ *
+ * The SIM's lock first, because each of a SIM's days has two rows that writes lock in the
+ * same transaction: the day's counts (daily_reconciliations, `dayUpsert`) and its chain's count
+ * of changes (day_chains, by the messages' row trigger, which runs at the end of the statement
+ * that wrote the message). Which of them a write takes first differs from path to path (this
+ * statement the counts; an update, then addToDay, the chain's row), so two writes of one SIM's
+ * day may only meet under the SIM's lock. Without it, two submissions on one SIM at once
+ * deadlocked, and PostgreSQL rolled one back: a 503 to the handset (docs/decisions/evidence.md,
+ * "A SIM's lock before its day's rows").
  */
-export async function insertMessage(
-  em: EntityManager,
-  m: NewMessage,
-  addToDay: boolean,
-): Promise<MessageRecord | undefined> {
+export async function insertMessage(em: EntityManager, m: NewMessage): Promise<MessageRecord | undefined> {
   // The new row as the day counts it: what the insert leaves to the columns' defaults is unlinked, undismissed.
-  const day = addToDay
-    ? dayUpsert(undefined, { ...m, is_ambiguous: false, operation_id: null, link: null, dismissed_at: null }, "m")
-    : undefined;
+  const day = dayUpsert(
+    undefined,
+    { ...m, is_ambiguous: false, operation_id: null, link: null, dismissed_at: null },
+    "m",
+  );
   const r = await one<Row>(
     em,
     `with m as (
        insert into evidence.messages (id, sim_id, sms_hash, sender, raw_text, received_at, device_received_at,
          client_message_id, subscription_slot, kind, amount, fee, commission, balance_after, operator_ref,
          counterparty_msisdn, counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       select ?::uuid, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?::smallint, ?, ?::bigint, ?::bigint, ?::bigint,
+         ?::bigint, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz
+        where (select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))) is not null
        on conflict (sim_id, sms_hash) do nothing
-       returning ${COLUMNS})${
-         day
-           ? `,
-     day as (${day.sql})`
-           : ""
-       }
+       returning ${COLUMNS}),
+     day as (${day.sql})
      select * from m`,
     [
       m.id,
@@ -165,9 +169,11 @@ export async function insertMessage(
       m.state,
       m.outcome,
       m.state === "done" ? new Date() : null,
-      ...(day?.params ?? []),
+      m.sim_id,
+      ...day.params,
     ],
   );
+  simLocks.set(em, (simLocks.get(em) ?? new Set<string>()).add(m.sim_id));
   return r && record(r);
 }
 

@@ -109,26 +109,36 @@ export async function claimDueDeliveries(
   return r.map(toDelivery);
 }
 
+/**
+ * Records an attempt and what follows it, in one statement: the delivery's row is updated (and
+ * locked) first, and the attempt is written only if that row is still there. A webhook deleted
+ * while its delivery was on its way took the delivery with it (`on delete cascade`): the
+ * attempt is then dropped with it, not refused by the foreign key.
+ */
 export async function recordAttempt(
   em: EntityManager,
   a: AttemptRecord,
   outcome: { status: "delivered" } | { status: "pending"; next_attempt_at: Date } | { status: "failed" },
 ): Promise<void> {
   await em.execute(
-    `insert into fleet.webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)
+    `with d as (
+       update fleet.webhook_deliveries set attempt_count = ?, status = ?, lease_until = null,
+         next_attempt_at = ?, delivered_at = case when ? = 'delivered' then now() else delivered_at end
+       where id = ? returning id)
+     insert into fleet.webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+     select d.id, ?::integer, ?::timestamptz, ?::integer, ?, ?::integer from d
      on conflict do nothing`,
-    [a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.error, a.duration_ms],
-  );
-  await em.execute(
-    `update fleet.webhook_deliveries set attempt_count = ?, status = ?, lease_until = null,
-       next_attempt_at = ?, delivered_at = case when ? = 'delivered' then now() else delivered_at end
-     where id = ?`,
     [
       a.attempt,
       outcome.status,
       outcome.status === "pending" ? outcome.next_attempt_at : null,
       outcome.status,
       a.delivery_id,
+      a.attempt,
+      a.attempted_at,
+      a.status_code,
+      a.error,
+      a.duration_ms,
     ],
   );
 }
