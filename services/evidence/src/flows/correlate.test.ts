@@ -40,6 +40,20 @@ async function refusalOf(p: Promise<unknown>): Promise<{ status: string; reason:
   return { status: e.status, reason: e.reason ?? e.code };
 }
 
+/** What a submission of `raw` on SIM from the operator's sender stores (storeMessage's input). */
+const storeInput = (raw: string, clientMessageId: string | null = null) => ({
+  simId: SIM,
+  operator: "operator_b" as const,
+  rules: [],
+  subscriptionSlot: null,
+  correlate: true,
+  sender: "OrangeMoney",
+  raw,
+  receivedAt: new Date(),
+  deviceReceivedAt: null,
+  clientMessageId,
+});
+
 describe("rule 1: a duplicate gets the stored result, processed once", () => {
   it("answers a second submission of the same text with the first result, without asking dispatch again", async () => {
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 15_000 });
@@ -85,18 +99,7 @@ describe("rule 1: a duplicate gets the stored result, processed once", () => {
   });
 
   it("stores a message, new or a copy, in one transaction: the insert's conflict is the duplicate check", async () => {
-    const input = {
-      simId: SIM,
-      operator: "operator_b" as const,
-      rules: [],
-      subscriptionSlot: null,
-      correlate: true,
-      sender: "OrangeMoney",
-      raw: deposit(4200),
-      receivedAt: new Date(),
-      deviceReceivedAt: null,
-      clientMessageId: null,
-    };
+    const input = storeInput(deposit(4200));
     const transactions = vi.spyOn(h.deps.db, "tx");
     const { statements, stop } = recordStatements();
     try {
@@ -404,18 +407,7 @@ describe("a crash at any step is finished by a retry or the re-drive, never doub
     h.dispatch.add({ operationId: OP, simId: SIM, montant: 8000 });
     const text = deposit(8000);
     // The process dies right after the insert committed: only the store step ran.
-    const stored = await storeMessage(h.deps, {
-      simId: SIM,
-      operator: "operator_b",
-      rules: [],
-      subscriptionSlot: null,
-      correlate: true,
-      sender: "OrangeMoney",
-      raw: text,
-      receivedAt: new Date(),
-      deviceReceivedAt: null,
-      clientMessageId: null,
-    });
+    const stored = await storeMessage(h.deps, storeInput(text));
     expect(stored.message).toMatchObject({ state: "pending", outcome: "pending" });
     const retry = await one(h, text);
     expect(retry).toMatchObject({ duplicate: true, matched: true, outcome: "confirmed", operationId: OP });
@@ -491,6 +483,22 @@ describe("a crash at any step is finished by a retry or the re-drive, never doub
   });
 });
 
+/** Until a statement of this test's database waits on a lock. */
+async function someoneWaitsOnALock(what: string): Promise<void> {
+  await eventually(
+    async () =>
+      (
+        await h.db.tx((em) =>
+          em.execute(`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+        )
+      ).length > 0
+        ? true
+        : undefined,
+    20_000,
+    what,
+  );
+}
+
 describe("concurrency", () => {
   it("takes the SIM's lock before the message's in one statement, and reads the message as the lock holder left it", async () => {
     const stored = await one(h, deposit(3_000), { correlate: false });
@@ -507,21 +515,7 @@ describe("concurrency", () => {
     await held;
     let read: MessageRecord | undefined;
     const waiter = h.db.tx(async (em) => (read = await lockSimMessage(em, SIM, stored.messageId)));
-    // The waiter's statement is waiting on a lock (this test's database only).
-    await eventually(
-      async () =>
-        (
-          await h.db.tx((em) =>
-            em.execute(
-              `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-            ),
-          )
-        ).length > 0
-          ? true
-          : undefined,
-      20_000,
-      "the waiter blocked on the SIM's lock",
-    );
+    await someoneWaitsOnALock("the waiter blocked on the SIM's lock");
     expect(read).toBeUndefined();
     // The message's row is not locked while the statement waits for the SIM's lock.
     const probe = await h.db.tx((em) =>
@@ -554,32 +548,11 @@ describe("concurrency", () => {
       await addToDay(em, m, m);
     });
     await chainRowHeld;
-    const refusal = storeMessage(h.deps, {
-      simId: SIM,
-      operator: "operator_b",
-      rules: [],
-      subscriptionSlot: null,
-      correlate: true,
-      sender: "OrangeMoney",
-      raw: failure("operator_b", { language: "fr", amount: 5000 }),
-      receivedAt: new Date(),
-      deviceReceivedAt: null,
-      clientMessageId: "refusal-1",
-    });
-    await eventually(
-      async () =>
-        (
-          await h.db.tx((em) =>
-            em.execute(
-              `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-            ),
-          )
-        ).length > 0
-          ? true
-          : undefined,
-      20_000,
-      "the refusal's insert waits",
+    const refusal = storeMessage(
+      h.deps,
+      storeInput(failure("operator_b", { language: "fr", amount: 5000 }), "refusal-1"),
     );
+    await someoneWaitsOnALock("the refusal's insert waits");
     release();
     const [, saved] = await Promise.all([writer, refusal]);
     expect(saved).toMatchObject({ duplicate: false, message: { kind: "FAIL", outcome: "stored" } });
