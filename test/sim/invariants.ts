@@ -7,7 +7,7 @@ import type { Actors, CreateRecord } from "./actors.ts";
 import type { DriftedText } from "./drift.ts";
 import type { Agreement, Problem } from "./agreement.ts";
 import type { SimAgent } from "./context.ts";
-import type { Scope, ScopeRow } from "./scope.ts";
+import type { Hint, Scope, ScopeRow } from "./scope.ts";
 import type { Finding, WebhookChecks } from "./webhook-checks.ts";
 
 export interface Violation {
@@ -92,6 +92,7 @@ export class Invariants {
   scope?: { watch: Scope; agents: SimAgent[]; gateways: string[] };
   private probes = 0;
   private hintsJudged = 0;
+  private hintsWaiting: Hint[] = [];
   /** Set when the system did not drain in time: the final agreement is not judged. */
   drainedInTime = true;
   /** Webhook deliveries (set by run.ts). */
@@ -551,8 +552,11 @@ export class Invariants {
     const inv = INVARIANTS[13];
     const { watch, agents, gateways } = this.scope;
     // The hints received so far, before the operations are read: each names one that exists.
-    const hints = watch.hints.slice(this.hintsJudged);
-    this.hintsJudged += hints.length;
+    // A hint to an agent the rights timeline does not hold yet waits for a check that does.
+    const received = [...this.hintsWaiting, ...watch.hints.slice(this.hintsJudged)];
+    this.hintsJudged = watch.hints.length;
+    const hints = received.filter((h) => watch.rights.knows(h.agent));
+    this.hintsWaiting = received.filter((h) => !watch.rights.knows(h.agent));
     const rows = await this.query<ScopeRow & { operation_id: string }>(
       `select operation_id::text, agent_id::text, sim_id, op_type from dispatch.operations`,
     );

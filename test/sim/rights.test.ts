@@ -67,6 +67,19 @@ describe("the rights an agent may have held", () => {
     expect(t.sees(AGENT, B, 2200, 2210, "evidence")).toBe(false);
   });
 
+  it("holds a new agent only once fleet's table showed it, with the rights it had from its start", () => {
+    // A replacement created and granted between two reads: neither judged as holding nothing
+    // before the read (the checkers skip it, `knows`), nor as new after it.
+    const t = new RightsTimeline();
+    t.observed([], 0, 5);
+    expect(t.calling(AGENT, { sims: [A] }, 100)).toBeUndefined();
+    expect(t.knows(AGENT)).toBe(false);
+    t.observed([{ id: AGENT, active: true, role: "agent", sims: [A] }], 1000, 1005);
+    expect(t.knows(AGENT)).toBe(true);
+    expect(t.sees(AGENT, A, 500, 510, "evidence")).toBe(true);
+    expect(t.sees(AGENT, B, 500, 510, "evidence")).toBe(false);
+  });
+
   it("reads the change an admin's call asks for", () => {
     expect(changeOf("PATCH", `/v1/admin/agents/${AGENT}/access`, { allowed_sim_ids: [B, A] })).toEqual({
       agentId: AGENT,

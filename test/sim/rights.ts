@@ -106,6 +106,15 @@ export class RightsTimeline {
     };
   }
 
+  /**
+   * Whether the timeline holds the agent yet. A new agent (a deactivated one's replacement) is
+   * entered when fleet's table is next read (`observed`, every second): until then nothing it is
+   * answered can be judged, and `during` would say it held no rights at all.
+   */
+  knows(agentId: string): boolean {
+    return this.held.has(agentId);
+  }
+
   /** The rights `agentId` may have held at some moment from `from` to `to`. */
   during(agentId: string, from: number, to: number): Rights[] {
     return (this.held.get(agentId) ?? []).filter((h) => h.from <= to && h.until >= from);
