@@ -557,7 +557,7 @@ describe("concurrency", () => {
     const [, saved] = await Promise.all([writer, refusal]);
     expect(saved).toMatchObject({ duplicate: false, message: { kind: "FAIL", outcome: "stored" } });
     expect(await messageRows(h)).toHaveLength(2);
-    // Both counted by the day, and both changes of its chain.
+    // Both counted by the day.
     const [counts] = await h.db
       .em()
       .execute(`select sum(messages)::int as n from evidence.daily_reconciliations where sim_id = ?`, [SIM]);

@@ -109,6 +109,19 @@ export type NewMessage = Pick<
 > &
   Reading;
 
+/** A SIM's lock (transaction-scoped), its SIM id the parameter: lockSim, lockSimMessage, insertMessage. */
+const SIM_LOCK = `pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))`;
+
+/** SIM locks taken, by transaction (its EntityManager). */
+const simLocks = new WeakMap<EntityManager, Set<string>>();
+
+/** The SIMs whose lock this transaction holds (the set is the transaction's: add to it). */
+function heldSims(em: EntityManager): Set<string> {
+  let held = simLocks.get(em);
+  if (!held) simLocks.set(em, (held = new Set<string>()));
+  return held;
+}
+
 /**
  * Inserts a message and adds it to its day's counts (`dayUpsert`, a CTE that changes nothing
  * when the insert met a duplicate), under its SIM's lock, in one statement; undefined when
@@ -140,7 +153,7 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
          counterparty_msisdn, counterparty_name, direction, language, parse_rule, state, outcome, correlated_at)
        select ?::uuid, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?::smallint, ?, ?::bigint, ?::bigint, ?::bigint,
          ?::bigint, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz
-        where (select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))) is not null
+        where (select ${SIM_LOCK}) is not null
        on conflict (sim_id, sms_hash) do nothing
        returning ${COLUMNS}),
      day as (${day.sql})
@@ -173,7 +186,7 @@ export async function insertMessage(em: EntityManager, m: NewMessage): Promise<M
       ...day.params,
     ],
   );
-  simLocks.set(em, (simLocks.get(em) ?? new Set<string>()).add(m.sim_id));
+  heldSims(em).add(m.sim_id);
   return r && record(r);
 }
 
@@ -206,14 +219,11 @@ export async function lockMessage(em: EntityManager, id: string): Promise<Messag
 export async function lockSim(em: EntityManager, simId: string): Promise<void> {
   // Held until the transaction ends: a second ask in the same one (the chain check after a
   // correlation) needs no statement.
-  const held = simLocks.get(em) ?? new Set<string>();
+  const held = heldSims(em);
   if (held.has(simId)) return;
-  await em.execute(`select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))`, [simId]);
-  simLocks.set(em, held.add(simId));
+  await em.execute(`select ${SIM_LOCK}`, [simId]);
+  held.add(simId);
 }
-
-/** SIM locks taken, by transaction (its EntityManager). */
-const simLocks = new WeakMap<EntityManager, Set<string>>();
 
 /**
  * lockSim, then lockMessage, in one statement: the SIM's lock is an uncorrelated subquery
@@ -225,16 +235,16 @@ const simLocks = new WeakMap<EntityManager, Set<string>>();
  * follows the lock's wait (this one's precedes it).
  */
 export async function lockSimMessage(em: EntityManager, simId: string, id: string): Promise<MessageRecord | undefined> {
-  const held = simLocks.get(em) ?? new Set<string>();
+  const held = heldSims(em);
   if (held.has(simId)) return lockMessage(em, id);
   const r = await one<Row>(
     em,
     `select ${COLUMNS} from evidence.messages
-      where id = ? and (select pg_advisory_xact_lock(hashtext('evidence.sim'), hashtext(?))) is not null
+      where id = ? and (select ${SIM_LOCK}) is not null
       for update`,
     [id, simId],
   );
-  simLocks.set(em, held.add(simId));
+  held.add(simId);
   return r && record(r);
 }
 
@@ -549,10 +559,10 @@ export interface PeriodChain {
 /**
  * The SIMs' chain messages of [from, to), and for each the last chain message before `from`
  * that printed a balance, in one statement (a day's reconciliation of the fleet, or of one
- * SIM; a page of its balance chain when the chain's beginning fell short): per SIM, a descent of `messages_sim_balance` to its last
- * balance before `from`; the SIMs' messages of the period through `messages_sim_received`
- * (`sim_id = any(...)`, which the planner estimates at 10 SIMs, as many as a reconciliation
- * asks at once: flows/reconciliation.ts, SIMS_PER_SUM). What it reads is those SIMs' messages
+ * SIM; a page of its balance chain when the chain's beginning fell short): per SIM, a descent
+ * of `messages_sim_balance` to its last balance before `from`; the SIMs' messages of the
+ * period through `messages_sim_received` (`sim_id = any(...)`, which the planner estimates at
+ * 10 SIMs, as many as a reconciliation asks at once: flows/reconciliation.ts, SIMS_PER_SUM). What it reads is those SIMs' messages
  * of the period and a few entries a SIM, never a statement a SIM. Read through
  * `messages_received` with `sim_id in (...)`, as until 2026-12-01, ten SIMs of a fleet's day
  * read all the day's messages to keep a tenth of them (100,001 rows for 10,137 at 100,000
