@@ -66,7 +66,16 @@ import { addHandset } from "./fleet.ts";
 import { buildFleet, buildHistory } from "./history-build.ts";
 import { checkDiskRoom, estimateHistoryBytes, FREE_FLOOR_BYTES, serverFreeBytes } from "./history-load.ts";
 import { rebuildIndexesUnderLoad, rerunMigrationsUnderLoad, type MigrateContext } from "./history-migrate.ts";
-import { call, closeConnections, percentile, percentileRatioInterval, saturate, startChild } from "./http.ts";
+import {
+  call,
+  closeConnections,
+  goalOf,
+  percentile,
+  percentileRatioInterval,
+  referenceOf,
+  saturate,
+  startChild,
+} from "./http.ts";
 import { cpuTicks, diskSectorsRead, statsReported } from "./proc.ts";
 
 const { values: flags } = parseArgs({
@@ -93,10 +102,12 @@ const IDLE_S = 30;
 /**
  * The small history: the history's last SMALL_DAYS days at the history's rate, built by the same
  * builder for the same fleet, so that each path's page holds what the history's holds (a day's
- * balance chain, an agent's queue, yesterday's operations) with no months behind it. Measured
- * beside the two others when it holds at least 10,000 operations. `--small-days 0` leaves it out.
+ * balance chain, an agent's queue, yesterday's operations, a closed day 14 days back) with no
+ * months behind it. Measured beside the two others when it holds at least 10,000 operations.
+ * `--small-days 0` leaves it out. It is the goal's reference for a page the empty database cannot
+ * fill (`referenceOf`).
  */
-const SMALL_DAYS = Number(flags["small-days"] ?? 3);
+const SMALL_DAYS = Number(flags["small-days"] ?? 16);
 if (!(Number.isInteger(SMALL_DAYS) && SMALL_DAYS >= 0 && SMALL_DAYS < DAYS))
   throw new Error(`--small-days ${SMALL_DAYS}: 0, or a whole number of days fewer than --days`);
 const SMALL_AT_RATE = Math.round((OPERATIONS * SMALL_DAYS) / DAYS);
@@ -362,14 +373,14 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     // up to a time and completed from the messages since (Migration0016TodayRuns), by each call
     // and each pass of the day keeper (a pass a second here, every 5 minutes by default).
     ["reconciliation, fleet day (today)", f.admin, `/v1/reconciliations/daily?day=${today}`],
-    // Older closed days, each call another (14 days back and before, within the history's days,
-    // again from 14 when the runs outnumber them): kept by the day keeper
+    // Older closed days, each call another (14 days back and before, within the side's days,
+    // again from 14 when the runs outnumber them; the small history's 16 days hold one, day 14): kept by the day keeper
     // (flows/day-keeper.ts) since they closed, read from a row a SIM, from pages no call read yet.
     [
       "reconciliation, fleet day (older days)",
       f.admin,
       (i) =>
-        `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (14 + ((i + 2) % Math.max(1, DAYS - 16))) * 86_400_000))}`,
+        `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (14 + ((i + 2) % Math.max(1, (side.label === "small" ? SMALL_DAYS : DAYS) - 16))) * 86_400_000))}`,
     ],
     ["reconciliation, SIM day", f.admin, `/v1/reconciliations/daily/${sim}?day=${yesterday}`],
     ["balance chain, SIM day", f.admin, `/v1/reconciliations/daily/${sim}/chain?day=${yesterday}`],
@@ -716,7 +727,13 @@ async function main(): Promise<void> {
   await admin.connect();
   // Refused before anything is written when the history would fill PostgreSQL's disk.
   try {
-    log(checkDiskRoom(OPERATIONS, MESSAGES, await serverFreeBytes(admin, new URL(ADMIN_DB).hostname)));
+    log(
+      checkDiskRoom(
+        OPERATIONS + SMALL,
+        MESSAGES + SMALL_MESSAGES,
+        await serverFreeBytes(admin, new URL(ADMIN_DB).hostname),
+      ),
+    );
   } catch (err) {
     await admin.end();
     throw err;
@@ -880,7 +897,7 @@ async function main(): Promise<void> {
     const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(1)} ms`);
     const span = (x: [number, number] | undefined) => (x ? `${x[0].toFixed(2)}-${x[1].toFixed(2)}` : "-");
     log(
-      `\n${"path".padEnd(44)} ${col("empty p95", 10)} ${small ? col("small p95", 10) : ""}${col("history p95", 12)} ${col("ratio", 7)} ${col("90 %", 10)}${small ? `${col("to small", 9)} ${col("90 %", 10)}` : ""} ${col("rows", small ? 13 : 9)}`,
+      `\n${"path".padEnd(44)} ${col("empty p95", 10)} ${small ? col("small p95", 10) : ""}${col("history p95", 12)} ${col("ratio", 7)} ${col("90 %", 10)}${small ? `${col("to small", 9)} ${col("90 %", 10)}` : ""} ${col("rows", small ? 13 : 9)}${small ? col("goal", 6) : ""}`,
     );
     const figures: Record<
       string,
@@ -899,6 +916,8 @@ async function main(): Promise<void> {
         /** The 90 % bootstrap interval of the ratio of the p95s (percentileRatioInterval). */
         ratio_interval: [number, number];
         ratio_to_small_interval?: [number, number];
+        /** The goal's reference for this path (referenceOf). */
+        reference: "empty" | "small";
       }
     > = {};
     let worst = 0;
@@ -943,10 +962,11 @@ async function main(): Promise<void> {
             }
           : {}),
         ...(rows[1] !== undefined ? { small_rows: rows[1] } : {}),
+        reference: referenceOf(rows),
       };
       const shownRows = rows[2] === undefined ? "-" : (small ? rows : [rows[0], rows[2]]).join("/");
       log(
-        `${name.padEnd(44)} ${col(ms(e), 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col(ratio.toFixed(2), 7)} ${col(span(interval), 10)}${small ? `${col(toSmall?.toFixed(2) ?? "-", 9)} ${col(span(toSmallInterval), 10)}` : ""} ${col(shownRows, small ? 13 : 9)}${ratio > 1.5 ? "  above 1.5" : ""}${toSmall !== undefined && toSmall > 1.5 ? " (to small)" : ""}`,
+        `${name.padEnd(44)} ${col(ms(e), 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col(ratio.toFixed(2), 7)} ${col(span(interval), 10)}${small ? `${col(toSmall?.toFixed(2) ?? "-", 9)} ${col(span(toSmallInterval), 10)}` : ""} ${col(shownRows, small ? 13 : 9)}${small ? col(referenceOf(rows), 6) : ""}${ratio > 1.5 ? "  above 1.5" : ""}${toSmall !== undefined && toSmall > 1.5 ? " (to small)" : ""}`,
       );
     }
     // How many paths keep within the goal's 1.5, at p95 and at p50, against each side; and, at
@@ -965,6 +985,11 @@ async function main(): Promise<void> {
     log(
       `\nwithin 1.5 of the empty database: ${within("ratio")}` +
         (small ? `\nwithin 1.5 of the small history: ${within("ratio_to_small")}` : ""),
+    );
+    const goal = goalOf(figures);
+    log(
+      `\nthe goal, each path against the database without the months that answers its rows (the empty database; the small history where only it does): ${goal.within} of ${goal.of} paths within 1.5 at p95 (${goal.above.length} above it beyond the run's doubt${goal.above.length ? `: ${goal.above.join(", ")}` : ""}; ${goal.undecided.length} the run cannot place), ${goal.at_p50} at p50` +
+        (goal.outside.length ? `\nabove 1.5 of their reference at p95: ${goal.outside.join(", ")}` : ""),
     );
     const pages = await pageCost(hist);
     if (explaining) {
@@ -1027,6 +1052,7 @@ async function main(): Promise<void> {
         database_bytes: dbSize,
         hello_world_rps: Math.round(ref.rps),
         worst_ratio: Number(worst.toFixed(2)),
+        goal,
         ...(small
           ? { small_operations: SMALL, small_days: SMALL_DAYS, worst_ratio_to_small: round(worstToSmall) }
           : {}),

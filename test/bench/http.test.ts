@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentile, percentileRatioInterval } from "./http.ts";
+import { goalOf, percentile, percentileRatioInterval, referenceOf } from "./http.ts";
 
 /** Call durations as a run gives them: a body around `median` ms and one call in fifty slow. */
 function durations(n: number, median: number, seed: number): number[] {
@@ -45,5 +45,53 @@ describe("percentileRatioInterval", () => {
 
   it("is undefined on an empty sample", () => {
     expect(percentileRatioInterval([], [1, 2], 95)).toEqual([NaN, NaN]);
+  });
+});
+
+describe("referenceOf", () => {
+  it("is the empty database for an answer that is not a list, or whose page it fills as well", () => {
+    expect(referenceOf([undefined, undefined, undefined])).toBe("empty");
+    expect(referenceOf([50, 50, 50])).toBe("empty");
+    expect(referenceOf([0, 0, 0])).toBe("empty");
+  });
+
+  it("is the small history for a page only it fills as the history does", () => {
+    expect(referenceOf([0, 200, 200])).toBe("small");
+    expect(referenceOf([51, 250, 250])).toBe("small");
+  });
+
+  it("is the empty database where no side holds the history's rows", () => {
+    expect(referenceOf([0, 86, 99])).toBe("empty");
+    expect(referenceOf([0, undefined, 100])).toBe("empty");
+  });
+});
+
+describe("goalOf", () => {
+  const path = (reference: "empty" | "small", ratio: number, toSmall: number, low: number) => ({
+    reference,
+    ratio,
+    ratio_interval: [low, ratio + 0.5] as [number, number],
+    ratio_to_small: toSmall,
+    ratio_to_small_interval: [low, toSmall + 0.5] as [number, number],
+    history_p50_ms: 10,
+    empty_p50_ms: 5,
+    small_p50_ms: 9,
+  });
+
+  it("judges each path against its reference's p95, and tells what the run cannot place", () => {
+    const goal = goalOf({
+      "a page of the small history": path("small", 3.0, 1.1, 0.9),
+      "a page of both": path("empty", 1.2, 1.0, 0.9),
+      "a slower path": path("empty", 1.8, 1.8, 1.6),
+      "a doubtful path": path("small", 2.0, 1.6, 1.2),
+    });
+    expect(goal).toEqual({
+      of: 4,
+      within: 2,
+      at_p50: 2,
+      outside: ["a slower path (1.80)", "a doubtful path (1.60)"],
+      above: ["a slower path"],
+      undecided: ["a page of the small history", "a page of both", "a doubtful path"],
+    });
   });
 });

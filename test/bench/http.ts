@@ -175,3 +175,57 @@ export async function saturate(
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / durationS, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
+
+/**
+ * The goal's reference for a path: the database without the months that answers the rows the
+ * history answers (docs/decisions/history.md, "The goal's reference: the same rows without the
+ * months"). The empty database when its answer holds what the history's holds (a single object,
+ * or a page as full); else the small history when its page is the history's (yesterday's
+ * operations, a day's balance chain, the fleet's 100 SIMs: pages the empty database cannot
+ * fill); else, where neither holds the history's rows, the empty database, as the issue wrote it.
+ * `rows`: the answer's rows on the empty database, the small history and the history.
+ */
+export function referenceOf(rows: (number | undefined)[]): "empty" | "small" {
+  const [empty, small, history] = rows;
+  if (history === undefined || empty === history) return "empty";
+  return small === history ? "small" : "empty";
+}
+
+/**
+ * Each path's p95 against its reference's: how many within 1.5, which are above it beyond the
+ * run's doubt (the ratio's 90 % interval above 1.5), how many the run cannot place, and the p50s.
+ */
+export function goalOf(
+  figures: Record<
+    string,
+    {
+      reference: "empty" | "small";
+      ratio: number;
+      ratio_interval: [number, number];
+      ratio_to_small?: number;
+      ratio_to_small_interval?: [number, number];
+      history_p50_ms: number;
+      empty_p50_ms: number;
+      small_p50_ms?: number;
+    }
+  >,
+) {
+  const judged = Object.entries(figures).map(([name, x]) =>
+    x.reference === "small"
+      ? {
+          name,
+          ratio: x.ratio_to_small!,
+          interval: x.ratio_to_small_interval!,
+          p50: x.history_p50_ms / x.small_p50_ms!,
+        }
+      : { name, ratio: x.ratio, interval: x.ratio_interval, p50: x.history_p50_ms / x.empty_p50_ms },
+  );
+  return {
+    of: judged.length,
+    within: judged.filter((x) => x.ratio <= 1.5).length,
+    at_p50: judged.filter((x) => x.p50 <= 1.5).length,
+    outside: judged.filter((x) => x.ratio > 1.5).map((x) => `${x.name} (${x.ratio.toFixed(2)})`),
+    above: judged.filter((x) => x.interval[0] > 1.5).map((x) => x.name),
+    undecided: judged.filter((x) => x.interval[0] <= 1.5 && x.interval[1] > 1.5).map((x) => x.name),
+  };
+}
