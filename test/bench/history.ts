@@ -332,6 +332,7 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
   const sim = f.devices[0].simId;
   const yesterday = localDay(new Date(Date.now() - 86_400_000));
   const today = localDay(new Date());
+  const days = side.label === "small" ? SMALL_DAYS : DAYS;
   return [
     ["unmatched queue", f.admin, "/v1/evidences?unmatched=true"],
     ["movements", f.admin, "/v1/evidences/movements"],
@@ -374,13 +375,14 @@ function readsOf(side: Side, historyOp: string | undefined): Read[] {
     // and each pass of the day keeper (a pass a second here, every 5 minutes by default).
     ["reconciliation, fleet day (today)", f.admin, `/v1/reconciliations/daily?day=${today}`],
     // Older closed days, each call another (14 days back and before, within the side's days,
-    // again from 14 when the runs outnumber them; the small history's 16 days hold one, day 14): kept by the day keeper
-    // (flows/day-keeper.ts) since they closed, read from a row a SIM, from pages no call read yet.
+    // again from 14 when the runs outnumber them; the small history's 16 days hold one, day 14):
+    // kept by the day keeper (flows/day-keeper.ts) since they closed, read from a row a SIM, from
+    // pages no call read yet.
     [
       "reconciliation, fleet day (older days)",
       f.admin,
       (i) =>
-        `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (14 + ((i + 2) % Math.max(1, (side.label === "small" ? SMALL_DAYS : DAYS) - 16))) * 86_400_000))}`,
+        `/v1/reconciliations/daily?day=${localDay(new Date(Date.now() - (14 + ((i + 2) % Math.max(1, days - 16))) * 86_400_000))}`,
     ],
     ["reconciliation, SIM day", f.admin, `/v1/reconciliations/daily/${sim}?day=${yesterday}`],
     ["balance chain, SIM day", f.admin, `/v1/reconciliations/daily/${sim}/chain?day=${yesterday}`],
@@ -966,29 +968,21 @@ async function main(): Promise<void> {
       };
       const shownRows = rows[2] === undefined ? "-" : (small ? rows : [rows[0], rows[2]]).join("/");
       log(
-        `${name.padEnd(44)} ${col(ms(e), 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col(ratio.toFixed(2), 7)} ${col(span(interval), 10)}${small ? `${col(toSmall?.toFixed(2) ?? "-", 9)} ${col(span(toSmallInterval), 10)}` : ""} ${col(shownRows, small ? 13 : 9)}${small ? col(referenceOf(rows), 6) : ""}${ratio > 1.5 ? "  above 1.5" : ""}${toSmall !== undefined && toSmall > 1.5 ? " (to small)" : ""}`,
+        `${name.padEnd(44)} ${col(ms(e), 10)} ${small ? col(ms(smaller && p95(smaller)), 10) : ""}${col(ms(h), 12)} ${col(ratio.toFixed(2), 7)} ${col(span(interval), 10)}${small ? `${col(toSmall?.toFixed(2) ?? "-", 9)} ${col(span(toSmallInterval), 10)}` : ""} ${col(shownRows, small ? 13 : 9)}${small ? col(figures[name].reference, 6) : ""}${ratio > 1.5 ? "  above 1.5" : ""}${toSmall !== undefined && toSmall > 1.5 ? " (to small)" : ""}`,
       );
     }
     // How many paths keep within the goal's 1.5, at p95 and at p50, against each side; and, at
     // p95, how many are above it beyond the run's doubt (the 90 % interval's low end above 1.5)
     // and how many the run cannot place (the interval holds 1.5).
-    const within = (key: "ratio" | "ratio_to_small") => {
-      const xs = Object.values(figures).filter((x) => x[key] !== undefined);
-      const interval = (x: (typeof xs)[number]) => (key === "ratio" ? x.ratio_interval : x.ratio_to_small_interval!);
-      const atP50 = xs.filter(
-        (x) => x.history_p50_ms <= 1.5 * (key === "ratio" ? x.empty_p50_ms : x.small_p50_ms!),
-      ).length;
-      const above = xs.filter((x) => interval(x)[0] > 1.5).length;
-      const undecided = xs.filter((x) => interval(x)[0] <= 1.5 && interval(x)[1] > 1.5).length;
-      return `${xs.filter((x) => x[key]! <= 1.5).length} of ${xs.length} paths at p95 (${above} above it beyond the run's doubt, ${undecided} the run cannot place), ${atP50} at p50`;
-    };
+    const counts = (goal: ReturnType<typeof goalOf>) =>
+      `${goal.within} of ${goal.of} paths at p95 (${goal.above.length} above it beyond the run's doubt${goal.above.length ? `: ${goal.above.join(", ")}` : ""}, ${goal.undecided.length} the run cannot place), ${goal.at_p50} at p50`;
     log(
-      `\nwithin 1.5 of the empty database: ${within("ratio")}` +
-        (small ? `\nwithin 1.5 of the small history: ${within("ratio_to_small")}` : ""),
+      `\nwithin 1.5 of the empty database: ${counts(goalOf(figures, "empty"))}` +
+        (small ? `\nwithin 1.5 of the small history: ${counts(goalOf(figures, "small"))}` : ""),
     );
     const goal = goalOf(figures);
     log(
-      `\nthe goal, each path against the database without the months that answers its rows (the empty database; the small history where only it does): ${goal.within} of ${goal.of} paths within 1.5 at p95 (${goal.above.length} above it beyond the run's doubt${goal.above.length ? `: ${goal.above.join(", ")}` : ""}; ${goal.undecided.length} the run cannot place), ${goal.at_p50} at p50` +
+      `\nthe goal, each path against the database without the months that answers its rows (the empty database; the small history where only it does): ${counts(goal)}` +
         (goal.outside.length ? `\nabove 1.5 of their reference at p95: ${goal.outside.join(", ")}` : ""),
     );
     const pages = await pageCost(hist);

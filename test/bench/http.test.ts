@@ -94,4 +94,13 @@ describe("goalOf", () => {
       undecided: ["a page of the small history", "a page of both", "a doubtful path"],
     });
   });
+
+  it("judges every path against one side when asked", () => {
+    const figures = {
+      "a page of the small history": path("small", 3.0, 1.1, 0.9),
+      "a slower path": path("empty", 1.8, 1.4, 1.6),
+    };
+    expect(goalOf(figures, "empty").outside).toEqual(["a page of the small history (3.00)", "a slower path (1.80)"]);
+    expect(goalOf(figures, "small").outside).toEqual([]);
+  });
 });

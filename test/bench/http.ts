@@ -194,6 +194,8 @@ export function referenceOf(rows: (number | undefined)[]): "empty" | "small" {
 /**
  * Each path's p95 against its reference's: how many within 1.5, which are above it beyond the
  * run's doubt (the ratio's 90 % interval above 1.5), how many the run cannot place, and the p50s.
+ * `against`: judge every path against that side instead of its own reference (the paths the
+ * small history did not measure left out).
  */
 export function goalOf(
   figures: Record<
@@ -209,17 +211,20 @@ export function goalOf(
       small_p50_ms?: number;
     }
   >,
+  against?: "empty" | "small",
 ) {
-  const judged = Object.entries(figures).map(([name, x]) =>
-    x.reference === "small"
-      ? {
-          name,
-          ratio: x.ratio_to_small!,
-          interval: x.ratio_to_small_interval!,
-          p50: x.history_p50_ms / x.small_p50_ms!,
-        }
-      : { name, ratio: x.ratio, interval: x.ratio_interval, p50: x.history_p50_ms / x.empty_p50_ms },
-  );
+  const judged = Object.entries(figures)
+    .filter(([, x]) => against !== "small" || x.ratio_to_small !== undefined)
+    .map(([name, x]) =>
+      (against ?? x.reference) === "small"
+        ? {
+            name,
+            ratio: x.ratio_to_small!,
+            interval: x.ratio_to_small_interval!,
+            p50: x.history_p50_ms / x.small_p50_ms!,
+          }
+        : { name, ratio: x.ratio, interval: x.ratio_interval, p50: x.history_p50_ms / x.empty_p50_ms },
+    );
   return {
     of: judged.length,
     within: judged.filter((x) => x.ratio <= 1.5).length,
