@@ -66,6 +66,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0017ScopedContradicted",
     "Migration0018ContradictedPage",
     "Migration0019DropContradicted",
+    "Migration0020SearchPendingList",
   ],
   evidence: [
     "Migration0010Autovacuum",
@@ -91,7 +92,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0014MonthlyRollups",
     "Migration0015AgentSeries",
   ],
-  messaging: ["Migration0005Autovacuum"],
+  messaging: ["Migration0005Autovacuum", "Migration0006SearchPendingList"],
 };
 
 export interface MigrateContext {

@@ -72,6 +72,18 @@ export const HISTORY_TABLE_AUTOVACUUM_RESET = HISTORY_TABLE_AUTOVACUUM.split(", 
   .map((setting) => setting.split(" = ")[0])
   .join(", ");
 
+/**
+ * The pending list of a GIN index a search reads, for `with (...)` where the index is built and
+ * `alter index ... set (...)` in a migration (SHARE UPDATE EXCLUSIVE: no read or write waits on
+ * it). GIN puts each written row version's entries in a pending list (`fastupdate`) and merges
+ * the list into the index once it passes `gin_pending_list_limit`; every search reads the whole
+ * list, whatever it looks for. At the server's default, 4 MB (512 pages), a search matching
+ * nothing read up to 1.2 ms of it on every call; at 1 MB (128 pages) it reads at most about
+ * 0.3 ms, and a row version written costs about 0.04 ms more (the merge in smaller batches:
+ * docs/decisions/history.md, "A search's pending list").
+ */
+export const SEARCH_GIN_PENDING_LIST = "gin_pending_list_limit = 1024";
+
 /** A migration class that may declare indexes built or dropped concurrently (see ConcurrentIndexChanges). */
 type WithConcurrentIndexes = { concurrentIndexes?: readonly ConcurrentIndex[]; concurrentDrops?: readonly string[] };
 

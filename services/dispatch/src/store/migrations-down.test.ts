@@ -12,4 +12,5 @@ describeMigrationDowns("dispatch", migrations, [
   "Migration0017ScopedContradicted",
   "Migration0018ContradictedPage",
   "Migration0019DropContradicted",
+  "Migration0020SearchPendingList",
 ]);

@@ -112,3 +112,36 @@ describe("an operation's digit windows", () => {
     }
   });
 });
+
+describe("the search's pending lists (Migration0020SearchPendingList)", () => {
+  it("built on a fresh database with a pending list of at most 1 MB, which a write past it merges", async () => {
+    const limits = await rows<{ name: string; options: string[] | null }>(
+      db.em(),
+      `select c.relname as name, c.reloptions as options from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'dispatch' and c.relname in ('operations_search_trgm', 'operations_search_windows')
+        order by 1`,
+    );
+    expect(limits).toEqual([
+      { name: "operations_search_trgm", options: ["gin_pending_list_limit=1024"] },
+      { name: "operations_search_windows", options: ["gin_pending_list_limit=1024"] },
+    ]);
+    // 3,000 operations written one statement each: at the server's 4 MB their trigram entries
+    // would all still be pending (about 230 pages); at 1 MB (128 pages of 8 kB) a write past it
+    // merges the list.
+    await db.em().execute(
+      `do $$ begin for g in 1..3000 loop
+         insert into dispatch.operations (operation_id, request_id, status, origin, op_type, agent_id, operator, montant,
+           msisdn_dest, dest_name, sim_id, created_at)
+         values (gen_random_uuid(), 'pending-' || gen_random_uuid(), 'queued', 'aggregated', 'deposit', '${AGENT}',
+           'operator_b', 1000, '6' || (80000000 + g), 'PENDING ' || g, '${SIM}', now());
+       end loop; end $$`,
+    );
+    // pgstattuple: the pending pages GIN's metapage counts (a contrib module of the server).
+    await db.em().execute(`create extension if not exists pgstattuple`);
+    const pending = await rows<{ pages: number }>(
+      db.em(),
+      `select pending_pages as pages from pgstatginindex('dispatch.operations_search_trgm')`,
+    );
+    expect(pending[0]!.pages).toBeLessThanOrEqual(128);
+  });
+});

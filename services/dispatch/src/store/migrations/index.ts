@@ -17,6 +17,7 @@ import { Migration0016ScopedQueues } from "./Migration0016ScopedQueues.ts";
 import { Migration0017ScopedContradicted } from "./Migration0017ScopedContradicted.ts";
 import { Migration0018ContradictedPage } from "./Migration0018ContradictedPage.ts";
 import { Migration0019DropContradicted } from "./Migration0019DropContradicted.ts";
+import { Migration0020SearchPendingList } from "./Migration0020SearchPendingList.ts";
 
 /** Every migration of the dispatch schema, in order. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   Migration0017ScopedContradicted,
   Migration0018ContradictedPage,
   Migration0019DropContradicted,
+  Migration0020SearchPendingList,
 ];
