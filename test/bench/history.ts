@@ -73,6 +73,7 @@ import {
   call,
   closeConnections,
   goalOf,
+  type Figure,
   percentile,
   percentileRatioInterval,
   referenceOf,
@@ -486,26 +487,6 @@ const p95 = (xs: number[]) =>
     [...xs].sort((a, b) => a - b),
     95,
   );
-
-/** A path's figures: its p95 and p50 on each side, the ratios of the p95s and their intervals, its rows. */
-interface Figure {
-  empty_p95_ms: number;
-  history_p95_ms: number;
-  ratio: number;
-  empty_p50_ms: number;
-  history_p50_ms: number;
-  empty_rows?: number;
-  history_rows?: number;
-  small_p95_ms?: number;
-  small_p50_ms?: number;
-  small_rows?: number;
-  ratio_to_small?: number;
-  /** The 90 % bootstrap interval of the ratio of the p95s (percentileRatioInterval). */
-  ratio_interval: [number, number];
-  ratio_to_small_interval?: [number, number];
-  /** The goal's reference for this path (referenceOf). */
-  reference: "empty" | "small";
-}
 
 const round = (x: number) => Number(x.toFixed(2));
 

@@ -191,6 +191,26 @@ export function referenceOf(rows: (number | undefined)[]): "empty" | "small" {
   return small === history ? "small" : "empty";
 }
 
+/** A path's figures: its p95 and p50 on each side, the ratios of the p95s and their intervals, its rows. */
+export interface Figure {
+  empty_p95_ms: number;
+  history_p95_ms: number;
+  ratio: number;
+  empty_p50_ms: number;
+  history_p50_ms: number;
+  empty_rows?: number;
+  history_rows?: number;
+  small_p95_ms?: number;
+  small_p50_ms?: number;
+  small_rows?: number;
+  ratio_to_small?: number;
+  /** The 90 % bootstrap interval of the ratio of the p95s (percentileRatioInterval). */
+  ratio_interval: [number, number];
+  ratio_to_small_interval?: [number, number];
+  /** The goal's reference for this path (referenceOf). */
+  reference: "empty" | "small";
+}
+
 /**
  * Each path's p95 against its reference's: how many within 1.5, which are above it beyond the
  * run's doubt (the ratio's 90 % interval above 1.5), how many the run cannot place, and the p50s.
@@ -200,16 +220,17 @@ export function referenceOf(rows: (number | undefined)[]): "empty" | "small" {
 export function goalOf(
   figures: Record<
     string,
-    {
-      reference: "empty" | "small";
-      ratio: number;
-      ratio_interval: [number, number];
-      ratio_to_small?: number;
-      ratio_to_small_interval?: [number, number];
-      history_p50_ms: number;
-      empty_p50_ms: number;
-      small_p50_ms?: number;
-    }
+    Pick<
+      Figure,
+      | "reference"
+      | "ratio"
+      | "ratio_interval"
+      | "ratio_to_small"
+      | "ratio_to_small_interval"
+      | "history_p50_ms"
+      | "empty_p50_ms"
+      | "small_p50_ms"
+    >
   >,
   against?: "empty" | "small",
 ) {

@@ -2,9 +2,6 @@ import { Migration, SEARCH_GIN_PENDING_LIST, type ConcurrentIndex } from "@trans
 import { OPERATION_SEARCH_TEXT } from "./Migration0010SearchIndex.ts";
 import { OPERATION_SEARCH_WINDOWS } from "./Migration0013SearchWindows.ts";
 
-/** The GIN indexes the list's `search` reads (Migration0010SearchIndex, Migration0013SearchWindows). */
-const SEARCH_INDEXES = ["operations_search_trgm", "operations_search_windows"] as const;
-
 /**
  * The list's `search` read the whole of its GIN indexes' pending lists at every call, up to 4 MB
  * each (the server's default): the entries of every operation version written since the last
@@ -22,6 +19,7 @@ const SEARCH_INDEXES = ["operations_search_trgm", "operations_search_windows"] a
 export class Migration0020SearchPendingList extends Migration {
   override name = "Migration0020SearchPendingList";
 
+  /** The GIN indexes the list's `search` reads (Migration0010SearchIndex, Migration0013SearchWindows). */
   static readonly concurrentIndexes: readonly ConcurrentIndex[] = [
     {
       name: "operations_search_trgm",
@@ -34,12 +32,12 @@ export class Migration0020SearchPendingList extends Migration {
   ];
 
   up(): void {
-    for (const name of SEARCH_INDEXES)
+    for (const { name } of Migration0020SearchPendingList.concurrentIndexes)
       this.addSql(`alter index if exists dispatch.${name} set (${SEARCH_GIN_PENDING_LIST})`);
   }
 
   override down(): void {
-    for (const name of SEARCH_INDEXES)
+    for (const { name } of Migration0020SearchPendingList.concurrentIndexes)
       this.addSql(`alter index if exists dispatch.${name} reset (gin_pending_list_limit)`);
   }
 }
