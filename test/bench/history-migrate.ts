@@ -91,6 +91,7 @@ export const MIGRATIONS_OF_THIS_ISSUE: Record<string, readonly string[]> = {
     "Migration0013AgentCovering",
     "Migration0014MonthlyRollups",
     "Migration0015AgentSeries",
+    "Migration0016AgentDismissed",
   ],
   messaging: ["Migration0005Autovacuum", "Migration0006SearchPendingList"],
 };

@@ -6,9 +6,9 @@ import type { Scope } from "../domain/scope.ts";
 import { migrations } from "./migrations/index.ts";
 import { loadFigures } from "./report.ts";
 
-// The load block's counts kept at each change (Migration0009LoadCounts, Migration0011WaitingMessages):
-// the unproven backlog and the settled operations per agent, the fleet's dismissed and waiting
-// messages. Filled by the migrations from the rows already there, then equal after every change
+// The load block's counts kept at each change (Migration0009LoadCounts, Migration0011WaitingMessages,
+// Migration0016AgentDismissed): the unproven backlog, the settled operations and the dismissed
+// messages per agent, the fleet's dismissed and waiting messages. Filled by the migrations from the rows already there, then equal after every change
 // to count(*) over the rows, for the fleet and each agent, as loadFigures reads them.
 
 let tdb: TestDatabase;
@@ -81,6 +81,8 @@ async function truth(scope: Scope, em: EntityManager) {
        (select min(coalesce(finished_at, created_at)) from analytics.operations
          where status = 'no_evidence' and is_transfer and ${where}) as oldest,
        (select count(*) from analytics.messages where dismissed_at is not null) as dismissed,
+       (select count(*) from analytics.messages m join analytics.operations o using (operation_id)
+         where m.dismissed_at is not null and ${where.replace("agent_id", "o.agent_id")}) as agent_dismissed,
        w.messages_waiting, w.oldest_message
      from (select count(*) as messages_waiting, min(received_at) as oldest_message
            from analytics.messages where operation_id is null and dismissed_at is null
@@ -94,7 +96,8 @@ async function truth(scope: Scope, em: EntityManager) {
     // An agent's view has no waiting message (a waiting message names no operation).
     messages_waiting: scope.fleet ? BigInt(r!.messages_waiting!) : 0n,
     oldest_message: scope.fleet ? iso(r!.oldest_message) : null,
-    dismissed: scope.fleet ? BigInt(r!.dismissed!) : undefined,
+    // An agent's: the dismissed messages tied to its operations.
+    dismissed: BigInt(scope.fleet ? r!.dismissed! : r!.agent_dismissed!),
   };
 }
 
@@ -108,12 +111,14 @@ async function expectExact(em: EntityManager = db.em()) {
       oldest_unproven: iso(load.oldest_unproven),
       messages_waiting: load.messages_waiting,
       oldest_message: iso(load.oldest_message),
-      dismissed: scope.fleet ? load.dismissed : undefined,
+      dismissed: load.dismissed,
     }).toEqual(t);
   }
   // A row per agent, whatever the history; the fleet's dismissed in one row.
-  const kept = await rows<{ n: string }>(db.em(), `select count(*) as n from analytics.agent_load_counts`);
-  expect(Number(kept[0]!.n)).toBeLessThanOrEqual(AGENTS.length);
+  for (const table of ["agent_load_counts", "agent_dismissed_counts"]) {
+    const kept = await rows<{ n: string }>(db.em(), `select count(*) as n from analytics.${table}`);
+    expect(Number(kept[0]!.n)).toBeLessThanOrEqual(AGENTS.length);
+  }
 }
 
 beforeAll(async () => {
@@ -216,13 +221,31 @@ describe("the load block's kept counts", () => {
     await expectExact();
   });
 
+  it("are what loadFigures reads: an agent's dismissed differs from the rows once its trigger is dropped", async () => {
+    const dropped = db.tx(async (em) => {
+      await em.execute(`drop trigger agent_dismissed_counts_update on analytics.agent_msg_daily`);
+      // Messages tied to operations dismissed: only an agent's count can tell.
+      const dismissed = await rows(
+        em,
+        `update analytics.messages m set dismissed_at = now() from analytics.operations o
+          where o.operation_id = m.operation_id and m.dismissed_at is null returning m.message_id`,
+      );
+      expect(dismissed.length).toBeGreaterThan(0);
+      await expectExact(em);
+    });
+    await expect(dropped).rejects.toThrow(/deeply equal/);
+    await expectExact();
+  });
+
   it("equal a rebuild, and are empty after the reset", async () => {
     const kept = async () => [
       await rows(db.em(), `select * from analytics.agent_load_counts where unproven <> 0 or settled <> 0 order by 1`),
       await rows(db.em(), `select * from analytics.message_load_counts`),
+      await rows(db.em(), `select * from analytics.agent_dismissed_counts where dismissed <> 0 order by 1`),
     ];
     const before = await kept();
     expect(Number((before[1]![0] as { waiting: string }).waiting)).toBeGreaterThan(0);
+    expect(before[2]!.length).toBeGreaterThan(0);
     await db.em().execute(`select analytics.rebuild_rollups()`);
     expect(await kept()).toEqual(before);
     for (const table of ["operations", "messages"]) await db.em().execute(`delete from analytics.${table}`);

@@ -35,6 +35,7 @@ describe("the analytics migrations' down()", () => {
         "Migration0013AgentCovering",
         "Migration0014MonthlyRollups",
         "Migration0015AgentSeries",
+        "Migration0016AgentDismissed",
       ]),
     );
   });

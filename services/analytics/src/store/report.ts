@@ -85,17 +85,18 @@ const dateOf = (v: unknown): Date | null => (v ? new Date(v as string) : null);
 /**
  * The load's messages: the fleet's unmatched queue and dismissed messages. An agent's messages
  * are those tied to its own operations: none of the queue (a waiting message names no
- * operation), and its dismissed ones from its per-month counts (`agent_msg_daily_monthly`,
- * Migration0014MonthlyRollups; per day since Migration0007AgentRollups, where the join read
- * every dismissed message and every operation of the agent). The fleet's counts are kept at each change in one row (`message_load_counts`,
- * Migration0009LoadCounts and Migration0011WaitingMessages), whatever the history; the oldest
- * waiting message is the first entry of `messages_waiting`.
+ * operation), and its dismissed ones kept in a row per agent (`agent_dismissed_counts`,
+ * Migration0016AgentDismissed; before it a sum over its months, and before those its days,
+ * and before Migration0007AgentRollups a join of every dismissed message with the agent's
+ * operations). The fleet's counts are kept at each change in one row (`message_load_counts`,
+ * Migration0009LoadCounts and Migration0011WaitingMessages); both whatever the history. The
+ * oldest waiting message is the first entry of `messages_waiting`.
  */
 async function messageLoad(em: EntityManager, scope: Scope) {
   if (!scope.fleet) {
     const r = await one<{ c: string }>(
       em,
-      `select coalesce(sum(dismissed), 0) as c from analytics.agent_msg_daily_monthly where agent_id = ?`,
+      `select coalesce(sum(dismissed), 0) as c from analytics.agent_dismissed_counts where agent_id = ?`,
       [scope.agentId],
     );
     return { messages_waiting: 0n, oldest_message: null, dismissed: n(r!.c) };

@@ -11,6 +11,8 @@ const WAITING_COUNT = `select count(*) from analytics.messages where ${WAITING("
 /**
  * The two functions as Migration0009LoadCounts wrote them, to the space, with what this
  * migration adds: `down()` puts back their text (the test compares the schema dumps).
+ * `REBUILD`'s `more`, statements after the messages' counts, is what later migrations add
+ * (Migration0016AgentDismissed); without it the text is this migration's.
  */
 const COUNTING = (
   set: string,
@@ -22,8 +24,9 @@ const COUNTING = (
              - case when tg_op in ('UPDATE', 'DELETE') and old.dismissed_at is not null then 1 else 0 end${set};
         return null;
       end $$`;
-const REBUILD = (
+export const REBUILD = (
   messages: string,
+  more = "",
 ) => `create or replace function analytics.rebuild_load_counts() returns void language sql as $$
       truncate analytics.agent_load_counts, analytics.message_load_counts;
       insert into analytics.agent_load_counts (agent_id, unproven, settled)
@@ -32,8 +35,12 @@ const REBUILD = (
         union all
         select agent_id, 0, 1 from analytics.operations where settled_by_hand is not null) x
       group by agent_id;
-      ${messages};
+      ${messages};${more}
     $$`;
+
+/** What `rebuild_load_counts()` puts in `message_load_counts` since this migration. */
+export const REBUILD_MESSAGES = `insert into analytics.message_load_counts (dismissed, waiting)
+      select (select count(*) from analytics.messages where dismissed_at is not null), (${WAITING_COUNT})`;
 
 /**
  * The load block's `messages_waiting` (store/report.ts `messageLoad`) counted the unmatched
@@ -74,10 +81,7 @@ export class Migration0011WaitingMessages extends Migration {
       after update of dismissed_at, operation_id, outcome, kind on analytics.messages for each row
       when ((old.dismissed_at is null, ${WAITING("old.")}) is distinct from (new.dismissed_at is null, ${WAITING("new.")}))
       execute function analytics.message_load_counts_trigger()`);
-    this.addSql(
-      REBUILD(`insert into analytics.message_load_counts (dismissed, waiting)
-      select (select count(*) from analytics.messages where dismissed_at is not null), (${WAITING_COUNT})`),
-    );
+    this.addSql(REBUILD(REBUILD_MESSAGES));
     this.addSql(`update analytics.message_load_counts set waiting = (${WAITING_COUNT})`);
   }
 

@@ -13,6 +13,7 @@ import { Migration0012HandsetOldest } from "./Migration0012HandsetOldest.ts";
 import { Migration0013AgentCovering } from "./Migration0013AgentCovering.ts";
 import { Migration0014MonthlyRollups } from "./Migration0014MonthlyRollups.ts";
 import { Migration0015AgentSeries } from "./Migration0015AgentSeries.ts";
+import { Migration0016AgentDismissed } from "./Migration0016AgentDismissed.ts";
 
 export const migrations = [
   Migration0001Agents,
@@ -30,4 +31,5 @@ export const migrations = [
   Migration0013AgentCovering,
   Migration0014MonthlyRollups,
   Migration0015AgentSeries,
+  Migration0016AgentDismissed,
 ];
