@@ -8,8 +8,9 @@ import { loadFigures } from "./report.ts";
 
 // The load block's counts kept at each change (Migration0009LoadCounts, Migration0011WaitingMessages,
 // Migration0016AgentDismissed): the unproven backlog, the settled operations and the dismissed
-// messages per agent, the fleet's dismissed and waiting messages. Filled by the migrations from the rows already there, then equal after every change
-// to count(*) over the rows, for the fleet and each agent, as loadFigures reads them.
+// messages per agent, the fleet's dismissed and waiting messages. Filled by the migrations from
+// the rows already there, then equal after every change to count(*) over the rows, for the fleet
+// and each agent, as loadFigures reads them.
 
 let tdb: TestDatabase;
 let db: Database;
@@ -74,6 +75,7 @@ const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 /** The old statements: counts over the rows (the waiting messages': the one loadFigures read before Migration0011). */
 async function truth(scope: Scope, em: EntityManager) {
   const where = scope.fleet ? "true" : `agent_id = '${scope.agentId}'`;
+  const ownWhere = scope.fleet ? "true" : `o.agent_id = '${scope.agentId}'`;
   const [r] = await rows<Record<string, string | null>>(
     em,
     `select (select count(*) from analytics.operations where status = 'no_evidence' and is_transfer and ${where}) as unproven,
@@ -82,7 +84,7 @@ async function truth(scope: Scope, em: EntityManager) {
          where status = 'no_evidence' and is_transfer and ${where}) as oldest,
        (select count(*) from analytics.messages where dismissed_at is not null) as dismissed,
        (select count(*) from analytics.messages m join analytics.operations o using (operation_id)
-         where m.dismissed_at is not null and ${where.replace("agent_id", "o.agent_id")}) as agent_dismissed,
+         where m.dismissed_at is not null and ${ownWhere}) as agent_dismissed,
        w.messages_waiting, w.oldest_message
      from (select count(*) as messages_waiting, min(received_at) as oldest_message
            from analytics.messages where operation_id is null and dismissed_at is null

@@ -53,8 +53,8 @@ export class Migration0016AgentDismissed extends Migration {
       for each row when (new.dismissed <> 0) execute function analytics.agent_dismissed_counts_keep()`);
     this.addSql(`create trigger agent_dismissed_counts_delete after delete on analytics.agent_msg_daily
       for each row when (old.dismissed <> 0) execute function analytics.agent_dismissed_counts_keep()`);
-    this
-      .addSql(`create trigger agent_dismissed_counts_update after update of agent_id, dismissed on analytics.agent_msg_daily
+    this.addSql(`create trigger agent_dismissed_counts_update
+      after update of agent_id, dismissed on analytics.agent_msg_daily
       for each row when ((old.agent_id, old.dismissed) is distinct from (new.agent_id, new.dismissed))
       execute function analytics.agent_dismissed_counts_keep()`);
     this.addSql(`create function analytics.agent_dismissed_counts_clear() returns trigger language plpgsql as $$
